@@ -1,0 +1,60 @@
+/*
+ * eval.h - the cost model's entry point: a design point in, figures out.
+ *
+ * A point is a fidelity, a model, a cluster and a task, all plain values.
+ * Fidelities are entries of a registry (struct of function pointers, one
+ * static instance per fidelity file), selected by name or enum:
+ *   madmax   - the MAD-Max reference's first-order model, figure for
+ *              figure (see madmax.c).
+ * eval_point() checks the point against the fidelity's rules, runs it on
+ * the caller's engine (reused across calls, so a sweep allocates nothing
+ * per point) and fills a result_t.
+ *
+ * Return value: STATUS_OK or STATUS_INFEASIBLE_* (the point was evaluated
+ * or found infeasible: data, written to r->status), or STATUS_INVALID_*
+ * (the point breaks a rule; *where names the part at fault, e.g. "dense
+ * plan"), or STATUS_NOMEM.
+ */
+#ifndef MADSWEEP_EVAL_H
+#define MADSWEEP_EVAL_H
+
+#include "cluster.h"
+#include "engine.h"
+#include "model.h"
+#include "result.h"
+#include "status.h"
+#include "task.h"
+
+#define COST_MODEL_VERSION "madmax-1"
+
+typedef enum eval_fidelity { EVAL_MADMAX = 0, EVAL_NFIDELITIES = 1 } eval_fidelity;
+
+typedef struct point_t {
+    eval_fidelity fidelity;
+    model_t model;     /* derived fields filled */
+    cluster_t cluster; /* derived fields filled */
+    task_t task;
+} point_t;
+
+typedef struct eval_ops {
+    const char *name;
+    const char *version;
+    /* Rules of the fidelity; *where names the part at fault. */
+    status_code (*check)(const point_t *p, const char **where);
+    /* Evaluates a checked point. */
+    status_code (*run)(const point_t *p, engine *e, result_t *r);
+} eval_ops;
+
+/* Registry lookups; NULL when unknown. */
+const eval_ops *eval_ops_of(eval_fidelity f);
+int eval_fidelity_parse(const char *name);
+const char *eval_fidelity_name(eval_fidelity f);
+
+/* Checks without evaluating (cheap: used by sweep enumeration). */
+status_code eval_check(const point_t *p, const char **where);
+
+/* Checks and evaluates; see the header comment for the return value. */
+status_code eval_point(const point_t *p, engine *e, result_t *r,
+                       const char **where);
+
+#endif

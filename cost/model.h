@@ -1,0 +1,79 @@
+/*
+ * model.h - descriptions of the models the cost model evaluates.
+ *
+ * A model_t is a plain value (no pointers, no heap) so a sweep can copy
+ * and decode points freely. Raw architecture figures are set by the
+ * loader; model_derive() fills the derived counts (parameters, FLOPs and
+ * lookup bytes per sample) with the formulas of the MAD-Max reference:
+ *   DLRM: square MLP layers of mlp_dim^2 parameters, 2 FLOPs per parameter
+ *         per sample; lookups of tables * pooling * emb_dim * bytes.
+ *   LLM:  4 h^2 attention and 2 h f FC parameters per layer, 2 FLOPs per
+ *         parameter per token; word (vocab * h) and position (seq * h)
+ *         embeddings; lookups of 2 * seq * h * bytes per sample.
+ * Invariant after a successful model_derive(): every count is finite and
+ * positive where the architecture requires it.
+ */
+#ifndef MADSWEEP_MODEL_H
+#define MADSWEEP_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "status.h"
+
+#define MODEL_NAME_MAX 64
+
+typedef enum model_kind { MODEL_DLRM = 0, MODEL_LLM = 1 } model_kind;
+
+typedef enum model_mlp { MODEL_MLP_GELU = 0, MODEL_MLP_SWIGLU = 1 } model_mlp;
+
+typedef struct model_t {
+    char name[MODEL_NAME_MAX];
+    model_kind kind;
+    int64_t bytes_per_dense_param; /* selects the FLOPS peak: 8/4/2/1 */
+    int64_t bytes_per_emb_param;
+
+    /* DLRM */
+    int64_t bot_mlp_layers;
+    int64_t top_mlp_layers;
+    int64_t mlp_dim;
+    int64_t tables;
+    int64_t rows_per_table;
+    int64_t emb_dim;
+    int64_t pooling;
+
+    /* LLM (transformer) */
+    int64_t layers;
+    int64_t heads;
+    int64_t kv_heads;   /* detailed fidelity; madmax ignores it */
+    int64_t hidden;     /* attention / model dimension */
+    int64_t ffn;        /* FC (feed-forward) dimension */
+    int64_t seq_len;    /* tokens per sample */
+    int64_t vocab;      /* word-embedding rows */
+    model_mlp mlp;      /* detailed fidelity; madmax ignores it */
+    bool causal;        /* detailed fidelity; madmax ignores it */
+
+    /* derived by model_derive() */
+    double dense_params;      /* MLP or transformer parameters */
+    double emb_params;        /* embedding-table parameters */
+    double total_params;
+    double layer_params;      /* DLRM: one MLP layer */
+    double attn_layer_params; /* LLM: one attention block */
+    double fc_layer_params;   /* LLM: one FC block */
+    double layer_flops;       /* DLRM: FLOPs per sample of one MLP layer */
+    double attn_layer_flops;  /* LLM: FLOPs per sample of one attention */
+    double fc_layer_flops;    /* LLM: FLOPs per sample of one FC block */
+    double total_flops;       /* forward FLOPs per sample */
+    double lookup_bytes;      /* embedding bytes read per sample */
+} model_t;
+
+/* Fills the derived fields. Returns STATUS_INVALID_VALUE when a required
+ * figure is not positive, with *bad set to the name of the first such
+ * field (a loader key name). */
+status_code model_derive(model_t *m, const char **bad);
+
+/* "dlrm" / "llm"; model_kind_parse returns -1 for an unknown name. */
+const char *model_kind_name(model_kind k);
+int model_kind_parse(const char *s);
+
+#endif

@@ -1,0 +1,48 @@
+/*
+ * result.c - the table of result figures (names, units, offsets).
+ */
+#include "result.h"
+
+#include <string.h>
+
+#define RF(n, u, t, d) {#n, u, d, t, offsetof(result_t, n)}
+
+const result_field result_fields[] = {
+    RF(iteration_time_s, "s", RESULT_F64, "time of one step of the global batch"),
+    RF(throughput_samples_per_s, "samples/s", RESULT_F64, "global batch / iteration time"),
+    RF(global_batch, "samples", RESULT_I64, "samples per step over all devices"),
+    RF(compute_gemm_s, "s", RESULT_F64, "summed dense (GEMM) compute time"),
+    RF(compute_emb_s, "s", RESULT_F64, "summed embedding lookup time"),
+    RF(comm_alltoall_s, "s", RESULT_F64, "summed all-to-all time"),
+    RF(comm_allreduce_s, "s", RESULT_F64, "summed all-reduce time"),
+    RF(comm_allgather_s, "s", RESULT_F64, "summed all-gather time"),
+    RF(comm_reducescatter_s, "s", RESULT_F64, "summed reduce-scatter time"),
+    RF(comm_exposed_s, "s", RESULT_F64, "iteration time not covered by compute"),
+    RF(comm_overlapped_s, "s", RESULT_F64, "communication hidden behind compute"),
+    RF(events_compute, "events", RESULT_I64, "events in the compute stream"),
+    RF(events_comm, "events", RESULT_I64, "events in the communication stream"),
+    RF(mem_weights_bytes_per_device, "bytes", RESULT_F64, "model weights held per device"),
+};
+
+const size_t result_nfields = sizeof result_fields / sizeof result_fields[0];
+
+double result_get(const result_t *r, const result_field *f)
+{
+    const char *p = (const char *)r + f->offset;
+    if (f->type == RESULT_I64) {
+        int64_t v;
+        memcpy(&v, p, sizeof v);
+        return (double)v;
+    }
+    double v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+const result_field *result_find(const char *name)
+{
+    for (size_t i = 0; i < result_nfields; i++)
+        if (strcmp(result_fields[i].name, name) == 0)
+            return &result_fields[i];
+    return NULL;
+}

@@ -1,0 +1,55 @@
+/*
+ * result.h - the figures one evaluation produces, and their table.
+ *
+ * result_fields[] lists every figure once, with its JSON/HDF5 name, unit,
+ * type and offset. The JSON report, the HDF5 compound type and the `best`
+ * command are all generated from it, so a figure added here appears
+ * everywhere. Names carry their unit (_s, _bytes...) where they have one.
+ */
+#ifndef MADSWEEP_RESULT_H
+#define MADSWEEP_RESULT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "status.h"
+
+typedef struct result_t {
+    int32_t status; /* status_code: ok or infeasible reason */
+    double iteration_time_s;
+    double throughput_samples_per_s;
+    int64_t global_batch;
+    double compute_gemm_s;
+    double compute_emb_s;
+    double comm_alltoall_s;
+    double comm_allreduce_s;
+    double comm_allgather_s;
+    double comm_reducescatter_s;
+    double comm_exposed_s;
+    double comm_overlapped_s;
+    int64_t events_compute;
+    int64_t events_comm;
+    double mem_weights_bytes_per_device;
+} result_t;
+
+typedef enum result_type { RESULT_F64 = 0, RESULT_I64 = 1 } result_type;
+
+typedef struct result_field {
+    const char *name;
+    const char *unit; /* "s", "samples/s", "bytes", "1" (count) */
+    const char *doc;
+    result_type type;
+    size_t offset;
+} result_field;
+
+/* The figures of result_t (status excluded), in output order. */
+extern const result_field result_fields[];
+extern const size_t result_nfields;
+
+/* Value of a field of r as a double (int64 fields converted). */
+double result_get(const result_t *r, const result_field *f);
+
+/* Field by name, or NULL. */
+const result_field *result_find(const char *name);
+
+#endif

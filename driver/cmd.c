@@ -1,0 +1,333 @@
+/*
+ * cmd.c - subcommands and the option table of the madsweep CLI.
+ *
+ * One table lists every option: its name, whether it takes a value,
+ * which subcommands accept it and its help line. Parsing, validation and
+ * `--help` are all generated from it.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "cmd.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../cost/eval.h"
+#include "load.h"
+#include "report.h"
+#include "trace.h"
+
+typedef enum cmd_id { CMD_EVAL, CMD_BENCH, CMD_KEYS, CMD_VERSION, CMD_N } cmd_id;
+
+typedef struct cmd_info {
+    const char *name;
+    const char *args;
+    const char *help;
+} cmd_info;
+
+static const cmd_info cmd_table[CMD_N] = {
+    {"eval", "POINT.cfg", "evaluate one design point and print a report"},
+    {"bench", "POINT.cfg", "evaluate a point repeatedly and print evaluations/s"},
+    {"keys", "", "list every configuration key with its meaning and unit"},
+    {"version", "", "print the tool and cost-model versions"},
+};
+
+typedef enum opt_id {
+    OPT_JSON,
+    OPT_TRACE,
+    OPT_CONFIGS,
+    OPT_SECONDS,
+    OPT_COUNT,
+    OPT_HELP,
+    OPT_N
+} opt_id;
+
+#define ON(c) (1u << (c))
+
+typedef struct cmd_opt {
+    const char *name;
+    const char *arg; /* NULL for a flag */
+    unsigned cmds;   /* ON(CMD_...) mask */
+    const char *help;
+} cmd_opt;
+
+static const cmd_opt opt_table[OPT_N] = {
+    {"json", NULL, ON(CMD_EVAL), "print one JSON object instead of the report"},
+    {"trace", "FILE", ON(CMD_EVAL),
+     "write both streams as a Chrome trace-event file (Perfetto)"},
+    {"configs", "DIR", ON(CMD_EVAL) | ON(CMD_BENCH),
+     "catalogue directory (default $MADSWEEP_CONFIGS or the source tree's)"},
+    {"seconds", "S", ON(CMD_BENCH), "bench: run for about S seconds (default 2)"},
+    {"count", "N", ON(CMD_BENCH), "bench: run exactly N evaluations"},
+    {"help", NULL, 0xffffffffu, "show this help"},
+};
+
+typedef struct cmd_args {
+    cmd_id cmd;
+    const char *file;
+    bool set[OPT_N];
+    const char *val[OPT_N];
+} cmd_args;
+
+static void cmd_usage(FILE *f)
+{
+    fprintf(f, "usage: madsweep COMMAND [OPTIONS] [FILE]\n\ncommands:\n");
+    for (int c = 0; c < CMD_N; c++)
+        fprintf(f, "  %-8s %-10s %s\n", cmd_table[c].name, cmd_table[c].args,
+                cmd_table[c].help);
+    fprintf(f, "\noptions:\n");
+    for (int o = 0; o < OPT_N; o++) {
+        char lhs[40];
+        snprintf(lhs, sizeof lhs, "--%s%s%s", opt_table[o].name,
+                 opt_table[o].arg ? " " : "",
+                 opt_table[o].arg ? opt_table[o].arg : "");
+        fprintf(f, "  %-18s %s", lhs, opt_table[o].help);
+        if (opt_table[o].cmds != 0xffffffffu) {
+            fputs(" [", f);
+            bool first = true;
+            for (int c = 0; c < CMD_N; c++)
+                if (opt_table[o].cmds & ON(c)) {
+                    fprintf(f, "%s%s", first ? "" : ", ", cmd_table[c].name);
+                    first = false;
+                }
+            fputs("]", f);
+        }
+        fputc('\n', f);
+    }
+}
+
+static int cmd_parse(int argc, char **argv, cmd_args *a, FILE *err)
+{
+    memset(a, 0, sizeof *a);
+    if (argc < 2) {
+        cmd_usage(err);
+        return -1;
+    }
+    const char *name = argv[1];
+    if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 ||
+        strcmp(name, "help") == 0) {
+        a->cmd = CMD_N;
+        return 0;
+    }
+    if (strcmp(name, "--version") == 0)
+        name = "version";
+    int c;
+    for (c = 0; c < CMD_N; c++)
+        if (strcmp(cmd_table[c].name, name) == 0)
+            break;
+    if (c == CMD_N) {
+        fprintf(err, "madsweep: unknown command '%s'\n", name);
+        cmd_usage(err);
+        return -1;
+    }
+    a->cmd = (cmd_id)c;
+    for (int i = 2; i < argc; i++) {
+        const char *s = argv[i];
+        if (strncmp(s, "--", 2) != 0 || s[2] == '\0') {
+            if (a->file) {
+                fprintf(err, "madsweep %s: unexpected argument '%s'\n",
+                        cmd_table[c].name, s);
+                return -1;
+            }
+            a->file = s;
+            continue;
+        }
+        const char *key = s + 2;
+        const char *eq = strchr(key, '=');
+        size_t klen = eq ? (size_t)(eq - key) : strlen(key);
+        int o;
+        for (o = 0; o < OPT_N; o++)
+            if (strlen(opt_table[o].name) == klen &&
+                strncmp(opt_table[o].name, key, klen) == 0)
+                break;
+        if (o == OPT_N || !(opt_table[o].cmds & ON(c))) {
+            fprintf(err, "madsweep %s: unknown option '%s'\n",
+                    cmd_table[c].name, s);
+            return -1;
+        }
+        a->set[o] = true;
+        if (opt_table[o].arg) {
+            if (eq)
+                a->val[o] = eq + 1;
+            else if (i + 1 < argc)
+                a->val[o] = argv[++i];
+            else {
+                fprintf(err, "madsweep %s: option --%s needs %s\n",
+                        cmd_table[c].name, opt_table[o].name,
+                        opt_table[o].arg);
+                return -1;
+            }
+        } else if (eq) {
+            fprintf(err, "madsweep %s: option --%s takes no value\n",
+                    cmd_table[c].name, opt_table[o].name);
+            return -1;
+        }
+    }
+    if (a->set[OPT_HELP])
+        return 0;
+    bool needs_file = cmd_table[c].args[0] != '\0';
+    if (needs_file && !a->file) {
+        fprintf(err, "madsweep %s: missing %s\n", cmd_table[c].name,
+                cmd_table[c].args);
+        return -1;
+    }
+    if (!needs_file && a->file) {
+        fprintf(err, "madsweep %s: unexpected argument '%s'\n",
+                cmd_table[c].name, a->file);
+        return -1;
+    }
+    return 0;
+}
+
+static int cmd_eval(const cmd_args *a, FILE *out, FILE *err)
+{
+    point_t p;
+    load_err le;
+    const char *dir = load_configs_dir(a->val[OPT_CONFIGS]);
+    if (load_point(a->file, dir, &p, &le) != 0) {
+        fprintf(err, "madsweep: %s\n", le.text);
+        return 2;
+    }
+    engine e;
+    engine_init(&e, a->set[OPT_TRACE]);
+    result_t r;
+    const char *where = NULL;
+    status_code st = eval_point(&p, &e, &r, &where);
+    int rc = 0;
+    if (!status_is_data(st)) {
+        fprintf(err, "madsweep: %s: %s: %s\n", a->file, where ? where : "point",
+                status_text(st));
+        rc = st == STATUS_NOMEM ? 1 : 2;
+    } else {
+        if (a->set[OPT_JSON])
+            report_json(out, &p, &r);
+        else
+            report_text(out, &p, &r);
+        if (a->set[OPT_TRACE]) {
+            FILE *tf = fopen(a->val[OPT_TRACE], "w");
+            if (!tf || trace_write(tf, &e, a->file) != 0) {
+                fprintf(err, "madsweep: cannot write trace %s: %s\n",
+                        a->val[OPT_TRACE], strerror(errno));
+                rc = 1;
+            }
+            if (tf && fclose(tf) != 0 && rc == 0) {
+                fprintf(err, "madsweep: cannot write trace %s: %s\n",
+                        a->val[OPT_TRACE], strerror(errno));
+                rc = 1;
+            }
+        }
+    }
+    engine_free(&e);
+    return rc;
+}
+
+static double cmd_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cmd_number(const char *text, const char *opt, double lo,
+                      double *out, FILE *err)
+{
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (errno || end == text || *end || !(v >= lo)) {
+        fprintf(err, "madsweep bench: --%s: expected a number >= %g, got '%s'\n",
+                opt, lo, text);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static int cmd_bench(const cmd_args *a, FILE *out, FILE *err)
+{
+    point_t p;
+    load_err le;
+    const char *dir = load_configs_dir(a->val[OPT_CONFIGS]);
+    if (load_point(a->file, dir, &p, &le) != 0) {
+        fprintf(err, "madsweep: %s\n", le.text);
+        return 2;
+    }
+    double seconds = 2.0, count = 0;
+    if (a->set[OPT_SECONDS] &&
+        cmd_number(a->val[OPT_SECONDS], "seconds", 0.001, &seconds, err))
+        return 2;
+    if (a->set[OPT_COUNT] &&
+        cmd_number(a->val[OPT_COUNT], "count", 1, &count, err))
+        return 2;
+    engine e;
+    engine_init(&e, false);
+    result_t r;
+    double sink = 0;
+    long long n = 0;
+    double t0 = cmd_now(), t = t0;
+    status_code st = STATUS_OK;
+    /* check the clock every `batch` evaluations */
+    const long long batch = 64;
+    for (;;) {
+        for (long long i = 0; i < batch; i++) {
+            st = eval_point(&p, &e, &r, NULL);
+            sink += r.iteration_time_s;
+            n++;
+            if (count > 0 && (double)n >= count)
+                break;
+        }
+        t = cmd_now();
+        if (!status_is_data(st))
+            break;
+        if (count > 0 ? (double)n >= count : t - t0 >= seconds)
+            break;
+    }
+    engine_free(&e);
+    if (!status_is_data(st)) {
+        fprintf(err, "madsweep bench: %s: %s\n", a->file, status_text(st));
+        return 2;
+    }
+    double dt = t - t0;
+    fprintf(out, "%.0f evaluations/s\n", (double)n / dt);
+    fprintf(out, "%.1f ns per evaluation (%lld evaluations in %.3f s, "
+                 "%s on %s, %lld+%lld events, checksum %.6g s)\n",
+            1e9 * dt / (double)n, n, dt, p.model.name, p.cluster.name,
+            (long long)r.events_compute, (long long)r.events_comm, sink);
+    return 0;
+}
+
+static int cmd_version(FILE *out)
+{
+    fprintf(out, "madsweep %s\n", MADSWEEP_VERSION);
+    for (int f = 0; f < EVAL_NFIDELITIES; f++) {
+        const eval_ops *ops = eval_ops_of((eval_fidelity)f);
+        fprintf(out, "fidelity %s: %s\n", ops->name, ops->version);
+    }
+    return 0;
+}
+
+int cmd_main(int argc, char **argv, FILE *out, FILE *err)
+{
+    cmd_args a;
+    if (cmd_parse(argc, argv, &a, err) != 0)
+        return 2;
+    if (a.cmd == CMD_N || a.set[OPT_HELP]) {
+        cmd_usage(out);
+        return 0;
+    }
+    switch (a.cmd) {
+    case CMD_EVAL:
+        return cmd_eval(&a, out, err);
+    case CMD_BENCH:
+        return cmd_bench(&a, out, err);
+    case CMD_KEYS:
+        load_print_keys(out);
+        return 0;
+    case CMD_VERSION:
+        return cmd_version(out);
+    default:
+        return 2;
+    }
+}

@@ -1,0 +1,666 @@
+/*
+ * load.c - libconfig loading of models, systems, tasks and points.
+ *
+ * Invariant: every value that reaches the cost model passed a type check
+ * here and a domain check in cost/ (model_derive, cluster_derive,
+ * eval_check); every failure names file, line and key. Key tables are
+ * the single source of parsing, defaults and `madsweep keys` help.
+ */
+#include "load.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef MADSWEEP_CONFIGS_DIR
+#define MADSWEEP_CONFIGS_DIR "configs"
+#endif
+
+typedef enum load_type {
+    LT_INT,
+    LT_FLOAT,
+    LT_BOOL,
+    LT_STRING,
+    LT_PLAN,
+    LT_MODEL_KIND,
+    LT_TASK_KIND,
+    LT_MLP,
+    LT_NOTE /* a string that is checked but not stored */
+} load_type;
+
+enum { LK_DLRM = 1u, LK_LLM = 2u, LK_ALL = 3u };
+enum { LR_NO = 0, LR_YES = 1, LR_FINETUNE = 2 };
+
+typedef struct load_key {
+    const char *name;
+    load_type type;
+    size_t offset;
+    unsigned kinds; /* model kinds the key applies to */
+    int required;   /* LR_* */
+    const char *doc;
+} load_key;
+
+#define MK(n, t, k, r, d) {#n, t, offsetof(model_t, n), k, r, d}
+static const load_key model_keys[] = {
+    MK(name, LT_STRING, LK_ALL, LR_YES, "catalogue name"),
+    {"type", LT_MODEL_KIND, offsetof(model_t, kind), LK_ALL, LR_YES,
+     "\"dlrm\" or \"llm\""},
+    MK(bytes_per_dense_param, LT_INT, LK_ALL, LR_YES,
+       "bytes per dense parameter: 8/4/2/1 selects the FP64/FP32/FP16/INT8 peak"),
+    MK(bytes_per_emb_param, LT_INT, LK_ALL, LR_YES, "bytes per embedding parameter"),
+    MK(bot_mlp_layers, LT_INT, LK_DLRM, LR_YES, "bottom MLP layers"),
+    MK(top_mlp_layers, LT_INT, LK_DLRM, LR_YES, "top MLP layers"),
+    MK(mlp_dim, LT_INT, LK_DLRM, LR_YES, "MLP width (square layers)"),
+    MK(tables, LT_INT, LK_DLRM, LR_YES, "embedding tables"),
+    MK(rows_per_table, LT_INT, LK_DLRM, LR_YES, "rows per embedding table"),
+    MK(emb_dim, LT_INT, LK_DLRM, LR_YES, "embedding dimension"),
+    MK(pooling, LT_INT, LK_DLRM, LR_YES, "lookups pooled per table per sample"),
+    MK(layers, LT_INT, LK_LLM, LR_YES, "transformer layers"),
+    MK(heads, LT_INT, LK_LLM, LR_YES, "attention heads"),
+    MK(kv_heads, LT_INT, LK_LLM, LR_NO, "key/value heads (default: heads)"),
+    MK(hidden, LT_INT, LK_LLM, LR_YES, "model (attention) dimension"),
+    MK(ffn, LT_INT, LK_LLM, LR_YES, "feed-forward dimension"),
+    MK(seq_len, LT_INT, LK_LLM, LR_YES, "tokens per sample"),
+    MK(vocab, LT_INT, LK_LLM, LR_YES, "word-embedding rows"),
+    {"mlp", LT_MLP, offsetof(model_t, mlp), LK_LLM, LR_NO,
+     "\"gelu\" (default) or \"swiglu\""},
+    MK(causal, LT_BOOL, LK_LLM, LR_NO, "decoder (true, default) or encoder"),
+};
+
+#define SK(n, t, d) {#n, t, offsetof(cluster_t, n), LK_ALL, LR_YES, d}
+static const load_key system_keys[] = {
+    SK(name, LT_STRING, "catalogue name"),
+    SK(devices, LT_INT, "devices (GPUs) in the system"),
+    SK(nodes, LT_INT, "nodes; devices per node = devices / nodes"),
+    SK(peak_fp64_flops, LT_FLOAT, "FP64 peak per device, FLOP/s"),
+    SK(peak_fp32_flops, LT_FLOAT, "FP32/TF32 peak per device, FLOP/s"),
+    SK(peak_fp16_flops, LT_FLOAT, "FP16/BF16 peak per device, FLOP/s"),
+    SK(peak_int8_ops, LT_FLOAT, "INT8 peak per device, OP/s"),
+    SK(flops_util, LT_FLOAT, "fraction of peak FLOPS reached, (0, 1]"),
+    SK(mem_capacity_bytes, LT_FLOAT, "device memory, bytes"),
+    SK(mem_bw_bytes_per_s, LT_FLOAT, "device memory bandwidth, bytes/s"),
+    SK(mem_bw_util, LT_FLOAT, "fraction of memory bandwidth reached, (0, 1]"),
+    SK(nvlinks, LT_INT, "NVLinks per device"),
+    SK(nvlink_bidir_bytes_per_s, LT_FLOAT,
+       "bandwidth per NVLink, both directions, bytes/s"),
+    SK(nvlink_util, LT_FLOAT, "fraction of NVLink bandwidth reached, (0, 1]"),
+    SK(nic_ports, LT_INT, "IB/RoCE ports per node"),
+    SK(nic_bidir_bytes_per_s, LT_FLOAT,
+       "bandwidth per IB/RoCE port, both directions, bytes/s"),
+    SK(nic_util, LT_FLOAT, "fraction of IB/RoCE bandwidth reached, (0, 1]"),
+    SK(allreduce_intra_fraction, LT_FLOAT,
+       "weight of intra-node bandwidth in the inter-node all-reduce blend, [0, 1]"),
+};
+
+#define TK(n, t, k, r, d) {#n, t, offsetof(task_t, n), k, r, d}
+static const load_key task_keys[] = {
+    {"name", LT_NOTE, 0, LK_ALL, LR_NO, "label (not used)"},
+    {"type", LT_TASK_KIND, offsetof(task_t, kind), LK_ALL, LR_YES,
+     "\"pretrain\", \"finetune\" or \"inference\""},
+    TK(dense, LT_PLAN, LK_ALL, LR_YES,
+       "dense plan, innermost level first: [\"fsdp:8\", \"ddp:256\"] (ddp, fsdp, tp)"),
+    {"embedding", LT_PLAN, offsetof(task_t, emb), LK_ALL, LR_YES,
+     "embedding plan: [\"mp:8\", \"ddp:256\"] (mp, ddp)"},
+    TK(local_batch_dense, LT_INT, LK_ALL, LR_YES,
+       "samples per device in the dense component"),
+    TK(local_batch_emb, LT_INT, LK_ALL, LR_YES,
+       "samples per device in the embeddings"),
+    TK(freeze_emb, LT_BOOL, LK_ALL, LR_FINETUNE, "finetune: embeddings frozen"),
+    TK(freeze_dense, LT_BOOL, LK_LLM, LR_FINETUNE,
+       "finetune: all transformer layers frozen"),
+    TK(min_frozen_layer, LT_INT, LK_LLM, LR_FINETUNE,
+       "finetune: layers below this index get gradients"),
+    TK(freeze_top_mlp, LT_BOOL, LK_DLRM, LR_FINETUNE, "finetune: top MLP frozen"),
+    TK(freeze_bot_mlp, LT_BOOL, LK_DLRM, LR_FINETUNE,
+       "finetune: bottom MLP frozen"),
+};
+
+#define NKEYS(t) (sizeof(t) / sizeof((t)[0]))
+
+/* ------------------------------------------------------------ errors */
+
+void load_fail(load_err *err, const config_setting_t *s, const char *fmt, ...)
+{
+    int n = 0;
+    const char *file = s ? config_setting_source_file(s) : NULL;
+    unsigned line = s ? config_setting_source_line(s) : 0;
+    n = snprintf(err->text, sizeof err->text, "%s:%u: ",
+                 file ? file : "(input)", line);
+    if (n < 0 || (size_t)n >= sizeof err->text)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->text + n, sizeof err->text - (size_t)n, fmt, ap);
+    va_end(ap);
+}
+
+/* ------------------------------------------------------------ files */
+
+const char *load_configs_dir(const char *override)
+{
+    if (override && *override)
+        return override;
+    const char *env = getenv("MADSWEEP_CONFIGS");
+    if (env && *env)
+        return env;
+    return MADSWEEP_CONFIGS_DIR;
+}
+
+int load_open(config_t *cfg, const char *path, const char *configs_dir,
+              load_err *err)
+{
+    config_init(cfg);
+    config_set_include_dir(cfg, configs_dir);
+    if (config_read_file(cfg, path) == CONFIG_TRUE)
+        return 0;
+    if (config_error_type(cfg) == CONFIG_ERR_FILE_IO)
+        snprintf(err->text, sizeof err->text,
+                 "%s: cannot read file (missing or unreadable)", path);
+    else
+        snprintf(err->text, sizeof err->text, "%s:%d: syntax error: %s",
+                 config_error_file(cfg) ? config_error_file(cfg) : path,
+                 config_error_line(cfg), config_error_text(cfg));
+    config_destroy(cfg);
+    return -1;
+}
+
+/* ------------------------------------------------------------ values */
+
+static const char *load_type_name(int type)
+{
+    switch (type) {
+    case CONFIG_TYPE_GROUP:
+        return "a group";
+    case CONFIG_TYPE_INT:
+    case CONFIG_TYPE_INT64:
+        return "an integer";
+    case CONFIG_TYPE_FLOAT:
+        return "a float";
+    case CONFIG_TYPE_STRING:
+        return "a string";
+    case CONFIG_TYPE_BOOL:
+        return "a boolean";
+    case CONFIG_TYPE_ARRAY:
+        return "an array";
+    case CONFIG_TYPE_LIST:
+        return "a list";
+    default:
+        return "nothing";
+    }
+}
+
+static int load_plan(const config_setting_t *s, plan_t *p, load_err *err)
+{
+    int t = config_setting_type(s);
+    if (t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST) {
+        load_fail(err, s,
+                  "key '%s': expected an array of \"strategy:degree\" "
+                  "strings, got %s",
+                  config_setting_name(s), load_type_name(t));
+        return -1;
+    }
+    memset(p, 0, sizeof *p);
+    int n = config_setting_length(s);
+    for (int i = 0; i < n; i++) {
+        const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+        const char *text = config_setting_get_string(e);
+        if (!text) {
+            load_fail(err, s, "key '%s': element %d is %s, expected a "
+                      "\"strategy:degree\" string", config_setting_name(s),
+                      i, load_type_name(config_setting_type(e)));
+            return -1;
+        }
+        plan_strategy st;
+        int64_t deg;
+        const char *why = NULL;
+        if (plan_parse_level(text, &st, &deg, &why) != 0) {
+            load_fail(err, s, "key '%s': \"%s\": %s", config_setting_name(s),
+                      text, why);
+            return -1;
+        }
+        if (plan_push(p, st, deg) != 0) {
+            load_fail(err, s, "key '%s': more than %d levels",
+                      config_setting_name(s), PLAN_MAX_LEVELS);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int load_enum(const config_setting_t *s, const char *text, int value,
+                     const char *expected, int *out, load_err *err)
+{
+    if (value < 0) {
+        load_fail(err, s, "key '%s': unknown value \"%s\" (expected %s)",
+                  config_setting_name(s), text, expected);
+        return -1;
+    }
+    *out = value;
+    return 0;
+}
+
+static int load_value(const config_setting_t *s, const load_key *k, void *obj,
+                      load_err *err)
+{
+    char *dst = (char *)obj + k->offset;
+    int t = config_setting_type(s);
+    const char *name = config_setting_name(s);
+    switch (k->type) {
+    case LT_INT:
+        if (t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64) {
+            load_fail(err, s, "key '%s': expected an integer, got %s", name,
+                      load_type_name(t));
+            return -1;
+        }
+        *(int64_t *)(void *)dst = (int64_t)config_setting_get_int64(s);
+        return 0;
+    case LT_FLOAT:
+        if (t == CONFIG_TYPE_FLOAT)
+            *(double *)(void *)dst = config_setting_get_float(s);
+        else if (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64)
+            *(double *)(void *)dst = (double)config_setting_get_int64(s);
+        else {
+            load_fail(err, s, "key '%s': expected a number, got %s", name,
+                      load_type_name(t));
+            return -1;
+        }
+        return 0;
+    case LT_BOOL:
+        if (t != CONFIG_TYPE_BOOL) {
+            load_fail(err, s, "key '%s': expected true or false, got %s", name,
+                      load_type_name(t));
+            return -1;
+        }
+        *(bool *)(void *)dst = config_setting_get_bool(s) != 0;
+        return 0;
+    case LT_PLAN:
+        return load_plan(s, (plan_t *)(void *)dst, err);
+    default:
+        break;
+    }
+    /* string-valued keys */
+    if (t != CONFIG_TYPE_STRING) {
+        load_fail(err, s, "key '%s': expected a string, got %s", name,
+                  load_type_name(t));
+        return -1;
+    }
+    const char *text = config_setting_get_string(s);
+    int v = 0;
+    switch (k->type) {
+    case LT_NOTE:
+        return 0;
+    case LT_STRING:
+        if (strlen(text) >= MODEL_NAME_MAX) {
+            load_fail(err, s, "key '%s': longer than %d characters", name,
+                      MODEL_NAME_MAX - 1);
+            return -1;
+        }
+        memcpy(dst, text, strlen(text) + 1);
+        return 0;
+    case LT_MODEL_KIND:
+        if (load_enum(s, text, model_kind_parse(text), "\"dlrm\" or \"llm\"",
+                      &v, err))
+            return -1;
+        *(model_kind *)(void *)dst = (model_kind)v;
+        return 0;
+    case LT_TASK_KIND:
+        if (load_enum(s, text, task_kind_parse(text),
+                      "\"pretrain\", \"finetune\" or \"inference\"", &v, err))
+            return -1;
+        *(task_kind *)(void *)dst = (task_kind)v;
+        return 0;
+    case LT_MLP:
+        v = strcmp(text, "gelu") == 0 ? MODEL_MLP_GELU
+            : strcmp(text, "swiglu") == 0 ? MODEL_MLP_SWIGLU
+                                          : -1;
+        if (load_enum(s, text, v, "\"gelu\" or \"swiglu\"", &v, err))
+            return -1;
+        *(model_mlp *)(void *)dst = (model_mlp)v;
+        return 0;
+    default:
+        return -1;
+    }
+}
+
+/* Loads the keys of `keys` that apply to `kinds` from group g into obj:
+ * unknown members, missing required keys and type errors are failures. */
+static int load_group(const config_setting_t *g, const char *ns,
+                      const load_key *keys, size_t nkeys, unsigned kinds,
+                      bool finetune, void *obj, load_err *err)
+{
+    if (!config_setting_is_group(g)) {
+        load_fail(err, g, "'%s': expected a group { ... }, got %s", ns,
+                  load_type_name(config_setting_type(g)));
+        return -1;
+    }
+    int n = config_setting_length(g);
+    for (int i = 0; i < n; i++) {
+        const config_setting_t *s = config_setting_get_elem(g, (unsigned)i);
+        const char *name = config_setting_name(s);
+        bool known = false;
+        for (size_t k = 0; k < nkeys; k++)
+            if (strcmp(keys[k].name, name) == 0 && (keys[k].kinds & kinds))
+                known = true;
+        if (!known) {
+            load_fail(err, s, "unknown key '%s' in %s (see `madsweep keys`)",
+                      name, ns);
+            return -1;
+        }
+    }
+    for (size_t k = 0; k < nkeys; k++) {
+        const load_key *key = &keys[k];
+        if (!(key->kinds & kinds))
+            continue;
+        const config_setting_t *s =
+            config_setting_get_member(g, key->name);
+        if (!s) {
+            if (key->required == LR_YES ||
+                (key->required == LR_FINETUNE && finetune)) {
+                load_fail(err, g, "missing key '%s' in %s (%s)", key->name,
+                          ns, key->doc);
+                return -1;
+            }
+            continue;
+        }
+        if (load_value(s, key, obj, err) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static const config_setting_t *load_member_or(const config_setting_t *g,
+                                              const char *name)
+{
+    const config_setting_t *s = config_setting_get_member(g, name);
+    return s ? s : g;
+}
+
+int load_model(const config_setting_t *g, model_t *m, load_err *err)
+{
+    memset(m, 0, sizeof *m);
+    m->causal = true;
+    if (!config_setting_is_group(g)) {
+        load_fail(err, g, "model: expected a group { ... } or a catalogue name");
+        return -1;
+    }
+    const config_setting_t *ts = config_setting_get_member(g, "type");
+    if (!ts) {
+        load_fail(err, g, "missing key 'type' in model (\"dlrm\" or \"llm\")");
+        return -1;
+    }
+    const load_key *tk = &model_keys[1];
+    if (load_value(ts, tk, m, err) != 0)
+        return -1;
+    unsigned kinds = m->kind == MODEL_DLRM ? LK_DLRM : LK_LLM;
+    char ns[96];
+    snprintf(ns, sizeof ns, "model (type %s)", model_kind_name(m->kind));
+    if (load_group(g, ns, model_keys, NKEYS(model_keys), kinds, false, m, err))
+        return -1;
+    const char *bad = NULL;
+    if (model_derive(m, &bad) != STATUS_OK) {
+        load_fail(err, load_member_or(g, bad ? bad : "type"),
+                  "key '%s' in model '%s': must be a positive integer",
+                  bad ? bad : "?", m->name);
+        return -1;
+    }
+    return 0;
+}
+
+int load_system(const config_setting_t *g, cluster_t *c, load_err *err)
+{
+    memset(c, 0, sizeof *c);
+    if (load_group(g, "system", system_keys, NKEYS(system_keys), LK_ALL,
+                   false, c, err))
+        return -1;
+    const char *bad = NULL;
+    status_code rc = cluster_derive(c, &bad);
+    if (rc == STATUS_OK)
+        return 0;
+    const config_setting_t *at = load_member_or(g, bad ? bad : "name");
+    if (rc == STATUS_INVALID_VALUE)
+        load_fail(err, at,
+                  "key '%s' in system '%s': must be a finite number > 0 "
+                  "(utilizations in (0, 1], blend fraction in [0, 1], "
+                  "peaks >= 0)",
+                  bad, c->name);
+    else if (rc == STATUS_INVALID_NODES)
+        load_fail(err, at,
+                  "key '%s' in system '%s': %lld devices do not divide into "
+                  "%lld nodes",
+                  bad, c->name, (long long)c->devices, (long long)c->nodes);
+    else
+        load_fail(err, at, "key '%s' in system '%s': %s (%s)", bad, c->name,
+                  status_text(rc), status_name(rc));
+    return -1;
+}
+
+int load_task(const config_setting_t *g, const model_t *m, task_t *t,
+              load_err *err)
+{
+    memset(t, 0, sizeof *t);
+    if (!config_setting_is_group(g)) {
+        load_fail(err, g, "task: expected a group { ... }");
+        return -1;
+    }
+    const config_setting_t *ts = config_setting_get_member(g, "type");
+    if (!ts) {
+        load_fail(err, g,
+                  "missing key 'type' in task (\"pretrain\", \"finetune\" "
+                  "or \"inference\")");
+        return -1;
+    }
+    if (load_value(ts, &task_keys[1], t, err) != 0)
+        return -1;
+    unsigned kinds = m->kind == MODEL_DLRM ? LK_DLRM : LK_LLM;
+    bool ft = t->kind == TASK_FINETUNE;
+    char ns[96];
+    snprintf(ns, sizeof ns, "task (%s of a %s model)", task_kind_name(t->kind),
+             model_kind_name(m->kind));
+    if (load_group(g, ns, task_keys, NKEYS(task_keys), kinds, ft, t, err))
+        return -1;
+    if (!ft) {
+        /* frozen-part keys only make sense for fine-tuning */
+        static const char *const ftkeys[] = {"freeze_emb", "freeze_dense",
+                                             "min_frozen_layer",
+                                             "freeze_top_mlp", "freeze_bot_mlp"};
+        for (size_t i = 0; i < NKEYS(ftkeys); i++) {
+            const config_setting_t *s = config_setting_get_member(g, ftkeys[i]);
+            if (s) {
+                load_fail(err, s, "key '%s' only applies to type \"finetune\"",
+                          ftkeys[i]);
+                return -1;
+            }
+        }
+        t->min_frozen_layer = m->layers;
+    }
+    if (t->local_batch_dense <= 0 || t->local_batch_emb <= 0) {
+        const char *k = t->local_batch_dense <= 0 ? "local_batch_dense"
+                                                  : "local_batch_emb";
+        load_fail(err, load_member_or(g, k), "key '%s': must be positive", k);
+        return -1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------ catalogues */
+
+static const config_setting_t *load_find(const config_setting_t *list,
+                                         const char *name)
+{
+    if (!list || !config_setting_is_list(list))
+        return NULL;
+    int n = config_setting_length(list);
+    for (int i = 0; i < n; i++) {
+        const config_setting_t *e = config_setting_get_elem(list, (unsigned)i);
+        const char *en = NULL;
+        if (config_setting_is_group(e) &&
+            config_setting_lookup_string(e, "name", &en) == CONFIG_TRUE &&
+            strcmp(en, name) == 0)
+            return e;
+    }
+    return NULL;
+}
+
+const config_setting_t *load_resolve(const config_setting_t *s,
+                                     const char *list, const char *catalog_file,
+                                     const char *configs_dir, config_t *aux,
+                                     int *aux_open, load_err *err)
+{
+    if (config_setting_is_group(s))
+        return s;
+    const char *name = config_setting_get_string(s);
+    if (!name) {
+        load_fail(err, s, "key '%s': expected a group or a catalogue name, "
+                  "got %s", config_setting_name(s),
+                  load_type_name(config_setting_type(s)));
+        return NULL;
+    }
+    const config_setting_t *root = s;
+    while (config_setting_parent(root))
+        root = config_setting_parent(root);
+    const config_setting_t *hit =
+        load_find(config_setting_get_member(root, list), name);
+    if (hit)
+        return hit;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", configs_dir, catalog_file);
+    if (!*aux_open) {
+        load_err cerr;
+        if (load_open(aux, path, configs_dir, &cerr) != 0) {
+            load_fail(err, s, "'%s' is not defined here and the catalogue "
+                      "could not be read: %s", name, cerr.text);
+            return NULL;
+        }
+        *aux_open = 1;
+    }
+    hit = load_find(config_lookup(aux, list), name);
+    if (!hit)
+        load_fail(err, s, "key '%s': \"%s\" is not in the catalogue %s "
+                  "(list '%s')", config_setting_name(s), name, path, list);
+    return hit;
+}
+
+/* ------------------------------------------------------------ points */
+
+static const char *const point_keys[] = {"fidelity", "model", "system",
+                                         "task", "models", "systems"};
+
+static const config_setting_t *load_where(const config_setting_t *task,
+                                          const char *where)
+{
+    if (where && strcmp(where, "dense plan") == 0)
+        return load_member_or(task, "dense");
+    if (where && strcmp(where, "embedding plan") == 0)
+        return load_member_or(task, "embedding");
+    return task;
+}
+
+int load_point(const char *path, const char *configs_dir, point_t *p,
+               load_err *err)
+{
+    config_t cfg, mcat, scat;
+    int mopen = 0, sopen = 0, rc = -1;
+    memset(p, 0, sizeof *p);
+    if (load_open(&cfg, path, configs_dir, err) != 0)
+        return -1;
+    config_init(&mcat);
+    config_init(&scat);
+    const config_setting_t *root = config_root_setting(&cfg);
+    int n = config_setting_length(root);
+    for (int i = 0; i < n; i++) {
+        const config_setting_t *s = config_setting_get_elem(root, (unsigned)i);
+        bool known = false;
+        for (size_t k = 0; k < NKEYS(point_keys); k++)
+            if (strcmp(point_keys[k], config_setting_name(s)) == 0)
+                known = true;
+        if (!known) {
+            load_fail(err, s, "unknown key '%s' in point (expected fidelity, "
+                      "model, system, task)", config_setting_name(s));
+            goto out;
+        }
+    }
+    const config_setting_t *fs = config_setting_get_member(root, "fidelity");
+    p->fidelity = EVAL_MADMAX;
+    if (fs) {
+        const char *fn = config_setting_get_string(fs);
+        int f = fn ? eval_fidelity_parse(fn) : -1;
+        if (f < 0) {
+            load_fail(err, fs, "key 'fidelity': expected \"madmax\"");
+            goto out;
+        }
+        p->fidelity = (eval_fidelity)f;
+    }
+    const char *need[] = {"model", "system", "task"};
+    for (size_t k = 0; k < NKEYS(need); k++) {
+        if (!config_setting_get_member(root, need[k])) {
+            load_fail(err, root, "missing key '%s' in point", need[k]);
+            goto out;
+        }
+    }
+    const config_setting_t *ms = load_resolve(
+        config_setting_get_member(root, "model"), "models", "models.cfg",
+        configs_dir, &mcat, &mopen, err);
+    if (!ms || load_model(ms, &p->model, err))
+        goto out;
+    const config_setting_t *ss = load_resolve(
+        config_setting_get_member(root, "system"), "systems", "systems.cfg",
+        configs_dir, &scat, &sopen, err);
+    if (!ss || load_system(ss, &p->cluster, err))
+        goto out;
+    const config_setting_t *ts = config_setting_get_member(root, "task");
+    if (load_task(ts, &p->model, &p->task, err))
+        goto out;
+    const char *where = NULL;
+    status_code st = eval_check(p, &where);
+    if (st != STATUS_OK) {
+        char plan[PLAN_TEXT_MAX] = "";
+        if (where && strcmp(where, "dense plan") == 0)
+            plan_format(&p->task.dense, plan, sizeof plan);
+        else if (where && strcmp(where, "embedding plan") == 0)
+            plan_format(&p->task.emb, plan, sizeof plan);
+        load_fail(err, load_where(ts, where),
+                  "%s%s%s%s on system '%s' (%lld devices, %lld per node): "
+                  "%s (rule %s)",
+                  where ? where : "task", *plan ? " \"" : "", plan,
+                  *plan ? "\"" : "", p->cluster.name,
+                  (long long)p->cluster.devices,
+                  (long long)p->cluster.devices_per_node, status_text(st),
+                  status_name(st));
+        goto out;
+    }
+    rc = 0;
+out:
+    if (mopen)
+        config_destroy(&mcat);
+    if (sopen)
+        config_destroy(&scat);
+    config_destroy(&cfg);
+    return rc;
+}
+
+/* ------------------------------------------------------------ help */
+
+static void load_print_table(FILE *out, const char *title,
+                             const load_key *keys, size_t n)
+{
+    fprintf(out, "%s:\n", title);
+    for (size_t i = 0; i < n; i++) {
+        const char *kinds = keys[i].kinds == LK_ALL    ? ""
+                            : keys[i].kinds == LK_DLRM ? " [dlrm]"
+                                                       : " [llm]";
+        const char *req = keys[i].required == LR_YES        ? ""
+                          : keys[i].required == LR_FINETUNE ? " (finetune)"
+                                                            : " (optional)";
+        fprintf(out, "  %-26s %s%s%s\n", keys[i].name, keys[i].doc, kinds, req);
+    }
+}
+
+void load_print_keys(FILE *out)
+{
+    fprintf(out, "point: fidelity (\"madmax\"), model, system, task\n");
+    load_print_table(out, "model", model_keys, NKEYS(model_keys));
+    load_print_table(out, "system", system_keys, NKEYS(system_keys));
+    load_print_table(out, "task", task_keys, NKEYS(task_keys));
+}

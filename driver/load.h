@@ -1,0 +1,71 @@
+/*
+ * load.h - reading design points and catalogues from libconfig files.
+ *
+ * One key table per namespace (model, system, task, point) drives parsing,
+ * type checks, required/unknown-key errors and `madsweep keys` help.
+ * Every error is one line "FILE:LINE: what is wrong (key 'k')" in a
+ * load_err, and a failed load leaves the output unspecified.
+ *
+ * Catalogues: configs/models.cfg and configs/systems.cfg hold lists
+ * `models = ( {...}, ... );` and `systems = ( {...}, ... );`. A point or
+ * sweep refers to an entry by its `name`; the lists are looked up first in
+ * the file itself (inline or via @include) and then in the catalogue
+ * directory (load_configs_dir()).
+ */
+#ifndef MADSWEEP_LOAD_H
+#define MADSWEEP_LOAD_H
+
+#include <libconfig.h>
+#include <stdio.h>
+
+#include "../cost/eval.h"
+
+typedef struct load_err {
+    char text[1024];
+} load_err;
+
+/* Directory of the catalogues: $MADSWEEP_CONFIGS, else the source tree's
+ * configs/ compiled in. `override` wins when not NULL. */
+const char *load_configs_dir(const char *override);
+
+/* Opens a libconfig file with the catalogue dir as include dir. On error
+ * fills err with "file:line: text" and returns -1 (cfg destroyed). */
+int load_open(config_t *cfg, const char *path, const char *configs_dir,
+              load_err *err);
+
+/* Fills *m from a model group (derived fields too). */
+int load_model(const config_setting_t *g, model_t *m, load_err *err);
+
+/* Fills *c from a system group (derived fields too). */
+int load_system(const config_setting_t *g, cluster_t *c, load_err *err);
+
+/* Fills *t from a task group; `m` selects the model-specific keys. */
+int load_task(const config_setting_t *g, const model_t *m, task_t *t,
+              load_err *err);
+
+/* Resolves `s` (a group, or a string naming an entry of list `list` in
+ * the file's root or in the catalogue file `catalog_file` under
+ * configs_dir) to a group. `aux` receives the catalogue config when one
+ * was opened; the caller destroys it (config_destroy) after use, and
+ * must have initialised it with config_init. */
+const config_setting_t *load_resolve(const config_setting_t *s,
+                                     const char *list, const char *catalog_file,
+                                     const char *configs_dir, config_t *aux,
+                                     int *aux_open, load_err *err);
+
+/* Loads a whole point file: fidelity, model, system, task, then checks
+ * the point against its fidelity's rules. */
+int load_point(const char *path, const char *configs_dir, point_t *p,
+               load_err *err);
+
+/* Formats "FILE:LINE: " for a setting into err and appends the message. */
+void load_fail(load_err *err, const config_setting_t *s, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Prints the documented keys of every namespace (for `madsweep keys`). */
+void load_print_keys(FILE *out);
+
+#endif

@@ -1,0 +1,140 @@
+/*
+ * report.c - text and JSON reports of an evaluated point.
+ *
+ * Every number printed here is computed from the point and its result;
+ * the JSON prints doubles with 17 significant digits so that tools
+ * reading it (the parity tests, validate.py) see the exact value.
+ */
+#include "report.h"
+
+#include <math.h>
+#include <string.h>
+
+void report_json_number(FILE *out, double v)
+{
+    if (!isfinite(v)) {
+        fputs("null", out);
+        return;
+    }
+    if (v == floor(v) && fabs(v) < 9.0e15) {
+        fprintf(out, "%.1f", v);
+        return;
+    }
+    fprintf(out, "%.17g", v);
+}
+
+void report_json_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            fprintf(out, "\\%c", ch);
+        else if (ch < 0x20)
+            fprintf(out, "\\u%04x", ch);
+        else
+            fputc(ch, out);
+    }
+    fputc('"', out);
+}
+
+void report_json(FILE *out, const point_t *p, const result_t *r)
+{
+    char dense[PLAN_TEXT_MAX], emb[PLAN_TEXT_MAX];
+    plan_format(&p->task.dense, dense, sizeof dense);
+    plan_format(&p->task.emb, emb, sizeof emb);
+    fputs("{\"fidelity\":", out);
+    report_json_string(out, eval_fidelity_name(p->fidelity));
+    fputs(",\"model\":", out);
+    report_json_string(out, p->model.name);
+    fputs(",\"system\":", out);
+    report_json_string(out, p->cluster.name);
+    fputs(",\"task\":", out);
+    report_json_string(out, task_kind_name(p->task.kind));
+    fputs(",\"dense_plan\":", out);
+    report_json_string(out, dense);
+    fputs(",\"embedding_plan\":", out);
+    report_json_string(out, emb);
+    fputs(",\"status\":", out);
+    report_json_string(out, status_name((status_code)r->status));
+    for (size_t i = 0; i < result_nfields; i++) {
+        const result_field *f = &result_fields[i];
+        fprintf(out, ",\"%s\":", f->name);
+        if (f->type == RESULT_I64)
+            fprintf(out, "%.0f", result_get(r, f));
+        else
+            report_json_number(out, result_get(r, f));
+    }
+    fputs("}\n", out);
+}
+
+static void report_pct_line(FILE *out, const char *label, double part,
+                            double whole)
+{
+    double pct = whole > 0 ? 100.0 * part / whole : 0.0;
+    fprintf(out, "  %-26s %12.3f ms  %6.2f %%\n", label, part * 1e3, pct);
+}
+
+void report_text(FILE *out, const point_t *p, const result_t *r)
+{
+    const model_t *m = &p->model;
+    const cluster_t *c = &p->cluster;
+    const task_t *t = &p->task;
+    char dense[PLAN_TEXT_MAX], emb[PLAN_TEXT_MAX];
+    plan_format(&t->dense, dense, sizeof dense);
+    plan_format(&t->emb, emb, sizeof emb);
+
+    fprintf(out, "Model   %s (%s)\n", m->name, model_kind_name(m->kind));
+    fprintf(out, "  parameters               %12.3f B (%.2f %% dense)\n",
+            m->total_params / 1e9, 100.0 * m->dense_params / m->total_params);
+    fprintf(out, "  size                     %12.3f GB dense, %.3f GB embeddings\n",
+            m->dense_params * (double)m->bytes_per_dense_param / 1e9,
+            m->emb_params * (double)m->bytes_per_emb_param / 1e9);
+    fprintf(out, "  forward FLOPs per sample %12.3f GFLOP\n", m->total_flops / 1e9);
+    fprintf(out, "  lookup bytes per sample  %12.3f MB\n", m->lookup_bytes / 1e6);
+
+    fprintf(out, "System  %s: %lld devices, %lld nodes of %lld\n", c->name,
+            (long long)c->devices, (long long)c->nodes,
+            (long long)c->devices_per_node);
+    fprintf(out, "  effective FLOPS (dtype)  %12.2f TFLOP/s per device\n",
+            cluster_eff_flops(c, m->bytes_per_dense_param) / 1e12);
+    fprintf(out, "  effective memory BW      %12.2f GB/s, capacity %.1f GB\n",
+            c->eff_mem_bw / 1e9, c->mem_capacity_bytes / 1e9);
+    fprintf(out, "  intra / inter-node BW    %12.2f / %.2f GB/s per device\n",
+            c->eff_intra_bw / 1e9, c->eff_inter_bw / 1e9);
+
+    fprintf(out, "Task    %s, fidelity %s\n", task_kind_name(t->kind),
+            eval_fidelity_name(p->fidelity));
+    fprintf(out, "  dense plan               %s (local batch %lld)\n", dense,
+            (long long)t->local_batch_dense);
+    fprintf(out, "  embedding plan           %s (local batch %lld)\n", emb,
+            (long long)t->local_batch_emb);
+    fprintf(out, "  global batch             %12lld samples\n",
+            (long long)r->global_batch);
+    fprintf(out, "  weights per device       %12.3f GB\n",
+            r->mem_weights_bytes_per_device / 1e9);
+    if (r->status != STATUS_OK) {
+        fprintf(out, "Status  %s: %s\n", status_name((status_code)r->status),
+                status_text((status_code)r->status));
+        return;
+    }
+
+    double it = r->iteration_time_s;
+    double comm = r->comm_alltoall_s + r->comm_allreduce_s +
+                  r->comm_allgather_s + r->comm_reducescatter_s;
+    fprintf(out, "Breakdown (share of iteration time)\n");
+    report_pct_line(out, "compute: GEMM", r->compute_gemm_s, it);
+    report_pct_line(out, "compute: embedding", r->compute_emb_s, it);
+    report_pct_line(out, "comm: all-to-all", r->comm_alltoall_s, it);
+    report_pct_line(out, "comm: all-reduce", r->comm_allreduce_s, it);
+    report_pct_line(out, "comm: all-gather", r->comm_allgather_s, it);
+    report_pct_line(out, "comm: reduce-scatter", r->comm_reducescatter_s, it);
+    fprintf(out, "Communication (share of all communication)\n");
+    report_pct_line(out, "exposed", r->comm_exposed_s, comm);
+    report_pct_line(out, "overlapped", r->comm_overlapped_s, comm);
+    fprintf(out, "Events  %lld compute, %lld communication\n",
+            (long long)r->events_compute, (long long)r->events_comm);
+    fprintf(out, "Iteration time             %12.3f ms\n", it * 1e3);
+    fprintf(out, "Throughput                 %12.1f samples/s\n",
+            r->throughput_samples_per_s);
+}

@@ -1,0 +1,81 @@
+/*
+ * unit.c - CUnit runner and file helpers shared by the test programs.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "unit.h"
+
+#include <CUnit/Basic.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+int unit_close(double a, double b, double rel, double abs)
+{
+    double d = fabs(a - b);
+    return d <= abs || d <= rel * fabs(b);
+}
+
+int unit_run(void)
+{
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    if (CU_basic_run_tests() != CUE_SUCCESS) {
+        fprintf(stderr, "CUnit error: %s\n", CU_get_error_msg());
+        CU_cleanup_registry();
+        return 1;
+    }
+    unsigned failed = CU_get_number_of_failures();
+    unsigned tests_failed = CU_get_number_of_tests_failed();
+    CU_cleanup_registry();
+    return (failed || tests_failed) ? 1 : 0;
+}
+
+static const char *unit_tmpdir(void)
+{
+    const char *d = getenv("MADSWEEP_TEST_TMP");
+    if (!d || !*d)
+        d = "/tmp";
+    mkdir(d, 0755);
+    return d;
+}
+
+const char *unit_write_file(const char *name, const char *text, char *path,
+                            size_t size)
+{
+    snprintf(path, size, "%s/%s", unit_tmpdir(), name);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return NULL;
+    fputs(text, f);
+    if (fclose(f) != 0)
+        return NULL;
+    return path;
+}
+
+const char *unit_configs(void)
+{
+    const char *d = getenv("MADSWEEP_CONFIGS");
+    return d && *d ? d : "configs";
+}
+
+int unit_run_command(const char *cmd, char *out, size_t size)
+{
+    char full[4096];
+    snprintf(full, sizeof full, "%s 2>&1", cmd);
+    FILE *p = popen(full, "r");
+    if (!p)
+        return -1;
+    size_t n = fread(out, 1, size - 1, p);
+    out[n] = '\0';
+    /* drain the rest so the child is not blocked on a full pipe */
+    char sink[4096];
+    while (fread(sink, 1, sizeof sink, p) > 0) {
+    }
+    int st = pclose(p);
+    if (st == -1 || !WIFEXITED(st))
+        return -1;
+    return WEXITSTATUS(st);
+}

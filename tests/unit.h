@@ -1,0 +1,38 @@
+/*
+ * unit.h - shared helpers of the CUnit test programs.
+ *
+ * unit_run() runs every registered suite and turns the failure count
+ * into the exit code, so CTest sees each failing assertion. Helpers to
+ * build points from text keep the tests close to what users write.
+ */
+#ifndef MADSWEEP_UNIT_H
+#define MADSWEEP_UNIT_H
+
+#include <CUnit/CUnit.h>
+#include <stddef.h>
+
+#include "../cost/eval.h"
+
+/* Relative-or-absolute closeness: |a-b| <= rel*|b| or |a-b| <= abs. */
+int unit_close(double a, double b, double rel, double abs);
+
+#define UNIT_ASSERT_CLOSE(a, b, rel)                                       \
+    CU_ASSERT(unit_close((a), (b), (rel), 1e-12))
+
+/* Runs all registered suites; returns the process exit code. */
+int unit_run(void);
+
+/* Writes text to a fresh temporary file under $MADSWEEP_TEST_TMP (or
+ * /tmp) named after `name`; returns its path in a static-free buffer the
+ * caller provides. */
+const char *unit_write_file(const char *name, const char *text, char *path,
+                            size_t size);
+
+/* Catalogue directory of the source tree ($MADSWEEP_CONFIGS). */
+const char *unit_configs(void);
+
+/* Runs a shell command; captures stdout and stderr (merged into `out`),
+ * returns the exit status or -1. */
+int unit_run_command(const char *cmd, char *out, size_t size);
+
+#endif
