@@ -1,2 +1,192 @@
+/*
+ * test_cli.c - `madsweep` end to end: the commands run in-process through
+ * cmd_main() with captured streams, and once through the real binary to
+ * check exit codes as a shell sees them.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
 #include "unit.h"
-int main(void){ if (CU_initialize_registry()!=CUE_SUCCESS) return 1; return unit_run(); }
+
+typedef struct cli_run {
+    int rc;
+    char out[65536];
+    char err[8192];
+} cli_run;
+
+static void cli(cli_run *r, int argc, const char **argv)
+{
+    FILE *out = tmpfile(), *err = tmpfile();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(err);
+    r->rc = cmd_main(argc, (char **)(void *)argv, out, err);
+    rewind(out);
+    rewind(err);
+    size_t n = fread(r->out, 1, sizeof r->out - 1, out);
+    r->out[n] = '\0';
+    n = fread(r->err, 1, sizeof r->err - 1, err);
+    r->err[n] = '\0';
+    fclose(out);
+    fclose(err);
+}
+
+static const char *point_path(const char *name, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s/points/%s", unit_configs(), name);
+    return buf;
+}
+
+/* Value of "key": in a one-line JSON object, or NAN-like -1 if absent. */
+static double json_num(const char *json, const char *key)
+{
+    char k[96];
+    snprintf(k, sizeof k, "\"%s\":", key);
+    const char *at = strstr(json, k);
+    return at ? strtod(at + strlen(k), NULL) : -1.0;
+}
+
+static void test_eval_report(void)
+{
+    char path[1024];
+    cli_run r;
+    const char *argv[] = {"madsweep", "eval",
+                          point_path("llama2_70b_dc_A_2048_fsdp.cfg", path, sizeof path)};
+    cli(&r, 3, argv);
+    CU_ASSERT_EQUAL(r.rc, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "Iteration time"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "exposed"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "overlapped"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "fsdp:2048"));
+}
+
+static void test_eval_json_and_trace(void)
+{
+    char path[1024], trace[1024];
+    snprintf(trace, sizeof trace, "%s/trace.json",
+             getenv("MADSWEEP_TEST_TMP") ? getenv("MADSWEEP_TEST_TMP") : "/tmp");
+    cli_run r;
+    const char *argv[] = {"madsweep", "eval", "--json", "--trace", trace,
+                          point_path("dlrm_a_zionex_128.cfg", path, sizeof path)};
+    cli(&r, 6, argv);
+    CU_ASSERT_EQUAL_FATAL(r.rc, 0);
+    const char *keys[] = {"iteration_time_s", "throughput_samples_per_s", "global_batch",
+                          "compute_gemm_s", "compute_emb_s", "comm_alltoall_s",
+                          "comm_allreduce_s", "comm_allgather_s", "comm_reducescatter_s",
+                          "comm_exposed_s", "comm_overlapped_s", "events_compute",
+                          "events_comm", "mem_weights_bytes_per_device"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        CU_ASSERT(json_num(r.out, keys[i]) >= 0);
+    double it = json_num(r.out, "iteration_time_s");
+    double thr = json_num(r.out, "throughput_samples_per_s");
+    /* throughput is global batch / iteration time (65536 samples) */
+    CU_ASSERT_EQUAL(json_num(r.out, "global_batch"), 65536);
+    CU_ASSERT(unit_close(thr, 65536 / it, 1e-12, 0));
+    /* exposed + overlapped = all communication */
+    double comm = json_num(r.out, "comm_alltoall_s") + json_num(r.out, "comm_allreduce_s") +
+                  json_num(r.out, "comm_allgather_s") +
+                  json_num(r.out, "comm_reducescatter_s");
+    CU_ASSERT(unit_close(json_num(r.out, "comm_exposed_s") +
+                             json_num(r.out, "comm_overlapped_s"),
+                         comm, 1e-9, 1e-12));
+
+    /* the trace has one complete event per engine event, both tracks */
+    FILE *f = fopen(trace, "r");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    static char buf[1 << 20];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\"traceEvents\""));
+    int x = 0, comp = 0;
+    for (const char *p = buf; (p = strstr(p, "\"ph\":\"X\"")); p++) {
+        x++;
+        if (strncmp(p + 8, ",\"pid\":1,\"tid\":1", 16) == 0)
+            comp++;
+    }
+    CU_ASSERT_EQUAL(x, json_num(r.out, "events_compute") + json_num(r.out, "events_comm"));
+    CU_ASSERT_EQUAL(comp, json_num(r.out, "events_compute"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "MLPTop9_b_c_wg_rs"));
+}
+
+static void test_bench(void)
+{
+    char path[1024];
+    cli_run r;
+    const char *argv[] = {"madsweep", "bench", "--count", "500",
+                          point_path("dlrm_a_zionex_128.cfg", path, sizeof path)};
+    cli(&r, 5, argv);
+    CU_ASSERT_EQUAL(r.rc, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, " evaluations/s\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "ns per evaluation (500 evaluations"));
+}
+
+static void test_usage_errors(void)
+{
+    cli_run r;
+    const char *a1[] = {"madsweep", "frobnicate"};
+    cli(&r, 2, a1);
+    CU_ASSERT_EQUAL(r.rc, 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "unknown command"));
+    const char *a2[] = {"madsweep", "eval", "--bogus", "x.cfg"};
+    cli(&r, 4, a2);
+    CU_ASSERT_EQUAL(r.rc, 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "unknown option '--bogus'"));
+    const char *a3[] = {"madsweep", "eval"};
+    cli(&r, 2, a3);
+    CU_ASSERT_EQUAL(r.rc, 2);
+    const char *a4[] = {"madsweep", "eval", "/nonexistent.cfg"};
+    cli(&r, 3, a4);
+    CU_ASSERT_EQUAL(r.rc, 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "/nonexistent.cfg: cannot read"));
+    const char *a5[] = {"madsweep", "--help"};
+    cli(&r, 2, a5);
+    CU_ASSERT_EQUAL(r.rc, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "--trace FILE"));
+    const char *a6[] = {"madsweep", "version"};
+    cli(&r, 2, a6);
+    CU_ASSERT_EQUAL(r.rc, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, MADSWEEP_VERSION));
+    const char *a7[] = {"madsweep", "keys"};
+    cli(&r, 2, a7);
+    CU_ASSERT_EQUAL(r.rc, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "nvlink_bidir_bytes_per_s"));
+}
+
+/* The real binary: a bad point exits non-zero with file:line on stderr. */
+static void test_binary_exit_codes(void)
+{
+    const char *bin = getenv("MADSWEEP_BINARY");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(bin);
+    char path[512], cmd[2048], out[4096];
+    CU_ASSERT_PTR_NOT_NULL_FATAL(unit_write_file(
+        "cli_bad.cfg", "model = \"dlrm_a\";\nsystem = \"zionex_8\";\ntask = {\n"
+                       "  type = \"pretrain\";\n  dense = [\"ddp:4\"];\n"
+                       "  embedding = [\"mp:8\"];\n  local_batch_dense = 8;\n"
+                       "  local_batch_emb = 32;\n};\n",
+        path, sizeof path));
+    snprintf(cmd, sizeof cmd, "%s eval %s", bin, path);
+    CU_ASSERT_EQUAL(unit_run_command(cmd, out, sizeof out), 2);
+    char want[600];
+    snprintf(want, sizeof want, "%s:5: dense plan \"ddp:4\"", path);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, want));
+    snprintf(cmd, sizeof cmd, "%s eval --json %s/points/dlrm_a_inference.cfg", bin,
+             unit_configs());
+    CU_ASSERT_EQUAL(unit_run_command(cmd, out, sizeof out), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"status\":\"ok\""));
+}
+
+int main(void)
+{
+    if (CU_initialize_registry() != CUE_SUCCESS)
+        return 1;
+    CU_pSuite s = CU_add_suite("cli", NULL, NULL);
+    CU_add_test(s, "eval report", test_eval_report);
+    CU_add_test(s, "eval --json and --trace", test_eval_json_and_trace);
+    CU_add_test(s, "bench", test_bench);
+    CU_add_test(s, "usage errors", test_usage_errors);
+    CU_add_test(s, "binary exit codes", test_binary_exit_codes);
+    return unit_run();
+}
