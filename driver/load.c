@@ -565,8 +565,6 @@ int load_point(const char *path, const char *configs_dir, point_t *p,
     memset(p, 0, sizeof *p);
     if (load_open(&cfg, path, configs_dir, err) != 0)
         return -1;
-    config_init(&mcat);
-    config_init(&scat);
     const config_setting_t *root = config_root_setting(&cfg);
     int n = config_setting_length(root);
     for (int i = 0; i < n; i++) {

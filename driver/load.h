@@ -46,8 +46,8 @@ int load_task(const config_setting_t *g, const model_t *m, task_t *t,
 /* Resolves `s` (a group, or a string naming an entry of list `list` in
  * the file's root or in the catalogue file `catalog_file` under
  * configs_dir) to a group. `aux` receives the catalogue config when one
- * was opened; the caller destroys it (config_destroy) after use, and
- * must have initialised it with config_init. */
+ * was opened (then *aux_open is set, and the caller config_destroy()s it
+ * after use); it is untouched otherwise. */
 const config_setting_t *load_resolve(const config_setting_t *s,
                                      const char *list, const char *catalog_file,
                                      const char *configs_dir, config_t *aux,
