@@ -22,6 +22,8 @@
  */
 #include "madmax.h"
 
+#include "autoplan.h"
+
 #include <stdbool.h>
 #include <string.h>
 
@@ -537,4 +539,6 @@ const eval_ops madmax_ops = {
     .version = "madmax-1 (MAD-Max reference, llm_tasks_preoptimized)",
     .check = mm_check,
     .run = mm_run,
+    .auto_count = autoplan_madmax_count,
+    .auto_apply = autoplan_madmax_apply,
 };

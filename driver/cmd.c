@@ -9,17 +9,28 @@
 #include "cmd.h"
 
 #include <errno.h>
+#include <mpi.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "../cost/eval.h"
+#include "best.h"
 #include "load.h"
 #include "report.h"
+#include "sweep.h"
 #include "trace.h"
 
-typedef enum cmd_id { CMD_EVAL, CMD_BENCH, CMD_KEYS, CMD_VERSION, CMD_N } cmd_id;
+typedef enum cmd_id {
+    CMD_EVAL,
+    CMD_BENCH,
+    CMD_SWEEP,
+    CMD_BEST,
+    CMD_KEYS,
+    CMD_VERSION,
+    CMD_N
+} cmd_id;
 
 typedef struct cmd_info {
     const char *name;
@@ -30,6 +41,8 @@ typedef struct cmd_info {
 static const cmd_info cmd_table[CMD_N] = {
     {"eval", "POINT.cfg", "evaluate one design point and print a report"},
     {"bench", "POINT.cfg", "evaluate a point repeatedly and print evaluations/s"},
+    {"sweep", "SPEC.cfg", "evaluate a design space over MPI ranks into one HDF5 file"},
+    {"best", "OUT.h5", "print the best points of a finished sweep file"},
     {"keys", "", "list every configuration key with its meaning and unit"},
     {"version", "", "print the tool and cost-model versions"},
 };
@@ -40,6 +53,13 @@ typedef enum opt_id {
     OPT_CONFIGS,
     OPT_SECONDS,
     OPT_COUNT,
+    OPT_OUT,
+    OPT_RESUME,
+    OPT_QUIET,
+    OPT_TOP,
+    OPT_BY,
+    OPT_GROUP,
+    OPT_CSV,
     OPT_HELP,
     OPT_N
 } opt_id;
@@ -57,12 +77,29 @@ static const cmd_opt opt_table[OPT_N] = {
     {"json", NULL, ON(CMD_EVAL), "print one JSON object instead of the report"},
     {"trace", "FILE", ON(CMD_EVAL),
      "write both streams as a Chrome trace-event file (Perfetto)"},
-    {"configs", "DIR", ON(CMD_EVAL) | ON(CMD_BENCH),
+    {"configs", "DIR", ON(CMD_EVAL) | ON(CMD_BENCH) | ON(CMD_SWEEP),
      "catalogue directory (default $MADSWEEP_CONFIGS or the source tree's)"},
     {"seconds", "S", ON(CMD_BENCH), "bench: run for about S seconds (default 2)"},
     {"count", "N", ON(CMD_BENCH), "bench: run exactly N evaluations"},
+    {"out", "FILE", ON(CMD_SWEEP), "sweep: the HDF5 file to write (required)"},
+    {"resume", NULL, ON(CMD_SWEEP),
+     "sweep: continue an interrupted sweep of the same spec in --out"},
+    {"quiet", NULL, ON(CMD_SWEEP), "sweep: no progress line and no summary"},
+    {"top", "K", ON(CMD_BEST), "best: the K best points per group (default 1)"},
+    {"by", "FIGURE", ON(CMD_BEST),
+     "best: rank by this figure (default throughput_samples_per_s)"},
+    {"group", "AXES", ON(CMD_BEST),
+     "best: group by axes, e.g. model,system (model, system, task, "
+     "global_batch, strategy)"},
+    {"csv", NULL, ON(CMD_BEST), "best: print CSV"},
     {"help", NULL, 0xffffffffu, "show this help"},
 };
+
+/* Short forms ("-o FILE" for "--out FILE"). */
+static char cmd_short_name(int o)
+{
+    return o == OPT_OUT ? 'o' : '\0';
+}
 
 typedef struct cmd_args {
     cmd_id cmd;
@@ -80,7 +117,9 @@ static void cmd_usage(FILE *f)
     fprintf(f, "\noptions:\n");
     for (int o = 0; o < OPT_N; o++) {
         char lhs[40];
-        snprintf(lhs, sizeof lhs, "--%s%s%s", opt_table[o].name,
+        char sn = cmd_short_name(o);
+        snprintf(lhs, sizeof lhs, "%s%c%s--%s%s%s", sn ? "-" : "",
+                 sn ? sn : ' ', sn ? ", " : "   ", opt_table[o].name,
                  opt_table[o].arg ? " " : "",
                  opt_table[o].arg ? opt_table[o].arg : "");
         fprintf(f, "  %-18s %s", lhs, opt_table[o].help);
@@ -125,6 +164,15 @@ static int cmd_parse(int argc, char **argv, cmd_args *a, FILE *err)
     a->cmd = (cmd_id)c;
     for (int i = 2; i < argc; i++) {
         const char *s = argv[i];
+        char longform[64];
+        if (s[0] == '-' && s[1] != '-' && s[1] != '\0' && s[2] == '\0') {
+            for (int o = 0; o < OPT_N; o++)
+                if (cmd_short_name(o) == s[1]) {
+                    snprintf(longform, sizeof longform, "--%s",
+                             opt_table[o].name);
+                    s = longform;
+                }
+        }
         if (strncmp(s, "--", 2) != 0 || s[2] == '\0') {
             if (a->file) {
                 fprintf(err, "madsweep %s: unexpected argument '%s'\n",
@@ -298,6 +346,66 @@ static int cmd_bench(const cmd_args *a, FILE *out, FILE *err)
     return 0;
 }
 
+static void cmd_mpi_finalize(void)
+{
+    int done = 0;
+    MPI_Finalized(&done);
+    if (!done)
+        MPI_Finalize();
+}
+
+/* Initializes MPI once per process (finalized at exit), so `sweep` works
+ * under mpirun, srun or as a single process. */
+static int cmd_mpi_init(FILE *err)
+{
+    int up = 0;
+    MPI_Initialized(&up);
+    if (up)
+        return 0;
+    if (MPI_Init(NULL, NULL) != MPI_SUCCESS) {
+        fprintf(err, "madsweep sweep: MPI_Init failed\n");
+        return -1;
+    }
+    atexit(cmd_mpi_finalize);
+    return 0;
+}
+
+static int cmd_sweep(const cmd_args *a, FILE *out, FILE *err)
+{
+    if (!a->set[OPT_OUT]) {
+        fprintf(err, "madsweep sweep: missing -o/--out FILE\n");
+        return 2;
+    }
+    if (cmd_mpi_init(err) != 0)
+        return 1;
+    sweep_opts o = {.spec_path = a->file, .out_path = a->val[OPT_OUT],
+                    .configs_dir = a->val[OPT_CONFIGS],
+                    .resume = a->set[OPT_RESUME], .quiet = a->set[OPT_QUIET]};
+    /* test hook: every rank SIGKILLs itself after this many chunks */
+    const char *kill = getenv("MADSWEEP_KILL_AFTER_CHUNKS");
+    if (kill && *kill)
+        o.kill_after = strtoll(kill, NULL, 10);
+    return sweep_run(MPI_COMM_WORLD, &o, NULL, out, err);
+}
+
+static int cmd_best(const cmd_args *a, FILE *out, FILE *err)
+{
+    best_opts o = {.path = a->file, .top = 1, .by = a->val[OPT_BY],
+                   .group = a->val[OPT_GROUP], .csv = a->set[OPT_CSV]};
+    if (a->set[OPT_TOP]) {
+        char *end = NULL;
+        errno = 0;
+        long long k = strtoll(a->val[OPT_TOP], &end, 10);
+        if (errno || end == a->val[OPT_TOP] || *end || k < 1) {
+            fprintf(err, "madsweep best: --top: expected an integer >= 1, "
+                    "got '%s'\n", a->val[OPT_TOP]);
+            return 2;
+        }
+        o.top = (int64_t)k;
+    }
+    return best_run(&o, out, err);
+}
+
 static int cmd_version(FILE *out)
 {
     fprintf(out, "madsweep %s\n", MADSWEEP_VERSION);
@@ -322,6 +430,10 @@ int cmd_main(int argc, char **argv, FILE *out, FILE *err)
         return cmd_eval(&a, out, err);
     case CMD_BENCH:
         return cmd_bench(&a, out, err);
+    case CMD_SWEEP:
+        return cmd_sweep(&a, out, err);
+    case CMD_BEST:
+        return cmd_best(&a, out, err);
     case CMD_KEYS:
         load_print_keys(out);
         return 0;

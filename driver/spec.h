@@ -1,0 +1,84 @@
+/*
+ * spec.h - sweep specifications: the axes of a design space.
+ *
+ * A spec is a libconfig file (configs/sweeps/) with these keys:
+ *   name        label of the sweep (optional)
+ *   fidelity    "madmax" (default)
+ *   models      list of catalogue names or inline model groups, or "all"
+ *   systems     list of catalogue names or inline system groups, or "all"
+ *               (optional when system_grid is given)
+ *   system_grid list of groups generating systems from a catalogue base:
+ *               { base = "dc_A_128"; nodes = [2, 16, 256];
+ *                 devices_per_node = [8];           (default: the base's)
+ *                 nic_scale = [0.5, 1.0, 2.0]; }    (default [1.0])
+ *               each combination is a system named
+ *               "BASE/NODESxDPN/nicSCALE" with devices = nodes x dpn and the
+ *               NIC bandwidth scaled; one-node systems use intra-node
+ *               bandwidth only (allreduce_intra_fraction = 1).
+ *   tasks       list of task types ("pretrain", "finetune", "inference")
+ *               or groups { type = "finetune"; name = "ft_emb";
+ *               freeze_emb = true; freeze_dense = false;
+ *               min_frozen_layer = 40; freeze_top_mlp = false;
+ *               freeze_bot_mlp = false; } (freeze keys default to false,
+ *               min_frozen_layer to the model's layers, capped at them)
+ *   global_batch  array of global batch sizes (samples per step)
+ *   strategies  "auto" (every candidate of the fidelity's auto set) or a
+ *               list of groups { dense = "fsdp:node,ddp:rest";
+ *               embedding = "mp:all"; } with degrees that are numbers or
+ *               node / all / rest (see cost/autoplan.h)
+ *   chunk       ids per work chunk (default 4096; raised so that a sweep
+ *               has at most 2^22 chunks)
+ * Every error is one line "FILE:LINE: ... (key 'k')". The spec owns its
+ * axis arrays (freed by spec_free); it keeps the whole file text, which
+ * sweep output files store verbatim.
+ */
+#ifndef MADSWEEP_SPEC_H
+#define MADSWEEP_SPEC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../cost/autoplan.h"
+#include "../cost/eval.h"
+#include "load.h"
+
+#define SPEC_NAME_MAX 64
+#define SPEC_CHUNK_DEFAULT 4096
+#define SPEC_MAX_CHUNKS (INT64_C(1) << 22)
+
+typedef struct spec_task {
+    char name[SPEC_NAME_MAX];
+    task_kind kind;
+    bool freeze_emb, freeze_dense, freeze_top_mlp, freeze_bot_mlp;
+    int64_t min_frozen_layer; /* -1: the model's layer count */
+} spec_task;
+
+typedef struct spec {
+    char name[SPEC_NAME_MAX];
+    char *text; /* the file, verbatim */
+    eval_fidelity fidelity;
+    const eval_ops *ops;
+    model_t *models;
+    int64_t nmodels;
+    cluster_t *systems;
+    int64_t nsystems;
+    spec_task *tasks;
+    int64_t ntasks;
+    int64_t *batches;
+    int64_t nbatches;
+    bool strat_auto;
+    autoplan_pair *strats; /* explicit strategies (NULL for auto) */
+    int64_t nstrats;       /* explicit count, or the auto set's size */
+    int64_t chunk;         /* as given (sweep.c may raise it) */
+} spec;
+
+/* Loads a spec; returns 0, or -1 with err set (s left empty). */
+int spec_load(const char *path, const char *configs_dir, spec *s,
+              load_err *err);
+
+void spec_free(spec *s);
+
+/* Text of strategy k: "dense | embedding" templates. */
+int spec_strategy_text(const spec *s, int64_t k, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,355 @@
+/*
+ * sweep.c - setup, check pass, gathering and reporting of a sweep.
+ *
+ * See sweep.h for the phases. Every branch that returns early is taken
+ * by all ranks together (decided by a broadcast or an Allreduce), so no
+ * rank is ever left in a collective call.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "sweep.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../worker/check.h"
+#include "../worker/output.h"
+#include "../worker/worker.h"
+#include "best.h"
+#include "space.h"
+#include "spec.h"
+
+typedef struct sweep_tick {
+    FILE *err;
+    bool tty;
+    double t0, last, every;
+    int64_t valid, todo; /* rows in the file, rows this run must write */
+} sweep_tick;
+
+static void sweep_time_text(char *buf, size_t size)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static void sweep_fmt_secs(double s, char *buf, size_t size)
+{
+    if (!(s >= 0) || s > 1e9)
+        snprintf(buf, size, "?");
+    else if (s < 60)
+        snprintf(buf, size, "%.0fs", s);
+    else if (s < 3600)
+        snprintf(buf, size, "%dm%02ds", (int)(s / 60), (int)fmod(s, 60));
+    else
+        snprintf(buf, size, "%dh%02dm", (int)(s / 3600), (int)fmod(s / 60, 60));
+}
+
+static void sweep_report_progress(sweep_tick *t, int64_t done, bool final)
+{
+    double now = MPI_Wtime();
+    double dt = now - t->t0;
+    double rate = dt > 0 ? (double)done / dt : 0;
+    char eta[32];
+    sweep_fmt_secs(rate > 0 ? (double)(t->todo - done) / rate : -1, eta,
+                   sizeof eta);
+    fprintf(t->err, "%ssweep: %lld/%lld points (%.1f%%), %.0f points/s, "
+            "ETA %s%s", t->tty ? "\r" : "", (long long)done,
+            (long long)t->todo,
+            t->todo ? 100.0 * (double)done / (double)t->todo : 100.0, rate,
+            final ? "0s" : eta, t->tty && !final ? "   " : "\n");
+    fflush(t->err);
+    t->last = now;
+}
+
+static void sweep_on_tick(worker *w, void *arg)
+{
+    sweep_tick *t = arg;
+    if (MPI_Wtime() - t->last < t->every)
+        return;
+    int64_t drawn, evaluated;
+    worker_progress(w, &drawn, &evaluated);
+    sweep_report_progress(t, evaluated, false);
+}
+
+/* Reduces the per-rank best points to rank 0 (max value, then min id). */
+static void sweep_reduce_best(MPI_Comm comm, worker_best *b, int64_t n)
+{
+    double *v = malloc((size_t)n * sizeof *v);
+    double *vmax = malloc((size_t)n * sizeof *vmax);
+    int64_t *id = malloc((size_t)n * sizeof *id);
+    int64_t *idmin = malloc((size_t)n * sizeof *idmin);
+    if (!v || !vmax || !id || !idmin)
+        check_die("out of memory", __FILE__, __LINE__);
+    for (int64_t i = 0; i < n; i++)
+        v[i] = b[i].id >= 0 ? b[i].value : -1.0;
+    CHECK_MPI(MPI_Allreduce(v, vmax, (int)n, MPI_DOUBLE, MPI_MAX, comm));
+    for (int64_t i = 0; i < n; i++)
+        id[i] = b[i].id >= 0 && v[i] == vmax[i] ? b[i].id : INT64_MAX;
+    CHECK_MPI(MPI_Allreduce(id, idmin, (int)n, MPI_INT64_T, MPI_MIN, comm));
+    for (int64_t i = 0; i < n; i++) {
+        b[i].value = vmax[i];
+        b[i].id = idmin[i] == INT64_MAX ? -1 : idmin[i];
+    }
+    free(v);
+    free(vmax);
+    free(id);
+    free(idmin);
+}
+
+static void sweep_print_best(FILE *out, const space *s, const worker_best *b)
+{
+    space_cursor *cur = malloc(sizeof *cur);
+    if (!cur)
+        return;
+    space_cursor_init(cur);
+    fprintf(out, "best strategy by throughput for each (model, system):\n");
+    fprintf(out, "%-14s %-28s %7s %-10s %8s %-20s %-16s %14s\n", "model",
+            "system", "devices", "task", "batch", "dense", "embedding",
+            "samples/s");
+    int64_t nsys = s->radix[SPACE_SYSTEM];
+    for (int64_t i = 0; i < s->radix[SPACE_MODEL] * nsys; i++) {
+        const spec *sp = s->sp;
+        if (b[i].id < 0) {
+            fprintf(out, "%-14s %-28s %7lld (no feasible point)\n",
+                    sp->models[i / nsys].name, sp->systems[i % nsys].name,
+                    (long long)sp->systems[i % nsys].devices);
+            continue;
+        }
+        space_point(s, cur, b[i].id, NULL);
+        char d[PLAN_TEXT_MAX], e[PLAN_TEXT_MAX];
+        plan_format(&cur->p.task.dense, d, sizeof d);
+        plan_format(&cur->p.task.emb, e, sizeof e);
+        fprintf(out, "%-14s %-28s %7lld %-10s %8lld %-20s %-16s %14.6g\n",
+                cur->p.model.name, cur->p.cluster.name,
+                (long long)cur->p.cluster.devices,
+                sp->tasks[cur->idx[SPACE_TASK]].name,
+                (long long)sp->batches[cur->idx[SPACE_BATCH]], d, e,
+                b[i].value);
+    }
+    free(cur);
+}
+
+/* Phase 1: spec on rank 0 first, then on the others; 0 or exit code. */
+static int sweep_load(MPI_Comm comm, int rank, const sweep_opts *o, spec *sp,
+                      FILE *err)
+{
+    const char *dir = load_configs_dir(o->configs_dir);
+    load_err le;
+    int bad = 0;
+    if (rank == 0) {
+        bad = spec_load(o->spec_path, dir, sp, &le) != 0;
+        if (bad)
+            fprintf(err, "madsweep: %s\n", le.text);
+        else if (strlen(sp->text) > OUTPUT_SPEC_MAX) {
+            fprintf(err, "madsweep: %s: the spec is larger than %d bytes\n",
+                    o->spec_path, OUTPUT_SPEC_MAX);
+            spec_free(sp);
+            bad = 1;
+        }
+    }
+    CHECK_MPI(MPI_Bcast(&bad, 1, MPI_INT, 0, comm));
+    if (bad)
+        return 2;
+    if (rank != 0) {
+        bad = spec_load(o->spec_path, dir, sp, &le) != 0;
+        if (bad)
+            fprintf(err, "madsweep: rank %d: %s\n", rank, le.text);
+    }
+    int any = 0;
+    CHECK_MPI(MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, comm));
+    if (any) {
+        if (!bad)
+            spec_free(sp);
+        return 2;
+    }
+    return 0;
+}
+
+int sweep_run(MPI_Comm comm, const sweep_opts *o, sweep_stats *stats,
+              FILE *out, FILE *err)
+{
+    int rank, nranks;
+    CHECK_MPI(MPI_Comm_rank(comm, &rank));
+    CHECK_MPI(MPI_Comm_size(comm, &nranks));
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    sweep_stats st;
+    memset(&st, 0, sizeof st);
+
+    spec sp;
+    int rc = sweep_load(comm, rank, o, &sp, err);
+    if (rc)
+        return rc;
+    space s;
+    load_err le;
+    if (space_init(&s, &sp, &le) != 0) {
+        if (rank == 0)
+            fprintf(err, "madsweep: %s: %s\n", o->spec_path, le.text);
+        spec_free(&sp);
+        return 2;
+    }
+
+    /* phase 2: check pass */
+    double t_start = MPI_Wtime();
+    int64_t chunk = sp.chunk;
+    if ((s.total + SPEC_MAX_CHUNKS - 1) / SPEC_MAX_CHUNKS > chunk)
+        chunk = (s.total + SPEC_MAX_CHUNKS - 1) / SPEC_MAX_CHUNKS;
+    int64_t nchunks = (s.total + chunk - 1) / chunk;
+    int64_t *off = calloc((size_t)nchunks + 1, sizeof *off);
+    uint8_t *done = calloc((size_t)nchunks + 1, 1);
+    space_cursor *cur = malloc(sizeof *cur);
+    int64_t by_code[SPACE_NCODES] = {0};
+    int bad = !off || !done || !cur, any = 0;
+    CHECK_MPI(MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, comm));
+    if (any) {
+        if (rank == 0)
+            fprintf(err, "madsweep: out of memory for %lld chunks\n",
+                    (long long)nchunks);
+        rc = 1;
+        goto out;
+    }
+    space_cursor_init(cur);
+    for (int64_t c = rank; c < nchunks; c += nranks) {
+        int64_t lo = c * chunk, hi = lo + chunk < s.total ? lo + chunk : s.total;
+        off[c + 1] = space_count_valid(&s, cur, lo, hi, by_code);
+    }
+    /* in pieces: MPI counts are int */
+    for (int64_t at = 0; at < nchunks; at += 1 << 24) {
+        int n = (int)(nchunks - at < (1 << 24) ? nchunks - at : (1 << 24));
+        CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, off + 1 + at, n, MPI_INT64_T,
+                                MPI_SUM, comm));
+    }
+    CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, by_code, SPACE_NCODES, MPI_INT64_T,
+                            MPI_SUM, comm));
+    for (int64_t c = 0; c < nchunks; c++)
+        off[c + 1] += off[c];
+    st.total = s.total;
+    st.valid = off[nchunks];
+    st.invalid = s.total - st.valid;
+
+    /* phase 3: the file */
+    char t_text[32] = "";
+    if (rank == 0)
+        sweep_time_text(t_text, sizeof t_text);
+    CHECK_MPI(MPI_Bcast(t_text, sizeof t_text, MPI_CHAR, 0, comm));
+    output_meta meta = {
+        .spec_text = sp.text, .spec_path = o->spec_path,
+        .start_time = t_text, .end_time = "",
+        .fidelity = sp.ops->name, .cost_version = sp.ops->version,
+        .ranks = nranks, .total = st.total, .valid = st.valid,
+        .invalid = st.invalid, .evaluated = 0, .chunk = chunk,
+        .nchunks = nchunks, .elapsed_s = 0, .evals_per_s = 0, .complete = 0};
+    output_rows rows;
+    output_rows_init(&rows);
+    output fo;
+    char msg[1200];
+    int64_t complete = 0;
+    if (o->resume)
+        bad = output_open(&fo, comm, o->out_path, &rows, &meta, done,
+                          &complete, msg, sizeof msg);
+    else
+        bad = output_create(&fo, comm, o->out_path, &s, &rows, by_code, &meta,
+                            msg, sizeof msg);
+    if (bad) {
+        if (rank == 0)
+            fprintf(err, "madsweep: %s\n", msg);
+        rc = o->resume ? 2 : 1;
+        goto out;
+    }
+    int64_t already = 0;
+    for (int64_t c = 0; c < nchunks; c++)
+        if (done[c])
+            already += off[c + 1] - off[c];
+    if (complete) {
+        if (rank == 0 && !o->quiet)
+            fprintf(err, "madsweep: %s is already complete (%lld points)\n",
+                    o->out_path, (long long)st.valid);
+        output_close(&fo);
+        st.complete = 1;
+        goto report;
+    }
+
+    /* phase 4: evaluate and write */
+    sweep_tick tick = {.err = err, .tty = isatty(fileno(err)) != 0,
+                       .every = o->progress_s > 0 ? o->progress_s : 0,
+                       .valid = st.valid, .todo = st.valid - already};
+    if (tick.every <= 0)
+        tick.every = tick.tty ? 0.25 : 5.0;
+    CHECK_MPI(MPI_Barrier(comm));
+    double t_eval = MPI_Wtime();
+    tick.t0 = tick.last = t_eval;
+    worker w = {.comm = comm, .s = &s, .rows = &rows, .out = &fo,
+                .row_off = off, .done = done, .chunk = chunk,
+                .nchunks = nchunks, .kill_after = o->kill_after,
+                .tick = o->quiet ? NULL : sweep_on_tick, .tick_arg = &tick};
+    if (worker_run(&w) != 0) {
+        if (rank == 0)
+            fprintf(err, "madsweep: out of memory for a chunk of rows\n");
+        output_close(&fo);
+        rc = 1;
+        goto out;
+    }
+
+    /* phase 5: gather, attributes, report */
+    int64_t mine[3] = {w.evaluated, w.ok, w.infeasible}, sum[3];
+    CHECK_MPI(MPI_Allreduce(mine, sum, 3, MPI_INT64_T, MPI_SUM, comm));
+    int64_t npairs = s.radix[SPACE_MODEL] * s.radix[SPACE_SYSTEM];
+    sweep_reduce_best(comm, w.best, npairs);
+    double t_end = MPI_Wtime();
+    double times[2] = {t_end - t_start, t_end - t_eval};
+    CHECK_MPI(MPI_Bcast(times, 2, MPI_DOUBLE, 0, comm));
+    st.evaluated_run = sum[0];
+    st.ok = sum[1];
+    st.infeasible = sum[2];
+    st.elapsed_s = times[0];
+    st.evals_per_s = times[0] > 0 ? (double)sum[0] / times[0] : 0;
+    st.complete = 1;
+    char e_text[32] = "";
+    if (rank == 0)
+        sweep_time_text(e_text, sizeof e_text);
+    CHECK_MPI(MPI_Bcast(e_text, sizeof e_text, MPI_CHAR, 0, comm));
+    meta.end_time = e_text;
+    meta.evaluated = already + sum[0];
+    meta.elapsed_s = st.elapsed_s;
+    meta.evals_per_s = st.evals_per_s;
+    meta.complete = 1;
+    if (o->resume) {
+        /* keep the first run's start time */
+        meta.start_time = t_text;
+    }
+    output_set_meta(&fo, &meta);
+    output_close(&fo);
+    if (rank == 0 && !o->quiet) {
+        sweep_report_progress(&tick, sum[0], true);
+        fprintf(out, "sweep %s: %lld points in the space, %lld valid, %lld "
+                "skipped as invalid; %lld evaluated by this run (%lld ok, "
+                "%lld infeasible) on %d ranks in %.2f s (%.0f points/s, "
+                "%.0f per rank)\n",
+                sp.name, (long long)st.total, (long long)st.valid,
+                (long long)st.invalid, (long long)sum[0], (long long)sum[1],
+                (long long)sum[2], nranks, st.elapsed_s, st.evals_per_s,
+                st.evals_per_s / nranks);
+        fprintf(out, "wrote %s\n", o->out_path);
+        if (!o->resume)
+            sweep_print_best(out, &s, w.best);
+    }
+    free(w.best);
+report:
+    if (rank == 0 && !o->quiet && o->resume) {
+        best_opts bo = {.path = o->out_path, .top = 1, .by = NULL,
+                        .group = "model,system", .csv = false};
+        fprintf(out, "best strategy by throughput for each (model, system):\n");
+        best_run(&bo, out, err);
+    }
+out:
+    if (stats)
+        *stats = st;
+    free(off);
+    free(done);
+    free(cur);
+    spec_free(&sp);
+    return rc;
+}

@@ -1,0 +1,558 @@
+/*
+ * output.c - the sweep file: layout, axis tables, attributes, row writes.
+ *
+ * Invariants: every rank makes the same sequence of metadata calls with
+ * the same values (HDF5's rule for parallel metadata); the file is
+ * flushed once its structure exists, so a run killed later leaves a file
+ * that reopens (complete = 0) and whose /progress says which chunks are
+ * in it; `complete` becomes 1 only after every other attribute is set.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "output.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../driver/cmd.h"
+#include "check.h"
+
+#define OUTPUT_CHUNK_ROWS 4096
+
+/* ------------------------------------------------------------ rows */
+
+void output_rows_init(output_rows *r)
+{
+    memset(r, 0, sizeof *r);
+    table_init(&r->t);
+    r->id = table_add(&r->t, "id", TABLE_I64, 0);
+    r->status = table_add(&r->t, "status", TABLE_I32, 0);
+    for (int a = 0; a < SPACE_NAXES; a++) {
+        char name[TABLE_NAME_MAX];
+        snprintf(name, sizeof name, "%s_idx",
+                 a == SPACE_BATCH ? "batch" : space_axis_names[a]);
+        r->idx[a] = table_add(&r->t, name, TABLE_I32, 0);
+    }
+    r->devices = table_add(&r->t, "devices", TABLE_I64, 0);
+    table_add(&r->t, "dense_plan", TABLE_STR, OUTPUT_PLAN_WIDTH);
+    table_add(&r->t, "emb_plan", TABLE_STR, OUTPUT_PLAN_WIDTH);
+    r->dense = table_find(&r->t, "dense_plan");
+    r->emb = table_find(&r->t, "emb_plan");
+    for (size_t i = 0; i < result_nfields; i++)
+        r->field[i] = table_add(&r->t, result_fields[i].name,
+                                result_fields[i].type == RESULT_I64 ? TABLE_I64
+                                                                    : TABLE_F64,
+                                0);
+}
+
+void output_pack(const output_rows *r, char *buf, int64_t id,
+                 const int64_t idx[SPACE_NAXES], const point_t *p,
+                 const result_t *res)
+{
+    memset(buf, 0, r->t.size);
+    table_put_i64(buf, r->id, id);
+    table_put_i32(buf, r->status, res->status);
+    for (int a = 0; a < SPACE_NAXES; a++)
+        table_put_i32(buf, r->idx[a], (int32_t)idx[a]);
+    table_put_i64(buf, r->devices, p->cluster.devices);
+    char plan[PLAN_TEXT_MAX];
+    plan_format(&p->task.dense, plan, sizeof plan);
+    table_put_str(buf, r->dense, plan);
+    plan_format(&p->task.emb, plan, sizeof plan);
+    table_put_str(buf, r->emb, plan);
+    for (size_t i = 0; i < result_nfields; i++)
+        memcpy(buf + r->field[i], (const char *)res + result_fields[i].offset, 8);
+}
+
+/* ------------------------------------------------------------ attributes */
+
+static void output_attr_delete(hid_t loc, const char *name)
+{
+    htri_t e = H5Aexists(loc, name);
+    CHECK_H5(e);
+    if (e > 0)
+        CHECK_H5(H5Adelete(loc, name));
+}
+
+static void output_attr_str(hid_t loc, const char *name, const char *v)
+{
+    output_attr_delete(loc, name);
+    hid_t t = CHECK_H5ID(H5Tcopy(H5T_C_S1));
+    CHECK_H5(H5Tset_size(t, strlen(v) + 1));
+    CHECK_H5(H5Tset_strpad(t, H5T_STR_NULLTERM));
+    hid_t sp = CHECK_H5ID(H5Screate(H5S_SCALAR));
+    hid_t a = CHECK_H5ID(H5Acreate2(loc, name, t, sp, H5P_DEFAULT, H5P_DEFAULT));
+    CHECK_H5(H5Awrite(a, t, v));
+    CHECK_H5(H5Aclose(a));
+    CHECK_H5(H5Sclose(sp));
+    CHECK_H5(H5Tclose(t));
+}
+
+static void output_attr_num(hid_t loc, const char *name, hid_t ftype,
+                            hid_t mtype, const void *v)
+{
+    output_attr_delete(loc, name);
+    hid_t sp = CHECK_H5ID(H5Screate(H5S_SCALAR));
+    hid_t a = CHECK_H5ID(H5Acreate2(loc, name, ftype, sp, H5P_DEFAULT,
+                                    H5P_DEFAULT));
+    CHECK_H5(H5Awrite(a, mtype, v));
+    CHECK_H5(H5Aclose(a));
+    CHECK_H5(H5Sclose(sp));
+}
+
+static void output_attr_i64(hid_t loc, const char *name, int64_t v)
+{
+    output_attr_num(loc, name, H5T_STD_I64LE, H5T_NATIVE_INT64, &v);
+}
+
+static void output_attr_f64(hid_t loc, const char *name, double v)
+{
+    output_attr_num(loc, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &v);
+}
+
+/* Reads a string attribute into a malloc'd buffer; NULL if absent. */
+static char *output_attr_read_str(hid_t loc, const char *name)
+{
+    htri_t e = H5Aexists(loc, name);
+    CHECK_H5(e);
+    if (e == 0)
+        return NULL;
+    hid_t a = CHECK_H5ID(H5Aopen(loc, name, H5P_DEFAULT));
+    hid_t ft = CHECK_H5ID(H5Aget_type(a));
+    if (H5Tget_class(ft) != H5T_STRING || H5Tis_variable_str(ft) != 0) {
+        CHECK_H5(H5Tclose(ft));
+        CHECK_H5(H5Aclose(a));
+        return NULL;
+    }
+    size_t n = H5Tget_size(ft);
+    char *buf = calloc(n + 1, 1);
+    if (!buf)
+        check_die("out of memory", __FILE__, __LINE__);
+    hid_t mt = CHECK_H5ID(H5Tcopy(H5T_C_S1));
+    CHECK_H5(H5Tset_size(mt, n + 1));
+    CHECK_H5(H5Aread(a, mt, buf));
+    CHECK_H5(H5Tclose(mt));
+    CHECK_H5(H5Tclose(ft));
+    CHECK_H5(H5Aclose(a));
+    return buf;
+}
+
+static int output_attr_read_i64(hid_t loc, const char *name, int64_t *v)
+{
+    htri_t e = H5Aexists(loc, name);
+    CHECK_H5(e);
+    if (e == 0)
+        return -1;
+    hid_t a = CHECK_H5ID(H5Aopen(loc, name, H5P_DEFAULT));
+    CHECK_H5(H5Aread(a, H5T_NATIVE_INT64, v));
+    CHECK_H5(H5Aclose(a));
+    return 0;
+}
+
+void output_set_meta(output *o, const output_meta *m)
+{
+    hid_t f = o->file;
+    output_attr_i64(f, "complete", 0);
+    output_attr_str(f, "spec_text", m->spec_text);
+    output_attr_str(f, "spec_path", m->spec_path);
+    output_attr_str(f, "tool_version", MADSWEEP_VERSION);
+    output_attr_str(f, "cost_model_version", m->cost_version);
+    output_attr_str(f, "fidelity", m->fidelity);
+    output_attr_str(f, "start_time", m->start_time);
+    output_attr_str(f, "end_time", m->end_time);
+    output_attr_i64(f, "ranks", m->ranks);
+    output_attr_i64(f, "points_total", m->total);
+    output_attr_i64(f, "points_valid", m->valid);
+    output_attr_i64(f, "points_invalid", m->invalid);
+    output_attr_i64(f, "points_evaluated", m->evaluated);
+    output_attr_i64(f, "chunk_ids", m->chunk);
+    output_attr_i64(f, "chunks", m->nchunks);
+    output_attr_f64(f, "elapsed_s", m->elapsed_s);
+    output_attr_f64(f, "evals_per_s", m->evals_per_s);
+    CHECK_H5(H5Fflush(f, H5F_SCOPE_GLOBAL));
+    if (m->complete) {
+        output_attr_i64(f, "complete", 1);
+        CHECK_H5(H5Fflush(f, H5F_SCOPE_GLOBAL));
+    }
+}
+
+/* ------------------------------------------------------------ tables */
+
+/* Writes a small dataset from rank 0 (the others join with nothing). */
+static void output_table(hid_t loc, const char *name, const table *t,
+                         int64_t n, const void *rows, int rank)
+{
+    hsize_t dims[1] = {(hsize_t)n};
+    hid_t fs = CHECK_H5ID(H5Screate_simple(1, dims, NULL));
+    hid_t ft = table_ftype(t), mt = table_mtype(t);
+    hid_t d = CHECK_H5ID(H5Dcreate2(loc, name, ft, fs, H5P_DEFAULT,
+                                    H5P_DEFAULT, H5P_DEFAULT));
+    hid_t ms = CHECK_H5ID(H5Screate_simple(1, dims, NULL));
+    if (rank != 0) {
+        CHECK_H5(H5Sselect_none(fs));
+        CHECK_H5(H5Sselect_none(ms));
+    }
+    hid_t x = CHECK_H5ID(H5Pcreate(H5P_DATASET_XFER));
+    CHECK_H5(H5Pset_dxpl_mpio(x, H5FD_MPIO_COLLECTIVE));
+    if (n > 0)
+        CHECK_H5(H5Dwrite(d, mt, ms, fs, x, rows));
+    CHECK_H5(H5Pclose(x));
+    CHECK_H5(H5Sclose(ms));
+    CHECK_H5(H5Dclose(d));
+    CHECK_H5(H5Tclose(ft));
+    CHECK_H5(H5Tclose(mt));
+    CHECK_H5(H5Sclose(fs));
+}
+
+static char *output_rows_alloc(int64_t n, size_t size)
+{
+    char *b = calloc((size_t)(n > 0 ? n : 1), size);
+    if (!b)
+        check_die("out of memory", __FILE__, __LINE__);
+    return b;
+}
+
+static void output_axes(hid_t file, const space *s, const int64_t *by_code,
+                        int rank)
+{
+    const spec *sp = s->sp;
+    hid_t g = CHECK_H5ID(H5Gcreate2(file, "axes", H5P_DEFAULT, H5P_DEFAULT,
+                                    H5P_DEFAULT));
+    table t;
+    char *b;
+
+    /* models */
+    table_init(&t);
+    const table_col *c_name = NULL, *c_kind = NULL;
+    table_add(&t, "name", TABLE_STR, MODEL_NAME_MAX);
+    table_add(&t, "type", TABLE_STR, 8);
+    size_t o_dp = table_add(&t, "dense_params", TABLE_F64, 0);
+    size_t o_ep = table_add(&t, "emb_params", TABLE_F64, 0);
+    size_t o_fl = table_add(&t, "total_flops", TABLE_F64, 0);
+    size_t o_bp = table_add(&t, "bytes_per_dense_param", TABLE_I64, 0);
+    c_name = table_find(&t, "name");
+    c_kind = table_find(&t, "type");
+    b = output_rows_alloc(sp->nmodels, t.size);
+    for (int64_t i = 0; i < sp->nmodels; i++) {
+        char *row = b + (size_t)i * t.size;
+        const model_t *m = &sp->models[i];
+        table_put_str(row, c_name, m->name);
+        table_put_str(row, c_kind, model_kind_name(m->kind));
+        table_put_f64(row, o_dp, m->dense_params);
+        table_put_f64(row, o_ep, m->emb_params);
+        table_put_f64(row, o_fl, m->total_flops);
+        table_put_i64(row, o_bp, m->bytes_per_dense_param);
+    }
+    output_table(g, "model", &t, sp->nmodels, b, rank);
+    free(b);
+
+    /* systems */
+    table_init(&t);
+    table_add(&t, "name", TABLE_STR, CLUSTER_NAME_MAX);
+    size_t o_dev = table_add(&t, "devices", TABLE_I64, 0);
+    size_t o_nod = table_add(&t, "nodes", TABLE_I64, 0);
+    size_t o_dpn = table_add(&t, "devices_per_node", TABLE_I64, 0);
+    size_t o_f16 = table_add(&t, "peak_fp16_flops", TABLE_F64, 0);
+    size_t o_mem = table_add(&t, "mem_capacity_bytes", TABLE_F64, 0);
+    size_t o_nic = table_add(&t, "nic_bidir_bytes_per_s", TABLE_F64, 0);
+    size_t o_ib = table_add(&t, "eff_intra_bw", TABLE_F64, 0);
+    size_t o_eb = table_add(&t, "eff_inter_bw", TABLE_F64, 0);
+    c_name = table_find(&t, "name");
+    b = output_rows_alloc(sp->nsystems, t.size);
+    for (int64_t i = 0; i < sp->nsystems; i++) {
+        char *row = b + (size_t)i * t.size;
+        const cluster_t *c = &sp->systems[i];
+        table_put_str(row, c_name, c->name);
+        table_put_i64(row, o_dev, c->devices);
+        table_put_i64(row, o_nod, c->nodes);
+        table_put_i64(row, o_dpn, c->devices_per_node);
+        table_put_f64(row, o_f16, c->peak_fp16_flops);
+        table_put_f64(row, o_mem, c->mem_capacity_bytes);
+        table_put_f64(row, o_nic, c->nic_bidir_bytes_per_s);
+        table_put_f64(row, o_ib, c->eff_intra_bw);
+        table_put_f64(row, o_eb, c->eff_inter_bw);
+    }
+    output_table(g, "system", &t, sp->nsystems, b, rank);
+    free(b);
+
+    /* tasks */
+    table_init(&t);
+    table_add(&t, "name", TABLE_STR, SPEC_NAME_MAX);
+    table_add(&t, "type", TABLE_STR, 16);
+    size_t o_fe = table_add(&t, "freeze_emb", TABLE_I32, 0);
+    size_t o_fd = table_add(&t, "freeze_dense", TABLE_I32, 0);
+    size_t o_ft = table_add(&t, "freeze_top_mlp", TABLE_I32, 0);
+    size_t o_fb = table_add(&t, "freeze_bot_mlp", TABLE_I32, 0);
+    size_t o_mf = table_add(&t, "min_frozen_layer", TABLE_I64, 0);
+    c_name = table_find(&t, "name");
+    c_kind = table_find(&t, "type");
+    b = output_rows_alloc(sp->ntasks, t.size);
+    for (int64_t i = 0; i < sp->ntasks; i++) {
+        char *row = b + (size_t)i * t.size;
+        const spec_task *k = &sp->tasks[i];
+        table_put_str(row, c_name, k->name);
+        table_put_str(row, c_kind, task_kind_name(k->kind));
+        table_put_i32(row, o_fe, k->freeze_emb);
+        table_put_i32(row, o_fd, k->freeze_dense);
+        table_put_i32(row, o_ft, k->freeze_top_mlp);
+        table_put_i32(row, o_fb, k->freeze_bot_mlp);
+        table_put_i64(row, o_mf, k->min_frozen_layer);
+    }
+    output_table(g, "task", &t, sp->ntasks, b, rank);
+    free(b);
+
+    /* global batches */
+    table_init(&t);
+    size_t o_gb = table_add(&t, "global_batch", TABLE_I64, 0);
+    b = output_rows_alloc(sp->nbatches, t.size);
+    for (int64_t i = 0; i < sp->nbatches; i++)
+        table_put_i64(b + (size_t)i * t.size, o_gb, sp->batches[i]);
+    output_table(g, "global_batch", &t, sp->nbatches, b, rank);
+    free(b);
+
+    /* strategies */
+    table_init(&t);
+    table_add(&t, "dense", TABLE_STR, PLAN_TEXT_MAX);
+    table_add(&t, "embedding", TABLE_STR, PLAN_TEXT_MAX);
+    table_add(&t, "text", TABLE_STR, 2 * PLAN_TEXT_MAX + 4);
+    const table_col *c_d = table_find(&t, "dense"), *c_e = table_find(&t, "embedding"),
+                    *c_t = table_find(&t, "text");
+    b = output_rows_alloc(sp->nstrats, t.size);
+    for (int64_t i = 0; i < sp->nstrats; i++) {
+        char *row = b + (size_t)i * t.size;
+        autoplan_pair pair;
+        const autoplan_pair *pp = NULL;
+        if (!sp->strat_auto)
+            pp = &sp->strats[i];
+        else if (autoplan_candidate(sp->ops, i, &pair) == 0)
+            pp = &pair;
+        char d[PLAN_TEXT_MAX] = "", e[PLAN_TEXT_MAX] = "",
+             text[2 * PLAN_TEXT_MAX + 4];
+        if (pp) {
+            autoplan_format(&pp->dense, d, sizeof d);
+            autoplan_format(&pp->emb, e, sizeof e);
+        }
+        spec_strategy_text(sp, i, text, sizeof text);
+        table_put_str(row, c_d, d);
+        table_put_str(row, c_e, e);
+        table_put_str(row, c_t, text);
+    }
+    output_table(g, "strategy", &t, sp->nstrats, b, rank);
+    free(b);
+
+    /* status codes */
+    table_init(&t);
+    size_t o_code = table_add(&t, "code", TABLE_I32, 0);
+    table_add(&t, "name", TABLE_STR, 32);
+    table_add(&t, "text", TABLE_STR, 128);
+    c_name = table_find(&t, "name");
+    const table_col *c_text = table_find(&t, "text");
+    b = output_rows_alloc(256, t.size);
+    int64_t n = 0;
+    for (int code = 0; code < 256; code++) {
+        if (strcmp(status_name((status_code)code), "unknown") == 0)
+            continue;
+        char *row = b + (size_t)n++ * t.size;
+        table_put_i32(row, o_code, code);
+        table_put_str(row, c_name, status_name((status_code)code));
+        table_put_str(row, c_text, status_text((status_code)code));
+    }
+    output_table(g, "status", &t, n, b, rank);
+    free(b);
+    CHECK_H5(H5Gclose(g));
+
+    /* skipped ids per invalid code */
+    table_init(&t);
+    o_code = table_add(&t, "code", TABLE_I32, 0);
+    table_add(&t, "name", TABLE_STR, 32);
+    size_t o_cnt = table_add(&t, "count", TABLE_I64, 0);
+    c_name = table_find(&t, "name");
+    b = output_rows_alloc(SPACE_NCODES, t.size);
+    n = 0;
+    for (int k = 0; k < SPACE_NCODES; k++) {
+        if (by_code[k] == 0)
+            continue;
+        char *row = b + (size_t)n++ * t.size;
+        status_code code = (status_code)(STATUS_INVALID_VALUE + k);
+        table_put_i32(row, o_code, (int32_t)code);
+        table_put_str(row, c_name, status_name(code));
+        table_put_i64(row, o_cnt, by_code[k]);
+    }
+    output_table(file, "skipped", &t, n, b, rank);
+    free(b);
+}
+
+/* ------------------------------------------------------------ file */
+
+static hid_t output_fapl(MPI_Comm comm)
+{
+    hid_t fapl = CHECK_H5ID(H5Pcreate(H5P_FILE_ACCESS));
+    CHECK_H5(H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL));
+    return fapl;
+}
+
+static int output_agree(MPI_Comm comm, int bad)
+{
+    int any = 0;
+    CHECK_MPI(MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, comm));
+    return any;
+}
+
+int output_create(output *o, MPI_Comm comm, const char *path, const space *s,
+                  const output_rows *r, const int64_t *by_code,
+                  const output_meta *m, char *msg, size_t msize)
+{
+    memset(o, 0, sizeof *o);
+    CHECK_MPI(MPI_Comm_rank(comm, &o->rank));
+    hid_t fapl = output_fapl(comm);
+    o->file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    CHECK_H5(H5Pclose(fapl));
+    if (output_agree(comm, o->file < 0)) {
+        snprintf(msg, msize, "cannot create %s (check the directory exists "
+                 "and is writable)", path);
+        if (o->file >= 0)
+            H5Fclose(o->file);
+        return -1;
+    }
+    /* /results: exact length, chunked, allocated now, never filled */
+    hsize_t dims[1] = {(hsize_t)m->valid};
+    hsize_t cdims[1] = {OUTPUT_CHUNK_ROWS};
+    hid_t fs = CHECK_H5ID(H5Screate_simple(1, dims, NULL));
+    hid_t dcpl = CHECK_H5ID(H5Pcreate(H5P_DATASET_CREATE));
+    CHECK_H5(H5Pset_chunk(dcpl, 1, cdims));
+    CHECK_H5(H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY));
+    CHECK_H5(H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER));
+    hid_t ft = table_ftype(&r->t);
+    o->mtype = table_mtype(&r->t);
+    o->results = CHECK_H5ID(H5Dcreate2(o->file, "results", ft, fs, H5P_DEFAULT,
+                                       dcpl, H5P_DEFAULT));
+    CHECK_H5(H5Tclose(ft));
+    CHECK_H5(H5Pclose(dcpl));
+    CHECK_H5(H5Sclose(fs));
+
+    /* /progress: zeros written by rank 0 */
+    dims[0] = (hsize_t)m->nchunks;
+    fs = CHECK_H5ID(H5Screate_simple(1, dims, NULL));
+    dcpl = CHECK_H5ID(H5Pcreate(H5P_DATASET_CREATE));
+    CHECK_H5(H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY));
+    CHECK_H5(H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER));
+    o->progress = CHECK_H5ID(H5Dcreate2(o->file, "progress", H5T_STD_U8LE, fs,
+                                        H5P_DEFAULT, dcpl, H5P_DEFAULT));
+    CHECK_H5(H5Pclose(dcpl));
+    uint8_t *zeros = calloc((size_t)m->nchunks + 1, 1);
+    if (!zeros)
+        check_die("out of memory", __FILE__, __LINE__);
+    hid_t ms = CHECK_H5ID(H5Screate_simple(1, dims, NULL));
+    if (o->rank != 0) {
+        CHECK_H5(H5Sselect_none(fs));
+        CHECK_H5(H5Sselect_none(ms));
+    }
+    hid_t x = CHECK_H5ID(H5Pcreate(H5P_DATASET_XFER));
+    CHECK_H5(H5Pset_dxpl_mpio(x, H5FD_MPIO_COLLECTIVE));
+    CHECK_H5(H5Dwrite(o->progress, H5T_NATIVE_UINT8, ms, fs, x, zeros));
+    CHECK_H5(H5Pclose(x));
+    CHECK_H5(H5Sclose(ms));
+    CHECK_H5(H5Sclose(fs));
+    free(zeros);
+
+    output_axes(o->file, s, by_code, o->rank);
+    output_set_meta(o, m);
+    return 0;
+}
+
+int output_open(output *o, MPI_Comm comm, const char *path,
+                const output_rows *r, const output_meta *m, uint8_t *done,
+                int64_t *complete, char *msg, size_t msize)
+{
+    memset(o, 0, sizeof *o);
+    CHECK_MPI(MPI_Comm_rank(comm, &o->rank));
+    hid_t fapl = output_fapl(comm);
+    o->file = H5Fopen(path, H5F_ACC_RDWR, fapl);
+    CHECK_H5(H5Pclose(fapl));
+    if (output_agree(comm, o->file < 0)) {
+        snprintf(msg, msize, "cannot resume: %s does not open as an HDF5 "
+                 "file (missing, or killed before its layout was written; "
+                 "run again without --resume)", path);
+        if (o->file >= 0)
+            H5Fclose(o->file);
+        return -1;
+    }
+    int bad = 0;
+    char *text = output_attr_read_str(o->file, "spec_text");
+    int64_t total = -1, chunk = -1, valid = -1;
+    output_attr_read_i64(o->file, "points_total", &total);
+    output_attr_read_i64(o->file, "chunk_ids", &chunk);
+    output_attr_read_i64(o->file, "points_valid", &valid);
+    if (!text || strcmp(text, m->spec_text) != 0 || total != m->total ||
+        chunk != m->chunk || valid != m->valid ||
+        H5Lexists(o->file, "results", H5P_DEFAULT) <= 0 ||
+        H5Lexists(o->file, "progress", H5P_DEFAULT) <= 0 ||
+        output_attr_read_i64(o->file, "complete", complete) != 0)
+        bad = 1;
+    free(text);
+    if (output_agree(comm, bad)) {
+        snprintf(msg, msize, "cannot resume: %s is not a sweep of this spec "
+                 "(spec text, space or layout differ)", path);
+        CHECK_H5(H5Fclose(o->file));
+        return -1;
+    }
+    o->results = CHECK_H5ID(H5Dopen2(o->file, "results", H5P_DEFAULT));
+    o->progress = CHECK_H5ID(H5Dopen2(o->file, "progress", H5P_DEFAULT));
+    hid_t ft = CHECK_H5ID(H5Dget_type(o->results));
+    hid_t mt = table_ftype(&r->t);
+    htri_t same = H5Tequal(ft, mt);
+    CHECK_H5(same);
+    CHECK_H5(H5Tclose(mt));
+    CHECK_H5(H5Tclose(ft));
+    if (output_agree(comm, same <= 0)) {
+        snprintf(msg, msize, "cannot resume: %s was written by another "
+                 "version (row layout differs)", path);
+        output_close(o);
+        return -1;
+    }
+    o->mtype = table_mtype(&r->t);
+    hid_t x = CHECK_H5ID(H5Pcreate(H5P_DATASET_XFER));
+    CHECK_H5(H5Pset_dxpl_mpio(x, H5FD_MPIO_COLLECTIVE));
+    if (m->nchunks > 0)
+        CHECK_H5(H5Dread(o->progress, H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, x,
+                         done));
+    CHECK_H5(H5Pclose(x));
+    return 0;
+}
+
+static void output_write(hid_t d, hid_t mtype, int64_t at, int64_t n,
+                         const void *buf)
+{
+    hsize_t start[1] = {(hsize_t)at}, count[1] = {(hsize_t)n};
+    hid_t fs = CHECK_H5ID(H5Dget_space(d));
+    CHECK_H5(H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL));
+    hid_t ms = CHECK_H5ID(H5Screate_simple(1, count, NULL));
+    CHECK_H5(H5Dwrite(d, mtype, ms, fs, H5P_DEFAULT, buf));
+    CHECK_H5(H5Sclose(ms));
+    CHECK_H5(H5Sclose(fs));
+}
+
+void output_write_rows(output *o, int64_t row0, int64_t n, const void *buf)
+{
+    if (n > 0)
+        output_write(o->results, o->mtype, row0, n, buf);
+}
+
+void output_mark_done(output *o, int64_t chunk)
+{
+    const uint8_t one = 1;
+    output_write(o->progress, H5T_NATIVE_UINT8, chunk, 1, &one);
+}
+
+void output_close(output *o)
+{
+    if (o->mtype > 0)
+        CHECK_H5(H5Tclose(o->mtype));
+    if (o->results > 0)
+        CHECK_H5(H5Dclose(o->results));
+    if (o->progress > 0)
+        CHECK_H5(H5Dclose(o->progress));
+    if (o->file > 0)
+        CHECK_H5(H5Fclose(o->file));
+    memset(o, 0, sizeof *o);
+}

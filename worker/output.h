@@ -1,0 +1,99 @@
+/*
+ * output.h - the sweep's HDF5 file, written in parallel through MPI-IO.
+ *
+ * Layout (all fixed-width, no variable-length data):
+ *   /results        compound, one row per valid point in id order:
+ *                   id, status (status_code: 0 ok, 1..99 infeasible),
+ *                   model_idx .. strategy_idx (index on every axis),
+ *                   devices, dense_plan, emb_plan (the concrete plans),
+ *                   then every figure of result_fields[] (as in
+ *                   `madsweep eval --json`). Chunked, allocated at creation
+ *                   to its exact length (the valid count), never filled.
+ *   /progress       uint8 per work chunk: 1 once the chunk's rows are
+ *                   written (written after the rows: a set byte implies
+ *                   its rows are in the file).
+ *   /axes/model, /axes/system, /axes/task, /axes/global_batch,
+ *   /axes/strategy  one row per axis value (names and key figures);
+ *   /axes/status    every status code with its name and explanation;
+ *   /skipped        per INVALID code, how many ids of the space break it.
+ *   root attributes spec_text, spec_path, tool_version,
+ *                   cost_model_version, fidelity, ranks, start_time,
+ *                   end_time, elapsed_s, evals_per_s, points_total,
+ *                   points_valid, points_invalid, points_evaluated,
+ *                   chunk_ids, chunks, complete (0 until the sweep is
+ *                   finished; the last write before closing).
+ * Everything run-dependent (ranks, times, rates) is an attribute, so the
+ * datasets of two runs of one spec are byte-identical.
+ * Rows and progress bytes are written with independent MPI-IO transfers
+ * (dynamic scheduling gives ranks different numbers of chunks); all
+ * metadata operations are collective with identical arguments.
+ */
+#ifndef MADSWEEP_OUTPUT_H
+#define MADSWEEP_OUTPUT_H
+
+#include <hdf5.h>
+#include <mpi.h>
+#include <stdint.h>
+
+#include "../driver/space.h"
+#include "table.h"
+
+#define OUTPUT_PLAN_WIDTH 32
+#define OUTPUT_SPEC_MAX 60000 /* bytes of spec text (attribute size limit) */
+
+/* The row layout of /results with the offsets the packer needs. */
+typedef struct output_rows {
+    table t;
+    size_t id, status, idx[SPACE_NAXES], devices;
+    const table_col *dense, *emb;
+    size_t field[TABLE_MAX_COLS]; /* offset of result_fields[i] */
+} output_rows;
+
+void output_rows_init(output_rows *r);
+
+/* Packs one row (buf must hold r->t.size bytes). */
+void output_pack(const output_rows *r, char *buf, int64_t id,
+                 const int64_t idx[SPACE_NAXES], const point_t *p,
+                 const result_t *res);
+
+/* Root attributes. Strings are copied into the file. */
+typedef struct output_meta {
+    const char *spec_text, *spec_path;
+    const char *start_time, *end_time;
+    const char *fidelity, *cost_version;
+    int64_t ranks, total, valid, invalid, evaluated, chunk, nchunks;
+    double elapsed_s, evals_per_s;
+    int64_t complete;
+} output_meta;
+
+typedef struct output {
+    hid_t file, results, progress;
+    hid_t mtype;
+    int rank;
+} output;
+
+/* Creates the file, its datasets, axis tables and attributes (complete
+ * = 0) and flushes it. Collective. Returns 0, or -1 with msg set (same
+ * on every rank). */
+int output_create(output *o, MPI_Comm comm, const char *path, const space *s,
+                  const output_rows *r, const int64_t *by_code,
+                  const output_meta *m, char *msg, size_t msize);
+
+/* Reopens a sweep file to resume it: checks that it holds the same spec
+ * and space, reads /progress into done[nchunks] and *complete.
+ * Collective; returns 0, or -1 with msg set. */
+int output_open(output *o, MPI_Comm comm, const char *path,
+                const output_rows *r, const output_meta *m, uint8_t *done,
+                int64_t *complete, char *msg, size_t msize);
+
+/* Independent writes: rows [row0, row0 + n) and the progress byte. */
+void output_write_rows(output *o, int64_t row0, int64_t n, const void *buf);
+void output_mark_done(output *o, int64_t chunk);
+
+/* Collective: rewrites the run attributes (complete last) and flushes. */
+void output_set_meta(output *o, const output_meta *m);
+
+/* Collective close. */
+void output_close(output *o);
+
+#endif
