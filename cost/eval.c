@@ -5,10 +5,12 @@
 
 #include <string.h>
 
+#include "detailed.h"
 #include "madmax.h"
 
 static const eval_ops *const eval_registry[EVAL_NFIDELITIES] = {
     &madmax_ops,
+    &detailed_ops,
 };
 
 const eval_ops *eval_ops_of(eval_fidelity f)

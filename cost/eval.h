@@ -24,16 +24,22 @@
 #include "result.h"
 #include "status.h"
 #include "task.h"
+#include "topo.h"
 
 #define COST_MODEL_VERSION "madmax-1"
 
-typedef enum eval_fidelity { EVAL_MADMAX = 0, EVAL_NFIDELITIES = 1 } eval_fidelity;
+typedef enum eval_fidelity {
+    EVAL_MADMAX = 0,
+    EVAL_DETAILED = 1,
+    EVAL_NFIDELITIES = 2
+} eval_fidelity;
 
 typedef struct point_t {
     eval_fidelity fidelity;
     model_t model;     /* derived fields filled */
     cluster_t cluster; /* derived fields filled */
     task_t task;
+    topo_system_t system; /* detailed fidelity: hardware and topology */
 } point_t;
 
 typedef struct eval_ops {

@@ -27,6 +27,37 @@ typedef enum model_kind { MODEL_DLRM = 0, MODEL_LLM = 1 } model_kind;
 
 typedef enum model_mlp { MODEL_MLP_GELU = 0, MODEL_MLP_SWIGLU = 1 } model_mlp;
 
+/* Detailed fidelity only: architecture family, position encoding and
+ * mixture-of-experts figures (madmax ignores all of them). */
+typedef enum model_arch {
+    MODEL_ARCH_GPT = 0,
+    MODEL_ARCH_LLAMA = 1,
+    MODEL_ARCH_MPT = 2,
+    MODEL_ARCH_BLOOM = 3,
+    MODEL_ARCH_VIT = 4,
+    MODEL_ARCH_MIXTRAL = 5,
+    MODEL_ARCH_DEEPSEEK = 6,
+    MODEL_NARCHS = 7
+} model_arch;
+
+typedef enum model_position {
+    MODEL_POS_LEARNED = 0,
+    MODEL_POS_ROPE = 1,
+    MODEL_POS_ALIBI = 2,
+    MODEL_POS_NONE = 3
+} model_position;
+
+typedef struct model_detailed_t {
+    model_arch arch;
+    model_position position;
+    bool untied_embeddings;  /* output head has its own vocab x h matrix */
+    int64_t experts;         /* routed experts per MoE layer (0: dense) */
+    int64_t top_k;           /* experts per token */
+    int64_t shared_experts;  /* always-active experts (DeepSeek) */
+    int64_t expert_ffn;      /* FFN dimension of one expert */
+    int64_t dense_layers;    /* leading layers that stay dense (MoE) */
+} model_detailed_t;
+
 typedef struct model_t {
     char name[MODEL_NAME_MAX];
     model_kind kind;
@@ -65,6 +96,8 @@ typedef struct model_t {
     double fc_layer_flops;    /* LLM: FLOPs per sample of one FC block */
     double total_flops;       /* forward FLOPs per sample */
     double lookup_bytes;      /* embedding bytes read per sample */
+
+    model_detailed_t d;       /* detailed fidelity (appended) */
 } model_t;
 
 /* Fills the derived fields. Returns STATUS_INVALID_VALUE when a required

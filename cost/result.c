@@ -22,6 +22,20 @@ const result_field result_fields[] = {
     RF(events_compute, "events", RESULT_I64, "events in the compute stream"),
     RF(events_comm, "events", RESULT_I64, "events in the communication stream"),
     RF(mem_weights_bytes_per_device, "bytes", RESULT_F64, "model weights held per device"),
+    RF(mem_grads_bytes_per_device, "bytes", RESULT_F64, "detailed: gradients held per device"),
+    RF(mem_optimizer_bytes_per_device, "bytes", RESULT_F64,
+       "detailed: optimizer states (Adam, fp32 master) per device"),
+    RF(mem_activations_bytes_per_device, "bytes", RESULT_F64,
+       "detailed: activations in flight per device"),
+    RF(mem_kv_cache_bytes_per_device, "bytes", RESULT_F64, "detailed: inference KV cache per device"),
+    RF(mem_total_bytes_per_device, "bytes", RESULT_F64, "detailed: all of the above"),
+    RF(comm_p2p_s, "s", RESULT_F64, "detailed: summed pipeline point-to-point time"),
+    RF(pipeline_bubble_s, "s", RESULT_F64, "detailed: pipeline fill and drain time"),
+    RF(tokens_per_s, "tokens/s", RESULT_F64,
+       "detailed: training tokens per second (inference: decode tokens per second)"),
+    RF(mfu, "1", RESULT_F64, "detailed: model FLOPs utilization (6N + attention, causal halved)"),
+    RF(ttft_s, "s", RESULT_F64, "detailed inference: time to first token"),
+    RF(tpot_s, "s", RESULT_F64, "detailed inference: time per output token"),
 };
 
 const size_t result_nfields = sizeof result_fields / sizeof result_fields[0];

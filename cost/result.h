@@ -30,6 +30,18 @@ typedef struct result_t {
     int64_t events_compute;
     int64_t events_comm;
     double mem_weights_bytes_per_device;
+    /* detailed fidelity (madmax leaves them 0) */
+    double mem_grads_bytes_per_device;
+    double mem_optimizer_bytes_per_device;
+    double mem_activations_bytes_per_device;
+    double mem_kv_cache_bytes_per_device;
+    double mem_total_bytes_per_device;
+    double comm_p2p_s;
+    double pipeline_bubble_s;
+    double tokens_per_s;
+    double mfu;
+    double ttft_s;
+    double tpot_s;
 } result_t;
 
 typedef enum result_type { RESULT_F64 = 0, RESULT_I64 = 1 } result_type;

@@ -22,6 +22,44 @@ typedef enum task_kind {
     TASK_NKINDS = 3
 } task_kind;
 
+/* Detailed fidelity: one strategy as Megatron-style degrees. Devices are
+ * ordered tp (innermost), cp, dp, pp (outermost); the expert-parallel
+ * group lies inside dp x cp at stride tp. Zero means "default" for the
+ * optional figures (see detailed.h). */
+typedef enum task_recompute {
+    TASK_RECOMPUTE_NONE = 0,
+    TASK_RECOMPUTE_SELECTIVE = 1, /* attention core only */
+    TASK_RECOMPUTE_FULL = 2
+} task_recompute;
+
+typedef enum task_schedule {
+    TASK_SCHEDULE_1F1B = 0,        /* interleaved when vpp > 1 */
+    TASK_SCHEDULE_GPIPE = 1
+} task_schedule;
+
+typedef enum task_attention {
+    TASK_ATTENTION_FLASH = 0,      /* fused, no s x s tensors in memory */
+    TASK_ATTENTION_UNFUSED = 1     /* batched GEMMs + softmax kernels */
+} task_attention;
+
+typedef struct task_detailed_t {
+    int64_t tp, pp, dp, cp, ep, vpp;
+    int64_t zero_stage;            /* 0..3 */
+    bool sequence_parallel;
+    task_recompute recompute;
+    task_schedule schedule;
+    task_attention attention;
+    bool overlap_dp_comm;          /* DP/FSDP comm overlapped with compute */
+    int dtype;                     /* hw_dtype of compute */
+    int64_t micro_batch;           /* sequences per micro-batch (0: 1) */
+    int64_t global_batch;          /* sequences per iteration (0: derived) */
+    int64_t grad_accum;            /* micro-batches per replica (0: derived) */
+    double capacity_factor;        /* MoE (0: 1.0) */
+    double grad_reduce_bytes;      /* bytes per gradient element reduced (0: dtype) */
+    int64_t prompt_tokens;         /* inference: prompt length (0: seq_len) */
+    int64_t decode_tokens;         /* inference: generated tokens */
+} task_detailed_t;
+
 typedef struct task_t {
     task_kind kind;
     plan_t dense;
@@ -35,6 +73,8 @@ typedef struct task_t {
     bool freeze_top_mlp;      /* DLRM */
     bool freeze_bot_mlp;      /* DLRM */
     int64_t min_frozen_layer; /* LLM: layers below it get gradients */
+
+    task_detailed_t detailed; /* detailed fidelity (appended) */
 } task_t;
 
 /* Factors a plan implies, as the reference's get_parallelization_factors:

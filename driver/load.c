@@ -8,6 +8,8 @@
  */
 #include "load.h"
 
+#include "../cost/detailed.h"
+
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -27,7 +29,16 @@ typedef enum load_type {
     LT_MODEL_KIND,
     LT_TASK_KIND,
     LT_MLP,
-    LT_NOTE /* a string that is checked but not stored */
+    LT_NOTE, /* a string that is checked but not stored */
+    /* detailed fidelity */
+    LT_ARCH,
+    LT_POSITION,
+    LT_RECOMPUTE,
+    LT_SCHEDULE,
+    LT_ATTENTION,
+    LT_DTYPE,
+    LT_ALGO,
+    LT_ANY /* resolved by the caller (a group or a catalogue name) */
 } load_type;
 
 enum { LK_DLRM = 1u, LK_LLM = 2u, LK_ALL = 3u };
@@ -115,6 +126,105 @@ static const load_key task_keys[] = {
     TK(freeze_top_mlp, LT_BOOL, LK_DLRM, LR_FINETUNE, "finetune: top MLP frozen"),
     TK(freeze_bot_mlp, LT_BOOL, LK_DLRM, LR_FINETUNE,
        "finetune: bottom MLP frozen"),
+};
+
+/* Detailed fidelity: models (LLM figures + model.d), hardware
+ * generations, systems and strategies. */
+#define DK(n, t, r, d) {#n, t, offsetof(model_t, n), LK_LLM, r, d}
+#define DKD(n, t, doc) {#n, t, offsetof(model_t, d.n), LK_LLM, LR_NO, doc}
+static const load_key dmodel_keys[] = {
+    DK(name, LT_STRING, LR_YES, "catalogue name"),
+    {"type", LT_MODEL_KIND, offsetof(model_t, kind), LK_LLM, LR_YES, "\"llm\""},
+    DKD(arch, LT_ARCH,
+        "\"gpt\" (default), \"llama\", \"mpt\", \"bloom\", \"vit\", \"mixtral\", \"deepseek\""),
+    DK(layers, LT_INT, LR_YES, "transformer layers"),
+    DK(hidden, LT_INT, LR_YES, "model dimension h"),
+    DK(ffn, LT_INT, LR_YES, "feed-forward dimension (dense layers)"),
+    DK(heads, LT_INT, LR_YES, "attention heads"),
+    DK(kv_heads, LT_INT, LR_NO, "key/value heads, grouped-query attention (default: heads)"),
+    DK(seq_len, LT_INT, LR_YES, "tokens per sample (ViT: patch tokens)"),
+    DK(vocab, LT_INT, LR_YES, "vocabulary (0 for ViT: no embedding table or head)"),
+    {"mlp", LT_MLP, offsetof(model_t, mlp), LK_LLM, LR_NO,
+     "\"gelu\" (default, 2 matrices) or \"swiglu\" (3 matrices)"},
+    DK(causal, LT_BOOL, LR_NO, "decoder (true, default) or encoder"),
+    DKD(position, LT_POSITION, "\"learned\" (default), \"rope\", \"alibi\", \"none\""),
+    DKD(untied_embeddings, LT_BOOL, "output head separate from the word embedding (default false)"),
+    DKD(experts, LT_INT, "MoE: routed experts per layer (default 0: dense)"),
+    DKD(top_k, LT_INT, "MoE: experts per token (default 2)"),
+    DKD(shared_experts, LT_INT, "MoE: always-active experts (default 0)"),
+    DKD(expert_ffn, LT_INT, "MoE: FFN dimension of one expert (default ffn)"),
+    DKD(dense_layers, LT_INT, "MoE: leading dense layers (default 0)"),
+};
+
+#define HWO(i) (offsetof(hw_t, peak_flops) + (size_t)(i) * sizeof(double))
+#define HK(n, t, r, d) {#n, t, offsetof(hw_t, n), LK_ALL, r, d}
+static const load_key hw_keys[] = {
+    HK(name, LT_STRING, LR_YES, "catalogue name"),
+    {"peak_fp32_flops", LT_FLOAT, HWO(HW_FP32), LK_ALL, LR_YES, "FP32 dense peak, FLOP/s"},
+    {"peak_tf32_flops", LT_FLOAT, HWO(HW_TF32), LK_ALL, LR_NO, "TF32 dense peak, FLOP/s (0: none)"},
+    {"peak_bf16_flops", LT_FLOAT, HWO(HW_BF16), LK_ALL, LR_YES,
+     "BF16/FP16 dense tensor peak, FLOP/s"},
+    {"peak_fp8_flops", LT_FLOAT, HWO(HW_FP8), LK_ALL, LR_NO, "FP8 dense peak, FLOP/s (0: none)"},
+    {"peak_int8_ops", LT_FLOAT, HWO(HW_INT8), LK_ALL, LR_NO, "INT8 dense peak, OP/s (0: none)"},
+    HK(mem_capacity_bytes, LT_FLOAT, LR_YES, "device memory, bytes"),
+    HK(mem_bw_bytes_per_s, LT_FLOAT, LR_YES, "device memory bandwidth, bytes/s"),
+    HK(mem_bw_efficiency, LT_FLOAT, LR_YES, "fraction of memory bandwidth streaming kernels reach"),
+    {"gemm_log10_flops", LT_ANY, 0, LK_ALL, LR_YES,
+     "GEMM size points, log10 FLOPs, ascending (array of up to 8 floats)"},
+    {"gemm_efficiency", LT_ANY, 0, LK_ALL, LR_YES,
+     "GEMM fraction of peak at each size point (same length)"},
+    HK(attention_efficiency, LT_FLOAT, LR_YES, "fused attention fraction of peak"),
+    HK(kernel_overhead_s, LT_FLOAT, LR_YES, "fixed cost per kernel, s"),
+    HK(scaleup_devices, LT_INT, LR_YES, "devices per NVLink/NVSwitch (scale-up) domain"),
+    HK(scaleup_bytes_per_s, LT_FLOAT, LR_YES, "scale-up bandwidth per device, one direction, bytes/s"),
+    HK(scaleup_latency_s, LT_FLOAT, LR_YES, "scale-up latency per collective step, s"),
+    HK(scaleup_efficiency, LT_FLOAT, LR_YES, "fraction of scale-up bandwidth collectives reach"),
+    HK(nic_bytes_per_s, LT_FLOAT, LR_YES, "default NIC bandwidth per device, one direction, bytes/s"),
+    HK(nic_latency_s, LT_FLOAT, LR_YES, "network latency per collective step, s"),
+    HK(nic_efficiency, LT_FLOAT, LR_YES, "fraction of NIC bandwidth collectives reach"),
+};
+
+#define YK(n, t, r, d) {#n, t, offsetof(topo_system_t, n), LK_ALL, r, d}
+static const load_key dsystem_keys[] = {
+    YK(name, LT_STRING, LR_YES, "name"),
+    {"hardware", LT_ANY, 0, LK_ALL, LR_YES,
+     "hardware generation: a group or a name in list 'hardware' (hardware.cfg)"},
+    YK(devices, LT_INT, LR_YES, "devices in the system"),
+    YK(devices_per_node, LT_INT, LR_NO, "scale-up domain size (default: the hardware's)"),
+    YK(nic_gbps_per_device, LT_FLOAT, LR_NO,
+       "scale-out bandwidth per device, Gb/s one direction (default: the hardware's)"),
+    YK(pod_devices, LT_INT, LR_NO, "devices per pod; above it the network is oversubscribed"),
+    YK(pod_oversubscription, LT_FLOAT, LR_NO, "oversubscription above the pod (e.g. 7 for 1:7)"),
+    {"collective", LT_ALGO, offsetof(topo_system_t, algo), LK_ALL, LR_NO,
+     "\"ring\" (default), \"tree\" or \"hierarchical\""},
+};
+
+#define DTK(n, t, r, d) {#n, t, offsetof(task_t, detailed.n), LK_LLM, r, d}
+static const load_key dtask_keys[] = {
+    {"name", LT_NOTE, 0, LK_LLM, LR_NO, "label (not used)"},
+    {"type", LT_TASK_KIND, offsetof(task_t, kind), LK_LLM, LR_YES,
+     "\"pretrain\", \"finetune\" or \"inference\""},
+    DTK(tp, LT_INT, LR_YES, "tensor-parallel degree (innermost)"),
+    DTK(pp, LT_INT, LR_YES, "pipeline stages (outermost)"),
+    DTK(dp, LT_INT, LR_YES, "data-parallel degree; tp*pp*dp*cp = devices"),
+    DTK(cp, LT_INT, LR_NO, "context-parallel degree, ring attention (default 1)"),
+    DTK(ep, LT_INT, LR_NO, "expert-parallel degree inside dp*cp (default 1)"),
+    DTK(vpp, LT_INT, LR_NO, "virtual stages per device, interleaved 1F1B (default 1)"),
+    DTK(zero_stage, LT_INT, LR_NO, "0 none, 1 optimizer, 2 + gradients, 3 + parameters (FSDP)"),
+    DTK(sequence_parallel, LT_BOOL, LR_NO, "Megatron sequence parallelism (default false)"),
+    DTK(recompute, LT_RECOMPUTE, LR_NO, "\"none\" (default), \"selective\", \"full\""),
+    DTK(schedule, LT_SCHEDULE, LR_NO, "\"1f1b\" (default; interleaved when vpp > 1) or \"gpipe\""),
+    DTK(attention, LT_ATTENTION, LR_NO, "\"flash\" (default) or \"unfused\""),
+    DTK(overlap_dp_comm, LT_BOOL, LR_NO, "overlap DP/FSDP communication with compute (default true)"),
+    {"precision", LT_DTYPE, offsetof(task_t, detailed.dtype), LK_LLM, LR_NO,
+     "\"bf16\" (default), \"fp16\", \"fp8\", \"tf32\", \"fp32\""},
+    DTK(micro_batch, LT_INT, LR_NO, "sequences per micro-batch (default 1)"),
+    DTK(global_batch, LT_INT, LR_NO, "sequences per iteration (default micro_batch*dp*grad_accum)"),
+    DTK(grad_accum, LT_INT, LR_NO, "micro-batches per replica (default global/(micro*dp))"),
+    DTK(capacity_factor, LT_FLOAT, LR_NO, "MoE capacity factor (default 1.0)"),
+    DTK(grad_reduce_bytes, LT_FLOAT, LR_NO, "bytes per reduced gradient element (default: dtype)"),
+    DTK(prompt_tokens, LT_INT, LR_NO, "inference: prompt length (default seq_len)"),
+    DTK(decode_tokens, LT_INT, LR_NO, "inference: generated tokens per sequence (required)"),
 };
 
 #define NKEYS(t) (sizeof(t) / sizeof((t)[0]))
@@ -248,6 +358,8 @@ static int load_value(const config_setting_t *s, const load_key *k, void *obj,
     int t = config_setting_type(s);
     const char *name = config_setting_name(s);
     switch (k->type) {
+    case LT_ANY:
+        return 0;
     case LT_INT:
         if (t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64) {
             load_fail(err, s, "key '%s': expected an integer, got %s", name,
@@ -291,6 +403,35 @@ static int load_value(const config_setting_t *s, const load_key *k, void *obj,
     switch (k->type) {
     case LT_NOTE:
         return 0;
+    case LT_ARCH:
+    case LT_POSITION:
+    case LT_RECOMPUTE:
+    case LT_SCHEDULE:
+    case LT_ATTENTION:
+    case LT_DTYPE:
+    case LT_ALGO: {
+        static const char *const expect[] = {
+            "\"gpt\", \"llama\", \"mpt\", \"bloom\", \"vit\", \"mixtral\" or \"deepseek\"",
+            "\"learned\", \"rope\", \"alibi\" or \"none\"",
+            "\"none\", \"selective\" or \"full\"",
+            "\"1f1b\", \"interleaved\" or \"gpipe\"",
+            "\"flash\" or \"unfused\"",
+            "\"fp32\", \"tf32\", \"bf16\", \"fp16\", \"fp8\" or \"int8\"",
+            "\"ring\", \"tree\" or \"hierarchical\""};
+        int which = (int)k->type - (int)LT_ARCH;
+        v = k->type == LT_ARCH        ? detailed_arch_parse(text)
+            : k->type == LT_POSITION  ? detailed_position_parse(text)
+            : k->type == LT_RECOMPUTE ? detailed_recompute_parse(text)
+            : k->type == LT_SCHEDULE  ? detailed_schedule_parse(text)
+            : k->type == LT_ATTENTION ? detailed_attention_parse(text)
+            : k->type == LT_DTYPE     ? hw_dtype_parse(text)
+                                      : topo_algo_parse(text);
+        if (load_enum(s, text, v, expect[which], &v, err))
+            return -1;
+        /* every detailed enum is stored as a C enum (int-sized) */
+        *(int *)(void *)dst = v;
+        return 0;
+    }
     case LT_STRING:
         if (strlen(text) >= MODEL_NAME_MAX) {
             load_fail(err, s, "key '%s': longer than %d characters", name,
@@ -484,6 +625,146 @@ int load_task(const config_setting_t *g, const model_t *m, task_t *t,
     return 0;
 }
 
+/* ------------------------------------------------------------ detailed */
+
+int load_dmodel(const config_setting_t *g, model_t *m, load_err *err)
+{
+    memset(m, 0, sizeof *m);
+    m->causal = true;
+    m->kind = MODEL_LLM;
+    if (load_group(g, "detailed model", dmodel_keys, NKEYS(dmodel_keys), LK_LLM,
+                   false, m, err))
+        return -1;
+    if (m->kind != MODEL_LLM) {
+        load_fail(err, load_member_or(g, "type"),
+                  "key 'type' in model '%s': the detailed fidelity takes \"llm\" "
+                  "models (DLRM is not modelled in detail yet)", m->name);
+        return -1;
+    }
+    static const char *const pos[] = {"layers", "hidden", "ffn", "heads", "seq_len"};
+    const int64_t vals[] = {m->layers, m->hidden, m->ffn, m->heads, m->seq_len};
+    for (size_t i = 0; i < NKEYS(pos); i++)
+        if (vals[i] <= 0) {
+            load_fail(err, load_member_or(g, pos[i]),
+                      "key '%s' in model '%s': must be a positive integer", pos[i],
+                      m->name);
+            return -1;
+        }
+    if (m->hidden % m->heads != 0 ||
+        (m->kv_heads > 0 && m->heads % m->kv_heads != 0) || m->vocab < 0) {
+        load_fail(err, load_member_or(g, "heads"),
+                  "model '%s': heads must divide hidden, kv_heads must divide "
+                  "heads, vocab must be >= 0", m->name);
+        return -1;
+    }
+    if (m->vocab == 0 && m->d.arch != MODEL_ARCH_VIT) {
+        load_fail(err, load_member_or(g, "vocab"),
+                  "key 'vocab' in model '%s': 0 only for arch \"vit\"", m->name);
+        return -1;
+    }
+    return 0;
+}
+
+static int load_farray(const config_setting_t *g, const char *key, double *out,
+                       int *n, load_err *err)
+{
+    const config_setting_t *s = config_setting_get_member(g, key);
+    int t = config_setting_type(s);
+    if (t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST) {
+        load_fail(err, s, "key '%s': expected an array of numbers, got %s", key,
+                  load_type_name(t));
+        return -1;
+    }
+    int len = config_setting_length(s);
+    if (len < 1 || len > HW_EFF_POINTS) {
+        load_fail(err, s, "key '%s': expected 1 to %d numbers, got %d", key,
+                  HW_EFF_POINTS, len);
+        return -1;
+    }
+    for (int i = 0; i < len; i++) {
+        const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+        int et = config_setting_type(e);
+        if (et == CONFIG_TYPE_FLOAT)
+            out[i] = config_setting_get_float(e);
+        else if (et == CONFIG_TYPE_INT || et == CONFIG_TYPE_INT64)
+            out[i] = (double)config_setting_get_int64(e);
+        else {
+            load_fail(err, s, "key '%s': element %d is %s, expected a number", key,
+                      i, load_type_name(et));
+            return -1;
+        }
+    }
+    *n = len;
+    return 0;
+}
+
+int load_hw(const config_setting_t *g, hw_t *h, load_err *err)
+{
+    memset(h, 0, sizeof *h);
+    if (load_group(g, "hardware", hw_keys, NKEYS(hw_keys), LK_ALL, false, h, err))
+        return -1;
+    int nx = 0, ny = 0;
+    if (load_farray(g, "gemm_log10_flops", h->gemm_log10_flops, &nx, err) ||
+        load_farray(g, "gemm_efficiency", h->gemm_efficiency, &ny, err))
+        return -1;
+    if (nx != ny) {
+        load_fail(err, load_member_or(g, "gemm_efficiency"),
+                  "hardware '%s': gemm_efficiency has %d points, "
+                  "gemm_log10_flops %d", h->name, ny, nx);
+        return -1;
+    }
+    h->gemm_points = nx;
+    const char *bad = NULL;
+    if (hw_check(h, &bad) != STATUS_OK) {
+        load_fail(err, load_member_or(g, bad), "key '%s' in hardware '%s': out of "
+                  "range (peaks and bandwidths > 0, efficiencies in (0, 1], "
+                  "size points ascending)", bad, h->name);
+        return -1;
+    }
+    return 0;
+}
+
+int load_dsystem(const config_setting_t *g, const char *configs_dir,
+                 topo_system_t *sys, load_err *err)
+{
+    memset(sys, 0, sizeof *sys);
+    if (load_group(g, "detailed system", dsystem_keys, NKEYS(dsystem_keys), LK_ALL,
+                   false, sys, err))
+        return -1;
+    config_t aux;
+    int aux_open = 0, rc = -1;
+    config_init(&aux);
+    const config_setting_t *hs =
+        load_resolve(config_setting_get_member(g, "hardware"), "hardware",
+                     "hardware.cfg", configs_dir, &aux, &aux_open, err);
+    if (hs && load_hw(hs, &sys->hw, err) == 0) {
+        const char *bad = NULL;
+        status_code st = topo_system_derive(sys, &bad);
+        if (st == STATUS_OK)
+            rc = 0;
+        else
+            load_fail(err, load_member_or(g, bad ? bad : "devices"),
+                      "key '%s' in system '%s': %s (devices %lld, per node "
+                      "%lld, pod %lld)", bad ? bad : "?", sys->name,
+                      status_text(st), (long long)sys->devices,
+                      (long long)sys->devices_per_node, (long long)sys->pod_devices);
+    }
+    if (aux_open)
+        config_destroy(&aux);
+    return rc;
+}
+
+int load_dtask(const config_setting_t *g, task_t *t, load_err *err)
+{
+    memset(t, 0, sizeof *t);
+    t->detailed.dtype = HW_BF16;
+    t->detailed.overlap_dp_comm = true;
+    if (load_group(g, "detailed task", dtask_keys, NKEYS(dtask_keys), LK_LLM,
+                   false, t, err))
+        return -1;
+    return 0;
+}
+
 /* ------------------------------------------------------------ catalogues */
 
 static const config_setting_t *load_find(const config_setting_t *list,
@@ -585,10 +866,48 @@ int load_point(const char *path, const char *configs_dir, point_t *p,
         const char *fn = config_setting_get_string(fs);
         int f = fn ? eval_fidelity_parse(fn) : -1;
         if (f < 0) {
-            load_fail(err, fs, "key 'fidelity': expected \"madmax\"");
+            load_fail(err, fs, "key 'fidelity': expected \"madmax\" or \"detailed\"");
             goto out;
         }
         p->fidelity = (eval_fidelity)f;
+    }
+    if (p->fidelity == EVAL_DETAILED) {
+        for (size_t k = 0; k < 3; k++) {
+            static const char *const dneed[] = {"model", "system", "task"};
+            if (!config_setting_get_member(root, dneed[k])) {
+                load_fail(err, root, "missing key '%s' in point", dneed[k]);
+                goto out;
+            }
+        }
+        const config_setting_t *dm = load_resolve(
+            config_setting_get_member(root, "model"), "models",
+            "detailed_models.cfg", configs_dir, &mcat, &mopen, err);
+        if (!dm || load_dmodel(dm, &p->model, err))
+            goto out;
+        const config_setting_t *ds = load_resolve(
+            config_setting_get_member(root, "system"), "systems",
+            "detailed_systems.cfg", configs_dir, &scat, &sopen, err);
+        if (!ds || load_dsystem(ds, configs_dir, &p->system, err))
+            goto out;
+        snprintf(p->cluster.name, sizeof p->cluster.name, "%s", p->system.name);
+        p->cluster.devices = p->system.devices;
+        p->cluster.devices_per_node = p->system.topo.level[0].span;
+        p->cluster.nodes = p->system.devices / p->cluster.devices_per_node;
+        const config_setting_t *dt = config_setting_get_member(root, "task");
+        if (load_dtask(dt, &p->task, err))
+            goto out;
+        const char *dwhere = NULL;
+        status_code dst = eval_check(p, &dwhere);
+        if (dst != STATUS_OK) {
+            load_fail(err, dwhere && strcmp(dwhere, "model") == 0 ? dm : dt,
+                      "%s on system '%s' (%lld devices): %s (rule %s)",
+                      dwhere ? dwhere : "task", p->system.name,
+                      (long long)p->system.devices, status_text(dst),
+                      status_name(dst));
+            goto out;
+        }
+        rc = 0;
+        goto out;
     }
     const char *need[] = {"model", "system", "task"};
     for (size_t k = 0; k < NKEYS(need); k++) {
@@ -657,8 +976,13 @@ static void load_print_table(FILE *out, const char *title,
 
 void load_print_keys(FILE *out)
 {
-    fprintf(out, "point: fidelity (\"madmax\"), model, system, task\n");
+    fprintf(out, "point: fidelity (\"madmax\" or \"detailed\"), model, system, task\n");
     load_print_table(out, "model", model_keys, NKEYS(model_keys));
     load_print_table(out, "system", system_keys, NKEYS(system_keys));
     load_print_table(out, "task", task_keys, NKEYS(task_keys));
+    load_print_table(out, "detailed model (detailed_models.cfg)", dmodel_keys,
+                     NKEYS(dmodel_keys));
+    load_print_table(out, "hardware (hardware.cfg)", hw_keys, NKEYS(hw_keys));
+    load_print_table(out, "detailed system", dsystem_keys, NKEYS(dsystem_keys));
+    load_print_table(out, "detailed task", dtask_keys, NKEYS(dtask_keys));
 }

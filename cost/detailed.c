@@ -1,0 +1,790 @@
+/*
+ * detailed.c - the detailed fidelity.
+ *
+ * One evaluation builds the cost of one transformer layer per device and
+ * micro-batch (forward, backward, recomputation) from its operations,
+ * the cost of each pipeline stage, the pipeline schedule in closed form,
+ * and then runs the last micro-batch's backward of the first stage on
+ * the two-stream engine, one compute and one communication event per
+ * layer, so that data-parallel gradient reduction overlaps the backward
+ * pass exactly as far as the dependencies allow. Work is O(layers per
+ * stage) and nothing is allocated once the engine has its capacity.
+ *
+ * Operations (per device, T = micro_batch * seq_len / cp tokens):
+ *   GEMMs     QKV (grouped-query: (a + 2 kv) dh columns), output
+ *             projection, MLP (GeLU: 2 matrices, SwiGLU: 3), MoE router
+ *             and experts (top-k tokens times capacity factor), vocabulary
+ *             head; all split by tp. Backward = 2 x forward (data and
+ *             weight gradients). Time = roofline (hw_gemm_time).
+ *   attention core: fused (flash) at the hardware's attention efficiency,
+ *             4 T s dh a/tp FLOPs forward (halved when causal), backward
+ *             2.5 x forward (FlashAttention-2 recomputes the scores); or
+ *             unfused: two batched GEMMs over the full s x s scores plus
+ *             softmax/dropout kernels over a s^2 elements.
+ *   memory-bound kernels: layer norms, bias-dropout-residual adds
+ *             (11 element accesses of T h, replicated over tp unless
+ *             sequence parallel), GeLU/SwiGLU, RoPE, the loss over the
+ *             vocabulary (fp32); backward moves twice the bytes.
+ *   tensor parallel: 2 all-reduces (or all-gather + reduce-scatter with
+ *             sequence parallelism) of T h elements per layer and pass.
+ *   context parallel: ring attention passes K,V chunks around cp ranks,
+ *             overlapped with the attention core.
+ *   expert parallel: dispatch and combine all-to-all per MoE layer and
+ *             pass.
+ *   pipeline: point-to-point activations per chunk boundary; time of
+ *             the schedule = m T_max + (sum of stages - T_max) / v, i.e.
+ *             a bubble of (p-1)/v stage times for uniform stages.
+ *   data parallel: gradients all-reduced (ZeRO 0), reduce-scattered and
+ *             parameters all-gathered after the optimizer (ZeRO 1, 2), or
+ *             parameters all-gathered before each layer's forward and
+ *             backward and gradients reduce-scattered after it (ZeRO 3,
+ *             overlapped per layer when overlap_dp_comm).
+ *   optimizer: Adam with fp32 master weights, 30 bytes per local
+ *             parameter through HBM.
+ * Memory per device: weights, gradients, optimizer states (sharded per
+ * ZeRO stage over dp x cp), activations per layer from Korthikanti et al.
+ * 2022 (s b h (10 + 24/t + 5 a s/(h t)), 34/t with sequence parallelism,
+ * the 5 a s/h term dropped with selective recompute or fused attention,
+ * 2 s b h with full recompute) times the micro-batches in flight on the
+ * first stage (1F1B: min(m, p) (1 + (p-1)/(p v)); GPipe: m), plus the
+ * fp32 logits on the last stage.
+ */
+#include "detailed.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ enums */
+
+static int dt_lookup(const char *s, const char *const *names, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(s, names[i]) == 0)
+            return i;
+    return -1;
+}
+
+int detailed_arch_parse(const char *s)
+{
+    static const char *const n[MODEL_NARCHS] = {"gpt", "llama", "mpt", "bloom",
+                                                "vit", "mixtral", "deepseek"};
+    return dt_lookup(s, n, MODEL_NARCHS);
+}
+
+int detailed_position_parse(const char *s)
+{
+    static const char *const n[] = {"learned", "rope", "alibi", "none"};
+    return dt_lookup(s, n, 4);
+}
+
+int detailed_recompute_parse(const char *s)
+{
+    static const char *const n[] = {"none", "selective", "full"};
+    return dt_lookup(s, n, 3);
+}
+
+int detailed_schedule_parse(const char *s)
+{
+    static const char *const n[] = {"1f1b", "gpipe"};
+    int v = dt_lookup(s, n, 2);
+    if (v < 0 && strcmp(s, "interleaved") == 0)
+        v = TASK_SCHEDULE_1F1B; /* interleaving is vpp > 1 */
+    return v;
+}
+
+int detailed_attention_parse(const char *s)
+{
+    static const char *const n[] = {"flash", "unfused"};
+    return dt_lookup(s, n, 2);
+}
+
+/* ------------------------------------------------------------ formulas */
+
+double detailed_megatron_flops(int64_t batch, int64_t seq, int64_t layers,
+                               int64_t hidden, int64_t vocab)
+{
+    double b = (double)batch, s = (double)seq, l = (double)layers;
+    double h = (double)hidden, v = (double)vocab;
+    return 96.0 * b * s * l * h * h * (1.0 + s / (6.0 * h) + v / (16.0 * l * h));
+}
+
+double detailed_bubble_fraction(int64_t p, int64_t m, int64_t v)
+{
+    if (v < 1)
+        v = 1;
+    return (double)(p - 1) / ((double)v * (double)m + (double)(p - 1));
+}
+
+double detailed_zero_bytes(double params, int64_t stage, int64_t n)
+{
+    double dn = n > 0 ? (double)n : 1.0;
+    double w = 2.0 * params, g = 2.0 * params, o = 12.0 * params;
+    if (stage >= 1)
+        o /= dn;
+    if (stage >= 2)
+        g /= dn;
+    if (stage >= 3)
+        w /= dn;
+    return w + g + o;
+}
+
+/* Resolved degrees and batches of a task (defaults applied). */
+typedef struct dt_deg {
+    int64_t tp, pp, dp, cp, ep, v, mb, ga, gb, zero;
+    double cf;
+} dt_deg;
+
+static void dt_degrees(const point_t *p, dt_deg *d)
+{
+    const task_detailed_t *t = &p->task.detailed;
+    d->tp = t->tp > 0 ? t->tp : 1;
+    d->pp = t->pp > 0 ? t->pp : 1;
+    d->dp = t->dp > 0 ? t->dp : 1;
+    d->cp = t->cp > 0 ? t->cp : 1;
+    d->ep = t->ep > 0 ? t->ep : 1;
+    d->v = t->vpp > 0 ? t->vpp : 1;
+    d->mb = t->micro_batch > 0 ? t->micro_batch : 1;
+    d->zero = t->zero_stage;
+    d->cf = t->capacity_factor > 0 ? t->capacity_factor : 1.0;
+    if (t->grad_accum > 0) {
+        d->ga = t->grad_accum;
+        d->gb = t->global_batch > 0 ? t->global_batch : d->ga * d->mb * d->dp;
+    } else {
+        d->gb = t->global_batch > 0 ? t->global_batch : d->mb * d->dp;
+        d->ga = d->gb / (d->mb * d->dp);
+    }
+}
+
+/* Parameters of one layer: attention (QKV with kv heads, output) and MLP
+ * (dense, or experts + shared experts + router). */
+static double dt_attn_params(const model_t *m)
+{
+    double h = (double)m->hidden, dh = h / (double)m->heads;
+    double kv = (double)(m->kv_heads > 0 ? m->kv_heads : m->heads);
+    return h * (h + 2.0 * kv * dh) + h * h;
+}
+
+static double dt_mlp_mats(const model_t *m)
+{
+    return m->mlp == MODEL_MLP_SWIGLU ? 3.0 : 2.0;
+}
+
+static int64_t dt_top_k(const model_t *m)
+{
+    return m->d.top_k > 0 ? m->d.top_k : 2;
+}
+
+static double dt_expert_ffn(const model_t *m)
+{
+    return (double)(m->d.expert_ffn > 0 ? m->d.expert_ffn : m->ffn);
+}
+
+static bool dt_is_moe_layer(const model_t *m, int64_t layer)
+{
+    return m->d.experts > 0 && layer >= m->d.dense_layers;
+}
+
+static double dt_moe_layers(const model_t *m)
+{
+    if (m->d.experts <= 0)
+        return 0.0;
+    int64_t n = m->layers - m->d.dense_layers;
+    return n > 0 ? (double)n : 0.0;
+}
+
+static double dt_emb_params(const model_t *m)
+{
+    double h = (double)m->hidden;
+    double e = (double)m->vocab * h;
+    if (m->d.position == MODEL_POS_LEARNED)
+        e += (double)m->seq_len * h;
+    if (m->d.untied_embeddings)
+        e += (double)m->vocab * h;
+    return e;
+}
+
+void detailed_params(const model_t *m, const task_detailed_t *t, double *total,
+                     double *per_device)
+{
+    double h = (double)m->hidden, mats = dt_mlp_mats(m);
+    double dense_mlp = mats * h * (double)m->ffn;
+    double expert = mats * h * dt_expert_ffn(m);
+    double moe_l = dt_moe_layers(m), dense_l = (double)m->layers - moe_l;
+    double shared = (double)m->d.shared_experts * expert +
+                    h * (double)m->d.experts; /* router */
+    double attn = dt_attn_params(m);
+    double tot = (double)m->layers * attn + dense_l * dense_mlp +
+                 moe_l * (shared + (double)m->d.experts * expert) +
+                 dt_emb_params(m);
+    *total = tot;
+    double tp = (double)(t->tp > 0 ? t->tp : 1), pp = (double)(t->pp > 0 ? t->pp : 1);
+    double ep = (double)(t->ep > 0 ? t->ep : 1);
+    double per = ((double)m->layers * attn + dense_l * dense_mlp +
+                  moe_l * (shared + (double)m->d.experts * expert / ep)) /
+                 (tp * pp);
+    double emb = (double)m->vocab * h / tp;
+    if (m->d.position == MODEL_POS_LEARNED)
+        emb += (double)m->seq_len * h / tp;
+    if (pp <= 1.0 && m->d.untied_embeddings)
+        emb += (double)m->vocab * h / tp;
+    *per_device = per + emb;
+}
+
+double detailed_model_flops(const model_t *m, bool causal_half)
+{
+    double h = (double)m->hidden, s = (double)m->seq_len;
+    double mats = dt_mlp_mats(m), moe_l = dt_moe_layers(m);
+    double dense_l = (double)m->layers - moe_l;
+    double attn = dt_attn_params(m);
+    double active_expert = (double)(dt_top_k(m) + m->d.shared_experts) * mats *
+                           h * dt_expert_ffn(m);
+    double per_token = 2.0 * ((double)m->layers * attn +
+                              dense_l * mats * h * (double)m->ffn +
+                              moe_l * active_expert + (double)m->vocab * h);
+    double core = 4.0 * s * h * (double)m->layers * (causal_half && m->causal ? 0.5 : 1.0);
+    return s * (per_token + core);
+}
+
+/* ------------------------------------------------------------ check */
+
+static status_code dt_check(const point_t *p, const char **where)
+{
+    const model_t *m = &p->model;
+    const task_detailed_t *t = &p->task.detailed;
+    dt_deg d;
+    if (m->kind != MODEL_LLM) {
+        *where = "model";
+        return STATUS_INVALID_FIDELITY; /* DLRM: not in the detailed fidelity yet */
+    }
+    if (m->layers < 1 || m->hidden < 1 || m->heads < 1 || m->ffn < 1 ||
+        m->seq_len < 1 || m->vocab < 0 || m->kv_heads < 0 ||
+        m->hidden % m->heads != 0 ||
+        (m->kv_heads > 0 && m->heads % m->kv_heads != 0) ||
+        m->d.experts < 0 || m->d.top_k < 0 ||
+        (m->d.experts > 0 && dt_top_k(m) > m->d.experts) ||
+        m->d.dense_layers < 0 || m->d.shared_experts < 0) {
+        *where = "model";
+        return STATUS_INVALID_VALUE;
+    }
+    if (t->tp < 0 || t->pp < 0 || t->dp < 0 || t->cp < 0 || t->ep < 0 ||
+        t->vpp < 0 || t->zero_stage < 0 || t->zero_stage > 3 ||
+        t->micro_batch < 0 || t->global_batch < 0 || t->grad_accum < 0 ||
+        t->dtype < 0 || t->dtype >= HW_NDTYPES || !(t->capacity_factor >= 0) ||
+        !(t->grad_reduce_bytes >= 0) || t->prompt_tokens < 0 ||
+        t->decode_tokens < 0 ||
+        (p->task.kind == TASK_INFERENCE && t->decode_tokens < 1)) {
+        *where = "task";
+        return STATUS_INVALID_VALUE;
+    }
+    dt_degrees(p, &d);
+    if (d.tp * d.pp * d.dp * d.cp != p->system.devices) {
+        *where = "task";
+        return STATUS_INVALID_PRODUCT;
+    }
+    if (d.ep > 1 && (m->d.experts == 0 || (d.dp * d.cp) % d.ep != 0 ||
+                     m->d.experts % d.ep != 0)) {
+        *where = "task";
+        return STATUS_INVALID_STRATEGY;
+    }
+    return STATUS_OK;
+}
+
+/* ------------------------------------------------------------ run */
+
+typedef struct dt_layer {
+    double fwd, bwd;        /* per micro-batch, incl. recomputation */
+    double comp_fwd, comp_bwd;
+    double tp_comm, a2a, cp_comm; /* per pass */
+    double grad_sync;       /* ZeRO 0-2: this layer's gradient collective */
+    double zero3_ag, zero3_rs;
+    double params;          /* per device */
+} dt_layer;
+
+typedef struct dt_ctx {
+    const point_t *p;
+    const model_t *m;
+    const task_detailed_t *t;
+    const hw_t *hw;
+    const topo_t *topo;
+    dt_deg d;
+    hw_dtype dt;
+    double ab;     /* activation bytes */
+    double gbytes; /* gradient bytes reduced */
+    double tok;    /* tokens per device per micro-batch */
+    double seq;    /* sequence per cp rank */
+    int64_t dpcp;
+} dt_ctx;
+
+static double dt_coll(const dt_ctx *c, topo_coll k, int64_t n, int64_t stride,
+                      double bytes)
+{
+    return topo_coll_time(c->topo, k, n, stride, bytes);
+}
+
+static double dt_gemm(const dt_ctx *c, double m, double n, double k, double batch)
+{
+    return hw_gemm_time(c->hw, c->dt, m, n, k, batch);
+}
+
+/* Cost of one layer; `moe` selects the MoE MLP. */
+static void dt_layer_cost(const dt_ctx *c, bool moe, bool training, dt_layer *L)
+{
+    const model_t *m = c->m;
+    const hw_t *hw = c->hw;
+    double tp = (double)c->d.tp, T = c->tok, h = (double)m->hidden;
+    double a = (double)m->heads, dh = h / a;
+    double kv = (double)(m->kv_heads > 0 ? m->kv_heads : m->heads);
+    double at = a / tp, kvt = kv >= tp ? kv / tp : 1.0;
+    double mats = dt_mlp_mats(m), ab = c->ab, ov = hw->kernel_overhead_s;
+    bool sp = c->t->sequence_parallel && c->d.tp > 1;
+    memset(L, 0, sizeof *L);
+
+    /* GEMMs */
+    double g = dt_gemm(c, T, (at + 2.0 * kvt) * dh, h, 1) + dt_gemm(c, T, h, at * dh, 1);
+    double params = (h * (at + 2.0 * kvt) * dh + at * dh * h);
+    double ffn_t = (double)m->ffn / tp;
+    double a2a = 0.0;
+    if (!moe) {
+        g += dt_gemm(c, T, (mats - 1.0) * ffn_t, h, 1) + dt_gemm(c, T, h, ffn_t, 1);
+        params += mats * h * ffn_t;
+    } else {
+        double E = (double)m->d.experts, ep = (double)c->d.ep;
+        double fe = dt_expert_ffn(m) / tp, k = (double)dt_top_k(m);
+        double local = E / ep;
+        double rows = T * k * c->d.cf / local; /* tokens per local expert */
+        g += dt_gemm(c, T, E, h, 1);          /* router */
+        g += dt_gemm(c, rows, (mats - 1.0) * fe, h, local) +
+             dt_gemm(c, rows, h, fe, local);
+        params += local * mats * h * fe + h * E;
+        if (m->d.shared_experts > 0) {
+            double fs = (double)m->d.shared_experts * fe;
+            g += dt_gemm(c, T, (mats - 1.0) * fs, h, 1) + dt_gemm(c, T, h, fs, 1);
+            params += mats * h * fs;
+        }
+        if (c->d.ep > 1) {
+            double bytes = T * k * c->d.cf * h * ab / (sp ? tp : 1.0);
+            a2a = 2.0 * dt_coll(c, TOPO_ALLTOALL, c->d.ep, c->d.tp, bytes);
+        }
+    }
+    L->params = params;
+
+    /* attention core */
+    double s = (double)m->seq_len, mbat = (double)c->d.mb;
+    double attn_f, attn_b, attn_elem_f = 0.0, attn_elem_b = 0.0;
+    if (c->t->attention == TASK_ATTENTION_FLASH) {
+        double fl = 4.0 * mbat * at * c->seq * s * dh * (m->causal ? 0.5 : 1.0);
+        double peak = hw->peak_flops[c->dt] > 0 ? hw->peak_flops[c->dt]
+                                                : hw->peak_flops[HW_BF16];
+        attn_f = fl / (peak * hw->attention_efficiency) + ov;
+        attn_b = 2.5 * (attn_f - ov) + ov;
+    } else {
+        double batch = mbat * at;
+        attn_f = dt_gemm(c, c->seq, s, dh, batch) + dt_gemm(c, c->seq, dh, s, batch);
+        attn_b = 2.0 * attn_f;
+        double el = batch * c->seq * s;
+        attn_elem_f = hw_mem_time(hw, el * (4.0 * ab + 1.0)) + 3.0 * ov;
+        attn_elem_b = hw_mem_time(hw, el * (5.0 * ab + 1.0)) + 3.0 * ov;
+    }
+    if (c->d.cp > 1) {
+        double kvb = 2.0 * T * kvt * dh * ab;
+        double ring = (double)(c->d.cp - 1) *
+                      dt_coll(c, TOPO_P2P, 2, c->d.tp, kvb);
+        L->cp_comm = ring;
+        if (ring > attn_f)
+            attn_f = ring;
+        if (2.0 * ring > attn_b)
+            attn_b = 2.0 * ring;
+    }
+
+    /* memory-bound kernels */
+    double rep = 11.0 * T * h * ab / (sp ? tp : 1.0);
+    double act = (mats == 3.0 ? 3.0 : 2.0) * T * ffn_t * ab;
+    if (moe)
+        act = (mats == 3.0 ? 3.0 : 2.0) * T * (double)dt_top_k(m) * c->d.cf *
+              dt_expert_ffn(m) / tp * ab;
+    if (m->d.position == MODEL_POS_ROPE)
+        act += 2.0 * T * (at + kvt) * dh * ab;
+    double elem_f = hw_mem_time(hw, rep + act) + 8.0 * ov;
+
+    /* tensor parallel collectives per pass */
+    double tpc = 0.0;
+    if (c->d.tp > 1) {
+        double bytes = T * h * ab;
+        tpc = sp ? 2.0 * (dt_coll(c, TOPO_ALLGATHER, c->d.tp, 1, bytes) +
+                          dt_coll(c, TOPO_REDUCESCATTER, c->d.tp, 1, bytes))
+                 : 2.0 * dt_coll(c, TOPO_ALLREDUCE, c->d.tp, 1, bytes);
+    }
+    L->tp_comm = tpc;
+    L->a2a = a2a;
+
+    L->comp_fwd = g + attn_f + attn_elem_f + elem_f;
+    L->fwd = L->comp_fwd + tpc + a2a;
+    if (!training)
+        return;
+    L->comp_bwd = 2.0 * g + attn_b + attn_elem_b + 2.0 * elem_f;
+    L->bwd = L->comp_bwd + tpc + a2a;
+    if (c->t->recompute == TASK_RECOMPUTE_FULL) {
+        L->comp_bwd += L->comp_fwd;
+        L->bwd += L->fwd;
+    } else if (c->t->recompute == TASK_RECOMPUTE_SELECTIVE) {
+        L->comp_bwd += attn_f + attn_elem_f;
+        L->bwd += attn_f + attn_elem_f;
+    }
+
+    /* data-parallel traffic of this layer's parameters */
+    double expert_part = 0.0;
+    if (moe) {
+        double fe = dt_expert_ffn(m) / tp;
+        expert_part = (double)m->d.experts / (double)c->d.ep * mats * h * fe;
+    }
+    double dense_part = params - expert_part;
+    int64_t edp = c->dpcp / c->d.ep;
+    if (c->d.zero >= 3) {
+        L->zero3_ag = dt_coll(c, TOPO_ALLGATHER, c->dpcp, c->d.tp, dense_part * ab) +
+                      dt_coll(c, TOPO_ALLGATHER, edp, c->d.tp * c->d.ep, expert_part * ab);
+        L->zero3_rs =
+            dt_coll(c, TOPO_REDUCESCATTER, c->dpcp, c->d.tp, dense_part * c->gbytes) +
+            dt_coll(c, TOPO_REDUCESCATTER, edp, c->d.tp * c->d.ep, expert_part * c->gbytes);
+        if (c->t->overlap_dp_comm) {
+            if (L->zero3_ag > L->fwd)
+                L->fwd = L->zero3_ag;
+            if (L->zero3_ag + L->zero3_rs > L->bwd)
+                L->bwd = L->zero3_ag + L->zero3_rs;
+        } else {
+            L->fwd += L->zero3_ag;
+            L->bwd += L->zero3_ag + L->zero3_rs;
+        }
+    } else {
+        topo_coll k = c->d.zero == 0 ? TOPO_ALLREDUCE : TOPO_REDUCESCATTER;
+        L->grad_sync = dt_coll(c, k, c->dpcp, c->d.tp, dense_part * c->gbytes) +
+                       dt_coll(c, k, edp, c->d.tp * c->d.ep, expert_part * c->gbytes);
+    }
+}
+
+/* Activation bytes of one layer for one micro-batch (Korthikanti). */
+static double dt_act_bytes(const dt_ctx *c)
+{
+    double s = c->seq, b = (double)c->d.mb, h = (double)c->m->hidden;
+    double a = (double)c->m->heads, t = (double)c->d.tp;
+    bool sp = c->t->sequence_parallel && c->d.tp > 1;
+    if (c->t->recompute == TASK_RECOMPUTE_FULL)
+        return 2.0 * s * b * h / (sp ? t : 1.0);
+    double base = s * b * h * (sp ? 34.0 / t : 10.0 + 24.0 / t);
+    if (c->t->recompute == TASK_RECOMPUTE_NONE &&
+        c->t->attention == TASK_ATTENTION_UNFUSED)
+        base += 5.0 * a * s * (double)c->m->seq_len * b / t;
+    return base;
+}
+
+static status_code dt_run(const point_t *p, engine *e, result_t *r)
+{
+    dt_ctx c;
+    memset(&c, 0, sizeof c);
+    c.p = p;
+    c.m = &p->model;
+    c.t = &p->task.detailed;
+    c.hw = &p->system.hw;
+    c.topo = &p->system.topo;
+    dt_degrees(p, &c.d);
+    c.dt = (hw_dtype)c.t->dtype;
+    c.ab = c.dt == HW_FP32 || c.dt == HW_TF32 ? 4.0 : 2.0;
+    c.gbytes = c.t->grad_reduce_bytes > 0 ? c.t->grad_reduce_bytes : c.ab;
+    c.dpcp = c.d.dp * c.d.cp;
+    const model_t *m = c.m;
+    const hw_t *hw = c.hw;
+    bool training = p->task.kind != TASK_INFERENCE;
+
+    /* shapes that must divide */
+    if (m->heads % c.d.tp != 0 || m->seq_len % c.d.cp != 0 ||
+        m->layers % (c.d.pp * c.d.v) != 0 || (m->d.experts > 0 && m->d.experts % c.d.ep))
+        return STATUS_INFEASIBLE_SHAPE;
+    if (training && (c.d.ga < 1 || c.d.gb != c.d.ga * c.d.mb * c.d.dp))
+        return STATUS_INFEASIBLE_BATCH;
+
+    int64_t nl = m->layers / c.d.pp; /* layers per stage */
+    double h = (double)m->hidden, tp = (double)c.d.tp;
+    bool sp = c.t->sequence_parallel && c.d.tp > 1;
+    r->global_batch = training ? c.d.gb : c.d.mb * c.d.dp;
+
+    /* ---- memory (first and last stage) */
+    double total_params, per_dev;
+    detailed_params(m, c.t, &total_params, &per_dev);
+    double wb = c.ab > 2.0 ? 4.0 : 2.0;
+    double n = (double)c.dpcp;
+    double weights = wb * per_dev, grads = 0.0, opt = 0.0;
+    if (training) {
+        grads = wb * per_dev;
+        opt = (c.ab > 2.0 ? 8.0 : 12.0) * per_dev;
+        if (c.d.zero >= 1)
+            opt /= n;
+        if (c.d.zero >= 2)
+            grads /= n;
+        if (c.d.zero >= 3)
+            weights /= n;
+    }
+    c.seq = (double)m->seq_len / (double)c.d.cp;
+    double acts = 0.0, kvc = 0.0;
+    double pp = (double)c.d.pp, v = (double)c.d.v, mm = (double)c.d.ga;
+    if (training) {
+        double flight = p->task.detailed.schedule == TASK_SCHEDULE_GPIPE
+                            ? mm
+                            : fmin(mm, pp) * (c.d.v > 1 ? 1.0 + (pp - 1.0) / (pp * v) : 1.0);
+        acts = (double)nl * dt_act_bytes(&c) * flight;
+        if (c.t->recompute == TASK_RECOMPUTE_FULL) /* one layer rebuilt */
+            acts += c.seq * (double)c.d.mb * h * 34.0 / (sp ? tp : 1.0);
+        if (c.d.pp == 1)
+            acts += 2.0 * c.seq * (double)c.d.mb * (double)m->vocab / tp * 4.0;
+    } else {
+        double kvh = (double)(m->kv_heads > 0 ? m->kv_heads : m->heads);
+        double ctx = (double)(c.t->prompt_tokens > 0 ? c.t->prompt_tokens : m->seq_len) +
+                     (double)c.t->decode_tokens;
+        kvc = 2.0 * (double)nl * fmax(kvh / tp, 1.0) * (h / (double)m->heads) * ctx *
+              (double)c.d.mb * c.ab / (double)c.d.cp;
+        acts = 2.0 * c.seq * (double)c.d.mb * fmax(h, (double)m->vocab / tp) * 4.0;
+    }
+    r->mem_weights_bytes_per_device = weights;
+    r->mem_grads_bytes_per_device = grads;
+    r->mem_optimizer_bytes_per_device = opt;
+    r->mem_activations_bytes_per_device = acts;
+    r->mem_kv_cache_bytes_per_device = kvc;
+    r->mem_total_bytes_per_device = weights + grads + opt + acts + kvc;
+    if (r->mem_total_bytes_per_device > hw->mem_capacity_bytes)
+        return STATUS_INFEASIBLE_MEMORY;
+
+    /* ---- per-layer costs */
+    c.tok = (double)c.d.mb * c.seq;
+    dt_layer dense, moe;
+    dt_layer_cost(&c, false, training, &dense);
+    if (m->d.experts > 0)
+        dt_layer_cost(&c, true, training, &moe);
+    else
+        moe = dense;
+
+    /* stage s holds layers [s nl, (s+1) nl) */
+    double vocab_t = (double)m->vocab / tp;
+    double emb_f = 0.0, emb_b = 0.0, head_f = 0.0, head_b = 0.0;
+    if (m->vocab > 0) {
+        emb_f = hw_mem_time(hw, 2.0 * c.tok * h * c.ab) + hw->kernel_overhead_s;
+        if (c.d.tp > 1)
+            emb_f += dt_coll(&c, TOPO_ALLREDUCE, c.d.tp, 1, c.tok * h * c.ab);
+        emb_b = emb_f;
+        head_f = dt_gemm(&c, c.tok, vocab_t, h, 1) +
+                 hw_mem_time(hw, 3.0 * c.tok * vocab_t * 4.0) + 2.0 * hw->kernel_overhead_s;
+        head_b = 2.0 * head_f;
+    }
+    double p2p = 0.0;
+    if (c.d.pp > 1) {
+        double bytes = c.tok * h * c.ab / (sp ? tp : 1.0);
+        p2p = 2.0 * v * dt_coll(&c, TOPO_P2P, 2, c.d.tp * c.d.cp * c.d.dp, bytes);
+    }
+    double tmax = 0.0, tsum = 0.0, t0 = 0.0, ttft = 0.0;
+    int64_t moe_from = m->d.experts > 0 ? m->d.dense_layers : m->layers;
+    for (int64_t s = 0; s < c.d.pp; s++) {
+        int64_t lo = s * nl, hi = lo + nl;
+        int64_t nmoe = hi <= moe_from ? 0 : hi - (lo > moe_from ? lo : moe_from);
+        double nd = (double)(nl - nmoe), nm = (double)nmoe;
+        double ts = nd * (dense.fwd + (training ? dense.bwd : 0.0)) +
+                    nm * (moe.fwd + (training ? moe.bwd : 0.0)) + p2p * (training ? 1.0 : 0.5);
+        if (s == 0)
+            ts += emb_f + (training ? emb_b : 0.0);
+        if (s == c.d.pp - 1)
+            ts += head_f + (training ? head_b : 0.0);
+        if (s == 0)
+            t0 = ts;
+        tmax = ts > tmax ? ts : tmax;
+        tsum += ts;
+    }
+    ttft = tsum; /* inference: a prompt crosses every stage once */
+    (void)dt_is_moe_layer;
+
+    if (!training) {
+        /* decode: one token per sequence per step, weights and KV cache
+         * streamed from HBM each step */
+        double ctx = (double)(c.t->prompt_tokens > 0 ? c.t->prompt_tokens : m->seq_len);
+        double steps = (double)c.t->decode_tokens;
+        double wbytes = per_dev * c.ab;
+        double kvbytes = kvc * (ctx + 0.5 * steps) / (ctx + steps);
+        double flops = 2.0 * per_dev * (double)c.d.mb;
+        double peak = hw->peak_flops[c.dt] > 0 ? hw->peak_flops[c.dt] : hw->peak_flops[HW_BF16];
+        double step = fmax(hw_mem_time(hw, wbytes + kvbytes),
+                           flops / (peak * hw_gemm_efficiency(hw, flops / (double)nl))) +
+                      (double)nl * (12.0 * hw->kernel_overhead_s);
+        if (c.d.tp > 1)
+            step += (double)nl * 2.0 *
+                    dt_coll(&c, TOPO_ALLREDUCE, c.d.tp, 1, (double)c.d.mb * h * c.ab);
+        double tpot = step * pp + (c.d.pp > 1 ? (pp - 1.0) * p2p : 0.0);
+        r->ttft_s = ttft;
+        r->tpot_s = tpot;
+        r->iteration_time_s = ttft + steps * tpot;
+        r->tokens_per_s = (double)r->global_batch / tpot;
+        r->throughput_samples_per_s = (double)r->global_batch / r->iteration_time_s;
+        r->compute_gemm_s = r->iteration_time_s;
+        r->comm_allreduce_s = (double)nl * 2.0 * dense.tp_comm * 0.5;
+        return STATUS_OK;
+    }
+
+    double tpipe = mm * tmax + (tsum - tmax) / v;
+    r->pipeline_bubble_s = (tsum - tmax) / v;
+
+    /* ---- last backward of stage 0 on the engine: per-layer gradient
+     * collectives overlap the remaining backward layers */
+    engine_reset(e);
+    if (engine_reserve(e, (size_t)(2 * nl + 4)) != 0)
+        return STATUS_NOMEM;
+    double start = tpipe - (double)nl * dense.bwd - emb_b;
+    if (start < 0)
+        start = 0;
+    engine_phase(e, start);
+    engine_label lab = {ENGINE_PART_ATTN, ENGINE_OP_COMPUTE, 1, 0};
+    engine_ev last = ENGINE_NONE, lastc = ENGINE_NONE;
+    bool overlap = c.t->overlap_dp_comm;
+    double sync_sum = 0.0;
+    for (int64_t i = nl - 1; i >= 0; i--) {
+        const dt_layer *L = (i >= moe_from) ? &moe : &dense;
+        lab.layer = (int32_t)i;
+        lab.op = ENGINE_OP_COMPUTE;
+        last = engine_add(e, ENGINE_COMP, L->bwd, &last, 1, lab);
+        sync_sum += L->grad_sync;
+        if (overlap && L->grad_sync > 0) {
+            lab.op = c.d.zero == 0 ? ENGINE_OP_WG_AR : ENGINE_OP_WG_RS;
+            lastc = engine_add(e, ENGINE_COMM, L->grad_sync, &last, 1, lab);
+        }
+    }
+    lab.layer = -1;
+    lab.part = ENGINE_PART_EMB;
+    last = engine_add(e, ENGINE_COMP, emb_b, &last, 1, lab);
+    double emb_sync = 0.0;
+    if (c.d.zero < 3 && m->vocab > 0) {
+        double eb = (double)m->vocab * h / tp * c.gbytes;
+        emb_sync = dt_coll(&c, c.d.zero == 0 ? TOPO_ALLREDUCE : TOPO_REDUCESCATTER,
+                           c.dpcp, c.d.tp, eb);
+    }
+    engine_ev deps[2] = {last, lastc};
+    lab.op = c.d.zero == 0 ? ENGINE_OP_WG_AR : ENGINE_OP_WG_RS;
+    double tail_sync = emb_sync + (overlap ? 0.0 : sync_sum);
+    lastc = engine_add(e, ENGINE_COMM, tail_sync, deps, 2, lab);
+    /* optimizer: Adam, fp32 master weights, 30 bytes per local param */
+    double opt_params = per_dev / (c.d.zero >= 1 ? n : 1.0);
+    deps[1] = lastc;
+    lab.op = ENGINE_OP_COMPUTE;
+    last = engine_add(e, ENGINE_COMP, hw_mem_time(hw, 30.0 * opt_params), deps, 2, lab);
+    double ag = 0.0;
+    if (c.d.zero == 1 || c.d.zero == 2)
+        ag = dt_coll(&c, TOPO_ALLGATHER, c.dpcp, c.d.tp, per_dev * c.ab);
+    lab.op = ENGINE_OP_WGT_AG;
+    engine_add(e, ENGINE_COMM, ag, &last, 1, lab);
+    double iter = engine_now(e);
+
+    /* ---- figures */
+    double layers_d = (double)(nl - (moe_from < nl ? nl - moe_from : 0));
+    double layers_m = (double)nl - layers_d;
+    r->iteration_time_s = iter;
+    r->throughput_samples_per_s = (double)c.d.gb / iter;
+    r->tokens_per_s = (double)c.d.gb * (double)m->seq_len / iter;
+    r->compute_gemm_s = mm * (layers_d * (dense.comp_fwd + dense.comp_bwd) +
+                              layers_m * (moe.comp_fwd + moe.comp_bwd) + emb_f + emb_b +
+                              (c.d.pp == 1 ? head_f + head_b : 0.0)) +
+                        hw_mem_time(hw, 30.0 * opt_params);
+    double tpcomm = mm * (layers_d * dense.tp_comm + layers_m * moe.tp_comm) *
+                    (c.t->recompute == TASK_RECOMPUTE_FULL ? 3.0 : 2.0);
+    double z3 = mm * (layers_d * (2.0 * dense.zero3_ag) + layers_m * 2.0 * moe.zero3_ag);
+    double z3rs = mm * (layers_d * dense.zero3_rs + layers_m * moe.zero3_rs);
+    if (sp) {
+        r->comm_allgather_s = 0.5 * tpcomm;
+        r->comm_reducescatter_s = 0.5 * tpcomm;
+    } else {
+        r->comm_allreduce_s = tpcomm;
+    }
+    r->comm_allgather_s += z3 + ag;
+    r->comm_reducescatter_s += z3rs;
+    if (c.d.zero == 0)
+        r->comm_allreduce_s += sync_sum + emb_sync;
+    else if (c.d.zero < 3)
+        r->comm_reducescatter_s += sync_sum + emb_sync;
+    r->comm_alltoall_s = mm * layers_m * 2.0 * moe.a2a;
+    r->comm_p2p_s = mm * p2p;
+    double comm = r->comm_allreduce_s + r->comm_allgather_s +
+                  r->comm_reducescatter_s + r->comm_alltoall_s + r->comm_p2p_s;
+    double exposed = iter - r->compute_gemm_s - r->pipeline_bubble_s;
+    if (exposed < 0)
+        exposed = 0;
+    if (exposed > comm)
+        exposed = comm;
+    r->comm_exposed_s = exposed;
+    r->comm_overlapped_s = comm - exposed;
+    r->events_compute = e->count[ENGINE_COMP];
+    r->events_comm = e->count[ENGINE_COMM];
+    double peak = hw->peak_flops[c.dt] > 0 ? hw->peak_flops[c.dt] : hw->peak_flops[HW_BF16];
+    r->mfu = 3.0 * detailed_model_flops(m, true) * (double)c.d.gb /
+             (iter * (double)p->system.devices * peak);
+    (void)t0;
+    return STATUS_OK;
+}
+
+static int64_t dt_auto_count(void);
+static status_code dt_auto_apply(point_t *p, int64_t i, int64_t global_batch);
+
+const eval_ops detailed_ops = {
+    "detailed", "detailed-1", dt_check, dt_run, dt_auto_count, dt_auto_apply,
+};
+
+/* ------------------------------------------------------------ auto */
+
+/* Candidate strategies: tp in {1,2,4,8}, pp in {1,2,4,8,16}, cp in {1,2},
+ * vpp in {1,2}, zero in {0,1,3}, recompute in {none, selective, full},
+ * sequence parallel on with tp > 1, micro-batch in {1,2,4}; dp is what
+ * remains of the devices and grad_accum what remains of the batch. */
+static const int64_t dt_auto_tp[] = {1, 2, 4, 8};
+static const int64_t dt_auto_pp[] = {1, 2, 4, 8, 16};
+static const int64_t dt_auto_cp[] = {1, 2};
+static const int64_t dt_auto_v[] = {1, 2};
+static const int64_t dt_auto_zero[] = {0, 1, 3};
+static const int64_t dt_auto_mb[] = {1, 2, 4};
+#define DT_N(a) ((int64_t)(sizeof(a) / sizeof((a)[0])))
+
+static int64_t dt_auto_count(void)
+{
+    return DT_N(dt_auto_tp) * DT_N(dt_auto_pp) * DT_N(dt_auto_cp) * DT_N(dt_auto_v) *
+           DT_N(dt_auto_zero) * 3 * DT_N(dt_auto_mb);
+}
+
+static status_code dt_auto_apply(point_t *p, int64_t i, int64_t global_batch)
+{
+    if (i < 0 || i >= dt_auto_count() || global_batch < 1)
+        return STATUS_INVALID_VALUE;
+    task_detailed_t *t = &p->task.detailed;
+    int64_t k = i;
+    int64_t tp = dt_auto_tp[k % DT_N(dt_auto_tp)];
+    k /= DT_N(dt_auto_tp);
+    int64_t pp = dt_auto_pp[k % DT_N(dt_auto_pp)];
+    k /= DT_N(dt_auto_pp);
+    int64_t cp = dt_auto_cp[k % DT_N(dt_auto_cp)];
+    k /= DT_N(dt_auto_cp);
+    int64_t v = dt_auto_v[k % DT_N(dt_auto_v)];
+    k /= DT_N(dt_auto_v);
+    int64_t zero = dt_auto_zero[k % DT_N(dt_auto_zero)];
+    k /= DT_N(dt_auto_zero);
+    int64_t rc = k % 3;
+    k /= 3;
+    int64_t mb = dt_auto_mb[k % DT_N(dt_auto_mb)];
+    int64_t dev = p->system.devices;
+    if (dev % (tp * pp * cp) != 0 || (pp == 1 && v > 1) || (pp > 1 && zero >= 2))
+        return STATUS_INVALID_STRATEGY;
+    int64_t dp = dev / (tp * pp * cp);
+    if (global_batch % (mb * dp) != 0)
+        return STATUS_INVALID_BATCH_MISMATCH;
+    t->tp = tp;
+    t->pp = pp;
+    t->cp = cp;
+    t->dp = dp;
+    t->ep = 1;
+    t->vpp = v;
+    t->zero_stage = zero;
+    t->recompute = (task_recompute)rc;
+    t->sequence_parallel = tp > 1;
+    t->micro_batch = mb;
+    t->global_batch = global_batch;
+    t->grad_accum = global_batch / (mb * dp);
+    return STATUS_OK;
+}

@@ -1,0 +1,121 @@
+/*
+ * hw.c - roofline arithmetic of a hardware generation.
+ */
+#include "hw.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char *const hw_dtype_names[HW_NDTYPES] = {"fp32", "tf32", "bf16",
+                                                      "fp8", "int8"};
+
+int hw_dtype_parse(const char *s)
+{
+    if (strcmp(s, "fp16") == 0)
+        return HW_BF16;
+    for (int i = 0; i < HW_NDTYPES; i++)
+        if (strcmp(s, hw_dtype_names[i]) == 0)
+            return i;
+    return -1;
+}
+
+const char *hw_dtype_name(hw_dtype d)
+{
+    return d >= 0 && d < HW_NDTYPES ? hw_dtype_names[d] : "?";
+}
+
+double hw_dtype_bytes(hw_dtype d)
+{
+    switch (d) {
+    case HW_FP32:
+    case HW_TF32:
+        return 4.0;
+    case HW_BF16:
+        return 2.0;
+    default:
+        return 1.0;
+    }
+}
+
+static int hw_frac(double x)
+{
+    return isfinite(x) && x > 0.0 && x <= 1.0;
+}
+
+status_code hw_check(const hw_t *h, const char **bad)
+{
+#define HW_BAD(cond, key)                                                   \
+    do {                                                                    \
+        if (!(cond)) {                                                      \
+            *bad = key;                                                     \
+            return STATUS_INVALID_VALUE;                                    \
+        }                                                                   \
+    } while (0)
+    HW_BAD(isfinite(h->peak_flops[HW_BF16]) && h->peak_flops[HW_BF16] > 0,
+           "peak_bf16_flops");
+    for (int i = 0; i < HW_NDTYPES; i++)
+        HW_BAD(isfinite(h->peak_flops[i]) && h->peak_flops[i] >= 0,
+               "peak_flops");
+    HW_BAD(isfinite(h->mem_capacity_bytes) && h->mem_capacity_bytes > 0,
+           "mem_capacity_bytes");
+    HW_BAD(isfinite(h->mem_bw_bytes_per_s) && h->mem_bw_bytes_per_s > 0,
+           "mem_bw_bytes_per_s");
+    HW_BAD(hw_frac(h->mem_bw_efficiency), "mem_bw_efficiency");
+    HW_BAD(h->gemm_points >= 1 && h->gemm_points <= HW_EFF_POINTS,
+           "gemm_efficiency");
+    for (int i = 0; i < h->gemm_points; i++) {
+        HW_BAD(hw_frac(h->gemm_efficiency[i]), "gemm_efficiency");
+        HW_BAD(isfinite(h->gemm_log10_flops[i]) &&
+                   (i == 0 || h->gemm_log10_flops[i] > h->gemm_log10_flops[i - 1]),
+               "gemm_log10_flops");
+    }
+    HW_BAD(hw_frac(h->attention_efficiency), "attention_efficiency");
+    HW_BAD(isfinite(h->kernel_overhead_s) && h->kernel_overhead_s >= 0,
+           "kernel_overhead_s");
+    HW_BAD(h->scaleup_devices >= 1, "scaleup_devices");
+    HW_BAD(isfinite(h->scaleup_bytes_per_s) && h->scaleup_bytes_per_s > 0,
+           "scaleup_bytes_per_s");
+    HW_BAD(isfinite(h->scaleup_latency_s) && h->scaleup_latency_s >= 0,
+           "scaleup_latency_s");
+    HW_BAD(hw_frac(h->scaleup_efficiency), "scaleup_efficiency");
+    HW_BAD(isfinite(h->nic_bytes_per_s) && h->nic_bytes_per_s > 0,
+           "nic_bytes_per_s");
+    HW_BAD(isfinite(h->nic_latency_s) && h->nic_latency_s >= 0,
+           "nic_latency_s");
+    HW_BAD(hw_frac(h->nic_efficiency), "nic_efficiency");
+#undef HW_BAD
+    return STATUS_OK;
+}
+
+double hw_gemm_efficiency(const hw_t *h, double flops)
+{
+    int n = h->gemm_points;
+    double x = flops > 1.0 ? log10(flops) : 0.0;
+    if (x <= h->gemm_log10_flops[0])
+        return h->gemm_efficiency[0];
+    for (int i = 1; i < n; i++) {
+        if (x <= h->gemm_log10_flops[i]) {
+            double x0 = h->gemm_log10_flops[i - 1], x1 = h->gemm_log10_flops[i];
+            double w = (x - x0) / (x1 - x0);
+            return h->gemm_efficiency[i - 1] +
+                   w * (h->gemm_efficiency[i] - h->gemm_efficiency[i - 1]);
+        }
+    }
+    return h->gemm_efficiency[n - 1];
+}
+
+double hw_gemm_time(const hw_t *h, hw_dtype d, double m, double n, double k,
+                    double batch)
+{
+    double flops = 2.0 * m * n * k;
+    double peak = h->peak_flops[d] > 0 ? h->peak_flops[d] : h->peak_flops[HW_BF16];
+    double tc = batch * flops / (peak * hw_gemm_efficiency(h, flops * batch));
+    double bytes = batch * hw_dtype_bytes(d) * (m * k + k * n + m * n);
+    double tm = hw_mem_time(h, bytes);
+    return (tc > tm ? tc : tm) + h->kernel_overhead_s;
+}
+
+double hw_mem_time(const hw_t *h, double bytes)
+{
+    return bytes / (h->mem_bw_bytes_per_s * h->mem_bw_efficiency);
+}

@@ -1,0 +1,83 @@
+/*
+ * hw.h - hardware generations for the detailed fidelity.
+ *
+ * An hw_t is one accelerator generation: dense peaks per data type,
+ * memory capacity and bandwidth, the links it ships with (NVLink or
+ * Infinity Fabric domain, NIC per device), and the efficiency figures the
+ * detailed fidelity is calibrated with. Efficiencies belong to the
+ * generation (its silicon and the mature software stack on it), never to
+ * a run:
+ *   - GEMM efficiency as a function of the operation's size, a small
+ *     table of (log10 FLOPs, fraction of peak) points, interpolated
+ *     linearly in log10 FLOPs and clamped at both ends;
+ *   - the fraction of HBM bandwidth that streaming (memory-bound) kernels
+ *     reach;
+ *   - per link type, a latency per algorithm step (alpha) and a fraction
+ *     of the link bandwidth that collectives reach (beta efficiency).
+ * Plain value (no pointers): points copy it freely.
+ */
+#ifndef MADSWEEP_HW_H
+#define MADSWEEP_HW_H
+
+#include <stdint.h>
+
+#include "status.h"
+
+#define HW_NAME_MAX 64
+#define HW_EFF_POINTS 8
+
+typedef enum hw_dtype {
+    HW_FP32 = 0,
+    HW_TF32 = 1,
+    HW_BF16 = 2, /* also FP16 */
+    HW_FP8 = 3,
+    HW_INT8 = 4,
+    HW_NDTYPES = 5
+} hw_dtype;
+
+typedef struct hw_t {
+    char name[HW_NAME_MAX];
+    double peak_flops[HW_NDTYPES]; /* dense, per device, FLOP/s */
+    double mem_capacity_bytes;
+    double mem_bw_bytes_per_s;
+    double mem_bw_efficiency;      /* streaming kernels, (0, 1] */
+    int gemm_points;               /* entries used in the table below */
+    double gemm_log10_flops[HW_EFF_POINTS]; /* ascending */
+    double gemm_efficiency[HW_EFF_POINTS];  /* fraction of peak, (0, 1] */
+    double attention_efficiency;   /* fused (flash) attention, fraction of peak */
+    double kernel_overhead_s;      /* fixed cost per kernel launch */
+    /* scale-up domain (NVLink/NVSwitch, Infinity Fabric) */
+    int64_t scaleup_devices;             /* devices per domain */
+    double scaleup_bytes_per_s;          /* per device, one direction */
+    double scaleup_latency_s;            /* alpha per algorithm step */
+    double scaleup_efficiency;           /* beta: fraction reached */
+    /* scale-out (IB/RoCE NIC) */
+    double nic_bytes_per_s;              /* per device, one direction */
+    double nic_latency_s;
+    double nic_efficiency;
+} hw_t;
+
+/* "fp32", "tf32", "bf16", "fp16" (= bf16 peak), "fp8", "int8"; -1 if
+ * unknown. */
+int hw_dtype_parse(const char *s);
+const char *hw_dtype_name(hw_dtype d);
+/* Bytes per element of a dtype (fp32/tf32: 4, bf16: 2, fp8/int8: 1). */
+double hw_dtype_bytes(hw_dtype d);
+
+/* Checks the figures; on a bad one returns STATUS_INVALID_VALUE and sets
+ * *bad to its key name. */
+status_code hw_check(const hw_t *h, const char **bad);
+
+/* GEMM efficiency for an operation of `flops` FLOPs. */
+double hw_gemm_efficiency(const hw_t *h, double flops);
+
+/* Roofline time of a GEMM (or batch of equal GEMMs): max of FLOPs over
+ * the size-dependent effective peak and bytes over effective bandwidth,
+ * plus one kernel overhead. M, N, K per GEMM; `batch` GEMMs. */
+double hw_gemm_time(const hw_t *h, hw_dtype d, double m, double n, double k,
+                    double batch);
+
+/* Time of a memory-bound kernel moving `bytes` bytes. */
+double hw_mem_time(const hw_t *h, double bytes);
+
+#endif

@@ -1,0 +1,109 @@
+/*
+ * topo.h - multi-level topologies and alpha-beta collective costs.
+ *
+ * A topology is a list of levels, innermost first; level k groups
+ * `span` consecutive devices (level 0: the scale-up domain, e.g. an
+ * NVLink/NVSwitch node of 8 or an NVL72 rack; level 1: the scale-out
+ * network up to a pod; level 2: above the pod, with oversubscription, as
+ * the 1:7 tier above 3072-GPU pods of the Llama 3 cluster). Each level
+ * has a per-device bandwidth (one direction, already times the link's
+ * collective efficiency), a latency per algorithm step (alpha) and an
+ * oversubscription factor (>= 1) dividing its bandwidth.
+ *
+ * A communication group is n devices at a constant stride (the product
+ * of the parallel degrees mapped inside it). Its members per level-k
+ * domain are g_k = clamp(span_k / stride, 1, n). Costs (bytes B per rank
+ * buffer, alpha-beta):
+ *   ring all-reduce      2(n-1)/n B / bw + 2(n-1) alpha
+ *   tree all-reduce      2(n-1)/n B / bw + 2 ceil(log2 n) alpha
+ *   hierarchical         per level: reduce-scatter inside, recurse on
+ *                        1/g of the data outside, all-gather inside
+ *   all-gather, reduce-scatter   (n-1)/n B / bw + (n-1) alpha
+ *   all-to-all           max over levels of the bytes leaving the level
+ *                        over its bandwidth + (n-1) alpha
+ *   point-to-point       B / bw(level crossed) + alpha
+ * where bw is the bottleneck over the levels the group spans: level 0
+ * gives the scale-up bandwidth, an outer level k gives g_0 channels of
+ * its per-device bandwidth (rings leave a node through g_0 NICs), over
+ * the oversubscription. Plain value; no allocation.
+ */
+#ifndef MADSWEEP_TOPO_H
+#define MADSWEEP_TOPO_H
+
+#include <stdint.h>
+
+#include "hw.h"
+#include "status.h"
+
+#define TOPO_MAX_LEVELS 4
+
+typedef enum topo_coll {
+    TOPO_ALLREDUCE = 0,
+    TOPO_ALLGATHER = 1,
+    TOPO_REDUCESCATTER = 2,
+    TOPO_ALLTOALL = 3,
+    TOPO_P2P = 4,
+    TOPO_NCOLL = 5
+} topo_coll;
+
+typedef enum topo_algo {
+    TOPO_RING = 0,
+    TOPO_TREE = 1,
+    TOPO_HIERARCHICAL = 2
+} topo_algo;
+
+typedef struct topo_level {
+    int64_t span;        /* devices per domain of this level */
+    double bw;           /* bytes/s per device, one direction, effective */
+    double alpha_s;      /* latency per algorithm step */
+    double oversub;      /* >= 1 */
+} topo_level;
+
+typedef struct topo_t {
+    int nlevels;
+    topo_level level[TOPO_MAX_LEVELS];
+    topo_algo algo;
+} topo_t;
+
+/* A detailed-fidelity system: a hardware generation, how many devices,
+ * and the network that joins them; topo is derived by
+ * topo_system_derive(). Zero figures take the hardware's defaults. */
+typedef struct topo_system_t {
+    char name[HW_NAME_MAX];
+    hw_t hw;
+    int64_t devices;
+    int64_t devices_per_node;       /* scale-up domain (0: hw's) */
+    double nic_gbps_per_device;     /* Gb/s one direction (0: hw's) */
+    int64_t pod_devices;            /* 0: no pod level */
+    double pod_oversubscription;    /* above the pod (>= 1) */
+    topo_algo algo;
+    topo_t topo;                    /* derived */
+} topo_system_t;
+
+/* Checks the hardware and builds the topology; *bad names a bad key. */
+status_code topo_system_derive(topo_system_t *s, const char **bad);
+
+/* Builds the levels of a system of `devices` devices made of scale-up
+ * domains of `domain` devices (hw's figures), NICs of `nic_bytes_per_s`
+ * per device (0: hw's), and optionally pods of `pod` devices (0: none)
+ * with `oversub` above them. Returns STATUS_INVALID_VALUE on a bad
+ * figure with *bad naming it. */
+status_code topo_build(topo_t *t, const hw_t *h, int64_t devices,
+                       int64_t domain, double nic_bytes_per_s, int64_t pod,
+                       double oversub, topo_algo algo, const char **bad);
+
+/* Time of one collective on a group of n devices at stride `stride`
+ * with B bytes per rank (the full buffer for all-reduce/all-gather
+ * output/reduce-scatter input/all-to-all send; the message for p2p).
+ * 0 when n <= 1 (p2p: when stride spans nothing, still costs). */
+double topo_coll_time(const topo_t *t, topo_coll c, int64_t n, int64_t stride,
+                      double bytes);
+
+/* Bytes each rank sends in a ring all-reduce of B bytes over n ranks:
+ * 2 (n-1)/n B. */
+double topo_ring_allreduce_volume(int64_t n, double bytes);
+
+/* "ring" / "tree" / "hierarchical"; -1 when unknown. */
+int topo_algo_parse(const char *s);
+
+#endif
