@@ -178,6 +178,29 @@ static void test_binary_exit_codes(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"status\":\"ok\""));
 }
 
+/* madmax2cfg.py: a config madsweep cannot express is refused with a reason
+ * and exit status 2, and its usage is printed without arguments. */
+static void test_madmax2cfg_errors(void)
+{
+    const char *py = getenv("MADSWEEP_PYTHON");
+    const char *src = getenv("MADSWEEP_SOURCE_DIR");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(py);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(src);
+    char m[512], s[512], t[512], cmd[4096], out[4096];
+    CU_ASSERT_PTR_NOT_NULL_FATAL(unit_write_file(
+        "vit_model.json", "{\"name\": \"ViT\", \"type\": \"ViT\"}", m, sizeof m));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(unit_write_file(
+        "sys.json", "{\"type\": \"GPU\"}", s, sizeof s));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(unit_write_file(
+        "task.json", "{\"type\": \"pretrain\"}", t, sizeof t));
+    snprintf(cmd, sizeof cmd, "%s %s/scripts/madmax2cfg.py %s %s %s", py, src, m, s, t);
+    CU_ASSERT_EQUAL(unit_run_command(cmd, out, sizeof out), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "model type 'ViT' is not supported"));
+    snprintf(cmd, sizeof cmd, "%s %s/scripts/madmax2cfg.py", py, src);
+    CU_ASSERT_EQUAL(unit_run_command(cmd, out, sizeof out), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "usage: scripts/madmax2cfg.py"));
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS)
@@ -188,5 +211,6 @@ int main(void)
     CU_add_test(s, "bench", test_bench);
     CU_add_test(s, "usage errors", test_usage_errors);
     CU_add_test(s, "binary exit codes", test_binary_exit_codes);
+    CU_add_test(s, "madmax2cfg.py refuses what it cannot convert", test_madmax2cfg_errors);
     return unit_run();
 }
