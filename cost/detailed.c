@@ -26,7 +26,8 @@
  *             sequence parallel), GeLU/SwiGLU, RoPE, the loss over the
  *             vocabulary (fp32); backward moves twice the bytes.
  *   tensor parallel: 2 all-reduces (or all-gather + reduce-scatter with
- *             sequence parallelism) of T h elements per layer and pass.
+ *             sequence parallelism) of T h elements per layer and pass;
+ *             with overlap_tp_comm only the part exceeding the GEMMs.
  *   context parallel: ring attention passes K,V chunks around cp ranks,
  *             overlapped with the attention core.
  *   expert parallel: dispatch and combine all-to-all per MoE layer and
@@ -417,13 +418,16 @@ static void dt_layer_cost(const dt_ctx *c, bool moe, bool training, dt_layer *L)
     }
     L->tp_comm = tpc;
     L->a2a = a2a;
+    /* with TP overlap (userbuffers-style pipelined GEMM + collective) only
+     * what exceeds the layer's GEMMs stays exposed */
+    double tpx = c->t->overlap_tp_comm ? fmax(0.0, tpc - g) : tpc;
 
     L->comp_fwd = g + attn_f + attn_elem_f + elem_f;
-    L->fwd = L->comp_fwd + tpc + a2a;
+    L->fwd = L->comp_fwd + tpx + a2a;
     if (!training)
         return;
     L->comp_bwd = 2.0 * g + attn_b + attn_elem_b + 2.0 * elem_f;
-    L->bwd = L->comp_bwd + tpc + a2a;
+    L->bwd = L->comp_bwd + (c->t->overlap_tp_comm ? fmax(0.0, tpc - 2.0 * g) : tpc) + a2a;
     if (c->t->recompute == TASK_RECOMPUTE_FULL) {
         L->comp_bwd += L->comp_fwd;
         L->bwd += L->fwd;
@@ -569,9 +573,13 @@ static status_code dt_run(const point_t *p, engine *e, result_t *r)
         if (c.d.tp > 1)
             emb_f += dt_coll(&c, TOPO_ALLREDUCE, c.d.tp, 1, c.tok * h * c.ab);
         emb_b = emb_f;
-        head_f = dt_gemm(&c, c.tok, vocab_t, h, 1) +
-                 hw_mem_time(hw, 3.0 * c.tok * vocab_t * 4.0) + 2.0 * hw->kernel_overhead_s;
-        head_b = 2.0 * head_f;
+        /* vocab-parallel cross entropy in fp32: ~10 passes of 4 bytes over
+         * the logits forward (cast, max, shift, exp, sum, normalise), ~4
+         * backward (softmax minus one-hot, cast) */
+        double logits = c.tok * vocab_t;
+        double g = dt_gemm(&c, c.tok, vocab_t, h, 1);
+        head_f = g + hw_mem_time(hw, 40.0 * logits) + 6.0 * hw->kernel_overhead_s;
+        head_b = 2.0 * g + hw_mem_time(hw, 16.0 * logits) + 3.0 * hw->kernel_overhead_s;
     }
     double p2p = 0.0;
     if (c.d.pp > 1) {
@@ -669,11 +677,17 @@ static status_code dt_run(const point_t *p, engine *e, result_t *r)
     deps[1] = lastc;
     lab.op = ENGINE_OP_COMPUTE;
     last = engine_add(e, ENGINE_COMP, hw_mem_time(hw, 30.0 * opt_params), deps, 2, lab);
-    double ag = 0.0;
-    if (c.d.zero == 1 || c.d.zero == 2)
+    /* ZeRO 1/2: updated parameters all-gathered; with overlap they are
+     * gathered layer by layer ahead of the next iteration's first forward
+     * (only what exceeds that forward stays exposed) */
+    double ag = 0.0, ag_exposed = 0.0;
+    if (c.d.zero == 1 || c.d.zero == 2) {
         ag = dt_coll(&c, TOPO_ALLGATHER, c.dpcp, c.d.tp, per_dev * c.ab);
+        double first_fwd = (double)nl * dense.fwd + emb_f;
+        ag_exposed = overlap ? fmax(0.0, ag - first_fwd) : ag;
+    }
     lab.op = ENGINE_OP_WGT_AG;
-    engine_add(e, ENGINE_COMM, ag, &last, 1, lab);
+    engine_add(e, ENGINE_COMM, ag_exposed, &last, 1, lab);
     double iter = engine_now(e);
 
     /* ---- figures */

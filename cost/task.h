@@ -50,6 +50,7 @@ typedef struct task_detailed_t {
     task_schedule schedule;
     task_attention attention;
     bool overlap_dp_comm;          /* DP/FSDP comm overlapped with compute */
+    bool overlap_tp_comm;          /* TP comm overlapped with the GEMMs */
     int dtype;                     /* hw_dtype of compute */
     int64_t micro_batch;           /* sequences per micro-batch (0: 1) */
     int64_t global_batch;          /* sequences per iteration (0: derived) */

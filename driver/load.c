@@ -216,6 +216,8 @@ static const load_key dtask_keys[] = {
     DTK(schedule, LT_SCHEDULE, LR_NO, "\"1f1b\" (default; interleaved when vpp > 1) or \"gpipe\""),
     DTK(attention, LT_ATTENTION, LR_NO, "\"flash\" (default) or \"unfused\""),
     DTK(overlap_dp_comm, LT_BOOL, LR_NO, "overlap DP/FSDP communication with compute (default true)"),
+    DTK(overlap_tp_comm, LT_BOOL, LR_NO,
+        "overlap TP communication with the GEMMs (default false)"),
     {"precision", LT_DTYPE, offsetof(task_t, detailed.dtype), LK_LLM, LR_NO,
      "\"bf16\" (default), \"fp16\", \"fp8\", \"tf32\", \"fp32\""},
     DTK(micro_batch, LT_INT, LR_NO, "sequences per micro-batch (default 1)"),

@@ -1,0 +1,368 @@
+/*
+ * test_detailed.c - hand-derived unit tests of the detailed fidelity.
+ *
+ * Each expected value is worked out in the comment beside it from the
+ * published formula (Narayanan et al. 2021, Rajbhandari et al. 2020,
+ * ring all-reduce, 1F1B), on numbers small or famous enough to check on
+ * paper. The end-to-end cases load real point files through the loader.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../cost/detailed.h"
+#include "../driver/load.h"
+#include "unit.h"
+
+/* A GPT-3-like model without position table, ffn = 4h, MHA. */
+static model_t gpt(int64_t l, int64_t h, int64_t a, int64_t s, int64_t v)
+{
+    model_t m;
+    memset(&m, 0, sizeof m);
+    strcpy(m.name, "gpt");
+    m.kind = MODEL_LLM;
+    m.layers = l;
+    m.hidden = h;
+    m.ffn = 4 * h;
+    m.heads = a;
+    m.kv_heads = a;
+    m.seq_len = s;
+    m.vocab = v;
+    m.causal = true;
+    m.d.position = MODEL_POS_NONE;
+    return m;
+}
+
+/* A tidy hardware generation: 100 TFLOP/s, 1 TB/s, one efficiency. */
+static hw_t tidy_hw(void)
+{
+    hw_t h;
+    memset(&h, 0, sizeof h);
+    strcpy(h.name, "tidy");
+    h.peak_flops[HW_FP32] = 10e12;
+    h.peak_flops[HW_BF16] = 100e12;
+    h.mem_capacity_bytes = 80e9;
+    h.mem_bw_bytes_per_s = 1e12;
+    h.mem_bw_efficiency = 0.5;
+    h.gemm_points = 2;
+    h.gemm_log10_flops[0] = 9.0;
+    h.gemm_log10_flops[1] = 11.0;
+    h.gemm_efficiency[0] = 0.2;
+    h.gemm_efficiency[1] = 0.8;
+    h.attention_efficiency = 0.5;
+    h.scaleup_devices = 8;
+    h.scaleup_bytes_per_s = 100e9;
+    h.scaleup_latency_s = 1e-6;
+    h.scaleup_efficiency = 1.0;
+    h.nic_bytes_per_s = 10e9;
+    h.nic_latency_s = 5e-6;
+    h.nic_efficiency = 1.0;
+    return h;
+}
+
+static void test_megatron_flops(void)
+{
+    /* Narayanan et al. 2021 Table 1, first row: B 512, s 2048, l 24,
+     * h 2304, V 51200. 96 B s l h^2 = 96*512*2048*24*5308416
+     * = 1.28247e16 (exactly 12824703626379264); the bracket is
+     * 1 + 2048/13824 + 51200/884736 = 1.2060185185...; product
+     * 1.546683e16 FLOPs. At the paper's 137 TFLOP/s on 32 GPUs that is
+     * 1.5467e16 / (32 * 137e12) = 3.528 s, the iteration time of the
+     * calibration row NAR21-T1-01. */
+    double f = detailed_megatron_flops(512, 2048, 24, 2304, 51200);
+    double bracket = 1.0 + 2048.0 / 13824.0 + 51200.0 / 884736.0;
+    UNIT_ASSERT_CLOSE(f, 12824703626379264.0 * bracket, 1e-12);
+    UNIT_ASSERT_CLOSE(f / (32 * 137e12), 3.528, 1e-3);
+
+    /* Model FLOPs without recomputation: 3 x forward = 72 B s l h^2
+     * (1 + s/6h + V/12lh) for ffn = 4h, MHA, no position table (the
+     * forward count includes the full, non-causal, attention scores). */
+    model_t m = gpt(24, 2304, 24, 2048, 51200);
+    double fwd = detailed_model_flops(&m, false);
+    double mf = 72.0 * 2048 * 24 * 2304.0 * 2304.0 *
+                (1.0 + 2048.0 / (6 * 2304.0) + 51200.0 / (12 * 24 * 2304.0));
+    UNIT_ASSERT_CLOSE(3.0 * fwd, mf, 1e-12);
+    /* eq. (3) = 4/3 of it when V/16lh replaces V/12lh: check at V = 0 */
+    model_t m0 = gpt(24, 2304, 24, 2048, 0);
+    UNIT_ASSERT_CLOSE(detailed_megatron_flops(1, 2048, 24, 2304, 0),
+                      4.0 * detailed_model_flops(&m0, false), 1e-12);
+}
+
+static void test_bubble(void)
+{
+    /* 1F1B: (p-1)/(m+p-1); p 8, m 24: 7/31. Interleaved v 2: 7/55. */
+    UNIT_ASSERT_CLOSE(detailed_bubble_fraction(8, 24, 1), 7.0 / 31.0, 1e-15);
+    UNIT_ASSERT_CLOSE(detailed_bubble_fraction(8, 24, 2), 7.0 / 55.0, 1e-15);
+    UNIT_ASSERT_CLOSE(detailed_bubble_fraction(1, 24, 1), 0.0, 1e-15);
+}
+
+static void test_zero_memory(void)
+{
+    /* Rajbhandari et al. 2020, Figure 1: Psi = 7.5B, N = 64, K = 12:
+     * baseline (2+2+12) Psi = 120 GB; Pos 2Psi + 2Psi + 12Psi/N
+     * = 31.4 GB; Pos+g 2Psi + 14Psi/N = 16.6 GB; Pos+g+p 16Psi/N
+     * = 1.875 GB. */
+    double psi = 7.5e9;
+    UNIT_ASSERT_CLOSE(detailed_zero_bytes(psi, 0, 64), 120e9, 1e-12);
+    UNIT_ASSERT_CLOSE(detailed_zero_bytes(psi, 1, 64), 30e9 + 90e9 / 64, 1e-12);
+    UNIT_ASSERT_CLOSE(detailed_zero_bytes(psi, 2, 64), 15e9 + 105e9 / 64, 1e-12);
+    UNIT_ASSERT_CLOSE(detailed_zero_bytes(psi, 3, 64), 1.875e9, 1e-12);
+}
+
+static void test_ring_allreduce(void)
+{
+    /* Ring all-reduce: each rank sends 2(n-1)/n of the buffer:
+     * n 8, 1 GB -> 1.75 GB. */
+    UNIT_ASSERT_CLOSE(topo_ring_allreduce_volume(8, 1e9), 1.75e9, 1e-15);
+    UNIT_ASSERT_CLOSE(topo_ring_allreduce_volume(1, 1e9), 0.0, 1e-15);
+
+    /* One 8-device domain at 100 GB/s, alpha 1 us: all-reduce of 1 GB
+     * = 1.75e9 / 100e9 + 2*7*1e-6 = 17.514 ms; all-gather half the
+     * bandwidth term and 7 steps = 8.757 ms. */
+    hw_t h = tidy_hw();
+    topo_t t;
+    const char *bad = NULL;
+    CU_ASSERT_EQUAL(topo_build(&t, &h, 8, 8, 0, 0, 1.0, TOPO_RING, &bad), STATUS_OK);
+    UNIT_ASSERT_CLOSE(topo_coll_time(&t, TOPO_ALLREDUCE, 8, 1, 1e9), 0.017514, 1e-12);
+    UNIT_ASSERT_CLOSE(topo_coll_time(&t, TOPO_ALLGATHER, 8, 1, 1e9), 0.008757, 1e-12);
+
+    /* 64 devices in 8 nodes, a group of 8 at stride 8 (one per node)
+     * crosses the NIC level with one channel: 1.75e9 / 10e9 + 14 * 5 us
+     * = 175.07 ms. The same group at stride 1 stays in the node. */
+    CU_ASSERT_EQUAL(topo_build(&t, &h, 64, 8, 0, 0, 1.0, TOPO_RING, &bad), STATUS_OK);
+    UNIT_ASSERT_CLOSE(topo_coll_time(&t, TOPO_ALLREDUCE, 8, 8, 1e9), 0.17507, 1e-12);
+    UNIT_ASSERT_CLOSE(topo_coll_time(&t, TOPO_ALLREDUCE, 8, 1, 1e9), 0.017514, 1e-12);
+    /* 64 ranks at stride 1: 8 channels of 10 GB/s = 80 GB/s bottleneck:
+     * 2*63/64 * 1e9 / 80e9 + 126 * 5 us = 25.2422 ms */
+    UNIT_ASSERT_CLOSE(topo_coll_time(&t, TOPO_ALLREDUCE, 64, 1, 1e9),
+                      2.0 * 63.0 / 64.0 / 80.0 + 126 * 5e-6, 1e-12);
+    /* Oversubscription: pods of 16 with 1:4 above; a group of 8 at
+     * stride 8 spans 64 devices, beyond the pod: bandwidth 10/4 GB/s. */
+    CU_ASSERT_EQUAL(topo_build(&t, &h, 64, 8, 0, 16, 4.0, TOPO_RING, &bad), STATUS_OK);
+    CU_ASSERT_EQUAL(t.nlevels, 3);
+    UNIT_ASSERT_CLOSE(topo_coll_time(&t, TOPO_ALLREDUCE, 8, 8, 1e9),
+                      1.75e9 / 2.5e9 + 14 * 10e-6, 1e-12);
+}
+
+static void test_gemm_efficiency(void)
+{
+    /* Table (9, 0.2), (11, 0.8): 1e10 FLOPs sits halfway -> 0.5;
+     * clamped outside. A 1e10-FLOP GEMM (M=N=K=1710 roughly) takes
+     * 1e10 / (100e12 * 0.5) = 0.2 ms when compute-bound. */
+    hw_t h = tidy_hw();
+    UNIT_ASSERT_CLOSE(hw_gemm_efficiency(&h, 1e10), 0.5, 1e-12);
+    UNIT_ASSERT_CLOSE(hw_gemm_efficiency(&h, 1e6), 0.2, 1e-12);
+    UNIT_ASSERT_CLOSE(hw_gemm_efficiency(&h, 1e13), 0.8, 1e-12);
+    /* M=N=K=4096: 1.374e11 FLOPs at 0.8 -> 1.718 ms; bytes 3*4096^2*2
+     * = 100.7 MB at 0.5 TB/s = 0.2 ms: compute-bound. */
+    double flops = 2.0 * 4096.0 * 4096.0 * 4096.0;
+    UNIT_ASSERT_CLOSE(hw_gemm_time(&h, HW_BF16, 4096, 4096, 4096, 1),
+                      flops / (100e12 * 0.8), 1e-12);
+    /* M=N=4096, K=8: memory-bound: bytes 2*(2*4096*8 + 4096^2) */
+    double bytes = 2.0 * (2.0 * 4096 * 8 + 4096.0 * 4096.0);
+    UNIT_ASSERT_CLOSE(hw_gemm_time(&h, HW_BF16, 4096, 4096, 8, 1), bytes / 0.5e12,
+                      1e-12);
+}
+
+/* A point on the tidy hardware: dp devices of one node. */
+static point_t tidy_point(int64_t tp, int64_t pp, int64_t dp, int64_t zero)
+{
+    point_t p;
+    memset(&p, 0, sizeof p);
+    p.fidelity = EVAL_DETAILED;
+    p.model = gpt(8, 1024, 16, 1024, 32000);
+    p.system.hw = tidy_hw();
+    p.system.devices = tp * pp * dp;
+    p.system.devices_per_node = 8;
+    const char *bad = NULL;
+    CU_ASSERT_EQUAL(topo_system_derive(&p.system, &bad), STATUS_OK);
+    p.task.kind = TASK_PRETRAIN;
+    p.task.detailed.tp = tp;
+    p.task.detailed.pp = pp;
+    p.task.detailed.dp = dp;
+    p.task.detailed.zero_stage = zero;
+    p.task.detailed.dtype = HW_BF16;
+    p.task.detailed.micro_batch = 1;
+    p.task.detailed.global_batch = 16 * dp;
+    p.task.detailed.overlap_dp_comm = true;
+    return p;
+}
+
+static void test_eval_memory_per_stage(void)
+{
+    /* Mixed-precision Adam per device: weights 2, grads 2, optimizer
+     * 12 bytes per local parameter, sharded over dp per ZeRO stage. */
+    for (int64_t z = 0; z <= 3; z++) {
+        point_t p = tidy_point(1, 1, 8, z);
+        engine e;
+        engine_init(&e, false);
+        result_t r;
+        CU_ASSERT_EQUAL(eval_point(&p, &e, &r, NULL), STATUS_OK);
+        engine_free(&e);
+        double total, dev;
+        detailed_params(&p.model, &p.task.detailed, &total, &dev);
+        /* tp = pp = 1: every parameter is local */
+        UNIT_ASSERT_CLOSE(dev, total, 1e-12);
+        UNIT_ASSERT_CLOSE(r.mem_weights_bytes_per_device + r.mem_grads_bytes_per_device +
+                              r.mem_optimizer_bytes_per_device,
+                          detailed_zero_bytes(dev, z, 8), 1e-12);
+        CU_ASSERT(r.iteration_time_s > 0);
+        CU_ASSERT(r.mfu > 0 && r.mfu < 1);
+    }
+    /* 12 layers of 12 h^2 plus the 32000 x 1024 table: 8 * 12 * 1024^2
+     * + 32000 * 1024 = 100663296 + 32768000 = 133431296 parameters */
+    point_t p = tidy_point(1, 1, 8, 0);
+    double total, dev;
+    detailed_params(&p.model, &p.task.detailed, &total, &dev);
+    UNIT_ASSERT_CLOSE(total, 133431296.0, 1e-15);
+}
+
+static void test_eval_pipeline(void)
+{
+    /* Same stage time T with v = 1 and v = 2 except for the p2p count:
+     * bubble_s = (p-1) T / v. With vocab 0 stages are uniform, so
+     * bubble(v=1) / bubble(v=2) = 2 up to the doubled p2p per chunk. */
+    point_t p = tidy_point(1, 4, 2, 1);
+    p.model.vocab = 0;
+    p.model.d.arch = MODEL_ARCH_VIT;
+    engine e;
+    engine_init(&e, false);
+    result_t r1, r2;
+    CU_ASSERT_EQUAL(eval_point(&p, &e, &r1, NULL), STATUS_OK);
+    p.task.detailed.vpp = 2;
+    CU_ASSERT_EQUAL(eval_point(&p, &e, &r2, NULL), STATUS_OK);
+    engine_free(&e);
+    double p2p1 = r1.comm_p2p_s / 16.0, p2p2 = r2.comm_p2p_s / 16.0; /* per micro-batch */
+    double t1 = r1.pipeline_bubble_s / 3.0 - p2p1; /* T without p2p */
+    double t2 = 2.0 * r2.pipeline_bubble_s / 3.0 - p2p2;
+    UNIT_ASSERT_CLOSE(t1, t2, 1e-9);
+    CU_ASSERT(r2.iteration_time_s < r1.iteration_time_s);
+}
+
+static void test_eval_infeasible_memory(void)
+{
+    /* 175B parameters on 8 devices of 80 GB without sharding: 16 bytes
+     * per parameter = 2.8 TB per device does not fit. */
+    point_t p = tidy_point(1, 1, 8, 0);
+    p.model = gpt(96, 12288, 96, 2048, 51200);
+    engine e;
+    engine_init(&e, false);
+    result_t r;
+    CU_ASSERT_EQUAL(eval_point(&p, &e, &r, NULL), STATUS_INFEASIBLE_MEMORY);
+    CU_ASSERT_EQUAL(r.status, STATUS_INFEASIBLE_MEMORY);
+    CU_ASSERT(r.mem_total_bytes_per_device > 80e9);
+    CU_ASSERT(r.mem_optimizer_bytes_per_device > 12 * 170e9);
+    engine_free(&e);
+}
+
+static void test_eval_rules(void)
+{
+    point_t p = tidy_point(2, 1, 4, 0);
+    const char *where = NULL;
+    CU_ASSERT_EQUAL(eval_check(&p, &where), STATUS_OK);
+    p.task.detailed.dp = 3; /* 2 * 3 != 8 devices */
+    CU_ASSERT_EQUAL(eval_check(&p, &where), STATUS_INVALID_PRODUCT);
+    p = tidy_point(2, 1, 4, 0);
+    p.task.detailed.ep = 2; /* not an MoE model */
+    CU_ASSERT_EQUAL(eval_check(&p, &where), STATUS_INVALID_STRATEGY);
+    /* 8 layers do not split into 3 stages */
+    p = tidy_point(1, 8, 1, 0);
+    p.model.layers = 12;
+    engine e;
+    engine_init(&e, false);
+    result_t r;
+    CU_ASSERT_EQUAL(eval_point(&p, &e, &r, NULL), STATUS_INFEASIBLE_SHAPE);
+    engine_free(&e);
+}
+
+static void test_eval_moe_and_inference(void)
+{
+    /* Mixtral-like MoE with 8 experts, top-2, ep 4 on 8 devices: expert
+     * all-to-all appears, and the expert parameters are split by ep. */
+    point_t p = tidy_point(1, 1, 8, 1);
+    p.model.d.experts = 8;
+    p.model.d.top_k = 2;
+    p.task.detailed.ep = 4;
+    engine e;
+    engine_init(&e, false);
+    result_t r;
+    CU_ASSERT_EQUAL(eval_point(&p, &e, &r, NULL), STATUS_OK);
+    CU_ASSERT(r.comm_alltoall_s > 0);
+    double total, dev;
+    detailed_params(&p.model, &p.task.detailed, &total, &dev);
+    /* per layer 8 experts x 2 x 1024 x 4096 = 67.1M of which 1/4 local */
+    UNIT_ASSERT_CLOSE(total - dev, 8 * 0.75 * 8 * 2 * 1024.0 * 4096.0, 1e-12);
+
+    /* Inference: prefill then decode; TPOT is memory-bound (weights and
+     * KV cache streamed): at least bytes / bandwidth. */
+    p = tidy_point(1, 1, 1, 0);
+    p.system.devices = 1;
+    const char *bad = NULL;
+    CU_ASSERT_EQUAL(topo_system_derive(&p.system, &bad), STATUS_OK);
+    p.task.kind = TASK_INFERENCE;
+    p.task.detailed.micro_batch = 4;
+    p.task.detailed.global_batch = 0;
+    p.task.detailed.decode_tokens = 128;
+    CU_ASSERT_EQUAL(eval_point(&p, &e, &r, NULL), STATUS_OK);
+    detailed_params(&p.model, &p.task.detailed, &total, &dev);
+    CU_ASSERT(r.tpot_s >= 2.0 * dev / 0.5e12);
+    CU_ASSERT(r.ttft_s > 0);
+    UNIT_ASSERT_CLOSE(r.tokens_per_s, 4.0 / r.tpot_s, 1e-12);
+    CU_ASSERT(r.mem_kv_cache_bytes_per_device > 0);
+    engine_free(&e);
+}
+
+static void test_load_points(void)
+{
+    /* the shipped example points load and evaluate */
+    static const char *const files[] = {"detailed_llama3_70b.cfg"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/points/%s", unit_configs(), files[i]);
+        point_t p;
+        load_err le;
+        int rc = load_point(path, unit_configs(), &p, &le);
+        if (rc != 0)
+            fprintf(stderr, "%s\n", le.text);
+        CU_ASSERT_EQUAL_FATAL(rc, 0);
+        CU_ASSERT_EQUAL(p.fidelity, EVAL_DETAILED);
+        engine e;
+        engine_init(&e, false);
+        result_t r;
+        CU_ASSERT(status_is_data(eval_point(&p, &e, &r, NULL)));
+        engine_free(&e);
+    }
+    /* an unknown key names file and line */
+    char path[1024];
+    unit_write_file("detailed_bad.cfg",
+                    "fidelity = \"detailed\";\n"
+                    "model = \"gpt3-175b\";\n"
+                    "system = { name = \"s\"; hardware = \"a100-80g\"; devices = 8; };\n"
+                    "task = { type = \"pretrain\"; tp = 8; pp = 1; dp = 1;\n"
+                    "  recompute = \"some\"; };\n",
+                    path, sizeof path);
+    point_t p;
+    load_err le;
+    CU_ASSERT_NOT_EQUAL(load_point(path, unit_configs(), &p, &le), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(le.text, "detailed_bad.cfg:5:"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(le.text, "recompute"));
+}
+
+int main(void)
+{
+    if (CU_initialize_registry() != CUE_SUCCESS)
+        return 1;
+    CU_pSuite s = CU_add_suite("detailed", NULL, NULL);
+    CU_add_test(s, "Megatron FLOP count", test_megatron_flops);
+    CU_add_test(s, "1F1B bubble fraction", test_bubble);
+    CU_add_test(s, "ZeRO memory per stage", test_zero_memory);
+    CU_add_test(s, "ring all-reduce volume and alpha-beta", test_ring_allreduce);
+    CU_add_test(s, "GEMM efficiency and roofline", test_gemm_efficiency);
+    CU_add_test(s, "memory per ZeRO stage in evaluation", test_eval_memory_per_stage);
+    CU_add_test(s, "pipeline bubble in evaluation", test_eval_pipeline);
+    CU_add_test(s, "infeasible: memory", test_eval_infeasible_memory);
+    CU_add_test(s, "rules", test_eval_rules);
+    CU_add_test(s, "MoE and inference", test_eval_moe_and_inference);
+    CU_add_test(s, "point files", test_load_points);
+    return unit_run();
+}
