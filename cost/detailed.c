@@ -313,7 +313,8 @@ typedef struct dt_ctx {
     double ab;     /* activation bytes */
     double gbytes; /* gradient bytes reduced */
     double tok;    /* tokens per device per micro-batch */
-    double seq;    /* sequence per cp rank */
+    double seq;    /* sequence (training) or prompt (inference) per cp rank */
+    double kv_len; /* keys each query attends over: the whole sequence */
     int64_t dpcp;
 } dt_ctx;
 
@@ -371,7 +372,7 @@ static void dt_layer_cost(const dt_ctx *c, bool moe, bool training, dt_layer *L)
     L->params = params;
 
     /* attention core */
-    double s = (double)m->seq_len, mbat = (double)c->d.mb;
+    double s = c->kv_len, mbat = (double)c->d.mb;
     double attn_f, attn_b, attn_elem_f = 0.0, attn_elem_b = 0.0;
     if (c->t->attention == TASK_ATTENTION_FLASH) {
         double fl = 4.0 * mbat * at * c->seq * s * dh * (m->causal ? 0.5 : 1.0);
@@ -477,7 +478,7 @@ static double dt_act_bytes(const dt_ctx *c)
     double base = s * b * h * (sp ? 34.0 / t : 10.0 + 24.0 / t);
     if (c->t->recompute == TASK_RECOMPUTE_NONE &&
         c->t->attention == TASK_ATTENTION_UNFUSED)
-        base += 5.0 * a * s * (double)c->m->seq_len * b / t;
+        base += 5.0 * a * s * c->kv_len * b / t;
     return base;
 }
 
@@ -527,7 +528,9 @@ static status_code dt_run(const point_t *p, engine *e, result_t *r)
         if (c.d.zero >= 3)
             weights /= n;
     }
-    c.seq = (double)m->seq_len / (double)c.d.cp;
+    c.kv_len = (double)(!training && c.t->prompt_tokens > 0 ? c.t->prompt_tokens
+                                                           : m->seq_len);
+    c.seq = c.kv_len / (double)c.d.cp;
     double acts = 0.0, kvc = 0.0;
     double pp = (double)c.d.pp, v = (double)c.d.v, mm = (double)c.d.ga;
     if (training) {
