@@ -417,7 +417,8 @@ int output_create(output *o, MPI_Comm comm, const char *path, const space *s,
     /* /results: exact length, chunked, allocated now, never filled */
     hsize_t dims[1] = {(hsize_t)m->valid};
     hsize_t cdims[1] = {OUTPUT_CHUNK_ROWS};
-    hid_t fs = CHECK_H5ID(H5Screate_simple(1, dims, NULL));
+    hsize_t maxdims[1] = {H5S_UNLIMITED}; /* lets chunks exceed tiny sizes */
+    hid_t fs = CHECK_H5ID(H5Screate_simple(1, dims, maxdims));
     hid_t dcpl = CHECK_H5ID(H5Pcreate(H5P_DATASET_CREATE));
     CHECK_H5(H5Pset_chunk(dcpl, 1, cdims));
     CHECK_H5(H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY));

@@ -1,0 +1,189 @@
+/*
+ * test_space.c - sweep specs, plan templates and the mixed-radix space.
+ *
+ * Serial tests: template parsing and resolution, the `auto` set, id
+ * encode/decode as a bijection, exact valid counts (checked against a
+ * point-by-point count in reverse order, so the cursor's cache cannot
+ * matter), and golden messages for bad specs (file, line and key).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "../cost/autoplan.h"
+#include "space.h"
+#include "spec.h"
+#include "unit.h"
+
+static const char *const small_spec =
+    "name = \"small\";\n"                                          /* 1 */
+    "models = [\"dlrm_a\", \"llama2_70b\"];\n"                     /* 2 */
+    "systems = [\"zionex_8\", \"dc_A_128\"];\n"                    /* 3 */
+    "system_grid = ( { base = \"zionex_128\"; nodes = [1, 4];\n"  /* 4 */
+    "  devices_per_node = [8]; nic_scale = [1.0, 2.0]; } );\n"    /* 5 */
+    "tasks = ( \"pretrain\", \"inference\",\n"                     /* 6 */
+    "  { type = \"finetune\"; freeze_emb = true; } );\n"           /* 7 */
+    "global_batch = [64, 1000, 4096];\n"                           /* 8 */
+    "strategies = \"auto\";\n";                                    /* 9 */
+
+static int load_text(const char *name, const char *text, spec *sp,
+                     load_err *err, char *path, size_t psize)
+{
+    CU_ASSERT_PTR_NOT_NULL_FATAL(unit_write_file(name, text, path, psize));
+    return spec_load(path, unit_configs(), sp, err);
+}
+
+static void test_templates(void)
+{
+    autoplan_tmpl t;
+    const char *why = NULL;
+    char buf[64];
+    CU_ASSERT_EQUAL(autoplan_parse("fsdp:node,ddp:rest", &t, &why), 0);
+    CU_ASSERT_EQUAL(t.nlevels, 2);
+    autoplan_format(&t, buf, sizeof buf);
+    CU_ASSERT_STRING_EQUAL(buf, "fsdp:node,ddp:rest");
+    CU_ASSERT_EQUAL(autoplan_parse("tp:4,ddp:all", &t, &why), 0);
+    autoplan_format(&t, buf, sizeof buf);
+    CU_ASSERT_STRING_EQUAL(buf, "tp:4,ddp:all");
+    const char *bad[] = {"", "fsdp", "foo:2", "ddp:rest,tp:rest", "ddp:0",
+                         "ddp:8,", "ddp:x"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        CU_ASSERT_EQUAL(autoplan_parse(bad[i], &t, &why), -1);
+
+    cluster_t c;
+    memset(&c, 0, sizeof c);
+    c.devices = 128;
+    c.devices_per_node = 8;
+    plan_t p;
+    autoplan_parse("fsdp:node,ddp:rest", &t, &why);
+    CU_ASSERT_EQUAL(autoplan_resolve(&t, &c, &p), STATUS_OK);
+    CU_ASSERT_EQUAL(p.degree[0], 8);
+    CU_ASSERT_EQUAL(p.degree[1], 16);
+    autoplan_parse("tp:3,ddp:rest", &t, &why);
+    CU_ASSERT_EQUAL(autoplan_resolve(&t, &c, &p), STATUS_INVALID_PRODUCT);
+    c.devices = 8; /* one node: a 2-level plan has a level of degree 1 */
+    autoplan_parse("fsdp:node,ddp:rest", &t, &why);
+    CU_ASSERT_EQUAL(autoplan_resolve(&t, &c, &p), STATUS_INVALID_DEGREE_ONE);
+    CU_ASSERT_EQUAL(autoplan_madmax_count(), 28);
+}
+
+static void test_bijection_and_counts(void)
+{
+    spec sp;
+    load_err err;
+    char path[512];
+    int rc = load_text("small.cfg", small_spec, &sp, &err, path, sizeof path);
+    if (rc)
+        fprintf(stderr, "%s\n", err.text);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    CU_ASSERT_EQUAL(sp.nsystems, 2 + 4);
+    CU_ASSERT_STRING_EQUAL(sp.systems[2].name, "zionex_128/1x8/nic1");
+    CU_ASSERT_EQUAL(sp.systems[4].devices, 32);
+    space s;
+    CU_ASSERT_EQUAL_FATAL(space_init(&s, &sp, &err), 0);
+    CU_ASSERT_EQUAL(s.total, 2 * 6 * 3 * 3 * 28);
+    int64_t idx[SPACE_NAXES];
+    for (int64_t id = 0; id < s.total; id++) {
+        space_decode(&s, id, idx);
+        for (int a = 0; a < SPACE_NAXES; a++)
+            if (idx[a] < 0 || idx[a] >= s.radix[a])
+                CU_FAIL("index out of range");
+        if (space_encode(&s, idx) != id)
+            CU_FAIL("encode(decode(id)) != id");
+    }
+    /* counts: chunked forward with one cursor == reverse, one id each */
+    space_cursor fwd, rev;
+    space_cursor_init(&fwd);
+    int64_t by_code[SPACE_NCODES] = {0}, sum = 0, invalid = 0;
+    for (int64_t lo = 0; lo < s.total; lo += 37) {
+        int64_t hi = lo + 37 < s.total ? lo + 37 : s.total;
+        sum += space_count_valid(&s, &fwd, lo, hi, by_code);
+    }
+    for (int k = 0; k < SPACE_NCODES; k++)
+        invalid += by_code[k];
+    CU_ASSERT_EQUAL(sum + invalid, s.total);
+    int64_t brute = 0;
+    for (int64_t id = s.total - 1; id >= 0; id--) {
+        space_cursor_init(&rev);
+        brute += space_point(&s, &rev, id, NULL) == STATUS_OK;
+    }
+    CU_ASSERT_EQUAL(sum, brute);
+    CU_ASSERT(sum > 0 && sum < s.total);
+    /* one-node systems admit only the 1-level plans: 3 dense x 2 emb */
+    int64_t one[SPACE_NAXES] = {0, 0, 0, 0, 0};
+    int64_t ok = 0;
+    space_cursor_init(&rev);
+    for (int64_t k = 0; k < 28; k++) {
+        one[SPACE_STRATEGY] = k;
+        one[SPACE_BATCH] = 0;
+        ok += space_point(&s, &rev, space_encode(&s, one), NULL) == STATUS_OK;
+    }
+    CU_ASSERT_EQUAL(ok, 3 * 2);
+    spec_free(&sp);
+}
+
+/* A bad spec must fail with "PATH:LINE:" and the fragment. */
+static void expect_bad(const char *name, const char *text, int line,
+                       const char *frag)
+{
+    spec sp;
+    load_err err;
+    char path[512], prefix[600];
+    int rc = load_text(name, text, &sp, &err, path, sizeof path);
+    CU_ASSERT_EQUAL(rc, -1);
+    snprintf(prefix, sizeof prefix, "%s:%d:", path, line);
+    int ok = rc == -1 && strncmp(err.text, prefix, strlen(prefix)) == 0 &&
+             strstr(err.text, frag);
+    if (!ok)
+        fprintf(stderr, "\n%s: got \"%s\", want \"%s\" ... \"%s\"\n", name,
+                rc ? err.text : "(success)", prefix, frag);
+    CU_ASSERT(ok);
+    if (rc == 0)
+        spec_free(&sp);
+}
+
+static void test_bad_specs(void)
+{
+    expect_bad("unknown.cfg", "models = [\"dlrm_a\"];\nsystem = \"x\";\n", 2,
+               "unknown key 'system'");
+    expect_bad("model_name.cfg",
+               "tasks = [\"pretrain\"];\nglobal_batch = [8];\n"
+               "strategies = \"auto\";\nsystems = \"all\";\n"
+               "models = [\"dlrm_a\",\n \"dlrm_zz\"];\n",
+               6, "\"dlrm_zz\" is not in the catalogue");
+    expect_bad("batch.cfg",
+               "models = [\"dlrm_a\"];\nsystems = [\"zionex_8\"];\n"
+               "tasks = [\"pretrain\"];\nglobal_batch = [8, -1];\n"
+               "strategies = \"auto\";\n",
+               4, "key 'global_batch'");
+    expect_bad("plan.cfg",
+               "models = [\"dlrm_a\"];\nsystems = [\"zionex_8\"];\n"
+               "tasks = [\"pretrain\"];\nglobal_batch = [8];\n"
+               "strategies = ( { dense = \"fsdp:node\";\n"
+               "  embedding = \"mp:lots\"; } );\n",
+               6, "key 'embedding'");
+    expect_bad("task.cfg",
+               "models = [\"dlrm_a\"];\nsystems = [\"zionex_8\"];\n"
+               "tasks = [\"pretrain\", \"train\"];\nglobal_batch = [8];\n"
+               "strategies = \"auto\";\n",
+               3, "task type must be");
+    expect_bad("grid.cfg",
+               "models = [\"dlrm_a\"];\ntasks = [\"pretrain\"];\n"
+               "global_batch = [8];\nstrategies = \"auto\";\n"
+               "system_grid = ( { base = \"nope\"; nodes = [2]; } );\n",
+               5, "key 'base'");
+    expect_bad("missing.cfg", "models = [\"dlrm_a\"];\n", 0,
+               "missing key 'tasks'");
+    expect_bad("syntax.cfg", "models = [\"dlrm_a\"\n;\n", 2, "syntax error");
+}
+
+int main(void)
+{
+    if (CU_initialize_registry() != CUE_SUCCESS)
+        return 1;
+    CU_pSuite s = CU_add_suite("space", NULL, NULL);
+    CU_add_test(s, "plan templates and the auto set", test_templates);
+    CU_add_test(s, "ids are a bijection, counts are exact",
+                test_bijection_and_counts);
+    CU_add_test(s, "bad specs name file, line and key", test_bad_specs);
+    return unit_run();
+}

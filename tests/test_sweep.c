@@ -1,0 +1,182 @@
+/*
+ * test_sweep.c - the MPI sweep, run in-process under mpiexec (any np).
+ *
+ * Every rank runs sweep_run() on a small spec with tiny chunks (many
+ * chunks per rank, drawn dynamically); rank 0 then re-evaluates the whole
+ * space serially in-process and compares /results row by row, byte for
+ * byte: every valid id appears exactly once, in id order, with the same
+ * figures, whatever the rank count — so the files of np 1, 2 and 3 have
+ * identical datasets. Also: a bad spec fails on every rank with exit 2
+ * and no hang. CUnit failures are summed over ranks for the exit code.
+ */
+#include <CUnit/Basic.h>
+#include <hdf5.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../worker/output.h"
+#include "space.h"
+#include "spec.h"
+#include "sweep.h"
+#include "unit.h"
+
+static int g_rank, g_size;
+
+static const char *const sweep_spec =
+    "name = \"test\";\n"
+    "models = [\"dlrm_a\", \"llama2_70b\"];\n"
+    "systems = [\"zionex_8\", \"dc_A_128\"];\n"
+    "system_grid = ( { base = \"zionex_128\"; nodes = [1, 2, 4];\n"
+    "  nic_scale = [0.5, 1.0]; } );\n"
+    "tasks = ( \"pretrain\", \"inference\",\n"
+    "  { type = \"finetune\"; freeze_emb = true; min_frozen_layer = 10; } );\n"
+    "global_batch = [64, 1000, 4096];\n"
+    "strategies = \"auto\";\n"
+    "chunk = 13;\n";
+
+static void test_sweep_file(void)
+{
+    char spath[512], opath[512];
+    if (g_rank == 0)
+        unit_write_file("sweep_test.cfg", sweep_spec, spath, sizeof spath);
+    MPI_Bcast(spath, sizeof spath, MPI_CHAR, 0, MPI_COMM_WORLD);
+    snprintf(opath, sizeof opath, "%.*s_np%d.h5", (int)(strlen(spath) - 4),
+             spath, g_size);
+    sweep_opts o = {.spec_path = spath, .out_path = opath,
+                    .configs_dir = unit_configs(), .quiet = true};
+    sweep_stats st;
+    int rc = sweep_run(MPI_COMM_WORLD, &o, &st, stdout, stderr);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    CU_ASSERT_EQUAL(st.evaluated_run, st.valid);
+    CU_ASSERT_EQUAL(st.valid + st.invalid, st.total);
+    if (g_rank != 0)
+        return;
+
+    /* the serial reference, built in-process */
+    spec sp;
+    load_err err;
+    CU_ASSERT_EQUAL_FATAL(spec_load(spath, unit_configs(), &sp, &err), 0);
+    space s;
+    CU_ASSERT_EQUAL_FATAL(space_init(&s, &sp, &err), 0);
+    output_rows rows;
+    output_rows_init(&rows);
+    size_t rs = rows.t.size;
+
+    hid_t f = H5Fopen(opath, H5F_ACC_RDONLY, H5P_DEFAULT);
+    CU_ASSERT_FATAL(f >= 0);
+    hid_t d = H5Dopen2(f, "results", H5P_DEFAULT);
+    hid_t fs = H5Dget_space(d);
+    hssize_t n = H5Sget_simple_extent_npoints(fs);
+    CU_ASSERT_EQUAL(n, st.valid);
+    char *got = malloc((size_t)(n > 0 ? n : 1) * rs);
+    hid_t mt = table_mtype(&rows.t);
+    CU_ASSERT(H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, got) >= 0);
+    char *want = malloc(rs);
+    space_cursor cur;
+    space_cursor_init(&cur);
+    engine e;
+    engine_init(&e, false);
+    int64_t row = 0, mismatches = 0;
+    for (int64_t id = 0; id < s.total; id++) {
+        if (space_point(&s, &cur, id, NULL) != STATUS_OK)
+            continue;
+        result_t r;
+        status_code sc = eval_point(&cur.p, &e, &r, NULL);
+        CU_ASSERT(status_is_data(sc));
+        output_pack(&rows, want, id, cur.idx, &cur.p, &r);
+        if (row >= n || memcmp(got + (size_t)row * rs, want, rs) != 0)
+            mismatches++;
+        row++;
+    }
+    CU_ASSERT_EQUAL(row, n);
+    CU_ASSERT_EQUAL(mismatches, 0);
+    engine_free(&e);
+
+    /* progress all set, complete = 1 */
+    hid_t pd = H5Dopen2(f, "progress", H5P_DEFAULT);
+    hid_t ps = H5Dget_space(pd);
+    hssize_t nc = H5Sget_simple_extent_npoints(ps);
+    CU_ASSERT_EQUAL(nc, (s.total + 12) / 13);
+    unsigned char *prog = malloc((size_t)nc);
+    H5Dread(pd, H5T_NATIVE_UCHAR, H5S_ALL, H5S_ALL, H5P_DEFAULT, prog);
+    int64_t set = 0;
+    for (hssize_t i = 0; i < nc; i++)
+        set += prog[i] == 1;
+    CU_ASSERT_EQUAL(set, nc);
+    int64_t complete = 0, ranks = 0;
+    hid_t a = H5Aopen(f, "complete", H5P_DEFAULT);
+    H5Aread(a, H5T_NATIVE_INT64, &complete);
+    H5Aclose(a);
+    a = H5Aopen(f, "ranks", H5P_DEFAULT);
+    H5Aread(a, H5T_NATIVE_INT64, &ranks);
+    H5Aclose(a);
+    CU_ASSERT_EQUAL(complete, 1);
+    CU_ASSERT_EQUAL(ranks, g_size);
+    free(prog);
+    H5Sclose(ps);
+    H5Dclose(pd);
+    H5Tclose(mt);
+    H5Sclose(fs);
+    H5Dclose(d);
+    H5Fclose(f);
+    free(got);
+    free(want);
+    spec_free(&sp);
+}
+
+static void test_bad_spec(void)
+{
+    char spath[512], opath[512];
+    if (g_rank == 0)
+        unit_write_file("sweep_bad.cfg",
+                        "models = [\"dlrm_a\"];\nsystems = [\"zionex_8\"];\n"
+                        "tasks = [\"pretrain\"];\nglobal_batch = [8];\n"
+                        "strategies = \"sometimes\";\n",
+                        spath, sizeof spath);
+    MPI_Bcast(spath, sizeof spath, MPI_CHAR, 0, MPI_COMM_WORLD);
+    snprintf(opath, sizeof opath, "%s.h5", spath);
+    sweep_opts o = {.spec_path = spath, .out_path = opath,
+                    .configs_dir = unit_configs(), .quiet = true};
+    CU_ASSERT_EQUAL(sweep_run(MPI_COMM_WORLD, &o, NULL, stdout, stderr), 2);
+    /* resuming a file that does not exist is an input error too */
+    o.spec_path = NULL;
+    char gpath[512];
+    if (g_rank == 0)
+        unit_write_file("sweep_good.cfg",
+                        "models = [\"dlrm_a\"];\nsystems = [\"zionex_8\"];\n"
+                        "tasks = [\"pretrain\"];\nglobal_batch = [8];\n"
+                        "strategies = \"auto\";\n",
+                        gpath, sizeof gpath);
+    MPI_Bcast(gpath, sizeof gpath, MPI_CHAR, 0, MPI_COMM_WORLD);
+    o.spec_path = gpath;
+    o.out_path = "/nonexistent/dir/out.h5";
+    o.resume = true;
+    CU_ASSERT_EQUAL(sweep_run(MPI_COMM_WORLD, &o, NULL, stdout, stderr), 2);
+    o.resume = false;
+    CU_ASSERT_EQUAL(sweep_run(MPI_COMM_WORLD, &o, NULL, stdout, stderr), 1);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+    if (CU_initialize_registry() != CUE_SUCCESS)
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    CU_pSuite s = CU_add_suite("sweep", NULL, NULL);
+    CU_add_test(s, "datasets equal a serial evaluation", test_sweep_file);
+    CU_add_test(s, "bad specs fail on every rank", test_bad_spec);
+    CU_basic_set_mode(g_rank == 0 ? CU_BRM_VERBOSE : CU_BRM_SILENT);
+    CU_basic_run_tests();
+    int mine = (int)(CU_get_number_of_failures() +
+                     CU_get_number_of_tests_failed()),
+        all = 0;
+    CU_cleanup_registry();
+    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (g_rank == 0 && all)
+        fprintf(stderr, "%d failure(s) over %d ranks\n", all, g_size);
+    MPI_Finalize();
+    return all ? 1 : 0;
+}

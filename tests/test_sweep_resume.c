@@ -1,0 +1,136 @@
+/*
+ * test_sweep_resume.c - a sweep SIGKILLed midway, then resumed, equals an
+ * uninterrupted run in every dataset.
+ *
+ * Runs `madsweep sweep` under mpiexec with 2 ranks ($MADSWEEP_MPIRUN):
+ * once uninterrupted; once with MADSWEEP_KILL_AFTER_CHUNKS set, so every
+ * rank SIGKILLs itself after a few chunks (the job dies, the file says
+ * complete = 0 and `best` refuses it); then with --resume. Every dataset
+ * of the resumed file is compared byte for byte with the reference.
+ */
+#include <hdf5.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "unit.h"
+
+static const char *const resume_spec =
+    "models = [\"dlrm_a\", \"llama2_70b\"];\n"
+    "systems = \"all\";\n"
+    "tasks = [\"pretrain\", \"inference\"];\n"
+    "global_batch = [1024, 65536];\n"
+    "strategies = \"auto\";\n"
+    "chunk = 64;\n";
+
+static const char *const datasets[] = {
+    "results", "progress", "skipped", "axes/model", "axes/system",
+    "axes/task", "axes/global_batch", "axes/strategy", "axes/status"};
+
+/* Reads a whole dataset in its file type; NULL on failure. */
+static char *read_all(hid_t f, const char *name, size_t *size)
+{
+    hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
+    if (d < 0)
+        return NULL;
+    hid_t t = H5Dget_type(d);
+    hid_t s = H5Dget_space(d);
+    *size = (size_t)H5Sget_simple_extent_npoints(s) * H5Tget_size(t);
+    char *buf = calloc(*size + 1, 1);
+    if (buf && *size && H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
+        free(buf);
+        buf = NULL;
+    }
+    H5Sclose(s);
+    H5Tclose(t);
+    H5Dclose(d);
+    return buf;
+}
+
+static int64_t attr_i64(const char *path, const char *name)
+{
+    int64_t v = -1;
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0)
+        return -2;
+    hid_t a = H5Aopen(f, name, H5P_DEFAULT);
+    if (a >= 0) {
+        H5Aread(a, H5T_NATIVE_INT64, &v);
+        H5Aclose(a);
+    }
+    H5Fclose(f);
+    return v;
+}
+
+static void test_resume(void)
+{
+    const char *mpirun = getenv("MADSWEEP_MPIRUN");
+    const char *bin = getenv("MADSWEEP_BINARY");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mpirun);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(bin);
+    char spec[512], ref[600], res[600], cmd[4096];
+    static char out[1 << 16];
+    CU_ASSERT_PTR_NOT_NULL_FATAL(
+        unit_write_file("resume.cfg", resume_spec, spec, sizeof spec));
+    snprintf(ref, sizeof ref, "%s.ref.h5", spec);
+    snprintf(res, sizeof res, "%s.res.h5", spec);
+
+    snprintf(cmd, sizeof cmd, "%s %s sweep %s -o %s --quiet", mpirun, bin,
+             spec, ref);
+    CU_ASSERT_EQUAL_FATAL(unit_run_command(cmd, out, sizeof out), 0);
+    CU_ASSERT_EQUAL(attr_i64(ref, "complete"), 1);
+
+    /* killed: every rank SIGKILLs itself after 5 chunks */
+    snprintf(cmd, sizeof cmd,
+             "MADSWEEP_KILL_AFTER_CHUNKS=5 %s %s sweep %s -o %s --quiet",
+             mpirun, bin, spec, res);
+    int rc = unit_run_command(cmd, out, sizeof out);
+    CU_ASSERT(rc != 0);
+    CU_ASSERT_EQUAL(attr_i64(res, "complete"), 0);
+    snprintf(cmd, sizeof cmd, "%s best %s", bin, res);
+    CU_ASSERT_EQUAL(unit_run_command(cmd, out, sizeof out), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "unfinished"));
+
+    /* resumed */
+    snprintf(cmd, sizeof cmd, "%s %s sweep %s -o %s --resume", mpirun, bin,
+             spec, res);
+    rc = unit_run_command(cmd, out, sizeof out);
+    if (rc)
+        fprintf(stderr, "%s\n", out);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    CU_ASSERT_EQUAL(attr_i64(res, "complete"), 1);
+    CU_ASSERT_EQUAL(attr_i64(res, "points_evaluated"),
+                    attr_i64(ref, "points_valid"));
+
+    hid_t a = H5Fopen(ref, H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t b = H5Fopen(res, H5F_ACC_RDONLY, H5P_DEFAULT);
+    CU_ASSERT_FATAL(a >= 0 && b >= 0);
+    for (size_t i = 0; i < sizeof datasets / sizeof datasets[0]; i++) {
+        size_t na = 0, nb = 0;
+        char *x = read_all(a, datasets[i], &na);
+        char *y = read_all(b, datasets[i], &nb);
+        int same = x && y && na == nb && memcmp(x, y, na) == 0;
+        if (!same)
+            fprintf(stderr, "dataset %s differs\n", datasets[i]);
+        CU_ASSERT(same);
+        free(x);
+        free(y);
+    }
+    H5Fclose(a);
+    H5Fclose(b);
+
+    /* best works on the finished file */
+    snprintf(cmd, sizeof cmd, "%s best %s --group model --top 2 --csv", bin,
+             res);
+    CU_ASSERT_EQUAL(unit_run_command(cmd, out, sizeof out), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "model,system,devices"));
+}
+
+int main(void)
+{
+    if (CU_initialize_registry() != CUE_SUCCESS)
+        return 1;
+    CU_pSuite s = CU_add_suite("resume", NULL, NULL);
+    CU_add_test(s, "killed, resumed, identical", test_resume);
+    return unit_run();
+}
