@@ -54,6 +54,7 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 /* ------------------------------------------------------------ enums */
@@ -92,6 +93,40 @@ int detailed_schedule_parse(const char *s)
     if (v < 0 && strcmp(s, "interleaved") == 0)
         v = TASK_SCHEDULE_1F1B; /* interleaving is vpp > 1 */
     return v;
+}
+
+/* The 24 orders of (tp, cp, dp, pp), as dimension indices 0..3. */
+enum { DT_TP = 0, DT_CP = 1, DT_DP = 2, DT_PP = 3 };
+
+static void dt_perm(int code, int order[4])
+{
+    int pool[4] = {0, 1, 2, 3}, n = 4, k = code;
+    for (int i = 0; i < 4; i++) {
+        int f = 1;
+        for (int j = 1; j < n; j++)
+            f *= j;
+        int idx = k / f;
+        k %= f;
+        order[i] = pool[idx];
+        for (int j = idx; j < n - 1; j++)
+            pool[j] = pool[j + 1];
+        n--;
+    }
+}
+
+int detailed_layout_parse(const char *s)
+{
+    static const char *const dims[4] = {"tp", "cp", "dp", "pp"};
+    for (int code = 0; code < 24; code++) {
+        int order[4];
+        dt_perm(code, order);
+        char buf[16];
+        snprintf(buf, sizeof buf, "%s-%s-%s-%s", dims[order[0]], dims[order[1]],
+                 dims[order[2]], dims[order[3]]);
+        if (strcmp(buf, s) == 0)
+            return code == 0 ? 0 : code + 1; /* tp-cp-dp-pp is permutation 0 */
+    }
+    return -1;
 }
 
 int detailed_attention_parse(const char *s)
@@ -283,6 +318,12 @@ static status_code dt_check(const point_t *p, const char **where)
         *where = "task";
         return STATUS_INVALID_PRODUCT;
     }
+    if (t->layout < 0 || t->layout > 24 || t->shard_degree < 0 ||
+        (t->shard_degree > 0 && ((d.dp * d.cp) % t->shard_degree != 0 ||
+                                 t->shard_degree % d.ep != 0))) {
+        *where = "task";
+        return STATUS_INVALID_STRATEGY;
+    }
     if (d.ep > 1 && (m->d.experts == 0 || (d.dp * d.cp) % d.ep != 0 ||
                      m->d.experts % d.ep != 0)) {
         *where = "task";
@@ -315,6 +356,9 @@ typedef struct dt_ctx {
     double tok;    /* tokens per device per micro-batch */
     double seq;    /* sequence (training) or prompt (inference) per cp rank */
     double kv_len; /* keys each query attends over: the whole sequence */
+    int64_t stride[4];   /* per dimension (DT_TP...): devices between members */
+    int64_t s_dpcp;      /* stride of the dp x cp group */
+    int64_t zs;          /* ZeRO shard group size (hybrid sharding) */
     int64_t dpcp;
 } dt_ctx;
 
@@ -366,7 +410,7 @@ static void dt_layer_cost(const dt_ctx *c, bool moe, bool training, dt_layer *L)
         }
         if (c->d.ep > 1) {
             double bytes = T * k * c->d.cf * h * ab / (sp ? tp : 1.0);
-            a2a = 2.0 * dt_coll(c, TOPO_ALLTOALL, c->d.ep, c->d.tp, bytes);
+            a2a = 2.0 * dt_coll(c, TOPO_ALLTOALL, c->d.ep, c->s_dpcp, bytes);
         }
     }
     L->params = params;
@@ -391,7 +435,7 @@ static void dt_layer_cost(const dt_ctx *c, bool moe, bool training, dt_layer *L)
     if (c->d.cp > 1) {
         double kvb = 2.0 * T * kvt * dh * ab;
         double ring = (double)(c->d.cp - 1) *
-                      dt_coll(c, TOPO_P2P, 2, c->d.tp, kvb);
+                      dt_coll(c, TOPO_P2P, 2, c->stride[DT_CP], kvb);
         L->cp_comm = ring;
         if (ring > attn_f)
             attn_f = ring;
@@ -413,9 +457,10 @@ static void dt_layer_cost(const dt_ctx *c, bool moe, bool training, dt_layer *L)
     double tpc = 0.0;
     if (c->d.tp > 1) {
         double bytes = T * h * ab;
-        tpc = sp ? 2.0 * (dt_coll(c, TOPO_ALLGATHER, c->d.tp, 1, bytes) +
-                          dt_coll(c, TOPO_REDUCESCATTER, c->d.tp, 1, bytes))
-                 : 2.0 * dt_coll(c, TOPO_ALLREDUCE, c->d.tp, 1, bytes);
+        int64_t st = c->stride[DT_TP];
+        tpc = sp ? 2.0 * (dt_coll(c, TOPO_ALLGATHER, c->d.tp, st, bytes) +
+                          dt_coll(c, TOPO_REDUCESCATTER, c->d.tp, st, bytes))
+                 : 2.0 * dt_coll(c, TOPO_ALLREDUCE, c->d.tp, st, bytes);
     }
     L->tp_comm = tpc;
     L->a2a = a2a;
@@ -444,13 +489,15 @@ static void dt_layer_cost(const dt_ctx *c, bool moe, bool training, dt_layer *L)
         expert_part = (double)m->d.experts / (double)c->d.ep * mats * h * fe;
     }
     double dense_part = params - expert_part;
-    int64_t edp = c->dpcp / c->d.ep;
+    int64_t edp = c->dpcp / c->d.ep, es = c->s_dpcp * c->d.ep;
+    int64_t zs = c->zs, zse = zs / c->d.ep > 0 ? zs / c->d.ep : 1;
     if (c->d.zero >= 3) {
-        L->zero3_ag = dt_coll(c, TOPO_ALLGATHER, c->dpcp, c->d.tp, dense_part * ab) +
-                      dt_coll(c, TOPO_ALLGATHER, edp, c->d.tp * c->d.ep, expert_part * ab);
+        /* shard group: zs ranks (hybrid sharding: zs < dp cp) */
+        L->zero3_ag = dt_coll(c, TOPO_ALLGATHER, zs, c->s_dpcp, dense_part * ab) +
+                      dt_coll(c, TOPO_ALLGATHER, zse, es, expert_part * ab);
         L->zero3_rs =
-            dt_coll(c, TOPO_REDUCESCATTER, c->dpcp, c->d.tp, dense_part * c->gbytes) +
-            dt_coll(c, TOPO_REDUCESCATTER, edp, c->d.tp * c->d.ep, expert_part * c->gbytes);
+            dt_coll(c, TOPO_REDUCESCATTER, zs, c->s_dpcp, dense_part * c->gbytes) +
+            dt_coll(c, TOPO_REDUCESCATTER, zse, es, expert_part * c->gbytes);
         if (c->t->overlap_dp_comm) {
             if (L->zero3_ag > L->fwd)
                 L->fwd = L->zero3_ag;
@@ -461,9 +508,21 @@ static void dt_layer_cost(const dt_ctx *c, bool moe, bool training, dt_layer *L)
             L->bwd += L->zero3_ag + L->zero3_rs;
         }
     } else {
-        topo_coll k = c->d.zero == 0 ? TOPO_ALLREDUCE : TOPO_REDUCESCATTER;
-        L->grad_sync = dt_coll(c, k, c->dpcp, c->d.tp, dense_part * c->gbytes) +
-                       dt_coll(c, k, edp, c->d.tp * c->d.ep, expert_part * c->gbytes);
+        if (c->d.zero == 0) {
+            L->grad_sync = dt_coll(c, TOPO_ALLREDUCE, c->dpcp, c->s_dpcp, dense_part * c->gbytes) +
+                           dt_coll(c, TOPO_ALLREDUCE, edp, es, expert_part * c->gbytes);
+        } else {
+            L->grad_sync =
+                dt_coll(c, TOPO_REDUCESCATTER, zs, c->s_dpcp, dense_part * c->gbytes) +
+                dt_coll(c, TOPO_REDUCESCATTER, zse, es, expert_part * c->gbytes);
+        }
+    }
+    /* hybrid sharding: the shards' gradients are all-reduced across the
+     * replicas (once per iteration, with the last backward) */
+    if (c->d.zero >= 1 && zs < c->dpcp) {
+        int64_t reps = c->dpcp / zs;
+        L->grad_sync += dt_coll(c, TOPO_ALLREDUCE, reps, c->s_dpcp * zs,
+                                params * c->gbytes / (double)zs);
     }
 }
 
@@ -496,6 +555,20 @@ static status_code dt_run(const point_t *p, engine *e, result_t *r)
     c.ab = c.dt == HW_FP32 || c.dt == HW_TF32 ? 4.0 : 2.0;
     c.gbytes = c.t->grad_reduce_bytes > 0 ? c.t->grad_reduce_bytes : c.ab;
     c.dpcp = c.d.dp * c.d.cp;
+    {
+        int order[4];
+        int64_t deg[4] = {c.d.tp, c.d.cp, c.d.dp, c.d.pp}, acc = 1;
+        dt_perm(c.t->layout > 0 ? c.t->layout - 1 : 0, order);
+        for (int i = 0; i < 4; i++) {
+            c.stride[order[i]] = acc;
+            acc *= deg[order[i]];
+        }
+        c.s_dpcp = c.stride[DT_DP] < c.stride[DT_CP] || c.d.cp == 1 ? c.stride[DT_DP]
+                                                                     : c.stride[DT_CP];
+        if (c.d.dp == 1)
+            c.s_dpcp = c.stride[DT_CP];
+        c.zs = c.t->shard_degree > 0 ? c.t->shard_degree : c.dpcp;
+    }
     const model_t *m = c.m;
     const hw_t *hw = c.hw;
     bool training = p->task.kind != TASK_INFERENCE;
@@ -516,7 +589,7 @@ static status_code dt_run(const point_t *p, engine *e, result_t *r)
     double total_params, per_dev;
     detailed_params(m, c.t, &total_params, &per_dev);
     double wb = c.ab > 2.0 ? 4.0 : 2.0;
-    double n = (double)c.dpcp;
+    double n = (double)c.zs; /* ZeRO shards over the shard group */
     double weights = wb * per_dev, grads = 0.0, opt = 0.0;
     if (training) {
         grads = wb * per_dev;
@@ -574,7 +647,7 @@ static status_code dt_run(const point_t *p, engine *e, result_t *r)
     if (m->vocab > 0) {
         emb_f = hw_mem_time(hw, 2.0 * c.tok * h * c.ab) + hw->kernel_overhead_s;
         if (c.d.tp > 1)
-            emb_f += dt_coll(&c, TOPO_ALLREDUCE, c.d.tp, 1, c.tok * h * c.ab);
+            emb_f += dt_coll(&c, TOPO_ALLREDUCE, c.d.tp, c.stride[DT_TP], c.tok * h * c.ab);
         emb_b = emb_f;
         /* vocab-parallel cross entropy in fp32: ~10 passes of 4 bytes over
          * the logits forward (cast, max, shift, exp, sum, normalise), ~4
@@ -587,7 +660,7 @@ static status_code dt_run(const point_t *p, engine *e, result_t *r)
     double p2p = 0.0;
     if (c.d.pp > 1) {
         double bytes = c.tok * h * c.ab / (sp ? tp : 1.0);
-        p2p = 2.0 * v * dt_coll(&c, TOPO_P2P, 2, c.d.tp * c.d.cp * c.d.dp, bytes);
+        p2p = 2.0 * v * dt_coll(&c, TOPO_P2P, 2, c.stride[DT_PP], bytes);
     }
     double tmax = 0.0, tsum = 0.0, t0 = 0.0, ttft = 0.0;
     int64_t moe_from = m->d.experts > 0 ? m->d.dense_layers : m->layers;
@@ -623,7 +696,7 @@ static status_code dt_run(const point_t *p, engine *e, result_t *r)
                       (double)nl * (12.0 * hw->kernel_overhead_s);
         if (c.d.tp > 1)
             step += (double)nl * 2.0 *
-                    dt_coll(&c, TOPO_ALLREDUCE, c.d.tp, 1, (double)c.d.mb * h * c.ab);
+                    dt_coll(&c, TOPO_ALLREDUCE, c.d.tp, c.stride[DT_TP], (double)c.d.mb * h * c.ab);
         double tpot = step * pp + (c.d.pp > 1 ? (pp - 1.0) * p2p : 0.0);
         r->ttft_s = ttft;
         r->tpot_s = tpot;
@@ -668,8 +741,8 @@ static status_code dt_run(const point_t *p, engine *e, result_t *r)
     double emb_sync = 0.0;
     if (c.d.zero < 3 && m->vocab > 0) {
         double eb = (double)m->vocab * h / tp * c.gbytes;
-        emb_sync = dt_coll(&c, c.d.zero == 0 ? TOPO_ALLREDUCE : TOPO_REDUCESCATTER,
-                           c.dpcp, c.d.tp, eb);
+        emb_sync = c.d.zero == 0 ? dt_coll(&c, TOPO_ALLREDUCE, c.dpcp, c.s_dpcp, eb)
+                                 : dt_coll(&c, TOPO_REDUCESCATTER, c.zs, c.s_dpcp, eb);
     }
     engine_ev deps[2] = {last, lastc};
     lab.op = c.d.zero == 0 ? ENGINE_OP_WG_AR : ENGINE_OP_WG_RS;
@@ -685,7 +758,7 @@ static status_code dt_run(const point_t *p, engine *e, result_t *r)
      * (only what exceeds that forward stays exposed) */
     double ag = 0.0, ag_exposed = 0.0;
     if (c.d.zero == 1 || c.d.zero == 2) {
-        ag = dt_coll(&c, TOPO_ALLGATHER, c.dpcp, c.d.tp, per_dev * c.ab);
+        ag = dt_coll(&c, TOPO_ALLGATHER, c.zs, c.s_dpcp, per_dev * c.ab);
         double first_fwd = (double)nl * dense.fwd + emb_f;
         ag_exposed = overlap ? fmax(0.0, ag - first_fwd) : ag;
     }

@@ -9,7 +9,10 @@
  * grad_accum = global_batch / (micro_batch * dp) (global_batch =
  * micro_batch * dp * grad_accum when it is 0), capacity_factor = 1.0,
  * grad_reduce_bytes = bytes of the compute dtype, prompt_tokens =
- * seq_len, top_k = 2 and expert_ffn = ffn for MoE models.
+ * seq_len, top_k = 2 and expert_ffn = ffn for MoE models, layout
+ * tp-cp-dp-pp, shard_degree = dp * cp (ZeRO shards over all replicas;
+ * a smaller degree is hybrid sharding: shard inside, all-reduce gradients
+ * across the dp * cp / shard_degree replicas).
  */
 #ifndef MADSWEEP_DETAILED_H
 #define MADSWEEP_DETAILED_H
@@ -17,6 +20,14 @@
 #include "eval.h"
 
 extern const eval_ops detailed_ops;
+
+/* Layouts: the order in which tp, cp, dp and pp are laid over the devices,
+ * innermost first, written "tp-cp-dp-pp" (the default, Megatron's), e.g.
+ * "tp-cp-pp-dp" keeps pipeline stages inside a pod and data parallelism
+ * outermost. The stride of a dimension's groups is the product of the
+ * degrees inside it; collectives are costed on the topology levels those
+ * groups span. Encoded as 1 + the permutation's index (0 = default). */
+int detailed_layout_parse(const char *s);
 
 /* Parsers for the detailed enums; -1 when unknown. */
 int detailed_arch_parse(const char *s);

@@ -23,8 +23,8 @@ typedef enum task_kind {
 } task_kind;
 
 /* Detailed fidelity: one strategy as Megatron-style degrees. Devices are
- * ordered tp (innermost), cp, dp, pp (outermost); the expert-parallel
- * group lies inside dp x cp at stride tp. Zero means "default" for the
+ * ordered by `layout` (default tp innermost, then cp, dp, pp outermost);
+ * the expert-parallel group lies inside dp x cp. Zero means "default" for the
  * optional figures (see detailed.h). */
 typedef enum task_recompute {
     TASK_RECOMPUTE_NONE = 0,
@@ -59,6 +59,10 @@ typedef struct task_detailed_t {
     double grad_reduce_bytes;      /* bytes per gradient element reduced (0: dtype) */
     int64_t prompt_tokens;         /* inference: prompt length (0: seq_len) */
     int64_t decode_tokens;         /* inference: generated tokens */
+    int layout;                    /* order of tp/cp/dp/pp on the devices,
+                                      innermost first (detailed.h); 0 default */
+    int64_t shard_degree;          /* ZeRO sharding group inside dp x cp
+                                      (hybrid sharding); 0: all of dp x cp */
 } task_detailed_t;
 
 typedef struct task_t {

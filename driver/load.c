@@ -38,6 +38,7 @@ typedef enum load_type {
     LT_ATTENTION,
     LT_DTYPE,
     LT_ALGO,
+    LT_LAYOUT,
     LT_ANY /* resolved by the caller (a group or a catalogue name) */
 } load_type;
 
@@ -227,6 +228,10 @@ static const load_key dtask_keys[] = {
     DTK(grad_reduce_bytes, LT_FLOAT, LR_NO, "bytes per reduced gradient element (default: dtype)"),
     DTK(prompt_tokens, LT_INT, LR_NO, "inference: prompt length (default seq_len)"),
     DTK(decode_tokens, LT_INT, LR_NO, "inference: generated tokens per sequence (required)"),
+    DTK(layout, LT_LAYOUT, LR_NO,
+        "device order of the parallel dimensions, innermost first (default \"tp-cp-dp-pp\")"),
+    DTK(shard_degree, LT_INT, LR_NO,
+        "ZeRO/FSDP shard group inside dp*cp; smaller = hybrid sharding (default dp*cp)"),
 };
 
 #define NKEYS(t) (sizeof(t) / sizeof((t)[0]))
@@ -411,7 +416,8 @@ static int load_value(const config_setting_t *s, const load_key *k, void *obj,
     case LT_SCHEDULE:
     case LT_ATTENTION:
     case LT_DTYPE:
-    case LT_ALGO: {
+    case LT_ALGO:
+    case LT_LAYOUT: {
         static const char *const expect[] = {
             "\"gpt\", \"llama\", \"mpt\", \"bloom\", \"vit\", \"mixtral\" or \"deepseek\"",
             "\"learned\", \"rope\", \"alibi\" or \"none\"",
@@ -419,7 +425,8 @@ static int load_value(const config_setting_t *s, const load_key *k, void *obj,
             "\"1f1b\", \"interleaved\" or \"gpipe\"",
             "\"flash\" or \"unfused\"",
             "\"fp32\", \"tf32\", \"bf16\", \"fp16\", \"fp8\" or \"int8\"",
-            "\"ring\", \"tree\" or \"hierarchical\""};
+            "\"ring\", \"tree\" or \"hierarchical\"",
+            "an order of tp, cp, dp, pp joined by '-', innermost first (\"tp-cp-dp-pp\")"};
         int which = (int)k->type - (int)LT_ARCH;
         v = k->type == LT_ARCH        ? detailed_arch_parse(text)
             : k->type == LT_POSITION  ? detailed_position_parse(text)
@@ -427,6 +434,7 @@ static int load_value(const config_setting_t *s, const load_key *k, void *obj,
             : k->type == LT_SCHEDULE  ? detailed_schedule_parse(text)
             : k->type == LT_ATTENTION ? detailed_attention_parse(text)
             : k->type == LT_DTYPE     ? hw_dtype_parse(text)
+            : k->type == LT_LAYOUT    ? detailed_layout_parse(text)
                                       : topo_algo_parse(text);
         if (load_enum(s, text, v, expect[which], &v, err))
             return -1;

@@ -312,6 +312,39 @@ static void test_eval_moe_and_inference(void)
     engine_free(&e);
 }
 
+static void test_layout_and_hybrid_sharding(void)
+{
+    CU_ASSERT_EQUAL(detailed_layout_parse("tp-cp-dp-pp"), 0);
+    CU_ASSERT(detailed_layout_parse("tp-cp-pp-dp") > 0);
+    CU_ASSERT(detailed_layout_parse("tp-dp-dp-pp") < 0);
+    /* 64 devices in nodes of 8, pp 8 x dp 8, no overlap, ZeRO 0: with
+     * the default layout the dp groups sit inside a node (stride 1, 100
+     * GB/s); "tp-cp-pp-dp" puts them across nodes (stride 8, 10 GB/s),
+     * so the same gradient all-reduce costs more. */
+    point_t p = tidy_point(1, 8, 8, 0);
+    p.task.detailed.overlap_dp_comm = false;
+    engine e;
+    engine_init(&e, false);
+    result_t in_node, across;
+    CU_ASSERT_EQUAL(eval_point(&p, &e, &in_node, NULL), STATUS_OK);
+    p.task.detailed.layout = detailed_layout_parse("tp-cp-pp-dp");
+    CU_ASSERT_EQUAL(eval_point(&p, &e, &across, NULL), STATUS_OK);
+    CU_ASSERT(across.comm_allreduce_s > 5.0 * in_node.comm_allreduce_s);
+    CU_ASSERT(across.iteration_time_s > in_node.iteration_time_s);
+
+    /* FSDP over 64 replicas vs hybrid sharding in groups of 8: weights
+     * 2 Psi / 64 vs 2 Psi / 8 per device. */
+    p = tidy_point(1, 1, 64, 3);
+    CU_ASSERT_EQUAL(eval_point(&p, &e, &in_node, NULL), STATUS_OK);
+    p.task.detailed.shard_degree = 8;
+    CU_ASSERT_EQUAL(eval_point(&p, &e, &across, NULL), STATUS_OK);
+    UNIT_ASSERT_CLOSE(across.mem_weights_bytes_per_device,
+                      8.0 * in_node.mem_weights_bytes_per_device, 1e-12);
+    p.task.detailed.shard_degree = 5; /* does not divide 64 */
+    CU_ASSERT_EQUAL(eval_check(&p, NULL), STATUS_INVALID_STRATEGY);
+    engine_free(&e);
+}
+
 static void test_load_points(void)
 {
     /* the shipped example points load and evaluate */
@@ -366,6 +399,7 @@ int main(void)
     CU_add_test(s, "infeasible: memory", test_eval_infeasible_memory);
     CU_add_test(s, "rules", test_eval_rules);
     CU_add_test(s, "MoE and inference", test_eval_moe_and_inference);
+    CU_add_test(s, "layout and hybrid sharding", test_layout_and_hybrid_sharding);
     CU_add_test(s, "point files", test_load_points);
     return unit_run();
 }
