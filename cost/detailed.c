@@ -823,20 +823,25 @@ const eval_ops detailed_ops = {
 
 /* Candidate strategies: tp in {1,2,4,8}, pp in {1,2,4,8,16}, cp in {1,2},
  * vpp in {1,2}, zero in {0,1,3}, recompute in {none, selective, full},
- * sequence parallel on with tp > 1, micro-batch in {1,2,4}; dp is what
- * remains of the devices and grad_accum what remains of the batch. */
+ * micro-batch in {1,2,4}, ep in {1,8} (MoE models only), layout in
+ * {tp-cp-dp-pp, tp-cp-pp-dp}, DP/FSDP overlap on or off; sequence
+ * parallelism on whenever tp > 1; dp is what remains of the devices and
+ * grad_accum what remains of the batch. Candidates that do not apply
+ * (devices or batch do not split, vpp without pp, ZeRO 3 with pp, ep on a
+ * dense model) return an INVALID code for the sweep to skip. */
 static const int64_t dt_auto_tp[] = {1, 2, 4, 8};
 static const int64_t dt_auto_pp[] = {1, 2, 4, 8, 16};
 static const int64_t dt_auto_cp[] = {1, 2};
 static const int64_t dt_auto_v[] = {1, 2};
 static const int64_t dt_auto_zero[] = {0, 1, 3};
 static const int64_t dt_auto_mb[] = {1, 2, 4};
+static const int64_t dt_auto_ep[] = {1, 8};
 #define DT_N(a) ((int64_t)(sizeof(a) / sizeof((a)[0])))
 
 static int64_t dt_auto_count(void)
 {
     return DT_N(dt_auto_tp) * DT_N(dt_auto_pp) * DT_N(dt_auto_cp) * DT_N(dt_auto_v) *
-           DT_N(dt_auto_zero) * 3 * DT_N(dt_auto_mb);
+           DT_N(dt_auto_zero) * 3 * DT_N(dt_auto_mb) * DT_N(dt_auto_ep) * 2 * 2;
 }
 
 static status_code dt_auto_apply(point_t *p, int64_t i, int64_t global_batch)
@@ -858,18 +863,30 @@ static status_code dt_auto_apply(point_t *p, int64_t i, int64_t global_batch)
     int64_t rc = k % 3;
     k /= 3;
     int64_t mb = dt_auto_mb[k % DT_N(dt_auto_mb)];
+    k /= DT_N(dt_auto_mb);
+    int64_t ep = dt_auto_ep[k % DT_N(dt_auto_ep)];
+    k /= DT_N(dt_auto_ep);
+    int layout = (int)(k % 2);
+    k /= 2;
+    bool overlap = k % 2 == 0;
     int64_t dev = p->system.devices;
     if (dev % (tp * pp * cp) != 0 || (pp == 1 && v > 1) || (pp > 1 && zero >= 2))
         return STATUS_INVALID_STRATEGY;
     int64_t dp = dev / (tp * pp * cp);
+    if (ep > 1 && (p->model.d.experts % ep != 0 || (dp * cp) % ep != 0 ||
+                   p->model.d.experts == 0))
+        return STATUS_INVALID_STRATEGY;
     if (global_batch % (mb * dp) != 0)
         return STATUS_INVALID_BATCH_MISMATCH;
     t->tp = tp;
     t->pp = pp;
     t->cp = cp;
     t->dp = dp;
-    t->ep = 1;
+    t->ep = ep;
     t->vpp = v;
+    t->layout = layout ? detailed_layout_parse("tp-cp-pp-dp") : 0;
+    t->overlap_dp_comm = overlap;
+    t->shard_degree = 0;
     t->zero_stage = zero;
     t->recompute = (task_recompute)rc;
     t->sequence_parallel = tp > 1;

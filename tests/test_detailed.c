@@ -345,6 +345,28 @@ static void test_layout_and_hybrid_sharding(void)
     engine_free(&e);
 }
 
+static void test_auto(void)
+{
+    /* every candidate either applies (and then checks) or is refused */
+    const eval_ops *ops = eval_ops_of(EVAL_DETAILED);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ops);
+    int64_t n = ops->auto_count(), ok = 0;
+    CU_ASSERT(n > 1000);
+    for (int64_t i = 0; i < n; i++) {
+        point_t p = tidy_point(1, 1, 64, 0);
+        if (ops->auto_apply(&p, i, 1024) != STATUS_OK)
+            continue;
+        ok++;
+        CU_ASSERT_EQUAL(eval_check(&p, NULL), STATUS_OK);
+        CU_ASSERT_EQUAL(p.task.detailed.tp * p.task.detailed.pp * p.task.detailed.dp *
+                            p.task.detailed.cp, 64);
+        CU_ASSERT_EQUAL(p.task.detailed.global_batch, 1024);
+    }
+    CU_ASSERT(ok > 100);
+    point_t p = tidy_point(1, 1, 64, 0);
+    CU_ASSERT_NOT_EQUAL(ops->auto_apply(&p, n, 1024), STATUS_OK);
+}
+
 static void test_load_points(void)
 {
     /* the shipped example points load and evaluate */
@@ -400,6 +422,7 @@ int main(void)
     CU_add_test(s, "rules", test_eval_rules);
     CU_add_test(s, "MoE and inference", test_eval_moe_and_inference);
     CU_add_test(s, "layout and hybrid sharding", test_layout_and_hybrid_sharding);
+    CU_add_test(s, "auto strategies", test_auto);
     CU_add_test(s, "point files", test_load_points);
     return unit_run();
 }
