@@ -6,6 +6,11 @@
  * static instance per fidelity file), selected by name or enum:
  *   madmax   - the MAD-Max reference's first-order model, figure for
  *              figure (see madmax.c).
+ *   detailed - per-operation roofline with size-dependent efficiency,
+ *              alpha-beta collectives on multi-level topologies, TP/SP,
+ *              PP schedules, CP, EP, DP with ZeRO 0-3 and overlap, memory
+ *              capacity (see detailed.c); reads model.d, task.detailed
+ *              and system (hardware and topology) instead of cluster.
  * eval_point() checks the point against the fidelity's rules, runs it on
  * the caller's engine (reused across calls, so a sweep allocates nothing
  * per point) and fills a result_t.
