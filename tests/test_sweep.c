@@ -85,7 +85,7 @@ static void test_sweep_file(void)
         result_t r;
         status_code sc = eval_point(&cur.p, &e, &r, NULL);
         CU_ASSERT(status_is_data(sc));
-        output_pack(&rows, want, id, cur.idx, &cur.p, &r);
+        output_pack(&rows, want, id, cur.idx, &cur.p, &r, NULL, NULL);
         if (row >= n || memcmp(got + (size_t)row * rs, want, rs) != 0)
             mismatches++;
         row++;

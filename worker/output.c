@@ -47,7 +47,7 @@ void output_rows_init(output_rows *r)
 
 void output_pack(const output_rows *r, char *buf, int64_t id,
                  const int64_t idx[SPACE_NAXES], const point_t *p,
-                 const result_t *res)
+                 const result_t *res, const char *dense, const char *emb)
 {
     memset(buf, 0, r->t.size);
     table_put_i64(buf, r->id, id);
@@ -56,10 +56,16 @@ void output_pack(const output_rows *r, char *buf, int64_t id,
         table_put_i32(buf, r->idx[a], (int32_t)idx[a]);
     table_put_i64(buf, r->devices, p->cluster.devices);
     char plan[PLAN_TEXT_MAX];
-    plan_format(&p->task.dense, plan, sizeof plan);
-    table_put_str(buf, r->dense, plan);
-    plan_format(&p->task.emb, plan, sizeof plan);
-    table_put_str(buf, r->emb, plan);
+    if (!dense) {
+        plan_format(&p->task.dense, plan, sizeof plan);
+        dense = plan;
+    }
+    table_put_str(buf, r->dense, dense);
+    if (!emb) {
+        plan_format(&p->task.emb, plan, sizeof plan);
+        emb = plan;
+    }
+    table_put_str(buf, r->emb, emb);
     for (size_t i = 0; i < result_nfields; i++)
         memcpy(buf + r->field[i], (const char *)res + result_fields[i].offset, 8);
 }

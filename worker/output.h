@@ -51,10 +51,12 @@ typedef struct output_rows {
 
 void output_rows_init(output_rows *r);
 
-/* Packs one row (buf must hold r->t.size bytes). */
+/* Packs one row (buf must hold r->t.size bytes). `dense` and `emb` are
+ * the plans as plan_format() writes them, or NULL to format them here
+ * (callers cache the text: it depends only on system and strategy). */
 void output_pack(const output_rows *r, char *buf, int64_t id,
                  const int64_t idx[SPACE_NAXES], const point_t *p,
-                 const result_t *res);
+                 const result_t *res, const char *dense, const char *emb);
 
 /* Root attributes. Strings are copied into the file. */
 typedef struct output_meta {

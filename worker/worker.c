@@ -42,9 +42,36 @@ void worker_progress(worker *w, int64_t *chunks_drawn, int64_t *evaluated)
     *evaluated = v[1];
 }
 
+/* Plan texts per strategy for one system (formatting costs as much as
+ * a small evaluation, and the text depends only on system and strategy). */
+typedef struct worker_plans {
+    int64_t system; /* -1: empty */
+    int64_t n;
+    char (*text)[2][OUTPUT_PLAN_WIDTH];
+    uint8_t *have;
+} worker_plans;
+
+static void worker_plan_text(worker_plans *pc, const space_cursor *cur,
+                             const char **dense, const char **emb)
+{
+    int64_t k = cur->idx[SPACE_STRATEGY];
+    if (pc->system != cur->idx[SPACE_SYSTEM]) {
+        memset(pc->have, 0, (size_t)pc->n);
+        pc->system = cur->idx[SPACE_SYSTEM];
+    }
+    if (!pc->have[k]) {
+        plan_format(&cur->p.task.dense, pc->text[k][0], OUTPUT_PLAN_WIDTH);
+        plan_format(&cur->p.task.emb, pc->text[k][1], OUTPUT_PLAN_WIDTH);
+        pc->have[k] = 1;
+    }
+    *dense = pc->text[k][0];
+    *emb = pc->text[k][1];
+}
+
 /* Evaluates the valid ids of [lo, hi) into buf; returns the row count. */
 static int64_t worker_chunk(worker *w, space_cursor *cur, engine *e,
-                            int64_t lo, int64_t hi, char *buf)
+                            worker_plans *pc, int64_t lo, int64_t hi,
+                            char *buf)
 {
     const eval_ops *ops = w->s->sp->ops;
     const output_rows *r = w->rows;
@@ -59,8 +86,10 @@ static int64_t worker_chunk(worker *w, space_cursor *cur, engine *e,
         if (!status_is_data(rc))
             check_die("evaluation failed (out of memory)", __FILE__, __LINE__);
         res.status = (int32_t)rc;
+        const char *dense, *emb;
+        worker_plan_text(pc, cur, &dense, &emb);
         output_pack(r, buf + (size_t)n * r->t.size, id, cur->idx, &cur->p,
-                    &res);
+                    &res, dense, emb);
         n++;
         if (rc == STATUS_OK) {
             w->ok++;
@@ -84,11 +113,17 @@ int worker_run(worker *w)
     w->best = malloc((size_t)npairs * sizeof *w->best);
     char *buf = malloc((size_t)w->chunk * w->rows->t.size);
     space_cursor *cur = malloc(sizeof *cur);
-    int bad = !w->best || !buf || !cur, any = 0;
+    int64_t nk = w->s->radix[SPACE_STRATEGY];
+    worker_plans pc = {.system = -1, .n = nk,
+                       .text = malloc((size_t)nk * sizeof *pc.text),
+                       .have = calloc((size_t)nk, 1)};
+    int bad = !w->best || !buf || !cur || !pc.text || !pc.have, any = 0;
     CHECK_MPI(MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, w->comm));
     if (any) {
         free(buf);
         free(cur);
+        free(pc.text);
+        free(pc.have);
         return -1;
     }
     for (int64_t i = 0; i < npairs; i++) {
@@ -118,7 +153,7 @@ int worker_run(worker *w)
         int64_t lo = c * w->chunk;
         int64_t hi = lo + w->chunk < w->s->total ? lo + w->chunk : w->s->total;
         int64_t before = w->ok + w->infeasible;
-        int64_t n = worker_chunk(w, cur, &e, lo, hi, buf);
+        int64_t n = worker_chunk(w, cur, &e, &pc, lo, hi, buf);
         if (n != w->row_off[c + 1] - w->row_off[c])
             check_die("internal error: a chunk's valid count changed between "
                       "the check pass and evaluation", __FILE__, __LINE__);
@@ -141,5 +176,7 @@ int worker_run(worker *w)
     engine_free(&e);
     free(buf);
     free(cur);
+    free(pc.text);
+    free(pc.have);
     return 0;
 }
