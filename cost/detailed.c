@@ -46,9 +46,10 @@
  * ZeRO stage over dp x cp), activations per layer from Korthikanti et al.
  * 2022 (s b h (10 + 24/t + 5 a s/(h t)), 34/t with sequence parallelism,
  * the 5 a s/h term dropped with selective recompute or fused attention,
- * 2 s b h with full recompute) times the micro-batches in flight on the
- * first stage (1F1B: min(m, p) (1 + (p-1)/(p v)); GPipe: m), plus the
- * fp32 logits on the last stage.
+ * 2 s b h with full recompute, plus one layer rebuilt without it; all
+ * for 16-bit activations, doubled for 32-bit) times the micro-batches in
+ * flight on the first stage (1F1B: min(m, p) (1 + (p-1)/(p v)); GPipe:
+ * m), plus the fp32 logits on the last stage.
  */
 #include "detailed.h"
 
@@ -526,19 +527,21 @@ static void dt_layer_cost(const dt_ctx *c, bool moe, bool training, dt_layer *L)
     }
 }
 
-/* Activation bytes of one layer for one micro-batch (Korthikanti). */
-static double dt_act_bytes(const dt_ctx *c)
+/* Activation bytes of one layer for one micro-batch stored under
+ * recompute mode `rc` (Korthikanti: the coefficients count 16-bit
+ * activations; 32-bit ones (fp32, tf32) take twice the bytes). */
+static double dt_act_bytes(const dt_ctx *c, task_recompute rc)
 {
     double s = c->seq, b = (double)c->d.mb, h = (double)c->m->hidden;
     double a = (double)c->m->heads, t = (double)c->d.tp;
+    double w = c->ab / 2.0;
     bool sp = c->t->sequence_parallel && c->d.tp > 1;
-    if (c->t->recompute == TASK_RECOMPUTE_FULL)
-        return 2.0 * s * b * h / (sp ? t : 1.0);
+    if (rc == TASK_RECOMPUTE_FULL)
+        return w * 2.0 * s * b * h / (sp ? t : 1.0);
     double base = s * b * h * (sp ? 34.0 / t : 10.0 + 24.0 / t);
-    if (c->t->recompute == TASK_RECOMPUTE_NONE &&
-        c->t->attention == TASK_ATTENTION_UNFUSED)
+    if (rc == TASK_RECOMPUTE_NONE && c->t->attention == TASK_ATTENTION_UNFUSED)
         base += 5.0 * a * s * c->kv_len * b / t;
-    return base;
+    return w * base;
 }
 
 static status_code dt_run(const point_t *p, engine *e, result_t *r)
@@ -610,9 +613,9 @@ static status_code dt_run(const point_t *p, engine *e, result_t *r)
         double flight = p->task.detailed.schedule == TASK_SCHEDULE_GPIPE
                             ? mm
                             : fmin(mm, pp) * (c.d.v > 1 ? 1.0 + (pp - 1.0) / (pp * v) : 1.0);
-        acts = (double)nl * dt_act_bytes(&c) * flight;
+        acts = (double)nl * dt_act_bytes(&c, c.t->recompute) * flight;
         if (c.t->recompute == TASK_RECOMPUTE_FULL) /* one layer rebuilt */
-            acts += c.seq * (double)c.d.mb * h * 34.0 / (sp ? tp : 1.0);
+            acts += dt_act_bytes(&c, TASK_RECOMPUTE_NONE);
         if (c.d.pp == 1)
             acts += 2.0 * c.seq * (double)c.d.mb * (double)m->vocab / tp * 4.0;
     } else {

@@ -217,6 +217,32 @@ static void test_eval_memory_per_stage(void)
     UNIT_ASSERT_CLOSE(total, 133431296.0, 1e-15);
 }
 
+static void test_eval_activation_memory(void)
+{
+    /* Korthikanti et al. 2022, tp = 1, flash attention, one micro-batch
+     * in flight (pp = 1), no vocabulary (no logits): per layer s b h 34
+     * bytes of 16-bit activations; 8 layers of s = 1024, b = 1,
+     * h = 1024: 8 * 34 * 2^20 = 285212672. 32-bit activations (tf32)
+     * take twice that. Full recompute keeps 2 s b h per layer plus one
+     * layer rebuilt without recompute: (8 * 2 + 34) * 2^20. */
+    point_t p = tidy_point(1, 1, 8, 0);
+    p.model.vocab = 0;
+    p.model.d.arch = MODEL_ARCH_VIT;
+    engine e;
+    engine_init(&e, false);
+    result_t r;
+    CU_ASSERT_EQUAL(eval_point(&p, &e, &r, NULL), STATUS_OK);
+    UNIT_ASSERT_CLOSE(r.mem_activations_bytes_per_device, 285212672.0, 1e-12);
+    p.task.detailed.dtype = HW_TF32;
+    CU_ASSERT_EQUAL(eval_point(&p, &e, &r, NULL), STATUS_OK);
+    UNIT_ASSERT_CLOSE(r.mem_activations_bytes_per_device, 2.0 * 285212672.0, 1e-12);
+    p.task.detailed.dtype = HW_BF16;
+    p.task.detailed.recompute = TASK_RECOMPUTE_FULL;
+    CU_ASSERT_EQUAL(eval_point(&p, &e, &r, NULL), STATUS_OK);
+    UNIT_ASSERT_CLOSE(r.mem_activations_bytes_per_device, 50.0 * 1048576.0, 1e-12);
+    engine_free(&e);
+}
+
 static void test_eval_pipeline(void)
 {
     /* Same stage time T with v = 1 and v = 2 except for the p2p count:
@@ -417,6 +443,7 @@ int main(void)
     CU_add_test(s, "ring all-reduce volume and alpha-beta", test_ring_allreduce);
     CU_add_test(s, "GEMM efficiency and roofline", test_gemm_efficiency);
     CU_add_test(s, "memory per ZeRO stage in evaluation", test_eval_memory_per_stage);
+    CU_add_test(s, "activation memory in evaluation", test_eval_activation_memory);
     CU_add_test(s, "pipeline bubble in evaluation", test_eval_pipeline);
     CU_add_test(s, "infeasible: memory", test_eval_infeasible_memory);
     CU_add_test(s, "rules", test_eval_rules);
