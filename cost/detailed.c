@@ -719,7 +719,11 @@ static status_code dt_run(const point_t *p, engine *e, result_t *r)
     engine_reset(e);
     if (engine_reserve(e, (size_t)(2 * nl + 4)) != 0)
         return STATUS_NOMEM;
-    double start = tpipe - (double)nl * dense.bwd - emb_b;
+    /* the engine replays stage 0's last backward (its layers [0, nl):
+     * dense below moe_from, MoE from there), so it starts that long
+     * before the end of the closed-form schedule */
+    int64_t moe0 = moe_from < nl ? nl - moe_from : 0;
+    double start = tpipe - (double)(nl - moe0) * dense.bwd - (double)moe0 * moe.bwd - emb_b;
     if (start < 0)
         start = 0;
     engine_phase(e, start);

@@ -319,6 +319,17 @@ static void test_eval_moe_and_inference(void)
     /* per layer 8 experts x 2 x 1024 x 4096 = 67.1M of which 1/4 local */
     UNIT_ASSERT_CLOSE(total - dev, 8 * 0.75 * 8 * 2 * 1024.0 * 4096.0, 1e-12);
 
+    /* On one device (no data-parallel or tensor-parallel traffic, one
+     * stage) the iteration is all compute: the engine's replay of the
+     * last backward must start where the closed-form schedule puts it,
+     * MoE layers included (grad_accum 1 makes any offset show fully). */
+    p = tidy_point(1, 1, 1, 0);
+    p.model.d.experts = 8;
+    p.model.d.top_k = 2;
+    p.task.detailed.global_batch = 1;
+    CU_ASSERT_EQUAL(eval_point(&p, &e, &r, NULL), STATUS_OK);
+    UNIT_ASSERT_CLOSE(r.iteration_time_s, r.compute_gemm_s, 1e-12);
+
     /* Inference: prefill then decode; TPOT is memory-bound (weights and
      * KV cache streamed): at least bytes / bandwidth. */
     p = tidy_point(1, 1, 1, 0);
