@@ -39,11 +39,14 @@
  *             parameters all-gathered after the optimizer (ZeRO 1, 2), or
  *             parameters all-gathered before each layer's forward and
  *             backward and gradients reduce-scattered after it (ZeRO 3,
- *             overlapped per layer when overlap_dp_comm).
+ *             overlapped per layer when overlap_dp_comm, prefetching one
+ *             layer ahead: the first gather of each forward and backward
+ *             and the last reduce-scatter stay exposed).
  *   optimizer: Adam with fp32 master weights, 30 bytes per local
  *             parameter through HBM.
  * Memory per device: weights, gradients, optimizer states (sharded per
- * ZeRO stage over dp x cp), activations per layer from Korthikanti et al.
+ * ZeRO stage over dp x cp; ZeRO 3 adds two layers' gathered parameters
+ * and one layer's unsharded gradients), activations per layer from Korthikanti et al.
  * 2022 (s b h (10 + 24/t + 5 a s/(h t)), 34/t with sequence parallelism,
  * the 5 a s/h term dropped with selective recompute or fused attention,
  * 2 s b h with full recompute, plus one layer rebuilt without it; all
@@ -341,6 +344,10 @@ typedef struct dt_layer {
     double tp_comm, a2a, cp_comm; /* per pass */
     double grad_sync;       /* ZeRO 0-2: this layer's gradient collective */
     double zero3_ag, zero3_rs;
+    /* ZeRO 3 with overlap: what the one-layer-ahead prefetch cannot hide
+     * at the ends of each chain (first layer's all-gather of a forward,
+     * of a backward; last reduce-scatter of the iteration) */
+    double z3_fhead, z3_bhead, z3_tail;
     double params;          /* per device */
 } dt_layer;
 
@@ -500,6 +507,11 @@ static void dt_layer_cost(const dt_ctx *c, bool moe, bool training, dt_layer *L)
             dt_coll(c, TOPO_REDUCESCATTER, zs, c->s_dpcp, dense_part * c->gbytes) +
             dt_coll(c, TOPO_REDUCESCATTER, zse, es, expert_part * c->gbytes);
         if (c->t->overlap_dp_comm) {
+            /* chains of per-layer max(compute, comm) miss their ends:
+             * the first gather (or, comm-bound, the last compute) */
+            L->z3_fhead = fmin(L->zero3_ag, L->fwd);
+            L->z3_bhead = fmin(L->zero3_ag, L->bwd);
+            L->z3_tail = fmin(L->zero3_rs, L->bwd);
             if (L->zero3_ag > L->fwd)
                 L->fwd = L->zero3_ag;
             if (L->zero3_ag + L->zero3_rs > L->bwd)
@@ -626,6 +638,22 @@ static status_code dt_run(const point_t *p, engine *e, result_t *r)
               (double)c.d.mb * c.ab / (double)c.d.cp;
         acts = 2.0 * c.seq * (double)c.d.mb * fmax(h, (double)m->vocab / tp) * 4.0;
     }
+    /* ---- per-layer costs */
+    c.tok = (double)c.d.mb * c.seq;
+    dt_layer dense, moe;
+    dt_layer_cost(&c, false, training, &dense);
+    if (m->d.experts > 0)
+        dt_layer_cost(&c, true, training, &moe);
+    else
+        moe = dense;
+    /* ZeRO 3 (FSDP) working set: the gathered parameters of the layer
+     * computing and of the one prefetched, and the layer's unsharded
+     * gradients before they are reduce-scattered */
+    if (training && c.d.zero >= 3) {
+        double lp = fmax(dense.params, moe.params);
+        weights += 2.0 * lp * c.ab;
+        grads += lp * c.gbytes;
+    }
     r->mem_weights_bytes_per_device = weights;
     r->mem_grads_bytes_per_device = grads;
     r->mem_optimizer_bytes_per_device = opt;
@@ -635,14 +663,6 @@ static status_code dt_run(const point_t *p, engine *e, result_t *r)
     if (r->mem_total_bytes_per_device > hw->mem_capacity_bytes)
         return STATUS_INFEASIBLE_MEMORY;
 
-    /* ---- per-layer costs */
-    c.tok = (double)c.d.mb * c.seq;
-    dt_layer dense, moe;
-    dt_layer_cost(&c, false, training, &dense);
-    if (m->d.experts > 0)
-        dt_layer_cost(&c, true, training, &moe);
-    else
-        moe = dense;
 
     /* stage s holds layers [s nl, (s+1) nl) */
     double vocab_t = (double)m->vocab / tp;
@@ -673,6 +693,9 @@ static status_code dt_run(const point_t *p, engine *e, result_t *r)
         double nd = (double)(nl - nmoe), nm = (double)nmoe;
         double ts = nd * (dense.fwd + (training ? dense.bwd : 0.0)) +
                     nm * (moe.fwd + (training ? moe.bwd : 0.0)) + p2p * (training ? 1.0 : 0.5);
+        if (training) /* ZeRO 3: exposed first gathers of each pass */
+            ts += (lo < moe_from ? dense : moe).z3_fhead +
+                  (hi - 1 < moe_from ? dense : moe).z3_bhead;
         if (s == 0)
             ts += emb_f + (training ? emb_b : 0.0);
         if (s == c.d.pp - 1)
@@ -753,7 +776,8 @@ static status_code dt_run(const point_t *p, engine *e, result_t *r)
     }
     engine_ev deps[2] = {last, lastc};
     lab.op = c.d.zero == 0 ? ENGINE_OP_WG_AR : ENGINE_OP_WG_RS;
-    double tail_sync = emb_sync + (overlap ? 0.0 : sync_sum);
+    double tail_sync = emb_sync + (overlap ? 0.0 : sync_sum) +
+                       (moe_from > 0 ? dense : moe).z3_tail;
     lastc = engine_add(e, ENGINE_COMM, tail_sync, deps, 2, lab);
     /* optimizer: Adam, fp32 master weights, 30 bytes per local param */
     double opt_params = per_dev / (c.d.zero >= 1 ? n : 1.0);
