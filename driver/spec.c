@@ -541,6 +541,12 @@ int spec_load(const char *path, const char *configs_dir, spec *sp,
         sp->fidelity = (eval_fidelity)f;
     }
     sp->ops = eval_ops_of(sp->fidelity);
+    if (sp->fidelity != EVAL_MADMAX) {
+        /* the detailed fidelity needs per-system topologies, which the
+         * sweep's system axis does not load yet */
+        load_fail(err, fs, "key 'fidelity': sweeps support \"madmax\" only");
+        goto out;
+    }
     static const char *const need[] = {"models", "tasks", "global_batch",
                                        "strategies"};
     for (size_t k = 0; k < NKEYS(need); k++)

@@ -298,6 +298,8 @@ int sweep_run(MPI_Comm comm, const sweep_opts *o, sweep_stats *stats,
     CHECK_MPI(MPI_Allreduce(mine, sum, 3, MPI_INT64_T, MPI_SUM, comm));
     int64_t npairs = s.radix[SPACE_MODEL] * s.radix[SPACE_SYSTEM];
     sweep_reduce_best(comm, w.best, npairs);
+    double tw[2] = {w.t_eval, w.t_write}, twmax[2];
+    CHECK_MPI(MPI_Reduce(tw, twmax, 2, MPI_DOUBLE, MPI_MAX, 0, comm));
     double t_end = MPI_Wtime();
     double times[2] = {t_end - t_start, t_end - t_eval};
     CHECK_MPI(MPI_Bcast(times, 2, MPI_DOUBLE, 0, comm));
@@ -316,10 +318,6 @@ int sweep_run(MPI_Comm comm, const sweep_opts *o, sweep_stats *stats,
     meta.elapsed_s = st.elapsed_s;
     meta.evals_per_s = st.evals_per_s;
     meta.complete = 1;
-    if (o->resume) {
-        /* keep the first run's start time */
-        meta.start_time = t_text;
-    }
     output_set_meta(&fo, &meta);
     output_close(&fo);
     if (rank == 0 && !o->quiet) {
@@ -332,7 +330,9 @@ int sweep_run(MPI_Comm comm, const sweep_opts *o, sweep_stats *stats,
                 (long long)st.invalid, (long long)sum[0], (long long)sum[1],
                 (long long)sum[2], nranks, st.elapsed_s, st.evals_per_s,
                 st.evals_per_s / nranks);
-        fprintf(out, "wrote %s\n", o->out_path);
+        fprintf(out, "wrote %s (slowest rank: %.2f s evaluating, %.2f s "
+                "writing rows; the rest is the check pass, setup and waiting)\n",
+                o->out_path, twmax[0], twmax[1]);
         if (!o->resume)
             sweep_print_best(out, &s, w.best);
     }

@@ -174,6 +174,11 @@ static void test_bad_specs(void)
     expect_bad("missing.cfg", "models = [\"dlrm_a\"];\n", 0,
                "missing key 'tasks'");
     expect_bad("syntax.cfg", "models = [\"dlrm_a\"\n;\n", 2, "syntax error");
+    expect_bad("fidelity.cfg",
+               "models = [\"dlrm_a\"];\nsystems = [\"zionex_8\"];\n"
+               "tasks = [\"pretrain\"];\nglobal_batch = [8];\n"
+               "strategies = \"auto\";\nfidelity = \"detailed\";\n",
+               6, "sweeps support \"madmax\" only");
 }
 
 int main(void)

@@ -23,7 +23,9 @@
  *                   chunk_ids, chunks, complete (0 until the sweep is
  *                   finished; the last write before closing).
  * Everything run-dependent (ranks, times, rates) is an attribute, so the
- * datasets of two runs of one spec are byte-identical.
+ * datasets of two runs of one spec are byte-identical. After --resume the
+ * run attributes (ranks, times, elapsed_s, evals_per_s) describe the run
+ * that finished the file; points_evaluated counts every row written.
  * Rows and progress bytes are written with independent MPI-IO transfers
  * (dynamic scheduling gives ranks different numbers of chunks); all
  * metadata operations are collective with identical arguments.

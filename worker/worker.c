@@ -153,12 +153,16 @@ int worker_run(worker *w)
         int64_t lo = c * w->chunk;
         int64_t hi = lo + w->chunk < w->s->total ? lo + w->chunk : w->s->total;
         int64_t before = w->ok + w->infeasible;
+        double t0 = MPI_Wtime();
         int64_t n = worker_chunk(w, cur, &e, &pc, lo, hi, buf);
+        double t1 = MPI_Wtime();
         if (n != w->row_off[c + 1] - w->row_off[c])
             check_die("internal error: a chunk's valid count changed between "
                       "the check pass and evaluation", __FILE__, __LINE__);
         output_write_rows(w->out, w->row_off[c], n, buf);
         output_mark_done(w->out, c);
+        w->t_eval += t1 - t0;
+        w->t_write += MPI_Wtime() - t1;
         w->evaluated += w->ok + w->infeasible - before;
         w->chunks_done++;
         int64_t add[2] = {n, hi - lo};

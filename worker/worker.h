@@ -43,6 +43,7 @@ struct worker {
     void *tick_arg;
     /* results of this rank */
     int64_t evaluated, ok, infeasible, chunks_done;
+    double t_eval, t_write; /* seconds evaluating and writing rows */
     worker_best *best; /* [models * systems] */
     /* internal */
     int rank;
