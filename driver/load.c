@@ -741,9 +741,8 @@ int load_dsystem(const config_setting_t *g, const char *configs_dir,
     if (load_group(g, "detailed system", dsystem_keys, NKEYS(dsystem_keys), LK_ALL,
                    false, sys, err))
         return -1;
-    config_t aux;
+    config_t aux; /* opened by load_resolve only when needed */
     int aux_open = 0, rc = -1;
-    config_init(&aux);
     const config_setting_t *hs =
         load_resolve(config_setting_get_member(g, "hardware"), "hardware",
                      "hardware.cfg", configs_dir, &aux, &aux_open, err);
