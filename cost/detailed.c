@@ -852,19 +852,25 @@ const eval_ops detailed_ops = {
 
 /* ------------------------------------------------------------ auto */
 
-/* Candidate strategies: tp in {1,2,4,8}, pp in {1,2,4,8,16}, cp in {1,2},
- * vpp in {1,2}, zero in {0,1,3}, recompute in {none, selective, full},
- * micro-batch in {1,2,4}, ep in {1,8} (MoE models only), layout in
- * {tp-cp-dp-pp, tp-cp-pp-dp}, DP/FSDP overlap on or off; sequence
- * parallelism on whenever tp > 1; dp is what remains of the devices and
- * grad_accum what remains of the batch. Candidates that do not apply
- * (devices or batch do not split, vpp without pp, ZeRO 3 with pp, ep on a
- * dense model) return an INVALID code for the sweep to skip. */
+/* Candidate strategies, a mixed-radix index (innermost first): tp in
+ * {1,2,4,8}, pp in {1,2,4,8,16}, cp in {1,2}, vpp in {1,2}, zero in
+ * {0,1,2,3}, recompute in {none, selective, full}, micro-batch in
+ * {1,2,4}, ep in {1,8}, layout in {tp-cp-dp-pp, tp-cp-pp-dp}, DP/FSDP
+ * overlap on or off, sequence parallelism on or off (with tp > 1), and
+ * the schedule 1F1B or GPipe; dp is what remains of the devices and
+ * grad_accum what remains of the batch. A candidate that does not apply,
+ * or duplicates another, is refused with an INVALID code for the sweep
+ * to skip: devices or batch do not split, vpp without pp, ZeRO 2/3 with
+ * pp, ep on a dense model or not dividing dp x cp, sequence parallelism
+ * off without tp, GPipe without pp or with vpp. Inference takes the
+ * candidates without training options (ZeRO 0, no recompute, vpp 1,
+ * 1F1B, overlap, the first micro-batch) and serves the global batch
+ * concurrently: micro_batch = global_batch / dp. */
 static const int64_t dt_auto_tp[] = {1, 2, 4, 8};
 static const int64_t dt_auto_pp[] = {1, 2, 4, 8, 16};
 static const int64_t dt_auto_cp[] = {1, 2};
 static const int64_t dt_auto_v[] = {1, 2};
-static const int64_t dt_auto_zero[] = {0, 1, 3};
+static const int64_t dt_auto_zero[] = {0, 1, 2, 3};
 static const int64_t dt_auto_mb[] = {1, 2, 4};
 static const int64_t dt_auto_ep[] = {1, 8};
 #define DT_N(a) ((int64_t)(sizeof(a) / sizeof((a)[0])))
@@ -872,57 +878,167 @@ static const int64_t dt_auto_ep[] = {1, 8};
 static int64_t dt_auto_count(void)
 {
     return DT_N(dt_auto_tp) * DT_N(dt_auto_pp) * DT_N(dt_auto_cp) * DT_N(dt_auto_v) *
-           DT_N(dt_auto_zero) * 3 * DT_N(dt_auto_mb) * DT_N(dt_auto_ep) * 2 * 2;
+           DT_N(dt_auto_zero) * 3 * DT_N(dt_auto_mb) * DT_N(dt_auto_ep) * 2 * 2 * 2 * 2;
+}
+
+/* Candidate i as degrees and options (dp = 0: the rest of the devices);
+ * returns false when it duplicates another candidate or breaks a rule
+ * that does not depend on the system or batch. */
+static bool dt_auto_decode(int64_t i, bool inference, task_detailed_t *t)
+{
+    memset(t, 0, sizeof *t);
+    int64_t k = i;
+#define DT_TAKE(arr) (arr)[k % DT_N(arr)]; k /= DT_N(arr)
+    t->tp = DT_TAKE(dt_auto_tp);
+    t->pp = DT_TAKE(dt_auto_pp);
+    t->cp = DT_TAKE(dt_auto_cp);
+    t->vpp = DT_TAKE(dt_auto_v);
+    t->zero_stage = DT_TAKE(dt_auto_zero);
+#undef DT_TAKE
+    t->recompute = (task_recompute)(k % 3);
+    k /= 3;
+    int64_t mbi = k % DT_N(dt_auto_mb);
+    t->micro_batch = dt_auto_mb[mbi];
+    k /= DT_N(dt_auto_mb);
+    t->ep = dt_auto_ep[k % DT_N(dt_auto_ep)];
+    k /= DT_N(dt_auto_ep);
+    t->layout = k % 2 ? detailed_layout_parse("tp-cp-pp-dp") : 0;
+    k /= 2;
+    t->overlap_dp_comm = k % 2 == 0;
+    k /= 2;
+    bool sp_off = k % 2 == 1;
+    k /= 2;
+    t->schedule = k % 2 ? TASK_SCHEDULE_GPIPE : TASK_SCHEDULE_1F1B;
+    t->sequence_parallel = t->tp > 1 && !sp_off;
+    t->dtype = HW_BF16;
+    if ((t->pp == 1 && t->vpp > 1) || (t->pp > 1 && t->zero_stage >= 2) ||
+        (sp_off && t->tp == 1) ||
+        (t->schedule == TASK_SCHEDULE_GPIPE && (t->pp == 1 || t->vpp > 1)))
+        return false;
+    if (inference && (t->zero_stage != 0 || t->recompute != TASK_RECOMPUTE_NONE ||
+                      t->vpp > 1 || t->schedule != TASK_SCHEDULE_1F1B ||
+                      !t->overlap_dp_comm || mbi != 0))
+        return false;
+    return true;
 }
 
 static status_code dt_auto_apply(point_t *p, int64_t i, int64_t global_batch)
 {
     if (i < 0 || i >= dt_auto_count() || global_batch < 1)
         return STATUS_INVALID_VALUE;
-    task_detailed_t *t = &p->task.detailed;
-    int64_t k = i;
-    int64_t tp = dt_auto_tp[k % DT_N(dt_auto_tp)];
-    k /= DT_N(dt_auto_tp);
-    int64_t pp = dt_auto_pp[k % DT_N(dt_auto_pp)];
-    k /= DT_N(dt_auto_pp);
-    int64_t cp = dt_auto_cp[k % DT_N(dt_auto_cp)];
-    k /= DT_N(dt_auto_cp);
-    int64_t v = dt_auto_v[k % DT_N(dt_auto_v)];
-    k /= DT_N(dt_auto_v);
-    int64_t zero = dt_auto_zero[k % DT_N(dt_auto_zero)];
-    k /= DT_N(dt_auto_zero);
-    int64_t rc = k % 3;
-    k /= 3;
-    int64_t mb = dt_auto_mb[k % DT_N(dt_auto_mb)];
-    k /= DT_N(dt_auto_mb);
-    int64_t ep = dt_auto_ep[k % DT_N(dt_auto_ep)];
-    k /= DT_N(dt_auto_ep);
-    int layout = (int)(k % 2);
-    k /= 2;
-    bool overlap = k % 2 == 0;
+    bool inference = p->task.kind == TASK_INFERENCE;
+    task_detailed_t c;
+    if (!dt_auto_decode(i, inference, &c))
+        return STATUS_INVALID_STRATEGY;
     int64_t dev = p->system.devices;
-    if (dev % (tp * pp * cp) != 0 || (pp == 1 && v > 1) || (pp > 1 && zero >= 2))
+    if (dev % (c.tp * c.pp * c.cp) != 0)
         return STATUS_INVALID_STRATEGY;
-    int64_t dp = dev / (tp * pp * cp);
-    if (ep > 1 && (p->model.d.experts % ep != 0 || (dp * cp) % ep != 0 ||
-                   p->model.d.experts == 0))
+    int64_t dp = dev / (c.tp * c.pp * c.cp);
+    if (c.ep > 1 && (p->model.d.experts % c.ep != 0 || (dp * c.cp) % c.ep != 0 ||
+                     p->model.d.experts == 0))
         return STATUS_INVALID_STRATEGY;
-    if (global_batch % (mb * dp) != 0)
+    int64_t mb = inference ? global_batch / dp : c.micro_batch;
+    if (mb < 1 || global_batch % (mb * dp) != 0)
         return STATUS_INVALID_BATCH_MISMATCH;
-    t->tp = tp;
-    t->pp = pp;
-    t->cp = cp;
+    task_detailed_t *t = &p->task.detailed;
+    t->tp = c.tp;
+    t->pp = c.pp;
+    t->cp = c.cp;
     t->dp = dp;
-    t->ep = ep;
-    t->vpp = v;
-    t->layout = layout ? detailed_layout_parse("tp-cp-pp-dp") : 0;
-    t->overlap_dp_comm = overlap;
+    t->ep = c.ep;
+    t->vpp = c.vpp;
+    t->layout = c.layout;
+    t->overlap_dp_comm = c.overlap_dp_comm;
     t->shard_degree = 0;
-    t->zero_stage = zero;
-    t->recompute = (task_recompute)rc;
-    t->sequence_parallel = tp > 1;
+    t->zero_stage = c.zero_stage;
+    t->recompute = c.recompute;
+    t->schedule = c.schedule;
+    t->sequence_parallel = c.sequence_parallel;
     t->micro_batch = mb;
     t->global_batch = global_batch;
     t->grad_accum = global_batch / (mb * dp);
     return STATUS_OK;
+}
+
+/* ------------------------------------------------------------ texts */
+
+static void dt_layout_text(int layout, bool letters, char *buf, size_t size)
+{
+    static const char *const dims[4] = {"tp", "cp", "dp", "pp"};
+    int order[4];
+    dt_perm(layout > 0 ? layout - 1 : 0, order);
+    if (letters)
+        snprintf(buf, size, "%c%c%c%c", dims[order[0]][0], dims[order[1]][0],
+                 dims[order[2]][0], dims[order[3]][0]);
+    else
+        snprintf(buf, size, "%s-%s-%s-%s", dims[order[0]], dims[order[1]],
+                 dims[order[2]], dims[order[3]]);
+}
+
+static const char *dt_recompute_short(task_recompute r)
+{
+    return r == TASK_RECOMPUTE_FULL ? "full" : r == TASK_RECOMPUTE_SELECTIVE ? "sel" : "none";
+}
+
+static const char *dt_schedule_text(const task_detailed_t *t)
+{
+    return t->schedule == TASK_SCHEDULE_GPIPE ? "gpipe"
+           : t->vpp > 1                       ? "1f1b-int"
+                                              : "1f1b";
+}
+
+int detailed_parallel_text(const task_detailed_t *t, char *buf, size_t size)
+{
+    char dp[24], v[24] = "";
+    if (t->dp > 0)
+        snprintf(dp, sizeof dp, "dp%lld", (long long)t->dp);
+    else
+        snprintf(dp, sizeof dp, "dp*");
+    if (t->vpp > 1)
+        snprintf(v, sizeof v, " v%lld", (long long)t->vpp);
+    return snprintf(buf, size, "tp%lld%s pp%lld%s %s cp%lld ep%lld",
+                    (long long)(t->tp > 0 ? t->tp : 1),
+                    t->sequence_parallel && t->tp > 1 ? " sp" : "",
+                    (long long)(t->pp > 0 ? t->pp : 1), v, dp,
+                    (long long)(t->cp > 0 ? t->cp : 1),
+                    (long long)(t->ep > 0 ? t->ep : 1));
+}
+
+int detailed_options_text(const task_detailed_t *t, char *buf, size_t size)
+{
+    char lay[8];
+    dt_layout_text(t->layout, true, lay, sizeof lay);
+    return snprintf(buf, size, "zero%lld %s %s %s %s", (long long)t->zero_stage,
+                    dt_recompute_short(t->recompute), dt_schedule_text(t),
+                    t->overlap_dp_comm ? "ovl" : "noovl", lay);
+}
+
+int detailed_strategy_text(const task_detailed_t *t, char *buf, size_t size)
+{
+    char dp[24], lay[16];
+    if (t->dp > 0)
+        snprintf(dp, sizeof dp, "dp%lld", (long long)t->dp);
+    else
+        snprintf(dp, sizeof dp, "dp*");
+    dt_layout_text(t->layout, false, lay, sizeof lay);
+    return snprintf(buf, size,
+                    "tp%lld pp%lld vpp%lld %s %s zero%lld %s %s cp%lld ep%lld "
+                    "mb%lld %s %s",
+                    (long long)(t->tp > 0 ? t->tp : 1),
+                    (long long)(t->pp > 0 ? t->pp : 1),
+                    (long long)(t->vpp > 0 ? t->vpp : 1), dt_schedule_text(t), dp,
+                    (long long)t->zero_stage,
+                    t->sequence_parallel && t->tp > 1 ? "sp" : "nosp",
+                    dt_recompute_short(t->recompute),
+                    (long long)(t->cp > 0 ? t->cp : 1),
+                    (long long)(t->ep > 0 ? t->ep : 1),
+                    (long long)(t->micro_batch > 0 ? t->micro_batch : 1), lay,
+                    t->overlap_dp_comm ? "ovl" : "noovl");
+}
+
+int detailed_auto_candidate(int64_t i, task_detailed_t *t)
+{
+    if (i < 0 || i >= dt_auto_count())
+        return -1;
+    return dt_auto_decode(i, false, t) ? 0 : 1;
 }

@@ -60,4 +60,21 @@ double detailed_zero_bytes(double params, int64_t stage, int64_t n);
 void detailed_params(const model_t *m, const task_detailed_t *t, double *total,
                      double *per_device);
 
+/* Texts of a strategy, derived from its fields (dp 0 prints "dp*", the
+ * rest of the devices). detailed_strategy_text: the whole strategy, e.g.
+ * "tp8 pp8 vpp5 1f1b-int dp16 zero1 sp sel cp1 ep1 mb1 tp-cp-dp-pp ovl";
+ * detailed_parallel_text: degrees, "tp8 sp pp8 v5 dp16 cp1 ep1" (at most
+ * 31 characters for degrees below 10^5); detailed_options_text: the rest
+ * but the micro-batch, "zero1 sel 1f1b-int ovl tcdp" (layout by initials,
+ * innermost first). Return snprintf's result. */
+int detailed_strategy_text(const task_detailed_t *t, char *buf, size_t size);
+int detailed_parallel_text(const task_detailed_t *t, char *buf, size_t size);
+int detailed_options_text(const task_detailed_t *t, char *buf, size_t size);
+
+/* Candidate i of the `auto` set as a training strategy with dp = 0 (the
+ * rest of the devices); returns 0, 1 when the candidate is refused on
+ * every system (a duplicate or a rule broken), or -1 when i is out of
+ * range. */
+int detailed_auto_candidate(int64_t i, task_detailed_t *t);
+
 #endif

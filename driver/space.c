@@ -75,6 +75,8 @@ status_code space_point(const space *s, space_cursor *c, int64_t id,
     }
     if (c->system != idx[SPACE_SYSTEM]) {
         p->cluster = sp->systems[idx[SPACE_SYSTEM]];
+        if (sp->dsystems)
+            p->system = sp->dsystems[idx[SPACE_SYSTEM]];
         c->system = idx[SPACE_SYSTEM];
     }
     const spec_task *st = &sp->tasks[idx[SPACE_TASK]];
@@ -89,6 +91,9 @@ status_code space_point(const space *s, space_cursor *c, int64_t id,
                                   st->min_frozen_layer > p->model.layers
                               ? p->model.layers
                               : st->min_frozen_layer;
+    t->detailed.dtype = st->dtype;
+    t->detailed.prompt_tokens = st->prompt_tokens;
+    t->detailed.decode_tokens = st->kind == TASK_INFERENCE ? st->decode_tokens : 0;
     int64_t batch = sp->batches[idx[SPACE_BATCH]];
     int64_t k = idx[SPACE_STRATEGY];
     status_code rc = sp->strat_auto ? sp->ops->auto_apply(p, k, batch)

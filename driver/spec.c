@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../cost/detailed.h"
+
 static const char *const spec_keys[] = {
     "name", "fidelity", "models", "systems", "system_grid",
     "tasks", "global_batch", "strategies", "chunk"};
@@ -97,16 +99,34 @@ static const config_setting_t *spec_catalogue(spec_cat *cat,
 }
 
 /* Loads one model or system group into slot i of *arr. */
-typedef int (*spec_loader)(const config_setting_t *g, void *obj, load_err *err);
+typedef int (*spec_loader)(const config_setting_t *g, const char *configs_dir,
+                           void *obj, load_err *err);
 
-static int spec_load_model(const config_setting_t *g, void *obj, load_err *err)
+static int spec_load_model(const config_setting_t *g, const char *configs_dir,
+                           void *obj, load_err *err)
 {
+    (void)configs_dir;
     return load_model(g, obj, err);
 }
 
-static int spec_load_system(const config_setting_t *g, void *obj, load_err *err)
+static int spec_load_system(const config_setting_t *g, const char *configs_dir,
+                            void *obj, load_err *err)
 {
+    (void)configs_dir;
     return load_system(g, obj, err);
+}
+
+static int spec_load_dmodel(const config_setting_t *g, const char *configs_dir,
+                            void *obj, load_err *err)
+{
+    (void)configs_dir;
+    return load_dmodel(g, obj, err);
+}
+
+static int spec_load_dsystem(const config_setting_t *g, const char *configs_dir,
+                             void *obj, load_err *err)
+{
+    return load_dsystem(g, configs_dir, obj, err);
 }
 
 /* Fills an axis of models or systems from `s`: "all", or a list/array
@@ -165,7 +185,7 @@ static int spec_entities(const config_setting_t *s, const char *key,
                 goto fail;
             }
         }
-        if (loader(g, arr + (size_t)i * elem, err) != 0)
+        if (loader(g, configs_dir, arr + (size_t)i * elem, err) != 0)
             goto fail;
     }
     *out = arr;
@@ -329,6 +349,138 @@ static int spec_grid(spec *sp, const config_setting_t *grid, spec_cat *cat,
     return 0;
 }
 
+/* The cluster_t mirror of detailed system i (name, devices, nodes), so
+ * that code reading p->cluster (output rows, reports) sees the system. */
+static void spec_mirror(const topo_system_t *d, cluster_t *c)
+{
+    memset(c, 0, sizeof *c);
+    snprintf(c->name, sizeof c->name, "%s", d->name);
+    c->devices = d->devices;
+    c->devices_per_node = d->topo.level[0].span;
+    c->nodes = c->devices_per_node > 0 ? d->devices / c->devices_per_node : 0;
+    if (c->nodes * c->devices_per_node < d->devices)
+        c->nodes++;
+}
+
+/* Detailed fidelity: appends the systems of system_grid groups
+ * { hardware = "h100-sxm-80g" or [...]; nodes = [...];
+ *   devices_per_node = [...]; nic_gbps_per_device = [...]; }. */
+static int spec_dgrid(spec *sp, const config_setting_t *grid, spec_cat *cat,
+                      const char *configs_dir, load_err *err)
+{
+    if (!config_setting_is_list(grid)) {
+        load_fail(err, grid, "key 'system_grid': expected a list ( {...}, ... )");
+        return -1;
+    }
+    static const char *const gkeys[] = {"hardware", "nodes", "devices_per_node",
+                                        "nic_gbps_per_device"};
+    for (int gi = 0; gi < config_setting_length(grid); gi++) {
+        const config_setting_t *g = config_setting_get_elem(grid, (unsigned)gi);
+        if (!config_setting_is_group(g)) {
+            load_fail(err, g, "key 'system_grid': element %d: expected a group",
+                      gi);
+            return -1;
+        }
+        for (int k = 0; k < config_setting_length(g); k++) {
+            const config_setting_t *m = config_setting_get_elem(g, (unsigned)k);
+            bool known = false;
+            for (size_t j = 0; j < NKEYS(gkeys); j++)
+                known |= strcmp(config_setting_name(m), gkeys[j]) == 0;
+            if (!known) {
+                load_fail(err, m, "unknown key '%s' in system_grid of the "
+                          "detailed fidelity (expected hardware, nodes, "
+                          "devices_per_node, nic_gbps_per_device)",
+                          config_setting_name(m));
+                return -1;
+            }
+        }
+        const config_setting_t *hs = config_setting_get_member(g, "hardware");
+        if (!hs || (!config_setting_get_string(hs) &&
+                    !(config_setting_is_array(hs) && config_setting_length(hs) > 0))) {
+            load_fail(err, hs ? hs : g, "key 'hardware' in system_grid: expected "
+                      "a hardware name or a non-empty array of names "
+                      "(hardware.cfg)");
+            return -1;
+        }
+        if (!config_setting_get_member(g, "nodes")) {
+            load_fail(err, g, "missing key 'nodes' in system_grid");
+            return -1;
+        }
+        int nh = config_setting_get_string(hs) ? 1 : config_setting_length(hs);
+        for (int h = 0; h < nh; h++) {
+            const config_setting_t *he =
+                config_setting_get_string(hs) ? hs
+                                              : config_setting_get_elem(hs, (unsigned)h);
+            const char *hname = config_setting_get_string(he);
+            if (!hname) {
+                load_fail(err, hs, "key 'hardware': element %d: expected a "
+                          "hardware name", h);
+                return -1;
+            }
+            const config_setting_t *l = spec_catalogue(
+                cat, he, "hardware", configs_dir, "hardware.cfg", "hardware", err);
+            const config_setting_t *hg = l ? spec_find(l, hname) : NULL;
+            if (l && !hg)
+                load_fail(err, he, "key 'hardware': \"%s\" is not in the "
+                          "catalogue %s/hardware.cfg", hname, configs_dir);
+            hw_t hw;
+            if (!hg || load_hw(hg, &hw, err) != 0)
+                return -1;
+            double *nodes = NULL, *dpn = NULL, *nic = NULL;
+            int nn = 0, nd = 0, nk = 0, rc = -1;
+            if (spec_numbers(g, "nodes", true, 1, 0, &nodes, &nn, err) ||
+                spec_numbers(g, "devices_per_node", true, 1,
+                             (double)hw.scaleup_devices, &dpn, &nd, err) ||
+                spec_numbers(g, "nic_gbps_per_device", false, 1e-9, 0, &nic, &nk,
+                             err))
+                goto out;
+            bool has_nic = nk > 0;
+            if (!has_nic)
+                nk = 1;
+            int64_t add = (int64_t)nn * nd * nk;
+            topo_system_t *ns = realloc(sp->dsystems, (size_t)(sp->nsystems + add) *
+                                                          sizeof *ns);
+            if (!ns) {
+                load_fail(err, g, "system_grid: out of memory");
+                goto out;
+            }
+            sp->dsystems = ns;
+            for (int a = 0; a < nn; a++)
+                for (int b = 0; b < nd; b++)
+                    for (int c = 0; c < nk; c++) {
+                        topo_system_t *y = &sp->dsystems[sp->nsystems];
+                        memset(y, 0, sizeof *y);
+                        y->hw = hw;
+                        y->devices_per_node = (int64_t)dpn[b];
+                        y->devices = (int64_t)nodes[a] * y->devices_per_node;
+                        y->nic_gbps_per_device = has_nic ? nic[c] : 0.0;
+                        char nicx[32] = "";
+                        if (has_nic)
+                            snprintf(nicx, sizeof nicx, "/nic%g", nic[c]);
+                        snprintf(y->name, sizeof y->name, "%s/%lldx%lld%s", hname,
+                                 (long long)nodes[a], (long long)dpn[b], nicx);
+                        const char *bad = NULL;
+                        status_code st = topo_system_derive(y, &bad);
+                        if (st != STATUS_OK) {
+                            load_fail(err, g, "system_grid: generated system "
+                                      "'%s': key '%s': %s", y->name,
+                                      bad ? bad : "?", status_text(st));
+                            goto out;
+                        }
+                        sp->nsystems++;
+                    }
+            rc = 0;
+        out:
+            free(nodes);
+            free(dpn);
+            free(nic);
+            if (rc)
+                return -1;
+        }
+    }
+    return 0;
+}
+
 static int spec_bool(const config_setting_t *g, const char *key, bool *out,
                      load_err *err)
 {
@@ -362,11 +514,16 @@ static int spec_tasks(spec *sp, const config_setting_t *s, load_err *err)
     }
     static const char *const tkeys[] = {"type", "name", "freeze_emb",
                                         "freeze_dense", "freeze_top_mlp",
-                                        "freeze_bot_mlp", "min_frozen_layer"};
+                                        "freeze_bot_mlp", "min_frozen_layer",
+                                        "precision", "prompt_tokens",
+                                        "decode_tokens"};
+    bool detailed = sp->fidelity == EVAL_DETAILED;
     for (int i = 0; i < n; i++) {
         const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
         spec_task *t = &sp->tasks[i];
         t->min_frozen_layer = -1;
+        t->dtype = HW_BF16;
+        t->decode_tokens = SPEC_DECODE_TOKENS;
         const config_setting_t *ts = e;
         if (config_setting_is_group(e)) {
             for (int k = 0; k < config_setting_length(e); k++) {
@@ -375,11 +532,19 @@ static int spec_tasks(spec *sp, const config_setting_t *s, load_err *err)
                 bool known = false;
                 for (size_t j = 0; j < NKEYS(tkeys); j++)
                     known |= strcmp(config_setting_name(m), tkeys[j]) == 0;
-                if (!known) {
-                    load_fail(err, m, "unknown key '%s' in task (expected "
-                              "type, name, freeze_emb, freeze_dense, "
-                              "freeze_top_mlp, freeze_bot_mlp, "
-                              "min_frozen_layer)", config_setting_name(m));
+                bool dkey = (strcmp(config_setting_name(m), "precision") == 0 ||
+                                       strcmp(config_setting_name(m), "prompt_tokens") == 0 ||
+                                       strcmp(config_setting_name(m), "decode_tokens") == 0);
+                bool fkey = strncmp(config_setting_name(m), "freeze_", 7) == 0 ||
+                            strcmp(config_setting_name(m), "min_frozen_layer") == 0;
+                if (!known || (dkey && !detailed) || (fkey && detailed)) {
+                    load_fail(err, m, "unknown key '%s' in a task of the %s "
+                              "fidelity (expected type, name, %s)",
+                              config_setting_name(m), sp->ops->name,
+                              detailed ? "precision, prompt_tokens, decode_tokens"
+                                       : "freeze_emb, freeze_dense, "
+                                         "freeze_top_mlp, freeze_bot_mlp, "
+                                         "min_frozen_layer");
                     return -1;
                 }
             }
@@ -408,6 +573,36 @@ static int spec_tasks(spec *sp, const config_setting_t *s, load_err *err)
             spec_bool(e, "freeze_top_mlp", &t->freeze_top_mlp, err) ||
             spec_bool(e, "freeze_bot_mlp", &t->freeze_bot_mlp, err))
             return -1;
+        const config_setting_t *ps = config_setting_get_member(e, "precision");
+        if (ps) {
+            const char *pt = config_setting_get_string(ps);
+            int d = pt ? hw_dtype_parse(pt) : -1;
+            if (d < 0) {
+                load_fail(err, ps, "key 'precision': expected \"bf16\", "
+                          "\"fp16\", \"fp8\", \"tf32\" or \"fp32\"");
+                return -1;
+            }
+            t->dtype = d;
+        }
+        static const char *const tok[2] = {"prompt_tokens", "decode_tokens"};
+        int64_t *tokv[2] = {&t->prompt_tokens, &t->decode_tokens};
+        for (int j = 0; j < 2; j++) {
+            const config_setting_t *ks = config_setting_get_member(e, tok[j]);
+            if (!ks)
+                continue;
+            int ty = config_setting_type(ks);
+            if ((ty != CONFIG_TYPE_INT && ty != CONFIG_TYPE_INT64) ||
+                config_setting_get_int64(ks) < 1) {
+                load_fail(err, ks, "key '%s': expected an integer >= 1", tok[j]);
+                return -1;
+            }
+            if (t->kind != TASK_INFERENCE) {
+                load_fail(err, ks, "task '%s': key '%s' only applies to type "
+                          "\"inference\"", t->name, tok[j]);
+                return -1;
+            }
+            *tokv[j] = (int64_t)config_setting_get_int64(ks);
+        }
         const config_setting_t *mf = config_setting_get_member(e, "min_frozen_layer");
         if (mf) {
             int ty = config_setting_type(mf);
@@ -448,6 +643,11 @@ static int spec_strategies(spec *sp, const config_setting_t *s, load_err *err)
         sp->strat_auto = true;
         sp->nstrats = sp->ops->auto_count();
         return 0;
+    }
+    if (sp->fidelity == EVAL_DETAILED) {
+        load_fail(err, s, "key 'strategies': the detailed fidelity sweeps "
+                  "\"auto\" strategies only");
+        return -1;
     }
     if (!config_setting_is_list(s) || config_setting_length(s) == 0) {
         load_fail(err, s, "key 'strategies': expected \"auto\" or a non-empty "
@@ -496,7 +696,7 @@ int spec_load(const char *path, const char *configs_dir, spec *sp,
 {
     memset(sp, 0, sizeof *sp);
     config_t cfg;
-    spec_cat mcat = {.open = 0}, scat = {.open = 0};
+    spec_cat mcat = {.open = 0}, scat = {.open = 0}, hcat = {.open = 0};
     if (load_open(&cfg, path, configs_dir, err) != 0)
         return -1;
     int rc = -1;
@@ -529,24 +729,20 @@ int spec_load(const char *path, const char *configs_dir, spec *sp,
         }
         snprintf(sp->name, sizeof sp->name, "%s", name);
     }
-    sp->fidelity = EVAL_MADMAX;
+    sp->fidelity = EVAL_DETAILED;
     const config_setting_t *fs = config_setting_get_member(root, "fidelity");
     if (fs) {
         const char *fn = config_setting_get_string(fs);
         int f = fn ? eval_fidelity_parse(fn) : -1;
         if (f < 0) {
-            load_fail(err, fs, "key 'fidelity': unknown fidelity");
+            load_fail(err, fs, "key 'fidelity': expected \"detailed\" "
+                      "(default) or \"madmax\"");
             goto out;
         }
         sp->fidelity = (eval_fidelity)f;
     }
     sp->ops = eval_ops_of(sp->fidelity);
-    if (sp->fidelity != EVAL_MADMAX) {
-        /* the detailed fidelity needs per-system topologies, which the
-         * sweep's system axis does not load yet */
-        load_fail(err, fs, "key 'fidelity': sweeps support \"madmax\" only");
-        goto out;
-    }
+    bool detailed = sp->fidelity == EVAL_DETAILED;
     static const char *const need[] = {"models", "tasks", "global_batch",
                                        "strategies"};
     for (size_t k = 0; k < NKEYS(need); k++)
@@ -556,8 +752,11 @@ int spec_load(const char *path, const char *configs_dir, spec *sp,
         }
     void *arr = NULL;
     if (spec_entities(config_setting_get_member(root, "models"), "models",
-                      &mcat, configs_dir, "models.cfg", sizeof(model_t),
-                      spec_load_model, &arr, &sp->nmodels, err))
+                      &mcat, configs_dir,
+                      detailed ? "detailed_models.cfg" : "models.cfg",
+                      sizeof(model_t),
+                      detailed ? spec_load_dmodel : spec_load_model, &arr,
+                      &sp->nmodels, err))
         goto out;
     sp->models = arr;
     const config_setting_t *ss = config_setting_get_member(root, "systems");
@@ -567,15 +766,31 @@ int spec_load(const char *path, const char *configs_dir, spec *sp,
                   "sweep spec");
         goto out;
     }
-    if (ss) {
+    if (ss && detailed) {
+        if (spec_entities(ss, "systems", &scat, configs_dir,
+                          "detailed_systems.cfg", sizeof(topo_system_t),
+                          spec_load_dsystem, &arr, &sp->nsystems, err))
+            goto out;
+        sp->dsystems = arr;
+    } else if (ss) {
         if (spec_entities(ss, "systems", &scat, configs_dir, "systems.cfg",
                           sizeof(cluster_t), spec_load_system, &arr,
                           &sp->nsystems, err))
             goto out;
         sp->systems = arr;
     }
-    if (gs && spec_grid(sp, gs, &scat, configs_dir, err))
+    if (gs && (detailed ? spec_dgrid(sp, gs, &hcat, configs_dir, err)
+                        : spec_grid(sp, gs, &scat, configs_dir, err)))
         goto out;
+    if (detailed && sp->nsystems > 0) {
+        sp->systems = calloc((size_t)sp->nsystems, sizeof *sp->systems);
+        if (!sp->systems) {
+            load_fail(err, root, "key 'systems': out of memory");
+            goto out;
+        }
+        for (int64_t i = 0; i < sp->nsystems; i++)
+            spec_mirror(&sp->dsystems[i], &sp->systems[i]);
+    }
     if (sp->nsystems == 0) {
         load_fail(err, gs ? gs : root, "key 'system_grid': no systems");
         goto out;
@@ -614,6 +829,8 @@ out:
         config_destroy(&mcat.cfg);
     if (scat.open)
         config_destroy(&scat.cfg);
+    if (hcat.open)
+        config_destroy(&hcat.cfg);
     config_destroy(&cfg);
     if (rc)
         spec_free(sp);
@@ -625,6 +842,7 @@ void spec_free(spec *s)
     free(s->text);
     free(s->models);
     free(s->systems);
+    free(s->dsystems);
     free(s->tasks);
     free(s->batches);
     free(s->strats);
@@ -633,6 +851,12 @@ void spec_free(spec *s)
 
 int spec_strategy_text(const spec *s, int64_t k, char *buf, size_t size)
 {
+    if (s->fidelity == EVAL_DETAILED) {
+        task_detailed_t t;
+        if (detailed_auto_candidate(k, &t) < 0)
+            return snprintf(buf, size, "auto #%lld", (long long)k);
+        return detailed_strategy_text(&t, buf, size);
+    }
     autoplan_pair pair;
     const autoplan_pair *p = NULL;
     if (s->strat_auto) {

@@ -3,7 +3,9 @@
  *
  * A spec is a libconfig file (configs/sweeps/) with these keys:
  *   name        label of the sweep (optional)
- *   fidelity    "madmax" (default)
+ *   fidelity    "detailed" (default) or "madmax"; the fidelity selects the
+ *               catalogues: madmax models.cfg and systems.cfg, detailed
+ *               detailed_models.cfg, detailed_systems.cfg and hardware.cfg
  *   models      list of catalogue names or inline model groups, or "all"
  *   systems     list of catalogue names or inline system groups, or "all"
  *               (optional when system_grid is given)
@@ -15,17 +17,32 @@
  *               "BASE/NODESxDPN/nicSCALE" with devices = nodes x dpn and the
  *               NIC bandwidth scaled; one-node systems use intra-node
  *               bandwidth only (allreduce_intra_fraction = 1).
+ *               Detailed fidelity: groups over hardware generations,
+ *               { hardware = ["a100-80g", "h100-sxm-80g"];
+ *                 nodes = [1, 8, 64];
+ *                 devices_per_node = [8];   (default: the scale-up domain)
+ *                 nic_gbps_per_device = [400.0]; }  (default: the hw's)
+ *               each combination a system "HW/NODESxDPN" (+ "/nicG" when
+ *               nic_gbps_per_device is given), devices = nodes x dpn, the
+ *               scale-up domain dpn devices (topology as load_dsystem).
  *   tasks       list of task types ("pretrain", "finetune", "inference")
  *               or groups { type = "finetune"; name = "ft_emb";
  *               freeze_emb = true; freeze_dense = false;
  *               min_frozen_layer = 40; freeze_top_mlp = false;
  *               freeze_bot_mlp = false; } (freeze keys default to false,
- *               min_frozen_layer to the model's layers, capped at them)
- *   global_batch  array of global batch sizes (samples per step)
+ *               min_frozen_layer to the model's layers, capped at them;
+ *               madmax only). Detailed tasks take instead
+ *               precision = "bf16" (default) / "fp16" / "fp8" / "tf32" /
+ *               "fp32", and for inference prompt_tokens (default the
+ *               model's seq_len) and decode_tokens (default 128).
+ *   global_batch  array of global batch sizes (samples per step;
+ *               detailed: sequences per iteration, or for inference the
+ *               sequences decoded concurrently)
  *   strategies  "auto" (every candidate of the fidelity's auto set) or a
  *               list of groups { dense = "fsdp:node,ddp:rest";
  *               embedding = "mp:all"; } with degrees that are numbers or
- *               node / all / rest (see cost/autoplan.h)
+ *               node / all / rest (see cost/autoplan.h); the detailed
+ *               fidelity takes "auto" only (its candidates: detailed.c)
  *   chunk       ids per work chunk (default 4096; raised so that a sweep
  *               has at most 2^22 chunks)
  * Every error is one line "FILE:LINE: ... (key 'k')". The spec owns its
@@ -44,6 +61,7 @@
 
 #define SPEC_NAME_MAX 64
 #define SPEC_CHUNK_DEFAULT 4096
+#define SPEC_DECODE_TOKENS 128 /* detailed inference default */
 #define SPEC_MAX_CHUNKS (INT64_C(1) << 22)
 
 typedef struct spec_task {
@@ -51,6 +69,9 @@ typedef struct spec_task {
     task_kind kind;
     bool freeze_emb, freeze_dense, freeze_top_mlp, freeze_bot_mlp;
     int64_t min_frozen_layer; /* -1: the model's layer count */
+    int dtype;                /* detailed: hw_dtype of compute */
+    int64_t prompt_tokens;    /* detailed inference (0: seq_len) */
+    int64_t decode_tokens;    /* detailed inference */
 } spec_task;
 
 typedef struct spec {
@@ -60,7 +81,8 @@ typedef struct spec {
     const eval_ops *ops;
     model_t *models;
     int64_t nmodels;
-    cluster_t *systems;
+    cluster_t *systems;       /* detailed: mirrors of dsystems (name, sizes) */
+    topo_system_t *dsystems;  /* detailed fidelity only, else NULL */
     int64_t nsystems;
     spec_task *tasks;
     int64_t ntasks;
@@ -78,7 +100,8 @@ int spec_load(const char *path, const char *configs_dir, spec *s,
 
 void spec_free(spec *s);
 
-/* Text of strategy k: "dense | embedding" templates. */
+/* Text of strategy k: "dense | embedding" templates (madmax), or the
+ * detailed candidate's description (detailed_strategy_text). */
 int spec_strategy_text(const spec *s, int64_t k, char *buf, size_t size);
 
 #endif

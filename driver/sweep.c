@@ -107,8 +107,11 @@ static void sweep_print_best(FILE *out, const space *s, const worker_best *b)
         return;
     space_cursor_init(cur);
     fprintf(out, "best strategy by throughput for each (model, system):\n");
-    fprintf(out, "%-14s %-28s %7s %-10s %8s %-20s %-16s %14s\n", "model",
-            "system", "devices", "task", "batch", "dense", "embedding",
+    bool det = s->sp->fidelity == EVAL_DETAILED;
+    int wd = det ? 30 : 20, we = det ? 28 : 16;
+    fprintf(out, "%-14s %-28s %7s %-10s %8s %-*s %-*s %14s\n", "model",
+            "system", "devices", "task", "batch", wd,
+            det ? "parallel" : "dense", we, det ? "options" : "embedding",
             "samples/s");
     int64_t nsys = s->radix[SPACE_SYSTEM];
     for (int64_t i = 0; i < s->radix[SPACE_MODEL] * nsys; i++) {
@@ -121,13 +124,12 @@ static void sweep_print_best(FILE *out, const space *s, const worker_best *b)
         }
         space_point(s, cur, b[i].id, NULL);
         char d[PLAN_TEXT_MAX], e[PLAN_TEXT_MAX];
-        plan_format(&cur->p.task.dense, d, sizeof d);
-        plan_format(&cur->p.task.emb, e, sizeof e);
-        fprintf(out, "%-14s %-28s %7lld %-10s %8lld %-20s %-16s %14.6g\n",
+        output_plan_texts(&cur->p, d, e, sizeof d);
+        fprintf(out, "%-14s %-28s %7lld %-10s %8lld %-*s %-*s %14.6g\n",
                 cur->p.model.name, cur->p.cluster.name,
                 (long long)cur->p.cluster.devices,
                 sp->tasks[cur->idx[SPACE_TASK]].name,
-                (long long)sp->batches[cur->idx[SPACE_BATCH]], d, e,
+                (long long)sp->batches[cur->idx[SPACE_BATCH]], wd, d, we, e,
                 b[i].value);
     }
     free(cur);

@@ -23,7 +23,8 @@ static const char *const small_spec =
     "tasks = ( \"pretrain\", \"inference\",\n"                     /* 6 */
     "  { type = \"finetune\"; freeze_emb = true; } );\n"           /* 7 */
     "global_batch = [64, 1000, 4096];\n"                           /* 8 */
-    "strategies = \"auto\";\n";                                    /* 9 */
+    "strategies = \"auto\";\n"                                      /* 9 */
+    "fidelity = \"madmax\";\n";                                    /* 10 */
 
 static int load_text(const char *name, const char *text, spec *sp,
                      load_err *err, char *path, size_t psize)
@@ -148,37 +149,75 @@ static void test_bad_specs(void)
     expect_bad("model_name.cfg",
                "tasks = [\"pretrain\"];\nglobal_batch = [8];\n"
                "strategies = \"auto\";\nsystems = \"all\";\n"
-               "models = [\"dlrm_a\",\n \"dlrm_zz\"];\n",
+               "models = [\"dlrm_a\",\n \"dlrm_zz\"];\nfidelity = \"madmax\";\n",
                6, "\"dlrm_zz\" is not in the catalogue");
     expect_bad("batch.cfg",
                "models = [\"dlrm_a\"];\nsystems = [\"zionex_8\"];\n"
                "tasks = [\"pretrain\"];\nglobal_batch = [8, -1];\n"
-               "strategies = \"auto\";\n",
+               "strategies = \"auto\";\nfidelity = \"madmax\";\n",
                4, "key 'global_batch'");
     expect_bad("plan.cfg",
                "models = [\"dlrm_a\"];\nsystems = [\"zionex_8\"];\n"
                "tasks = [\"pretrain\"];\nglobal_batch = [8];\n"
                "strategies = ( { dense = \"fsdp:node\";\n"
-               "  embedding = \"mp:lots\"; } );\n",
+               "  embedding = \"mp:lots\"; } );\nfidelity = \"madmax\";\n",
                6, "key 'embedding'");
     expect_bad("task.cfg",
                "models = [\"dlrm_a\"];\nsystems = [\"zionex_8\"];\n"
                "tasks = [\"pretrain\", \"train\"];\nglobal_batch = [8];\n"
-               "strategies = \"auto\";\n",
+               "strategies = \"auto\";\nfidelity = \"madmax\";\n",
                3, "task type must be");
     expect_bad("grid.cfg",
                "models = [\"dlrm_a\"];\ntasks = [\"pretrain\"];\n"
                "global_batch = [8];\nstrategies = \"auto\";\n"
-               "system_grid = ( { base = \"nope\"; nodes = [2]; } );\n",
+               "system_grid = ( { base = \"nope\"; nodes = [2]; } );\n"
+               "fidelity = \"madmax\";\n",
                5, "key 'base'");
     expect_bad("missing.cfg", "models = [\"dlrm_a\"];\n", 0,
                "missing key 'tasks'");
     expect_bad("syntax.cfg", "models = [\"dlrm_a\"\n;\n", 2, "syntax error");
+    /* the detailed fidelity, the default: its own catalogues and keys */
     expect_bad("fidelity.cfg",
                "models = [\"dlrm_a\"];\nsystems = [\"zionex_8\"];\n"
                "tasks = [\"pretrain\"];\nglobal_batch = [8];\n"
-               "strategies = \"auto\";\nfidelity = \"detailed\";\n",
-               6, "sweeps support \"madmax\" only");
+               "strategies = \"auto\";\n",
+               1, "\"dlrm_a\" is not in the catalogue");
+    expect_bad("fidelity_name.cfg",
+               "models = [\"llama2-7b\"];\nsystems = [\"h100-8\"];\n"
+               "tasks = [\"pretrain\"];\nglobal_batch = [8];\n"
+               "strategies = \"auto\";\nfidelity = \"exact\";\n",
+               6, "key 'fidelity'");
+    expect_bad("dhw.cfg",
+               "models = [\"llama2-7b\"];\ntasks = [\"pretrain\"];\n"
+               "global_batch = [8];\nstrategies = \"auto\";\n"
+               "system_grid = ( { hardware = [\"h100-sxm-80g\",\n"
+               "  \"tpu-v9\"]; nodes = [2]; } );\n",
+               6, "\"tpu-v9\" is not in the catalogue");
+    expect_bad("dsys.cfg",
+               "models = [\"llama2-7b\"];\nsystems = [\"h100-8\",\n"
+               "  \"h100-9000\"];\ntasks = [\"pretrain\"];\n"
+               "global_batch = [8];\nstrategies = \"auto\";\n",
+               3, "\"h100-9000\" is not in the catalogue");
+    expect_bad("dbase.cfg",
+               "models = [\"llama2-7b\"];\ntasks = [\"pretrain\"];\n"
+               "global_batch = [8];\nstrategies = \"auto\";\n"
+               "system_grid = ( { base = \"dc_A_128\"; nodes = [2]; } );\n",
+               5, "unknown key 'base'");
+    expect_bad("dstrat.cfg",
+               "models = [\"llama2-7b\"];\nsystems = [\"h100-8\"];\n"
+               "tasks = [\"pretrain\"];\nglobal_batch = [8];\n"
+               "strategies = ( { dense = \"ddp:all\"; embedding = \"mp:all\"; } );\n",
+               5, "\"auto\" strategies only");
+    expect_bad("dtask.cfg",
+               "models = [\"llama2-7b\"];\nsystems = [\"h100-8\"];\n"
+               "tasks = ( { type = \"finetune\";\n freeze_emb = true; } );\n"
+               "global_batch = [8];\nstrategies = \"auto\";\n",
+               4, "unknown key 'freeze_emb'");
+    expect_bad("dtokens.cfg",
+               "models = [\"llama2-7b\"];\nsystems = [\"h100-8\"];\n"
+               "tasks = ( { type = \"inference\";\n decode_tokens = 0; } );\n"
+               "global_batch = [8];\nstrategies = \"auto\";\n",
+               4, "key 'decode_tokens'");
 }
 
 int main(void)

@@ -34,6 +34,7 @@ static const char *const sweep_spec =
     "  { type = \"finetune\"; freeze_emb = true; min_frozen_layer = 10; } );\n"
     "global_batch = [64, 1000, 4096];\n"
     "strategies = \"auto\";\n"
+    "fidelity = \"madmax\";\n"
     "chunk = 13;\n";
 
 static void test_sweep_file(void)
@@ -133,7 +134,7 @@ static void test_bad_spec(void)
         unit_write_file("sweep_bad.cfg",
                         "models = [\"dlrm_a\"];\nsystems = [\"zionex_8\"];\n"
                         "tasks = [\"pretrain\"];\nglobal_batch = [8];\n"
-                        "strategies = \"sometimes\";\n",
+                        "strategies = \"sometimes\";\nfidelity = \"madmax\";\n",
                         spath, sizeof spath);
     MPI_Bcast(spath, sizeof spath, MPI_CHAR, 0, MPI_COMM_WORLD);
     snprintf(opath, sizeof opath, "%s.h5", spath);
@@ -147,7 +148,7 @@ static void test_bad_spec(void)
         unit_write_file("sweep_good.cfg",
                         "models = [\"dlrm_a\"];\nsystems = [\"zionex_8\"];\n"
                         "tasks = [\"pretrain\"];\nglobal_batch = [8];\n"
-                        "strategies = \"auto\";\n",
+                        "strategies = \"auto\";\nfidelity = \"madmax\";\n",
                         gpath, sizeof gpath);
     MPI_Bcast(gpath, sizeof gpath, MPI_CHAR, 0, MPI_COMM_WORLD);
     o.spec_path = gpath;

@@ -21,6 +21,7 @@ static const char *const resume_spec =
     "tasks = [\"pretrain\", \"inference\"];\n"
     "global_batch = [1024, 65536];\n"
     "strategies = \"auto\";\n"
+    "fidelity = \"madmax\";\n"
     "chunk = 64;\n";
 
 static const char *const datasets[] = {

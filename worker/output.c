@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../cost/detailed.h"
 #include "../driver/cmd.h"
 #include "check.h"
 
@@ -45,6 +46,17 @@ void output_rows_init(output_rows *r)
                                 0);
 }
 
+void output_plan_texts(const point_t *p, char *dense, char *emb, size_t size)
+{
+    if (p->fidelity == EVAL_DETAILED) {
+        detailed_parallel_text(&p->task.detailed, dense, size);
+        detailed_options_text(&p->task.detailed, emb, size);
+    } else {
+        plan_format(&p->task.dense, dense, size);
+        plan_format(&p->task.emb, emb, size);
+    }
+}
+
 void output_pack(const output_rows *r, char *buf, int64_t id,
                  const int64_t idx[SPACE_NAXES], const point_t *p,
                  const result_t *res, const char *dense, const char *emb)
@@ -55,16 +67,13 @@ void output_pack(const output_rows *r, char *buf, int64_t id,
     for (int a = 0; a < SPACE_NAXES; a++)
         table_put_i32(buf, r->idx[a], (int32_t)idx[a]);
     table_put_i64(buf, r->devices, p->cluster.devices);
-    char plan[PLAN_TEXT_MAX];
-    if (!dense) {
-        plan_format(&p->task.dense, plan, sizeof plan);
-        dense = plan;
+    char dplan[PLAN_TEXT_MAX], eplan[PLAN_TEXT_MAX];
+    if (!dense || !emb) {
+        output_plan_texts(p, dplan, eplan, sizeof dplan);
+        dense = dense ? dense : dplan;
+        emb = emb ? emb : eplan;
     }
     table_put_str(buf, r->dense, dense);
-    if (!emb) {
-        plan_format(&p->task.emb, plan, sizeof plan);
-        emb = plan;
-    }
     table_put_str(buf, r->emb, emb);
     for (size_t i = 0; i < result_nfields; i++)
         memcpy(buf + r->field[i], (const char *)res + result_fields[i].offset, 8);
@@ -218,18 +227,15 @@ static char *output_rows_alloc(int64_t n, size_t size)
     return b;
 }
 
-static void output_axes(hid_t file, const space *s, const int64_t *by_code,
-                        int rank)
+/* Model and system tables of the madmax fidelity. */
+static void output_axes_madmax(hid_t g, const spec *sp, int rank)
 {
-    const spec *sp = s->sp;
-    hid_t g = CHECK_H5ID(H5Gcreate2(file, "axes", H5P_DEFAULT, H5P_DEFAULT,
-                                    H5P_DEFAULT));
     table t;
     char *b;
+    const table_col *c_name = NULL, *c_kind = NULL;
 
     /* models */
     table_init(&t);
-    const table_col *c_name = NULL, *c_kind = NULL;
     table_add(&t, "name", TABLE_STR, MODEL_NAME_MAX);
     table_add(&t, "type", TABLE_STR, 8);
     size_t o_dp = table_add(&t, "dense_params", TABLE_F64, 0);
@@ -281,6 +287,111 @@ static void output_axes(hid_t file, const space *s, const int64_t *by_code,
     output_table(g, "system", &t, sp->nsystems, b, rank);
     free(b);
 
+}
+
+/* Model and system tables of the detailed fidelity. */
+static void output_axes_detailed(hid_t g, const spec *sp, int rank)
+{
+    table t;
+    char *b;
+
+    /* models */
+    table_init(&t);
+    table_add(&t, "name", TABLE_STR, MODEL_NAME_MAX);
+    table_add(&t, "type", TABLE_STR, 8);
+    size_t o_par = table_add(&t, "params", TABLE_F64, 0);
+    size_t o_fl = table_add(&t, "flops_per_sequence", TABLE_F64, 0);
+    size_t o_l = table_add(&t, "layers", TABLE_I64, 0);
+    size_t o_h = table_add(&t, "hidden", TABLE_I64, 0);
+    size_t o_a = table_add(&t, "heads", TABLE_I64, 0);
+    size_t o_kv = table_add(&t, "kv_heads", TABLE_I64, 0);
+    size_t o_ff = table_add(&t, "ffn", TABLE_I64, 0);
+    size_t o_sq = table_add(&t, "seq_len", TABLE_I64, 0);
+    size_t o_v = table_add(&t, "vocab", TABLE_I64, 0);
+    size_t o_ex = table_add(&t, "experts", TABLE_I64, 0);
+    size_t o_tk = table_add(&t, "top_k", TABLE_I64, 0);
+    const table_col *c_name = table_find(&t, "name"), *c_kind = table_find(&t, "type");
+    b = output_rows_alloc(sp->nmodels, t.size);
+    for (int64_t i = 0; i < sp->nmodels; i++) {
+        char *row = b + (size_t)i * t.size;
+        const model_t *m = &sp->models[i];
+        task_detailed_t one;
+        memset(&one, 0, sizeof one);
+        double total = 0, per_dev = 0;
+        detailed_params(m, &one, &total, &per_dev);
+        table_put_str(row, c_name, m->name);
+        table_put_str(row, c_kind, model_kind_name(m->kind));
+        table_put_f64(row, o_par, total);
+        table_put_f64(row, o_fl, detailed_model_flops(m, true));
+        table_put_i64(row, o_l, m->layers);
+        table_put_i64(row, o_h, m->hidden);
+        table_put_i64(row, o_a, m->heads);
+        table_put_i64(row, o_kv, m->kv_heads > 0 ? m->kv_heads : m->heads);
+        table_put_i64(row, o_ff, m->ffn);
+        table_put_i64(row, o_sq, m->seq_len);
+        table_put_i64(row, o_v, m->vocab);
+        table_put_i64(row, o_ex, m->d.experts);
+        table_put_i64(row, o_tk, m->d.experts > 0 ? (m->d.top_k > 0 ? m->d.top_k : 2) : 0);
+    }
+    output_table(g, "model", &t, sp->nmodels, b, rank);
+    free(b);
+
+    /* systems: generation, sizes and the figures of its topology */
+    table_init(&t);
+    table_add(&t, "name", TABLE_STR, HW_NAME_MAX);
+    table_add(&t, "hardware", TABLE_STR, HW_NAME_MAX);
+    size_t o_dev = table_add(&t, "devices", TABLE_I64, 0);
+    size_t o_nod = table_add(&t, "nodes", TABLE_I64, 0);
+    size_t o_dpn = table_add(&t, "devices_per_node", TABLE_I64, 0);
+    size_t o_pod = table_add(&t, "pod_devices", TABLE_I64, 0);
+    size_t o_ovs = table_add(&t, "pod_oversubscription", TABLE_F64, 0);
+    size_t o_bf = table_add(&t, "peak_bf16_flops", TABLE_F64, 0);
+    size_t o_f8 = table_add(&t, "peak_fp8_flops", TABLE_F64, 0);
+    size_t o_mem = table_add(&t, "mem_capacity_bytes", TABLE_F64, 0);
+    size_t o_mbw = table_add(&t, "mem_bw_bytes_per_s", TABLE_F64, 0);
+    size_t o_sub = table_add(&t, "scaleup_bytes_per_s", TABLE_F64, 0);
+    size_t o_nic = table_add(&t, "nic_bytes_per_s", TABLE_F64, 0);
+    c_name = table_find(&t, "name");
+    const table_col *c_hw = table_find(&t, "hardware");
+    b = output_rows_alloc(sp->nsystems, t.size);
+    for (int64_t i = 0; i < sp->nsystems; i++) {
+        char *row = b + (size_t)i * t.size;
+        const topo_system_t *y = &sp->dsystems[i];
+        const cluster_t *c = &sp->systems[i];
+        table_put_str(row, c_name, y->name);
+        table_put_str(row, c_hw, y->hw.name);
+        table_put_i64(row, o_dev, y->devices);
+        table_put_i64(row, o_nod, c->nodes);
+        table_put_i64(row, o_dpn, c->devices_per_node);
+        table_put_i64(row, o_pod, y->pod_devices);
+        table_put_f64(row, o_ovs, y->pod_oversubscription > 0 ? y->pod_oversubscription : 1.0);
+        table_put_f64(row, o_bf, y->hw.peak_flops[HW_BF16]);
+        table_put_f64(row, o_f8, y->hw.peak_flops[HW_FP8]);
+        table_put_f64(row, o_mem, y->hw.mem_capacity_bytes);
+        table_put_f64(row, o_mbw, y->hw.mem_bw_bytes_per_s);
+        table_put_f64(row, o_sub, y->hw.scaleup_bytes_per_s);
+        table_put_f64(row, o_nic, y->nic_gbps_per_device > 0
+                                      ? y->nic_gbps_per_device * 1e9 / 8.0
+                                      : y->hw.nic_bytes_per_s);
+    }
+    output_table(g, "system", &t, sp->nsystems, b, rank);
+    free(b);
+}
+
+static void output_axes(hid_t file, const space *s, const int64_t *by_code,
+                        int rank)
+{
+    const spec *sp = s->sp;
+    hid_t g = CHECK_H5ID(H5Gcreate2(file, "axes", H5P_DEFAULT, H5P_DEFAULT,
+                                    H5P_DEFAULT));
+    table t;
+    char *b;
+
+    if (sp->fidelity == EVAL_DETAILED)
+        output_axes_detailed(g, sp, rank);
+    else
+        output_axes_madmax(g, sp, rank);
+
     /* tasks */
     table_init(&t);
     table_add(&t, "name", TABLE_STR, SPEC_NAME_MAX);
@@ -290,8 +401,16 @@ static void output_axes(hid_t file, const space *s, const int64_t *by_code,
     size_t o_ft = table_add(&t, "freeze_top_mlp", TABLE_I32, 0);
     size_t o_fb = table_add(&t, "freeze_bot_mlp", TABLE_I32, 0);
     size_t o_mf = table_add(&t, "min_frozen_layer", TABLE_I64, 0);
-    c_name = table_find(&t, "name");
-    c_kind = table_find(&t, "type");
+    bool det = sp->fidelity == EVAL_DETAILED;
+    size_t o_pt = 0, o_dt = 0;
+    if (det) {
+        table_add(&t, "precision", TABLE_STR, 8);
+        o_pt = table_add(&t, "prompt_tokens", TABLE_I64, 0);
+        o_dt = table_add(&t, "decode_tokens", TABLE_I64, 0);
+    }
+    const table_col *c_name = table_find(&t, "name"),
+                    *c_kind = table_find(&t, "type"),
+                    *c_prec = table_find(&t, "precision");
     b = output_rows_alloc(sp->ntasks, t.size);
     for (int64_t i = 0; i < sp->ntasks; i++) {
         char *row = b + (size_t)i * t.size;
@@ -303,6 +422,11 @@ static void output_axes(hid_t file, const space *s, const int64_t *by_code,
         table_put_i32(row, o_ft, k->freeze_top_mlp);
         table_put_i32(row, o_fb, k->freeze_bot_mlp);
         table_put_i64(row, o_mf, k->min_frozen_layer);
+        if (det) {
+            table_put_str(row, c_prec, hw_dtype_name((hw_dtype)k->dtype));
+            table_put_i64(row, o_pt, k->prompt_tokens);
+            table_put_i64(row, o_dt, k->kind == TASK_INFERENCE ? k->decode_tokens : 0);
+        }
     }
     output_table(g, "task", &t, sp->ntasks, b, rank);
     free(b);
@@ -316,13 +440,22 @@ static void output_axes(hid_t file, const space *s, const int64_t *by_code,
     output_table(g, "global_batch", &t, sp->nbatches, b, rank);
     free(b);
 
-    /* strategies */
+    /* strategies: madmax templates, or each detailed auto candidate's
+     * texts and degrees (dp 0: the rest of the devices; `applies` 0 when
+     * the candidate is refused on every system) */
     table_init(&t);
-    table_add(&t, "dense", TABLE_STR, PLAN_TEXT_MAX);
-    table_add(&t, "embedding", TABLE_STR, PLAN_TEXT_MAX);
+    table_add(&t, det ? "parallel" : "dense", TABLE_STR, PLAN_TEXT_MAX);
+    table_add(&t, det ? "options" : "embedding", TABLE_STR, PLAN_TEXT_MAX);
     table_add(&t, "text", TABLE_STR, 2 * PLAN_TEXT_MAX + 4);
-    const table_col *c_d = table_find(&t, "dense"), *c_e = table_find(&t, "embedding"),
-                    *c_t = table_find(&t, "text");
+    enum { S_TP, S_PP, S_CP, S_EP, S_VPP, S_ZERO, S_MB, S_SP, S_RC, S_APPLIES, S_N };
+    static const char *const s_names[S_N] = {
+        "tp", "pp", "cp", "ep", "vpp", "zero_stage", "micro_batch",
+        "sequence_parallel", "recompute", "applies"};
+    size_t o_s[S_N];
+    if (det)
+        for (int k = 0; k < S_N; k++)
+            o_s[k] = table_add(&t, s_names[k], TABLE_I32, 0);
+    const table_col *c_d = &t.col[0], *c_e = &t.col[1], *c_t = table_find(&t, "text");
     b = output_rows_alloc(sp->nstrats, t.size);
     for (int64_t i = 0; i < sp->nstrats; i++) {
         char *row = b + (size_t)i * t.size;
@@ -334,7 +467,17 @@ static void output_axes(hid_t file, const space *s, const int64_t *by_code,
             pp = &pair;
         char d[PLAN_TEXT_MAX] = "", e[PLAN_TEXT_MAX] = "",
              text[2 * PLAN_TEXT_MAX + 4];
-        if (pp) {
+        task_detailed_t dc;
+        int applies = det ? detailed_auto_candidate(i, &dc) : -1;
+        if (det && applies >= 0) {
+            detailed_parallel_text(&dc, d, sizeof d);
+            detailed_options_text(&dc, e, sizeof e);
+            int64_t v[S_N] = {dc.tp, dc.pp, dc.cp, dc.ep, dc.vpp, dc.zero_stage,
+                              dc.micro_batch, dc.sequence_parallel,
+                              (int64_t)dc.recompute, applies == 0};
+            for (int k = 0; k < S_N; k++)
+                table_put_i32(row, o_s[k], (int32_t)v[k]);
+        } else if (pp) {
             autoplan_format(&pp->dense, d, sizeof d);
             autoplan_format(&pp->emb, e, sizeof e);
         }

@@ -5,7 +5,11 @@
  *   /results        compound, one row per valid point in id order:
  *                   id, status (status_code: 0 ok, 1..99 infeasible),
  *                   model_idx .. strategy_idx (index on every axis),
- *                   devices, dense_plan, emb_plan (the concrete plans),
+ *                   devices, dense_plan, emb_plan (the concrete plans;
+ *                   in the detailed fidelity dense_plan holds the
+ *                   parallel degrees, "tp8 sp pp8 v5 dp16 cp1 ep1", and
+ *                   emb_plan the other options, "zero1 sel 1f1b-int ovl
+ *                   tcdp"; see detailed_parallel_text),
  *                   then every figure of result_fields[] (as in
  *                   `madsweep eval --json`). Chunked, allocated at creation
  *                   to its exact length (the valid count), never filled.
@@ -13,7 +17,12 @@
  *                   written (written after the rows: a set byte implies
  *                   its rows are in the file).
  *   /axes/model, /axes/system, /axes/task, /axes/global_batch,
- *   /axes/strategy  one row per axis value (names and key figures);
+ *   /axes/strategy  one row per axis value (names and key figures; the
+ *                   model, system, task and strategy tables have the
+ *                   fidelity's columns: detailed systems name their
+ *                   hardware generation, scale-up domain and bandwidths,
+ *                   detailed strategies are each auto candidate's text
+ *                   with dp* for the rest of the devices);
  *   /axes/status    every status code with its name and explanation;
  *   /skipped        per INVALID code, how many ids of the space break it.
  *   root attributes spec_text, spec_path, tool_version,
@@ -59,6 +68,9 @@ void output_rows_init(output_rows *r);
 void output_pack(const output_rows *r, char *buf, int64_t id,
                  const int64_t idx[SPACE_NAXES], const point_t *p,
                  const result_t *res, const char *dense, const char *emb);
+
+/* The dense_plan and emb_plan texts of a point (each `size` bytes). */
+void output_plan_texts(const point_t *p, char *dense, char *emb, size_t size);
 
 /* Root attributes. Strings are copied into the file. */
 typedef struct output_meta {

@@ -43,7 +43,9 @@ void worker_progress(worker *w, int64_t *chunks_drawn, int64_t *evaluated)
 }
 
 /* Plan texts per strategy for one system (formatting costs as much as
- * a small evaluation, and the text depends only on system and strategy). */
+ * a small evaluation, and the text depends only on system and strategy:
+ * detailed texts leave out the micro-batch, which inference derives from
+ * the global batch). */
 typedef struct worker_plans {
     int64_t system; /* -1: empty */
     int64_t n;
@@ -60,8 +62,8 @@ static void worker_plan_text(worker_plans *pc, const space_cursor *cur,
         pc->system = cur->idx[SPACE_SYSTEM];
     }
     if (!pc->have[k]) {
-        plan_format(&cur->p.task.dense, pc->text[k][0], OUTPUT_PLAN_WIDTH);
-        plan_format(&cur->p.task.emb, pc->text[k][1], OUTPUT_PLAN_WIDTH);
+        output_plan_texts(&cur->p, pc->text[k][0], pc->text[k][1],
+                          OUTPUT_PLAN_WIDTH);
         pc->have[k] = 1;
     }
     *dense = pc->text[k][0];
