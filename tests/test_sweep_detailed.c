@@ -1,0 +1,201 @@
+/*
+ * test_sweep_detailed.c - the detailed fidelity through the MPI sweep,
+ * run in-process under mpiexec (any np).
+ *
+ * Every rank runs sweep_run() on a small detailed spec (a dense and an
+ * MoE model, a catalogue system and a generated one, pretraining and
+ * serving, the whole auto set) with small chunks; rank 0 then rebuilds
+ * every point serially and compares /results row by row, byte for byte:
+ * every valid id is evaluated exactly once, in id order, the row count is
+ * the valid count, and rows infeasible for memory keep their breakdown.
+ * The file is left as dsweep_npN.h5 for the cross-rank h5diff test. A
+ * spec naming unknown hardware fails with "file:line:" and exit code 2 on
+ * every rank, without a hang. CUnit failures are summed over ranks.
+ */
+#include <CUnit/Basic.h>
+#include <hdf5.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../cost/detailed.h"
+#include "../worker/output.h"
+#include "space.h"
+#include "spec.h"
+#include "sweep.h"
+#include "unit.h"
+
+static int g_rank, g_size;
+
+static const char *const dsweep_spec =
+    "name = \"dtest\";\n"
+    "fidelity = \"detailed\";\n"
+    "models = [\"llama2-7b\", \"mixtral-8x7b\"];\n"
+    "systems = [\"h100-8\"];\n"
+    "system_grid = ( { hardware = \"mi300x\"; nodes = [2]; } );\n"
+    "tasks = ( \"pretrain\",\n"
+    "  { type = \"inference\"; prompt_tokens = 1024; decode_tokens = 32; } );\n"
+    "global_batch = [64];\n"
+    "strategies = \"auto\";\n"
+    "chunk = 4001;\n";
+
+static void test_dsweep_file(void)
+{
+    char spath[512], opath[600];
+    if (g_rank == 0)
+        unit_write_file("dsweep.cfg", dsweep_spec, spath, sizeof spath);
+    MPI_Bcast(spath, sizeof spath, MPI_CHAR, 0, MPI_COMM_WORLD);
+    char *slash = strrchr(spath, '/');
+    snprintf(opath, sizeof opath, "%.*sdsweep_np%d.h5",
+             slash ? (int)(slash - spath + 1) : 0, spath, g_size);
+    sweep_opts o = {.spec_path = spath, .out_path = opath,
+                    .configs_dir = unit_configs(), .quiet = true};
+    sweep_stats st;
+    int rc = sweep_run(MPI_COMM_WORLD, &o, &st, stdout, stderr);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    CU_ASSERT_EQUAL(st.total, 2 * 2 * 2 * 1 * detailed_ops.auto_count());
+    CU_ASSERT_EQUAL(st.evaluated_run, st.valid);
+    CU_ASSERT_EQUAL(st.valid + st.invalid, st.total);
+    CU_ASSERT(st.ok > 0);
+    CU_ASSERT(st.infeasible > 0);
+    if (g_rank != 0)
+        return;
+
+    spec sp;
+    load_err err;
+    CU_ASSERT_EQUAL_FATAL(spec_load(spath, unit_configs(), &sp, &err), 0);
+    CU_ASSERT_EQUAL(sp.fidelity, EVAL_DETAILED);
+    space s;
+    CU_ASSERT_EQUAL_FATAL(space_init(&s, &sp, &err), 0);
+    output_rows rows;
+    output_rows_init(&rows);
+    size_t rs = rows.t.size;
+    hid_t f = H5Fopen(opath, H5F_ACC_RDONLY, H5P_DEFAULT);
+    CU_ASSERT_FATAL(f >= 0);
+    hid_t d = H5Dopen2(f, "results", H5P_DEFAULT);
+    hid_t fs = H5Dget_space(d);
+    hssize_t n = H5Sget_simple_extent_npoints(fs);
+    CU_ASSERT_EQUAL(n, st.valid);
+    char *got = malloc((size_t)(n > 0 ? n : 1) * rs);
+    hid_t mt = table_mtype(&rows.t);
+    CU_ASSERT(H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, got) >= 0);
+    char *want = malloc(rs);
+    space_cursor *cur = malloc(sizeof *cur);
+    space_cursor_init(cur);
+    engine e;
+    engine_init(&e, false);
+    const result_field *mem = result_find("mem_total_bytes_per_device");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mem);
+    int64_t row = 0, mismatches = 0, oom = 0, oom_kept = 0;
+    for (int64_t id = 0; id < s.total; id++) {
+        if (space_point(&s, cur, id, NULL) != STATUS_OK)
+            continue;
+        result_t r;
+        status_code sc = eval_point(&cur->p, &e, &r, NULL);
+        CU_ASSERT(status_is_data(sc));
+        output_pack(&rows, want, id, cur->idx, &cur->p, &r, NULL, NULL);
+        if (row >= n || memcmp(got + (size_t)row * rs, want, rs) != 0)
+            mismatches++;
+        else if (sc == STATUS_INFEASIBLE_MEMORY) {
+            oom++;
+            double v = table_get_f64(got + (size_t)row * rs,
+                                     rows.field[mem - result_fields]);
+            oom_kept += v > cur->p.system.hw.mem_capacity_bytes;
+        }
+        row++;
+    }
+    CU_ASSERT_EQUAL(row, n);
+    CU_ASSERT_EQUAL(mismatches, 0);
+    CU_ASSERT(oom > 0);
+    CU_ASSERT_EQUAL(oom_kept, oom);
+    engine_free(&e);
+
+    /* the strategy axis: one row per candidate, texts from the candidate */
+    hid_t ad = H5Dopen2(f, "axes/strategy", H5P_DEFAULT);
+    hid_t as = H5Dget_space(ad);
+    CU_ASSERT_EQUAL(H5Sget_simple_extent_npoints(as), detailed_ops.auto_count());
+    hid_t st64 = H5Tcopy(H5T_C_S1);
+    H5Tset_size(st64, 132);
+    hid_t tt = H5Tcreate(H5T_COMPOUND, 132);
+    H5Tinsert(tt, "text", 0, st64);
+    char text0[132] = "", expect[132];
+    hsize_t one = 1, at = 5;
+    H5Sselect_hyperslab(as, H5S_SELECT_SET, &at, NULL, &one, NULL);
+    hid_t ms = H5Screate_simple(1, &one, NULL);
+    CU_ASSERT(H5Dread(ad, tt, ms, as, H5P_DEFAULT, text0) >= 0);
+    task_detailed_t c5;
+    CU_ASSERT(detailed_auto_candidate(5, &c5) >= 0);
+    detailed_strategy_text(&c5, expect, sizeof expect);
+    CU_ASSERT_STRING_EQUAL(text0, expect);
+    H5Sclose(ms);
+    H5Tclose(tt);
+    H5Tclose(st64);
+    H5Sclose(as);
+    H5Dclose(ad);
+
+    H5Tclose(mt);
+    H5Sclose(fs);
+    H5Dclose(d);
+    H5Fclose(f);
+    free(cur);
+    free(got);
+    free(want);
+    spec_free(&sp);
+}
+
+static void test_dsweep_bad(void)
+{
+    char spath[512], opath[600], epath[600];
+    if (g_rank == 0)
+        unit_write_file("dsweep_bad.cfg",
+                        "models = [\"llama2-7b\"];\n"
+                        "tasks = [\"pretrain\"];\nglobal_batch = [8];\n"
+                        "strategies = \"auto\";\n"
+                        "system_grid = ( { hardware = \"h100-sxm-80g\"; nodes = [1]; },\n"
+                        "  { hardware = \"tpu-v9\"; nodes = [2]; } );\n",
+                        spath, sizeof spath);
+    MPI_Bcast(spath, sizeof spath, MPI_CHAR, 0, MPI_COMM_WORLD);
+    snprintf(opath, sizeof opath, "%s.h5", spath);
+    snprintf(epath, sizeof epath, "%s.err%d", spath, g_rank);
+    FILE *ef = fopen(epath, "w+");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ef);
+    sweep_opts o = {.spec_path = spath, .out_path = opath,
+                    .configs_dir = unit_configs(), .quiet = true};
+    CU_ASSERT_EQUAL(sweep_run(MPI_COMM_WORLD, &o, NULL, stdout, ef), 2);
+    if (g_rank == 0) {
+        char msg[2048] = "", prefix[600];
+        rewind(ef);
+        size_t len = fread(msg, 1, sizeof msg - 1, ef);
+        msg[len] = '\0';
+        snprintf(prefix, sizeof prefix, "madsweep: %s:6:", spath);
+        CU_ASSERT(strncmp(msg, prefix, strlen(prefix)) == 0);
+        CU_ASSERT_PTR_NOT_NULL(strstr(msg, "\"tpu-v9\" is not in the catalogue"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(msg, "key 'hardware'"));
+    }
+    fclose(ef);
+    remove(epath);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+    if (CU_initialize_registry() != CUE_SUCCESS)
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    CU_pSuite s = CU_add_suite("detailed sweep", NULL, NULL);
+    CU_add_test(s, "datasets equal a serial evaluation", test_dsweep_file);
+    CU_add_test(s, "unknown hardware fails on every rank", test_dsweep_bad);
+    CU_basic_set_mode(g_rank == 0 ? CU_BRM_VERBOSE : CU_BRM_SILENT);
+    CU_basic_run_tests();
+    int mine = (int)(CU_get_number_of_failures() +
+                     CU_get_number_of_tests_failed()),
+        all = 0;
+    CU_cleanup_registry();
+    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (g_rank == 0 && all)
+        fprintf(stderr, "%d failure(s) over %d ranks\n", all, g_size);
+    MPI_Finalize();
+    return all ? 1 : 0;
+}
