@@ -171,7 +171,7 @@ int best_run(const best_opts *o, FILE *out, FILE *err)
         fprintf(err, "madsweep best: --top must be >= 1\n");
         return 2;
     }
-    int maximize = strstr(bf->unit, "/s") != NULL;
+    int maximize = strstr(bf->unit, "/s") != NULL || strcmp(bf->name, "mfu") == 0;
     int use[SPACE_NAXES];
     if (best_parse_group(o->group, use, err) != 0)
         return 2;
@@ -271,14 +271,28 @@ int best_run(const best_opts *o, FILE *out, FILE *err)
     CHECK_H5(H5Sclose(fs));
     CHECK_H5(H5Tclose(mt));
 
+    char fid[32] = "";
+    if (H5Aexists(f, "fidelity") > 0) {
+        hid_t fa = CHECK_H5ID(H5Aopen(f, "fidelity", H5P_DEFAULT));
+        hid_t ft = CHECK_H5ID(H5Tcopy(H5T_C_S1));
+        CHECK_H5(H5Tset_size(ft, sizeof fid));
+        hid_t at = CHECK_H5ID(H5Aget_type(fa));
+        if (H5Tget_size(at) < sizeof fid)
+            CHECK_H5(H5Aread(fa, ft, fid));
+        CHECK_H5(H5Tclose(at));
+        CHECK_H5(H5Tclose(ft));
+        CHECK_H5(H5Aclose(fa));
+    }
+    int det = strcmp(fid, "detailed") == 0, wd = det ? 30 : 20, we = det ? 28 : 16;
     if (o->csv)
         fprintf(out, "model,system,devices,task,global_batch,dense_plan,"
                 "emb_plan,%s%s,id\n", by,
                 by_extra ? ",throughput_samples_per_s" : "");
     else
-        fprintf(out, "%-14s %-28s %7s %-10s %8s %-20s %-16s %16s%s\n", "model",
-                "system", "devices", "task", "batch", "dense", "embedding", by,
-                by_extra ? "        samples/s" : "");
+        fprintf(out, "%-14s %-28s %7s %-10s %8s %-*s %-*s %16s%s\n", "model",
+                "system", "devices", "task", "batch", wd,
+                det ? "parallel" : "dense", we, det ? "options" : "embedding",
+                by, by_extra ? "        samples/s" : "");
     for (int64_t g = 0; g < ngroups; g++)
         for (int64_t k = 0; k < fill[g]; k++) {
             const best_row *r = &slots[g * o->top + k];
@@ -304,8 +318,9 @@ int best_run(const best_opts *o, FILE *out, FILE *err)
                     fprintf(out, ",%.17g", r->thr);
                 fprintf(out, ",%lld\n", (long long)r->id);
             } else {
-                fprintf(out, "%-14s %-28s %7lld %-10s %8s %-20s %-16s %16.6g",
-                        m, s, (long long)r->devices, t, b, dense, emb, r->by);
+                fprintf(out, "%-14s %-28s %7lld %-10s %8s %-*s %-*s %16.6g",
+                        m, s, (long long)r->devices, t, b, wd, dense, we, emb,
+                        r->by);
                 if (by_extra)
                     fprintf(out, " %16.6g", r->thr);
                 fputc('\n', out);
