@@ -229,15 +229,21 @@ static int cmd_parse(int argc, char **argv, cmd_args *a, FILE *err)
     return 0;
 }
 
+/* Loads the point named on the command line; prints the error. */
+static int cmd_load_point(const cmd_args *a, point_t *p, FILE *err)
+{
+    load_err le;
+    if (load_point(a->file, load_configs_dir(a->val[OPT_CONFIGS]), p, &le) == 0)
+        return 0;
+    fprintf(err, "madsweep: %s\n", le.text);
+    return -1;
+}
+
 static int cmd_eval(const cmd_args *a, FILE *out, FILE *err)
 {
     point_t p;
-    load_err le;
-    const char *dir = load_configs_dir(a->val[OPT_CONFIGS]);
-    if (load_point(a->file, dir, &p, &le) != 0) {
-        fprintf(err, "madsweep: %s\n", le.text);
+    if (cmd_load_point(a, &p, err) != 0)
         return 2;
-    }
     engine e;
     engine_init(&e, a->set[OPT_TRACE]);
     result_t r;
@@ -296,12 +302,8 @@ static int cmd_number(const char *text, const char *opt, double lo,
 static int cmd_bench(const cmd_args *a, FILE *out, FILE *err)
 {
     point_t p;
-    load_err le;
-    const char *dir = load_configs_dir(a->val[OPT_CONFIGS]);
-    if (load_point(a->file, dir, &p, &le) != 0) {
-        fprintf(err, "madsweep: %s\n", le.text);
+    if (cmd_load_point(a, &p, err) != 0)
         return 2;
-    }
     double seconds = 2.0, count = 0;
     if (a->set[OPT_SECONDS] &&
         cmd_number(a->val[OPT_SECONDS], "seconds", 0.001, &seconds, err))

@@ -776,8 +776,8 @@ int load_dtask(const config_setting_t *g, task_t *t, load_err *err)
 
 /* ------------------------------------------------------------ catalogues */
 
-static const config_setting_t *load_find(const config_setting_t *list,
-                                         const char *name)
+const config_setting_t *load_find(const config_setting_t *list,
+                                  const char *name)
 {
     if (!list || !config_setting_is_list(list))
         return NULL;

@@ -63,6 +63,11 @@ const config_setting_t *load_resolve(const config_setting_t *s,
                                      const char *configs_dir, config_t *aux,
                                      int *aux_open, load_err *err);
 
+/* The group named `name` (its "name" key) in a libconfig list, or NULL
+ * (also when `list` is NULL or not a list). */
+const config_setting_t *load_find(const config_setting_t *list,
+                                  const char *name);
+
 /* Loads a whole point file: fidelity, model, system, task, then checks
  * the point against its fidelity's rules. */
 int load_point(const char *path, const char *configs_dir, point_t *p,

@@ -55,21 +55,6 @@ static char *spec_read_text(const char *path)
     return buf;
 }
 
-static const config_setting_t *spec_find(const config_setting_t *list,
-                                         const char *name)
-{
-    int n = list ? config_setting_length(list) : 0;
-    for (int i = 0; i < n; i++) {
-        const config_setting_t *e = config_setting_get_elem(list, (unsigned)i);
-        const char *en = NULL;
-        if (config_setting_is_group(e) &&
-            config_setting_lookup_string(e, "name", &en) == CONFIG_TRUE &&
-            strcmp(en, name) == 0)
-            return e;
-    }
-    return NULL;
-}
-
 /* The list `list` of catalogue file `file`, opened once. */
 static const config_setting_t *spec_catalogue(spec_cat *cat,
                                               const config_setting_t *at,
@@ -178,7 +163,7 @@ static int spec_entities(const config_setting_t *s, const char *key,
                 spec_catalogue(cat, e, key, configs_dir, file, key, err);
             if (!l)
                 goto fail;
-            g = spec_find(l, name);
+            g = load_find(l, name);
             if (!g) {
                 load_fail(err, e, "key '%s': \"%s\" is not in the catalogue "
                           "%s/%s", key, name, configs_dir, file);
@@ -289,7 +274,7 @@ static int spec_grid(spec *sp, const config_setting_t *grid, spec_cat *cat,
         }
         const config_setting_t *l = spec_catalogue(
             cat, bs, "base", configs_dir, "systems.cfg", "systems", err);
-        const config_setting_t *bg = l ? spec_find(l, bname) : NULL;
+        const config_setting_t *bg = l ? load_find(l, bname) : NULL;
         if (l && !bg)
             load_fail(err, bs, "key 'base': \"%s\" is not in the catalogue "
                       "%s/systems.cfg", bname, configs_dir);
@@ -419,7 +404,7 @@ static int spec_dgrid(spec *sp, const config_setting_t *grid, spec_cat *cat,
             }
             const config_setting_t *l = spec_catalogue(
                 cat, he, "hardware", configs_dir, "hardware.cfg", "hardware", err);
-            const config_setting_t *hg = l ? spec_find(l, hname) : NULL;
+            const config_setting_t *hg = l ? load_find(l, hname) : NULL;
             if (l && !hg)
                 load_fail(err, he, "key 'hardware': \"%s\" is not in the "
                           "catalogue %s/hardware.cfg", hname, configs_dir);
