@@ -10,6 +10,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "../cost/detailed.h"
+
 void report_json_number(FILE *out, double v)
 {
     if (!isfinite(v)) {
@@ -51,10 +53,17 @@ void report_json(FILE *out, const point_t *p, const result_t *r)
     report_json_string(out, p->cluster.name);
     fputs(",\"task\":", out);
     report_json_string(out, task_kind_name(p->task.kind));
-    fputs(",\"dense_plan\":", out);
-    report_json_string(out, dense);
-    fputs(",\"embedding_plan\":", out);
-    report_json_string(out, emb);
+    if (p->fidelity == EVAL_DETAILED) {
+        char strat[160];
+        detailed_strategy_text(&p->task.detailed, strat, sizeof strat);
+        fputs(",\"strategy\":", out);
+        report_json_string(out, strat);
+    } else {
+        fputs(",\"dense_plan\":", out);
+        report_json_string(out, dense);
+        fputs(",\"embedding_plan\":", out);
+        report_json_string(out, emb);
+    }
     fputs(",\"status\":", out);
     report_json_string(out, status_name((status_code)r->status));
     for (size_t i = 0; i < result_nfields; i++) {
@@ -75,8 +84,102 @@ static void report_pct_line(FILE *out, const char *label, double part,
     fprintf(out, "  %-26s %12.3f ms  %6.2f %%\n", label, part * 1e3, pct);
 }
 
+static void report_mem_line(FILE *out, const char *label, double bytes,
+                            double capacity)
+{
+    fprintf(out, "  %-26s %12.3f GB  %6.2f %% of capacity\n", label,
+            bytes / 1e9, capacity > 0 ? 100.0 * bytes / capacity : 0.0);
+}
+
+/* The detailed fidelity's report: its own inputs (hardware, topology,
+ * strategy) and figures (memory breakdown, pipeline, MFU, inference). */
+static void report_text_detailed(FILE *out, const point_t *p,
+                                 const result_t *r)
+{
+    const model_t *m = &p->model;
+    const topo_system_t *sys = &p->system;
+    const task_detailed_t *d = &p->task.detailed;
+    double params = 0, per_device = 0;
+    detailed_params(m, d, &params, &per_device);
+    char strat[160];
+    detailed_strategy_text(d, strat, sizeof strat);
+
+    fprintf(out, "Model   %s: %lld layers, hidden %lld, ffn %lld, %lld heads "
+                 "(%lld kv), seq %lld, vocab %lld, %s\n",
+            m->name, (long long)m->layers, (long long)m->hidden,
+            (long long)m->ffn, (long long)m->heads, (long long)m->kv_heads,
+            (long long)m->seq_len, (long long)m->vocab,
+            m->mlp == MODEL_MLP_SWIGLU ? "SwiGLU" : "GeLU");
+    if (m->d.experts > 0)
+        fprintf(out, "  experts                  %12lld routed, top-%lld, "
+                     "%lld shared, expert ffn %lld\n",
+                (long long)m->d.experts, (long long)m->d.top_k,
+                (long long)m->d.shared_experts, (long long)m->d.expert_ffn);
+    fprintf(out, "  parameters               %12.3f B (%.3f B per device)\n",
+            params / 1e9, per_device / 1e9);
+    fprintf(out, "  forward FLOPs per seq    %12.3f TFLOP\n",
+            detailed_model_flops(m, m->causal) / 1e12);
+
+    const hw_t *h = &sys->hw;
+    fprintf(out, "System  %s: %lld x %s\n", sys->name, (long long)sys->devices,
+            h->name);
+    fprintf(out, "  peak %-19s %12.1f TFLOP/s per device\n",
+            hw_dtype_name((hw_dtype)d->dtype), h->peak_flops[d->dtype] / 1e12);
+    fprintf(out, "  memory                   %12.1f GB at %.0f GB/s\n",
+            h->mem_capacity_bytes / 1e9, h->mem_bw_bytes_per_s / 1e9);
+    for (int i = 0; i < sys->topo.nlevels; i++) {
+        const topo_level *l = &sys->topo.level[i];
+        fprintf(out, "  network level %d          %12lld devices, %.1f GB/s "
+                     "per device, %.1f us per step, 1:%.0f\n",
+                i, (long long)l->span, l->bw / 1e9, l->alpha_s * 1e6,
+                l->oversub);
+    }
+
+    fprintf(out, "Task    %s, fidelity %s\n", task_kind_name(p->task.kind),
+            eval_fidelity_name(p->fidelity));
+    fprintf(out, "  strategy                 %s\n", strat);
+    fprintf(out, "  global batch             %12lld sequences\n",
+            (long long)r->global_batch);
+    double cap = h->mem_capacity_bytes;
+    fprintf(out, "Memory per device\n");
+    report_mem_line(out, "weights", r->mem_weights_bytes_per_device, cap);
+    report_mem_line(out, "gradients", r->mem_grads_bytes_per_device, cap);
+    report_mem_line(out, "optimizer states", r->mem_optimizer_bytes_per_device, cap);
+    report_mem_line(out, "activations", r->mem_activations_bytes_per_device, cap);
+    report_mem_line(out, "KV cache", r->mem_kv_cache_bytes_per_device, cap);
+    report_mem_line(out, "total", r->mem_total_bytes_per_device, cap);
+    if (r->status != STATUS_OK) {
+        fprintf(out, "Status  %s: %s\n", status_name((status_code)r->status),
+                status_text((status_code)r->status));
+        return;
+    }
+    double it = r->iteration_time_s;
+    fprintf(out, "Breakdown (summed per device, share of iteration time)\n");
+    report_pct_line(out, "compute", r->compute_gemm_s, it);
+    report_pct_line(out, "comm: all-reduce", r->comm_allreduce_s, it);
+    report_pct_line(out, "comm: all-gather", r->comm_allgather_s, it);
+    report_pct_line(out, "comm: reduce-scatter", r->comm_reducescatter_s, it);
+    report_pct_line(out, "comm: all-to-all", r->comm_alltoall_s, it);
+    report_pct_line(out, "comm: pipeline sends", r->comm_p2p_s, it);
+    report_pct_line(out, "pipeline bubble", r->pipeline_bubble_s, it);
+    report_pct_line(out, "exposed communication", r->comm_exposed_s, it);
+    if (p->task.kind == TASK_INFERENCE) {
+        fprintf(out, "Time to first token        %12.3f ms\n", r->ttft_s * 1e3);
+        fprintf(out, "Time per output token      %12.3f ms\n", r->tpot_s * 1e3);
+    } else {
+        fprintf(out, "Iteration time             %12.3f ms\n", it * 1e3);
+        fprintf(out, "MFU                        %12.1f %%\n", 100.0 * r->mfu);
+    }
+    fprintf(out, "Throughput                 %12.1f sequences/s, %.0f tokens/s\n",
+            r->throughput_samples_per_s, r->tokens_per_s);
+}
+
 void report_text(FILE *out, const point_t *p, const result_t *r)
 {
+    if (p->fidelity == EVAL_DETAILED) {
+        report_text_detailed(out, p, r);
+        return;
+    }
     const model_t *m = &p->model;
     const cluster_t *c = &p->cluster;
     const task_t *t = &p->task;

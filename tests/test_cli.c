@@ -62,6 +62,27 @@ static void test_eval_report(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "fsdp:2048"));
 }
 
+/* The detailed fidelity has its own report: its inputs and figures, and
+ * no figure of the MAD-Max report that it does not compute. */
+static void test_eval_detailed_report(void)
+{
+    char path[1024];
+    cli_run r;
+    const char *argv[] = {"madsweep", "eval",
+                          point_path("detailed_llama3_70b.cfg", path, sizeof path)};
+    cli(&r, 3, argv);
+    CU_ASSERT_EQUAL(r.rc, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "tp8 pp8 vpp5 1f1b-int dp16 zero1"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "MFU"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "optimizer states"));
+    CU_ASSERT_PTR_NULL(strstr(r.out, "nan"));
+    const char *argj[] = {"madsweep", "eval", "--json", path};
+    cli(&r, 4, argj);
+    CU_ASSERT_EQUAL(r.rc, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"strategy\":\"tp8 pp8 vpp5"));
+    CU_ASSERT(json_num(r.out, "mfu") > 0 && json_num(r.out, "mfu") < 1);
+}
+
 static void test_eval_json_and_trace(void)
 {
     char path[1024], trace[1024];
@@ -208,6 +229,7 @@ int main(void)
     CU_pSuite s = CU_add_suite("cli", NULL, NULL);
     CU_add_test(s, "eval report", test_eval_report);
     CU_add_test(s, "eval --json and --trace", test_eval_json_and_trace);
+    CU_add_test(s, "eval of a detailed point", test_eval_detailed_report);
     CU_add_test(s, "bench", test_bench);
     CU_add_test(s, "usage errors", test_usage_errors);
     CU_add_test(s, "binary exit codes", test_binary_exit_codes);
