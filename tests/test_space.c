@@ -173,6 +173,18 @@ static void test_bad_specs(void)
                "system_grid = ( { base = \"nope\"; nodes = [2]; } );\n"
                "fidelity = \"madmax\";\n",
                5, "key 'base'");
+    expect_bad("grid_key.cfg",
+               "models = [\"dlrm_a\"];\ntasks = [\"pretrain\"];\n"
+               "global_batch = [8];\nstrategies = \"auto\";\n"
+               "system_grid = ( { base = \"dc_A_128\"; nodes = [2]; nods = 3; } );\n"
+               "fidelity = \"madmax\";\n",
+               5, "unknown key 'nods' in system_grid");
+    expect_bad("grid_nodes.cfg",
+               "models = [\"dlrm_a\"];\ntasks = [\"pretrain\"];\n"
+               "global_batch = [8];\nstrategies = \"auto\";\n"
+               "system_grid = ( { base = \"dc_A_128\"; } );\n"
+               "fidelity = \"madmax\";\n",
+               5, "missing key 'nodes' in system_grid");
     expect_bad("missing.cfg", "models = [\"dlrm_a\"];\n", 0,
                "missing key 'tasks'");
     expect_bad("syntax.cfg", "models = [\"dlrm_a\"\n;\n", 2, "syntax error");
