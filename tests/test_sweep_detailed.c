@@ -187,15 +187,5 @@ int main(int argc, char **argv)
     CU_pSuite s = CU_add_suite("detailed sweep", NULL, NULL);
     CU_add_test(s, "datasets equal a serial evaluation", test_dsweep_file);
     CU_add_test(s, "unknown hardware fails on every rank", test_dsweep_bad);
-    CU_basic_set_mode(g_rank == 0 ? CU_BRM_VERBOSE : CU_BRM_SILENT);
-    CU_basic_run_tests();
-    int mine = (int)(CU_get_number_of_failures() +
-                     CU_get_number_of_tests_failed()),
-        all = 0;
-    CU_cleanup_registry();
-    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (g_rank == 0 && all)
-        fprintf(stderr, "%d failure(s) over %d ranks\n", all, g_size);
-    MPI_Finalize();
-    return all ? 1 : 0;
+    return unit_run_mpi();
 }

@@ -6,6 +6,7 @@
 
 #include <CUnit/Basic.h>
 #include <errno.h>
+#include <mpi.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +32,24 @@ int unit_run(void)
     unsigned tests_failed = CU_get_number_of_tests_failed();
     CU_cleanup_registry();
     return (failed || tests_failed) ? 1 : 0;
+}
+
+int unit_run_mpi(void)
+{
+    int rank = 0, size = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    CU_basic_set_mode(rank == 0 ? CU_BRM_VERBOSE : CU_BRM_SILENT);
+    CU_basic_run_tests();
+    int mine = (int)(CU_get_number_of_failures() +
+                     CU_get_number_of_tests_failed()),
+        all = 0;
+    CU_cleanup_registry();
+    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0 && all)
+        fprintf(stderr, "%d failure(s) over %d ranks\n", all, size);
+    MPI_Finalize();
+    return all ? 1 : 0;
 }
 
 static const char *unit_tmpdir(void)

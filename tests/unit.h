@@ -22,6 +22,11 @@ int unit_close(double a, double b, double rel, double abs);
 /* Runs all registered suites; returns the process exit code. */
 int unit_run(void);
 
+/* The same under MPI (after MPI_Init): rank 0 reports, failures are
+ * summed over all ranks so every rank returns the same exit code, then
+ * MPI_Finalize. A failing assertion must not skip a collective. */
+int unit_run_mpi(void);
+
 /* Writes text to a fresh temporary file under $MADSWEEP_TEST_TMP (or
  * /tmp) named after `name`; returns its path in a static-free buffer the
  * caller provides. */
