@@ -7,7 +7,8 @@
  * byte: every valid id appears exactly once, in id order, with the same
  * figures, whatever the rank count — so the files of np 1, 2 and 3 have
  * identical datasets. Also: a bad spec fails on every rank with exit 2
- * and no hang. CUnit failures are summed over ranks for the exit code.
+ * and no hang; every table has a `units` attribute per column. CUnit
+ * failures are summed over ranks for the exit code.
  */
 #include <CUnit/Basic.h>
 #include <hdf5.h>
@@ -36,6 +37,38 @@ static const char *const sweep_spec =
     "strategies = \"auto\";\n"
     "fidelity = \"madmax\";\n"
     "chunk = 13;\n";
+
+/* Every compound dataset has a `units` attribute with one non-empty
+ * string per member, and /results' figures carry result_fields' units. */
+static void test_units(hid_t f, const char *name)
+{
+    hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
+    CU_ASSERT_FATAL(d >= 0);
+    hid_t t = H5Dget_type(d);
+    int nm = H5Tget_nmembers(t);
+    hid_t a = H5Aopen(d, "units", H5P_DEFAULT);
+    CU_ASSERT_FATAL(a >= 0);
+    hid_t as = H5Aget_space(a);
+    CU_ASSERT_EQUAL(H5Sget_simple_extent_npoints(as), nm);
+    hid_t st = H5Tcopy(H5T_C_S1);
+    H5Tset_size(st, 64);
+    char(*u)[64] = calloc((size_t)nm + 1, 64);
+    CU_ASSERT(H5Aread(a, st, u) >= 0);
+    for (int i = 0; i < nm; i++) {
+        char *m = H5Tget_member_name(t, (unsigned)i);
+        const result_field *rf = result_find(m);
+        CU_ASSERT(u[i][0] != '\0');
+        if (rf && strcmp(name, "results") == 0)
+            CU_ASSERT_STRING_EQUAL(u[i], rf->unit);
+        H5free_memory(m);
+    }
+    free(u);
+    H5Tclose(st);
+    H5Sclose(as);
+    H5Aclose(a);
+    H5Tclose(t);
+    H5Dclose(d);
+}
 
 static void test_sweep_file(void)
 {
@@ -115,6 +148,11 @@ static void test_sweep_file(void)
     H5Aclose(a);
     CU_ASSERT_EQUAL(complete, 1);
     CU_ASSERT_EQUAL(ranks, g_size);
+    static const char *const tables[] = {
+        "results", "skipped", "axes/model", "axes/system", "axes/task",
+        "axes/global_batch", "axes/strategy", "axes/status"};
+    for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
+        test_units(f, tables[i]);
     free(prog);
     H5Sclose(ps);
     H5Dclose(pd);

@@ -22,6 +22,13 @@
 
 /* ------------------------------------------------------------ rows */
 
+/* Column of /results holding the index on axis a ("model_idx", ...). */
+static void output_idx_name(int a, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s_idx",
+             a == SPACE_BATCH ? "batch" : space_axis_names[a]);
+}
+
 void output_rows_init(output_rows *r)
 {
     memset(r, 0, sizeof *r);
@@ -30,8 +37,7 @@ void output_rows_init(output_rows *r)
     r->status = table_add(&r->t, "status", TABLE_I32, 0);
     for (int a = 0; a < SPACE_NAXES; a++) {
         char name[TABLE_NAME_MAX];
-        snprintf(name, sizeof name, "%s_idx",
-                 a == SPACE_BATCH ? "batch" : space_axis_names[a]);
+        output_idx_name(a, name, sizeof name);
         r->idx[a] = table_add(&r->t, name, TABLE_I32, 0);
     }
     r->devices = table_add(&r->t, "devices", TABLE_I64, 0);
@@ -191,6 +197,118 @@ void output_set_meta(output *o, const output_meta *m)
     }
 }
 
+/* ------------------------------------------------------------ units */
+
+/* Units of the numeric columns of every table that are not figures of
+ * result_fields[] (those carry their own unit). Strings are "text", the
+ * *_idx columns of /results name the axis table they index. A numeric
+ * column missing here stops the run (check_die): every column of the
+ * file has a unit. */
+static const struct output_unit {
+    const char *col, *unit;
+} output_units[] = {
+    {"id", "point id"},
+    {"status", "status code (/axes/status)"},
+    {"code", "status code (/axes/status)"},
+    {"count", "points"},
+    {"devices", "devices"},
+    {"nodes", "nodes"},
+    {"devices_per_node", "devices/node"},
+    {"pod_devices", "devices"},
+    {"pod_oversubscription", "1"},
+    {"dense_params", "parameters"},
+    {"emb_params", "parameters"},
+    {"params", "parameters"},
+    {"total_flops", "FLOP/sample (forward)"},
+    {"flops_per_sequence", "FLOP/sequence"},
+    {"bytes_per_dense_param", "bytes/parameter"},
+    {"layers", "1"},
+    {"hidden", "1"},
+    {"heads", "1"},
+    {"kv_heads", "1"},
+    {"ffn", "1"},
+    {"vocab", "1"},
+    {"experts", "1"},
+    {"top_k", "1"},
+    {"seq_len", "tokens"},
+    {"peak_fp16_flops", "FLOP/s per device"},
+    {"peak_bf16_flops", "FLOP/s per device"},
+    {"peak_fp8_flops", "FLOP/s per device"},
+    {"mem_capacity_bytes", "bytes per device"},
+    {"mem_bw_bytes_per_s", "bytes/s per device"},
+    {"nic_bidir_bytes_per_s", "bytes/s per port, both directions"},
+    {"nic_bytes_per_s", "bytes/s per device"},
+    {"scaleup_bytes_per_s", "bytes/s per device"},
+    {"eff_intra_bw", "bytes/s per device, one direction"},
+    {"eff_inter_bw", "bytes/s per device, one direction"},
+    {"freeze_emb", "bool"},
+    {"freeze_dense", "bool"},
+    {"freeze_top_mlp", "bool"},
+    {"freeze_bot_mlp", "bool"},
+    {"min_frozen_layer", "layer index"},
+    {"prompt_tokens", "tokens"},
+    {"decode_tokens", "tokens"},
+    {"tp", "1"},
+    {"pp", "1"},
+    {"cp", "1"},
+    {"ep", "1"},
+    {"vpp", "1"},
+    {"zero_stage", "1"},
+    {"micro_batch", "samples"},
+    {"sequence_parallel", "bool"},
+    {"recompute", "enum (0 none, 1 selective, 2 full)"},
+    {"applies", "bool"},
+};
+
+static const char *const output_axis_units[SPACE_NAXES] = {
+    "index into /axes/model", "index into /axes/system",
+    "index into /axes/task", "index into /axes/global_batch",
+    "index into /axes/strategy"};
+
+static const char *output_unit(const table_col *c)
+{
+    if (c->kind == TABLE_STR)
+        return "text";
+    for (int a = 0; a < SPACE_NAXES; a++) {
+        char idx[TABLE_NAME_MAX];
+        output_idx_name(a, idx, sizeof idx);
+        if (strcmp(c->name, idx) == 0)
+            return output_axis_units[a];
+    }
+    const result_field *f = result_find(c->name);
+    if (f)
+        return f->unit;
+    for (size_t i = 0; i < sizeof output_units / sizeof output_units[0]; i++)
+        if (strcmp(output_units[i].col, c->name) == 0)
+            return output_units[i].unit;
+    check_die("internal error: a column of the sweep file has no unit",
+              __FILE__, __LINE__);
+}
+
+/* Attribute `units` of dataset d: one string per member of its compound
+ * type, in member order (h5py: dict(zip(d.dtype.names, d.attrs['units']))). */
+static void output_attr_units(hid_t d, const table *t)
+{
+    enum { W = 48 };
+    char *u = calloc((size_t)t->ncols, W);
+    if (!u)
+        check_die("out of memory", __FILE__, __LINE__);
+    for (int i = 0; i < t->ncols; i++)
+        snprintf(u + (size_t)i * W, W, "%s", output_unit(&t->col[i]));
+    hsize_t dims[1] = {(hsize_t)t->ncols};
+    hid_t st = CHECK_H5ID(H5Tcopy(H5T_C_S1));
+    CHECK_H5(H5Tset_size(st, W));
+    CHECK_H5(H5Tset_strpad(st, H5T_STR_NULLTERM));
+    hid_t sp = CHECK_H5ID(H5Screate_simple(1, dims, NULL));
+    hid_t a = CHECK_H5ID(H5Acreate2(d, "units", st, sp, H5P_DEFAULT,
+                                    H5P_DEFAULT));
+    CHECK_H5(H5Awrite(a, st, u));
+    CHECK_H5(H5Aclose(a));
+    CHECK_H5(H5Sclose(sp));
+    CHECK_H5(H5Tclose(st));
+    free(u);
+}
+
 /* ------------------------------------------------------------ tables */
 
 /* Writes a small dataset from rank 0 (the others join with nothing). */
@@ -202,6 +320,7 @@ static void output_table(hid_t loc, const char *name, const table *t,
     hid_t ft = table_ftype(t), mt = table_mtype(t);
     hid_t d = CHECK_H5ID(H5Dcreate2(loc, name, ft, fs, H5P_DEFAULT,
                                     H5P_DEFAULT, H5P_DEFAULT));
+    output_attr_units(d, t);
     hid_t ms = CHECK_H5ID(H5Screate_simple(1, dims, NULL));
     if (rank != 0) {
         CHECK_H5(H5Sselect_none(fs));
@@ -576,6 +695,7 @@ int output_create(output *o, MPI_Comm comm, const char *path, const space *s,
     o->mtype = table_mtype(&r->t);
     o->results = CHECK_H5ID(H5Dcreate2(o->file, "results", ft, fs, H5P_DEFAULT,
                                        dcpl, H5P_DEFAULT));
+    output_attr_units(o->results, &r->t);
     CHECK_H5(H5Tclose(ft));
     CHECK_H5(H5Pclose(dcpl));
     CHECK_H5(H5Sclose(fs));

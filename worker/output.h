@@ -31,6 +31,10 @@
  *                   points_valid, points_invalid, points_evaluated,
  *                   chunk_ids, chunks, complete (0 until the sweep is
  *                   finished; the last write before closing).
+ * Every table (/results, each /axes table, /skipped) has an attribute
+ * `units`: one string per member of its compound type, in member order
+ * ("s", "bytes", "samples/s", "1" for plain counts and ratios, "text",
+ * "index into /axes/model", ...; figures take result_fields[]' units).
  * Everything run-dependent (ranks, times, rates) is an attribute, so the
  * datasets of two runs of one spec are byte-identical. After --resume the
  * run attributes (ranks, times, elapsed_s, evals_per_s) describe the run
