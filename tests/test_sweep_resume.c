@@ -5,7 +5,8 @@
  * Runs `madsweep sweep` under mpiexec with 2 ranks ($MADSWEEP_MPIRUN):
  * once uninterrupted; once with MADSWEEP_KILL_AFTER_CHUNKS set, so every
  * rank SIGKILLs itself after a few chunks (the job dies, the file says
- * complete = 0 and `best` refuses it); then with --resume. Every dataset
+ * complete = 0 and `best` refuses it); --resume with another spec or
+ * another cost-model version is refused; then --resume. Every dataset
  * of the resumed file is compared byte for byte with the reference.
  */
 #include <hdf5.h>
@@ -63,6 +64,24 @@ static int64_t attr_i64(const char *path, const char *name)
     return v;
 }
 
+/* Replaces a string attribute of the root group; 0 on success. */
+static int set_attr_str(const char *path, const char *name, const char *v)
+{
+    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    if (f < 0)
+        return -1;
+    H5Adelete(f, name);
+    hid_t t = H5Tcopy(H5T_C_S1);
+    H5Tset_size(t, strlen(v) + 1);
+    hid_t s = H5Screate(H5S_SCALAR);
+    hid_t a = H5Acreate2(f, name, t, s, H5P_DEFAULT, H5P_DEFAULT);
+    int rc = a >= 0 && H5Awrite(a, t, v) >= 0 ? 0 : -1;
+    H5Aclose(a);
+    H5Sclose(s);
+    H5Tclose(t);
+    return H5Fclose(f) < 0 ? -1 : rc;
+}
+
 static void test_resume(void)
 {
     const char *mpirun = getenv("MADSWEEP_MPIRUN");
@@ -91,6 +110,35 @@ static void test_resume(void)
     snprintf(cmd, sizeof cmd, "%s best %s", bin, res);
     CU_ASSERT_EQUAL(unit_run_command(cmd, out, sizeof out), 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "unfinished"));
+
+    /* refused: another spec, or another cost-model version */
+    char other[512];
+    CU_ASSERT_PTR_NOT_NULL_FATAL(unit_write_file(
+        "resume_other.cfg", "chunk = 64;\nmodels = [\"dlrm_a\"];\n"
+        "systems = \"all\";\ntasks = [\"pretrain\"];\n"
+        "global_batch = [1024];\nstrategies = \"auto\";\n"
+        "fidelity = \"madmax\";\n", other, sizeof other));
+    snprintf(cmd, sizeof cmd, "%s %s sweep %s -o %s --resume", mpirun, bin,
+             other, res);
+    CU_ASSERT_EQUAL(unit_run_command(cmd, out, sizeof out), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "spec_text differs"));
+    CU_ASSERT_EQUAL(set_attr_str(res, "cost_model_version", "madmax-0"), 0);
+    snprintf(cmd, sizeof cmd, "%s %s sweep %s -o %s --resume", mpirun, bin,
+             spec, res);
+    CU_ASSERT_EQUAL(unit_run_command(cmd, out, sizeof out), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "cost-model version"));
+    CU_ASSERT_EQUAL(attr_i64(res, "complete"), 0);
+    /* put the version back (read from the reference) */
+    char ver[256] = "";
+    hid_t rf = H5Fopen(ref, H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t ra = H5Aopen(rf, "cost_model_version", H5P_DEFAULT);
+    hid_t rt = H5Tcopy(H5T_C_S1);
+    H5Tset_size(rt, sizeof ver);
+    CU_ASSERT(H5Aread(ra, rt, ver) >= 0);
+    H5Tclose(rt);
+    H5Aclose(ra);
+    H5Fclose(rf);
+    CU_ASSERT_EQUAL(set_attr_str(res, "cost_model_version", ver), 0);
 
     /* resumed */
     snprintf(cmd, sizeof cmd, "%s %s sweep %s -o %s --resume", mpirun, bin,

@@ -747,22 +747,36 @@ int output_open(output *o, MPI_Comm comm, const char *path,
             H5Fclose(o->file);
         return -1;
     }
-    int bad = 0;
+    /* the first difference found names the reason (same on every rank:
+     * every rank reads the same file) */
+    const char *why = NULL;
     char *text = output_attr_read_str(o->file, "spec_text");
+    char *tool = output_attr_read_str(o->file, "tool_version");
+    char *cost = output_attr_read_str(o->file, "cost_model_version");
     int64_t total = -1, chunk = -1, valid = -1;
     output_attr_read_i64(o->file, "points_total", &total);
     output_attr_read_i64(o->file, "chunk_ids", &chunk);
     output_attr_read_i64(o->file, "points_valid", &valid);
-    if (!text || strcmp(text, m->spec_text) != 0 || total != m->total ||
-        chunk != m->chunk || valid != m->valid ||
-        H5Lexists(o->file, "results", H5P_DEFAULT) <= 0 ||
+    if (!text || H5Lexists(o->file, "results", H5P_DEFAULT) <= 0 ||
         H5Lexists(o->file, "progress", H5P_DEFAULT) <= 0 ||
         output_attr_read_i64(o->file, "complete", complete) != 0)
-        bad = 1;
+        why = "it is not a madsweep sweep file";
+    else if (strcmp(text, m->spec_text) != 0)
+        why = "its spec_text differs from this spec";
+    else if (!tool || strcmp(tool, MADSWEEP_VERSION) != 0 || !cost ||
+             strcmp(cost, m->cost_version) != 0)
+        why = "it was written by another tool or cost-model version "
+              "(its rows would mix two models)";
+    else if (total != m->total || chunk != m->chunk || valid != m->valid)
+        why = "its space differs (the catalogues or the configs directory "
+              "changed)";
     free(text);
-    if (output_agree(comm, bad)) {
-        snprintf(msg, msize, "cannot resume: %s is not a sweep of this spec "
-                 "(spec text, space or layout differ)", path);
+    free(tool);
+    free(cost);
+    if (output_agree(comm, why != NULL)) {
+        snprintf(msg, msize, "cannot resume: %s: %s; run without --resume "
+                 "to start it over", path, why ? why : "another rank "
+                 "read it differently");
         CHECK_H5(H5Fclose(o->file));
         return -1;
     }

@@ -100,7 +100,8 @@ int output_create(output *o, MPI_Comm comm, const char *path, const space *s,
                   const output_meta *m, char *msg, size_t msize);
 
 /* Reopens a sweep file to resume it: checks that it holds the same spec
- * and space, reads /progress into done[nchunks] and *complete.
+ * text, tool and cost-model versions and space (msg names the first
+ * difference), reads /progress into done[nchunks] and *complete.
  * Collective; returns 0, or -1 with msg set. */
 int output_open(output *o, MPI_Comm comm, const char *path,
                 const output_rows *r, const output_meta *m, uint8_t *done,
