@@ -53,6 +53,21 @@
  * for 16-bit activations, doubled for 32-bit) times the micro-batches in
  * flight on the first stage (1F1B: min(m, p) (1 + (p-1)/(p v)); GPipe:
  * m), plus the fp32 logits on the last stage.
+ * Fine-tuning: the first frozen_layers layers (and with freeze_emb the
+ * embedding, and a tied head's weight) get no gradients, gradient
+ * collectives or optimizer states; a frozen layer with something trained
+ * below it runs a backward of data gradients only (its GEMMs once, not
+ * twice), one with nothing trained below runs none and keeps no
+ * activations.
+ * DLRM (dt_run_dlrm): MLP layers as GEMMs of the local batch (backward:
+ * data and weight gradients, none into the dense features), the dot
+ * interaction of tables + 1 vectors as a batched GEMM plus its copies,
+ * embedding lookups as gathers at the effective HBM bandwidth, the
+ * embeddings sharded table-, row- or column-wise (detailed.h), ids and
+ * pooled vectors exchanged by all-to-all (row-wise: partial sums
+ * reduce-scattered, their gradients all-gathered), the fused sparse
+ * optimizer reading and writing every touched row and its state, MLP
+ * gradients all-reduced in 25 MB buckets on the communication stream.
  */
 #include "detailed.h"
 
@@ -288,14 +303,23 @@ double detailed_model_flops(const model_t *m, bool causal_half)
 
 /* ------------------------------------------------------------ check */
 
+static status_code dt_check_dlrm(const point_t *p, const char **where);
+
 static status_code dt_check(const point_t *p, const char **where)
 {
     const model_t *m = &p->model;
     const task_detailed_t *t = &p->task.detailed;
     dt_deg d;
+    if (m->kind == MODEL_DLRM)
+        return dt_check_dlrm(p, where);
     if (m->kind != MODEL_LLM) {
         *where = "model";
-        return STATUS_INVALID_FIDELITY; /* DLRM: not in the detailed fidelity yet */
+        return STATUS_INVALID_FIDELITY;
+    }
+    if (t->frozen_layers < 0 || t->frozen_layers > m->layers ||
+        (p->task.kind != TASK_FINETUNE && (t->frozen_layers > 0 || p->task.freeze_emb))) {
+        *where = "task";
+        return STATUS_INVALID_VALUE;
     }
     if (m->layers < 1 || m->hidden < 1 || m->heads < 1 || m->ffn < 1 ||
         m->seq_len < 1 || m->vocab < 0 || m->kv_heads < 0 ||
@@ -381,8 +405,14 @@ static double dt_gemm(const dt_ctx *c, double m, double n, double k, double batc
     return hw_gemm_time(c->hw, c->dt, m, n, k, batch);
 }
 
-/* Cost of one layer; `moe` selects the MoE MLP. */
-static void dt_layer_cost(const dt_ctx *c, bool moe, bool training, dt_layer *L)
+/* Backward of a layer in fine-tuning: trained (data and weight
+ * gradients), frozen under something trained (data gradients only), or
+ * frozen with nothing trained below it (no backward at all). */
+enum { DT_TRAIN = 0, DT_DGRAD = 1, DT_NOBWD = 2 };
+
+/* Cost of one layer; `moe` selects the MoE MLP, `mode` its backward. */
+static void dt_layer_cost(const dt_ctx *c, bool moe, bool training, int mode,
+                          dt_layer *L)
 {
     const model_t *m = c->m;
     const hw_t *hw = c->hw;
@@ -480,8 +510,24 @@ static void dt_layer_cost(const dt_ctx *c, bool moe, bool training, dt_layer *L)
     L->fwd = L->comp_fwd + tpx + a2a;
     if (!training)
         return;
-    L->comp_bwd = 2.0 * g + attn_b + attn_elem_b + 2.0 * elem_f;
-    L->bwd = L->comp_bwd + (c->t->overlap_tp_comm ? fmax(0.0, tpc - 2.0 * g) : tpc) + a2a;
+    if (mode == DT_NOBWD) {
+        /* frozen, nothing trained below: forward only (ZeRO 3 still
+         * gathers the parameters for it) */
+        if (c->d.zero >= 3) {
+            int64_t zs = c->zs;
+            L->zero3_ag = dt_coll(c, TOPO_ALLGATHER, zs, c->s_dpcp, params * ab);
+            L->z3_fhead = c->t->overlap_dp_comm ? fmin(L->zero3_ag, L->fwd) : 0.0;
+            if (!c->t->overlap_dp_comm)
+                L->fwd += L->zero3_ag;
+            else if (L->zero3_ag > L->fwd)
+                L->fwd = L->zero3_ag;
+        }
+        return;
+    }
+    /* data gradients always; weight gradients when trained */
+    double gb = mode == DT_DGRAD ? g : 2.0 * g;
+    L->comp_bwd = gb + attn_b + attn_elem_b + 2.0 * elem_f;
+    L->bwd = L->comp_bwd + (c->t->overlap_tp_comm ? fmax(0.0, tpc - gb) : tpc) + a2a;
     if (c->t->recompute == TASK_RECOMPUTE_FULL) {
         L->comp_bwd += L->comp_fwd;
         L->bwd += L->fwd;
@@ -497,6 +543,7 @@ static void dt_layer_cost(const dt_ctx *c, bool moe, bool training, dt_layer *L)
         expert_part = (double)m->d.experts / (double)c->d.ep * mats * h * fe;
     }
     double dense_part = params - expert_part;
+    double gscale = mode == DT_DGRAD ? 0.0 : 1.0; /* frozen: no gradients */
     int64_t edp = c->dpcp / c->d.ep, es = c->s_dpcp * c->d.ep;
     int64_t zs = c->zs, zse = zs / c->d.ep > 0 ? zs / c->d.ep : 1;
     if (c->d.zero >= 3) {
@@ -504,8 +551,8 @@ static void dt_layer_cost(const dt_ctx *c, bool moe, bool training, dt_layer *L)
         L->zero3_ag = dt_coll(c, TOPO_ALLGATHER, zs, c->s_dpcp, dense_part * ab) +
                       dt_coll(c, TOPO_ALLGATHER, zse, es, expert_part * ab);
         L->zero3_rs =
-            dt_coll(c, TOPO_REDUCESCATTER, zs, c->s_dpcp, dense_part * c->gbytes) +
-            dt_coll(c, TOPO_REDUCESCATTER, zse, es, expert_part * c->gbytes);
+            gscale * (dt_coll(c, TOPO_REDUCESCATTER, zs, c->s_dpcp, dense_part * c->gbytes) +
+                      dt_coll(c, TOPO_REDUCESCATTER, zse, es, expert_part * c->gbytes));
         if (c->t->overlap_dp_comm) {
             /* chains of per-layer max(compute, comm) miss their ends:
              * the first gather (or, comm-bound, the last compute) */
@@ -520,7 +567,7 @@ static void dt_layer_cost(const dt_ctx *c, bool moe, bool training, dt_layer *L)
             L->fwd += L->zero3_ag;
             L->bwd += L->zero3_ag + L->zero3_rs;
         }
-    } else {
+    } else if (mode == DT_TRAIN) {
         if (c->d.zero == 0) {
             L->grad_sync = dt_coll(c, TOPO_ALLREDUCE, c->dpcp, c->s_dpcp, dense_part * c->gbytes) +
                            dt_coll(c, TOPO_ALLREDUCE, edp, es, expert_part * c->gbytes);
@@ -532,7 +579,7 @@ static void dt_layer_cost(const dt_ctx *c, bool moe, bool training, dt_layer *L)
     }
     /* hybrid sharding: the shards' gradients are all-reduced across the
      * replicas (once per iteration, with the last backward) */
-    if (c->d.zero >= 1 && zs < c->dpcp) {
+    if (mode == DT_TRAIN && c->d.zero >= 1 && zs < c->dpcp) {
         int64_t reps = c->dpcp / zs;
         L->grad_sync += dt_coll(c, TOPO_ALLREDUCE, reps, c->s_dpcp * zs,
                                 params * c->gbytes / (double)zs);
@@ -556,8 +603,24 @@ static double dt_act_bytes(const dt_ctx *c, task_recompute rc)
     return w * base;
 }
 
+/* Frozen layers of [lo, hi): the first `frozen` layers of the model are
+ * frozen; out: those below moe_from (dense) and from it (MoE). */
+static void dt_frozen_in(int64_t lo, int64_t hi, int64_t frozen, int64_t moe_from,
+                         double *fd, double *fm)
+{
+    int64_t f = hi < frozen ? hi : frozen;
+    int64_t d_hi = f < moe_from ? f : moe_from;
+    int64_t m_lo = lo > moe_from ? lo : moe_from;
+    *fd = (double)(d_hi > lo ? d_hi - lo : 0);
+    *fm = (double)(f > m_lo ? f - m_lo : 0);
+}
+
+static status_code dt_run_dlrm(const point_t *p, engine *e, result_t *r);
+
 static status_code dt_run(const point_t *p, engine *e, result_t *r)
 {
+    if (p->model.kind == MODEL_DLRM)
+        return dt_run_dlrm(p, e, r);
     dt_ctx c;
     memset(&c, 0, sizeof c);
     c.p = p;
@@ -599,6 +662,16 @@ static status_code dt_run(const point_t *p, engine *e, result_t *r)
     double h = (double)m->hidden, tp = (double)c.d.tp;
     bool sp = c.t->sequence_parallel && c.d.tp > 1;
     r->global_batch = training ? c.d.gb : c.d.mb * c.d.dp;
+    int64_t moe_from = m->d.experts > 0 ? m->d.dense_layers : m->layers;
+    /* fine-tuning: the first `frozen` layers get no gradients; they run
+     * a backward for data gradients only when the embeddings below them
+     * are trained, none otherwise */
+    bool ft = p->task.kind == TASK_FINETUNE;
+    int64_t frozen = ft ? c.t->frozen_layers : 0;
+    bool emb_train = m->vocab > 0 && !(ft && p->task.freeze_emb);
+    int fmode = emb_train ? DT_DGRAD : DT_NOBWD;
+    bool head_train = m->d.untied_embeddings || emb_train;
+    bool below_train = emb_train || frozen < m->layers; /* head needs dgrad */
 
     /* ---- memory (first and last stage) */
     double total_params, per_dev;
@@ -606,9 +679,34 @@ static status_code dt_run(const point_t *p, engine *e, result_t *r)
     double wb = c.ab > 2.0 ? 4.0 : 2.0;
     double n = (double)c.zs; /* ZeRO shards over the shard group */
     double weights = wb * per_dev, grads = 0.0, opt = 0.0;
+    /* per-layer parameters per device, for what fine-tuning freezes */
+    dt_layer dense, moe;
+    c.kv_len = (double)(!training && c.t->prompt_tokens > 0 ? c.t->prompt_tokens
+                                                           : m->seq_len);
+    c.seq = c.kv_len / (double)c.d.cp;
+    c.tok = (double)c.d.mb * c.seq;
+    dt_layer_cost(&c, false, training, DT_TRAIN, &dense);
+    if (m->d.experts > 0)
+        dt_layer_cost(&c, true, training, DT_TRAIN, &moe);
+    else
+        moe = dense;
+    /* trained parameters per device: on the last stage (the fewest frozen
+     * layers, hence the most gradients and optimizer states) */
+    double train_dev = per_dev;
+    if (frozen > 0 || !emb_train) {
+        double fd, fm;
+        dt_frozen_in((c.d.pp - 1) * nl, c.d.pp * nl, frozen, moe_from, &fd, &fm);
+        train_dev -= fd * dense.params + fm * moe.params;
+        if (!emb_train && m->vocab > 0)
+            train_dev -= ((double)m->vocab + (m->d.position == MODEL_POS_LEARNED
+                                                  ? (double)m->seq_len
+                                                  : 0.0)) * h / tp;
+        if (train_dev < 0)
+            train_dev = 0;
+    }
     if (training) {
-        grads = wb * per_dev;
-        opt = (c.ab > 2.0 ? 8.0 : 12.0) * per_dev;
+        grads = wb * train_dev;
+        opt = (c.ab > 2.0 ? 8.0 : 12.0) * train_dev;
         if (c.d.zero >= 1)
             opt /= n;
         if (c.d.zero >= 2)
@@ -616,16 +714,18 @@ static status_code dt_run(const point_t *p, engine *e, result_t *r)
         if (c.d.zero >= 3)
             weights /= n;
     }
-    c.kv_len = (double)(!training && c.t->prompt_tokens > 0 ? c.t->prompt_tokens
-                                                           : m->seq_len);
-    c.seq = c.kv_len / (double)c.d.cp;
     double acts = 0.0, kvc = 0.0;
     double pp = (double)c.d.pp, v = (double)c.d.v, mm = (double)c.d.ga;
     if (training) {
         double flight = p->task.detailed.schedule == TASK_SCHEDULE_GPIPE
                             ? mm
                             : fmin(mm, pp) * (c.d.v > 1 ? 1.0 + (pp - 1.0) / (pp * v) : 1.0);
-        acts = (double)nl * dt_act_bytes(&c, c.t->recompute) * flight;
+        /* layers without a backward keep no activations (stage 0 holds
+         * the most of them) */
+        double keep = (double)nl;
+        if (fmode == DT_NOBWD && frozen > 0)
+            keep -= (double)(frozen < nl ? frozen : nl);
+        acts = keep * dt_act_bytes(&c, c.t->recompute) * flight;
         if (c.t->recompute == TASK_RECOMPUTE_FULL) /* one layer rebuilt */
             acts += dt_act_bytes(&c, TASK_RECOMPUTE_NONE);
         if (c.d.pp == 1)
@@ -638,14 +738,15 @@ static status_code dt_run(const point_t *p, engine *e, result_t *r)
               (double)c.d.mb * c.ab / (double)c.d.cp;
         acts = 2.0 * c.seq * (double)c.d.mb * fmax(h, (double)m->vocab / tp) * 4.0;
     }
-    /* ---- per-layer costs */
-    c.tok = (double)c.d.mb * c.seq;
-    dt_layer dense, moe;
-    dt_layer_cost(&c, false, training, &dense);
-    if (m->d.experts > 0)
-        dt_layer_cost(&c, true, training, &moe);
-    else
-        moe = dense;
+    /* ---- per-layer costs: frozen variants */
+    dt_layer fdense = dense, fmoe = moe;
+    if (training && frozen > 0) {
+        dt_layer_cost(&c, false, training, fmode, &fdense);
+        if (m->d.experts > 0)
+            dt_layer_cost(&c, true, training, fmode, &fmoe);
+        else
+            fmoe = fdense;
+    }
     /* ZeRO 3 (FSDP) working set: the gathered parameters of the layer
      * computing and of the one prefetched, and the layer's unsharded
      * gradients before they are reduce-scattered */
@@ -671,14 +772,19 @@ static status_code dt_run(const point_t *p, engine *e, result_t *r)
         emb_f = hw_mem_time(hw, 2.0 * c.tok * h * c.ab) + hw->kernel_overhead_s;
         if (c.d.tp > 1)
             emb_f += dt_coll(&c, TOPO_ALLREDUCE, c.d.tp, c.stride[DT_TP], c.tok * h * c.ab);
-        emb_b = emb_f;
+        emb_b = emb_train ? emb_f : 0.0;
         /* vocab-parallel cross entropy in fp32: ~10 passes of 4 bytes over
          * the logits forward (cast, max, shift, exp, sum, normalise), ~4
          * backward (softmax minus one-hot, cast) */
         double logits = c.tok * vocab_t;
         double g = dt_gemm(&c, c.tok, vocab_t, h, 1);
         head_f = g + hw_mem_time(hw, 40.0 * logits) + 6.0 * hw->kernel_overhead_s;
-        head_b = 2.0 * g + hw_mem_time(hw, 16.0 * logits) + 3.0 * hw->kernel_overhead_s;
+        /* weight gradient when the head is trained, data gradient when
+         * anything below it is */
+        double hg = (head_train ? 1.0 : 0.0) + (below_train ? 1.0 : 0.0);
+        head_b = hg > 0.0 ? hg * g + hw_mem_time(hw, 16.0 * logits) +
+                                3.0 * hw->kernel_overhead_s
+                          : 0.0;
     }
     double p2p = 0.0;
     if (c.d.pp > 1) {
@@ -686,16 +792,21 @@ static status_code dt_run(const point_t *p, engine *e, result_t *r)
         p2p = 2.0 * v * dt_coll(&c, TOPO_P2P, 2, c.stride[DT_PP], bytes);
     }
     double tmax = 0.0, tsum = 0.0, t0 = 0.0, ttft = 0.0;
-    int64_t moe_from = m->d.experts > 0 ? m->d.dense_layers : m->layers;
     for (int64_t s = 0; s < c.d.pp; s++) {
         int64_t lo = s * nl, hi = lo + nl;
         int64_t nmoe = hi <= moe_from ? 0 : hi - (lo > moe_from ? lo : moe_from);
-        double nd = (double)(nl - nmoe), nm = (double)nmoe;
-        double ts = nd * (dense.fwd + (training ? dense.bwd : 0.0)) +
-                    nm * (moe.fwd + (training ? moe.bwd : 0.0)) + p2p * (training ? 1.0 : 0.5);
+        double nd = (double)(nl - nmoe), nm = (double)nmoe, fd, fm;
+        dt_frozen_in(lo, hi, frozen, moe_from, &fd, &fm);
+        double ts = (nd - fd) * (dense.fwd + (training ? dense.bwd : 0.0)) +
+                    (nm - fm) * (moe.fwd + (training ? moe.bwd : 0.0)) +
+                    fd * (fdense.fwd + (training ? fdense.bwd : 0.0)) +
+                    fm * (fmoe.fwd + (training ? fmoe.bwd : 0.0)) +
+                    p2p * (training ? 1.0 : 0.5);
         if (training) /* ZeRO 3: exposed first gathers of each pass */
-            ts += (lo < moe_from ? dense : moe).z3_fhead +
-                  (hi - 1 < moe_from ? dense : moe).z3_bhead;
+            ts += (lo < moe_from ? (lo < frozen ? fdense : dense)
+                                 : (lo < frozen ? fmoe : moe)).z3_fhead +
+                  (hi - 1 < moe_from ? (hi - 1 < frozen ? fdense : dense)
+                                     : (hi - 1 < frozen ? fmoe : moe)).z3_bhead;
         if (s == 0)
             ts += emb_f + (training ? emb_b : 0.0);
         if (s == c.d.pp - 1)
@@ -746,7 +857,10 @@ static status_code dt_run(const point_t *p, engine *e, result_t *r)
      * dense below moe_from, MoE from there), so it starts that long
      * before the end of the closed-form schedule */
     int64_t moe0 = moe_from < nl ? nl - moe_from : 0;
-    double start = tpipe - (double)(nl - moe0) * dense.bwd - (double)moe0 * moe.bwd - emb_b;
+    double fd0, fm0;
+    dt_frozen_in(0, nl, frozen, moe_from, &fd0, &fm0);
+    double start = tpipe - ((double)(nl - moe0) - fd0) * dense.bwd -
+                   ((double)moe0 - fm0) * moe.bwd - fd0 * fdense.bwd - fm0 * fmoe.bwd - emb_b;
     if (start < 0)
         start = 0;
     engine_phase(e, start);
@@ -755,7 +869,8 @@ static status_code dt_run(const point_t *p, engine *e, result_t *r)
     bool overlap = c.t->overlap_dp_comm;
     double sync_sum = 0.0;
     for (int64_t i = nl - 1; i >= 0; i--) {
-        const dt_layer *L = (i >= moe_from) ? &moe : &dense;
+        const dt_layer *L = i >= moe_from ? (i < frozen ? &fmoe : &moe)
+                                          : (i < frozen ? &fdense : &dense);
         lab.layer = (int32_t)i;
         lab.op = ENGINE_OP_COMPUTE;
         last = engine_add(e, ENGINE_COMP, L->bwd, &last, 1, lab);
@@ -769,7 +884,7 @@ static status_code dt_run(const point_t *p, engine *e, result_t *r)
     lab.part = ENGINE_PART_EMB;
     last = engine_add(e, ENGINE_COMP, emb_b, &last, 1, lab);
     double emb_sync = 0.0;
-    if (c.d.zero < 3 && m->vocab > 0) {
+    if (c.d.zero < 3 && m->vocab > 0 && emb_train) {
         double eb = (double)m->vocab * h / tp * c.gbytes;
         emb_sync = c.d.zero == 0 ? dt_coll(&c, TOPO_ALLREDUCE, c.dpcp, c.s_dpcp, eb)
                                  : dt_coll(&c, TOPO_REDUCESCATTER, c.zs, c.s_dpcp, eb);
@@ -780,7 +895,7 @@ static status_code dt_run(const point_t *p, engine *e, result_t *r)
                        (moe_from > 0 ? dense : moe).z3_tail;
     lastc = engine_add(e, ENGINE_COMM, tail_sync, deps, 2, lab);
     /* optimizer: Adam, fp32 master weights, 30 bytes per local param */
-    double opt_params = per_dev / (c.d.zero >= 1 ? n : 1.0);
+    double opt_params = train_dev / (c.d.zero >= 1 ? n : 1.0);
     deps[1] = lastc;
     lab.op = ENGINE_OP_COMPUTE;
     last = engine_add(e, ENGINE_COMP, hw_mem_time(hw, 30.0 * opt_params), deps, 2, lab);
@@ -789,7 +904,7 @@ static status_code dt_run(const point_t *p, engine *e, result_t *r)
      * (only what exceeds that forward stays exposed) */
     double ag = 0.0, ag_exposed = 0.0;
     if (c.d.zero == 1 || c.d.zero == 2) {
-        ag = dt_coll(&c, TOPO_ALLGATHER, c.zs, c.s_dpcp, per_dev * c.ab);
+        ag = dt_coll(&c, TOPO_ALLGATHER, c.zs, c.s_dpcp, train_dev * c.ab);
         double first_fwd = (double)nl * dense.fwd + emb_f;
         ag_exposed = overlap ? fmax(0.0, ag - first_fwd) : ag;
     }
@@ -803,14 +918,27 @@ static status_code dt_run(const point_t *p, engine *e, result_t *r)
     r->iteration_time_s = iter;
     r->throughput_samples_per_s = (double)c.d.gb / iter;
     r->tokens_per_s = (double)c.d.gb * (double)m->seq_len / iter;
-    r->compute_gemm_s = mm * (layers_d * (dense.comp_fwd + dense.comp_bwd) +
-                              layers_m * (moe.comp_fwd + moe.comp_bwd) + emb_f + emb_b +
+    r->compute_gemm_s = mm * ((layers_d - fd0) * (dense.comp_fwd + dense.comp_bwd) +
+                              (layers_m - fm0) * (moe.comp_fwd + moe.comp_bwd) +
+                              fd0 * (fdense.comp_fwd + fdense.comp_bwd) +
+                              fm0 * (fmoe.comp_fwd + fmoe.comp_bwd) + emb_f + emb_b +
                               (c.d.pp == 1 ? head_f + head_b : 0.0)) +
                         hw_mem_time(hw, 30.0 * opt_params);
     double tpcomm = mm * (layers_d * dense.tp_comm + layers_m * moe.tp_comm) *
                     (c.t->recompute == TASK_RECOMPUTE_FULL ? 3.0 : 2.0);
     double z3 = mm * (layers_d * (2.0 * dense.zero3_ag) + layers_m * 2.0 * moe.zero3_ag);
     double z3rs = mm * (layers_d * dense.zero3_rs + layers_m * moe.zero3_rs);
+    if (fd0 + fm0 > 0.0) {
+        /* frozen layers of stage 0: their own passes and collectives */
+        double pass = c.t->recompute == TASK_RECOMPUTE_FULL ? 3.0 : 2.0;
+        double fpass = fmode == DT_NOBWD ? 1.0 : pass;
+        tpcomm += mm * (fd0 * (fpass * fdense.tp_comm - pass * dense.tp_comm) +
+                        fm0 * (fpass * fmoe.tp_comm - pass * moe.tp_comm));
+        double fag = fmode == DT_NOBWD ? 1.0 : 2.0;
+        z3 += mm * (fd0 * (fag * fdense.zero3_ag - 2.0 * dense.zero3_ag) +
+                    fm0 * (fag * fmoe.zero3_ag - 2.0 * moe.zero3_ag));
+        z3rs -= mm * (fd0 * dense.zero3_rs + fm0 * moe.zero3_rs);
+    }
     if (sp) {
         r->comm_allgather_s = 0.5 * tpcomm;
         r->comm_reducescatter_s = 0.5 * tpcomm;
@@ -837,9 +965,386 @@ static status_code dt_run(const point_t *p, engine *e, result_t *r)
     r->events_compute = e->count[ENGINE_COMP];
     r->events_comm = e->count[ENGINE_COMM];
     double peak = hw->peak_flops[c.dt] > 0 ? hw->peak_flops[c.dt] : hw->peak_flops[HW_BF16];
-    r->mfu = 3.0 * detailed_model_flops(m, true) * (double)c.d.gb /
+    /* model FLOPs: forward, plus per layer two backward GEMM passes when
+     * trained, one when it only passes data gradients down */
+    double lt = (double)(m->layers - frozen), ld = fmode == DT_DGRAD ? (double)frozen : 0.0;
+    double ffac = 1.0 + (2.0 * lt + ld) / (double)m->layers;
+    r->mfu = ffac * detailed_model_flops(m, true) * (double)c.d.gb /
              (iter * (double)p->system.devices * peak);
     (void)t0;
+    return STATUS_OK;
+}
+
+/* ------------------------------------------------------------ DLRM */
+
+int detailed_emb_sharding_parse(const char *s)
+{
+    static const char *const n[] = {"table", "row", "column"};
+    int v = dt_lookup(s, n, 3);
+    return v < 0 ? -1 : v + 1;
+}
+
+int detailed_emb_optimizer_parse(const char *s)
+{
+    static const char *const n[] = {"rowwise_adagrad", "sgd", "adagrad", "adam"};
+    return dt_lookup(s, n, 4);
+}
+
+static const char *dt_sharding_name(int s)
+{
+    return s == TASK_EMB_ROW ? "row" : s == TASK_EMB_COLUMN ? "column" : "table";
+}
+
+static const char *dt_emb_opt_name(int o)
+{
+    static const char *const n[] = {"rowwise_adagrad", "sgd", "adagrad", "adam"};
+    return o >= 0 && o < 4 ? n[o] : "?";
+}
+
+int64_t detailed_dlrm_column_shards(const model_t *m, const task_detailed_t *t,
+                                    int64_t devices)
+{
+    if (t->emb_column_shards > 0)
+        return t->emb_column_shards;
+    for (int64_t c = 1; c < m->emb_dim; c++)
+        if (m->emb_dim % c == 0 && m->tables * c >= devices)
+            return c;
+    return m->emb_dim;
+}
+
+void detailed_dlrm_shard(const model_t *m, const task_detailed_t *t, int64_t devices,
+                         double batch, detailed_dlrm_emb *s)
+{
+    double T = (double)m->tables, R = (double)m->rows_per_table;
+    double D = (double)m->emb_dim, L = (double)m->pooling, N = (double)devices;
+    double sv;
+    memset(s, 0, sizeof *s);
+    s->id_copies = 1.0;
+    switch (t->emb_sharding) {
+    case TASK_EMB_ROW:
+        s->shards = T;
+        s->width = D;
+        s->rows = ceil(R / N);
+        s->lookups = T * batch * L / N;
+        s->outputs = T * batch;
+        break;
+    case TASK_EMB_COLUMN: {
+        double c = (double)detailed_dlrm_column_shards(m, t, devices);
+        s->shards = ceil(T * c / N);
+        s->width = D / c;
+        s->rows = R;
+        s->lookups = s->shards * batch * L;
+        s->outputs = s->shards * batch;
+        s->id_copies = c;
+        break;
+    }
+    default:
+        s->shards = ceil(T / N);
+        s->width = D;
+        s->rows = R;
+        s->lookups = s->shards * batch * L;
+        s->outputs = s->shards * batch;
+        break;
+    }
+    sv = t->emb_optimizer == TASK_EMB_OPT_SGD       ? 0.0
+         : t->emb_optimizer == TASK_EMB_OPT_ADAGRAD ? s->width
+         : t->emb_optimizer == TASK_EMB_OPT_ADAM    ? 2.0 * s->width
+                                                    : 1.0;
+    s->state_values = sv;
+}
+
+static double dt_dlrm_ebytes(const model_t *m)
+{
+    return m->bytes_per_emb_param > 0 ? (double)m->bytes_per_emb_param : 4.0;
+}
+
+/* Width of the top MLP's input: the bottom output and the pairwise dots
+ * of the tables + 1 vectors. */
+static double dt_dlrm_top_in(const model_t *m)
+{
+    double T = (double)m->tables;
+    return (double)m->emb_dim + T * (T + 1.0) / 2.0;
+}
+
+void detailed_dlrm_params(const model_t *m, double *bot, double *top, double *emb)
+{
+    double b = 0.0, t = 0.0, in = dt_dlrm_top_in(m);
+    for (int i = 0; i + 1 < m->d.bot_n; i++)
+        b += (double)m->d.bot_mlp[i] * (double)m->d.bot_mlp[i + 1] + (double)m->d.bot_mlp[i + 1];
+    for (int j = 0; j < m->d.top_n; j++) {
+        double out = (double)m->d.top_mlp[j];
+        t += in * out + out;
+        in = out;
+    }
+    *bot = b;
+    *top = t;
+    *emb = (double)m->tables * (double)m->rows_per_table * (double)m->emb_dim;
+}
+
+static status_code dt_check_dlrm(const point_t *p, const char **where)
+{
+    const model_t *m = &p->model;
+    const task_detailed_t *t = &p->task.detailed;
+    const task_t *k = &p->task;
+    bool bad = m->tables < 1 || m->rows_per_table < 1 || m->emb_dim < 1 ||
+               m->pooling < 1 || m->bytes_per_emb_param < 0 || m->d.bot_n < 2 ||
+               m->d.bot_n > MODEL_MLP_MAX || m->d.top_n < 1 ||
+               m->d.top_n > MODEL_MLP_MAX;
+    for (int i = 0; !bad && i < m->d.bot_n; i++)
+        bad = m->d.bot_mlp[i] < 1;
+    for (int i = 0; !bad && i < m->d.top_n; i++)
+        bad = m->d.top_mlp[i] < 1;
+    if (bad || m->d.bot_mlp[m->d.bot_n - 1] != m->emb_dim) {
+        *where = "model";
+        return STATUS_INVALID_VALUE;
+    }
+    if (t->dp < 0 || t->micro_batch < 0 || t->global_batch < 0 || t->grad_accum < 0 ||
+        t->dtype < 0 || t->dtype >= HW_NDTYPES || !(t->grad_reduce_bytes >= 0) ||
+        t->emb_sharding < 0 || t->emb_sharding > TASK_EMB_COLUMN ||
+        t->emb_optimizer < 0 || t->emb_optimizer > TASK_EMB_OPT_ADAM ||
+        t->emb_column_shards < 0 ||
+        (t->emb_column_shards > 0 && m->emb_dim % t->emb_column_shards != 0) ||
+        t->frozen_layers != 0 || k->freeze_dense ||
+        (k->kind != TASK_FINETUNE &&
+         (k->freeze_emb || k->freeze_bot_mlp || k->freeze_top_mlp))) {
+        *where = "task";
+        return STATUS_INVALID_VALUE;
+    }
+    /* MLPs data parallel, tables sharded: no tp, pp, cp, ep, ZeRO */
+    if (t->tp > 1 || t->pp > 1 || t->cp > 1 || t->ep > 1 || t->vpp > 1 ||
+        t->zero_stage != 0 || t->sequence_parallel || t->shard_degree > 0) {
+        *where = "task";
+        return STATUS_INVALID_STRATEGY;
+    }
+    if ((t->dp > 0 ? t->dp : 1) != p->system.devices) {
+        *where = "task";
+        return STATUS_INVALID_PRODUCT;
+    }
+    return STATUS_OK;
+}
+
+/* One MLP layer of `in` x `out` on b samples. */
+typedef struct dt_mlp_layer {
+    double fwd, bwd, sync, params, flops;
+} dt_mlp_layer;
+
+static void dt_mlp_cost(const hw_t *hw, hw_dtype dt, double ab, double b, double in,
+                        double out, bool dgrad, bool wgrad, dt_mlp_layer *L)
+{
+    double ov = hw->kernel_overhead_s;
+    L->params = in * out + out;
+    L->fwd = hw_gemm_time(hw, dt, b, out, in, 1) + hw_mem_time(hw, 2.0 * b * out * ab) + ov;
+    L->flops = 2.0 * b * in * out * (1.0 + (dgrad ? 1.0 : 0.0) + (wgrad ? 1.0 : 0.0));
+    L->bwd = 0.0;
+    if (dgrad || wgrad)
+        L->bwd = (dgrad ? hw_gemm_time(hw, dt, b, in, out, 1) : 0.0) +
+                 (wgrad ? hw_gemm_time(hw, dt, in, out, b, 1) : 0.0) +
+                 hw_mem_time(hw, 3.0 * b * out * ab) + ov;
+}
+
+static status_code dt_run_dlrm(const point_t *p, engine *e, result_t *r)
+{
+    const model_t *m = &p->model;
+    const task_detailed_t *t = &p->task.detailed;
+    const hw_t *hw = &p->system.hw;
+    const topo_t *topo = &p->system.topo;
+    bool training = p->task.kind != TASK_INFERENCE;
+    bool ft = p->task.kind == TASK_FINETUNE;
+    int64_t n = t->dp > 0 ? t->dp : 1;
+    hw_dtype dt = (hw_dtype)t->dtype;
+    double ab = dt == HW_FP32 || dt == HW_TF32 ? 4.0 : 2.0;
+    double gbytes = t->grad_reduce_bytes > 0 ? t->grad_reduce_bytes : ab;
+    double eb = dt_dlrm_ebytes(m), ov = hw->kernel_overhead_s;
+    int64_t gb = t->global_batch > 0 ? t->global_batch
+                                     : (t->micro_batch > 0 ? t->micro_batch : 1) * n;
+    r->global_batch = gb;
+    if (gb % n != 0 || (t->micro_batch > 0 && t->micro_batch * n != gb) ||
+        t->grad_accum > 1)
+        return STATUS_INFEASIBLE_BATCH;
+    double B = (double)gb, b = B / (double)n;
+    bool emb_train = training && !(ft && p->task.freeze_emb);
+    bool bot_train = training && !(ft && p->task.freeze_bot_mlp);
+    bool top_train = training && !(ft && p->task.freeze_top_mlp);
+    bool below = emb_train || bot_train; /* interaction needs a backward */
+    task_detailed_t ts = *t;
+    if (ts.emb_sharding == TASK_EMB_NONE)
+        ts.emb_sharding = TASK_EMB_TABLE;
+    detailed_dlrm_emb s;
+    detailed_dlrm_shard(m, &ts, n, B, &s);
+    double T = (double)m->tables, D = (double)m->emb_dim, F = T + 1.0;
+
+    /* ---- memory */
+    double bot_p, top_p, emb_p;
+    detailed_dlrm_params(m, &bot_p, &top_p, &emb_p);
+    double mlp_train = (bot_train ? bot_p : 0.0) + (top_train ? top_p : 0.0);
+    double wb = ab > 2.0 ? 4.0 : 2.0;
+    double table_bytes = s.shards * s.rows * s.width * eb;
+    double weights = wb * (bot_p + top_p) + table_bytes;
+    double grads = wb * mlp_train;
+    double opt = (ab > 2.0 ? 8.0 : 12.0) * mlp_train +
+                 (emb_train ? s.shards * s.rows * s.state_values * 4.0 : 0.0);
+    double acts = b * (double)m->d.bot_mlp[0] * ab;
+    for (int i = 1; i < m->d.bot_n; i++)
+        acts += b * (double)m->d.bot_mlp[i] * ab;
+    for (int j = 0; j < m->d.top_n; j++)
+        acts += b * (double)m->d.top_mlp[j] * ab;
+    acts += b * (F * D + F * (F - 1.0) / 2.0) * ab;  /* interaction in and out */
+    acts += (s.outputs * s.width + b * T * D) * eb;  /* pooled: sent, received */
+    r->mem_weights_bytes_per_device = weights;
+    r->mem_grads_bytes_per_device = grads;
+    r->mem_optimizer_bytes_per_device = opt;
+    r->mem_activations_bytes_per_device = acts;
+    r->mem_total_bytes_per_device = weights + grads + opt + acts;
+    if (r->mem_total_bytes_per_device > hw->mem_capacity_bytes)
+        return STATUS_INFEASIBLE_MEMORY;
+
+    /* ---- embeddings: gathers, pooled exchange, sparse update */
+    double pooled = s.outputs * s.width * eb;
+    double lookup = hw_mem_time(hw, (s.lookups + s.outputs) * s.width * eb) + ov;
+    double update = emb_train ? hw_mem_time(hw, s.outputs * s.width * eb +
+                                                    s.lookups * (2.0 * s.width * eb +
+                                                                 2.0 * 4.0 * s.state_values)) +
+                                    ov
+                              : 0.0;
+    double ids = topo_coll_time(topo, TOPO_ALLTOALL, n, 1,
+                                T * b * (double)m->pooling * 4.0 * s.id_copies);
+    bool row = ts.emb_sharding == TASK_EMB_ROW;
+    double pool_f = row ? topo_coll_time(topo, TOPO_REDUCESCATTER, n, 1, pooled)
+                        : topo_coll_time(topo, TOPO_ALLTOALL, n, 1, pooled);
+    double pool_b = !emb_train ? 0.0
+                    : row      ? topo_coll_time(topo, TOPO_ALLGATHER, n, 1, pooled)
+                               : topo_coll_time(topo, TOPO_ALLTOALL, n, 1, pooled);
+
+    /* ---- MLPs and the dot interaction */
+    dt_mlp_layer bl[MODEL_MLP_MAX], tl[MODEL_MLP_MAX];
+    double flops = 0.0, fwd_c = 0.0, bwd_c = 0.0;
+    for (int i = 0; i + 1 < m->d.bot_n; i++) {
+        /* no data gradient into the dense features; nothing trained
+         * below a frozen bottom MLP */
+        dt_mlp_cost(hw, dt, ab, b, (double)m->d.bot_mlp[i], (double)m->d.bot_mlp[i + 1],
+                    bot_train && i > 0, bot_train, &bl[i]);
+        flops += bl[i].flops;
+        fwd_c += bl[i].fwd;
+        bwd_c += bl[i].bwd;
+    }
+    double in = dt_dlrm_top_in(m);
+    for (int j = 0; j < m->d.top_n; j++) {
+        double out = (double)m->d.top_mlp[j];
+        bool dg = j == 0 ? below : (below || top_train);
+        dt_mlp_cost(hw, dt, ab, b, in, out, training && dg, top_train, &tl[j]);
+        flops += tl[j].flops;
+        fwd_c += tl[j].fwd;
+        bwd_c += tl[j].bwd;
+        in = out;
+    }
+    double ig = hw_gemm_time(hw, dt, F, F, D, b);
+    double imem = hw_mem_time(hw, b * (2.0 * F * D + F * F + F * (F - 1.0) / 2.0) * ab);
+    double inter_f = ig + imem + ov;
+    double inter_b = training && below ? 2.0 * (ig + imem) + ov : 0.0;
+    flops += 2.0 * b * F * F * D * (1.0 + (inter_b > 0 ? 2.0 : 0.0));
+    double dense_opt = training ? hw_mem_time(hw, 30.0 * mlp_train) : 0.0;
+
+    /* ---- the iteration on the two streams: ids exchanged, lookups,
+     * pooled exchange overlapped with the bottom MLP, interaction, top
+     * MLP; backward with per-layer gradient all-reduces on the comm
+     * stream, the pooled gradients' exchange, the sparse update */
+    engine_reset(e);
+    if (engine_reserve(e, (size_t)(4 * MODEL_MLP_MAX + 16)) != 0)
+        return STATUS_NOMEM;
+    engine_label lab = {ENGINE_PART_EMB, ENGINE_OP_ALL2ALL, 0, -1};
+    engine_ev ev_ids = engine_add(e, ENGINE_COMM, ids, NULL, 0, lab);
+    lab.op = ENGINE_OP_COMPUTE;
+    engine_ev ev_lk = engine_add(e, ENGINE_COMP, lookup, &ev_ids, 1, lab);
+    lab.op = row ? ENGINE_OP_WG_RS : ENGINE_OP_ALL2ALL;
+    engine_ev ev_pool = engine_add(e, ENGINE_COMM, pool_f, &ev_lk, 1, lab);
+    lab.part = ENGINE_PART_MLPBOT;
+    lab.op = ENGINE_OP_COMPUTE;
+    engine_ev last = ENGINE_NONE, lastc = ENGINE_NONE;
+    for (int i = 0; i + 1 < m->d.bot_n; i++) {
+        lab.layer = i;
+        last = engine_add(e, ENGINE_COMP, bl[i].fwd, NULL, 0, lab);
+    }
+    lab.part = ENGINE_PART_MLPTOP;
+    lab.layer = -1;
+    last = engine_add(e, ENGINE_COMP, inter_f, &ev_pool, 1, lab);
+    for (int j = 0; j < m->d.top_n; j++) {
+        lab.layer = j;
+        last = engine_add(e, ENGINE_COMP, tl[j].fwd, NULL, 0, lab);
+    }
+    /* gradients all-reduced in buckets of at least DT_DLRM_BUCKET bytes
+     * (PyTorch DDP's 25 MB), launched as the backward fills them */
+    double ar_sum = 0.0, pending = 0.0;
+    bool overlap = t->overlap_dp_comm;
+#define DT_DLRM_BUCKET 25e6
+#define DT_DLRM_FLUSH(force)                                                     \
+    do {                                                                         \
+        if (pending > 0 && ((force) || pending >= DT_DLRM_BUCKET)) {            \
+            double ar = topo_coll_time(topo, TOPO_ALLREDUCE, n, 1, pending);     \
+            ar_sum += ar;                                                        \
+            pending = 0.0;                                                       \
+            if (overlap) {                                                       \
+                lab.op = ENGINE_OP_WG_AR;                                        \
+                lastc = engine_add(e, ENGINE_COMM, ar, &last, 1, lab);           \
+            }                                                                    \
+        }                                                                        \
+    } while (0)
+    if (training) {
+        lab.bwd = 1;
+        for (int j = m->d.top_n - 1; j >= 0; j--) {
+            lab.layer = j;
+            lab.op = ENGINE_OP_COMPUTE;
+            last = engine_add(e, ENGINE_COMP, tl[j].bwd, NULL, 0, lab);
+            pending += top_train ? tl[j].params * gbytes : 0.0;
+            DT_DLRM_FLUSH(false);
+        }
+        lab.layer = -1;
+        lab.op = ENGINE_OP_COMPUTE;
+        last = engine_add(e, ENGINE_COMP, inter_b, NULL, 0, lab);
+        lab.part = ENGINE_PART_EMB;
+        lab.op = row ? ENGINE_OP_ACT_AR : ENGINE_OP_ALL2ALL;
+        engine_ev ev_g = engine_add(e, ENGINE_COMM, pool_b, &last, 1, lab);
+        lab.part = ENGINE_PART_MLPBOT;
+        for (int i = m->d.bot_n - 2; i >= 0; i--) {
+            lab.layer = i;
+            lab.op = ENGINE_OP_COMPUTE;
+            last = engine_add(e, ENGINE_COMP, bl[i].bwd, NULL, 0, lab);
+            pending += bot_train ? bl[i].params * gbytes : 0.0;
+            DT_DLRM_FLUSH(i == 0);
+        }
+#undef DT_DLRM_FLUSH
+        lab.part = ENGINE_PART_EMB;
+        lab.layer = -1;
+        lab.op = ENGINE_OP_COMPUTE;
+        last = engine_add(e, ENGINE_COMP, update, &ev_g, 1, lab);
+        lab.part = ENGINE_PART_MLPTOP;
+        lab.op = ENGINE_OP_WG_AR;
+        if (!overlap)
+            lastc = engine_add(e, ENGINE_COMM, ar_sum, &last, 1, lab);
+        engine_ev deps[2] = {last, lastc};
+        lab.op = ENGINE_OP_COMPUTE;
+        engine_add(e, ENGINE_COMP, dense_opt, deps, 2, lab);
+    }
+    double iter = engine_now(e);
+
+    /* ---- figures */
+    r->iteration_time_s = iter;
+    r->throughput_samples_per_s = B / iter;
+    r->compute_gemm_s = fwd_c + inter_f + (training ? bwd_c + inter_b + dense_opt : 0.0);
+    r->compute_emb_s = lookup + update;
+    r->comm_alltoall_s = ids + (row ? 0.0 : pool_f + pool_b);
+    r->comm_reducescatter_s = row ? pool_f : 0.0;
+    r->comm_allgather_s = row ? pool_b : 0.0;
+    r->comm_allreduce_s = ar_sum;
+    double comm = r->comm_alltoall_s + r->comm_reducescatter_s + r->comm_allgather_s +
+                  r->comm_allreduce_s;
+    double exposed = iter - r->compute_gemm_s - r->compute_emb_s;
+    exposed = exposed < 0 ? 0 : exposed > comm ? comm : exposed;
+    r->comm_exposed_s = exposed;
+    r->comm_overlapped_s = comm - exposed;
+    r->events_compute = e->count[ENGINE_COMP];
+    r->events_comm = e->count[ENGINE_COMM];
+    double peak = hw->peak_flops[dt] > 0 ? hw->peak_flops[dt] : hw->peak_flops[HW_BF16];
+    r->mfu = flops / (iter * peak);
     return STATUS_OK;
 }
 
@@ -865,7 +1370,9 @@ const eval_ops detailed_ops = {
  * off without tp, GPipe without pp or with vpp. Inference takes the
  * candidates without training options (ZeRO 0, no recompute, vpp 1,
  * 1F1B, overlap, the first micro-batch) and serves the global batch
- * concurrently: micro_batch = global_batch / dp. */
+ * concurrently: micro_batch = global_batch / dp. After them come the
+ * DLRM candidates (table-, row-, column-wise embeddings; see
+ * DT_AUTO_DLRM), which only DLRM models take. */
 static const int64_t dt_auto_tp[] = {1, 2, 4, 8};
 static const int64_t dt_auto_pp[] = {1, 2, 4, 8, 16};
 static const int64_t dt_auto_cp[] = {1, 2};
@@ -875,10 +1382,20 @@ static const int64_t dt_auto_mb[] = {1, 2, 4};
 static const int64_t dt_auto_ep[] = {1, 8};
 #define DT_N(a) ((int64_t)(sizeof(a) / sizeof((a)[0])))
 
-static int64_t dt_auto_count(void)
+/* DLRM candidates follow the transformer ones (whose numbering they leave
+ * as it was): data-parallel MLPs over all devices with table-wise,
+ * row-wise or column-wise embedding sharding. */
+#define DT_AUTO_DLRM 3
+
+static int64_t dt_auto_llm_count(void)
 {
     return DT_N(dt_auto_tp) * DT_N(dt_auto_pp) * DT_N(dt_auto_cp) * DT_N(dt_auto_v) *
            DT_N(dt_auto_zero) * 3 * DT_N(dt_auto_mb) * DT_N(dt_auto_ep) * 2 * 2 * 2 * 2;
+}
+
+static int64_t dt_auto_count(void)
+{
+    return dt_auto_llm_count() + DT_AUTO_DLRM;
 }
 
 /* Candidate i as degrees and options (dp = 0: the rest of the devices);
@@ -887,6 +1404,13 @@ static int64_t dt_auto_count(void)
 static bool dt_auto_decode(int64_t i, bool inference, task_detailed_t *t)
 {
     memset(t, 0, sizeof *t);
+    if (i >= dt_auto_llm_count()) {
+        t->tp = t->pp = t->cp = t->ep = t->vpp = 1;
+        t->emb_sharding = TASK_EMB_TABLE + (int)(i - dt_auto_llm_count());
+        t->overlap_dp_comm = true;
+        t->dtype = HW_BF16;
+        return true;
+    }
     int64_t k = i;
 #define DT_TAKE(arr) (arr)[k % DT_N(arr)]; k /= DT_N(arr)
     t->tp = DT_TAKE(dt_auto_tp);
@@ -931,6 +1455,26 @@ static status_code dt_auto_apply(point_t *p, int64_t i, int64_t global_batch)
     if (!dt_auto_decode(i, inference, &c))
         return STATUS_INVALID_STRATEGY;
     int64_t dev = p->system.devices;
+    bool dlrm = p->model.kind == MODEL_DLRM;
+    if (dlrm != (c.emb_sharding != TASK_EMB_NONE))
+        return STATUS_INVALID_STRATEGY;
+    if (dlrm) {
+        if (global_batch % dev != 0)
+            return STATUS_INVALID_BATCH_MISMATCH;
+        task_detailed_t *t = &p->task.detailed;
+        t->tp = t->pp = t->cp = t->ep = t->vpp = 1;
+        t->dp = dev;
+        t->zero_stage = 0;
+        t->sequence_parallel = false;
+        t->shard_degree = 0;
+        t->layout = 0;
+        t->overlap_dp_comm = c.overlap_dp_comm;
+        t->emb_sharding = c.emb_sharding;
+        t->micro_batch = global_batch / dev;
+        t->global_batch = global_batch;
+        t->grad_accum = 1;
+        return STATUS_OK;
+    }
     if (dev % (c.tp * c.pp * c.cp) != 0)
         return STATUS_INVALID_STRATEGY;
     int64_t dp = dev / (c.tp * c.pp * c.cp);
@@ -994,6 +1538,8 @@ int detailed_parallel_text(const task_detailed_t *t, char *buf, size_t size)
         snprintf(dp, sizeof dp, "dp%lld", (long long)t->dp);
     else
         snprintf(dp, sizeof dp, "dp*");
+    if (t->emb_sharding != TASK_EMB_NONE)
+        return snprintf(buf, size, "%s emb-%s", dp, dt_sharding_name(t->emb_sharding));
     if (t->vpp > 1)
         snprintf(v, sizeof v, " v%lld", (long long)t->vpp);
     return snprintf(buf, size, "tp%lld%s pp%lld%s %s cp%lld ep%lld",
@@ -1007,6 +1553,9 @@ int detailed_parallel_text(const task_detailed_t *t, char *buf, size_t size)
 int detailed_options_text(const task_detailed_t *t, char *buf, size_t size)
 {
     char lay[8];
+    if (t->emb_sharding != TASK_EMB_NONE)
+        return snprintf(buf, size, "%s %s", dt_emb_opt_name(t->emb_optimizer),
+                        t->overlap_dp_comm ? "ovl" : "noovl");
     dt_layout_text(t->layout, true, lay, sizeof lay);
     return snprintf(buf, size, "zero%lld %s %s %s %s", (long long)t->zero_stage,
                     dt_recompute_short(t->recompute), dt_schedule_text(t),
@@ -1020,6 +1569,10 @@ int detailed_strategy_text(const task_detailed_t *t, char *buf, size_t size)
         snprintf(dp, sizeof dp, "dp%lld", (long long)t->dp);
     else
         snprintf(dp, sizeof dp, "dp*");
+    if (t->emb_sharding != TASK_EMB_NONE)
+        return snprintf(buf, size, "%s emb-%s %s %s", dp,
+                        dt_sharding_name(t->emb_sharding), dt_emb_opt_name(t->emb_optimizer),
+                        t->overlap_dp_comm ? "ovl" : "noovl");
     dt_layout_text(t->layout, false, lay, sizeof lay);
     return snprintf(buf, size,
                     "tp%lld pp%lld vpp%lld %s %s zero%lld %s %s cp%lld ep%lld "

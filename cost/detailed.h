@@ -71,6 +71,41 @@ int detailed_strategy_text(const task_detailed_t *t, char *buf, size_t size);
 int detailed_parallel_text(const task_detailed_t *t, char *buf, size_t size);
 int detailed_options_text(const task_detailed_t *t, char *buf, size_t size);
 
+/* DLRM (model kind dlrm): bottom MLP, embedding tables pooled per
+ * sample, dot interaction of the tables + 1 vectors, top MLP; MLPs data
+ * parallel over all devices, tables sharded by task.emb_sharding.
+ * "table" / "row" / "column" -> TASK_EMB_*, "rowwise_adagrad" / "sgd" /
+ * "adagrad" / "adam" -> TASK_EMB_OPT_*; -1 when unknown. */
+int detailed_emb_sharding_parse(const char *s);
+int detailed_emb_optimizer_parse(const char *s);
+
+/* The embedding shard on the busiest device for a global batch. */
+typedef struct detailed_dlrm_emb {
+    double shards;       /* table shards held (row-wise: one per table) */
+    double width;        /* columns per shard */
+    double rows;         /* rows per shard */
+    double lookups;      /* rows gathered per iteration */
+    double outputs;      /* pooled vectors (of `width`) produced */
+    double id_copies;    /* copies of a sample's ids sent (column shards) */
+    double state_values; /* sparse optimizer values per row */
+} detailed_dlrm_emb;
+
+/* Table-wise: ceil(tables / devices) whole tables, each looked up for
+ * all samples. Row-wise: every table's ceil(rows / devices) rows, hit by
+ * pooling / devices of a table's lookups per sample (uniform hashing),
+ * producing partial sums of every table for every sample. Column-wise:
+ * each table cut into c column shards (emb_column_shards, default the
+ * smallest divisor of emb_dim with tables * c >= devices), placed whole
+ * as in table-wise. */
+void detailed_dlrm_shard(const model_t *m, const task_detailed_t *t, int64_t devices,
+                         double batch, detailed_dlrm_emb *s);
+int64_t detailed_dlrm_column_shards(const model_t *m, const task_detailed_t *t,
+                                    int64_t devices);
+
+/* Parameters of a DLRM: bottom MLP, top MLP (weights and biases) and
+ * embedding tables. */
+void detailed_dlrm_params(const model_t *m, double *bot, double *top, double *emb);
+
 /* Candidate i of the `auto` set as a training strategy with dp = 0 (the
  * rest of the devices); returns 0, 1 when the candidate is refused on
  * every system (a duplicate or a rule broken), or -1 when i is out of

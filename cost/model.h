@@ -22,6 +22,7 @@
 #include "status.h"
 
 #define MODEL_NAME_MAX 64
+#define MODEL_MLP_MAX 16 /* DLRM MLP widths (detailed fidelity) */
 
 typedef enum model_kind { MODEL_DLRM = 0, MODEL_LLM = 1 } model_kind;
 
@@ -56,6 +57,13 @@ typedef struct model_detailed_t {
     int64_t shared_experts;  /* always-active experts (DeepSeek) */
     int64_t expert_ffn;      /* FFN dimension of one expert */
     int64_t dense_layers;    /* leading layers that stay dense (MoE) */
+    /* DLRM: MLP widths. bot_mlp[0] is the dense-feature input, the last
+     * bottom width the bottom output (= emb_dim for the dot interaction);
+     * top_mlp lists the top layers' output widths (input: the
+     * interaction's emb_dim + tables (tables + 1) / 2 features). */
+    int bot_n, top_n;
+    int64_t bot_mlp[MODEL_MLP_MAX];
+    int64_t top_mlp[MODEL_MLP_MAX];
 } model_detailed_t;
 
 typedef struct model_t {

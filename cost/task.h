@@ -42,6 +42,23 @@ typedef enum task_attention {
     TASK_ATTENTION_UNFUSED = 1     /* batched GEMMs + softmax kernels */
 } task_attention;
 
+/* DLRM embedding sharding (detailed fidelity); NONE for LLMs, taken as
+ * TABLE for a DLRM model. */
+typedef enum task_emb_sharding {
+    TASK_EMB_NONE = 0,
+    TASK_EMB_TABLE = 1,   /* whole tables per device */
+    TASK_EMB_ROW = 2,     /* every table split by rows over all devices */
+    TASK_EMB_COLUMN = 3   /* tables split into column shards, placed whole */
+} task_emb_sharding;
+
+/* Sparse optimizer of DLRM embedding rows: state values per row. */
+typedef enum task_emb_optimizer {
+    TASK_EMB_OPT_ROWWISE_ADAGRAD = 0, /* 1 fp32 value per row (default) */
+    TASK_EMB_OPT_SGD = 1,             /* none */
+    TASK_EMB_OPT_ADAGRAD = 2,         /* 1 fp32 value per element */
+    TASK_EMB_OPT_ADAM = 3             /* 2 fp32 values per element */
+} task_emb_optimizer;
+
 typedef struct task_detailed_t {
     int64_t tp, pp, dp, cp, ep, vpp;
     int64_t zero_stage;            /* 0..3 */
@@ -63,6 +80,13 @@ typedef struct task_detailed_t {
                                       innermost first (detailed.h); 0 default */
     int64_t shard_degree;          /* ZeRO sharding group inside dp x cp
                                       (hybrid sharding); 0: all of dp x cp */
+    /* fine-tuning (with task_t.freeze_*): the first frozen_layers
+     * transformer layers are frozen, the rest trained */
+    int64_t frozen_layers;
+    /* DLRM */
+    int emb_sharding;              /* task_emb_sharding */
+    int emb_optimizer;             /* task_emb_optimizer */
+    int64_t emb_column_shards;     /* column-wise: shards per table (0: default) */
 } task_detailed_t;
 
 typedef struct task_t {

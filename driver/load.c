@@ -39,6 +39,8 @@ typedef enum load_type {
     LT_DTYPE,
     LT_ALGO,
     LT_LAYOUT,
+    LT_EMB_SHARDING,
+    LT_EMB_OPT,
     LT_ANY /* resolved by the caller (a group or a catalogue name) */
 } load_type;
 
@@ -129,13 +131,23 @@ static const load_key task_keys[] = {
        "finetune: bottom MLP frozen"),
 };
 
-/* Detailed fidelity: models (LLM figures + model.d), hardware
- * generations, systems and strategies. */
+/* Detailed fidelity: models (LLM figures + model.d, or DLRM figures),
+ * hardware generations, systems and strategies. */
 #define DK(n, t, r, d) {#n, t, offsetof(model_t, n), LK_LLM, r, d}
 #define DKD(n, t, doc) {#n, t, offsetof(model_t, d.n), LK_LLM, LR_NO, doc}
+#define DKR(n, t, r, d) {#n, t, offsetof(model_t, n), LK_DLRM, r, d}
 static const load_key dmodel_keys[] = {
-    DK(name, LT_STRING, LR_YES, "catalogue name"),
-    {"type", LT_MODEL_KIND, offsetof(model_t, kind), LK_LLM, LR_YES, "\"llm\""},
+    {"name", LT_STRING, offsetof(model_t, name), LK_ALL, LR_YES, "catalogue name"},
+    {"type", LT_MODEL_KIND, offsetof(model_t, kind), LK_ALL, LR_YES, "\"llm\" or \"dlrm\""},
+    DKR(tables, LT_INT, LR_YES, "embedding tables"),
+    DKR(rows_per_table, LT_INT, LR_YES, "rows per embedding table"),
+    DKR(emb_dim, LT_INT, LR_YES, "embedding dimension (= the bottom MLP's output)"),
+    DKR(pooling, LT_INT, LR_YES, "lookups pooled per table per sample"),
+    DKR(bytes_per_emb_param, LT_INT, LR_NO, "bytes per embedding element (default 4, fp32)"),
+    {"bot_mlp", LT_ANY, 0, LK_DLRM, LR_YES,
+     "bottom MLP widths, dense features first, emb_dim last: [13, 512, 256, 128]"},
+    {"top_mlp", LT_ANY, 0, LK_DLRM, LR_YES,
+     "top MLP output widths; input emb_dim + tables (tables + 1) / 2: [1024, 1024, 512, 256, 1]"},
     DKD(arch, LT_ARCH,
         "\"gpt\" (default), \"llama\", \"mpt\", \"bloom\", \"vit\", \"mixtral\", \"deepseek\""),
     DK(layers, LT_INT, LR_YES, "transformer layers"),
@@ -201,13 +213,31 @@ static const load_key dsystem_keys[] = {
 };
 
 #define DTK(n, t, r, d) {#n, t, offsetof(task_t, detailed.n), LK_LLM, r, d}
+#define DTA(n, t, r, d) {#n, t, offsetof(task_t, detailed.n), LK_ALL, r, d}
+#define DTR(n, t, r, d) {#n, t, offsetof(task_t, detailed.n), LK_DLRM, r, d}
 static const load_key dtask_keys[] = {
-    {"name", LT_NOTE, 0, LK_LLM, LR_NO, "label (not used)"},
-    {"type", LT_TASK_KIND, offsetof(task_t, kind), LK_LLM, LR_YES,
+    {"name", LT_NOTE, 0, LK_ALL, LR_NO, "label (not used)"},
+    {"type", LT_TASK_KIND, offsetof(task_t, kind), LK_ALL, LR_YES,
      "\"pretrain\", \"finetune\" or \"inference\""},
     DTK(tp, LT_INT, LR_YES, "tensor-parallel degree (innermost)"),
     DTK(pp, LT_INT, LR_YES, "pipeline stages (outermost)"),
-    DTK(dp, LT_INT, LR_YES, "data-parallel degree; tp*pp*dp*cp = devices"),
+    DTA(dp, LT_INT, LR_YES, "data-parallel degree; tp*pp*dp*cp = devices (DLRM: devices)"),
+    DTR(emb_sharding, LT_EMB_SHARDING, LR_NO,
+        "embedding tables \"table\"-wise (default), \"row\"-wise or \"column\"-wise"),
+    DTR(emb_optimizer, LT_EMB_OPT, LR_NO,
+        "sparse optimizer: \"rowwise_adagrad\" (default, 1 value per row), \"sgd\", "
+        "\"adagrad\", \"adam\""),
+    DTR(emb_column_shards, LT_INT, LR_NO,
+        "column-wise: shards per table (default: smallest divisor of emb_dim with "
+        "tables*shards >= devices)"),
+    {"freeze_emb", LT_BOOL, offsetof(task_t, freeze_emb), LK_ALL, LR_NO,
+     "finetune: embeddings frozen (no gradients, no optimizer states)"},
+    DTK(frozen_layers, LT_INT, LR_NO,
+        "finetune: the first N transformer layers frozen, the rest trained (default 0)"),
+    {"freeze_bot_mlp", LT_BOOL, offsetof(task_t, freeze_bot_mlp), LK_DLRM, LR_NO,
+     "finetune: bottom MLP frozen"},
+    {"freeze_top_mlp", LT_BOOL, offsetof(task_t, freeze_top_mlp), LK_DLRM, LR_NO,
+     "finetune: top MLP frozen"},
     DTK(cp, LT_INT, LR_NO, "context-parallel degree, ring attention (default 1)"),
     DTK(ep, LT_INT, LR_NO, "expert-parallel degree inside dp*cp (default 1)"),
     DTK(vpp, LT_INT, LR_NO, "virtual stages per device, interleaved 1F1B (default 1)"),
@@ -216,16 +246,16 @@ static const load_key dtask_keys[] = {
     DTK(recompute, LT_RECOMPUTE, LR_NO, "\"none\" (default), \"selective\", \"full\""),
     DTK(schedule, LT_SCHEDULE, LR_NO, "\"1f1b\" (default; interleaved when vpp > 1) or \"gpipe\""),
     DTK(attention, LT_ATTENTION, LR_NO, "\"flash\" (default) or \"unfused\""),
-    DTK(overlap_dp_comm, LT_BOOL, LR_NO, "overlap DP/FSDP communication with compute (default true)"),
+    DTA(overlap_dp_comm, LT_BOOL, LR_NO, "overlap DP/FSDP communication with compute (default true)"),
     DTK(overlap_tp_comm, LT_BOOL, LR_NO,
         "overlap TP communication with the GEMMs (default false)"),
-    {"precision", LT_DTYPE, offsetof(task_t, detailed.dtype), LK_LLM, LR_NO,
+    {"precision", LT_DTYPE, offsetof(task_t, detailed.dtype), LK_ALL, LR_NO,
      "\"bf16\" (default), \"fp16\", \"fp8\", \"tf32\", \"fp32\""},
-    DTK(micro_batch, LT_INT, LR_NO, "sequences per micro-batch (default 1)"),
-    DTK(global_batch, LT_INT, LR_NO, "sequences per iteration (default micro_batch*dp*grad_accum)"),
-    DTK(grad_accum, LT_INT, LR_NO, "micro-batches per replica (default global/(micro*dp))"),
+    DTA(micro_batch, LT_INT, LR_NO, "sequences per micro-batch (default 1)"),
+    DTA(global_batch, LT_INT, LR_NO, "sequences per iteration (default micro_batch*dp*grad_accum)"),
+    DTA(grad_accum, LT_INT, LR_NO, "micro-batches per replica (default global/(micro*dp))"),
     DTK(capacity_factor, LT_FLOAT, LR_NO, "MoE capacity factor (default 1.0)"),
-    DTK(grad_reduce_bytes, LT_FLOAT, LR_NO, "bytes per reduced gradient element (default: dtype)"),
+    DTA(grad_reduce_bytes, LT_FLOAT, LR_NO, "bytes per reduced gradient element (default: dtype)"),
     DTK(prompt_tokens, LT_INT, LR_NO, "inference: prompt length (default seq_len)"),
     DTK(decode_tokens, LT_INT, LR_NO, "inference: generated tokens per sequence (required)"),
     DTK(layout, LT_LAYOUT, LR_NO,
@@ -417,7 +447,9 @@ static int load_value(const config_setting_t *s, const load_key *k, void *obj,
     case LT_ATTENTION:
     case LT_DTYPE:
     case LT_ALGO:
-    case LT_LAYOUT: {
+    case LT_LAYOUT:
+    case LT_EMB_SHARDING:
+    case LT_EMB_OPT: {
         static const char *const expect[] = {
             "\"gpt\", \"llama\", \"mpt\", \"bloom\", \"vit\", \"mixtral\" or \"deepseek\"",
             "\"learned\", \"rope\", \"alibi\" or \"none\"",
@@ -426,7 +458,9 @@ static int load_value(const config_setting_t *s, const load_key *k, void *obj,
             "\"flash\" or \"unfused\"",
             "\"fp32\", \"tf32\", \"bf16\", \"fp16\", \"fp8\" or \"int8\"",
             "\"ring\", \"tree\" or \"hierarchical\"",
-            "an order of tp, cp, dp, pp joined by '-', innermost first (\"tp-cp-dp-pp\")"};
+            "an order of tp, cp, dp, pp joined by '-', innermost first (\"tp-cp-dp-pp\")",
+            "\"table\", \"row\" or \"column\"",
+            "\"rowwise_adagrad\", \"sgd\", \"adagrad\" or \"adam\""};
         int which = (int)k->type - (int)LT_ARCH;
         v = k->type == LT_ARCH        ? detailed_arch_parse(text)
             : k->type == LT_POSITION  ? detailed_position_parse(text)
@@ -435,6 +469,8 @@ static int load_value(const config_setting_t *s, const load_key *k, void *obj,
             : k->type == LT_ATTENTION ? detailed_attention_parse(text)
             : k->type == LT_DTYPE     ? hw_dtype_parse(text)
             : k->type == LT_LAYOUT    ? detailed_layout_parse(text)
+            : k->type == LT_EMB_SHARDING ? detailed_emb_sharding_parse(text)
+            : k->type == LT_EMB_OPT   ? detailed_emb_optimizer_parse(text)
                                       : topo_algo_parse(text);
         if (load_enum(s, text, v, expect[which], &v, err))
             return -1;
@@ -637,20 +673,82 @@ int load_task(const config_setting_t *g, const model_t *m, task_t *t,
 
 /* ------------------------------------------------------------ detailed */
 
+/* An array of 1..MODEL_MLP_MAX positive integers. */
+static int load_iarray(const config_setting_t *g, const char *key, int64_t *out,
+                       int *n, load_err *err)
+{
+    const config_setting_t *s = config_setting_get_member(g, key);
+    int t = config_setting_type(s);
+    if (t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST) {
+        load_fail(err, s, "key '%s': expected an array of integers, got %s", key,
+                  load_type_name(t));
+        return -1;
+    }
+    int len = config_setting_length(s);
+    if (len < 1 || len > MODEL_MLP_MAX) {
+        load_fail(err, s, "key '%s': expected 1 to %d widths, got %d", key,
+                  MODEL_MLP_MAX, len);
+        return -1;
+    }
+    for (int i = 0; i < len; i++) {
+        const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+        int et = config_setting_type(e);
+        if ((et != CONFIG_TYPE_INT && et != CONFIG_TYPE_INT64) ||
+            config_setting_get_int64(e) < 1) {
+            load_fail(err, s, "key '%s': element %d must be a positive integer", key, i);
+            return -1;
+        }
+        out[i] = (int64_t)config_setting_get_int64(e);
+    }
+    *n = len;
+    return 0;
+}
+
+static int load_dmodel_dlrm(const config_setting_t *g, model_t *m, load_err *err)
+{
+    if (load_iarray(g, "bot_mlp", m->d.bot_mlp, &m->d.bot_n, err) ||
+        load_iarray(g, "top_mlp", m->d.top_mlp, &m->d.top_n, err))
+        return -1;
+    static const char *const pos[] = {"tables", "rows_per_table", "emb_dim", "pooling"};
+    const int64_t vals[] = {m->tables, m->rows_per_table, m->emb_dim, m->pooling};
+    for (size_t i = 0; i < NKEYS(pos); i++)
+        if (vals[i] <= 0) {
+            load_fail(err, load_member_or(g, pos[i]),
+                      "key '%s' in model '%s': must be a positive integer", pos[i],
+                      m->name);
+            return -1;
+        }
+    if (m->bytes_per_emb_param < 0) {
+        load_fail(err, load_member_or(g, "bytes_per_emb_param"),
+                  "key 'bytes_per_emb_param' in model '%s': must be positive", m->name);
+        return -1;
+    }
+    if (m->d.bot_n < 2 || m->d.bot_mlp[m->d.bot_n - 1] != m->emb_dim) {
+        load_fail(err, load_member_or(g, "bot_mlp"),
+                  "key 'bot_mlp' in model '%s': at least an input and an output "
+                  "width, the last equal to emb_dim (%lld) for the dot interaction",
+                  m->name, (long long)m->emb_dim);
+        return -1;
+    }
+    return 0;
+}
+
 int load_dmodel(const config_setting_t *g, model_t *m, load_err *err)
 {
     memset(m, 0, sizeof *m);
     m->causal = true;
     m->kind = MODEL_LLM;
-    if (load_group(g, "detailed model", dmodel_keys, NKEYS(dmodel_keys), LK_LLM,
-                   false, m, err))
+    const config_setting_t *ts =
+        config_setting_is_group(g) ? config_setting_get_member(g, "type") : NULL;
+    if (ts && load_value(ts, &dmodel_keys[1], m, err) != 0)
         return -1;
-    if (m->kind != MODEL_LLM) {
-        load_fail(err, load_member_or(g, "type"),
-                  "key 'type' in model '%s': the detailed fidelity takes \"llm\" "
-                  "models (DLRM is not modelled in detail yet)", m->name);
+    unsigned kinds = m->kind == MODEL_DLRM ? LK_DLRM : LK_LLM;
+    if (load_group(g, m->kind == MODEL_DLRM ? "detailed model (type dlrm)"
+                                            : "detailed model",
+                   dmodel_keys, NKEYS(dmodel_keys), kinds, false, m, err))
         return -1;
-    }
+    if (m->kind == MODEL_DLRM)
+        return load_dmodel_dlrm(g, m, err);
     static const char *const pos[] = {"layers", "hidden", "ffn", "heads", "seq_len"};
     const int64_t vals[] = {m->layers, m->hidden, m->ffn, m->heads, m->seq_len};
     for (size_t i = 0; i < NKEYS(pos); i++)
@@ -763,14 +861,35 @@ int load_dsystem(const config_setting_t *g, const char *configs_dir,
     return rc;
 }
 
-int load_dtask(const config_setting_t *g, task_t *t, load_err *err)
+int load_dtask(const config_setting_t *g, model_kind kind, task_t *t,
+               load_err *err)
 {
     memset(t, 0, sizeof *t);
     t->detailed.dtype = HW_BF16;
     t->detailed.overlap_dp_comm = true;
-    if (load_group(g, "detailed task", dtask_keys, NKEYS(dtask_keys), LK_LLM,
-                   false, t, err))
+    unsigned kinds = kind == MODEL_DLRM ? LK_DLRM : LK_LLM;
+    if (load_group(g, kind == MODEL_DLRM ? "detailed task (dlrm)" : "detailed task",
+                   dtask_keys, NKEYS(dtask_keys), kinds, false, t, err))
         return -1;
+    if (t->kind != TASK_FINETUNE) {
+        static const char *const ftkeys[] = {"freeze_emb", "frozen_layers",
+                                             "freeze_bot_mlp", "freeze_top_mlp"};
+        for (size_t i = 0; i < NKEYS(ftkeys); i++) {
+            const config_setting_t *s = config_setting_get_member(g, ftkeys[i]);
+            if (s) {
+                load_fail(err, s, "key '%s' only applies to type \"finetune\"",
+                          ftkeys[i]);
+                return -1;
+            }
+        }
+    }
+    if (t->detailed.frozen_layers < 0) {
+        load_fail(err, load_member_or(g, "frozen_layers"),
+                  "key 'frozen_layers': expected an integer >= 0");
+        return -1;
+    }
+    if (kind == MODEL_DLRM && t->detailed.emb_sharding == TASK_EMB_NONE)
+        t->detailed.emb_sharding = TASK_EMB_TABLE;
     return 0;
 }
 
@@ -903,7 +1022,7 @@ int load_point(const char *path, const char *configs_dir, point_t *p,
         p->cluster.devices_per_node = p->system.topo.level[0].span;
         p->cluster.nodes = p->system.devices / p->cluster.devices_per_node;
         const config_setting_t *dt = config_setting_get_member(root, "task");
-        if (load_dtask(dt, &p->task, err))
+        if (load_dtask(dt, p->model.kind, &p->task, err))
             goto out;
         const char *dwhere = NULL;
         status_code dst = eval_check(p, &dwhere);

@@ -43,15 +43,18 @@ int load_system(const config_setting_t *g, cluster_t *c, load_err *err);
 int load_task(const config_setting_t *g, const model_t *m, task_t *t,
               load_err *err);
 
-/* Detailed fidelity: a model group (LLM keys plus arch, position, MoE),
- * a hardware generation, a system (hardware resolved in list 'hardware'
- * of the file or of configs_dir/hardware.cfg; topology derived) and a
- * strategy (task.detailed). Same error conventions as above. */
+/* Detailed fidelity: a model group (LLM keys plus arch, position, MoE;
+ * or DLRM tables and MLP widths), a hardware generation, a system
+ * (hardware resolved in list 'hardware' of the file or of
+ * configs_dir/hardware.cfg; topology derived) and a strategy
+ * (task.detailed, with the keys of model kind `kind`; fine-tuning keys
+ * only for type "finetune"). Same error conventions as above. */
 int load_dmodel(const config_setting_t *g, model_t *m, load_err *err);
 int load_hw(const config_setting_t *g, hw_t *h, load_err *err);
 int load_dsystem(const config_setting_t *g, const char *configs_dir,
                  topo_system_t *sys, load_err *err);
-int load_dtask(const config_setting_t *g, task_t *t, load_err *err);
+int load_dtask(const config_setting_t *g, model_kind kind, task_t *t,
+               load_err *err);
 
 /* Resolves `s` (a group, or a string naming an entry of list `list` in
  * the file's root or in the catalogue file `catalog_file` under

@@ -91,11 +91,106 @@ static void report_mem_line(FILE *out, const char *label, double bytes,
             bytes / 1e9, capacity > 0 ? 100.0 * bytes / capacity : 0.0);
 }
 
+static void report_widths(FILE *out, const int64_t *w, int n)
+{
+    for (int i = 0; i < n; i++)
+        fprintf(out, "%s%lld", i ? "-" : "", (long long)w[i]);
+}
+
+static void report_system_detailed(FILE *out, const topo_system_t *sys, int dtype)
+{
+    const hw_t *h = &sys->hw;
+    fprintf(out, "System  %s: %lld x %s\n", sys->name, (long long)sys->devices,
+            h->name);
+    fprintf(out, "  peak %-19s %12.1f TFLOP/s per device\n",
+            hw_dtype_name((hw_dtype)dtype), h->peak_flops[dtype] / 1e12);
+    fprintf(out, "  memory                   %12.1f GB at %.0f GB/s\n",
+            h->mem_capacity_bytes / 1e9, h->mem_bw_bytes_per_s / 1e9);
+    for (int i = 0; i < sys->topo.nlevels; i++) {
+        const topo_level *l = &sys->topo.level[i];
+        fprintf(out, "  network level %d          %12lld devices, %.1f GB/s "
+                     "per device, %.1f us per step, 1:%.0f\n",
+                i, (long long)l->span, l->bw / 1e9, l->alpha_s * 1e6,
+                l->oversub);
+    }
+}
+
+/* The detailed fidelity's DLRM report: tables, MLPs, the embedding
+ * shard per device, and the sparse / dense split of time. */
+static void report_text_dlrm(FILE *out, const point_t *p, const result_t *r)
+{
+    const model_t *m = &p->model;
+    const task_t *t = &p->task;
+    const task_detailed_t *d = &t->detailed;
+    double bot, top, emb;
+    detailed_dlrm_params(m, &bot, &top, &emb);
+    int64_t n = d->dp > 0 ? d->dp : 1;
+    detailed_dlrm_emb s;
+    detailed_dlrm_shard(m, d, n, (double)r->global_batch, &s);
+    char strat[160];
+    detailed_strategy_text(d, strat, sizeof strat);
+    fprintf(out, "Model   %s (dlrm): %lld tables of %lld x %lld, pooling %lld, "
+                 "%lld B per element\n",
+            m->name, (long long)m->tables, (long long)m->rows_per_table,
+            (long long)m->emb_dim, (long long)m->pooling,
+            (long long)(m->bytes_per_emb_param > 0 ? m->bytes_per_emb_param : 4));
+    fprintf(out, "  bottom MLP               ");
+    report_widths(out, m->d.bot_mlp, m->d.bot_n);
+    fprintf(out, "\n  top MLP                  %lld-",
+            (long long)(m->emb_dim + m->tables * (m->tables + 1) / 2));
+    report_widths(out, m->d.top_mlp, m->d.top_n);
+    fprintf(out, " (after the dot interaction)\n");
+    fprintf(out, "  parameters               %12.3f B (MLPs %.3f M, tables %.3f B)\n",
+            (bot + top + emb) / 1e9, (bot + top) / 1e6, emb / 1e9);
+    report_system_detailed(out, &p->system, d->dtype);
+    fprintf(out, "Task    %s, fidelity %s\n", task_kind_name(t->kind),
+            eval_fidelity_name(p->fidelity));
+    fprintf(out, "  strategy                 %s\n", strat);
+    if (t->kind == TASK_FINETUNE)
+        fprintf(out, "  frozen                   %s%s%s\n",
+                t->freeze_emb ? "embeddings " : "", t->freeze_bot_mlp ? "bottom-MLP " : "",
+                t->freeze_top_mlp ? "top-MLP" : "");
+    fprintf(out, "  global batch             %12lld samples (%lld per device)\n",
+            (long long)r->global_batch, (long long)(r->global_batch / n));
+    fprintf(out, "  embedding shard          %12.0f shards of %.0f rows x %.0f, "
+                 "%.3g lookups per iteration\n",
+            s.shards, s.rows, s.width, s.lookups);
+    double cap = p->system.hw.mem_capacity_bytes;
+    fprintf(out, "Memory per device\n");
+    report_mem_line(out, "weights (MLPs + tables)", r->mem_weights_bytes_per_device, cap);
+    report_mem_line(out, "gradients (MLPs)", r->mem_grads_bytes_per_device, cap);
+    report_mem_line(out, "optimizer states", r->mem_optimizer_bytes_per_device, cap);
+    report_mem_line(out, "activations", r->mem_activations_bytes_per_device, cap);
+    report_mem_line(out, "total", r->mem_total_bytes_per_device, cap);
+    if (r->status != STATUS_OK) {
+        fprintf(out, "Status  %s: %s\n", status_name((status_code)r->status),
+                status_text((status_code)r->status));
+        return;
+    }
+    double it = r->iteration_time_s;
+    fprintf(out, "Breakdown (summed per device, share of iteration time)\n");
+    report_pct_line(out, "compute: MLPs, interaction", r->compute_gemm_s, it);
+    report_pct_line(out, "compute: embeddings", r->compute_emb_s, it);
+    report_pct_line(out, "comm: all-to-all", r->comm_alltoall_s, it);
+    report_pct_line(out, "comm: reduce-scatter", r->comm_reducescatter_s, it);
+    report_pct_line(out, "comm: all-gather", r->comm_allgather_s, it);
+    report_pct_line(out, "comm: all-reduce (MLPs)", r->comm_allreduce_s, it);
+    report_pct_line(out, "exposed communication", r->comm_exposed_s, it);
+    fprintf(out, "Iteration time             %12.3f ms\n", it * 1e3);
+    fprintf(out, "MFU                        %12.1f %%\n", 100.0 * r->mfu);
+    fprintf(out, "Throughput                 %12.1f samples/s\n",
+            r->throughput_samples_per_s);
+}
+
 /* The detailed fidelity's report: its own inputs (hardware, topology,
  * strategy) and figures (memory breakdown, pipeline, MFU, inference). */
 static void report_text_detailed(FILE *out, const point_t *p,
                                  const result_t *r)
 {
+    if (p->model.kind == MODEL_DLRM) {
+        report_text_dlrm(out, p, r);
+        return;
+    }
     const model_t *m = &p->model;
     const topo_system_t *sys = &p->system;
     const task_detailed_t *d = &p->task.detailed;
@@ -121,23 +216,15 @@ static void report_text_detailed(FILE *out, const point_t *p,
             detailed_model_flops(m, m->causal) / 1e12);
 
     const hw_t *h = &sys->hw;
-    fprintf(out, "System  %s: %lld x %s\n", sys->name, (long long)sys->devices,
-            h->name);
-    fprintf(out, "  peak %-19s %12.1f TFLOP/s per device\n",
-            hw_dtype_name((hw_dtype)d->dtype), h->peak_flops[d->dtype] / 1e12);
-    fprintf(out, "  memory                   %12.1f GB at %.0f GB/s\n",
-            h->mem_capacity_bytes / 1e9, h->mem_bw_bytes_per_s / 1e9);
-    for (int i = 0; i < sys->topo.nlevels; i++) {
-        const topo_level *l = &sys->topo.level[i];
-        fprintf(out, "  network level %d          %12lld devices, %.1f GB/s "
-                     "per device, %.1f us per step, 1:%.0f\n",
-                i, (long long)l->span, l->bw / 1e9, l->alpha_s * 1e6,
-                l->oversub);
-    }
+    report_system_detailed(out, sys, d->dtype);
 
     fprintf(out, "Task    %s, fidelity %s\n", task_kind_name(p->task.kind),
             eval_fidelity_name(p->fidelity));
     fprintf(out, "  strategy                 %s\n", strat);
+    if (p->task.kind == TASK_FINETUNE)
+        fprintf(out, "  frozen                   %lld of %lld layers%s\n",
+                (long long)d->frozen_layers, (long long)m->layers,
+                p->task.freeze_emb ? ", embeddings" : "");
     fprintf(out, "  global batch             %12lld sequences\n",
             (long long)r->global_batch);
     double cap = h->mem_capacity_bytes;

@@ -431,13 +431,266 @@ static void test_auto(void)
     CU_ASSERT_NOT_EQUAL(ops->auto_apply(&p, n, 1024), STATUS_OK);
 }
 
+/* A small DLRM on the tidy hardware: 6 tables of R rows x 16 fp32,
+ * pooling 10, bottom MLP 8-16, top MLP 37-4-1 (37 = 16 + 6 * 7 / 2),
+ * on 4 devices of one node, global batch 1024 (256 per device). */
+static point_t dlrm_point(int sharding, int64_t rows)
+{
+    point_t p;
+    memset(&p, 0, sizeof p);
+    p.fidelity = EVAL_DETAILED;
+    strcpy(p.model.name, "dlrm");
+    p.model.kind = MODEL_DLRM;
+    p.model.tables = 6;
+    p.model.rows_per_table = rows;
+    p.model.emb_dim = 16;
+    p.model.pooling = 10;
+    p.model.bytes_per_emb_param = 4;
+    p.model.d.bot_n = 2;
+    p.model.d.bot_mlp[0] = 8;
+    p.model.d.bot_mlp[1] = 16;
+    p.model.d.top_n = 2;
+    p.model.d.top_mlp[0] = 4;
+    p.model.d.top_mlp[1] = 1;
+    p.system.hw = tidy_hw();
+    p.system.devices = 4;
+    p.system.devices_per_node = 8;
+    const char *bad = NULL;
+    CU_ASSERT_EQUAL(topo_system_derive(&p.system, &bad), STATUS_OK);
+    p.task.kind = TASK_PRETRAIN;
+    p.task.detailed.dp = 4;
+    p.task.detailed.dtype = HW_BF16;
+    p.task.detailed.global_batch = 1024;
+    p.task.detailed.overlap_dp_comm = true;
+    p.task.detailed.emb_sharding = sharding;
+    return p;
+}
+
+static void test_dlrm_sharding(void)
+{
+    /* Table-wise: ceil(6/4) = 2 whole tables on the busiest device,
+     * each looked up for all 1024 samples: 2 x 1024 x 10 = 20480 rows,
+     * 2048 pooled vectors. Row-wise: every table's 1000/4 = 250 rows,
+     * hit by 10/4 of a table's lookups per sample: 6 x 1024 x 10 / 4 =
+     * 15360 rows, 6 x 1024 = 6144 partial sums. Column-wise with 2
+     * shards per table: 12 shards of 8 columns, ceil(12/4) = 3 each. */
+    point_t p = dlrm_point(TASK_EMB_TABLE, 1000);
+    detailed_dlrm_emb s;
+    detailed_dlrm_shard(&p.model, &p.task.detailed, 4, 1024, &s);
+    UNIT_ASSERT_CLOSE(s.shards, 2, 0);
+    UNIT_ASSERT_CLOSE(s.lookups, 20480, 0);
+    UNIT_ASSERT_CLOSE(s.outputs, 2048, 0);
+    UNIT_ASSERT_CLOSE(s.state_values, 1, 0); /* row-wise Adagrad */
+    p.task.detailed.emb_sharding = TASK_EMB_ROW;
+    detailed_dlrm_shard(&p.model, &p.task.detailed, 4, 1024, &s);
+    UNIT_ASSERT_CLOSE(s.rows, 250, 0);
+    UNIT_ASSERT_CLOSE(s.lookups, 15360, 0);
+    UNIT_ASSERT_CLOSE(s.outputs, 6144, 0);
+    p.task.detailed.emb_sharding = TASK_EMB_COLUMN;
+    p.task.detailed.emb_column_shards = 2;
+    detailed_dlrm_shard(&p.model, &p.task.detailed, 4, 1024, &s);
+    UNIT_ASSERT_CLOSE(s.shards, 3, 0);
+    UNIT_ASSERT_CLOSE(s.width, 8, 0);
+    UNIT_ASSERT_CLOSE(s.lookups, 30720, 0);
+    UNIT_ASSERT_CLOSE(s.id_copies, 2, 0);
+    /* default column shards: the smallest divisor c of 16 with 6 c >= 4
+     * is 1; with 2 tables on 4 devices it is 2; Adagrad keeps one value
+     * per element of the shard (8), Adam two */
+    p.task.detailed.emb_column_shards = 0;
+    CU_ASSERT_EQUAL(detailed_dlrm_column_shards(&p.model, &p.task.detailed, 4), 1);
+    p.model.tables = 2;
+    CU_ASSERT_EQUAL(detailed_dlrm_column_shards(&p.model, &p.task.detailed, 4), 2);
+    p.task.detailed.emb_optimizer = TASK_EMB_OPT_ADAGRAD;
+    detailed_dlrm_shard(&p.model, &p.task.detailed, 4, 1024, &s);
+    UNIT_ASSERT_CLOSE(s.state_values, 8, 0);
+    p.task.detailed.emb_optimizer = TASK_EMB_OPT_ADAM;
+    detailed_dlrm_shard(&p.model, &p.task.detailed, 4, 1024, &s);
+    UNIT_ASSERT_CLOSE(s.state_values, 16, 0);
+}
+
+static void test_dlrm_eval(void)
+{
+    engine e;
+    engine_init(&e, false);
+    result_t r;
+    /* Memory, table-wise, training: MLP parameters 8x16+16 + 37x4+4 +
+     * 4x1+1 = 301, 2 bytes each replicated (weights and gradients), 12
+     * bytes of Adam; tables 2 x 1000 x 16 x 4 = 128000 bytes; row-wise
+     * Adagrad 2 x 1000 x 4 = 8000 bytes. */
+    point_t p = dlrm_point(TASK_EMB_TABLE, 1000);
+    CU_ASSERT_EQUAL(eval_check(&p, NULL), STATUS_OK);
+    CU_ASSERT_EQUAL(eval_point(&p, &e, &r, NULL), STATUS_OK);
+    UNIT_ASSERT_CLOSE(r.mem_weights_bytes_per_device, 602 + 128000, 1e-15);
+    UNIT_ASSERT_CLOSE(r.mem_grads_bytes_per_device, 602, 1e-15);
+    UNIT_ASSERT_CLOSE(r.mem_optimizer_bytes_per_device, 12 * 301 + 8000, 1e-15);
+    /* embeddings in training: gathers (20480 rows + 2048 pooled writes)
+     * x 64 bytes, then the fused sparse update: 2048 pooled gradients x
+     * 64 + per row read and write (128) and the Adagrad value read and
+     * written (8): 20480 x 136; at 0.5 TB/s, no kernel overhead */
+    UNIT_ASSERT_CLOSE(r.compute_emb_s, (22528.0 * 64 + 2048.0 * 64 + 20480.0 * 136) / 0.5e12,
+                      1e-12);
+    CU_ASSERT(r.comm_allreduce_s > 0 && r.iteration_time_s > 0);
+
+    /* Inference: lookups only; ids (6 tables x 256 samples x 10 x 4 B =
+     * 61440 B) and pooled vectors (2048 x 64 = 131072 B) all-to-all on 4
+     * devices of a 100 GB/s node: 3/4 of the bytes over the bandwidth +
+     * 3 steps of 1 us each. */
+    p.task.kind = TASK_INFERENCE;
+    CU_ASSERT_EQUAL(eval_point(&p, &e, &r, NULL), STATUS_OK);
+    UNIT_ASSERT_CLOSE(r.compute_emb_s, 22528.0 * 64 / 0.5e12, 1e-12);
+    UNIT_ASSERT_CLOSE(r.comm_alltoall_s, 0.75 * (61440.0 + 131072.0) / 100e9 + 6e-6, 1e-12);
+    CU_ASSERT_EQUAL(r.global_batch, 1024);
+    double fwd_gemm = r.compute_gemm_s;
+    /* row-wise: 6 tables x 250 rows; gathers (15360 + 6144) x 64 bytes;
+     * the partial sums reduce-scattered: 6144 x 64 = 393216 bytes */
+    p.task.detailed.emb_sharding = TASK_EMB_ROW;
+    CU_ASSERT_EQUAL(eval_point(&p, &e, &r, NULL), STATUS_OK);
+    UNIT_ASSERT_CLOSE(r.compute_emb_s, 21504.0 * 64 / 0.5e12, 1e-12);
+    UNIT_ASSERT_CLOSE(r.comm_reducescatter_s, 0.75 * 393216.0 / 100e9 + 3e-6, 1e-12);
+    UNIT_ASSERT_CLOSE(r.comm_alltoall_s, 0.75 * 61440.0 / 100e9 + 3e-6, 1e-12);
+    UNIT_ASSERT_CLOSE(r.mem_weights_bytes_per_device, 602 + 6 * 250 * 64, 1e-15);
+
+    /* Fine-tuning with everything frozen costs the forward only: the
+     * same MLP time as inference, no gradients, no optimizer states. */
+    p = dlrm_point(TASK_EMB_TABLE, 1000);
+    p.task.kind = TASK_FINETUNE;
+    p.task.freeze_emb = p.task.freeze_bot_mlp = p.task.freeze_top_mlp = true;
+    CU_ASSERT_EQUAL(eval_point(&p, &e, &r, NULL), STATUS_OK);
+    UNIT_ASSERT_CLOSE(r.compute_gemm_s, fwd_gemm, 1e-12);
+    UNIT_ASSERT_CLOSE(r.compute_emb_s, 22528.0 * 64 / 0.5e12, 1e-12);
+    UNIT_ASSERT_CLOSE(r.mem_grads_bytes_per_device + r.mem_optimizer_bytes_per_device, 0, 0);
+    CU_ASSERT_EQUAL(r.comm_allreduce_s, 0);
+    /* frozen bottom MLP only: gradients of the top MLP (157 params) */
+    p.task.freeze_emb = p.task.freeze_top_mlp = false;
+    CU_ASSERT_EQUAL(eval_point(&p, &e, &r, NULL), STATUS_OK);
+    UNIT_ASSERT_CLOSE(r.mem_grads_bytes_per_device, 2 * 157, 1e-15);
+
+    /* Load imbalance by table granularity: 700M rows of 64 bytes, 2
+     * tables (89.6 GB) do not fit in 80 GB table-wise; row-wise holds
+     * 6 x 175M rows = 67.2 GB + 4.2 GB of Adagrad and fits. */
+    p = dlrm_point(TASK_EMB_TABLE, 700000000);
+    CU_ASSERT_EQUAL(eval_point(&p, &e, &r, NULL), STATUS_INFEASIBLE_MEMORY);
+    CU_ASSERT(r.mem_weights_bytes_per_device > 89.6e9);
+    p.task.detailed.emb_sharding = TASK_EMB_ROW;
+    CU_ASSERT_EQUAL(eval_point(&p, &e, &r, NULL), STATUS_OK);
+    UNIT_ASSERT_CLOSE(r.mem_optimizer_bytes_per_device, 12 * 301 + 6 * 175e6 * 4, 1e-12);
+
+    /* rules: no tensor parallelism; dp = devices; bottom output = emb_dim */
+    p = dlrm_point(TASK_EMB_TABLE, 1000);
+    p.task.detailed.tp = 2;
+    CU_ASSERT_EQUAL(eval_check(&p, NULL), STATUS_INVALID_STRATEGY);
+    p = dlrm_point(TASK_EMB_TABLE, 1000);
+    p.task.detailed.dp = 2;
+    CU_ASSERT_EQUAL(eval_check(&p, NULL), STATUS_INVALID_PRODUCT);
+    p = dlrm_point(TASK_EMB_TABLE, 1000);
+    p.model.d.bot_mlp[1] = 32;
+    CU_ASSERT_EQUAL(eval_check(&p, NULL), STATUS_INVALID_VALUE);
+    p = dlrm_point(TASK_EMB_TABLE, 1000);
+    p.task.detailed.global_batch = 1022; /* not a multiple of 4 */
+    CU_ASSERT_EQUAL(eval_point(&p, &e, &r, NULL), STATUS_INFEASIBLE_BATCH);
+    engine_free(&e);
+}
+
+static void test_dlrm_auto(void)
+{
+    /* the DLRM candidates follow the transformer ones: the last three,
+     * table-, row- and column-wise; they refuse LLM models and the
+     * transformer candidates refuse DLRM models */
+    const eval_ops *ops = eval_ops_of(EVAL_DETAILED);
+    int64_t n = ops->auto_count();
+    static const int want[3] = {TASK_EMB_TABLE, TASK_EMB_ROW, TASK_EMB_COLUMN};
+    for (int k = 0; k < 3; k++) {
+        point_t p = dlrm_point(TASK_EMB_NONE, 1000);
+        CU_ASSERT_EQUAL(ops->auto_apply(&p, n - 3 + k, 4096), STATUS_OK);
+        CU_ASSERT_EQUAL(p.task.detailed.emb_sharding, want[k]);
+        CU_ASSERT_EQUAL(p.task.detailed.dp, 4);
+        CU_ASSERT_EQUAL(p.task.detailed.micro_batch, 1024);
+        CU_ASSERT_EQUAL(eval_check(&p, NULL), STATUS_OK);
+        point_t q = tidy_point(1, 1, 64, 0);
+        CU_ASSERT_EQUAL(ops->auto_apply(&q, n - 3 + k, 4096), STATUS_INVALID_STRATEGY);
+        task_detailed_t c;
+        CU_ASSERT_EQUAL(detailed_auto_candidate(n - 3 + k, &c), 0);
+        char text[160];
+        detailed_strategy_text(&c, text, sizeof text);
+        CU_ASSERT_PTR_NOT_NULL(strstr(text, k == 0 ? "emb-table" : k == 1 ? "emb-row"
+                                                                          : "emb-column"));
+    }
+    point_t p = dlrm_point(TASK_EMB_NONE, 1000);
+    CU_ASSERT_EQUAL(ops->auto_apply(&p, 0, 4096), STATUS_INVALID_STRATEGY);
+    CU_ASSERT_EQUAL(ops->auto_apply(&p, n - 1, 4098), STATUS_INVALID_BATCH_MISMATCH);
+}
+
+static void test_finetune(void)
+{
+    engine e;
+    engine_init(&e, false);
+    result_t r0, rh, rl;
+    /* ViT-like (no embedding table) on one device, 16 micro-batches: all
+     * compute. Frozen layers with nothing trained below them run no
+     * backward, so freezing the first half costs the mean of training
+     * every layer and training none: per micro-batch 8 (f + b) -> 4 f +
+     * 4 (f + b), and the optimizer over half the parameters. */
+    point_t p = tidy_point(1, 1, 1, 0);
+    p.model.vocab = 0;
+    p.model.d.arch = MODEL_ARCH_VIT;
+    p.task.kind = TASK_FINETUNE;
+    CU_ASSERT_EQUAL(eval_point(&p, &e, &r0, NULL), STATUS_OK);
+    p.task.detailed.frozen_layers = 4;
+    CU_ASSERT_EQUAL(eval_point(&p, &e, &rh, NULL), STATUS_OK);
+    p.task.detailed.frozen_layers = 8;
+    CU_ASSERT_EQUAL(eval_point(&p, &e, &rl, NULL), STATUS_OK);
+    UNIT_ASSERT_CLOSE(rh.compute_gemm_s, 0.5 * (r0.compute_gemm_s + rl.compute_gemm_s), 1e-12);
+    UNIT_ASSERT_CLOSE(rh.iteration_time_s, rh.compute_gemm_s, 1e-12);
+    /* gradients 2 and Adam 12 bytes for the 4 trained layers of 12 h^2;
+     * activations only for them (their backward needs them) */
+    double lp = 12.0 * 1024.0 * 1024.0;
+    UNIT_ASSERT_CLOSE(rh.mem_grads_bytes_per_device, 2.0 * 4.0 * lp, 1e-12);
+    UNIT_ASSERT_CLOSE(rh.mem_optimizer_bytes_per_device, 12.0 * 4.0 * lp, 1e-12);
+    UNIT_ASSERT_CLOSE(rh.mem_activations_bytes_per_device,
+                      0.5 * r0.mem_activations_bytes_per_device, 1e-12);
+    UNIT_ASSERT_CLOSE(rl.mem_grads_bytes_per_device, 0.0, 0);
+    CU_ASSERT(rl.mfu > 0);
+
+    /* GPT with a trained (tied) embedding under 8 frozen layers: they
+     * pass data gradients down but compute no weight gradients, so per
+     * micro-batch each saves its four forward GEMMs once (QKV T x 3h x h,
+     * output T x h x h, MLP T x 4h x h and T x h x 4h; T = 1024 tokens),
+     * and the optimizer skips their 8 x 12 h^2 parameters (30 bytes
+     * each at 0.5 TB/s). */
+    p = tidy_point(1, 1, 1, 0);
+    p.task.kind = TASK_FINETUNE;
+    CU_ASSERT_EQUAL(eval_point(&p, &e, &r0, NULL), STATUS_OK);
+    p.task.detailed.frozen_layers = 8;
+    CU_ASSERT_EQUAL(eval_point(&p, &e, &rl, NULL), STATUS_OK);
+    const hw_t *h = &p.system.hw;
+    double g = hw_gemm_time(h, HW_BF16, 1024, 3072, 1024, 1) +
+               hw_gemm_time(h, HW_BF16, 1024, 1024, 1024, 1) +
+               hw_gemm_time(h, HW_BF16, 1024, 4096, 1024, 1) +
+               hw_gemm_time(h, HW_BF16, 1024, 1024, 4096, 1);
+    UNIT_ASSERT_CLOSE(r0.compute_gemm_s - rl.compute_gemm_s,
+                      16.0 * 8.0 * g + 30.0 * 8.0 * lp / 0.5e12, 1e-9);
+    /* the embedding frozen as well: no backward at all below the head */
+    p.task.freeze_emb = true;
+    CU_ASSERT_EQUAL(eval_point(&p, &e, &rh, NULL), STATUS_OK);
+    CU_ASSERT(rh.compute_gemm_s < rl.compute_gemm_s);
+    UNIT_ASSERT_CLOSE(rh.mem_grads_bytes_per_device, 0.0, 0);
+    /* frozen parts only for fine-tuning; at most every layer */
+    p.task.kind = TASK_PRETRAIN;
+    CU_ASSERT_EQUAL(eval_check(&p, NULL), STATUS_INVALID_VALUE);
+    p.task.kind = TASK_FINETUNE;
+    p.task.detailed.frozen_layers = 9;
+    CU_ASSERT_EQUAL(eval_check(&p, NULL), STATUS_INVALID_VALUE);
+    engine_free(&e);
+}
+
 static void test_load_points(void)
 {
     /* the shipped example points load and evaluate */
     static const char *const files[] = {
         "detailed_llama3_70b.cfg", "detailed_mixtral_8x7b.cfg",
         "detailed_llama3_405b_gb200.cfg", "detailed_llama2_70b_inference.cfg",
-        "detailed_vit_fsdp.cfg"};
+        "detailed_vit_fsdp.cfg", "detailed_dlrm_mlperf.cfg", "detailed_dlrm_multihot_64.cfg",
+        "detailed_llama2_7b_finetune.cfg"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         char path[1024];
         snprintf(path, sizeof path, "%s/points/%s", unit_configs(), files[i]);
@@ -489,6 +742,10 @@ int main(void)
     CU_add_test(s, "MoE and inference", test_eval_moe_and_inference);
     CU_add_test(s, "layout and hybrid sharding", test_layout_and_hybrid_sharding);
     CU_add_test(s, "auto strategies", test_auto);
+    CU_add_test(s, "DLRM embedding sharding", test_dlrm_sharding);
+    CU_add_test(s, "DLRM evaluation", test_dlrm_eval);
+    CU_add_test(s, "DLRM auto strategies", test_dlrm_auto);
+    CU_add_test(s, "fine-tuning: frozen layers and embeddings", test_finetune);
     CU_add_test(s, "point files", test_load_points);
     return unit_run();
 }
