@@ -799,8 +799,10 @@ int spec_load(const char *path, const char *configs_dir, spec *sp,
     if (cs) {
         int t = config_setting_type(cs);
         if ((t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64) ||
-            config_setting_get_int64(cs) < 1) {
-            load_fail(err, cs, "key 'chunk': expected an integer >= 1");
+            config_setting_get_int64(cs) < 1 ||
+            config_setting_get_int64(cs) > SPEC_CHUNK_MAX) {
+            load_fail(err, cs, "key 'chunk': expected an integer from 1 "
+                      "to %lld", (long long)SPEC_CHUNK_MAX);
             goto out;
         }
         sp->chunk = (int64_t)config_setting_get_int64(cs);

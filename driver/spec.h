@@ -43,8 +43,9 @@
  *               embedding = "mp:all"; } with degrees that are numbers or
  *               node / all / rest (see cost/autoplan.h); the detailed
  *               fidelity takes "auto" only (its candidates: detailed.c)
- *   chunk       ids per work chunk (default 4096; raised so that a sweep
- *               has at most 2^22 chunks)
+ *   chunk       ids per work chunk, 1 to 2^20 (default 4096; raised so
+ *               that a sweep has at most 2^22 chunks); a rank buffers one
+ *               chunk of rows
  * Every error is one line "FILE:LINE: ... (key 'k')". The spec owns its
  * axis arrays (freed by spec_free); it keeps the whole file text, which
  * sweep output files store verbatim.
@@ -63,6 +64,7 @@
 #define SPEC_CHUNK_DEFAULT 4096
 #define SPEC_DECODE_TOKENS 128 /* detailed inference default */
 #define SPEC_MAX_CHUNKS (INT64_C(1) << 22)
+#define SPEC_CHUNK_MAX (INT64_C(1) << 20) /* rows buffered per rank */
 
 typedef struct spec_task {
     char name[SPEC_NAME_MAX];

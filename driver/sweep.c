@@ -196,10 +196,12 @@ int sweep_run(MPI_Comm comm, const sweep_opts *o, sweep_stats *stats,
 
     /* phase 2: check pass */
     double t_start = MPI_Wtime();
+    /* ceilings without total + d - 1, which overflows near 2^63 ids */
     int64_t chunk = sp.chunk;
-    if ((s.total + SPEC_MAX_CHUNKS - 1) / SPEC_MAX_CHUNKS > chunk)
-        chunk = (s.total + SPEC_MAX_CHUNKS - 1) / SPEC_MAX_CHUNKS;
-    int64_t nchunks = (s.total + chunk - 1) / chunk;
+    int64_t need = s.total / SPEC_MAX_CHUNKS + (s.total % SPEC_MAX_CHUNKS != 0);
+    if (need > chunk)
+        chunk = need;
+    int64_t nchunks = s.total / chunk + (s.total % chunk != 0);
     int64_t *off = calloc((size_t)nchunks + 1, sizeof *off);
     uint8_t *done = calloc((size_t)nchunks + 1, 1);
     space_cursor *cur = malloc(sizeof *cur);

@@ -225,6 +225,12 @@ static void test_bad_specs(void)
                "tasks = ( { type = \"finetune\";\n freeze_emb = true; } );\n"
                "global_batch = [8];\nstrategies = \"auto\";\n",
                4, "unknown key 'freeze_emb'");
+    expect_bad("chunk.cfg",
+               "models = [\"dlrm_a\"];\nsystems = [\"zionex_8\"];\n"
+               "tasks = [\"pretrain\"];\nglobal_batch = [8];\n"
+               "strategies = \"auto\";\nfidelity = \"madmax\";\n"
+               "chunk = 4611686018427387904L;\n",
+               7, "key 'chunk': expected an integer from 1 to 1048576");
     expect_bad("dtokens.cfg",
                "models = [\"llama2-7b\"];\nsystems = [\"h100-8\"];\n"
                "tasks = ( { type = \"inference\";\n decode_tokens = 0; } );\n"

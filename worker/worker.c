@@ -113,7 +113,7 @@ int worker_run(worker *w)
     CHECK_MPI(MPI_Comm_rank(w->comm, &w->rank));
     int64_t npairs = w->s->radix[SPACE_MODEL] * w->s->radix[SPACE_SYSTEM];
     w->best = malloc((size_t)npairs * sizeof *w->best);
-    char *buf = malloc((size_t)w->chunk * w->rows->t.size);
+    char *buf = calloc((size_t)w->chunk, w->rows->t.size); /* checks n*size */
     space_cursor *cur = malloc(sizeof *cur);
     int64_t nk = w->s->radix[SPACE_STRATEGY];
     worker_plans pc = {.system = -1, .n = nk,
