@@ -91,6 +91,9 @@ status_code space_point(const space *s, space_cursor *c, int64_t id,
                                   st->min_frozen_layer > p->model.layers
                               ? p->model.layers
                               : st->min_frozen_layer;
+    t->detailed.frozen_layers = st->frozen_layers > p->model.layers
+                                    ? p->model.layers
+                                    : st->frozen_layers;
     t->detailed.dtype = st->dtype;
     t->detailed.prompt_tokens = st->prompt_tokens;
     t->detailed.decode_tokens = st->kind == TASK_INFERENCE ? st->decode_tokens : 0;

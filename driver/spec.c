@@ -497,8 +497,8 @@ static int spec_tasks(spec *sp, const config_setting_t *s, load_err *err)
     static const char *const tkeys[] = {"type", "name", "freeze_emb",
                                         "freeze_dense", "freeze_top_mlp",
                                         "freeze_bot_mlp", "min_frozen_layer",
-                                        "precision", "prompt_tokens",
-                                        "decode_tokens"};
+                                        "frozen_layers", "precision",
+                                        "prompt_tokens", "decode_tokens"};
     bool detailed = sp->fidelity == EVAL_DETAILED;
     for (int i = 0; i < n; i++) {
         const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
@@ -514,16 +514,21 @@ static int spec_tasks(spec *sp, const config_setting_t *s, load_err *err)
                 bool known = false;
                 for (size_t j = 0; j < NKEYS(tkeys); j++)
                     known |= strcmp(config_setting_name(m), tkeys[j]) == 0;
-                bool dkey = (strcmp(config_setting_name(m), "precision") == 0 ||
-                                       strcmp(config_setting_name(m), "prompt_tokens") == 0 ||
-                                       strcmp(config_setting_name(m), "decode_tokens") == 0);
-                bool fkey = strncmp(config_setting_name(m), "freeze_", 7) == 0 ||
-                            strcmp(config_setting_name(m), "min_frozen_layer") == 0;
-                if (!known || (dkey && !detailed) || (fkey && detailed)) {
+                const char *kn = config_setting_name(m);
+                /* keys of one fidelity only */
+                bool dkey = strcmp(kn, "precision") == 0 ||
+                            strcmp(kn, "prompt_tokens") == 0 ||
+                            strcmp(kn, "decode_tokens") == 0 ||
+                            strcmp(kn, "frozen_layers") == 0;
+                bool mkey = strcmp(kn, "freeze_dense") == 0 ||
+                            strcmp(kn, "min_frozen_layer") == 0;
+                if (!known || (dkey && !detailed) || (mkey && detailed)) {
                     load_fail(err, m, "unknown key '%s' in a task of the %s "
                               "fidelity (expected type, name, %s)",
-                              config_setting_name(m), sp->ops->name,
-                              detailed ? "precision, prompt_tokens, decode_tokens"
+                              kn, sp->ops->name,
+                              detailed ? "freeze_emb, frozen_layers, "
+                                         "freeze_top_mlp, freeze_bot_mlp, "
+                                         "precision, prompt_tokens, decode_tokens"
                                        : "freeze_emb, freeze_dense, "
                                          "freeze_top_mlp, freeze_bot_mlp, "
                                          "min_frozen_layer");
@@ -596,9 +601,20 @@ static int spec_tasks(spec *sp, const config_setting_t *s, load_err *err)
             }
             t->min_frozen_layer = (int64_t)config_setting_get_int64(mf);
         }
+        const config_setting_t *fl = config_setting_get_member(e, "frozen_layers");
+        if (fl) {
+            int ty = config_setting_type(fl);
+            if ((ty != CONFIG_TYPE_INT && ty != CONFIG_TYPE_INT64) ||
+                config_setting_get_int64(fl) < 0) {
+                load_fail(err, fl, "key 'frozen_layers': expected an "
+                          "integer >= 0");
+                return -1;
+            }
+            t->frozen_layers = (int64_t)config_setting_get_int64(fl);
+        }
         if (t->kind != TASK_FINETUNE &&
             (t->freeze_emb || t->freeze_dense || t->freeze_top_mlp ||
-             t->freeze_bot_mlp || mf)) {
+             t->freeze_bot_mlp || mf || fl)) {
             load_fail(err, e, "task '%s': freeze keys only apply to type "
                       "\"finetune\"", t->name);
             return -1;

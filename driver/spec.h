@@ -30,11 +30,14 @@
  *               freeze_emb = true; freeze_dense = false;
  *               min_frozen_layer = 40; freeze_top_mlp = false;
  *               freeze_bot_mlp = false; } (freeze keys default to false,
- *               min_frozen_layer to the model's layers, capped at them;
- *               madmax only). Detailed tasks take instead
- *               precision = "bf16" (default) / "fp16" / "fp8" / "tf32" /
- *               "fp32", and for inference prompt_tokens (default the
- *               model's seq_len) and decode_tokens (default 128).
+ *               min_frozen_layer to the model's layers, capped at them).
+ *               Detailed tasks take instead of freeze_dense and
+ *               min_frozen_layer: frozen_layers = N (the first N layers
+ *               frozen, capped at the model's), with freeze_emb,
+ *               freeze_top_mlp, freeze_bot_mlp; and precision = "bf16"
+ *               (default) / "fp16" / "fp8" / "tf32" / "fp32", and for
+ *               inference prompt_tokens (default the model's seq_len) and
+ *               decode_tokens (default 128).
  *   global_batch  array of global batch sizes (samples per step;
  *               detailed: sequences per iteration, or for inference the
  *               sequences decoded concurrently)
@@ -71,6 +74,7 @@ typedef struct spec_task {
     task_kind kind;
     bool freeze_emb, freeze_dense, freeze_top_mlp, freeze_bot_mlp;
     int64_t min_frozen_layer; /* -1: the model's layer count */
+    int64_t frozen_layers;    /* detailed finetune: leading layers frozen */
     int dtype;                /* detailed: hw_dtype of compute */
     int64_t prompt_tokens;    /* detailed inference (0: seq_len) */
     int64_t decode_tokens;    /* detailed inference */

@@ -122,6 +122,65 @@ static void test_bijection_and_counts(void)
     spec_free(&sp);
 }
 
+/* A detailed fine-tuning task reaches the point: its frozen layers (capped
+ * at the model's layers) and frozen embeddings, and it costs less than
+ * pre-training the same model with the same strategy (frozen layers need
+ * no weight gradients, no gradient communication). */
+static void test_detailed_finetune(void)
+{
+    static const char *const text =
+        "models = [\"llama2-7b\"];\nsystems = [\"h100-8\"];\n"
+        "tasks = ( \"pretrain\",\n"
+        "  { type = \"finetune\"; name = \"ft\"; frozen_layers = 16;\n"
+        "    freeze_emb = true; },\n"
+        "  { type = \"finetune\"; name = \"ft_all\"; frozen_layers = 999; } );\n"
+        "global_batch = [64];\nstrategies = \"auto\";\n";
+    spec sp;
+    load_err err;
+    char path[512];
+    int rc = load_text("dft.cfg", text, &sp, &err, path, sizeof path);
+    if (rc)
+        fprintf(stderr, "%s\n", err.text);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    space s;
+    CU_ASSERT_EQUAL_FATAL(space_init(&s, &sp, &err), 0);
+    space_cursor c;
+    space_cursor_init(&c);
+    engine e;
+    engine_init(&e, false);
+    int compared = 0;
+    int64_t idx[SPACE_NAXES] = {0, 0, 0, 0, 0};
+    for (int64_t k = 0; k < s.radix[SPACE_STRATEGY] && compared < 20; k++) {
+        idx[SPACE_STRATEGY] = k;
+        result_t r[3];
+        int ok = 1;
+        for (int64_t t = 0; t < 3 && ok; t++) {
+            idx[SPACE_TASK] = t;
+            ok = space_point(&s, &c, space_encode(&s, idx), NULL) == STATUS_OK &&
+                 eval_point(&c.p, &e, &r[t], NULL) == STATUS_OK;
+            if (ok && t == 1) {
+                CU_ASSERT_EQUAL(c.p.task.kind, TASK_FINETUNE);
+                CU_ASSERT_EQUAL(c.p.task.detailed.frozen_layers, 16);
+                CU_ASSERT(c.p.task.freeze_emb);
+            }
+            if (ok && t == 2)
+                CU_ASSERT_EQUAL(c.p.task.detailed.frozen_layers, c.p.model.layers);
+        }
+        if (!ok)
+            continue;
+        compared++;
+        CU_ASSERT(r[1].iteration_time_s < r[0].iteration_time_s);
+        /* all layers frozen but the embeddings trained: the backward still
+         * runs through every layer (input gradients only) */
+        CU_ASSERT(r[2].iteration_time_s < r[0].iteration_time_s);
+        CU_ASSERT(r[1].mem_optimizer_bytes_per_device <
+                  r[0].mem_optimizer_bytes_per_device);
+    }
+    CU_ASSERT(compared > 0);
+    engine_free(&e);
+    spec_free(&sp);
+}
+
 /* A bad spec must fail with "PATH:LINE:" and the fragment. */
 static void expect_bad(const char *name, const char *text, int line,
                        const char *frag)
@@ -222,9 +281,14 @@ static void test_bad_specs(void)
                5, "\"auto\" strategies only");
     expect_bad("dtask.cfg",
                "models = [\"llama2-7b\"];\nsystems = [\"h100-8\"];\n"
-               "tasks = ( { type = \"finetune\";\n freeze_emb = true; } );\n"
+               "tasks = ( { type = \"finetune\";\n min_frozen_layer = 3; } );\n"
                "global_batch = [8];\nstrategies = \"auto\";\n",
-               4, "unknown key 'freeze_emb'");
+               4, "unknown key 'min_frozen_layer'");
+    expect_bad("dtask_pre.cfg",
+               "models = [\"llama2-7b\"];\nsystems = [\"h100-8\"];\n"
+               "tasks = ( { type = \"pretrain\";\n frozen_layers = 3; } );\n"
+               "global_batch = [8];\nstrategies = \"auto\";\n",
+               3, "freeze keys only apply");
     expect_bad("chunk.cfg",
                "models = [\"dlrm_a\"];\nsystems = [\"zionex_8\"];\n"
                "tasks = [\"pretrain\"];\nglobal_batch = [8];\n"
@@ -243,6 +307,7 @@ int main(void)
     if (CU_initialize_registry() != CUE_SUCCESS)
         return 1;
     CU_pSuite s = CU_add_suite("space", NULL, NULL);
+    CU_add_test(s, "detailed fine-tuning tasks", test_detailed_finetune);
     CU_add_test(s, "plan templates and the auto set", test_templates);
     CU_add_test(s, "ids are a bijection, counts are exact",
                 test_bijection_and_counts);

@@ -246,6 +246,7 @@ static const struct output_unit {
     {"freeze_top_mlp", "bool"},
     {"freeze_bot_mlp", "bool"},
     {"min_frozen_layer", "layer index"},
+    {"frozen_layers", "layers"},
     {"prompt_tokens", "tokens"},
     {"decode_tokens", "tokens"},
     {"tp", "1"},
@@ -521,11 +522,12 @@ static void output_axes(hid_t file, const space *s, const int64_t *by_code,
     size_t o_fb = table_add(&t, "freeze_bot_mlp", TABLE_I32, 0);
     size_t o_mf = table_add(&t, "min_frozen_layer", TABLE_I64, 0);
     bool det = sp->fidelity == EVAL_DETAILED;
-    size_t o_pt = 0, o_dt = 0;
+    size_t o_pt = 0, o_dt = 0, o_fl = 0;
     if (det) {
         table_add(&t, "precision", TABLE_STR, 8);
         o_pt = table_add(&t, "prompt_tokens", TABLE_I64, 0);
         o_dt = table_add(&t, "decode_tokens", TABLE_I64, 0);
+        o_fl = table_add(&t, "frozen_layers", TABLE_I64, 0);
     }
     const table_col *c_name = table_find(&t, "name"),
                     *c_kind = table_find(&t, "type"),
@@ -545,6 +547,7 @@ static void output_axes(hid_t file, const space *s, const int64_t *by_code,
             table_put_str(row, c_prec, hw_dtype_name((hw_dtype)k->dtype));
             table_put_i64(row, o_pt, k->prompt_tokens);
             table_put_i64(row, o_dt, k->kind == TASK_INFERENCE ? k->decode_tokens : 0);
+            table_put_i64(row, o_fl, k->frozen_layers);
         }
     }
     output_table(g, "task", &t, sp->ntasks, b, rank);
