@@ -8,6 +8,7 @@
 #include "report.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "../cost/detailed.h"
@@ -115,6 +116,28 @@ static void report_system_detailed(FILE *out, const topo_system_t *sys, int dtyp
     }
 }
 
+/* The detailed fidelity's memory breakdown against the device capacity,
+ * then the status of an infeasible point; returns -1 when the point was
+ * not evaluated (nothing more to report). */
+static int report_memory(FILE *out, const result_t *r, double cap, bool dlrm)
+{
+    fprintf(out, "Memory per device\n");
+    report_mem_line(out, dlrm ? "weights (MLPs + tables)" : "weights",
+                    r->mem_weights_bytes_per_device, cap);
+    report_mem_line(out, dlrm ? "gradients (MLPs)" : "gradients",
+                    r->mem_grads_bytes_per_device, cap);
+    report_mem_line(out, "optimizer states", r->mem_optimizer_bytes_per_device, cap);
+    report_mem_line(out, "activations", r->mem_activations_bytes_per_device, cap);
+    if (!dlrm)
+        report_mem_line(out, "KV cache", r->mem_kv_cache_bytes_per_device, cap);
+    report_mem_line(out, "total", r->mem_total_bytes_per_device, cap);
+    if (r->status == STATUS_OK)
+        return 0;
+    fprintf(out, "Status  %s: %s\n", status_name((status_code)r->status),
+            status_text((status_code)r->status));
+    return -1;
+}
+
 /* The detailed fidelity's DLRM report: tables, MLPs, the embedding
  * shard per device, and the sparse / dense split of time. */
 static void report_text_dlrm(FILE *out, const point_t *p, const result_t *r)
@@ -155,18 +178,8 @@ static void report_text_dlrm(FILE *out, const point_t *p, const result_t *r)
     fprintf(out, "  embedding shard          %12.0f shards of %.0f rows x %.0f, "
                  "%.3g lookups per iteration\n",
             s.shards, s.rows, s.width, s.lookups);
-    double cap = p->system.hw.mem_capacity_bytes;
-    fprintf(out, "Memory per device\n");
-    report_mem_line(out, "weights (MLPs + tables)", r->mem_weights_bytes_per_device, cap);
-    report_mem_line(out, "gradients (MLPs)", r->mem_grads_bytes_per_device, cap);
-    report_mem_line(out, "optimizer states", r->mem_optimizer_bytes_per_device, cap);
-    report_mem_line(out, "activations", r->mem_activations_bytes_per_device, cap);
-    report_mem_line(out, "total", r->mem_total_bytes_per_device, cap);
-    if (r->status != STATUS_OK) {
-        fprintf(out, "Status  %s: %s\n", status_name((status_code)r->status),
-                status_text((status_code)r->status));
+    if (report_memory(out, r, p->system.hw.mem_capacity_bytes, true) != 0)
         return;
-    }
     double it = r->iteration_time_s;
     fprintf(out, "Breakdown (summed per device, share of iteration time)\n");
     report_pct_line(out, "compute: MLPs, interaction", r->compute_gemm_s, it);
@@ -227,19 +240,8 @@ static void report_text_detailed(FILE *out, const point_t *p,
                 p->task.freeze_emb ? ", embeddings" : "");
     fprintf(out, "  global batch             %12lld sequences\n",
             (long long)r->global_batch);
-    double cap = h->mem_capacity_bytes;
-    fprintf(out, "Memory per device\n");
-    report_mem_line(out, "weights", r->mem_weights_bytes_per_device, cap);
-    report_mem_line(out, "gradients", r->mem_grads_bytes_per_device, cap);
-    report_mem_line(out, "optimizer states", r->mem_optimizer_bytes_per_device, cap);
-    report_mem_line(out, "activations", r->mem_activations_bytes_per_device, cap);
-    report_mem_line(out, "KV cache", r->mem_kv_cache_bytes_per_device, cap);
-    report_mem_line(out, "total", r->mem_total_bytes_per_device, cap);
-    if (r->status != STATUS_OK) {
-        fprintf(out, "Status  %s: %s\n", status_name((status_code)r->status),
-                status_text((status_code)r->status));
+    if (report_memory(out, r, h->mem_capacity_bytes, false) != 0)
         return;
-    }
     double it = r->iteration_time_s;
     fprintf(out, "Breakdown (summed per device, share of iteration time)\n");
     report_pct_line(out, "compute", r->compute_gemm_s, it);
