@@ -673,23 +673,38 @@ int load_task(const config_setting_t *g, const model_t *m, task_t *t,
 
 /* ------------------------------------------------------------ detailed */
 
-/* An array of 1..MODEL_MLP_MAX positive integers. */
-static int load_iarray(const config_setting_t *g, const char *key, int64_t *out,
-                       int *n, load_err *err)
+/* Member `key` of g as an array or list of 1..max elements (`what` names
+ * them in messages); NULL with err set otherwise. */
+static const config_setting_t *load_array(const config_setting_t *g,
+                                          const char *key, int max,
+                                          const char *what, int *len,
+                                          load_err *err)
 {
     const config_setting_t *s = config_setting_get_member(g, key);
     int t = config_setting_type(s);
     if (t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST) {
-        load_fail(err, s, "key '%s': expected an array of integers, got %s", key,
-                  load_type_name(t));
-        return -1;
+        load_fail(err, s, "key '%s': expected an array of %s, got %s", key,
+                  what, load_type_name(t));
+        return NULL;
     }
-    int len = config_setting_length(s);
-    if (len < 1 || len > MODEL_MLP_MAX) {
-        load_fail(err, s, "key '%s': expected 1 to %d widths, got %d", key,
-                  MODEL_MLP_MAX, len);
-        return -1;
+    *len = config_setting_length(s);
+    if (*len < 1 || *len > max) {
+        load_fail(err, s, "key '%s': expected 1 to %d %s, got %d", key, max,
+                  what, *len);
+        return NULL;
     }
+    return s;
+}
+
+/* An array of 1..MODEL_MLP_MAX positive integers. */
+static int load_iarray(const config_setting_t *g, const char *key, int64_t *out,
+                       int *n, load_err *err)
+{
+    int len = 0;
+    const config_setting_t *s =
+        load_array(g, key, MODEL_MLP_MAX, "integers", &len, err);
+    if (!s)
+        return -1;
     for (int i = 0; i < len; i++) {
         const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
         int et = config_setting_type(e);
@@ -776,19 +791,11 @@ int load_dmodel(const config_setting_t *g, model_t *m, load_err *err)
 static int load_farray(const config_setting_t *g, const char *key, double *out,
                        int *n, load_err *err)
 {
-    const config_setting_t *s = config_setting_get_member(g, key);
-    int t = config_setting_type(s);
-    if (t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST) {
-        load_fail(err, s, "key '%s': expected an array of numbers, got %s", key,
-                  load_type_name(t));
+    int len = 0;
+    const config_setting_t *s =
+        load_array(g, key, HW_EFF_POINTS, "numbers", &len, err);
+    if (!s)
         return -1;
-    }
-    int len = config_setting_length(s);
-    if (len < 1 || len > HW_EFF_POINTS) {
-        load_fail(err, s, "key '%s': expected 1 to %d numbers, got %d", key,
-                  HW_EFF_POINTS, len);
-        return -1;
-    }
     for (int i = 0; i < len; i++) {
         const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
         int et = config_setting_type(e);
