@@ -52,6 +52,29 @@ int unit_run_mpi(void)
     return all ? 1 : 0;
 }
 
+char *unit_read_results(hid_t f, const table *t, hssize_t *n)
+{
+    *n = 0;
+    hid_t d = H5Dopen2(f, "results", H5P_DEFAULT);
+    if (d < 0)
+        return NULL;
+    hid_t fs = H5Dget_space(d);
+    *n = fs < 0 ? 0 : H5Sget_simple_extent_npoints(fs);
+    char *rows = malloc((size_t)(*n > 0 ? *n : 1) * t->size);
+    hid_t mt = table_mtype(t);
+    if (rows && (mt < 0 ||
+                 H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) < 0)) {
+        free(rows);
+        rows = NULL;
+    }
+    if (mt >= 0)
+        H5Tclose(mt);
+    if (fs >= 0)
+        H5Sclose(fs);
+    H5Dclose(d);
+    return rows;
+}
+
 static const char *unit_tmpdir(void)
 {
     const char *d = getenv("MADSWEEP_TEST_TMP");

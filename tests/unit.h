@@ -11,7 +11,10 @@
 #include <CUnit/CUnit.h>
 #include <stddef.h>
 
+#include <hdf5.h>
+
 #include "../cost/eval.h"
+#include "../worker/table.h"
 
 /* Relative-or-absolute closeness: |a-b| <= rel*|b| or |a-b| <= abs. */
 int unit_close(double a, double b, double rel, double abs);
@@ -26,6 +29,11 @@ int unit_run(void);
  * summed over all ranks so every rank returns the same exit code, then
  * MPI_Finalize. A failing assertion must not skip a collective. */
 int unit_run_mpi(void);
+
+/* Reads all of dataset "results" of file f in the memory layout of table
+ * t (as the sweep wrote it); returns a malloc'ed buffer of *n rows (at
+ * least one byte), or NULL on an HDF5 error. */
+char *unit_read_results(hid_t f, const table *t, hssize_t *n);
 
 /* Writes text to a fresh temporary file under $MADSWEEP_TEST_TMP (or
  * /tmp) named after `name`; returns its path in a static-free buffer the
