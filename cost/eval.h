@@ -9,7 +9,7 @@
  *   detailed - per-operation roofline with size-dependent efficiency,
  *              alpha-beta collectives on multi-level topologies, TP/SP,
  *              PP schedules, CP, EP, DP with ZeRO 0-3 and overlap, memory
- *              capacity (see detailed.c); reads model.d, task.detailed
+ *              capacity (see cost/detailed/); reads model.d, task.detailed
  *              and system (hardware and topology) instead of cluster.
  * eval_point() checks the point against the fidelity's rules, runs it on
  * the caller's engine (reused across calls, so a sweep allocates nothing

@@ -45,7 +45,7 @@
  *               list of groups { dense = "fsdp:node,ddp:rest";
  *               embedding = "mp:all"; } with degrees that are numbers or
  *               node / all / rest (see cost/autoplan.h); the detailed
- *               fidelity takes "auto" only (its candidates: detailed.c)
+ *               fidelity takes "auto" only (its candidates: cost/detailed/auto.c)
  *   chunk       ids per work chunk, 1 to 2^20 (default 4096; raised so
  *               that a sweep has at most 2^22 chunks); a rank buffers one
  *               chunk of rows

@@ -1,0 +1,88 @@
+/*
+ * params.c - what a model holds and what it computes: parameters (total
+ * and per device for a strategy), model FLOPs per sequence, Megatron's
+ * FLOPs formula, the pipeline bubble of 1F1B and ZeRO's model-state bytes
+ * (closed forms exposed for tests).
+ */
+#include "dt.h"
+
+double detailed_megatron_flops(int64_t batch, int64_t seq, int64_t layers,
+                               int64_t hidden, int64_t vocab)
+{
+    double b = (double)batch, s = (double)seq, l = (double)layers;
+    double h = (double)hidden, v = (double)vocab;
+    return 96.0 * b * s * l * h * h * (1.0 + s / (6.0 * h) + v / (16.0 * l * h));
+}
+
+double detailed_bubble_fraction(int64_t p, int64_t m, int64_t v)
+{
+    if (v < 1)
+        v = 1;
+    return (double)(p - 1) / ((double)v * (double)m + (double)(p - 1));
+}
+
+double detailed_zero_bytes(double params, int64_t stage, int64_t n)
+{
+    double dn = n > 0 ? (double)n : 1.0;
+    double w = 2.0 * params, g = 2.0 * params, o = 12.0 * params;
+    if (stage >= 1)
+        o /= dn;
+    if (stage >= 2)
+        g /= dn;
+    if (stage >= 3)
+        w /= dn;
+    return w + g + o;
+}
+
+static double dt_emb_params(const model_t *m)
+{
+    double h = (double)m->hidden;
+    double e = (double)m->vocab * h;
+    if (m->d.position == MODEL_POS_LEARNED)
+        e += (double)m->seq_len * h;
+    if (m->d.untied_embeddings)
+        e += (double)m->vocab * h;
+    return e;
+}
+
+void detailed_params(const model_t *m, const task_detailed_t *t, double *total,
+                     double *per_device)
+{
+    double h = (double)m->hidden, mats = dt_mlp_mats(m);
+    double dense_mlp = mats * h * (double)m->ffn;
+    double expert = mats * h * dt_expert_ffn(m);
+    double moe_l = dt_moe_layers(m), dense_l = (double)m->layers - moe_l;
+    double shared = (double)m->d.shared_experts * expert +
+                    h * (double)m->d.experts; /* router */
+    double attn = dt_attn_params(m);
+    double tot = (double)m->layers * attn + dense_l * dense_mlp +
+                 moe_l * (shared + (double)m->d.experts * expert) +
+                 dt_emb_params(m);
+    *total = tot;
+    double tp = (double)(t->tp > 0 ? t->tp : 1), pp = (double)(t->pp > 0 ? t->pp : 1);
+    double ep = (double)(t->ep > 0 ? t->ep : 1);
+    double per = ((double)m->layers * attn + dense_l * dense_mlp +
+                  moe_l * (shared + (double)m->d.experts * expert / ep)) /
+                 (tp * pp);
+    double emb = (double)m->vocab * h / tp;
+    if (m->d.position == MODEL_POS_LEARNED)
+        emb += (double)m->seq_len * h / tp;
+    if (pp <= 1.0 && m->d.untied_embeddings)
+        emb += (double)m->vocab * h / tp;
+    *per_device = per + emb;
+}
+
+double detailed_model_flops(const model_t *m, bool causal_half)
+{
+    double h = (double)m->hidden, s = (double)m->seq_len;
+    double mats = dt_mlp_mats(m), moe_l = dt_moe_layers(m);
+    double dense_l = (double)m->layers - moe_l;
+    double attn = dt_attn_params(m);
+    double active_expert = (double)(dt_top_k(m) + m->d.shared_experts) * mats *
+                           h * dt_expert_ffn(m);
+    double per_token = 2.0 * ((double)m->layers * attn +
+                              dense_l * mats * h * (double)m->ffn +
+                              moe_l * active_expert + (double)m->vocab * h);
+    double core = 4.0 * s * h * (double)m->layers * (causal_half && m->causal ? 0.5 : 1.0);
+    return s * (per_token + core);
+}
