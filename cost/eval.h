@@ -27,6 +27,7 @@
 #include "engine.h"
 #include "model.h"
 #include "result.h"
+#include "stack.h"
 #include "status.h"
 #include "task.h"
 #include "topo.h"
@@ -45,6 +46,7 @@ typedef struct point_t {
     cluster_t cluster; /* derived fields filled */
     task_t task;
     topo_system_t system; /* detailed fidelity: hardware and topology */
+    stack_desc stack;        /* detailed fidelity: the software stack */
 } point_t;
 
 typedef struct eval_ops {

@@ -70,6 +70,20 @@ status_code hw_check(const hw_t *h, const char **bad)
                "gemm_log10_flops");
     }
     HW_BAD(hw_frac(h->attention_efficiency), "attention_efficiency");
+    HW_BAD(h->gemm_fp8_points >= 0 && h->gemm_fp8_points <= HW_EFF_POINTS,
+           "gemm_fp8_efficiency");
+    for (int i = 0; i < h->gemm_fp8_points; i++) {
+        HW_BAD(hw_frac(h->gemm_fp8_efficiency[i]), "gemm_fp8_efficiency");
+        HW_BAD(isfinite(h->gemm_fp8_log10_flops[i]) &&
+                   (i == 0 || h->gemm_fp8_log10_flops[i] > h->gemm_fp8_log10_flops[i - 1]),
+               "gemm_fp8_log10_flops");
+    }
+    HW_BAD(isfinite(h->efficiency_uncertainty) && h->efficiency_uncertainty >= 0 &&
+               h->efficiency_uncertainty < 0.5,
+           "efficiency_uncertainty");
+    HW_BAD(isfinite(h->network_uncertainty) && h->network_uncertainty >= 0 &&
+               h->network_uncertainty < 0.5,
+           "network_uncertainty");
     HW_BAD(isfinite(h->kernel_overhead_s) && h->kernel_overhead_s >= 0,
            "kernel_overhead_s");
     HW_BAD(h->scaleup_devices >= 1, "scaleup_devices");
@@ -87,32 +101,49 @@ status_code hw_check(const hw_t *h, const char **bad)
     return STATUS_OK;
 }
 
-double hw_gemm_efficiency(const hw_t *h, double flops)
+static double hw_table(const double *xs, const double *ys, int n, double flops)
 {
-    int n = h->gemm_points;
     double x = flops > 1.0 ? log10(flops) : 0.0;
-    if (x <= h->gemm_log10_flops[0])
-        return h->gemm_efficiency[0];
+    if (x <= xs[0])
+        return ys[0];
     for (int i = 1; i < n; i++) {
-        if (x <= h->gemm_log10_flops[i]) {
-            double x0 = h->gemm_log10_flops[i - 1], x1 = h->gemm_log10_flops[i];
-            double w = (x - x0) / (x1 - x0);
-            return h->gemm_efficiency[i - 1] +
-                   w * (h->gemm_efficiency[i] - h->gemm_efficiency[i - 1]);
+        if (x <= xs[i]) {
+            double w = (x - xs[i - 1]) / (xs[i] - xs[i - 1]);
+            return ys[i - 1] + w * (ys[i] - ys[i - 1]);
         }
     }
-    return h->gemm_efficiency[n - 1];
+    return ys[n - 1];
+}
+
+double hw_gemm_efficiency(const hw_t *h, double flops)
+{
+    return hw_table(h->gemm_log10_flops, h->gemm_efficiency, h->gemm_points, flops);
+}
+
+double hw_gemm_efficiency_dtype(const hw_t *h, hw_dtype d, double flops)
+{
+    if (d == HW_FP8 && h->gemm_fp8_points > 0 && h->peak_flops[HW_FP8] > 0)
+        return hw_table(h->gemm_fp8_log10_flops, h->gemm_fp8_efficiency,
+                        h->gemm_fp8_points, flops);
+    return hw_gemm_efficiency(h, flops);
+}
+
+double hw_gemm_time_scaled(const hw_t *h, hw_dtype d, double m, double n, double k,
+                           double batch, double eff_scale, double mem_scale)
+{
+    double flops = 2.0 * m * n * k;
+    double peak = h->peak_flops[d] > 0 ? h->peak_flops[d] : h->peak_flops[HW_BF16];
+    double tc = batch * flops /
+                (peak * eff_scale * hw_gemm_efficiency_dtype(h, d, flops * batch));
+    double bytes = batch * hw_dtype_bytes(d) * (m * k + k * n + m * n);
+    double tm = hw_mem_time(h, bytes) / mem_scale;
+    return (tc > tm ? tc : tm) + h->kernel_overhead_s;
 }
 
 double hw_gemm_time(const hw_t *h, hw_dtype d, double m, double n, double k,
                     double batch)
 {
-    double flops = 2.0 * m * n * k;
-    double peak = h->peak_flops[d] > 0 ? h->peak_flops[d] : h->peak_flops[HW_BF16];
-    double tc = batch * flops / (peak * hw_gemm_efficiency(h, flops * batch));
-    double bytes = batch * hw_dtype_bytes(d) * (m * k + k * n + m * n);
-    double tm = hw_mem_time(h, bytes);
-    return (tc > tm ? tc : tm) + h->kernel_overhead_s;
+    return hw_gemm_time_scaled(h, d, m, n, k, batch, 1.0, 1.0);
 }
 
 double hw_mem_time(const hw_t *h, double bytes)

@@ -46,6 +46,17 @@ typedef struct hw_t {
     double gemm_efficiency[HW_EFF_POINTS];  /* fraction of peak, (0, 1] */
     double attention_efficiency;   /* fused (flash) attention, fraction of peak */
     double kernel_overhead_s;      /* fixed cost per kernel launch */
+    /* FP8 GEMMs: a table of their own against the FP8 peak (0 points:
+     * FP8 GEMMs take the table above) */
+    int gemm_fp8_points;
+    double gemm_fp8_log10_flops[HW_EFF_POINTS];
+    double gemm_fp8_efficiency[HW_EFF_POINTS];
+    /* relative uncertainty (+-) of the compute efficiencies (GEMM,
+     * attention, HBM streaming) and of the network figures: small for
+     * generations calibrated on published runs, larger for transferred
+     * ones; gives the band of a result */
+    double efficiency_uncertainty;
+    double network_uncertainty;
     /* scale-up domain (NVLink/NVSwitch, Infinity Fabric) */
     int64_t scaleup_devices;             /* devices per domain */
     double scaleup_bytes_per_s;          /* per device, one direction */
@@ -68,14 +79,20 @@ double hw_dtype_bytes(hw_dtype d);
  * *bad to its key name. */
 status_code hw_check(const hw_t *h, const char **bad);
 
-/* GEMM efficiency for an operation of `flops` FLOPs. */
+/* GEMM efficiency for an operation of `flops` FLOPs (the FP8 table for
+ * HW_FP8 when the generation has one). */
 double hw_gemm_efficiency(const hw_t *h, double flops);
+double hw_gemm_efficiency_dtype(const hw_t *h, hw_dtype d, double flops);
 
 /* Roofline time of a GEMM (or batch of equal GEMMs): max of FLOPs over
  * the size-dependent effective peak and bytes over effective bandwidth,
  * plus one kernel overhead. M, N, K per GEMM; `batch` GEMMs. */
 double hw_gemm_time(const hw_t *h, hw_dtype d, double m, double n, double k,
                     double batch);
+/* The same with the efficiency and the memory bandwidth scaled (band
+ * scenarios: 1 +- the uncertainty). */
+double hw_gemm_time_scaled(const hw_t *h, hw_dtype d, double m, double n, double k,
+                           double batch, double eff_scale, double mem_scale);
 
 /* Time of a memory-bound kernel moving `bytes` bytes. */
 double hw_mem_time(const hw_t *h, double bytes);

@@ -52,6 +52,9 @@ typedef struct model_detailed_t {
     model_arch arch;
     model_position position;
     bool untied_embeddings;  /* output head has its own vocab x h matrix */
+    int dropout;             /* dropout layers (masks kept): 1 yes, 0 no,
+                                -1 the architecture's default (gpt, bloom,
+                                vit: yes; llama, mpt, mixtral, deepseek: no) */
     int64_t experts;         /* routed experts per MoE layer (0: dense) */
     int64_t top_k;           /* experts per token */
     int64_t shared_experts;  /* always-active experts (DeepSeek) */

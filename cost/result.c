@@ -36,6 +36,10 @@ const result_field result_fields[] = {
     RF(mfu, "1", RESULT_F64, "detailed: model FLOPs utilization (6N + attention, causal halved)"),
     RF(ttft_s, "s", RESULT_F64, "detailed inference: time to first token"),
     RF(tpot_s, "s", RESULT_F64, "detailed inference: time per output token"),
+    RF(iteration_time_lo_s, "s", RESULT_F64,
+       "detailed: iteration time with every uncertain stack/hardware fact at its fast end"),
+    RF(iteration_time_hi_s, "s", RESULT_F64,
+       "detailed: iteration time with every uncertain stack/hardware fact at its slow end"),
 };
 
 const size_t result_nfields = sizeof result_fields / sizeof result_fields[0];

@@ -42,6 +42,10 @@ typedef struct result_t {
     double mfu;
     double ttft_s;
     double tpot_s;
+    /* detailed: the band of iteration_time_s under the uncertain stack
+     * and hardware facts at their fast and slow ends */
+    double iteration_time_lo_s;
+    double iteration_time_hi_s;
 } result_t;
 
 typedef enum result_type { RESULT_F64 = 0, RESULT_I64 = 1 } result_type;

@@ -28,8 +28,9 @@ typedef enum task_kind {
  * optional figures (see detailed.h). */
 typedef enum task_recompute {
     TASK_RECOMPUTE_NONE = 0,
-    TASK_RECOMPUTE_SELECTIVE = 1, /* attention core only */
-    TASK_RECOMPUTE_FULL = 2
+    TASK_RECOMPUTE_SELECTIVE = 1, /* what the stack's selective mode recomputes */
+    TASK_RECOMPUTE_FULL = 2,
+    TASK_RECOMPUTE_AUTO = 3       /* the least of the three whose memory fits */
 } task_recompute;
 
 typedef enum task_schedule {
@@ -38,6 +39,7 @@ typedef enum task_schedule {
 } task_schedule;
 
 typedef enum task_attention {
+    TASK_ATTENTION_STACK = -1,     /* the software stack's kernel */
     TASK_ATTENTION_FLASH = 0,      /* fused, no s x s tensors in memory */
     TASK_ATTENTION_UNFUSED = 1     /* batched GEMMs + softmax kernels */
 } task_attention;
@@ -66,14 +68,16 @@ typedef struct task_detailed_t {
     task_recompute recompute;
     task_schedule schedule;
     task_attention attention;
-    bool overlap_dp_comm;          /* DP/FSDP comm overlapped with compute */
-    bool overlap_tp_comm;          /* TP comm overlapped with the GEMMs */
+    bool overlap_dp_comm;          /* DP/FSDP comm overlapped with compute
+                                      (as far as the stack overlaps it) */
+    int overlap_tp_comm;           /* TP comm hidden behind the GEMMs: -1 as
+                                      the stack does, 0 never, 1 fully */
     int dtype;                     /* hw_dtype of compute */
-    int64_t micro_batch;           /* sequences per micro-batch (0: 1) */
+    int64_t micro_batch;           /* sequences per micro-batch (0: the stack's default) */
     int64_t global_batch;          /* sequences per iteration (0: derived) */
     int64_t grad_accum;            /* micro-batches per replica (0: derived) */
     double capacity_factor;        /* MoE (0: 1.0) */
-    double grad_reduce_bytes;      /* bytes per gradient element reduced (0: dtype) */
+    double grad_reduce_bytes;      /* bytes per gradient element reduced (0: the stack's) */
     int64_t prompt_tokens;         /* inference: prompt length (0: seq_len) */
     int64_t decode_tokens;         /* inference: generated tokens */
     int layout;                    /* order of tp/cp/dp/pp on the devices,

@@ -78,18 +78,21 @@ static int64_t topo_members(const topo_t *t, int k, int64_t n, int64_t stride)
     return g > n ? n : g;
 }
 
-/* Outermost level the group spans, its bottleneck bandwidth and alpha. */
-static int topo_span(const topo_t *t, int64_t n, int64_t stride, double *bw,
-                     double *alpha)
+/* Outermost level the group spans, its bottleneck bandwidth and alpha.
+ * Outer levels carry min(g_0, rails) channels (rails 0: g_0) of their
+ * per-device bandwidth times `eff`. */
+static int topo_span(const topo_t *t, int64_t n, int64_t stride, const topo_net *net,
+                     double *bw, double *alpha)
 {
     int64_t g0 = topo_members(t, 0, n, stride);
     int outer = 0;
     for (int k = 0; k < t->nlevels - 1; k++)
         if (topo_members(t, k, n, stride) < n)
             outer = k + 1;
+    int64_t ch = net->rails > 0 && net->rails < g0 ? net->rails : g0;
     double b = g0 > 1 ? t->level[0].bw : (double)INFINITY;
     for (int k = 1; k <= outer; k++) {
-        double bk = (double)g0 * t->level[k].bw / t->level[k].oversub;
+        double bk = (double)ch * t->level[k].bw * net->eff / t->level[k].oversub;
         if (bk < b)
             b = bk;
     }
@@ -105,29 +108,49 @@ static double topo_log2ceil(int64_t n)
     return ceil(log2((double)n));
 }
 
-/* Hierarchical all-reduce: reduce-scatter inside each level, all-reduce
- * 1/g of the data one level out, all-gather back. */
+/* Hierarchical all-reduce: reduce-scatter inside the scale-up domain,
+ * all-reduce 1/g_0 of the data across domains (a ring at the bottleneck
+ * bandwidth of the levels it spans, the alpha of the outermost: the
+ * algorithm does not recurse on network tiers, so adding a 1:1 pod
+ * level never makes it faster), all-gather back. */
 static double topo_hier_allreduce(const topo_t *t, int64_t n, int64_t stride,
-                                  double bytes)
+                                  const topo_net *net, double bytes)
 {
+    int64_t g0 = topo_members(t, 0, n, stride);
     double time = 0.0, b = bytes;
-    int64_t done = 1; /* members already covered by inner levels */
-    for (int k = 0; k < t->nlevels && done < n; k++) {
-        int64_t gk = topo_members(t, k, n, stride);
-        int64_t a = gk / done; /* ranks at this level */
-        if (a < 2)
-            continue;
-        double bw = k == 0 ? t->level[0].bw : t->level[k].bw / t->level[k].oversub;
-        time += 2.0 * (double)(a - 1) / (double)a * b / bw +
-                2.0 * (double)(a - 1) * t->level[k].alpha_s;
-        b /= (double)a;
-        done = gk;
+    if (g0 > 1) {
+        time += 2.0 * (double)(g0 - 1) / (double)g0 * b / t->level[0].bw +
+                2.0 * (double)(g0 - 1) * t->level[0].alpha_s;
+        b /= (double)g0;
     }
-    return time;
+    int64_t a = n / g0; /* domains */
+    if (a < 2)
+        return time;
+    int outer = 0;
+    for (int k = 0; k < t->nlevels - 1; k++)
+        if (topo_members(t, k, n, stride) < n)
+            outer = k + 1;
+    double bw = (double)INFINITY;
+    for (int k = 1; k <= outer; k++) {
+        double bk = t->level[k].bw * net->eff / t->level[k].oversub;
+        if (bk < bw)
+            bw = bk;
+    }
+    if (net->rails > 0 && net->rails < g0) /* domains share fewer NICs */
+        bw *= (double)net->rails / (double)g0;
+    return time + 2.0 * (double)(a - 1) / (double)a * b / bw +
+           2.0 * (double)(a - 1) * t->level[outer].alpha_s;
 }
 
 double topo_coll_time(const topo_t *t, topo_coll c, int64_t n, int64_t stride,
                       double bytes)
+{
+    static const topo_net all = {0, 1.0};
+    return topo_coll_time_net(t, c, n, stride, bytes, &all);
+}
+
+double topo_coll_time_net(const topo_t *t, topo_coll c, int64_t n, int64_t stride,
+                          double bytes, const topo_net *net)
 {
     double bw, alpha;
     if (c == TOPO_P2P) {
@@ -140,19 +163,19 @@ double topo_coll_time(const topo_t *t, topo_coll c, int64_t n, int64_t stride,
     }
     if (n <= 1 || bytes <= 0)
         return 0.0;
-    int outer = topo_span(t, n, stride, &bw, &alpha);
+    int outer = topo_span(t, n, stride, net, &bw, &alpha);
     double f = (double)(n - 1) / (double)n;
     switch (c) {
     case TOPO_ALLREDUCE:
         if (t->algo == TOPO_HIERARCHICAL && outer > 0)
-            return topo_hier_allreduce(t, n, stride, bytes);
+            return topo_hier_allreduce(t, n, stride, net, bytes);
         if (t->algo == TOPO_TREE)
             return 2.0 * f * bytes / bw + 2.0 * topo_log2ceil(n) * alpha;
         return 2.0 * f * bytes / bw + 2.0 * (double)(n - 1) * alpha;
     case TOPO_ALLGATHER:
     case TOPO_REDUCESCATTER:
         if (t->algo == TOPO_HIERARCHICAL && outer > 0)
-            return 0.5 * topo_hier_allreduce(t, n, stride, bytes);
+            return 0.5 * topo_hier_allreduce(t, n, stride, net, bytes);
         return f * bytes / bw + (double)(n - 1) * alpha;
     case TOPO_ALLTOALL: {
         int64_t g0 = topo_members(t, 0, n, stride);
@@ -161,7 +184,7 @@ double topo_coll_time(const topo_t *t, topo_coll c, int64_t n, int64_t stride,
         for (int k = 1; k <= outer; k++) {
             int64_t gk = k < t->nlevels ? topo_members(t, k - 1, n, stride) : n;
             double out = (double)(n - gk) / (double)n * bytes /
-                         (t->level[k].bw / t->level[k].oversub);
+                         (t->level[k].bw * net->eff / t->level[k].oversub);
             if (out > time)
                 time = out;
         }

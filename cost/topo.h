@@ -16,8 +16,9 @@
  * buffer, alpha-beta):
  *   ring all-reduce      2(n-1)/n B / bw + 2(n-1) alpha
  *   tree all-reduce      2(n-1)/n B / bw + 2 ceil(log2 n) alpha
- *   hierarchical         per level: reduce-scatter inside, recurse on
- *                        1/g of the data outside, all-gather inside
+ *   hierarchical         reduce-scatter inside the scale-up domain,
+ *                        ring all-reduce of 1/g_0 of the data across
+ *                        domains, all-gather inside
  *   all-gather, reduce-scatter   (n-1)/n B / bw + (n-1) alpha
  *   all-to-all           max over levels of the bytes leaving the level
  *                        over its bandwidth + (n-1) alpha
@@ -92,12 +93,23 @@ status_code topo_build(topo_t *t, const hw_t *h, int64_t devices,
                        int64_t domain, double nic_bytes_per_s, int64_t pod,
                        double oversub, topo_algo algo, const char **bad);
 
+/* How a collective's rings use the network above the scale-up domain:
+ * rails = NICs per domain its channels cross (0: one per member of the
+ * group in the domain), eff = fraction of their bandwidth reached. */
+typedef struct topo_net {
+    int64_t rails;
+    double eff;
+} topo_net;
+
 /* Time of one collective on a group of n devices at stride `stride`
  * with B bytes per rank (the full buffer for all-reduce/all-gather
  * output/reduce-scatter input/all-to-all send; the message for p2p).
  * 0 when n <= 1 (p2p: when stride spans nothing, still costs). */
 double topo_coll_time(const topo_t *t, topo_coll c, int64_t n, int64_t stride,
                       double bytes);
+/* The same with the rails and efficiency of `net` above the domain. */
+double topo_coll_time_net(const topo_t *t, topo_coll c, int64_t n, int64_t stride,
+                          double bytes, const topo_net *net);
 
 /* Bytes each rank sends in a ring all-reduce of B bytes over n ranks:
  * 2 (n-1)/n B. */

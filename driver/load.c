@@ -41,6 +41,10 @@ typedef enum load_type {
     LT_LAYOUT,
     LT_EMB_SHARDING,
     LT_EMB_OPT,
+    LT_FACT,    /* a number, or [low, nominal, high] (cost/stack.h) */
+    LT_TEXT,    /* a string of up to STACK_SUMMARY_MAX - 1 bytes */
+    LT_TRI,     /* true/false stored as an int 1/0 (absent: -1, set by the caller) */
+    LT_PP_SEND, /* "full" or "scatter_gather" */
     LT_ANY /* resolved by the caller (a group or a catalogue name) */
 } load_type;
 
@@ -162,6 +166,8 @@ static const load_key dmodel_keys[] = {
     DK(causal, LT_BOOL, LR_NO, "decoder (true, default) or encoder"),
     DKD(position, LT_POSITION, "\"learned\" (default), \"rope\", \"alibi\", \"none\""),
     DKD(untied_embeddings, LT_BOOL, "output head separate from the word embedding (default false)"),
+    DKD(dropout, LT_TRI,
+        "dropout layers whose masks are kept (default: gpt, bloom, vit yes; others no)"),
     DKD(experts, LT_INT, "MoE: routed experts per layer (default 0: dense)"),
     DKD(top_k, LT_INT, "MoE: experts per token (default 2)"),
     DKD(shared_experts, LT_INT, "MoE: always-active experts (default 0)"),
@@ -188,6 +194,14 @@ static const load_key hw_keys[] = {
      "GEMM fraction of peak at each size point (same length)"},
     HK(attention_efficiency, LT_FLOAT, LR_YES, "fused attention fraction of peak"),
     HK(kernel_overhead_s, LT_FLOAT, LR_YES, "fixed cost per kernel, s"),
+    {"gemm_fp8_log10_flops", LT_ANY, 0, LK_ALL, LR_NO,
+     "FP8 GEMM size points, log10 FLOPs (default: FP8 GEMMs use the BF16 table)"},
+    {"gemm_fp8_efficiency", LT_ANY, 0, LK_ALL, LR_NO,
+     "FP8 GEMM fraction of the FP8 peak at each size point"},
+    HK(efficiency_uncertainty, LT_FLOAT, LR_NO,
+       "relative +- of the compute efficiencies, for the band (default 0)"),
+    HK(network_uncertainty, LT_FLOAT, LR_NO,
+       "relative +- of the network figures, for the band (default 0)"),
     HK(scaleup_devices, LT_INT, LR_YES, "devices per NVLink/NVSwitch (scale-up) domain"),
     HK(scaleup_bytes_per_s, LT_FLOAT, LR_YES, "scale-up bandwidth per device, one direction, bytes/s"),
     HK(scaleup_latency_s, LT_FLOAT, LR_YES, "scale-up latency per collective step, s"),
@@ -242,26 +256,76 @@ static const load_key dtask_keys[] = {
     DTK(ep, LT_INT, LR_NO, "expert-parallel degree inside dp*cp (default 1)"),
     DTK(vpp, LT_INT, LR_NO, "virtual stages per device, interleaved 1F1B (default 1)"),
     DTK(zero_stage, LT_INT, LR_NO, "0 none, 1 optimizer, 2 + gradients, 3 + parameters (FSDP)"),
-    DTK(sequence_parallel, LT_BOOL, LR_NO, "Megatron sequence parallelism (default false)"),
-    DTK(recompute, LT_RECOMPUTE, LR_NO, "\"none\" (default), \"selective\", \"full\""),
-    DTK(schedule, LT_SCHEDULE, LR_NO, "\"1f1b\" (default; interleaved when vpp > 1) or \"gpipe\""),
-    DTK(attention, LT_ATTENTION, LR_NO, "\"flash\" (default) or \"unfused\""),
-    DTA(overlap_dp_comm, LT_BOOL, LR_NO, "overlap DP/FSDP communication with compute (default true)"),
-    DTK(overlap_tp_comm, LT_BOOL, LR_NO,
-        "overlap TP communication with the GEMMs (default false)"),
+    DTK(sequence_parallel, LT_BOOL, LR_NO,
+        "Megatron sequence parallelism with tp > 1 (default: the stack's)"),
+    DTK(recompute, LT_RECOMPUTE, LR_NO,
+        "\"none\" (default), \"selective\" (what the stack's selective mode recomputes), "
+        "\"full\", or \"auto\" (the least of them whose memory fits)"),
+    DTK(schedule, LT_SCHEDULE, LR_NO,
+        "\"1f1b\" (default; interleaved when vpp > 1), \"interleaved\" (vpp default: the "
+        "stack's) or \"gpipe\""),
+    DTK(attention, LT_ATTENTION, LR_NO, "\"flash\" or \"unfused\" (default: the stack's kernel)"),
+    DTA(overlap_dp_comm, LT_BOOL, LR_NO,
+        "overlap DP/FSDP communication with compute, as far as the stack does (default true)"),
+    DTK(overlap_tp_comm, LT_TRI, LR_NO,
+        "TP communication hidden behind the GEMMs: true fully, false never (default: as the "
+        "stack does)"),
     {"precision", LT_DTYPE, offsetof(task_t, detailed.dtype), LK_ALL, LR_NO,
      "\"bf16\" (default), \"fp16\", \"fp8\", \"tf32\", \"fp32\""},
-    DTA(micro_batch, LT_INT, LR_NO, "sequences per micro-batch (default 1)"),
+    DTA(micro_batch, LT_INT, LR_NO, "sequences per micro-batch (default: the stack's)"),
     DTA(global_batch, LT_INT, LR_NO, "sequences per iteration (default micro_batch*dp*grad_accum)"),
     DTA(grad_accum, LT_INT, LR_NO, "micro-batches per replica (default global/(micro*dp))"),
     DTK(capacity_factor, LT_FLOAT, LR_NO, "MoE capacity factor (default 1.0)"),
-    DTA(grad_reduce_bytes, LT_FLOAT, LR_NO, "bytes per reduced gradient element (default: dtype)"),
+    DTA(grad_reduce_bytes, LT_FLOAT, LR_NO,
+        "bytes per reduced gradient element (default: the stack's)"),
     DTK(prompt_tokens, LT_INT, LR_NO, "inference: prompt length (default seq_len)"),
     DTK(decode_tokens, LT_INT, LR_NO, "inference: generated tokens per sequence (required)"),
     DTK(layout, LT_LAYOUT, LR_NO,
         "device order of the parallel dimensions, innermost first (default \"tp-cp-dp-pp\")"),
     DTK(shard_degree, LT_INT, LR_NO,
         "ZeRO/FSDP shard group inside dp*cp; smaller = hybrid sharding (default dp*cp)"),
+};
+
+#define STK(n, t, r, d) {#n, t, offsetof(stack_desc, n), LK_ALL, r, d}
+static const load_key stack_keys[] = {
+    STK(name, LT_STRING, LR_YES, "catalogue name"),
+    STK(summary, LT_TEXT, LR_NO, "one line: what the stack is"),
+    STK(attention, LT_ATTENTION, LR_YES, "attention kernel: \"flash\" or \"unfused\" (scores materialized)"),
+    STK(elementwise_passes, LT_FACT, LR_YES,
+       "memory-bound traffic relative to fused kernels (1 fused; eager > 1)"),
+    STK(launch_s, LT_FACT, LR_YES, "host launch cost per kernel not hidden, s"),
+    STK(fp8_cast_passes, LT_FACT, LR_YES,
+       "HBM passes over an FP8 GEMM's inputs for casts and scaling (bf16 bytes)"),
+    STK(sequence_parallel, LT_BOOL, LR_YES, "sequence parallelism with tp > 1 when a run does not say"),
+    STK(tp_overlap_fwd, LT_FACT, LR_YES, "fraction of forward TP collectives that hides behind GEMMs"),
+    STK(tp_overlap_bwd, LT_FACT, LR_YES, "fraction of backward TP collectives that hides behind GEMMs"),
+    STK(dp_overlap, LT_FACT, LR_YES, "fraction of DP/ZeRO collectives that overlaps compute"),
+    STK(comm_slowdown, LT_FACT, LR_YES, "compute slowdown while collectives run beside it"),
+    STK(dp_rails, LT_INT, LR_YES, "NIC rails a DP ring spanning nodes uses (0: all)"),
+    STK(dp_bus_efficiency, LT_FACT, LR_YES, "fraction of NIC bandwidth those DP rings reach"),
+    STK(zero3_prefetch, LT_INT, LR_YES, "ZeRO 3/FSDP units all-gathered ahead"),
+    STK(zero3_reshard, LT_BOOL, LR_YES, "ZeRO 3 frees gathered parameters after forward"),
+    STK(zero3_rs_every_microbatch, LT_BOOL, LR_YES,
+       "ZeRO 3 reduce-scatters gradients every micro-batch (else the last)"),
+    STK(zero3_pp_defer, LT_BOOL, LR_YES,
+        "with pp > 1, ZeRO 3 gathers once per step and reduces after the last micro-batch"),
+    STK(selective_attention, LT_BOOL, LR_YES, "\"selective\" recomputes the attention core"),
+    STK(selective_gemm_fraction, LT_FACT, LR_YES, "\"selective\" also recomputes this fraction of GEMMs"),
+    STK(pp_send, LT_PP_SEND, LR_YES, "pipeline sends without SP: \"full\" or \"scatter_gather\""),
+    STK(pp_embedding_layers, LT_FLOAT, LR_YES, "the embedding counts as this many layers in the stage split"),
+    STK(pp_loss_layers, LT_FLOAT, LR_YES, "the head and loss count as this many layers in the split"),
+    STK(pp_weighted, LT_BOOL, LR_YES,
+       "split by those weights always (else only when layers do not divide evenly)"),
+    STK(default_vpp, LT_INT, LR_YES, "interleaved chunks per stage when a run does not say"),
+    STK(default_micro_batch, LT_INT, LR_YES, "sequences per micro-batch when a run does not say"),
+    STK(default_zero_stage, LT_INT, LR_YES, "ZeRO stage (0-3) when a run does not say"),
+    STK(param_bytes, LT_FLOAT, LR_YES, "persistent compute-dtype copy, bytes/parameter (0: none)"),
+    STK(master_bytes, LT_FLOAT, LR_YES, "fp32 master weights, bytes/parameter"),
+    STK(grad_bytes, LT_FLOAT, LR_YES, "gradient buffer, bytes/parameter"),
+    STK(optimizer_bytes, LT_FLOAT, LR_YES, "optimizer states, bytes/parameter"),
+    STK(grad_reduce_bytes, LT_FLOAT, LR_YES, "bytes per gradient element reduced"),
+    STK(optimizer_step_bytes, LT_FLOAT, LR_YES, "HBM bytes the optimizer step moves per parameter"),
+    STK(reserve_bytes, LT_FLOAT, LR_YES, "CUDA context, allocator and workspace reserve, bytes"),
 };
 
 #define NKEYS(t) (sizeof(t) / sizeof((t)[0]))
@@ -388,6 +452,46 @@ static int load_enum(const config_setting_t *s, const char *text, int value,
     return 0;
 }
 
+/* A stack fact: a number (certain), or [low, nominal, high]. */
+static int load_fact(const config_setting_t *s, stack_fact *f, load_err *err)
+{
+    const char *name = config_setting_name(s);
+    int t = config_setting_type(s);
+    double v[3];
+    if (t == CONFIG_TYPE_FLOAT || t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64) {
+        v[0] = v[1] = v[2] = t == CONFIG_TYPE_FLOAT ? config_setting_get_float(s)
+                                                    : (double)config_setting_get_int64(s);
+    } else if ((t == CONFIG_TYPE_ARRAY || t == CONFIG_TYPE_LIST) &&
+               config_setting_length(s) == 3) {
+        for (unsigned i = 0; i < 3; i++) {
+            const config_setting_t *e = config_setting_get_elem(s, i);
+            int et = config_setting_type(e);
+            if (et == CONFIG_TYPE_FLOAT)
+                v[i] = config_setting_get_float(e);
+            else if (et == CONFIG_TYPE_INT || et == CONFIG_TYPE_INT64)
+                v[i] = (double)config_setting_get_int64(e);
+            else {
+                load_fail(err, s, "key '%s': element %u is %s, expected a number", name, i,
+                          load_type_name(et));
+                return -1;
+            }
+        }
+        if (!(v[0] <= v[1] && v[1] <= v[2])) {
+            load_fail(err, s, "key '%s': expected [low, nominal, high] in ascending order",
+                      name);
+            return -1;
+        }
+    } else {
+        load_fail(err, s, "key '%s': expected a number or [low, nominal, high], got %s", name,
+                  load_type_name(t));
+        return -1;
+    }
+    f->lo = v[0];
+    f->v = v[1];
+    f->hi = v[2];
+    return 0;
+}
+
 static int load_value(const config_setting_t *s, const load_key *k, void *obj,
                       load_err *err)
 {
@@ -424,8 +528,18 @@ static int load_value(const config_setting_t *s, const load_key *k, void *obj,
         }
         *(bool *)(void *)dst = config_setting_get_bool(s) != 0;
         return 0;
+    case LT_TRI:
+        if (t != CONFIG_TYPE_BOOL) {
+            load_fail(err, s, "key '%s': expected true or false, got %s", name,
+                      load_type_name(t));
+            return -1;
+        }
+        *(int *)(void *)dst = config_setting_get_bool(s) != 0;
+        return 0;
     case LT_PLAN:
         return load_plan(s, (plan_t *)(void *)dst, err);
+    case LT_FACT:
+        return load_fact(s, (stack_fact *)(void *)dst, err);
     default:
         break;
     }
@@ -453,7 +567,7 @@ static int load_value(const config_setting_t *s, const load_key *k, void *obj,
         static const char *const expect[] = {
             "\"gpt\", \"llama\", \"mpt\", \"bloom\", \"vit\", \"mixtral\" or \"deepseek\"",
             "\"learned\", \"rope\", \"alibi\" or \"none\"",
-            "\"none\", \"selective\" or \"full\"",
+            "\"none\", \"selective\", \"full\" or \"auto\"",
             "\"1f1b\", \"interleaved\" or \"gpipe\"",
             "\"flash\" or \"unfused\"",
             "\"fp32\", \"tf32\", \"bf16\", \"fp16\", \"fp8\" or \"int8\"",
@@ -479,12 +593,22 @@ static int load_value(const config_setting_t *s, const load_key *k, void *obj,
         return 0;
     }
     case LT_STRING:
-        if (strlen(text) >= MODEL_NAME_MAX) {
-            load_fail(err, s, "key '%s': longer than %d characters", name,
-                      MODEL_NAME_MAX - 1);
+    case LT_TEXT: {
+        size_t max = k->type == LT_TEXT ? STACK_SUMMARY_MAX : MODEL_NAME_MAX;
+        if (strlen(text) >= max) {
+            load_fail(err, s, "key '%s': longer than %zu characters", name, max - 1);
             return -1;
         }
         memcpy(dst, text, strlen(text) + 1);
+        return 0;
+    }
+    case LT_PP_SEND:
+        v = strcmp(text, "full") == 0             ? STACK_PP_FULL
+            : strcmp(text, "scatter_gather") == 0 ? STACK_PP_SCATTER_GATHER
+                                                  : -1;
+        if (load_enum(s, text, v, "\"full\" or \"scatter_gather\"", &v, err))
+            return -1;
+        *(int *)(void *)dst = v;
         return 0;
     case LT_MODEL_KIND:
         if (load_enum(s, text, model_kind_parse(text), "\"dlrm\" or \"llm\"",
@@ -753,6 +877,7 @@ int load_dmodel(const config_setting_t *g, model_t *m, load_err *err)
     memset(m, 0, sizeof *m);
     m->causal = true;
     m->kind = MODEL_LLM;
+    m->d.dropout = -1;
     const config_setting_t *ts =
         config_setting_is_group(g) ? config_setting_get_member(g, "type") : NULL;
     if (ts && load_value(ts, &dmodel_keys[1], m, err) != 0)
@@ -829,6 +954,19 @@ int load_hw(const config_setting_t *g, hw_t *h, load_err *err)
         return -1;
     }
     h->gemm_points = nx;
+    if (config_setting_get_member(g, "gemm_fp8_efficiency") ||
+        config_setting_get_member(g, "gemm_fp8_log10_flops")) {
+        if (load_farray(g, "gemm_fp8_log10_flops", h->gemm_fp8_log10_flops, &nx, err) ||
+            load_farray(g, "gemm_fp8_efficiency", h->gemm_fp8_efficiency, &ny, err))
+            return -1;
+        if (nx != ny) {
+            load_fail(err, load_member_or(g, "gemm_fp8_efficiency"),
+                      "hardware '%s': gemm_fp8_efficiency has %d points, "
+                      "gemm_fp8_log10_flops %d", h->name, ny, nx);
+            return -1;
+        }
+        h->gemm_fp8_points = nx;
+    }
     const char *bad = NULL;
     if (hw_check(h, &bad) != STATUS_OK) {
         load_fail(err, load_member_or(g, bad), "key '%s' in hardware '%s': out of "
@@ -874,6 +1012,8 @@ int load_dtask(const config_setting_t *g, model_kind kind, task_t *t,
     memset(t, 0, sizeof *t);
     t->detailed.dtype = HW_BF16;
     t->detailed.overlap_dp_comm = true;
+    t->detailed.attention = TASK_ATTENTION_STACK;
+    t->detailed.overlap_tp_comm = -1;
     unsigned kinds = kind == MODEL_DLRM ? LK_DLRM : LK_LLM;
     if (load_group(g, kind == MODEL_DLRM ? "detailed task (dlrm)" : "detailed task",
                    dtask_keys, NKEYS(dtask_keys), kinds, false, t, err))
@@ -898,6 +1038,66 @@ int load_dtask(const config_setting_t *g, model_kind kind, task_t *t,
     if (kind == MODEL_DLRM && t->detailed.emb_sharding == TASK_EMB_NONE)
         t->detailed.emb_sharding = TASK_EMB_TABLE;
     return 0;
+}
+
+/* ------------------------------------------------------------ stacks */
+
+int load_stack(const config_setting_t *g, stack_desc *st, load_err *err)
+{
+    memset(st, 0, sizeof *st);
+    if (load_group(g, "stack", stack_keys, NKEYS(stack_keys), LK_ALL, false, st, err))
+        return -1;
+    const char *bad = NULL;
+    if (stack_check(st, &bad) != STATUS_OK) {
+        load_fail(err, load_member_or(g, bad), "key '%s' in stack '%s': out of range "
+                  "(fractions in [0, 1], ranges ascending, bytes >= 0, counts >= 1)",
+                  bad, st->name);
+        return -1;
+    }
+    return 0;
+}
+
+int load_point_stack(const config_setting_t *root, const char *configs_dir, stack_desc *st,
+                     load_err *err)
+{
+    const config_setting_t *s = config_setting_get_member(root, "stack");
+    config_t aux;
+    int aux_open = 0, rc = -1;
+    const config_setting_t *g = NULL;
+    if (s) {
+        g = load_resolve(s, "stacks", "stacks.cfg", configs_dir, &aux, &aux_open, err);
+    } else {
+        /* not stated: the catalogue's "unknown", the tool's default stack */
+        char path[1024];
+        snprintf(path, sizeof path, "%s/stacks.cfg", configs_dir);
+        if (load_open(&aux, path, configs_dir, err) != 0)
+            return -1;
+        aux_open = 1;
+        g = load_find(config_lookup(&aux, "stacks"), LOAD_STACK_DEFAULT);
+        if (!g)
+            load_fail(err, config_root_setting(&aux), "no stack named '%s' in list 'stacks' "
+                      "(the default of points that name none)", LOAD_STACK_DEFAULT);
+    }
+    if (g && load_stack(g, st, err) == 0)
+        rc = 0;
+    if (aux_open)
+        config_destroy(&aux);
+    return rc;
+}
+
+void load_dtask_defaults(const config_setting_t *g, const stack_desc *st, task_t *t)
+{
+    task_detailed_t *d = &t->detailed;
+    if (d->emb_sharding != TASK_EMB_NONE)
+        return; /* DLRM: the stack's facts are about transformers */
+    if (!config_setting_get_member(g, "zero_stage") && t->kind != TASK_INFERENCE)
+        d->zero_stage = st->default_zero_stage;
+    if (!config_setting_get_member(g, "sequence_parallel"))
+        d->sequence_parallel = st->sequence_parallel && d->tp > 1;
+    const config_setting_t *sch = config_setting_get_member(g, "schedule");
+    const char *sv = sch ? config_setting_get_string(sch) : NULL;
+    if (sv && strcmp(sv, "interleaved") == 0 && !config_setting_get_member(g, "vpp"))
+        d->vpp = st->default_vpp;
 }
 
 /* ------------------------------------------------------------ catalogues */
@@ -960,8 +1160,8 @@ const config_setting_t *load_resolve(const config_setting_t *s,
 
 /* ------------------------------------------------------------ points */
 
-static const char *const point_keys[] = {"fidelity", "model", "system",
-                                         "task", "models", "systems"};
+static const char *const point_keys[] = {"fidelity", "model", "system", "task",
+                                         "stack", "models", "systems", "stacks"};
 
 static const config_setting_t *load_where(const config_setting_t *task,
                                           const char *where)
@@ -1029,8 +1229,10 @@ int load_point(const char *path, const char *configs_dir, point_t *p,
         p->cluster.devices_per_node = p->system.topo.level[0].span;
         p->cluster.nodes = p->system.devices / p->cluster.devices_per_node;
         const config_setting_t *dt = config_setting_get_member(root, "task");
-        if (load_dtask(dt, p->model.kind, &p->task, err))
+        if (load_point_stack(root, configs_dir, &p->stack, err) ||
+            load_dtask(dt, p->model.kind, &p->task, err))
             goto out;
+        load_dtask_defaults(dt, &p->stack, &p->task);
         const char *dwhere = NULL;
         status_code dst = eval_check(p, &dwhere);
         if (dst != STATUS_OK) {
@@ -1120,4 +1322,6 @@ void load_print_keys(FILE *out)
     load_print_table(out, "hardware (hardware.cfg)", hw_keys, NKEYS(hw_keys));
     load_print_table(out, "detailed system", dsystem_keys, NKEYS(dsystem_keys));
     load_print_table(out, "detailed task", dtask_keys, NKEYS(dtask_keys));
+    load_print_table(out, "stack (configs/stacks.cfg; a fact is a number or [low, nominal, high])",
+                     stack_keys, NKEYS(stack_keys));
 }

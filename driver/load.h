@@ -56,6 +56,18 @@ int load_dsystem(const config_setting_t *g, const char *configs_dir,
 int load_dtask(const config_setting_t *g, model_kind kind, task_t *t,
                load_err *err);
 
+/* Software stacks (cost/stack.h): a group of list 'stacks'
+ * (configs/stacks.cfg). load_point_stack resolves a point's `stack` key
+ * (a name or an inline group; absent: LOAD_STACK_DEFAULT, the tool's
+ * default stack). load_dtask_defaults fills what a detailed task left to
+ * the stack: the ZeRO stage, sequence parallelism (with tp > 1) and, for schedule
+ * "interleaved" without vpp, the stack's chunk count. */
+#define LOAD_STACK_DEFAULT "unknown"
+int load_stack(const config_setting_t *g, stack_desc *st, load_err *err);
+int load_point_stack(const config_setting_t *root, const char *configs_dir, stack_desc *st,
+                     load_err *err);
+void load_dtask_defaults(const config_setting_t *g, const stack_desc *st, task_t *t);
+
 /* Resolves `s` (a group, or a string naming an entry of list `list` in
  * the file's root or in the catalogue file `catalog_file` under
  * configs_dir) to a group. `aux` receives the catalogue config when one

@@ -173,8 +173,13 @@ static void test_detailed_finetune(void)
         /* all layers frozen but the embeddings trained: the backward still
          * runs through every layer (input gradients only) */
         CU_ASSERT(r[2].iteration_time_s < r[0].iteration_time_s);
-        CU_ASSERT(r[1].mem_optimizer_bytes_per_device <
+        /* the busiest stage's optimizer states: fewer when that stage
+         * holds frozen layers (always with one stage), never more */
+        CU_ASSERT(r[1].mem_optimizer_bytes_per_device <=
                   r[0].mem_optimizer_bytes_per_device);
+        if (c.p.task.detailed.pp == 1)
+            CU_ASSERT(r[1].mem_optimizer_bytes_per_device <
+                      r[0].mem_optimizer_bytes_per_device);
     }
     CU_ASSERT(compared > 0);
     engine_free(&e);

@@ -150,6 +150,8 @@ status_code dt_auto_apply(point_t *p, int64_t i, int64_t global_batch)
     t->micro_batch = mb;
     t->global_batch = global_batch;
     t->grad_accum = global_batch / (mb * dp);
+    t->attention = TASK_ATTENTION_STACK;
+    t->overlap_tp_comm = -1;
     return STATUS_OK;
 }
 

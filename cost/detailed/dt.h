@@ -3,14 +3,19 @@
  * cost/detailed/; the public interface is cost/detailed.h).
  *
  * The fidelity is split by mechanism, one file each:
- *   fidelity.c  the registry entry: rules (check), resolved degrees, run
+ *   fidelity.c  the registry entry: rules (check), resolved degrees and
+ *               stack facts, run (nominal and band scenarios)
  *   params.c    parameters and FLOPs of a model (what is counted as work)
  *   layer.c     work of one transformer layer per micro-batch: GEMMs,
- *               attention core, memory-bound kernels, and the
- *               communication its parallel degrees imply
- *   memory.c    activation bytes and the frozen-layer bookkeeping
+ *               attention core, memory-bound kernels
+ *   comm.c      the communication a layer's parallel degrees imply (TP,
+ *               CP, EP, DP/ZeRO) and how much of it stays exposed
+ *   memory.c    memory per device and pipeline stage, recompute = auto
+ *   pipeline.c  stage split (uneven layers, embedding and head as load),
+ *               the schedule's time and bubble, micro-batches in flight
  *   train.c     the training iteration: stages, schedule, gradient
  *               reduction on the two-stream engine, figures
+ *   infer.c     inference: prefill (TTFT) and decode steps (TPOT)
  *   dlrm.c      DLRM (embeddings sharded, MLPs data parallel)
  *   auto.c      the `auto` candidate strategies of sweeps
  *   names.c     enum names and strategy texts
@@ -40,19 +45,33 @@ typedef struct dt_deg {
     double cf;
 } dt_deg;
 
-/* Cost of one transformer layer per device and micro-batch. */
+/* Cost of one transformer layer per device and micro-batch: compute
+ * (layer.c), communication and wall times (comm.c). */
 typedef struct dt_layer {
-    double fwd, bwd;        /* per micro-batch, incl. recomputation */
-    double comp_fwd, comp_bwd;
+    double comp_fwd, comp_bwd;  /* compute; bwd includes recomputation */
+    double gemm_f, gemm_b;      /* their GEMM parts (what TP overlap hides behind) */
+    double attn_f, attn_b;      /* attention core */
+    double recomp;              /* recomputation inside comp_bwd */
     double tp_comm, a2a, cp_comm; /* per pass */
-    double grad_sync;       /* ZeRO 0-2: this layer's gradient collective */
-    double zero3_ag, zero3_rs;
-    /* ZeRO 3 with overlap: what the one-layer-ahead prefetch cannot hide
-     * at the ends of each chain (first layer's all-gather of a forward,
-     * of a backward; last reduce-scatter of the iteration) */
+    double grad_sync;           /* ZeRO 0-2: this layer's gradient collective */
+    double zero3_ag, zero3_agb, zero3_rs; /* ZeRO 3 per micro-batch: gathers fwd, bwd; RS */
+    double fwd, bwd;            /* wall time per micro-batch with exposed communication */
+    /* ZeRO 3 with overlap: what the prefetch cannot hide at the ends of
+     * each chain (first gather of a forward, of a backward; last
+     * reduce-scatter of the iteration) */
     double z3_fhead, z3_bhead, z3_tail;
-    double params;          /* per device */
+    double params;              /* per device */
 } dt_layer;
+
+/* Stack and hardware facts resolved for one scenario of their ranges
+ * (stack.h): efficiency multipliers and the stack's behaviour. */
+typedef struct dt_facts {
+    double gemm, attn, mem, net; /* 1 +- the hardware's uncertainty */
+    double ew_passes, launch_s, fp8_cast;
+    double tpo_f, tpo_b;         /* TP overlap fractions */
+    double dpo, slow, dp_bus;    /* DP overlap, compute slowdown, DP ring efficiency */
+    double sel_gemm;             /* selective: fraction of GEMMs recomputed */
+} dt_facts;
 
 /* One evaluation's resolved inputs. */
 typedef struct dt_ctx {
@@ -61,8 +80,18 @@ typedef struct dt_ctx {
     const task_detailed_t *t;
     const hw_t *hw;
     const topo_t *topo;
+    const stack_desc *st;
+    dt_facts f;
+    topo_net dpnet;      /* how DP rings use the network (stack) */
     dt_deg d;
     hw_dtype dt;
+    bool sp;             /* sequence parallel (tp > 1) */
+    bool dropout;
+    int attention;       /* task_attention, resolved */
+    task_recompute rc;   /* resolved (auto: the mode chosen) */
+    bool z3_ag_mb;       /* ZeRO 3 gathers every micro-batch (else once per step) */
+    bool z3_reshard;     /* ... and again for the backward */
+    bool z3_rs_mb;       /* ZeRO 3 reduce-scatters every micro-batch (else after the last) */
     double ab;     /* activation bytes */
     double gbytes; /* gradient bytes reduced */
     double tok;    /* tokens per device per micro-batch */
@@ -74,16 +103,31 @@ typedef struct dt_ctx {
     int64_t dpcp;
 } dt_ctx;
 
+/* A collective inside the model (TP, CP, EP, PP groups). */
 static inline double dt_coll(const dt_ctx *c, topo_coll k, int64_t n, int64_t stride,
                              double bytes)
 {
-    return topo_coll_time(c->topo, k, n, stride, bytes);
+    return topo_coll_time(c->topo, k, n, stride, bytes / c->f.net);
 }
 
+/* A data-parallel collective: rings at the stack's rails and efficiency. */
+static inline double dt_dpcoll(const dt_ctx *c, topo_coll k, int64_t n, int64_t stride,
+                               double bytes)
+{
+    return topo_coll_time_net(c->topo, k, n, stride, bytes / c->f.net, &c->dpnet);
+}
+
+/* A GEMM in the compute dtype (FP8 GEMMs with their cast overhead when
+ * `lowp` and the compute dtype is FP8; others in BF16). */
+double dt_gemm_p(const dt_ctx *c, double m, double n, double k, double batch, bool lowp);
 static inline double dt_gemm(const dt_ctx *c, double m, double n, double k, double batch)
 {
-    return hw_gemm_time(c->hw, c->dt, m, n, k, batch);
+    return dt_gemm_p(c, m, n, k, batch, true);
 }
+
+/* Time of a memory-bound kernel group moving `bytes` in `kernels`
+ * launches (the stack's pass factor and launch floor applied). */
+double dt_elem(const dt_ctx *c, double bytes, double kernels);
 
 /* ---- model shape (params.c) */
 
@@ -120,16 +164,62 @@ static inline double dt_moe_layers(const model_t *m)
     return n > 0 ? (double)n : 0.0;
 }
 
+/* Stage split (pipeline.c): units per chunk q (+1 for the first r),
+ * embedding and head weights e and l in units of layers. */
+typedef struct dt_split {
+    int64_t chunks, q, r, e, l;
+} dt_split;
+
+/* Memory of the busiest stage (memory.c). */
+typedef struct dt_mem {
+    double weights, grads, optimizer, activations, kv_cache, total;
+    int64_t stage;
+} dt_mem;
+
 /* ---- across files */
+
+/* Parameters per device of one layer (dense or MoE; KV heads replicated
+ * when fewer than tp), of its routed experts, of the embedding (first
+ * stage) and of the output head (last stage). */
+double dt_layer_params(const dt_ctx *c, bool moe);
+double dt_expert_params(const dt_ctx *c);
+double dt_emb_params_dev(const dt_ctx *c);
+double dt_head_params_dev(const dt_ctx *c);
 
 void dt_degrees(const point_t *p, dt_deg *d);
 /* Permutation `code` (0..23) of (tp, cp, dp, pp), innermost first. */
 void dt_perm(int code, int order[4]);
 void dt_layer_cost(const dt_ctx *c, bool moe, bool training, int mode, dt_layer *L);
+void dt_layer_comm(const dt_ctx *c, bool moe, bool training, int mode, dt_layer *L);
+/* Wall time of compute `comp` with `comm` beside it, a fraction `f` of
+ * which can overlap: max(comp stretched by the stack's slowdown while
+ * overlapped, f comm) + (1 - f) comm. */
+double dt_overlap(const dt_ctx *c, double comp, double comm, double f);
 double dt_act_bytes(const dt_ctx *c, task_recompute rc);
+void dt_memory(const dt_ctx *c, const dt_split *sp, task_recompute rc, dt_mem *mem);
+void dt_split_init(const dt_ctx *c, dt_split *sp);
+bool dt_split_ok(const dt_ctx *c, const dt_split *sp);
+void dt_chunk_range(const dt_ctx *c, const dt_split *sp, int64_t k, int64_t *lo, int64_t *hi);
+int64_t dt_stage_layers(const dt_ctx *c, const dt_split *sp, int64_t s);
+double dt_inflight(const dt_ctx *c, int64_t s);
+double dt_schedule_time(double tmax, double tsum, double m, double v);
+/* MoE layers of [lo, hi). */
+static inline int64_t dt_moe_in(const model_t *m, int64_t lo, int64_t hi)
+{
+    if (m->d.experts <= 0)
+        return 0;
+    int64_t a = lo > m->d.dense_layers ? lo : m->d.dense_layers;
+    return hi > a ? hi - a : 0;
+}
 void dt_frozen_in(int64_t lo, int64_t hi, int64_t frozen, int64_t moe_from, double *fd,
                   double *fm);
+/* The context of an evaluation of p (facts at their nominal values;
+ * `ideal` holds the idealized stack when p names none). */
+void dt_ctx_init(dt_ctx *c, const point_t *p, stack_desc *ideal);
+void dt_facts_resolve(dt_ctx *c, stack_scenario sc);
 status_code dt_run_llm(const point_t *p, engine *e, result_t *r);
+status_code dt_train_time(const dt_ctx *c, const dt_split *sp, engine *e, result_t *r);
+status_code dt_infer_time(const dt_ctx *c, const dt_split *sp, result_t *r);
 status_code dt_check_dlrm(const point_t *p, const char **where);
 status_code dt_run_dlrm(const point_t *p, engine *e, result_t *r);
 int64_t dt_auto_count(void);

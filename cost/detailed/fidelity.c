@@ -1,9 +1,17 @@
 /*
  * fidelity.c - the detailed fidelity's registry entry: its rules (check),
- * the resolved degrees of a task, and run, which dispatches on the model
- * kind (transformers: train.c; DLRM: dlrm.c).
+ * the resolved degrees, stack facts and context of an evaluation, and
+ * run, which dispatches on the model kind (DLRM: dlrm.c) and for
+ * transformers picks the recompute mode (auto: the least that fits,
+ * memory.c), times the step (train.c, infer.c) under the nominal facts
+ * and then under the fast and slow ends of their ranges (the band
+ * iteration_time_lo_s .. iteration_time_hi_s).
+ * A point whose stack has no name takes the idealized stack (stack.h).
  */
 #include "dt.h"
+
+#include <math.h>
+#include <string.h>
 
 void dt_degrees(const point_t *p, dt_deg *d)
 {
@@ -14,7 +22,9 @@ void dt_degrees(const point_t *p, dt_deg *d)
     d->cp = t->cp > 0 ? t->cp : 1;
     d->ep = t->ep > 0 ? t->ep : 1;
     d->v = t->vpp > 0 ? t->vpp : 1;
-    d->mb = t->micro_batch > 0 ? t->micro_batch : 1;
+    d->mb = t->micro_batch > 0                  ? t->micro_batch
+            : p->stack.default_micro_batch > 0 ? p->stack.default_micro_batch
+                                               : 1;
     d->zero = t->zero_stage;
     d->cf = t->capacity_factor > 0 ? t->capacity_factor : 1.0;
     if (t->grad_accum > 0) {
@@ -52,6 +62,19 @@ static status_code dt_check(const point_t *p, const char **where)
         *where = "model";
         return STATUS_INVALID_VALUE;
     }
+    if (p->stack.name[0]) {
+        const char *bad = NULL;
+        if (stack_check(&p->stack, &bad) != STATUS_OK) {
+            *where = "stack";
+            return STATUS_INVALID_VALUE;
+        }
+    }
+    if ((int)t->recompute < 0 || (int)t->recompute > TASK_RECOMPUTE_AUTO ||
+        t->attention < TASK_ATTENTION_STACK || t->attention > TASK_ATTENTION_UNFUSED ||
+        t->overlap_tp_comm < -1 || t->overlap_tp_comm > 1) {
+        *where = "task";
+        return STATUS_INVALID_VALUE;
+    }
     if (t->tp < 0 || t->pp < 0 || t->dp < 0 || t->cp < 0 || t->ep < 0 ||
         t->vpp < 0 || t->zero_stage < 0 || t->zero_stage > 3 ||
         t->micro_batch < 0 || t->global_batch < 0 || t->grad_accum < 0 ||
@@ -78,6 +101,148 @@ static status_code dt_check(const point_t *p, const char **where)
         *where = "task";
         return STATUS_INVALID_STRATEGY;
     }
+    return STATUS_OK;
+}
+
+void dt_facts_resolve(dt_ctx *c, stack_scenario sc)
+{
+    const hw_t *hw = c->hw;
+    const stack_desc *st = c->st;
+    dt_facts *f = &c->f;
+    double k = sc == STACK_FAST ? 1.0 : sc == STACK_SLOW ? -1.0 : 0.0;
+    f->gemm = f->attn = f->mem = 1.0 + k * hw->efficiency_uncertainty;
+    f->net = 1.0 + k * hw->network_uncertainty;
+    f->ew_passes = stack_pick(st->elementwise_passes, sc, false);
+    f->launch_s = stack_pick(st->launch_s, sc, false);
+    f->fp8_cast = stack_pick(st->fp8_cast_passes, sc, false);
+    int tpo = c->t->overlap_tp_comm;
+    f->tpo_f = tpo == 0 ? 0.0 : tpo == 1 ? 1.0 : stack_pick(st->tp_overlap_fwd, sc, true);
+    f->tpo_b = tpo == 0 ? 0.0 : tpo == 1 ? 1.0 : stack_pick(st->tp_overlap_bwd, sc, true);
+    f->dpo = stack_pick(st->dp_overlap, sc, true);
+    f->slow = stack_pick(st->comm_slowdown, sc, false);
+    f->dp_bus = stack_pick(st->dp_bus_efficiency, sc, true);
+    f->sel_gemm = stack_pick(st->selective_gemm_fraction, sc, false);
+    c->dpnet.rails = st->dp_rails;
+    c->dpnet.eff = f->dp_bus;
+}
+
+void dt_ctx_init(dt_ctx *c, const point_t *p, stack_desc *ideal)
+{
+    memset(c, 0, sizeof *c);
+    c->p = p;
+    c->m = &p->model;
+    c->t = &p->task.detailed;
+    c->hw = &p->system.hw;
+    c->topo = &p->system.topo;
+    if (p->stack.name[0]) {
+        c->st = &p->stack;
+    } else {
+        stack_ideal(ideal);
+        c->st = ideal;
+    }
+    dt_degrees(p, &c->d);
+    c->dt = (hw_dtype)c->t->dtype;
+    c->ab = c->dt == HW_FP32 || c->dt == HW_TF32 ? 4.0 : 2.0;
+    c->gbytes = c->t->grad_reduce_bytes > 0 ? c->t->grad_reduce_bytes
+                                            : fmax(c->st->grad_reduce_bytes, c->ab > 2.0 ? 4.0 : 0.0);
+    c->dpcp = c->d.dp * c->d.cp;
+    c->sp = c->t->sequence_parallel && c->d.tp > 1;
+    const model_t *m = c->m;
+    c->dropout = m->d.dropout >= 0 ? m->d.dropout != 0
+                                   : (m->d.arch == MODEL_ARCH_GPT || m->d.arch == MODEL_ARCH_BLOOM ||
+                                      m->d.arch == MODEL_ARCH_VIT);
+    c->attention = c->t->attention >= 0 ? c->t->attention : c->st->attention;
+    c->rc = c->t->recompute;
+    bool defer = c->st->zero3_pp_defer && c->d.pp > 1;
+    c->z3_ag_mb = !defer;
+    c->z3_reshard = c->st->zero3_reshard && !defer;
+    c->z3_rs_mb = c->st->zero3_rs_every_microbatch && !defer;
+    int order[4];
+    int64_t deg[4] = {c->d.tp, c->d.cp, c->d.dp, c->d.pp}, acc = 1;
+    dt_perm(c->t->layout > 0 ? c->t->layout - 1 : 0, order);
+    for (int i = 0; i < 4; i++) {
+        c->stride[order[i]] = acc;
+        acc *= deg[order[i]];
+    }
+    c->s_dpcp = c->stride[DT_DP] < c->stride[DT_CP] || c->d.cp == 1 ? c->stride[DT_DP]
+                                                                    : c->stride[DT_CP];
+    if (c->d.dp == 1)
+        c->s_dpcp = c->stride[DT_CP];
+    c->zs = c->t->shard_degree > 0 ? c->t->shard_degree : c->dpcp;
+    bool training = p->task.kind != TASK_INFERENCE;
+    c->kv_len = (double)(!training && c->t->prompt_tokens > 0 ? c->t->prompt_tokens
+                                                             : m->seq_len);
+    c->seq = c->kv_len / (double)c->d.cp;
+    c->tok = (double)c->d.mb * c->seq;
+    dt_facts_resolve(c, STACK_NOMINAL);
+}
+
+static void dt_put_mem(result_t *r, const dt_mem *mem, double capacity)
+{
+    r->mem_weights_bytes_per_device = mem->weights;
+    r->mem_grads_bytes_per_device = mem->grads;
+    r->mem_optimizer_bytes_per_device = mem->optimizer;
+    r->mem_activations_bytes_per_device = mem->activations;
+    r->mem_kv_cache_bytes_per_device = mem->kv_cache;
+    r->mem_total_bytes_per_device = mem->total;
+    (void)capacity;
+}
+
+status_code dt_run_llm(const point_t *p, engine *e, result_t *r)
+{
+    dt_ctx c;
+    stack_desc ideal;
+    dt_ctx_init(&c, p, &ideal);
+    const model_t *m = c.m;
+    bool training = p->task.kind != TASK_INFERENCE;
+    r->global_batch = training ? c.d.gb : c.d.mb * c.d.dp;
+    /* shapes that must divide */
+    if (m->heads % c.d.tp != 0 || m->seq_len % c.d.cp != 0 ||
+        (m->d.experts > 0 && m->d.experts % c.d.ep))
+        return STATUS_INFEASIBLE_SHAPE;
+    dt_split sp;
+    dt_split_init(&c, &sp);
+    if (!dt_split_ok(&c, &sp))
+        return STATUS_INFEASIBLE_SHAPE;
+    if (training && (c.d.ga < 1 || c.d.gb != c.d.ga * c.d.mb * c.d.dp))
+        return STATUS_INFEASIBLE_BATCH;
+
+    /* memory; recompute = auto takes the least recomputation that fits */
+    double cap = c.hw->mem_capacity_bytes;
+    dt_mem mem;
+    if (training && c.rc == TASK_RECOMPUTE_AUTO) {
+        static const task_recompute modes[3] = {TASK_RECOMPUTE_NONE, TASK_RECOMPUTE_SELECTIVE,
+                                                TASK_RECOMPUTE_FULL};
+        for (int i = 0; i < 3; i++) {
+            c.rc = modes[i];
+            dt_memory(&c, &sp, c.rc, &mem);
+            if (mem.total <= cap)
+                break;
+        }
+    } else {
+        if (!training)
+            c.rc = TASK_RECOMPUTE_NONE;
+        dt_memory(&c, &sp, c.rc, &mem);
+    }
+    dt_put_mem(r, &mem, cap);
+    if (mem.total > cap)
+        return STATUS_INFEASIBLE_MEMORY;
+
+    status_code rc = training ? dt_train_time(&c, &sp, e, r) : dt_infer_time(&c, &sp, r);
+    if (rc != STATUS_OK)
+        return rc;
+    /* the band: every uncertain fact at its fast end, then its slow end */
+    result_t band = *r;
+    dt_facts_resolve(&c, STACK_FAST);
+    rc = training ? dt_train_time(&c, &sp, e, &band) : dt_infer_time(&c, &sp, &band);
+    if (rc != STATUS_OK)
+        return rc;
+    r->iteration_time_lo_s = band.iteration_time_s;
+    dt_facts_resolve(&c, STACK_SLOW);
+    rc = training ? dt_train_time(&c, &sp, e, &band) : dt_infer_time(&c, &sp, &band);
+    if (rc != STATUS_OK)
+        return rc;
+    r->iteration_time_hi_s = band.iteration_time_s;
     return STATUS_OK;
 }
 

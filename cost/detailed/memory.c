@@ -1,33 +1,208 @@
 /*
- * memory.c - activation bytes per layer and micro-batch (Korthikanti et
- * al. 2022: s b h (10 + 24/t + 5 a s/(h t)), 34/t with sequence
- * parallelism, the 5 a s/h term dropped with selective recompute or fused
- * attention, 2 s b h with full recompute; for 16-bit activations, doubled
- * for 32-bit), and which layers of a stage are frozen in fine-tuning.
+ * memory.c - memory per device of each pipeline stage; the busiest one
+ * decides whether a strategy fits.
+ *
+ * Training, stage s (its layers from pipeline.c's split; the embedding on
+ * the first stage, the output head on the last):
+ *   weights      the stack's param_bytes per parameter (32-bit compute:
+ *                4, no separate master), sharded over the ZeRO group at
+ *                stage 3;
+ *   master, optimizer  master_bytes + optimizer_bytes per trained
+ *                parameter, sharded from ZeRO 1 (reported together as
+ *                optimizer);
+ *   gradients    grad_bytes per trained parameter, sharded from ZeRO 2;
+ *   ZeRO 3 working set: the gathered parameters of the layer computing
+ *                and of the prefetched ones, one layer's unsharded
+ *                gradients, and all of the stage's gathered parameters
+ *                when the stack keeps them from forward to backward;
+ *   activations  per layer and micro-batch (dt_act_bytes) times the
+ *                micro-batches in flight (pipeline.c); full recompute
+ *                adds one layer rebuilt; the last stage adds the logits
+ *                (compute dtype + their fp32 loss copy);
+ *   reserve      the stack's CUDA context, allocator and workspace bytes.
+ * Inference: weights in the compute dtype, the KV cache of prompt and
+ * generated tokens, one layer's prefill working set (sized by the batch)
+ * and the last token's logits, the reserve.
+ *
+ * Activation bytes per token and layer (16-bit; 32-bit activations
+ * twice), after Korthikanti et al. 2022, term by term so that GQA, SwiGLU
+ * and models without dropout get their own coefficients:
+ *   replicated over tp unless sequence parallel: the two norm inputs
+ *   (2h + 2h), the QKV and fc1 inputs (2h + 2h), the dropout masks (h +
+ *   h, when the model has dropout);
+ *   split by tp: q (2h), k and v (4h kv/a), the attention output (2h),
+ *   the MLP's stored activations (GeLU: input and output, 4 f; SwiGLU:
+ *   gate, up and their product, 6 f; MoE: per routed token copy);
+ *   materialized attention scores (unfused kernels): softmax output, and
+ *   with dropout its mask and output, (2 + 3) a s, dropped by Megatron's
+ *   selective recompute.
+ * GPT with dropout: 10 + 24/t + 5 a s/(h t), Korthikanti's coefficient.
+ * Selective recompute with the stack's GEMM fraction g also drops g of
+ * the GEMM outputs; full recompute keeps only each layer's input.
  */
 #include "dt.h"
 
-/* Activation bytes of one layer for one micro-batch stored under
- * recompute mode `rc` (Korthikanti: the coefficients count 16-bit
- * activations; 32-bit ones (fp32, tf32) take twice the bytes). */
+#include <math.h>
+#include <string.h>
+
 double dt_act_bytes(const dt_ctx *c, task_recompute rc)
 {
-    double s = c->seq, b = (double)c->d.mb, h = (double)c->m->hidden;
-    double a = (double)c->m->heads, t = (double)c->d.tp;
-    double w = c->ab / 2.0;
-    bool sp = c->t->sequence_parallel && c->d.tp > 1;
+    const model_t *m = c->m;
+    double s = c->seq, b = (double)c->d.mb, h = (double)m->hidden;
+    double a = (double)m->heads, t = (double)c->d.tp;
+    double w = c->ab / 2.0, spdiv = c->sp ? t : 1.0;
+    double tok = s * b;
     if (rc == TASK_RECOMPUTE_FULL)
-        return w * 2.0 * s * b * h / (sp ? t : 1.0);
-    double base = s * b * h * (sp ? 34.0 / t : 10.0 + 24.0 / t);
-    if (rc == TASK_RECOMPUTE_NONE && c->t->attention == TASK_ATTENTION_UNFUSED)
-        base += 5.0 * a * s * c->kv_len * b / t;
-    return w * base;
+        return w * tok * 2.0 * h / spdiv;
+    double kv = (double)(m->kv_heads > 0 ? m->kv_heads : m->heads);
+    double drop = c->dropout ? 1.0 : 0.0;
+    double rep = 8.0 * h + 2.0 * drop * h;
+    double cols = (double)m->ffn;
+    if (m->d.experts > 0 && m->d.dense_layers < m->layers)
+        cols = (double)dt_top_k(m) * c->d.cf * dt_expert_ffn(m) +
+               (double)m->d.shared_experts * dt_expert_ffn(m);
+    double mlp = (m->mlp == MODEL_MLP_SWIGLU ? 6.0 : 4.0) * cols;
+    double qkvo = 4.0 * h + 4.0 * h * kv / a;
+    double par = qkvo + mlp;
+    double scores = 0.0;
+    if (c->attention == TASK_ATTENTION_UNFUSED)
+        scores = (2.0 + 3.0 * drop) * a * c->kv_len;
+    if (rc == TASK_RECOMPUTE_SELECTIVE) {
+        if (c->st->selective_attention)
+            scores = 0.0;
+        par -= c->f.sel_gemm * (qkvo - 2.0 * h + (m->mlp == MODEL_MLP_SWIGLU ? 4.0 : 2.0) * cols);
+    }
+    return w * tok * (rep / spdiv + (par + scores) / t);
 }
 
-/* Frozen layers of [lo, hi): the first `frozen` layers of the model are
- * frozen; out: those below moe_from (dense) and from it (MoE). */
-void dt_frozen_in(int64_t lo, int64_t hi, int64_t frozen, int64_t moe_from,
-                  double *fd, double *fm)
+/* Parameters of layers [lo, hi) of the stage, and those trained. */
+static void dt_range_params(const dt_ctx *c, int64_t lo, int64_t hi, double lp_dense,
+                            double lp_moe, double *all, double *trained, int64_t *kept)
+{
+    const model_t *m = c->m;
+    int64_t nm = dt_moe_in(m, lo, hi), nd = hi - lo - nm;
+    *all += (double)nd * lp_dense + (double)nm * lp_moe;
+    int64_t frozen = c->p->task.kind == TASK_FINETUNE ? c->t->frozen_layers : 0;
+    int64_t moe_from = m->d.experts > 0 ? m->d.dense_layers : m->layers;
+    double fd, fm;
+    dt_frozen_in(lo, hi, frozen, moe_from, &fd, &fm);
+    *trained += ((double)nd - fd) * lp_dense + ((double)nm - fm) * lp_moe;
+    /* layers without a backward (frozen, nothing trained below) keep no
+     * activations */
+    bool emb_train = m->vocab > 0 && !c->p->task.freeze_emb;
+    int64_t f_in = (int64_t)(fd + fm);
+    *kept += hi - lo - (emb_train ? 0 : f_in);
+}
+
+static void dt_memory_infer(const dt_ctx *c, const dt_split *sp, dt_mem *mem)
+{
+    const model_t *m = c->m;
+    double lpd = dt_layer_params(c, false), lpm = dt_layer_params(c, true);
+    double wb = hw_dtype_bytes(c->dt), h = (double)m->hidden;
+    double kv = (double)(m->kv_heads > 0 ? m->kv_heads : m->heads);
+    double kvt = fmax(kv / (double)c->d.tp, 1.0), dh = h / (double)m->heads;
+    double ctx = (double)(c->t->prompt_tokens > 0 ? c->t->prompt_tokens : m->seq_len) +
+                 (double)c->t->decode_tokens;
+    double tp = (double)c->d.tp, mb = (double)c->d.mb;
+    double cols = m->d.experts > 0 ? (double)dt_top_k(m) * c->d.cf * dt_expert_ffn(m)
+                                   : (double)m->ffn;
+    memset(mem, 0, sizeof *mem);
+    for (int64_t s = 0; s < c->d.pp; s++) {
+        double all = 0.0, tr = 0.0;
+        int64_t kept = 0, layers = 0;
+        for (int64_t k = s; k < sp->chunks; k += c->d.pp) {
+            int64_t lo, hi;
+            dt_chunk_range(c, sp, k, &lo, &hi);
+            dt_range_params(c, lo, hi, lpd, lpm, &all, &tr, &kept);
+            layers += hi - lo;
+        }
+        if (s == 0)
+            all += dt_emb_params_dev(c);
+        if (s == c->d.pp - 1)
+            all += dt_head_params_dev(c);
+        double weights = wb * all;
+        double kvc = 2.0 * (double)layers * kvt * dh * ctx * mb * c->ab / (double)c->d.cp;
+        double acts = c->tok * (4.0 * h + 3.0 * cols / tp) * c->ab +
+                      (s == c->d.pp - 1 ? mb * (double)m->vocab / tp * 4.0 : 0.0);
+        double total = weights + kvc + acts + c->st->reserve_bytes;
+        if (s == 0 || total > mem->total) {
+            mem->weights = weights;
+            mem->grads = mem->optimizer = 0.0;
+            mem->kv_cache = kvc;
+            mem->activations = acts;
+            mem->total = total;
+            mem->stage = s;
+        }
+    }
+}
+
+void dt_memory(const dt_ctx *c, const dt_split *sp, task_recompute rc, dt_mem *mem)
+{
+    if (c->p->task.kind == TASK_INFERENCE) {
+        dt_memory_infer(c, sp, mem);
+        return;
+    }
+    const model_t *m = c->m;
+    const stack_desc *st = c->st;
+    double lpd = dt_layer_params(c, false), lpm = dt_layer_params(c, true);
+    double lp = fmax(lpd, m->d.experts > 0 ? lpm : 0.0);
+    double n = (double)c->zs;
+    bool wide = c->ab > 2.0; /* 32-bit compute: the parameters are the master */
+    double pbytes = wide ? 4.0 : st->param_bytes, mbytes = wide ? 0.0 : st->master_bytes;
+    double gather = wide ? 4.0 : 2.0;
+    double act_layer = dt_act_bytes(c, rc);
+    double act_full_layer = rc == TASK_RECOMPUTE_FULL ? dt_act_bytes(c, TASK_RECOMPUTE_NONE) : 0.0;
+    double logits = c->tok * (double)m->vocab / (double)c->d.tp * (c->ab + 4.0);
+    bool emb_train = m->vocab > 0 && !(c->p->task.kind == TASK_FINETUNE && c->p->task.freeze_emb);
+    memset(mem, 0, sizeof *mem);
+    for (int64_t s = 0; s < c->d.pp; s++) {
+        double all = 0.0, tr = 0.0;
+        int64_t kept = 0;
+        for (int64_t k = s; k < sp->chunks; k += c->d.pp) {
+            int64_t lo, hi;
+            dt_chunk_range(c, sp, k, &lo, &hi);
+            dt_range_params(c, lo, hi, lpd, lpm, &all, &tr, &kept);
+        }
+        if (s == 0) {
+            all += dt_emb_params_dev(c);
+            tr += emb_train ? dt_emb_params_dev(c) : 0.0;
+        }
+        if (s == c->d.pp - 1) {
+            double hp = dt_head_params_dev(c);
+            all += hp;
+            tr += (m->d.untied_embeddings || emb_train) ? hp : 0.0;
+        }
+        double weights = pbytes * all, opt = (mbytes + st->optimizer_bytes) * tr;
+        double grads = st->grad_bytes * tr;
+        if (c->d.zero >= 1)
+            opt /= n;
+        if (c->d.zero >= 2)
+            grads /= n;
+        if (c->d.zero >= 3) {
+            weights /= n;
+            weights += (1.0 + (double)st->zero3_prefetch) * lp * gather;
+            if (!c->z3_reshard)
+                weights += (all - lp) * gather;
+            grads += lp * c->gbytes;
+        }
+        double acts = (double)kept * act_layer * dt_inflight(c, s) + act_full_layer;
+        if (s == c->d.pp - 1 && m->vocab > 0)
+            acts += logits;
+        double total = weights + grads + opt + acts + st->reserve_bytes;
+        if (s == 0 || total > mem->total) {
+            mem->weights = weights;
+            mem->grads = grads;
+            mem->optimizer = opt;
+            mem->activations = acts;
+            mem->kv_cache = 0.0;
+            mem->total = total;
+            mem->stage = s;
+        }
+    }
+}
+
+void dt_frozen_in(int64_t lo, int64_t hi, int64_t frozen, int64_t moe_from, double *fd,
+                  double *fm)
 {
     int64_t f = hi < frozen ? hi : frozen;
     int64_t d_hi = f < moe_from ? f : moe_from;

@@ -31,8 +31,8 @@ int detailed_position_parse(const char *s)
 
 int detailed_recompute_parse(const char *s)
 {
-    static const char *const n[] = {"none", "selective", "full"};
-    return dt_lookup(s, n, 3);
+    static const char *const n[] = {"none", "selective", "full", "auto"};
+    return dt_lookup(s, n, 4);
 }
 
 int detailed_schedule_parse(const char *s)
@@ -121,7 +121,10 @@ static void dt_layout_text(int layout, bool letters, char *buf, size_t size)
 
 static const char *dt_recompute_short(task_recompute r)
 {
-    return r == TASK_RECOMPUTE_FULL ? "full" : r == TASK_RECOMPUTE_SELECTIVE ? "sel" : "none";
+    return r == TASK_RECOMPUTE_FULL        ? "full"
+           : r == TASK_RECOMPUTE_SELECTIVE ? "sel"
+           : r == TASK_RECOMPUTE_AUTO      ? "auto"
+                                           : "none";
 }
 
 static const char *dt_schedule_text(const task_detailed_t *t)

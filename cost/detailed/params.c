@@ -72,6 +72,51 @@ void detailed_params(const model_t *m, const task_detailed_t *t, double *total,
     *per_device = per + emb;
 }
 
+double dt_layer_params(const dt_ctx *c, bool moe)
+{
+    const model_t *m = c->m;
+    double tp = (double)c->d.tp, h = (double)m->hidden;
+    double a = (double)m->heads, dh = h / a;
+    double kv = (double)(m->kv_heads > 0 ? m->kv_heads : m->heads);
+    double at = a / tp, kvt = kv >= tp ? kv / tp : 1.0, mats = dt_mlp_mats(m);
+    double p = h * (at + 2.0 * kvt) * dh + at * dh * h;
+    if (!moe)
+        return p + mats * h * (double)m->ffn / tp;
+    double E = (double)m->d.experts, fe = dt_expert_ffn(m) / tp;
+    p += E / (double)c->d.ep * mats * h * fe + h * E;
+    if (m->d.shared_experts > 0)
+        p += mats * h * (double)m->d.shared_experts * fe;
+    return p;
+}
+
+double dt_expert_params(const dt_ctx *c)
+{
+    const model_t *m = c->m;
+    if (m->d.experts <= 0)
+        return 0.0;
+    return (double)m->d.experts / (double)c->d.ep * dt_mlp_mats(m) * (double)m->hidden *
+           dt_expert_ffn(m) / (double)c->d.tp;
+}
+
+double dt_emb_params_dev(const dt_ctx *c)
+{
+    const model_t *m = c->m;
+    double e = (double)m->vocab * (double)m->hidden / (double)c->d.tp;
+    if (m->d.position == MODEL_POS_LEARNED)
+        e += (double)m->seq_len * (double)m->hidden / (double)c->d.tp;
+    return e;
+}
+
+double dt_head_params_dev(const dt_ctx *c)
+{
+    /* untied: its own matrix; tied: the last stage keeps a copy of the
+     * word embedding when it is not also the first */
+    const model_t *m = c->m;
+    if (m->vocab <= 0 || (!m->d.untied_embeddings && c->d.pp == 1))
+        return 0.0;
+    return (double)m->vocab * (double)m->hidden / (double)c->d.tp;
+}
+
 double detailed_model_flops(const model_t *m, bool causal_half)
 {
     double h = (double)m->hidden, s = (double)m->seq_len;

@@ -1,0 +1,92 @@
+/*
+ * pipeline.c - pipeline stages: how the layers are split over pp x vpp
+ * chunks, which chunks a stage runs, how many micro-batches it holds in
+ * flight, and the schedule's time.
+ *
+ * Split: U = layers + e + l units, e and l the stack's weights of the
+ * embedding and of the output head + loss (used always when the stack
+ * splits by weight, else only when the layers do not divide evenly:
+ * Megatron's account-for-embedding/loss options; torchtitan's
+ * input/output weights), spread over C = pp v chunks as evenly as
+ * possible, the first U mod C chunks one unit more; chunk 0 starts with
+ * the embedding's e units, chunk C-1 ends with the head's l. Chunk k runs
+ * on stage k mod pp (interleaving). Real runs split uneven layer counts
+ * this way (Llama 3.1 405B: 126 layers on 8 x 8 chunks).
+ *
+ * Schedule: with stage times T_s per micro-batch (forward + backward of
+ * its chunks), m micro-batches and v chunks per stage, 1F1B (and its
+ * interleaved form) takes m T_max + (sum_s T_s - T_max) / v: the slowest
+ * stage sets the pace, the others' fill and drain is the bubble ((p-1)/v
+ * stage times for uniform stages). GPipe takes the same time and keeps
+ * every micro-batch in flight.
+ *
+ * In flight on stage s (activations held, in micro-batches of the whole
+ * stage): 1F1B min(m, p - s); interleaved min(m v, 2 (p - s - 1) +
+ * (v - 1) p + 1) chunk-activations over v (Megatron's warm-up count:
+ * p + (p - 1)/v on the first stage, as Korthikanti et al. 2022); GPipe m.
+ */
+#include "dt.h"
+
+#include <math.h>
+
+void dt_split_init(const dt_ctx *c, dt_split *sp)
+{
+    int64_t L = c->m->layers, C = c->d.pp * c->d.v;
+    bool weigh = c->st->pp_weighted || L % C != 0;
+    sp->chunks = C;
+    sp->e = weigh ? (int64_t)llround(c->st->pp_embedding_layers) : 0;
+    sp->l = weigh ? (int64_t)llround(c->st->pp_loss_layers) : 0;
+    int64_t U = L + sp->e + sp->l;
+    sp->q = U / C;
+    sp->r = U % C;
+}
+
+bool dt_split_ok(const dt_ctx *c, const dt_split *sp)
+{
+    /* every chunk holds a unit, the first and last their weights */
+    return sp->q >= 1 && sp->q >= sp->e && sp->q >= sp->l && c->m->layers >= 1;
+}
+
+/* Layers before chunk k. */
+static int64_t dt_layers_before(const dt_ctx *c, const dt_split *sp, int64_t k)
+{
+    int64_t L = c->m->layers;
+    if (k >= sp->chunks)
+        return L;
+    int64_t units = k * sp->q + (k < sp->r ? k : sp->r);
+    int64_t n = k > 0 ? units - sp->e : 0;
+    return n < 0 ? 0 : n > L ? L : n;
+}
+
+void dt_chunk_range(const dt_ctx *c, const dt_split *sp, int64_t k, int64_t *lo, int64_t *hi)
+{
+    *lo = dt_layers_before(c, sp, k);
+    *hi = dt_layers_before(c, sp, k + 1);
+}
+
+int64_t dt_stage_layers(const dt_ctx *c, const dt_split *sp, int64_t s)
+{
+    int64_t n = 0;
+    for (int64_t k = s; k < sp->chunks; k += c->d.pp) {
+        int64_t lo, hi;
+        dt_chunk_range(c, sp, k, &lo, &hi);
+        n += hi - lo;
+    }
+    return n;
+}
+
+double dt_inflight(const dt_ctx *c, int64_t s)
+{
+    double m = (double)c->d.ga, p = (double)c->d.pp, v = (double)c->d.v;
+    if (c->t->schedule == TASK_SCHEDULE_GPIPE)
+        return m;
+    if (c->d.v <= 1)
+        return fmin(m, p - (double)s);
+    double chunks = 2.0 * (p - (double)s - 1.0) + (v - 1.0) * p + 1.0;
+    return fmin(m * v, chunks) / v;
+}
+
+double dt_schedule_time(double tmax, double tsum, double m, double v)
+{
+    return m * tmax + (tsum - tmax) / v;
+}

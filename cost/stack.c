@@ -1,0 +1,121 @@
+/*
+ * stack.c - checks and scenarios of software-stack facts (stack.h).
+ */
+#include "stack.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "task.h"
+
+static bool stack_range_ok(stack_fact f, double min, double max)
+{
+    return isfinite(f.v) && isfinite(f.lo) && isfinite(f.hi) && f.lo <= f.v &&
+           f.v <= f.hi && f.lo >= min && f.hi <= max;
+}
+
+static bool stack_bytes_ok(double b)
+{
+    return isfinite(b) && b >= 0.0 && b <= 64.0;
+}
+
+status_code stack_check(const stack_desc *s, const char **bad)
+{
+#define ST_BAD(cond, key)                                                   \
+    do {                                                                    \
+        if (!(cond)) {                                                      \
+            *bad = key;                                                     \
+            return STATUS_INVALID_VALUE;                                    \
+        }                                                                   \
+    } while (0)
+    ST_BAD(s->attention == TASK_ATTENTION_FLASH || s->attention == TASK_ATTENTION_UNFUSED,
+           "attention");
+    ST_BAD(stack_range_ok(s->elementwise_passes, 1.0, 100.0), "elementwise_passes");
+    ST_BAD(stack_range_ok(s->launch_s, 0.0, 1e-3), "launch_s");
+    ST_BAD(stack_range_ok(s->fp8_cast_passes, 0.0, 100.0), "fp8_cast_passes");
+    ST_BAD(stack_range_ok(s->tp_overlap_fwd, 0.0, 1.0), "tp_overlap_fwd");
+    ST_BAD(stack_range_ok(s->tp_overlap_bwd, 0.0, 1.0), "tp_overlap_bwd");
+    ST_BAD(stack_range_ok(s->dp_overlap, 0.0, 1.0), "dp_overlap");
+    ST_BAD(stack_range_ok(s->comm_slowdown, 0.0, 1.0), "comm_slowdown");
+    ST_BAD(s->dp_rails >= 0 && s->dp_rails <= 1024, "dp_rails");
+    ST_BAD(stack_range_ok(s->dp_bus_efficiency, 1e-3, 1.0) && s->dp_bus_efficiency.lo > 0.0,
+           "dp_bus_efficiency");
+    ST_BAD(s->zero3_prefetch >= 0 && s->zero3_prefetch <= 64, "zero3_prefetch");
+    ST_BAD(stack_range_ok(s->selective_gemm_fraction, 0.0, 1.0), "selective_gemm_fraction");
+    ST_BAD(s->pp_send == STACK_PP_FULL || s->pp_send == STACK_PP_SCATTER_GATHER, "pp_send");
+    ST_BAD(isfinite(s->pp_embedding_layers) && s->pp_embedding_layers >= 0.0 &&
+               s->pp_embedding_layers <= 64.0,
+           "pp_embedding_layers");
+    ST_BAD(isfinite(s->pp_loss_layers) && s->pp_loss_layers >= 0.0 && s->pp_loss_layers <= 64.0,
+           "pp_loss_layers");
+    ST_BAD(s->default_vpp >= 1 && s->default_vpp <= 1024, "default_vpp");
+    ST_BAD(s->default_micro_batch >= 1 && s->default_micro_batch <= (1 << 20),
+           "default_micro_batch");
+    ST_BAD(s->default_zero_stage >= 0 && s->default_zero_stage <= 3, "default_zero_stage");
+    ST_BAD(stack_bytes_ok(s->param_bytes), "param_bytes");
+    ST_BAD(stack_bytes_ok(s->master_bytes), "master_bytes");
+    ST_BAD(stack_bytes_ok(s->grad_bytes), "grad_bytes");
+    ST_BAD(stack_bytes_ok(s->optimizer_bytes), "optimizer_bytes");
+    ST_BAD(stack_bytes_ok(s->grad_reduce_bytes) && s->grad_reduce_bytes > 0.0,
+           "grad_reduce_bytes");
+    ST_BAD(isfinite(s->optimizer_step_bytes) && s->optimizer_step_bytes >= 0.0 &&
+               s->optimizer_step_bytes <= 1024.0,
+           "optimizer_step_bytes");
+    ST_BAD(isfinite(s->reserve_bytes) && s->reserve_bytes >= 0.0 && s->reserve_bytes < 1e13,
+           "reserve_bytes");
+#undef ST_BAD
+    return STATUS_OK;
+}
+
+static stack_fact stack_exact(double v)
+{
+    return (stack_fact){v, v, v};
+}
+
+void stack_ideal(stack_desc *s)
+{
+    memset(s, 0, sizeof *s);
+    strcpy(s->name, "ideal");
+    strcpy(s->summary, "idealized: fused kernels, perfectly overlapped data parallelism");
+    s->attention = TASK_ATTENTION_FLASH;
+    s->elementwise_passes = stack_exact(1.0);
+    s->launch_s = stack_exact(0.0);
+    s->fp8_cast_passes = stack_exact(0.0);
+    s->sequence_parallel = false;
+    s->tp_overlap_fwd = stack_exact(0.0);
+    s->tp_overlap_bwd = stack_exact(0.0);
+    s->dp_overlap = stack_exact(1.0);
+    s->comm_slowdown = stack_exact(0.0);
+    s->dp_rails = 0;
+    s->dp_bus_efficiency = stack_exact(1.0);
+    s->zero3_prefetch = 1;
+    s->zero3_reshard = true;
+    s->zero3_rs_every_microbatch = true;
+    s->selective_attention = true;
+    s->selective_gemm_fraction = stack_exact(0.0);
+    s->pp_send = STACK_PP_FULL;
+    s->pp_embedding_layers = 0.0;
+    s->pp_loss_layers = 0.0;
+    s->default_vpp = 1;
+    s->default_micro_batch = 1;
+    /* mixed-precision Adam of Rajbhandari et al. 2020: 2 + 2 + 12 */
+    s->param_bytes = 2.0;
+    s->master_bytes = 4.0;
+    s->grad_bytes = 2.0;
+    s->optimizer_bytes = 8.0;
+    s->grad_reduce_bytes = 2.0;
+    s->optimizer_step_bytes = 30.0;
+    s->reserve_bytes = 0.0;
+}
+
+double stack_pick(stack_fact f, stack_scenario sc, bool faster_high)
+{
+    switch (sc) {
+    case STACK_FAST:
+        return faster_high ? f.hi : f.lo;
+    case STACK_SLOW:
+        return faster_high ? f.lo : f.hi;
+    default:
+        return f.v;
+    }
+}
