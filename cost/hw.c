@@ -70,6 +70,8 @@ status_code hw_check(const hw_t *h, const char **bad)
                "gemm_log10_flops");
     }
     HW_BAD(hw_frac(h->attention_efficiency), "attention_efficiency");
+    HW_BAD(h->attention_tuned_efficiency == 0.0 || hw_frac(h->attention_tuned_efficiency),
+           "attention_tuned_efficiency");
     HW_BAD(h->gemm_fp8_points >= 0 && h->gemm_fp8_points <= HW_EFF_POINTS,
            "gemm_fp8_efficiency");
     for (int i = 0; i < h->gemm_fp8_points; i++) {

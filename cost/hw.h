@@ -44,7 +44,8 @@ typedef struct hw_t {
     int gemm_points;               /* entries used in the table below */
     double gemm_log10_flops[HW_EFF_POINTS]; /* ascending */
     double gemm_efficiency[HW_EFF_POINTS];  /* fraction of peak, (0, 1] */
-    double attention_efficiency;   /* fused (flash) attention, fraction of peak */
+    double attention_efficiency;   /* FlashAttention-2-class kernels, fraction of peak */
+    double attention_tuned_efficiency; /* vendor-tuned fused attention (0: the above) */
     double kernel_overhead_s;      /* fixed cost per kernel launch */
     /* FP8 GEMMs: a table of their own against the FP8 peak (0 points:
      * FP8 GEMMs take the table above) */

@@ -28,7 +28,8 @@ status_code stack_check(const stack_desc *s, const char **bad)
             return STATUS_INVALID_VALUE;                                    \
         }                                                                   \
     } while (0)
-    ST_BAD(s->attention == TASK_ATTENTION_FLASH || s->attention == TASK_ATTENTION_UNFUSED,
+    ST_BAD(s->attention == TASK_ATTENTION_FLASH || s->attention == TASK_ATTENTION_UNFUSED ||
+               s->attention == TASK_ATTENTION_TUNED,
            "attention");
     ST_BAD(stack_range_ok(s->elementwise_passes, 1.0, 100.0), "elementwise_passes");
     ST_BAD(stack_range_ok(s->launch_s, 0.0, 1e-3), "launch_s");
@@ -63,6 +64,7 @@ status_code stack_check(const stack_desc *s, const char **bad)
            "optimizer_step_bytes");
     ST_BAD(isfinite(s->reserve_bytes) && s->reserve_bytes >= 0.0 && s->reserve_bytes < 1e13,
            "reserve_bytes");
+    ST_BAD(stack_bytes_ok(s->logit_bytes), "logit_bytes");
 #undef ST_BAD
     return STATUS_OK;
 }
@@ -106,6 +108,7 @@ void stack_ideal(stack_desc *s)
     s->grad_reduce_bytes = 2.0;
     s->optimizer_step_bytes = 30.0;
     s->reserve_bytes = 0.0;
+    s->logit_bytes = 6.0; /* 16-bit logits + fp32 softmax (Megatron's fused loss) */
 }
 
 double stack_pick(stack_fact f, stack_scenario sc, bool faster_high)

@@ -101,6 +101,8 @@ typedef struct stack_desc {
     double optimizer_step_bytes; /* HBM traffic of the optimizer step per local parameter */
     /* ---- memory */
     double reserve_bytes;       /* CUDA context, allocator fragmentation and workspaces */
+    double logit_bytes;         /* bytes held per logit on the last stage: the logits,
+                                   the loss's copy and the gradient */
 } stack_desc;
 
 /* Checks the facts (ranges ordered, fractions in [0, 1], bytes >= 0);

@@ -40,8 +40,11 @@ typedef enum task_schedule {
 
 typedef enum task_attention {
     TASK_ATTENTION_STACK = -1,     /* the software stack's kernel */
-    TASK_ATTENTION_FLASH = 0,      /* fused, no s x s tensors in memory */
-    TASK_ATTENTION_UNFUSED = 1     /* batched GEMMs + softmax kernels */
+    TASK_ATTENTION_FLASH = 0,      /* FlashAttention-2-class kernels (flash-attn 2,
+                                      PyTorch SDPA), no s x s tensors in memory */
+    TASK_ATTENTION_UNFUSED = 1,    /* batched GEMMs + softmax kernels */
+    TASK_ATTENTION_TUNED = 2       /* vendor-tuned fused attention (cuDNN via
+                                      Transformer Engine, FlashAttention-3) */
 } task_attention;
 
 /* DLRM embedding sharding (detailed fidelity); NONE for LLMs, taken as

@@ -192,7 +192,11 @@ static const load_key hw_keys[] = {
      "GEMM size points, log10 FLOPs, ascending (array of up to 8 floats)"},
     {"gemm_efficiency", LT_ANY, 0, LK_ALL, LR_YES,
      "GEMM fraction of peak at each size point (same length)"},
-    HK(attention_efficiency, LT_FLOAT, LR_YES, "fused attention fraction of peak"),
+    HK(attention_efficiency, LT_FLOAT, LR_YES,
+       "FlashAttention-2-class attention (forward and backward), fraction of peak"),
+    HK(attention_tuned_efficiency, LT_FLOAT, LR_NO,
+       "vendor-tuned fused attention (cuDNN/TE, FlashAttention-3), fraction of peak "
+       "(default: attention_efficiency)"),
     HK(kernel_overhead_s, LT_FLOAT, LR_YES, "fixed cost per kernel, s"),
     {"gemm_fp8_log10_flops", LT_ANY, 0, LK_ALL, LR_NO,
      "FP8 GEMM size points, log10 FLOPs (default: FP8 GEMMs use the BF16 table)"},
@@ -264,7 +268,8 @@ static const load_key dtask_keys[] = {
     DTK(schedule, LT_SCHEDULE, LR_NO,
         "\"1f1b\" (default; interleaved when vpp > 1), \"interleaved\" (vpp default: the "
         "stack's) or \"gpipe\""),
-    DTK(attention, LT_ATTENTION, LR_NO, "\"flash\" or \"unfused\" (default: the stack's kernel)"),
+    DTK(attention, LT_ATTENTION, LR_NO,
+        "\"flash\" (FlashAttention-2 class), \"tuned\" (cuDNN/TE, FA3) or \"unfused\" (default: the stack's kernel)"),
     DTA(overlap_dp_comm, LT_BOOL, LR_NO,
         "overlap DP/FSDP communication with compute, as far as the stack does (default true)"),
     DTK(overlap_tp_comm, LT_TRI, LR_NO,
@@ -290,7 +295,8 @@ static const load_key dtask_keys[] = {
 static const load_key stack_keys[] = {
     STK(name, LT_STRING, LR_YES, "catalogue name"),
     STK(summary, LT_TEXT, LR_NO, "one line: what the stack is"),
-    STK(attention, LT_ATTENTION, LR_YES, "attention kernel: \"flash\" or \"unfused\" (scores materialized)"),
+    STK(attention, LT_ATTENTION, LR_YES,
+        "attention kernel: \"flash\" (FlashAttention-2 class), \"tuned\" (vendor-tuned fused) or \"unfused\" (scores materialized)"),
     STK(elementwise_passes, LT_FACT, LR_YES,
        "memory-bound traffic relative to fused kernels (1 fused; eager > 1)"),
     STK(launch_s, LT_FACT, LR_YES, "host launch cost per kernel not hidden, s"),
@@ -326,6 +332,8 @@ static const load_key stack_keys[] = {
     STK(grad_reduce_bytes, LT_FLOAT, LR_YES, "bytes per gradient element reduced"),
     STK(optimizer_step_bytes, LT_FLOAT, LR_YES, "HBM bytes the optimizer step moves per parameter"),
     STK(reserve_bytes, LT_FLOAT, LR_YES, "CUDA context, allocator and workspace reserve, bytes"),
+    STK(logit_bytes, LT_FLOAT, LR_YES,
+        "bytes per logit held on the last stage (logits, the loss's copy, gradient)"),
 };
 
 #define NKEYS(t) (sizeof(t) / sizeof((t)[0]))
@@ -569,7 +577,7 @@ static int load_value(const config_setting_t *s, const load_key *k, void *obj,
             "\"learned\", \"rope\", \"alibi\" or \"none\"",
             "\"none\", \"selective\", \"full\" or \"auto\"",
             "\"1f1b\", \"interleaved\" or \"gpipe\"",
-            "\"flash\" or \"unfused\"",
+            "\"flash\", \"tuned\" or \"unfused\"",
             "\"fp32\", \"tf32\", \"bf16\", \"fp16\", \"fp8\" or \"int8\"",
             "\"ring\", \"tree\" or \"hierarchical\"",
             "an order of tp, cp, dp, pp joined by '-', innermost first (\"tp-cp-dp-pp\")",

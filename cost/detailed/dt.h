@@ -103,6 +103,17 @@ typedef struct dt_ctx {
     int64_t dpcp;
 } dt_ctx;
 
+/* Plain min and max (the fidelity's figures are never NaN; libm's fmin
+ * and fmax are calls on the hot path). */
+static inline double dt_min(double a, double b)
+{
+    return a < b ? a : b;
+}
+static inline double dt_max(double a, double b)
+{
+    return a > b ? a : b;
+}
+
 /* A collective inside the model (TP, CP, EP, PP groups). */
 static inline double dt_coll(const dt_ctx *c, topo_coll k, int64_t n, int64_t stride,
                              double bytes)
@@ -170,6 +181,24 @@ typedef struct dt_split {
     int64_t chunks, q, r, e, l;
 } dt_split;
 
+/* What a pipeline stage holds (pipeline.c, once per evaluation): its
+ * layers by type (DT_DENSE, DT_MOE and their frozen variants), the types
+ * of the first and last layer of each of its chunks (where ZeRO 3's
+ * gather chains start), and the chunk boundaries it sends across per
+ * micro-batch and pass. At most DT_MAX_STAGES stages (the check). */
+enum { DT_DENSE = 0, DT_MOE = 1, DT_FDENSE = 2, DT_FMOE = 3, DT_TYPES = 4 };
+#define DT_MAX_STAGES 512
+typedef struct dt_stage {
+    int32_t n[DT_TYPES], first[DT_TYPES], last[DT_TYPES];
+    int32_t sends;
+} dt_stage;
+typedef struct dt_stages {
+    int64_t count;
+    int types;   /* types in use: 1 (one kind of layer), 2 (dense and MoE), 4 */
+    int uniform; /* with one kind: DT_DENSE or DT_MOE */
+    dt_stage s[DT_MAX_STAGES];
+} dt_stages;
+
 /* Memory of the busiest stage (memory.c). */
 typedef struct dt_mem {
     double weights, grads, optimizer, activations, kv_cache, total;
@@ -196,7 +225,10 @@ void dt_layer_comm(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
  * overlapped, f comm) + (1 - f) comm. */
 double dt_overlap(const dt_ctx *c, double comp, double comm, double f);
 double dt_act_bytes(const dt_ctx *c, task_recompute rc);
-void dt_memory(const dt_ctx *c, const dt_split *sp, task_recompute rc, dt_mem *mem);
+void dt_memory(const dt_ctx *c, const dt_stages *st, task_recompute rc, dt_mem *mem);
+void dt_stages_build(const dt_ctx *c, const dt_split *sp, dt_stages *st);
+/* Type of layer i (DT_DENSE ...). */
+int dt_layer_type(const dt_ctx *c, int64_t i);
 void dt_split_init(const dt_ctx *c, dt_split *sp);
 bool dt_split_ok(const dt_ctx *c, const dt_split *sp);
 void dt_chunk_range(const dt_ctx *c, const dt_split *sp, int64_t k, int64_t *lo, int64_t *hi);
@@ -218,8 +250,11 @@ void dt_frozen_in(int64_t lo, int64_t hi, int64_t frozen, int64_t moe_from, doub
 void dt_ctx_init(dt_ctx *c, const point_t *p, stack_desc *ideal);
 void dt_facts_resolve(dt_ctx *c, stack_scenario sc);
 status_code dt_run_llm(const point_t *p, engine *e, result_t *r);
-status_code dt_train_time(const dt_ctx *c, const dt_split *sp, engine *e, result_t *r);
-status_code dt_infer_time(const dt_ctx *c, const dt_split *sp, result_t *r);
+/* The step's time under the context's facts; `figures` false computes
+ * the iteration time only (the band's scenarios). */
+status_code dt_train_time(const dt_ctx *c, const dt_split *sp, const dt_stages *st, engine *e,
+                          result_t *r, bool figures);
+status_code dt_infer_time(const dt_ctx *c, const dt_stages *st, result_t *r);
 status_code dt_check_dlrm(const point_t *p, const char **where);
 status_code dt_run_dlrm(const point_t *p, engine *e, result_t *r);
 int64_t dt_auto_count(void);

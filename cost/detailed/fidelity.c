@@ -70,7 +70,7 @@ static status_code dt_check(const point_t *p, const char **where)
         }
     }
     if ((int)t->recompute < 0 || (int)t->recompute > TASK_RECOMPUTE_AUTO ||
-        t->attention < TASK_ATTENTION_STACK || t->attention > TASK_ATTENTION_UNFUSED ||
+        t->attention < TASK_ATTENTION_STACK || t->attention > TASK_ATTENTION_TUNED ||
         t->overlap_tp_comm < -1 || t->overlap_tp_comm > 1) {
         *where = "task";
         return STATUS_INVALID_VALUE;
@@ -202,8 +202,10 @@ status_code dt_run_llm(const point_t *p, engine *e, result_t *r)
         return STATUS_INFEASIBLE_SHAPE;
     dt_split sp;
     dt_split_init(&c, &sp);
-    if (!dt_split_ok(&c, &sp))
+    if (!dt_split_ok(&c, &sp) || c.d.pp > DT_MAX_STAGES)
         return STATUS_INFEASIBLE_SHAPE;
+    dt_stages st;
+    dt_stages_build(&c, &sp, &st);
     if (training && (c.d.ga < 1 || c.d.gb != c.d.ga * c.d.mb * c.d.dp))
         return STATUS_INFEASIBLE_BATCH;
 
@@ -215,31 +217,31 @@ status_code dt_run_llm(const point_t *p, engine *e, result_t *r)
                                                 TASK_RECOMPUTE_FULL};
         for (int i = 0; i < 3; i++) {
             c.rc = modes[i];
-            dt_memory(&c, &sp, c.rc, &mem);
+            dt_memory(&c, &st, c.rc, &mem);
             if (mem.total <= cap)
                 break;
         }
     } else {
         if (!training)
             c.rc = TASK_RECOMPUTE_NONE;
-        dt_memory(&c, &sp, c.rc, &mem);
+        dt_memory(&c, &st, c.rc, &mem);
     }
     dt_put_mem(r, &mem, cap);
     if (mem.total > cap)
         return STATUS_INFEASIBLE_MEMORY;
 
-    status_code rc = training ? dt_train_time(&c, &sp, e, r) : dt_infer_time(&c, &sp, r);
+    status_code rc = training ? dt_train_time(&c, &sp, &st, e, r, true) : dt_infer_time(&c, &st, r);
     if (rc != STATUS_OK)
         return rc;
     /* the band: every uncertain fact at its fast end, then its slow end */
     result_t band = *r;
     dt_facts_resolve(&c, STACK_FAST);
-    rc = training ? dt_train_time(&c, &sp, e, &band) : dt_infer_time(&c, &sp, &band);
+    rc = training ? dt_train_time(&c, &sp, &st, e, &band, false) : dt_infer_time(&c, &st, &band);
     if (rc != STATUS_OK)
         return rc;
     r->iteration_time_lo_s = band.iteration_time_s;
     dt_facts_resolve(&c, STACK_SLOW);
-    rc = training ? dt_train_time(&c, &sp, e, &band) : dt_infer_time(&c, &sp, &band);
+    rc = training ? dt_train_time(&c, &sp, &st, e, &band, false) : dt_infer_time(&c, &st, &band);
     if (rc != STATUS_OK)
         return rc;
     r->iteration_time_hi_s = band.iteration_time_s;

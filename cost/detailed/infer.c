@@ -20,7 +20,7 @@
 
 #include <math.h>
 
-status_code dt_infer_time(const dt_ctx *c, const dt_split *sp, result_t *r)
+status_code dt_infer_time(const dt_ctx *c, const dt_stages *st, result_t *r)
 {
     const model_t *m = c->m;
     const hw_t *hw = c->hw;
@@ -61,14 +61,8 @@ status_code dt_infer_time(const dt_ctx *c, const dt_split *sp, result_t *r)
     }
     double ttft = 0.0, tpot = 0.0, comp = 0.0, tpcomm = 0.0, a2a = 0.0;
     for (int64_t s = 0; s < c->d.pp; s++) {
-        int64_t nd = 0, nm = 0;
-        for (int64_t k = s; k < sp->chunks; k += c->d.pp) {
-            int64_t lo, hi;
-            dt_chunk_range(c, sp, k, &lo, &hi);
-            int64_t moe_n = dt_moe_in(m, lo, hi);
-            nm += moe_n;
-            nd += hi - lo - moe_n;
-        }
+        const dt_stage *g = &st->s[s];
+        int64_t nd = g->n[DT_DENSE] + g->n[DT_FDENSE], nm = g->n[DT_MOE] + g->n[DT_FMOE];
         double nl = (double)(nd + nm);
         /* prefill */
         double pre = (double)nd * dense.fwd + (double)nm * moe.fwd;

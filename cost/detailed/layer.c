@@ -51,13 +51,17 @@ double dt_elem(const dt_ctx *c, double bytes, double kernels)
     return t > floor ? t : floor;
 }
 
-/* Forward FLOP/s of fused attention on this hardware. */
+/* FLOP/s of fused attention on this hardware: FlashAttention-2-class
+ * kernels, or the vendor-tuned ones where the generation has a figure. */
 static double dt_attn_rate(const dt_ctx *c)
 {
     const hw_t *hw = c->hw;
     hw_dtype d = c->dt == HW_FP8 ? HW_BF16 : c->dt;
     double peak = hw->peak_flops[d] > 0 ? hw->peak_flops[d] : hw->peak_flops[HW_BF16];
-    return peak * hw->attention_efficiency * c->f.attn;
+    double eff = c->attention == TASK_ATTENTION_TUNED && hw->attention_tuned_efficiency > 0
+                     ? hw->attention_tuned_efficiency
+                     : hw->attention_efficiency;
+    return peak * eff * c->f.attn;
 }
 
 void dt_layer_cost(const dt_ctx *c, bool moe, bool training, int mode, dt_layer *L)
@@ -100,7 +104,7 @@ void dt_layer_cost(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
     /* attention core */
     double s = c->kv_len, mbat = (double)c->d.mb;
     double attn_f, attn_b, attn_elem_f = 0.0, attn_elem_b = 0.0;
-    if (c->attention == TASK_ATTENTION_FLASH) {
+    if (c->attention != TASK_ATTENTION_UNFUSED) {
         double fl = 4.0 * mbat * at * c->seq * s * dh * (m->causal ? 0.5 : 1.0);
         attn_f = fl / dt_attn_rate(c) + ov;
         attn_b = 2.5 * (attn_f - ov) + ov;

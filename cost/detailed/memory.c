@@ -14,11 +14,13 @@
  *   ZeRO 3 working set: the gathered parameters of the layer computing
  *                and of the prefetched ones, one layer's unsharded
  *                gradients, and all of the stage's gathered parameters
- *                when the stack keeps them from forward to backward;
+ *                (and their unsharded gradients) when the stack keeps
+ *                them across micro-batches;
  *   activations  per layer and micro-batch (dt_act_bytes) times the
  *                micro-batches in flight (pipeline.c); full recompute
  *                adds one layer rebuilt; the last stage adds the logits
- *                (compute dtype + their fp32 loss copy);
+ *                (the stack's bytes per logit: the logits, the loss's
+ *                copy, the gradient; 32-bit compute twice);
  *   reserve      the stack's CUDA context, allocator and workspace bytes.
  * Inference: weights in the compute dtype, the KV cache of prompt and
  * generated tokens, one layer's prefill working set (sized by the batch)
@@ -75,26 +77,20 @@ double dt_act_bytes(const dt_ctx *c, task_recompute rc)
     return w * tok * (rep / spdiv + (par + scores) / t);
 }
 
-/* Parameters of layers [lo, hi) of the stage, and those trained. */
-static void dt_range_params(const dt_ctx *c, int64_t lo, int64_t hi, double lp_dense,
-                            double lp_moe, double *all, double *trained, int64_t *kept)
+/* Parameters of a stage's layers, those trained, and the layers that
+ * keep activations (all but frozen ones with nothing trained below). */
+static void dt_stage_params(const dt_ctx *c, const dt_stage *g, double lp_dense, double lp_moe,
+                            double *all, double *trained, int64_t *kept)
 {
-    const model_t *m = c->m;
-    int64_t nm = dt_moe_in(m, lo, hi), nd = hi - lo - nm;
-    *all += (double)nd * lp_dense + (double)nm * lp_moe;
-    int64_t frozen = c->p->task.kind == TASK_FINETUNE ? c->t->frozen_layers : 0;
-    int64_t moe_from = m->d.experts > 0 ? m->d.dense_layers : m->layers;
-    double fd, fm;
-    dt_frozen_in(lo, hi, frozen, moe_from, &fd, &fm);
-    *trained += ((double)nd - fd) * lp_dense + ((double)nm - fm) * lp_moe;
-    /* layers without a backward (frozen, nothing trained below) keep no
-     * activations */
-    bool emb_train = m->vocab > 0 && !c->p->task.freeze_emb;
-    int64_t f_in = (int64_t)(fd + fm);
-    *kept += hi - lo - (emb_train ? 0 : f_in);
+    *all = (double)(g->n[DT_DENSE] + g->n[DT_FDENSE]) * lp_dense +
+           (double)(g->n[DT_MOE] + g->n[DT_FMOE]) * lp_moe;
+    *trained = (double)g->n[DT_DENSE] * lp_dense + (double)g->n[DT_MOE] * lp_moe;
+    bool emb_train = c->m->vocab > 0 && !c->p->task.freeze_emb;
+    *kept = g->n[DT_DENSE] + g->n[DT_MOE] +
+            (emb_train ? g->n[DT_FDENSE] + g->n[DT_FMOE] : 0);
 }
 
-static void dt_memory_infer(const dt_ctx *c, const dt_split *sp, dt_mem *mem)
+static void dt_memory_infer(const dt_ctx *c, const dt_stages *st, dt_mem *mem)
 {
     const model_t *m = c->m;
     double lpd = dt_layer_params(c, false), lpm = dt_layer_params(c, true);
@@ -108,14 +104,11 @@ static void dt_memory_infer(const dt_ctx *c, const dt_split *sp, dt_mem *mem)
                                    : (double)m->ffn;
     memset(mem, 0, sizeof *mem);
     for (int64_t s = 0; s < c->d.pp; s++) {
-        double all = 0.0, tr = 0.0;
-        int64_t kept = 0, layers = 0;
-        for (int64_t k = s; k < sp->chunks; k += c->d.pp) {
-            int64_t lo, hi;
-            dt_chunk_range(c, sp, k, &lo, &hi);
-            dt_range_params(c, lo, hi, lpd, lpm, &all, &tr, &kept);
-            layers += hi - lo;
-        }
+        double all, tr;
+        int64_t kept;
+        const dt_stage *g = &st->s[s];
+        dt_stage_params(c, g, lpd, lpm, &all, &tr, &kept);
+        int64_t layers = g->n[DT_DENSE] + g->n[DT_MOE] + g->n[DT_FDENSE] + g->n[DT_FMOE];
         if (s == 0)
             all += dt_emb_params_dev(c);
         if (s == c->d.pp - 1)
@@ -136,10 +129,10 @@ static void dt_memory_infer(const dt_ctx *c, const dt_split *sp, dt_mem *mem)
     }
 }
 
-void dt_memory(const dt_ctx *c, const dt_split *sp, task_recompute rc, dt_mem *mem)
+void dt_memory(const dt_ctx *c, const dt_stages *stg, task_recompute rc, dt_mem *mem)
 {
     if (c->p->task.kind == TASK_INFERENCE) {
-        dt_memory_infer(c, sp, mem);
+        dt_memory_infer(c, stg, mem);
         return;
     }
     const model_t *m = c->m;
@@ -152,17 +145,16 @@ void dt_memory(const dt_ctx *c, const dt_split *sp, task_recompute rc, dt_mem *m
     double gather = wide ? 4.0 : 2.0;
     double act_layer = dt_act_bytes(c, rc);
     double act_full_layer = rc == TASK_RECOMPUTE_FULL ? dt_act_bytes(c, TASK_RECOMPUTE_NONE) : 0.0;
-    double logits = c->tok * (double)m->vocab / (double)c->d.tp * (c->ab + 4.0);
+    /* the logits, the loss's copy of them and their gradient, as the
+     * stack's loss holds them */
+    double logits = c->tok * (double)m->vocab / (double)c->d.tp *
+                    (c->ab > 2.0 ? c->st->logit_bytes * 2.0 : c->st->logit_bytes);
     bool emb_train = m->vocab > 0 && !(c->p->task.kind == TASK_FINETUNE && c->p->task.freeze_emb);
     memset(mem, 0, sizeof *mem);
     for (int64_t s = 0; s < c->d.pp; s++) {
-        double all = 0.0, tr = 0.0;
-        int64_t kept = 0;
-        for (int64_t k = s; k < sp->chunks; k += c->d.pp) {
-            int64_t lo, hi;
-            dt_chunk_range(c, sp, k, &lo, &hi);
-            dt_range_params(c, lo, hi, lpd, lpm, &all, &tr, &kept);
-        }
+        double all, tr;
+        int64_t kept;
+        dt_stage_params(c, &stg->s[s], lpd, lpm, &all, &tr, &kept);
         if (s == 0) {
             all += dt_emb_params_dev(c);
             tr += emb_train ? dt_emb_params_dev(c) : 0.0;
@@ -184,6 +176,8 @@ void dt_memory(const dt_ctx *c, const dt_split *sp, task_recompute rc, dt_mem *m
             if (!c->z3_reshard)
                 weights += (all - lp) * gather;
             grads += lp * c->gbytes;
+            if (!c->z3_rs_mb) /* reduced after the last micro-batch: kept whole until then */
+                grads += (all - lp) * gather;
         }
         double acts = (double)kept * act_layer * dt_inflight(c, s) + act_full_layer;
         if (s == c->d.pp - 1 && m->vocab > 0)

@@ -78,8 +78,8 @@ int detailed_layout_parse(const char *s)
 
 int detailed_attention_parse(const char *s)
 {
-    static const char *const n[] = {"flash", "unfused"};
-    return dt_lookup(s, n, 2);
+    static const char *const n[] = {"flash", "unfused", "tuned"};
+    return dt_lookup(s, n, 3);
 }
 
 int detailed_emb_sharding_parse(const char *s)

@@ -28,6 +28,7 @@
 #include "dt.h"
 
 #include <math.h>
+#include <string.h>
 
 void dt_split_init(const dt_ctx *c, dt_split *sp)
 {
@@ -62,6 +63,79 @@ void dt_chunk_range(const dt_ctx *c, const dt_split *sp, int64_t k, int64_t *lo,
 {
     *lo = dt_layers_before(c, sp, k);
     *hi = dt_layers_before(c, sp, k + 1);
+}
+
+int dt_layer_type(const dt_ctx *c, int64_t i)
+{
+    const model_t *m = c->m;
+    bool moe = m->d.experts > 0 && i >= m->d.dense_layers;
+    bool frozen = c->p->task.kind == TASK_FINETUNE && i < c->t->frozen_layers;
+    return (moe ? DT_MOE : DT_DENSE) + (frozen ? 2 : 0);
+}
+
+void dt_stages_build(const dt_ctx *c, const dt_split *sp, dt_stages *st)
+{
+    const model_t *m = c->m;
+    int64_t frozen = c->p->task.kind == TASK_FINETUNE ? c->t->frozen_layers : 0;
+    int64_t moe_from = m->d.experts > 0 ? m->d.dense_layers : m->layers;
+    int64_t L = m->layers, pp = c->d.pp;
+    bool mixed_moe = moe_from > 0 && moe_from < L;
+    st->count = pp;
+    st->types = frozen > 0 ? DT_TYPES : mixed_moe ? 2 : 1;
+    int uniform = moe_from <= 0 ? DT_MOE : DT_DENSE; /* the type when only one */
+    st->uniform = uniform;
+    memset(st->s, 0, (size_t)pp * sizeof st->s[0]);
+    int64_t C = sp->chunks, v = C / pp;
+    if (st->types == 1) {
+        /* one kind of layer: stage s runs chunks s + j pp, q units each
+         * (+1 for the first r chunks), less the embedding's e units on
+         * chunk 0 and the head's l on chunk C-1: O(pp) */
+        int64_t c0 = sp->q + (0 < sp->r) - sp->e, cl = sp->q + (C - 1 < sp->r) - sp->l;
+        for (int64_t s = 0; s < pp; s++) {
+            dt_stage *g = &st->s[s];
+            int64_t extra = sp->r > s ? (sp->r - s + pp - 1) / pp : 0;
+            int64_t n = v * sp->q + extra, chunks = v;
+            if (s == 0) {
+                n -= sp->e;
+                chunks -= c0 <= 0;
+            }
+            if (s == (C - 1) % pp) {
+                n -= sp->l;
+                chunks -= cl <= 0;
+            }
+            g->n[uniform] = (int32_t)n;
+            g->first[uniform] = g->last[uniform] = (int32_t)chunks;
+            g->sends = (int32_t)(2 * v - (s == 0) - (s == (C - 1) % pp));
+        }
+        return;
+    }
+    /* chunks in order, layer ranges accumulated (pipeline.c's split) */
+    int64_t units = 0, lo = 0;
+    for (int64_t k = 0; k < sp->chunks; k++) {
+        units += sp->q + (k < sp->r ? 1 : 0);
+        int64_t hi = k + 1 >= sp->chunks ? L : units - sp->e;
+        hi = hi < lo ? lo : hi > L ? L : hi;
+        dt_stage *g = &st->s[k % pp];
+        g->sends += (k > 0) + (k < sp->chunks - 1);
+        if (hi > lo) {
+            if (st->types == 1) {
+                g->n[uniform] += (int32_t)(hi - lo);
+                g->first[uniform]++;
+                g->last[uniform]++;
+            } else {
+                double fd, fm;
+                dt_frozen_in(lo, hi, frozen, moe_from, &fd, &fm);
+                int64_t nm = dt_moe_in(m, lo, hi), nd = hi - lo - nm;
+                g->n[DT_DENSE] += (int32_t)(nd - (int64_t)fd);
+                g->n[DT_MOE] += (int32_t)(nm - (int64_t)fm);
+                g->n[DT_FDENSE] += (int32_t)fd;
+                g->n[DT_FMOE] += (int32_t)fm;
+                g->first[dt_layer_type(c, lo)]++;
+                g->last[dt_layer_type(c, hi - 1)]++;
+            }
+        }
+        lo = hi;
+    }
 }
 
 int64_t dt_stage_layers(const dt_ctx *c, const dt_split *sp, int64_t s)
