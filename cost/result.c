@@ -40,6 +40,10 @@ const result_field result_fields[] = {
        "detailed: iteration time with every uncertain stack/hardware fact at its fast end"),
     RF(iteration_time_hi_s, "s", RESULT_F64,
        "detailed: iteration time with every uncertain stack/hardware fact at its slow end"),
+    RF(micro_batch, "sequences", RESULT_I64,
+       "detailed: sequences per micro-batch evaluated (micro_batch = \"auto\" resolved)"),
+    RF(recompute, "1", RESULT_I64,
+       "detailed: recompute mode evaluated, 0 none, 1 selective, 2 full (\"auto\" resolved)"),
 };
 
 const size_t result_nfields = sizeof result_fields / sizeof result_fields[0];

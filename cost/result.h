@@ -46,6 +46,10 @@ typedef struct result_t {
      * and hardware facts at their fast and slow ends */
     double iteration_time_lo_s;
     double iteration_time_hi_s;
+    /* detailed: what the evaluation resolved (micro_batch = "auto",
+     * recompute = "auto"): sequences per micro-batch, recompute mode */
+    int64_t micro_batch;
+    int64_t recompute;
 } result_t;
 
 typedef enum result_type { RESULT_F64 = 0, RESULT_I64 = 1 } result_type;

@@ -65,6 +65,7 @@ status_code stack_check(const stack_desc *s, const char **bad)
     ST_BAD(isfinite(s->reserve_bytes) && s->reserve_bytes >= 0.0 && s->reserve_bytes < 1e13,
            "reserve_bytes");
     ST_BAD(stack_bytes_ok(s->logit_bytes), "logit_bytes");
+    ST_BAD(stack_range_ok(s->loss_bytes, 0.0, 1024.0), "loss_bytes");
 #undef ST_BAD
     return STATUS_OK;
 }
@@ -109,6 +110,7 @@ void stack_ideal(stack_desc *s)
     s->optimizer_step_bytes = 30.0;
     s->reserve_bytes = 0.0;
     s->logit_bytes = 6.0; /* 16-bit logits + fp32 softmax (Megatron's fused loss) */
+    s->loss_bytes = stack_exact(14.0); /* a fused kernel: read 2+2, write 4; read 4, write 2 */
 }
 
 double stack_pick(stack_fact f, stack_scenario sc, bool faster_high)

@@ -103,6 +103,8 @@ typedef struct stack_desc {
     double reserve_bytes;       /* CUDA context, allocator fragmentation and workspaces */
     double logit_bytes;         /* bytes held per logit on the last stage: the logits,
                                    the loss's copy and the gradient */
+    stack_fact loss_bytes;      /* HBM bytes the loss moves per logit, forward and
+                                   backward (fused kernel ~14, unfused fp32 ~56) */
 } stack_desc;
 
 /* Checks the facts (ranges ordered, fractions in [0, 1], bytes >= 0);

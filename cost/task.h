@@ -77,6 +77,8 @@ typedef struct task_detailed_t {
                                       the stack does, 0 never, 1 fully */
     int dtype;                     /* hw_dtype of compute */
     int64_t micro_batch;           /* sequences per micro-batch (0: the stack's default) */
+    bool micro_batch_auto;         /* training: the fastest micro-batch dividing the
+                                      replica's batch that fits (micro_batch ignored) */
     int64_t global_batch;          /* sequences per iteration (0: derived) */
     int64_t grad_accum;            /* micro-batches per replica (0: derived) */
     double capacity_factor;        /* MoE (0: 1.0) */

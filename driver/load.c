@@ -44,6 +44,7 @@ typedef enum load_type {
     LT_FACT,    /* a number, or [low, nominal, high] (cost/stack.h) */
     LT_TEXT,    /* a string of up to STACK_SUMMARY_MAX - 1 bytes */
     LT_TRI,     /* true/false stored as an int 1/0 (absent: -1, set by the caller) */
+    LT_MB,      /* a task's micro_batch: an integer, or "auto" (micro_batch_auto) */
     LT_PP_SEND, /* "full" or "scatter_gather" */
     LT_ANY /* resolved by the caller (a group or a catalogue name) */
 } load_type;
@@ -277,7 +278,9 @@ static const load_key dtask_keys[] = {
         "stack does)"),
     {"precision", LT_DTYPE, offsetof(task_t, detailed.dtype), LK_ALL, LR_NO,
      "\"bf16\" (default), \"fp16\", \"fp8\", \"tf32\", \"fp32\""},
-    DTA(micro_batch, LT_INT, LR_NO, "sequences per micro-batch (default: the stack's)"),
+    DTA(micro_batch, LT_MB, LR_NO,
+        "sequences per micro-batch, or \"auto\": the fastest dividing the replica's batch "
+        "that fits (default: the stack's)"),
     DTA(global_batch, LT_INT, LR_NO, "sequences per iteration (default micro_batch*dp*grad_accum)"),
     DTA(grad_accum, LT_INT, LR_NO, "micro-batches per replica (default global/(micro*dp))"),
     DTK(capacity_factor, LT_FLOAT, LR_NO, "MoE capacity factor (default 1.0)"),
@@ -334,6 +337,8 @@ static const load_key stack_keys[] = {
     STK(reserve_bytes, LT_FLOAT, LR_YES, "CUDA context, allocator and workspace reserve, bytes"),
     STK(logit_bytes, LT_FLOAT, LR_YES,
         "bytes per logit held on the last stage (logits, the loss's copy, gradient)"),
+    STK(loss_bytes, LT_FACT, LR_YES,
+        "HBM bytes the loss moves per logit, forward + backward (fused ~14, unfused fp32 ~56)"),
 };
 
 #define NKEYS(t) (sizeof(t) / sizeof((t)[0]))
@@ -535,6 +540,18 @@ static int load_value(const config_setting_t *s, const load_key *k, void *obj,
             return -1;
         }
         *(bool *)(void *)dst = config_setting_get_bool(s) != 0;
+        return 0;
+    case LT_MB:
+        if (t == CONFIG_TYPE_STRING && strcmp(config_setting_get_string(s), "auto") == 0) {
+            ((task_t *)obj)->detailed.micro_batch_auto = true;
+            return 0;
+        }
+        if (t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64) {
+            load_fail(err, s, "key '%s': expected an integer or \"auto\", got %s", name,
+                      load_type_name(t));
+            return -1;
+        }
+        *(int64_t *)(void *)dst = (int64_t)config_setting_get_int64(s);
         return 0;
     case LT_TRI:
         if (t != CONFIG_TYPE_BOOL) {

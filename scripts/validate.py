@@ -30,10 +30,12 @@ Defaults for empty cells (the tool's documented defaults, said per row):
 ffn = 4 hidden, kv_heads = heads, mlp = gelu, position = learned, causal =
 1, precision = bf16, gpus_per_node = the hardware's scale-up domain,
 nic_gbps_per_gpu = the hardware's NIC, tp = pp = cp = ep = vpp = 1 (dp
-derived from gpus when empty); zero_stage, sequence_parallel,
-micro_batch: the stack's defaults; grad_accum = global_batch /
-(micro_batch dp); recompute = auto (the least of none, selective, full
-whose memory fits the device: what a practitioner would run).
+derived from gpus when empty); zero_stage, sequence_parallel: the
+stack's defaults; micro_batch = auto (the fastest that divides the
+replica's batch and fits, as a tuned run picks it; the stack's default
+when grad_accum is stated); grad_accum = global_batch / (micro_batch dp);
+recompute = auto (the least of none, selective, full whose memory fits
+the device: what a practitioner would run).
 """
 import csv
 import glob
@@ -146,6 +148,9 @@ def point_text(row, used):
     if mb_text:
         mb = cell(row, "micro_batch", 1, used)
         task.append(f"  micro_batch = {mb};")
+    elif not ga_text:
+        task.append('  micro_batch = "auto";')
+        used.append("micro_batch=auto")
     else:
         used.append("micro_batch=stack's")
     if ga_text:

@@ -71,6 +71,7 @@ typedef struct dt_facts {
     double tpo_f, tpo_b;         /* TP overlap fractions */
     double dpo, slow, dp_bus;    /* DP overlap, compute slowdown, DP ring efficiency */
     double sel_gemm;             /* selective: fraction of GEMMs recomputed */
+    double loss_bytes;           /* HBM bytes per logit of the loss, fwd + bwd */
 } dt_facts;
 
 /* One evaluation's resolved inputs. */

@@ -122,6 +122,7 @@ void dt_facts_resolve(dt_ctx *c, stack_scenario sc)
     f->slow = stack_pick(st->comm_slowdown, sc, false);
     f->dp_bus = stack_pick(st->dp_bus_efficiency, sc, true);
     f->sel_gemm = stack_pick(st->selective_gemm_fraction, sc, false);
+    f->loss_bytes = stack_pick(st->loss_bytes, sc, false);
     c->dpnet.rails = st->dp_rails;
     c->dpnet.eff = f->dp_bus;
 }
@@ -188,6 +189,37 @@ static void dt_put_mem(result_t *r, const dt_mem *mem, double capacity)
     (void)capacity;
 }
 
+/* Memory with the recompute mode (auto: the least recomputation that
+ * fits; c->rc is set to the mode taken). */
+static void dt_fit_memory(dt_ctx *c, const dt_stages *st, task_recompute want, dt_mem *mem)
+{
+    double cap = c->hw->mem_capacity_bytes;
+    if (c->p->task.kind == TASK_INFERENCE) {
+        c->rc = TASK_RECOMPUTE_NONE;
+    } else if (want == TASK_RECOMPUTE_AUTO) {
+        static const task_recompute modes[3] = {TASK_RECOMPUTE_NONE, TASK_RECOMPUTE_SELECTIVE,
+                                                TASK_RECOMPUTE_FULL};
+        for (int i = 0; i < 3; i++) {
+            c->rc = modes[i];
+            dt_memory(c, st, c->rc, mem);
+            if (mem->total <= cap)
+                return;
+        }
+        return;
+    } else {
+        c->rc = want;
+    }
+    dt_memory(c, st, c->rc, mem);
+}
+
+/* Micro-batches of mb sequences. */
+static void dt_set_micro_batch(dt_ctx *c, int64_t mb)
+{
+    c->d.mb = mb;
+    c->d.ga = c->d.gb / (mb * c->d.dp);
+    c->tok = (double)mb * c->seq;
+}
+
 status_code dt_run_llm(const point_t *p, engine *e, result_t *r)
 {
     dt_ctx c;
@@ -195,7 +227,6 @@ status_code dt_run_llm(const point_t *p, engine *e, result_t *r)
     dt_ctx_init(&c, p, &ideal);
     const model_t *m = c.m;
     bool training = p->task.kind != TASK_INFERENCE;
-    r->global_batch = training ? c.d.gb : c.d.mb * c.d.dp;
     /* shapes that must divide */
     if (m->heads % c.d.tp != 0 || m->seq_len % c.d.cp != 0 ||
         (m->d.experts > 0 && m->d.experts % c.d.ep))
@@ -206,31 +237,47 @@ status_code dt_run_llm(const point_t *p, engine *e, result_t *r)
         return STATUS_INFEASIBLE_SHAPE;
     dt_stages st;
     dt_stages_build(&c, &sp, &st);
+    double cap = c.hw->mem_capacity_bytes;
+    task_recompute want = c.t->recompute;
+    dt_mem mem;
+    status_code rc;
+    if (training && c.t->micro_batch_auto) {
+        /* the fastest micro-batch that divides the replica's batch and
+         * fits, as a tuned run picks it (at most 64 sequences) */
+        int64_t per = c.d.gb / c.d.dp, best = 0;
+        double tbest = 0.0;
+        if (per < 1 || c.d.gb % c.d.dp != 0)
+            return STATUS_INFEASIBLE_BATCH;
+        for (int64_t mb = 1; mb <= per && mb <= 64; mb++) {
+            if (per % mb != 0)
+                continue;
+            dt_set_micro_batch(&c, mb);
+            dt_fit_memory(&c, &st, want, &mem);
+            if (mem.total > cap)
+                continue;
+            rc = dt_train_time(&c, &sp, &st, e, r, false);
+            if (rc != STATUS_OK)
+                return rc;
+            if (best == 0 || r->iteration_time_s < tbest) {
+                best = mb;
+                tbest = r->iteration_time_s;
+            }
+        }
+        dt_set_micro_batch(&c, best > 0 ? best : 1);
+    }
+    r->global_batch = training ? c.d.gb : c.d.mb * c.d.dp;
+    r->micro_batch = c.d.mb;
     if (training && (c.d.ga < 1 || c.d.gb != c.d.ga * c.d.mb * c.d.dp))
         return STATUS_INFEASIBLE_BATCH;
 
     /* memory; recompute = auto takes the least recomputation that fits */
-    double cap = c.hw->mem_capacity_bytes;
-    dt_mem mem;
-    if (training && c.rc == TASK_RECOMPUTE_AUTO) {
-        static const task_recompute modes[3] = {TASK_RECOMPUTE_NONE, TASK_RECOMPUTE_SELECTIVE,
-                                                TASK_RECOMPUTE_FULL};
-        for (int i = 0; i < 3; i++) {
-            c.rc = modes[i];
-            dt_memory(&c, &st, c.rc, &mem);
-            if (mem.total <= cap)
-                break;
-        }
-    } else {
-        if (!training)
-            c.rc = TASK_RECOMPUTE_NONE;
-        dt_memory(&c, &st, c.rc, &mem);
-    }
+    dt_fit_memory(&c, &st, want, &mem);
     dt_put_mem(r, &mem, cap);
+    r->recompute = c.rc;
     if (mem.total > cap)
         return STATUS_INFEASIBLE_MEMORY;
 
-    status_code rc = training ? dt_train_time(&c, &sp, &st, e, r, true) : dt_infer_time(&c, &st, r);
+    rc = training ? dt_train_time(&c, &sp, &st, e, r, true) : dt_infer_time(&c, &st, r);
     if (rc != STATUS_OK)
         return rc;
     /* the band: every uncertain fact at its fast end, then its slow end */

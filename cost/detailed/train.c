@@ -116,17 +116,20 @@ static void dt_ends_cost(const dt_ctx *c, const dt_layers *y, dt_ends *x)
     if (c->d.tp > 1)
         x->emb_f += dt_coll(c, TOPO_ALLREDUCE, c->d.tp, c->stride[DT_TP], c->tok * h * c->ab);
     x->emb_b = emb_train ? x->emb_f : 0.0;
-    /* cross entropy over the logits in fp32 as a fused kernel does it:
-     * forward reads the 16-bit logits for the max and for the sum of
-     * exponentials and writes the fp32 softmax (2 + 2 + 4 bytes per
-     * logit), backward reads it and writes the 16-bit gradient (4 + 2);
-     * the stack's pass factor scales it for eager kernels (upcast copy,
-     * separate log_softmax and nll). The head GEMM stays BF16. */
+    /* cross entropy: the stack's HBM bytes per logit (a fused kernel
+     * reads the 16-bit logits for the max and for the sum of exponentials
+     * and writes the fp32 softmax, 2 + 2 + 4 bytes, backward reads it and
+     * writes the gradient, 4 + 2: 14; an unfused fp32 implementation
+     * moves about four times that), 4/7 forward. The head GEMM stays
+     * BF16. */
     double logits = c->tok * vocab_t;
     double g = dt_gemm_p(c, c->tok, vocab_t, h, 1, false);
-    x->head_f = g + dt_elem(c, 8.0 * logits, 3.0);
+    double lb = c->f.loss_bytes * logits;
+    x->head_f = g + hw_mem_time(c->hw, lb * 4.0 / 7.0) / c->f.mem + 3.0 * c->hw->kernel_overhead_s;
     double hg = (head_train ? 1.0 : 0.0) + (below_train ? 1.0 : 0.0);
-    x->head_b = hg > 0.0 ? hg * g + dt_elem(c, 6.0 * logits, 2.0) : 0.0;
+    x->head_b = hg > 0.0 ? hg * g + hw_mem_time(c->hw, lb * 3.0 / 7.0) / c->f.mem +
+                               2.0 * c->hw->kernel_overhead_s
+                         : 0.0;
 }
 
 status_code dt_train_time(const dt_ctx *c, const dt_split *sp, const dt_stages *st, engine *e,
