@@ -97,8 +97,7 @@ static int spec_load_model(const config_setting_t *g, const char *configs_dir,
 static int spec_load_system(const config_setting_t *g, const char *configs_dir,
                             void *obj, load_err *err)
 {
-    (void)configs_dir;
-    return load_system(g, obj, err);
+    return load_system(g, configs_dir, obj, err);
 }
 
 static int spec_load_dmodel(const config_setting_t *g, const char *configs_dir,
@@ -277,11 +276,13 @@ static int spec_grid(spec *sp, const config_setting_t *grid, spec_cat *cat,
         return -1;
     }
     static const char *const gkeys[] = {"base", "nodes", "devices_per_node",
-                                        "nic_scale"};
+                                        "nic_scale", "board_power_w",
+                                        "idle_power_w", "price_per_hour_usd"};
     for (int gi = 0; gi < config_setting_length(grid); gi++) {
         const config_setting_t *g = spec_grid_group(
             grid, gi, gkeys, NKEYS(gkeys),
-            "base, nodes, devices_per_node, nic_scale", err);
+            "base, nodes, devices_per_node, nic_scale, board_power_w, "
+            "idle_power_w, price_per_hour_usd", err);
         if (!g)
             return -1;
         const config_setting_t *bs = config_setting_get_member(g, "base");
@@ -298,7 +299,9 @@ static int spec_grid(spec *sp, const config_setting_t *grid, spec_cat *cat,
             load_fail(err, bs, "key 'base': \"%s\" is not in the catalogue "
                       "%s/systems.cfg", bname, configs_dir);
         cluster_t base;
-        if (!bg || load_system(bg, &base, err) != 0)
+        if (!bg || load_system(bg, configs_dir, &base, err) != 0 ||
+            load_power(g, &base.board_power_w, &base.idle_power_w,
+                       &base.price_per_hour_usd, err) != 0)
             return -1;
         double *nodes = NULL, *dpn = NULL, *nic = NULL;
         int nn = 0, nd = 0, nk = 0, rc = -1;
@@ -373,11 +376,13 @@ static int spec_dgrid(spec *sp, const config_setting_t *grid, spec_cat *cat,
         return -1;
     }
     static const char *const gkeys[] = {"hardware", "nodes", "devices_per_node",
-                                        "nic_gbps_per_device"};
+                                        "nic_gbps_per_device", "board_power_w",
+                                        "idle_power_w", "price_per_hour_usd"};
     for (int gi = 0; gi < config_setting_length(grid); gi++) {
         const config_setting_t *g = spec_grid_group(
             grid, gi, gkeys, NKEYS(gkeys),
-            "hardware, nodes, devices_per_node, nic_gbps_per_device", err);
+            "hardware, nodes, devices_per_node, nic_gbps_per_device, "
+            "board_power_w, idle_power_w, price_per_hour_usd", err);
         if (!g)
             return -1;
         const config_setting_t *hs = config_setting_get_member(g, "hardware");
@@ -406,7 +411,9 @@ static int spec_dgrid(spec *sp, const config_setting_t *grid, spec_cat *cat,
                 load_fail(err, he, "key 'hardware': \"%s\" is not in the "
                           "catalogue %s/hardware.cfg", hname, configs_dir);
             hw_t hw;
-            if (!hg || load_hw(hg, &hw, err) != 0)
+            if (!hg || load_hw(hg, &hw, err) != 0 ||
+                load_power(g, &hw.board_power_w, &hw.idle_power_w,
+                           &hw.price_per_hour_usd, err) != 0)
                 return -1;
             double *nodes = NULL, *dpn = NULL, *nic = NULL;
             int nn = 0, nd = 0, nk = 0, rc = -1;

@@ -17,6 +17,9 @@
  *               "BASE/NODESxDPN/nicSCALE" with devices = nodes x dpn and the
  *               NIC bandwidth scaled; one-node systems use intra-node
  *               bandwidth only (allreduce_intra_fraction = 1).
+ *               Both fidelities' groups also take board_power_w,
+ *               idle_power_w and price_per_hour_usd, overriding the
+ *               hardware's for the systems they generate.
  *               Detailed fidelity: groups over hardware generations,
  *               { hardware = ["a100-80g", "h100-sxm-80g"];
  *                 nodes = [1, 8, 64];
