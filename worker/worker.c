@@ -75,7 +75,6 @@ static int64_t worker_chunk(worker *w, space_cursor *cur, engine *e,
                             worker_plans *pc, int64_t lo, int64_t hi,
                             char *buf)
 {
-    const eval_ops *ops = w->s->sp->ops;
     const output_rows *r = w->rows;
     int64_t nsys = w->s->radix[SPACE_SYSTEM];
     int64_t n = 0;
@@ -83,11 +82,9 @@ static int64_t worker_chunk(worker *w, space_cursor *cur, engine *e,
     for (int64_t id = lo; id < hi; id++) {
         if (space_point(w->s, cur, id, NULL) != STATUS_OK)
             continue;
-        memset(&res, 0, sizeof res);
-        status_code rc = ops->run(&cur->p, e, &res);
+        status_code rc = eval_run(&cur->p, e, &res);
         if (!status_is_data(rc))
             check_die("evaluation failed (out of memory)", __FILE__, __LINE__);
-        res.status = (int32_t)rc;
         const char *dense, *emb;
         worker_plan_text(pc, cur, &dense, &emb);
         output_pack(r, buf + (size_t)n * r->t.size, id, cur->idx, &cur->p,
