@@ -69,7 +69,7 @@ static void test_dsweep_file(void)
     space s;
     CU_ASSERT_EQUAL_FATAL(space_init(&s, &sp, &err), 0);
     output_rows rows;
-    output_rows_init(&rows);
+    output_rows_init(&rows, sp.fidelity);
     size_t rs = rows.t.size;
     hid_t f = H5Fopen(opath, H5F_ACC_RDONLY, H5P_DEFAULT);
     CU_ASSERT_FATAL(f >= 0);
@@ -91,7 +91,7 @@ static void test_dsweep_file(void)
         result_t r;
         status_code sc = eval_point(&cur->p, &e, &r, NULL);
         CU_ASSERT(status_is_data(sc));
-        output_pack(&rows, want, id, cur->idx, &cur->p, &r, NULL, NULL);
+        output_pack(&rows, want, id, cur->idx, &cur->p, &r, NULL);
         if (row >= n || memcmp(got + (size_t)row * rs, want, rs) != 0)
             mismatches++;
         else if (sc == STATUS_INFEASIBLE_MEMORY) {
