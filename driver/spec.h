@@ -43,7 +43,10 @@
  *               decode_tokens (default 128).
  *   global_batch  array of global batch sizes (samples per step;
  *               detailed: sequences per iteration, or for inference the
- *               sequences decoded concurrently)
+ *               sequences decoded concurrently), or a group of such
+ *               arrays per model kind, { llm = [2304]; dlrm = [55296]; }:
+ *               a batch applies to the models of the kinds that list it
+ *               (the others skip it, rule invalid:batch-kind)
  *   strategies  "auto" (every candidate of the fidelity's auto set) or a
  *               list of groups { dense = "fsdp:node,ddp:rest";
  *               embedding = "mp:all"; } with degrees that are numbers or
@@ -96,6 +99,7 @@ typedef struct spec {
     spec_task *tasks;
     int64_t ntasks;
     int64_t *batches;
+    unsigned *batch_kinds; /* per batch: 1 << model_kind of the kinds it applies to */
     int64_t nbatches;
     bool strat_auto;
     autoplan_pair *strats; /* explicit strategies (NULL for auto) */
