@@ -274,7 +274,7 @@ static void summary_row_print(FILE *out, int wname, const char *name,
                 llm ? r->tokens_per_s_per_device : r->samples_per_s_per_device, 1.0);
     if (!serve) {
         summary_num(out, 6, 1, r->mfu, 100.0);
-        summary_num(out, 9, 3, r->iteration_time_s, 1.0);
+        summary_num(out, 9, -4, r->iteration_time_s, 1.0);
     }
     double mem = det ? r->mem_total_bytes_per_device : r->mem_weights_bytes_per_device;
     fprintf(out, " %7.1f (%4.0f)", mem / 1e9, r->mem_capacity_bytes_per_device / 1e9);

@@ -340,6 +340,9 @@ static const struct output_unit {
     {"sequence_parallel", "bool"},
     {"recompute", "enum (0 none, 1 selective, 2 full)"},
     {"applies", "bool"},
+    {"board_power_w", "W per device (0: unknown)"},
+    {"idle_power_w", "W per device (0: 30 % of board power)"},
+    {"price_per_hour_usd", "USD per device-hour (0: unknown)"},
 };
 
 static const char *const output_axis_units[SPACE_NAXES] = {
@@ -470,12 +473,21 @@ static void output_axes_madmax(hid_t g, const spec *sp, int rank)
     size_t o_nic = table_add(&t, "nic_bidir_bytes_per_s", TABLE_F64, 0);
     size_t o_ib = table_add(&t, "eff_intra_bw", TABLE_F64, 0);
     size_t o_eb = table_add(&t, "eff_inter_bw", TABLE_F64, 0);
+    table_add(&t, "hardware", TABLE_STR, CLUSTER_NAME_MAX);
+    size_t o_bw = table_add(&t, "board_power_w", TABLE_F64, 0);
+    size_t o_iw = table_add(&t, "idle_power_w", TABLE_F64, 0);
+    size_t o_pr = table_add(&t, "price_per_hour_usd", TABLE_F64, 0);
     c_name = table_find(&t, "name");
+    const table_col *c_hwn = table_find(&t, "hardware");
     b = output_rows_alloc(sp->nsystems, t.size);
     for (int64_t i = 0; i < sp->nsystems; i++) {
         char *row = b + (size_t)i * t.size;
         const cluster_t *c = &sp->systems[i];
         table_put_str(row, c_name, c->name);
+        table_put_str(row, c_hwn, c->hardware);
+        table_put_f64(row, o_bw, c->board_power_w);
+        table_put_f64(row, o_iw, c->idle_power_w);
+        table_put_f64(row, o_pr, c->price_per_hour_usd);
         table_put_i64(row, o_dev, c->devices);
         table_put_i64(row, o_nod, c->nodes);
         table_put_i64(row, o_dpn, c->devices_per_node);
@@ -552,6 +564,9 @@ static void output_axes_detailed(hid_t g, const spec *sp, int rank)
     size_t o_mbw = table_add(&t, "mem_bw_bytes_per_s", TABLE_F64, 0);
     size_t o_sub = table_add(&t, "scaleup_bytes_per_s", TABLE_F64, 0);
     size_t o_nic = table_add(&t, "nic_bytes_per_s", TABLE_F64, 0);
+    size_t o_bw = table_add(&t, "board_power_w", TABLE_F64, 0);
+    size_t o_iw = table_add(&t, "idle_power_w", TABLE_F64, 0);
+    size_t o_pr = table_add(&t, "price_per_hour_usd", TABLE_F64, 0);
     c_name = table_find(&t, "name");
     const table_col *c_hw = table_find(&t, "hardware");
     b = output_rows_alloc(sp->nsystems, t.size);
@@ -574,6 +589,9 @@ static void output_axes_detailed(hid_t g, const spec *sp, int rank)
         table_put_f64(row, o_nic, y->nic_gbps_per_device > 0
                                       ? y->nic_gbps_per_device * 1e9 / 8.0
                                       : y->hw.nic_bytes_per_s);
+        table_put_f64(row, o_bw, y->hw.board_power_w);
+        table_put_f64(row, o_iw, y->hw.idle_power_w);
+        table_put_f64(row, o_pr, y->hw.price_per_hour_usd);
     }
     output_table(g, "system", &t, sp->nsystems, b, rank);
     free(b);
