@@ -251,7 +251,7 @@ static void summary_header(FILE *out, int wname, bool serve, bool llm, bool det)
     fprintf(out, " %10s", thr);
     if (!serve)
         fprintf(out, " %6s %9s", "MFU %", "iter s");
-    fprintf(out, " %14s %9s %9s\n", det ? "mem GB (of)" : "weights GB (of)",
+    fprintf(out, " %15s %9s %9s\n", det ? "mem GB (of)" : "weights GB (of)",
             llm ? "J/tok" : "J/smp", llm ? "$/Mtok" : "$/Msmp");
 }
 
@@ -277,7 +277,7 @@ static void summary_row_print(FILE *out, int wname, const char *name,
         summary_num(out, 9, -4, r->iteration_time_s, 1.0);
     }
     double mem = det ? r->mem_total_bytes_per_device : r->mem_weights_bytes_per_device;
-    fprintf(out, " %7.1f (%4.0f)", mem / 1e9, r->mem_capacity_bytes_per_device / 1e9);
+    fprintf(out, " %8.1f (%4.0f)", mem / 1e9, r->mem_capacity_bytes_per_device / 1e9);
     summary_num(out, 9, -3, llm ? r->energy_per_token_j : r->energy_per_sample_j,
                 1.0);
     summary_num(out, 9, -3,
@@ -323,8 +323,14 @@ static void summary_model(FILE *out, const space *s, const summary_best *b,
         result_t r;
         if (g[k].best.id < 0 || space_point(s, cur, g[k].best.id, NULL) != STATUS_OK ||
             eval_run(&cur->p, e, &r) != STATUS_OK) {
-            fprintf(out, "    %-*s  no point runs and fits in memory (%lld-%lld GPUs)\n",
-                    wname, name, (long long)g[k].lo, (long long)g[k].hi);
+            char sizes[48];
+            if (g[k].lo == g[k].hi)
+                snprintf(sizes, sizeof sizes, "%lld", (long long)g[k].lo);
+            else
+                snprintf(sizes, sizeof sizes, "%lld-%lld", (long long)g[k].lo,
+                         (long long)g[k].hi);
+            fprintf(out, "    %-*s %6s  no point runs and fits in memory (%s GPUs)\n",
+                    wname, name, "-", sizes);
             continue;
         }
         summary_row_print(out, wname, name, &cur->p, &r);

@@ -27,6 +27,7 @@ with /usr/bin/python3).
 """
 import argparse
 import sys
+import textwrap
 
 import h5py
 import numpy as np
@@ -413,6 +414,9 @@ def plot_heatmap(d, meta, prefix):
 
 
 def save(fig, stem):
+    if fig._suptitle is not None:  # wrapped to the figure's width
+        width = int(fig.get_figwidth() * 13)
+        fig._suptitle.set_text(textwrap.fill(fig._suptitle.get_text(), width))
     for ext in ("png", "pdf"):
         fig.savefig(f"{stem}.{ext}", dpi=130)
     plt.close(fig)
