@@ -302,9 +302,9 @@ def plot_pareto(d, meta, prefix):
             ax.grid(True, which="major", alpha=0.3)
         legend(fig, col, gens)
         what = "the number of GPUs" if against == "gpus" else "the cost per token (sample)"
-        fig.suptitle(f"Best throughput per GPU of each hardware generation against {what}; "
+        suptitle(fig, f"Best throughput per GPU of each hardware generation against {what}; "
                      "frontier points labelled with their winning strategy "
-                     "(points that run and fit in memory)", fontsize=11)
+                     "(points that run and fit in memory)", 11)
         fig.tight_layout(rect=(0, 0.05, 1, 0.97))
         save(fig, prefix + ("_pareto" if against == "gpus" else "_pareto_cost"))
 
@@ -363,9 +363,9 @@ def plot_breakdown(d, meta, prefix):
     spare = axs[(nrow * ncol - 1) // ncol][ncol - 1]
     spare.legend(handles, [n for n, _ in parts], loc="center", fontsize=9, frameon=False,
                  title="time of one iteration")
-    fig.suptitle("Where an iteration goes: the best training point of each hardware "
+    suptitle(fig, "Where an iteration goes: the best training point of each hardware "
                  "generation (exposed communication shared out in proportion to each "
-                 "collective's time)", fontsize=11)
+                 "collective's time)", 11)
     fig.tight_layout(rect=(0, 0, 1, 0.97))
     save(fig, prefix + "_breakdown")
 
@@ -408,15 +408,17 @@ def plot_heatmap(d, meta, prefix):
     sm = plt.cm.ScalarMappable(norm=norm, cmap=cmap)
     fig.colorbar(sm, ax=axs, fraction=0.015, pad=0.01,
                  label="throughput per GPU, share of the panel's best")
-    fig.suptitle("Best throughput per GPU by hardware generation and cluster size "
-                 "(\"no fit\": no point runs and fits in memory)", fontsize=11)
+    suptitle(fig, "Best throughput per GPU by hardware generation and cluster size "
+                 "(\"no fit\": no point runs and fits in memory)", 11)
     save(fig, prefix + "_heatmap")
 
 
+def suptitle(fig, text, size):
+    """A figure title wrapped to the figure's width."""
+    fig.suptitle(textwrap.fill(text, int(fig.get_figwidth() * 150 / size)), fontsize=size)
+
+
 def save(fig, stem):
-    if fig._suptitle is not None:  # wrapped to the figure's width
-        width = int(fig.get_figwidth() * 13)
-        fig._suptitle.set_text(textwrap.fill(fig._suptitle.get_text(), width))
     for ext in ("png", "pdf"):
         fig.savefig(f"{stem}.{ext}", dpi=130)
     plt.close(fig)
