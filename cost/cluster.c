@@ -35,6 +35,9 @@ static status_code cluster_check(const cluster_t *c, const char **bad)
         {"nic_ports", (double)c->nic_ports, 0},
         {"nic_bidir_bytes_per_s", c->nic_bidir_bytes_per_s, 0},
         {"nic_util", c->nic_util, 0},
+        {"board_power_w", c->board_power_w, 1},
+        {"idle_power_w", c->idle_power_w, 1},
+        {"price_per_hour_usd", c->price_per_hour_usd, 1},
     };
     for (size_t i = 0; i < sizeof req / sizeof req[0]; i++) {
         double v = req[i].value;
@@ -61,6 +64,10 @@ static status_code cluster_check(const cluster_t *c, const char **bad)
     double f = c->allreduce_intra_fraction;
     if (!isfinite(f) || f < 0.0 || f > 1.0) {
         *bad = "allreduce_intra_fraction";
+        return STATUS_INVALID_VALUE;
+    }
+    if (c->board_power_w > 0 && c->idle_power_w > c->board_power_w) {
+        *bad = "idle_power_w";
         return STATUS_INVALID_VALUE;
     }
     if (c->devices % c->nodes != 0) {

@@ -60,6 +60,14 @@ typedef struct cluster_t {
     double eff_inter_bw;
     int net_levels;          /* 1 for one node, else 2 */
     double coll_bw[CLUSTER_NCOLL][CLUSTER_MAX_NET_LEVELS];
+
+    /* a device's power and price (cost/energy.h; 0: unknown, the energy
+     * and cost figures are NaN) and the hardware generation they were
+     * taken from (a hardware.cfg name, descriptive only) */
+    char hardware[CLUSTER_NAME_MAX];
+    double board_power_w;        /* W per device (TDP) */
+    double idle_power_w;         /* W per device (0: a fraction of board) */
+    double price_per_hour_usd;   /* per device-hour */
 } cluster_t;
 
 /* Checks the raw figures and fills the derived ones. On a bad figure

@@ -1,11 +1,25 @@
 /*
  * eval.c - the fidelity registry and the evaluation entry point.
+ *
+ * Around a fidelity's run, eval_run() keeps two invariants of result_t:
+ *   - a figure the fidelity does not compute for the point is NaN, never
+ *     0: before the run, the figures the fidelity computes (for the
+ *     point's fidelity, model kind and task kind; eval_computed()) are
+ *     set to 0, the fidelity's accumulators, and every other floating
+ *     figure to NaN; after an infeasible verdict, the figures it did not
+ *     reach become NaN (infeasible:memory keeps its memory breakdown);
+ *   - the figures every row carries are derived after the run, from the
+ *     fidelity's figures and the system: memory capacity and verdict,
+ *     per-device throughput, energy and cost (cost/energy.h).
  */
 #include "eval.h"
 
+#include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "detailed.h"
+#include "energy.h"
 #include "madmax.h"
 
 static const eval_ops *const eval_registry[EVAL_NFIDELITIES] = {
@@ -47,6 +61,164 @@ status_code eval_check(const point_t *p, const char **where)
     return ops->check(p, where);
 }
 
+/* ------------------------------------------------------------ figures */
+
+#define EO(f) offsetof(result_t, f)
+#define EVAL_END ((size_t)-1)
+
+/* Figures each fidelity computes (sets or accumulates), by case. */
+static const size_t eval_madmax[] = {
+    EO(iteration_time_s), EO(throughput_samples_per_s), EO(compute_gemm_s),
+    EO(compute_emb_s), EO(comm_alltoall_s), EO(comm_allreduce_s),
+    EO(comm_allgather_s), EO(comm_reducescatter_s), EO(comm_exposed_s),
+    EO(comm_overlapped_s), EO(mem_weights_bytes_per_device), EVAL_END};
+static const size_t eval_detailed_llm_train[] = {
+    EO(iteration_time_s), EO(throughput_samples_per_s), EO(compute_gemm_s),
+    EO(comm_alltoall_s), EO(comm_allreduce_s), EO(comm_allgather_s),
+    EO(comm_reducescatter_s), EO(comm_exposed_s), EO(comm_overlapped_s),
+    EO(mem_weights_bytes_per_device), EO(mem_grads_bytes_per_device),
+    EO(mem_optimizer_bytes_per_device), EO(mem_activations_bytes_per_device),
+    EO(mem_kv_cache_bytes_per_device), EO(mem_total_bytes_per_device),
+    EO(comm_p2p_s), EO(pipeline_bubble_s), EO(tokens_per_s), EO(mfu),
+    EO(iteration_time_lo_s), EO(iteration_time_hi_s), EVAL_END};
+static const size_t eval_detailed_llm_infer[] = {
+    EO(iteration_time_s), EO(throughput_samples_per_s), EO(compute_gemm_s),
+    EO(comm_alltoall_s), EO(comm_allreduce_s), EO(comm_allgather_s),
+    EO(comm_reducescatter_s), EO(comm_exposed_s), EO(comm_overlapped_s),
+    EO(comm_p2p_s), EO(mem_weights_bytes_per_device),
+    EO(mem_grads_bytes_per_device), EO(mem_optimizer_bytes_per_device),
+    EO(mem_activations_bytes_per_device), EO(mem_kv_cache_bytes_per_device),
+    EO(mem_total_bytes_per_device), EO(tokens_per_s), EO(ttft_s), EO(tpot_s), EO(mfu),
+    EO(iteration_time_lo_s), EO(iteration_time_hi_s), EVAL_END};
+static const size_t eval_detailed_dlrm[] = {
+    EO(iteration_time_s), EO(throughput_samples_per_s), EO(compute_gemm_s),
+    EO(compute_emb_s), EO(comm_alltoall_s), EO(comm_allreduce_s),
+    EO(comm_allgather_s), EO(comm_reducescatter_s), EO(comm_exposed_s),
+    EO(comm_overlapped_s), EO(mem_weights_bytes_per_device),
+    EO(mem_grads_bytes_per_device), EO(mem_optimizer_bytes_per_device),
+    EO(mem_activations_bytes_per_device), EO(mem_total_bytes_per_device),
+    EO(mfu), EVAL_END};
+
+const size_t *eval_computed(const point_t *p)
+{
+    if (p->fidelity != EVAL_DETAILED)
+        return eval_madmax;
+    if (p->model.kind == MODEL_DLRM)
+        return eval_detailed_dlrm;
+    return p->task.kind == TASK_INFERENCE ? eval_detailed_llm_infer
+                                          : eval_detailed_llm_train;
+}
+
+static void eval_put(result_t *r, size_t off, double v)
+{
+    memcpy((char *)r + off, &v, sizeof v);
+}
+
+static int eval_is_memory(size_t off)
+{
+    return off == EO(mem_weights_bytes_per_device) ||
+           off == EO(mem_grads_bytes_per_device) ||
+           off == EO(mem_optimizer_bytes_per_device) ||
+           off == EO(mem_activations_bytes_per_device) ||
+           off == EO(mem_kv_cache_bytes_per_device) ||
+           off == EO(mem_total_bytes_per_device);
+}
+
+static void eval_init(const point_t *p, result_t *r)
+{
+    memset(r, 0, sizeof *r);
+    for (size_t i = 0; i < result_nfields; i++)
+        if (result_fields[i].type == RESULT_F64)
+            eval_put(r, result_fields[i].offset, (double)NAN);
+    for (const size_t *o = eval_computed(p); *o != EVAL_END; o++)
+        eval_put(r, *o, 0.0);
+}
+
+/* An infeasible point keeps only what was computed before its verdict. */
+static void eval_mask_infeasible(const point_t *p, result_t *r)
+{
+    bool mem = r->status == STATUS_INFEASIBLE_MEMORY;
+    for (const size_t *o = eval_computed(p); *o != EVAL_END; o++)
+        if (!(mem && eval_is_memory(*o)))
+            eval_put(r, *o, (double)NAN);
+    if (r->global_batch == 0 && p->fidelity == EVAL_DETAILED)
+        r->global_batch = p->task.detailed.global_batch;
+}
+
+int64_t eval_devices(const point_t *p)
+{
+    return p->fidelity == EVAL_DETAILED ? p->system.devices : p->cluster.devices;
+}
+
+/* Tokens of one iteration: an LLM's sequences times their tokens
+ * (detailed inference: the generated tokens); NaN for a DLRM. */
+static double eval_tokens(const point_t *p, const result_t *r)
+{
+    if (p->model.kind != MODEL_LLM)
+        return (double)NAN;
+    double gb = (double)r->global_batch;
+    if (p->fidelity == EVAL_DETAILED && p->task.kind == TASK_INFERENCE)
+        return gb * (double)p->task.detailed.decode_tokens;
+    return gb * (double)p->model.seq_len;
+}
+
+static double eval_sum(double a, double b)
+{
+    return (isfinite(a) ? a : 0.0) + (isfinite(b) ? b : 0.0);
+}
+
+/* The figures every row carries, derived from the fidelity's. */
+static void eval_derive(const point_t *p, result_t *r)
+{
+    bool det = p->fidelity == EVAL_DETAILED;
+    double n = (double)eval_devices(p);
+    double cap = det ? p->system.hw.mem_capacity_bytes : p->cluster.mem_capacity_bytes;
+    double need = det ? r->mem_total_bytes_per_device : r->mem_weights_bytes_per_device;
+    r->mem_capacity_bytes_per_device = cap;
+    if (r->status == STATUS_INFEASIBLE_MEMORY)
+        r->mem_fits = 0.0;
+    else if (isfinite(need))
+        r->mem_fits = need <= cap ? 1.0 : 0.0;
+    if (r->status != STATUS_OK)
+        return;
+    double tokens = eval_tokens(p, r);
+    if (!det && isfinite(tokens))
+        r->tokens_per_s = tokens / r->iteration_time_s;
+    r->samples_per_s_per_device = r->throughput_samples_per_s / n;
+    r->tokens_per_s_per_device = r->tokens_per_s / n;
+    energy_device d = {
+        .board_power_w = det ? p->system.hw.board_power_w : p->cluster.board_power_w,
+        .idle_power_w = det ? p->system.hw.idle_power_w : p->cluster.idle_power_w,
+        .price_per_hour_usd = det ? p->system.hw.price_per_hour_usd
+                                  : p->cluster.price_per_hour_usd};
+    energy_in in = {.devices = eval_devices(p),
+                    .iteration_s = r->iteration_time_s,
+                    .busy_s = eval_sum(r->compute_gemm_s, r->compute_emb_s),
+                    .samples = (double)r->global_batch,
+                    .tokens = tokens};
+    energy_out out;
+    energy_eval(&d, &in, &out);
+    r->energy_per_iteration_j = out.energy_per_iteration_j;
+    r->energy_per_sample_j = out.energy_per_sample_j;
+    r->energy_per_token_j = out.energy_per_token_j;
+    r->cost_per_iteration_usd = out.cost_per_iteration_usd;
+    r->cost_per_sample_usd = out.cost_per_sample_usd;
+    r->cost_per_million_tokens_usd = out.cost_per_million_tokens_usd;
+}
+
+status_code eval_run(const point_t *p, engine *e, result_t *r)
+{
+    eval_init(p, r);
+    status_code rc = eval_registry[p->fidelity]->run(p, e, r);
+    if (!status_is_data(rc))
+        return rc;
+    r->status = (int32_t)rc;
+    if (rc != STATUS_OK)
+        eval_mask_infeasible(p, r);
+    eval_derive(p, r);
+    return rc;
+}
+
 status_code eval_point(const point_t *p, engine *e, result_t *r,
                        const char **where)
 {
@@ -54,8 +226,5 @@ status_code eval_point(const point_t *p, engine *e, result_t *r,
     status_code rc = eval_check(p, where);
     if (rc != STATUS_OK)
         return rc;
-    rc = eval_registry[p->fidelity]->run(p, e, r);
-    if (status_is_data(rc))
-        r->status = (int32_t)rc;
-    return rc;
+    return eval_run(p, e, r);
 }

@@ -13,7 +13,9 @@
  *              and system (hardware and topology) instead of cluster.
  * eval_point() checks the point against the fidelity's rules, runs it on
  * the caller's engine (reused across calls, so a sweep allocates nothing
- * per point) and fills a result_t.
+ * per point) and fills a result_t: the fidelity's figures (NaN for those
+ * it does not compute), then the memory verdict, per-device throughput,
+ * energy and cost derived from them (cost/energy.h) for either fidelity.
  *
  * Return value: STATUS_OK or STATUS_INFEASIBLE_* (the point was evaluated
  * or found infeasible: data, written to r->status), or STATUS_INVALID_*
@@ -78,5 +80,19 @@ status_code eval_check(const point_t *p, const char **where);
 /* Checks and evaluates; see the header comment for the return value. */
 status_code eval_point(const point_t *p, engine *e, result_t *r,
                        const char **where);
+
+/* Evaluates a point already checked (sweeps check every point in their
+ * enumeration): the fidelity's run between the NaN initialisation of the
+ * figures it does not compute and the derived figures (memory verdict,
+ * per-device throughput, energy and cost; see eval.c). Same return value
+ * as eval_point. */
+status_code eval_run(const point_t *p, engine *e, result_t *r);
+
+/* Offsets in result_t of the figures the point's fidelity computes for
+ * its model and task kind, ending with (size_t)-1. */
+const size_t *eval_computed(const point_t *p);
+
+/* Devices of the point's system (either fidelity). */
+int64_t eval_devices(const point_t *p);
 
 #endif

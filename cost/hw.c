@@ -99,6 +99,12 @@ status_code hw_check(const hw_t *h, const char **bad)
     HW_BAD(isfinite(h->nic_latency_s) && h->nic_latency_s >= 0,
            "nic_latency_s");
     HW_BAD(hw_frac(h->nic_efficiency), "nic_efficiency");
+    HW_BAD(isfinite(h->board_power_w) && h->board_power_w >= 0, "board_power_w");
+    HW_BAD(isfinite(h->idle_power_w) && h->idle_power_w >= 0 &&
+               (h->board_power_w == 0 || h->idle_power_w <= h->board_power_w),
+           "idle_power_w");
+    HW_BAD(isfinite(h->price_per_hour_usd) && h->price_per_hour_usd >= 0,
+           "price_per_hour_usd");
 #undef HW_BAD
     return STATUS_OK;
 }

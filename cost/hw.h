@@ -14,7 +14,9 @@
  *     reach;
  *   - per link type, a latency per algorithm step (alpha) and a fraction
  *     of the link bandwidth that collectives reach (beta efficiency).
- * Plain value (no pointers): points copy it freely.
+ * It also carries the device's board power, idle power and hourly price
+ * (for cost/energy.h; 0 when unknown). Plain value (no pointers): points
+ * copy it freely.
  */
 #ifndef MADSWEEP_HW_H
 #define MADSWEEP_HW_H
@@ -67,6 +69,10 @@ typedef struct hw_t {
     double nic_bytes_per_s;              /* per device, one direction */
     double nic_latency_s;
     double nic_efficiency;
+    /* power and price (cost/energy.h; 0: unknown, figures NaN) */
+    double board_power_w;          /* per device, W (TDP) */
+    double idle_power_w;           /* per device, W (0: a fraction of board) */
+    double price_per_hour_usd;     /* per device-hour */
 } hw_t;
 
 /* "fp32", "tf32", "bf16", "fp16" (= bf16 peak), "fp8", "int8"; -1 if

@@ -5,6 +5,10 @@
  * type and offset. The JSON report, the HDF5 compound type and the `best`
  * command are all generated from it, so a figure added here appears
  * everywhere. Names carry their unit (_s, _bytes...) where they have one.
+ * A figure a fidelity does not compute for a point is NaN (JSON null),
+ * never 0 (cost/eval.c); integer figures (global_batch, events_*) are
+ * counts and stay 0 where nothing was counted. "samples" of an LLM are
+ * sequences.
  */
 #ifndef MADSWEEP_RESULT_H
 #define MADSWEEP_RESULT_H
@@ -30,7 +34,7 @@ typedef struct result_t {
     int64_t events_compute;
     int64_t events_comm;
     double mem_weights_bytes_per_device;
-    /* detailed fidelity (madmax leaves them 0) */
+    /* detailed fidelity (NaN where a fidelity does not compute them) */
     double mem_grads_bytes_per_device;
     double mem_optimizer_bytes_per_device;
     double mem_activations_bytes_per_device;
@@ -48,8 +52,19 @@ typedef struct result_t {
     double iteration_time_hi_s;
     /* detailed: what the evaluation resolved (micro_batch = "auto",
      * recompute = "auto"): sequences per micro-batch, recompute mode */
-    int64_t micro_batch;
-    int64_t recompute;
+    int64_t micro_batch_resolved;
+    int64_t recompute_resolved;
+    /* derived after the fidelity's run, both fidelities (cost/eval.c) */
+    double mem_capacity_bytes_per_device;
+    double mem_fits;                 /* 1 fits, 0 exceeds, NaN not known */
+    double samples_per_s_per_device;
+    double tokens_per_s_per_device;
+    double energy_per_iteration_j;   /* cost/energy.h */
+    double energy_per_sample_j;
+    double energy_per_token_j;
+    double cost_per_iteration_usd;
+    double cost_per_sample_usd;
+    double cost_per_million_tokens_usd;
 } result_t;
 
 typedef enum result_type { RESULT_F64 = 0, RESULT_I64 = 1 } result_type;

@@ -53,6 +53,9 @@ static const status_info status_table[] = {
      "the model, task or strategy is not supported by this fidelity"},
     {STATUS_INVALID_NODES, "invalid:nodes",
      "the number of devices must be divisible by the number of nodes"},
+    {STATUS_INVALID_BATCH_KIND, "invalid:batch-kind",
+     "the sweep spec lists this global batch for another model kind "
+     "(global_batch = { llm = [...]; dlrm = [...]; })"},
     {STATUS_NOMEM, "error:nomem", "out of memory"},
 };
 

@@ -37,6 +37,7 @@ typedef enum status_code {
     STATUS_INVALID_NOTHING_TRAINED = 112,   /* finetune with all frozen */
     STATUS_INVALID_FIDELITY = 113,    /* model/task unsupported by fidelity */
     STATUS_INVALID_NODES = 114,       /* devices not divisible by nodes */
+    STATUS_INVALID_BATCH_KIND = 115,  /* sweep: batch listed for another model kind */
     STATUS_NOMEM = 200                /* allocation failed */
 } status_code;
 

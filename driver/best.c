@@ -226,7 +226,7 @@ int best_run(const best_opts *o, FILE *out, FILE *err)
     }
     slots = calloc((size_t)(ngroups * o->top), sizeof *slots);
     fill = calloc((size_t)ngroups, sizeof *fill);
-    blk = malloc(BEST_BLOCK * sizeof *blk);
+    blk = calloc(BEST_BLOCK, sizeof *blk); /* columns a file lacks read as 0 */
     if (!slots || !fill || !blk)
         check_die("out of memory", __FILE__, __LINE__);
 

@@ -10,6 +10,7 @@
 
 #include "../cost/detailed.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -111,6 +112,14 @@ static const load_key system_keys[] = {
     SK(nic_util, LT_FLOAT, "fraction of IB/RoCE bandwidth reached, (0, 1]"),
     SK(allreduce_intra_fraction, LT_FLOAT,
        "weight of intra-node bandwidth in the inter-node all-reduce blend, [0, 1]"),
+    {"hardware", LT_ANY, 0, LK_ALL, LR_NO,
+     "hardware generation (hardware.cfg name) whose board power and price apply"},
+    {"board_power_w", LT_FLOAT, offsetof(cluster_t, board_power_w), LK_ALL, LR_NO,
+     "board power per device, W (default: the hardware's)"},
+    {"idle_power_w", LT_FLOAT, offsetof(cluster_t, idle_power_w), LK_ALL, LR_NO,
+     "idle power per device, W (default: the hardware's, else 30 % of board power)"},
+    {"price_per_hour_usd", LT_FLOAT, offsetof(cluster_t, price_per_hour_usd), LK_ALL,
+     LR_NO, "price per device-hour, USD (default: the hardware's)"},
 };
 
 #define TK(n, t, k, r, d) {#n, t, offsetof(task_t, n), k, r, d}
@@ -214,6 +223,10 @@ static const load_key hw_keys[] = {
     HK(nic_bytes_per_s, LT_FLOAT, LR_YES, "default NIC bandwidth per device, one direction, bytes/s"),
     HK(nic_latency_s, LT_FLOAT, LR_YES, "network latency per collective step, s"),
     HK(nic_efficiency, LT_FLOAT, LR_YES, "fraction of NIC bandwidth collectives reach"),
+    HK(board_power_w, LT_FLOAT, LR_NO, "board power (TDP) per device, W (energy figures)"),
+    HK(idle_power_w, LT_FLOAT, LR_NO,
+       "power of a device waiting, W (default 30 % of board power; cost/energy.h)"),
+    HK(price_per_hour_usd, LT_FLOAT, LR_NO, "price per device-hour, USD (cost figures)"),
 };
 
 #define YK(n, t, r, d) {#n, t, offsetof(topo_system_t, n), LK_ALL, r, d}
@@ -229,6 +242,10 @@ static const load_key dsystem_keys[] = {
     YK(pod_oversubscription, LT_FLOAT, LR_NO, "oversubscription above the pod (e.g. 7 for 1:7)"),
     {"collective", LT_ALGO, offsetof(topo_system_t, algo), LK_ALL, LR_NO,
      "\"ring\" (default), \"tree\" or \"hierarchical\""},
+    {"board_power_w", LT_ANY, 0, LK_ALL, LR_NO, "board power per device, W (default: the hardware's)"},
+    {"idle_power_w", LT_ANY, 0, LK_ALL, LR_NO, "idle power per device, W (default: the hardware's)"},
+    {"price_per_hour_usd", LT_ANY, 0, LK_ALL, LR_NO,
+     "price per device-hour, USD (default: the hardware's)"},
 };
 
 #define DTK(n, t, r, d) {#n, t, offsetof(task_t, detailed.n), LK_LLM, r, d}
@@ -744,11 +761,65 @@ int load_model(const config_setting_t *g, model_t *m, load_err *err)
     return 0;
 }
 
-int load_system(const config_setting_t *g, cluster_t *c, load_err *err)
+int load_power(const config_setting_t *g, double *board_w, double *idle_w,
+               double *price, load_err *err)
+{
+    static const char *const keys[3] = {"board_power_w", "idle_power_w",
+                                        "price_per_hour_usd"};
+    double *dst[3] = {board_w, idle_w, price};
+    for (int i = 0; i < 3; i++) {
+        const config_setting_t *s = config_setting_get_member(g, keys[i]);
+        if (!s)
+            continue;
+        int t = config_setting_type(s);
+        double v = t == CONFIG_TYPE_FLOAT ? config_setting_get_float(s)
+                   : t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64
+                       ? (double)config_setting_get_int64(s)
+                       : -1.0;
+        if (!(v >= 0.0) || !isfinite(v)) {
+            load_fail(err, s, "key '%s': expected a number >= 0", keys[i]);
+            return -1;
+        }
+        *dst[i] = v;
+    }
+    return 0;
+}
+
+/* A MAD-Max system's power and price: from its `hardware` (a hardware.cfg
+ * entry), under its own board_power_w, idle_power_w, price_per_hour_usd. */
+static int load_system_power(const config_setting_t *g, const char *configs_dir,
+                             cluster_t *c, load_err *err)
+{
+    const config_setting_t *hs = config_setting_get_member(g, "hardware");
+    if (!hs)
+        return 0;
+    config_t aux;
+    int aux_open = 0, rc = -1;
+    const config_setting_t *hg = load_resolve(hs, "hardware", "hardware.cfg",
+                                              configs_dir, &aux, &aux_open, err);
+    hw_t h;
+    if (hg && load_hw(hg, &h, err) == 0) {
+        snprintf(c->hardware, sizeof c->hardware, "%s", h.name);
+        if (!config_setting_get_member(g, "board_power_w"))
+            c->board_power_w = h.board_power_w;
+        if (!config_setting_get_member(g, "idle_power_w"))
+            c->idle_power_w = h.idle_power_w;
+        if (!config_setting_get_member(g, "price_per_hour_usd"))
+            c->price_per_hour_usd = h.price_per_hour_usd;
+        rc = 0;
+    }
+    if (aux_open)
+        config_destroy(&aux);
+    return rc;
+}
+
+int load_system(const config_setting_t *g, const char *configs_dir, cluster_t *c,
+                load_err *err)
 {
     memset(c, 0, sizeof *c);
     if (load_group(g, "system", system_keys, NKEYS(system_keys), LK_ALL,
-                   false, c, err))
+                   false, c, err) ||
+        load_system_power(g, configs_dir, c, err))
         return -1;
     const char *bad = NULL;
     status_code rc = cluster_derive(c, &bad);
@@ -759,7 +830,7 @@ int load_system(const config_setting_t *g, cluster_t *c, load_err *err)
         load_fail(err, at,
                   "key '%s' in system '%s': must be a finite number > 0 "
                   "(utilizations in (0, 1], blend fraction in [0, 1], "
-                  "peaks >= 0)",
+                  "peaks, power and price >= 0, idle power <= board power)",
                   bad, c->name);
     else if (rc == STATUS_INVALID_NODES)
         load_fail(err, at,
@@ -1014,7 +1085,9 @@ int load_dsystem(const config_setting_t *g, const char *configs_dir,
     const config_setting_t *hs =
         load_resolve(config_setting_get_member(g, "hardware"), "hardware",
                      "hardware.cfg", configs_dir, &aux, &aux_open, err);
-    if (hs && load_hw(hs, &sys->hw, err) == 0) {
+    if (hs && load_hw(hs, &sys->hw, err) == 0 &&
+        load_power(g, &sys->hw.board_power_w, &sys->hw.idle_power_w,
+                   &sys->hw.price_per_hour_usd, err) == 0) {
         const char *bad = NULL;
         status_code st = topo_system_derive(sys, &bad);
         if (st == STATUS_OK)
@@ -1286,7 +1359,7 @@ int load_point(const char *path, const char *configs_dir, point_t *p,
     const config_setting_t *ss = load_resolve(
         config_setting_get_member(root, "system"), "systems", "systems.cfg",
         configs_dir, &scat, &sopen, err);
-    if (!ss || load_system(ss, &p->cluster, err))
+    if (!ss || load_system(ss, configs_dir, &p->cluster, err))
         goto out;
     const config_setting_t *ts = config_setting_get_member(root, "task");
     if (load_task(ts, &p->model, &p->task, err))

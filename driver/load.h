@@ -36,8 +36,19 @@ int load_open(config_t *cfg, const char *path, const char *configs_dir,
 /* Fills *m from a model group (derived fields too). */
 int load_model(const config_setting_t *g, model_t *m, load_err *err);
 
-/* Fills *c from a system group (derived fields too). */
-int load_system(const config_setting_t *g, cluster_t *c, load_err *err);
+/* Fills *c from a system group (derived fields too); a `hardware` key
+ * names the hardware.cfg generation (in the file or configs_dir) whose
+ * board power, idle power and price the system takes, unless it sets
+ * board_power_w, idle_power_w or price_per_hour_usd itself. */
+int load_system(const config_setting_t *g, const char *configs_dir, cluster_t *c,
+                load_err *err);
+
+/* Reads the optional keys board_power_w, idle_power_w and
+ * price_per_hour_usd of group g (numbers >= 0) into the given slots,
+ * leaving absent ones as they are: the overrides of a system, a
+ * system_grid group or a detailed system. */
+int load_power(const config_setting_t *g, double *board_w, double *idle_w,
+               double *price, load_err *err);
 
 /* Fills *t from a task group; `m` selects the model-specific keys. */
 int load_task(const config_setting_t *g, const model_t *m, task_t *t,

@@ -78,9 +78,36 @@ void report_json(FILE *out, const point_t *p, const result_t *r)
     fputs("}\n", out);
 }
 
+/* Energy and cost of an evaluated point (cost/energy.h), with the power
+ * and price they come from. */
+static void report_energy(FILE *out, const point_t *p, const result_t *r)
+{
+    bool det = p->fidelity == EVAL_DETAILED;
+    double board = det ? p->system.hw.board_power_w : p->cluster.board_power_w;
+    double idle = det ? p->system.hw.idle_power_w : p->cluster.idle_power_w;
+    double price = det ? p->system.hw.price_per_hour_usd : p->cluster.price_per_hour_usd;
+    if (!isfinite(r->energy_per_iteration_j) && !isfinite(r->cost_per_iteration_usd)) {
+        fprintf(out, "Energy  not known (no board power or price for this system's "
+                     "hardware)\n");
+        return;
+    }
+    bool llm = p->model.kind == MODEL_LLM;
+    fprintf(out, "Energy  %.4g J per iteration, %.4g J per %s (devices only: "
+                 "%.0f W busy, %.0f W waiting)\n",
+            r->energy_per_iteration_j,
+            llm ? r->energy_per_token_j : r->energy_per_sample_j,
+            llm ? "token" : "sample", board, idle > 0 ? idle : 0.3 * board);
+    fprintf(out, "Cost    $%.4g per iteration, $%.4g per %s ($%.2f per device-hour)\n",
+            r->cost_per_iteration_usd,
+            llm ? r->cost_per_million_tokens_usd : r->cost_per_sample_usd * 1e6,
+            llm ? "million tokens" : "million samples", price);
+}
+
 static void report_pct_line(FILE *out, const char *label, double part,
                             double whole)
 {
+    if (!isfinite(part))
+        return; /* not computed for this point */
     double pct = whole > 0 ? 100.0 * part / whole : 0.0;
     fprintf(out, "  %-26s %12.3f ms  %6.2f %%\n", label, part * 1e3, pct);
 }
@@ -193,6 +220,7 @@ static void report_text_dlrm(FILE *out, const point_t *p, const result_t *r)
     fprintf(out, "MFU                        %12.1f %%\n", 100.0 * r->mfu);
     fprintf(out, "Throughput                 %12.1f samples/s\n",
             r->throughput_samples_per_s);
+    report_energy(out, p, r);
 }
 
 /* The detailed fidelity's report: its own inputs (hardware, topology,
@@ -259,8 +287,10 @@ static void report_text_detailed(FILE *out, const point_t *p,
         fprintf(out, "Iteration time             %12.3f ms\n", it * 1e3);
         fprintf(out, "MFU                        %12.1f %%\n", 100.0 * r->mfu);
     }
-    fprintf(out, "Throughput                 %12.1f sequences/s, %.0f tokens/s\n",
-            r->throughput_samples_per_s, r->tokens_per_s);
+    fprintf(out, "Throughput                 %12.1f sequences/s, %.0f tokens/s "
+                 "(%.1f per GPU)\n",
+            r->throughput_samples_per_s, r->tokens_per_s, r->tokens_per_s_per_device);
+    report_energy(out, p, r);
 }
 
 void report_text(FILE *out, const point_t *p, const result_t *r)
@@ -303,8 +333,11 @@ void report_text(FILE *out, const point_t *p, const result_t *r)
             (long long)t->local_batch_emb);
     fprintf(out, "  global batch             %12lld samples\n",
             (long long)r->global_batch);
-    fprintf(out, "  weights per device       %12.3f GB\n",
-            r->mem_weights_bytes_per_device / 1e9);
+    fprintf(out, "  weights per device       %12.3f GB of %.1f GB%s\n",
+            r->mem_weights_bytes_per_device / 1e9, r->mem_capacity_bytes_per_device / 1e9,
+            r->mem_fits == 0.0 ? ": EXCEEDS the device memory (the plan does not fit; "
+                                 "MAD-Max's figures below are computed regardless)"
+                               : "");
     if (r->status != STATUS_OK) {
         fprintf(out, "Status  %s: %s\n", status_name((status_code)r->status),
                 status_text((status_code)r->status));
@@ -329,4 +362,5 @@ void report_text(FILE *out, const point_t *p, const result_t *r)
     fprintf(out, "Iteration time             %12.3f ms\n", it * 1e3);
     fprintf(out, "Throughput                 %12.1f samples/s\n",
             r->throughput_samples_per_s);
+    report_energy(out, p, r);
 }

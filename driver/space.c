@@ -98,6 +98,11 @@ status_code space_point(const space *s, space_cursor *c, int64_t id,
     t->detailed.prompt_tokens = st->prompt_tokens;
     t->detailed.decode_tokens = st->kind == TASK_INFERENCE ? st->decode_tokens : 0;
     int64_t batch = sp->batches[idx[SPACE_BATCH]];
+    if (!(sp->batch_kinds[idx[SPACE_BATCH]] & (1u << p->model.kind))) {
+        if (where)
+            *where = "global batch";
+        return STATUS_INVALID_BATCH_KIND;
+    }
     int64_t k = idx[SPACE_STRATEGY];
     status_code rc = sp->strat_auto ? sp->ops->auto_apply(p, k, batch)
                                     : autoplan_apply(p, &sp->strats[k], batch);

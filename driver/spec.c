@@ -97,8 +97,7 @@ static int spec_load_model(const config_setting_t *g, const char *configs_dir,
 static int spec_load_system(const config_setting_t *g, const char *configs_dir,
                             void *obj, load_err *err)
 {
-    (void)configs_dir;
-    return load_system(g, obj, err);
+    return load_system(g, configs_dir, obj, err);
 }
 
 static int spec_load_dmodel(const config_setting_t *g, const char *configs_dir,
@@ -277,11 +276,13 @@ static int spec_grid(spec *sp, const config_setting_t *grid, spec_cat *cat,
         return -1;
     }
     static const char *const gkeys[] = {"base", "nodes", "devices_per_node",
-                                        "nic_scale"};
+                                        "nic_scale", "board_power_w",
+                                        "idle_power_w", "price_per_hour_usd"};
     for (int gi = 0; gi < config_setting_length(grid); gi++) {
         const config_setting_t *g = spec_grid_group(
             grid, gi, gkeys, NKEYS(gkeys),
-            "base, nodes, devices_per_node, nic_scale", err);
+            "base, nodes, devices_per_node, nic_scale, board_power_w, "
+            "idle_power_w, price_per_hour_usd", err);
         if (!g)
             return -1;
         const config_setting_t *bs = config_setting_get_member(g, "base");
@@ -298,7 +299,9 @@ static int spec_grid(spec *sp, const config_setting_t *grid, spec_cat *cat,
             load_fail(err, bs, "key 'base': \"%s\" is not in the catalogue "
                       "%s/systems.cfg", bname, configs_dir);
         cluster_t base;
-        if (!bg || load_system(bg, &base, err) != 0)
+        if (!bg || load_system(bg, configs_dir, &base, err) != 0 ||
+            load_power(g, &base.board_power_w, &base.idle_power_w,
+                       &base.price_per_hour_usd, err) != 0)
             return -1;
         double *nodes = NULL, *dpn = NULL, *nic = NULL;
         int nn = 0, nd = 0, nk = 0, rc = -1;
@@ -373,11 +376,13 @@ static int spec_dgrid(spec *sp, const config_setting_t *grid, spec_cat *cat,
         return -1;
     }
     static const char *const gkeys[] = {"hardware", "nodes", "devices_per_node",
-                                        "nic_gbps_per_device"};
+                                        "nic_gbps_per_device", "board_power_w",
+                                        "idle_power_w", "price_per_hour_usd"};
     for (int gi = 0; gi < config_setting_length(grid); gi++) {
         const config_setting_t *g = spec_grid_group(
             grid, gi, gkeys, NKEYS(gkeys),
-            "hardware, nodes, devices_per_node, nic_gbps_per_device", err);
+            "hardware, nodes, devices_per_node, nic_gbps_per_device, "
+            "board_power_w, idle_power_w, price_per_hour_usd", err);
         if (!g)
             return -1;
         const config_setting_t *hs = config_setting_get_member(g, "hardware");
@@ -406,7 +411,9 @@ static int spec_dgrid(spec *sp, const config_setting_t *grid, spec_cat *cat,
                 load_fail(err, he, "key 'hardware': \"%s\" is not in the "
                           "catalogue %s/hardware.cfg", hname, configs_dir);
             hw_t hw;
-            if (!hg || load_hw(hg, &hw, err) != 0)
+            if (!hg || load_hw(hg, &hw, err) != 0 ||
+                load_power(g, &hw.board_power_w, &hw.idle_power_w,
+                           &hw.price_per_hour_usd, err) != 0)
                 return -1;
             double *nodes = NULL, *dpn = NULL, *nic = NULL;
             int nn = 0, nd = 0, nk = 0, rc = -1;
@@ -624,6 +631,69 @@ static int spec_tasks(spec *sp, const config_setting_t *s, load_err *err)
     return 0;
 }
 
+/* global_batch: an array for every model, or a group of arrays per model
+ * kind { llm = [...]; dlrm = [...]; } (an LLM's batch is sequences, a
+ * DLRM's samples: their sensible values differ by orders of magnitude).
+ * The axis is the llm values then the dlrm values, each value once with
+ * the kinds it applies to. */
+static int spec_batches(spec *sp, const config_setting_t *s, load_err *err)
+{
+    static const char *const kinds[2] = {"llm", "dlrm"};
+    static const model_kind kind_of[2] = {MODEL_LLM, MODEL_DLRM};
+    const config_setting_t *parent = config_setting_parent(s);
+    bool grouped = config_setting_is_group(s);
+    if (grouped) {
+        for (int k = 0; k < config_setting_length(s); k++) {
+            const config_setting_t *m = config_setting_get_elem(s, (unsigned)k);
+            const char *n = config_setting_name(m);
+            if (strcmp(n, kinds[0]) != 0 && strcmp(n, kinds[1]) != 0) {
+                load_fail(err, m, "unknown key '%s' in global_batch (expected "
+                          "llm, dlrm)", n);
+                return -1;
+            }
+        }
+        if (config_setting_length(s) == 0) {
+            load_fail(err, s, "key 'global_batch': empty group (expected "
+                      "{ llm = [...]; dlrm = [...]; })");
+            return -1;
+        }
+    }
+    for (int k = 0; k < (grouped ? 2 : 1); k++) {
+        double *gb = NULL;
+        int ngb = 0;
+        const config_setting_t *g = grouped ? s : parent;
+        const char *key = grouped ? kinds[k] : "global_batch";
+        if (spec_numbers(g, key, true, 1, 0, &gb, &ngb, err))
+            return -1;
+        unsigned mask = grouped ? 1u << kind_of[k] : (1u << MODEL_LLM) | (1u << MODEL_DLRM);
+        int64_t *nb = realloc(sp->batches, (size_t)(sp->nbatches + ngb) * sizeof *nb);
+        unsigned *nk = realloc(sp->batch_kinds,
+                               (size_t)(sp->nbatches + ngb) * sizeof *nk);
+        if (nb)
+            sp->batches = nb;
+        if (nk)
+            sp->batch_kinds = nk;
+        if (!nb || !nk) {
+            free(gb);
+            load_fail(err, s, "key 'global_batch': out of memory");
+            return -1;
+        }
+        for (int i = 0; i < ngb; i++) {
+            int64_t v = (int64_t)gb[i];
+            int64_t j;
+            for (j = 0; j < sp->nbatches && sp->batches[j] != v; j++)
+                ;
+            if (j == sp->nbatches) {
+                sp->batches[sp->nbatches] = v;
+                sp->batch_kinds[sp->nbatches++] = 0;
+            }
+            sp->batch_kinds[j] |= mask;
+        }
+        free(gb);
+    }
+    return 0;
+}
+
 static int spec_strategies(spec *sp, const config_setting_t *s, load_err *err)
 {
     const char *text = config_setting_get_string(s);
@@ -795,19 +865,8 @@ int spec_load(const char *path, const char *configs_dir, spec *sp,
     }
     if (spec_tasks(sp, config_setting_get_member(root, "tasks"), err))
         goto out;
-    double *gb = NULL;
-    int ngb = 0;
-    if (spec_numbers(root, "global_batch", true, 1, 0, &gb, &ngb, err))
+    if (spec_batches(sp, config_setting_get_member(root, "global_batch"), err))
         goto out;
-    sp->batches = malloc((size_t)ngb * sizeof *sp->batches);
-    if (!sp->batches) {
-        free(gb);
-        goto out;
-    }
-    for (int i = 0; i < ngb; i++)
-        sp->batches[i] = (int64_t)gb[i];
-    sp->nbatches = ngb;
-    free(gb);
     if (spec_strategies(sp, config_setting_get_member(root, "strategies"), err))
         goto out;
     sp->chunk = SPEC_CHUNK_DEFAULT;
@@ -845,6 +904,7 @@ void spec_free(spec *s)
     free(s->dsystems);
     free(s->tasks);
     free(s->batches);
+    free(s->batch_kinds);
     free(s->strats);
     memset(s, 0, sizeof *s);
 }

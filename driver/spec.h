@@ -17,6 +17,9 @@
  *               "BASE/NODESxDPN/nicSCALE" with devices = nodes x dpn and the
  *               NIC bandwidth scaled; one-node systems use intra-node
  *               bandwidth only (allreduce_intra_fraction = 1).
+ *               Both fidelities' groups also take board_power_w,
+ *               idle_power_w and price_per_hour_usd, overriding the
+ *               hardware's for the systems they generate.
  *               Detailed fidelity: groups over hardware generations,
  *               { hardware = ["a100-80g", "h100-sxm-80g"];
  *                 nodes = [1, 8, 64];
@@ -40,7 +43,10 @@
  *               decode_tokens (default 128).
  *   global_batch  array of global batch sizes (samples per step;
  *               detailed: sequences per iteration, or for inference the
- *               sequences decoded concurrently)
+ *               sequences decoded concurrently), or a group of such
+ *               arrays per model kind, { llm = [2304]; dlrm = [55296]; }:
+ *               a batch applies to the models of the kinds that list it
+ *               (the others skip it, rule invalid:batch-kind)
  *   strategies  "auto" (every candidate of the fidelity's auto set) or a
  *               list of groups { dense = "fsdp:node,ddp:rest";
  *               embedding = "mp:all"; } with degrees that are numbers or
@@ -93,6 +99,7 @@ typedef struct spec {
     spec_task *tasks;
     int64_t ntasks;
     int64_t *batches;
+    unsigned *batch_kinds; /* per batch: 1 << model_kind of the kinds it applies to */
     int64_t nbatches;
     bool strat_auto;
     autoplan_pair *strats; /* explicit strategies (NULL for auto) */

@@ -17,9 +17,9 @@
 #include "../worker/check.h"
 #include "../worker/output.h"
 #include "../worker/worker.h"
-#include "best.h"
 #include "space.h"
 #include "spec.h"
+#include "summary.h"
 
 typedef struct sweep_tick {
     FILE *err;
@@ -76,7 +76,7 @@ static void sweep_on_tick(worker *w, void *arg)
 }
 
 /* Reduces the per-rank best points to rank 0 (max value, then min id). */
-static void sweep_reduce_best(MPI_Comm comm, worker_best *b, int64_t n)
+static void sweep_reduce_best(MPI_Comm comm, summary_best *b, int64_t n)
 {
     double *v = malloc((size_t)n * sizeof *v);
     double *vmax = malloc((size_t)n * sizeof *vmax);
@@ -98,41 +98,6 @@ static void sweep_reduce_best(MPI_Comm comm, worker_best *b, int64_t n)
     free(vmax);
     free(id);
     free(idmin);
-}
-
-static void sweep_print_best(FILE *out, const space *s, const worker_best *b)
-{
-    space_cursor *cur = malloc(sizeof *cur);
-    if (!cur)
-        return;
-    space_cursor_init(cur);
-    fprintf(out, "best strategy by throughput for each (model, system):\n");
-    bool det = s->sp->fidelity == EVAL_DETAILED;
-    int wd = det ? 30 : 20, we = det ? 28 : 16;
-    fprintf(out, "%-14s %-28s %7s %-10s %8s %-*s %-*s %14s\n", "model",
-            "system", "devices", "task", "batch", wd,
-            det ? "parallel" : "dense", we, det ? "options" : "embedding",
-            "samples/s");
-    int64_t nsys = s->radix[SPACE_SYSTEM];
-    for (int64_t i = 0; i < s->radix[SPACE_MODEL] * nsys; i++) {
-        const spec *sp = s->sp;
-        if (b[i].id < 0) {
-            fprintf(out, "%-14s %-28s %7lld (no feasible point)\n",
-                    sp->models[i / nsys].name, sp->systems[i % nsys].name,
-                    (long long)sp->systems[i % nsys].devices);
-            continue;
-        }
-        space_point(s, cur, b[i].id, NULL);
-        char d[PLAN_TEXT_MAX], e[PLAN_TEXT_MAX];
-        output_plan_texts(&cur->p, d, e, sizeof d);
-        fprintf(out, "%-14s %-28s %7lld %-10s %8lld %-*s %-*s %14.6g\n",
-                cur->p.model.name, cur->p.cluster.name,
-                (long long)cur->p.cluster.devices,
-                sp->tasks[cur->idx[SPACE_TASK]].name,
-                (long long)sp->batches[cur->idx[SPACE_BATCH]], wd, d, we, e,
-                b[i].value);
-    }
-    free(cur);
 }
 
 /* Phase 1: spec on rank 0 first, then on the others; 0 or exit code. */
@@ -247,7 +212,7 @@ int sweep_run(MPI_Comm comm, const sweep_opts *o, sweep_stats *stats,
         .invalid = st.invalid, .evaluated = 0, .chunk = chunk,
         .nchunks = nchunks, .elapsed_s = 0, .evals_per_s = 0, .complete = 0};
     output_rows rows;
-    output_rows_init(&rows);
+    output_rows_init(&rows, sp.fidelity);
     output fo;
     char msg[1200];
     int64_t complete = 0;
@@ -300,8 +265,7 @@ int sweep_run(MPI_Comm comm, const sweep_opts *o, sweep_stats *stats,
     /* phase 5: gather, attributes, report */
     int64_t mine[3] = {w.evaluated, w.ok, w.infeasible}, sum[3];
     CHECK_MPI(MPI_Allreduce(mine, sum, 3, MPI_INT64_T, MPI_SUM, comm));
-    int64_t npairs = s.radix[SPACE_MODEL] * s.radix[SPACE_SYSTEM];
-    sweep_reduce_best(comm, w.best, npairs);
+    sweep_reduce_best(comm, w.best, summary_slots(&s));
     double tw[2] = {w.t_eval, w.t_write}, twmax[2];
     CHECK_MPI(MPI_Reduce(tw, twmax, 2, MPI_DOUBLE, MPI_MAX, 0, comm));
     double t_end = MPI_Wtime();
@@ -338,15 +302,19 @@ int sweep_run(MPI_Comm comm, const sweep_opts *o, sweep_stats *stats,
                 "writing rows; the rest is the check pass, setup and waiting)\n",
                 o->out_path, twmax[0], twmax[1]);
         if (!o->resume)
-            sweep_print_best(out, &s, w.best);
+            summary_print(out, &s, w.best);
     }
     free(w.best);
 report:
+    /* a resumed sweep holds rows of earlier runs: the summary reads them */
     if (rank == 0 && !o->quiet && o->resume) {
-        best_opts bo = {.path = o->out_path, .top = 1, .by = NULL,
-                        .group = "model,system", .csv = false};
-        fprintf(out, "best strategy by throughput for each (model, system):\n");
-        best_run(&bo, out, err);
+        summary_best *b = malloc((size_t)summary_slots(&s) * sizeof *b);
+        if (b) {
+            summary_clear(b, summary_slots(&s));
+            if (summary_scan(o->out_path, &s, b, err) == 0)
+                summary_print(out, &s, b);
+        }
+        free(b);
     }
 out:
     if (stats)

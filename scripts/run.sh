@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # run.sh - the main job on its built-in default sweep: install and build as
-# needed, sweep configs/sweeps/quickstart.cfg on 2 MPI ranks into
-# quickstart.h5, print the best strategies and draw the Pareto frontier.
+# needed, sweep configs/sweeps/quickstart.cfg (the detailed fidelity: Llama
+# 3, Mixtral and a DLRM on every hardware generation at 72-18432 GPUs,
+# pretraining and serving) on 2 MPI ranks into quickstart.h5, print the
+# per-task summary and draw the pictures (quickstart_pareto.png,
+# quickstart_pareto_cost.png, quickstart_breakdown.png,
+# quickstart_heatmap.png, and the same as PDF).
 #
 # usage: scripts/run.sh [OUT.h5]   (default: quickstart.h5 in the current directory)
 set -euo pipefail
@@ -13,6 +17,4 @@ if [ "$(id -u)" -eq 0 ]; then
 fi
 mpirun -np 2 "$here/build/madsweep" sweep "$here/configs/sweeps/quickstart.cfg" -o "$out"
 echo
-echo "best strategy for each model and task:"
-"$here/build/madsweep" best "$out" --group model,task
-/usr/bin/python3 "$here/scripts/plot_pareto.py" "$out" -o "${out%.h5}_pareto.png"
+/usr/bin/python3 "$here/scripts/plot.py" "$out" -o "${out%.h5}"

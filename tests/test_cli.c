@@ -81,6 +81,12 @@ static void test_eval_detailed_report(void)
     CU_ASSERT_EQUAL(r.rc, 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"strategy\":\"tp8 pp8 vpp5"));
     CU_ASSERT(json_num(r.out, "mfu") > 0 && json_num(r.out, "mfu") < 1);
+    /* figures a training point does not have are null (valid JSON), never 0 */
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"ttft_s\":null"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"compute_emb_s\":null"));
+    CU_ASSERT_PTR_NULL(strstr(r.out, "nan"));
+    CU_ASSERT(json_num(r.out, "energy_per_token_j") > 0);
+    CU_ASSERT(json_num(r.out, "cost_per_million_tokens_usd") > 0);
 }
 
 static void test_eval_json_and_trace(void)

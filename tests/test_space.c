@@ -300,11 +300,74 @@ static void test_bad_specs(void)
                "strategies = \"auto\";\nfidelity = \"madmax\";\n"
                "chunk = 4611686018427387904L;\n",
                7, "key 'chunk': expected an integer from 1 to 1048576");
+    expect_bad("batch_kind.cfg",
+               "models = [\"llama2-7b\"];\nsystems = [\"h100-8\"];\n"
+               "tasks = [\"pretrain\"];\nstrategies = \"auto\";\n"
+               "global_batch = { llm = [8];\n vit = [4]; };\n",
+               6, "unknown key 'vit' in global_batch");
+    expect_bad("batch_kind_val.cfg",
+               "models = [\"llama2-7b\"];\nsystems = [\"h100-8\"];\n"
+               "tasks = [\"pretrain\"];\nstrategies = \"auto\";\n"
+               "global_batch = { llm = [8];\n dlrm = [0]; };\n",
+               6, "key 'dlrm'");
+    expect_bad("grid_power.cfg",
+               "models = [\"llama2-7b\"];\ntasks = [\"pretrain\"];\n"
+               "global_batch = [8];\nstrategies = \"auto\";\n"
+               "system_grid = ( { hardware = \"h100-sxm-80g\"; nodes = [2];\n"
+               "  price_per_hour_usd = \"cheap\"; } );\n",
+               6, "key 'price_per_hour_usd'");
     expect_bad("dtokens.cfg",
                "models = [\"llama2-7b\"];\nsystems = [\"h100-8\"];\n"
                "tasks = ( { type = \"inference\";\n decode_tokens = 0; } );\n"
                "global_batch = [8];\nstrategies = \"auto\";\n",
                4, "key 'decode_tokens'");
+}
+
+/* global_batch per model kind: each batch applies to the kinds that list
+ * it, the others skip it; power and price overrides of system_grid. */
+static void test_batch_kinds(void)
+{
+    spec sp;
+    load_err err;
+    char path[512];
+    int rc = load_text("kinds.cfg",
+        "models = [\"llama3-8b\", \"dlrm-mlperf\"];\n"
+        "system_grid = ( { hardware = \"h100-sxm-80g\"; nodes = [1];\n"
+        "  price_per_hour_usd = 2.5; board_power_w = 650.0; } );\n"
+        "tasks = [\"pretrain\"];\nstrategies = \"auto\";\n"
+        "global_batch = { llm = [64, 4096]; dlrm = [4096, 65536]; };\n",
+        &sp, &err, path, sizeof path);
+    if (rc)
+        fprintf(stderr, "%s\n", err.text);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    /* the axis: 64, 4096 (both kinds), 65536 */
+    CU_ASSERT_EQUAL_FATAL(sp.nbatches, 3);
+    CU_ASSERT_EQUAL(sp.batches[0], 64);
+    CU_ASSERT_EQUAL(sp.batches[1], 4096);
+    CU_ASSERT_EQUAL(sp.batches[2], 65536);
+    CU_ASSERT_EQUAL(sp.batch_kinds[0], 1u << MODEL_LLM);
+    CU_ASSERT_EQUAL(sp.batch_kinds[1], (1u << MODEL_LLM) | (1u << MODEL_DLRM));
+    CU_ASSERT_EQUAL(sp.batch_kinds[2], 1u << MODEL_DLRM);
+    UNIT_ASSERT_CLOSE(sp.dsystems[0].hw.price_per_hour_usd, 2.5, 1e-15);
+    UNIT_ASSERT_CLOSE(sp.dsystems[0].hw.board_power_w, 650.0, 1e-15);
+    space s;
+    CU_ASSERT_EQUAL_FATAL(space_init(&s, &sp, &err), 0);
+    space_cursor c;
+    space_cursor_init(&c);
+    int64_t idx[SPACE_NAXES] = {0, 0, 0, 2, 0};
+    /* the LLM with the DLRM-only batch, the DLRM with the LLM-only one */
+    CU_ASSERT_EQUAL(space_point(&s, &c, space_encode(&s, idx), NULL),
+                    STATUS_INVALID_BATCH_KIND);
+    idx[SPACE_MODEL] = 1;
+    idx[SPACE_BATCH] = 0;
+    CU_ASSERT_EQUAL(space_point(&s, &c, space_encode(&s, idx), NULL),
+                    STATUS_INVALID_BATCH_KIND);
+    /* the DLRM with its own batch: its table-wise candidate applies */
+    idx[SPACE_BATCH] = 2;
+    idx[SPACE_STRATEGY] = sp.nstrats - 3;
+    CU_ASSERT_EQUAL(space_point(&s, &c, space_encode(&s, idx), NULL), STATUS_OK);
+    CU_ASSERT_EQUAL(c.p.task.detailed.global_batch, 65536);
+    spec_free(&sp);
 }
 
 int main(void)
@@ -317,5 +380,6 @@ int main(void)
     CU_add_test(s, "ids are a bijection, counts are exact",
                 test_bijection_and_counts);
     CU_add_test(s, "bad specs name file, line and key", test_bad_specs);
+    CU_add_test(s, "global batches per model kind, grid overrides", test_batch_kinds);
     return unit_run();
 }

@@ -95,7 +95,7 @@ static void test_sweep_file(void)
     space s;
     CU_ASSERT_EQUAL_FATAL(space_init(&s, &sp, &err), 0);
     output_rows rows;
-    output_rows_init(&rows);
+    output_rows_init(&rows, sp.fidelity);
     size_t rs = rows.t.size;
 
     hid_t f = H5Fopen(opath, H5F_ACC_RDONLY, H5P_DEFAULT);
@@ -109,20 +109,33 @@ static void test_sweep_file(void)
     space_cursor_init(&cur);
     engine e;
     engine_init(&e, false);
-    int64_t row = 0, mismatches = 0;
+    int64_t row = 0, mismatches = 0, ok = 0, costs_bad = 0, too_big = 0;
     for (int64_t id = 0; id < s.total; id++) {
         if (space_point(&s, &cur, id, NULL) != STATUS_OK)
             continue;
         result_t r;
         status_code sc = eval_point(&cur.p, &e, &r, NULL);
         CU_ASSERT(status_is_data(sc));
-        output_pack(&rows, want, id, cur.idx, &cur.p, &r, NULL, NULL);
+        if (sc == STATUS_OK) {
+            /* every ok row: energy and cost finite and positive; the memory
+             * verdict of the weights; no MFU in this fidelity */
+            ok++;
+            costs_bad += !unit_row_costs_ok(&cur.p, &r);
+            CU_ASSERT(r.mem_fits == (r.mem_weights_bytes_per_device <=
+                                     cur.p.cluster.mem_capacity_bytes));
+            too_big += r.mem_fits == 0.0;
+            CU_ASSERT(r.mfu != r.mfu);
+        }
+        output_pack(&rows, want, id, cur.idx, &cur.p, &r, NULL);
         if (row >= n || memcmp(got + (size_t)row * rs, want, rs) != 0)
             mismatches++;
         row++;
     }
     CU_ASSERT_EQUAL(row, n);
     CU_ASSERT_EQUAL(mismatches, 0);
+    CU_ASSERT(ok > 0);
+    CU_ASSERT_EQUAL(costs_bad, 0);
+    CU_ASSERT(too_big > 0); /* LLaMA2-70B replicated on 40 GB devices */
     engine_free(&e);
 
     /* progress all set, complete = 1 */

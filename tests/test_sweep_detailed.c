@@ -7,13 +7,18 @@
  * serving, the whole auto set) with small chunks; rank 0 then rebuilds
  * every point serially and compares /results row by row, byte for byte:
  * every valid id is evaluated exactly once, in id order, the row count is
- * the valid count, and rows infeasible for memory keep their breakdown.
+ * the valid count, and rows infeasible for memory keep their breakdown;
+ * every ok row's energy and cost are finite and positive, figures the
+ * fidelity does not compute are NaN, the strategy columns are the
+ * point's; batches apply to their model kind only; the summary ranks per
+ * task by throughput per GPU among points that fit.
  * The file is left as dsweep_npN.h5 for the cross-rank h5diff test. A
  * spec naming unknown hardware fails with "file:line:" and exit code 2 on
  * every rank, without a hang. CUnit failures are summed over ranks.
  */
 #include <CUnit/Basic.h>
 #include <hdf5.h>
+#include <math.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,12 +36,12 @@ static int g_rank, g_size;
 static const char *const dsweep_spec =
     "name = \"dtest\";\n"
     "fidelity = \"detailed\";\n"
-    "models = [\"llama2-7b\", \"mixtral-8x7b\"];\n"
+    "models = [\"llama2-7b\", \"mixtral-8x7b\", \"dlrm-mlperf\"];\n"
     "systems = [\"h100-8\"];\n"
     "system_grid = ( { hardware = \"mi300x\"; nodes = [2]; } );\n"
     "tasks = ( \"pretrain\",\n"
     "  { type = \"inference\"; prompt_tokens = 1024; decode_tokens = 32; } );\n"
-    "global_batch = [64];\n"
+    "global_batch = { llm = [64]; dlrm = [4096]; };\n"
     "strategies = \"auto\";\n"
     "chunk = 4001;\n";
 
@@ -49,18 +54,26 @@ static void test_dsweep_file(void)
     char *slash = strrchr(spath, '/');
     snprintf(opath, sizeof opath, "%.*sdsweep_np%d.h5",
              slash ? (int)(slash - spath + 1) : 0, spath, g_size);
+    /* rank 0 keeps the summary (the other ranks print nothing) */
+    FILE *sum = g_rank == 0 ? tmpfile() : NULL;
     sweep_opts o = {.spec_path = spath, .out_path = opath,
-                    .configs_dir = unit_configs(), .quiet = true};
+                    .configs_dir = unit_configs(), .quiet = false,
+                    .progress_s = 1e9};
     sweep_stats st;
-    int rc = sweep_run(MPI_COMM_WORLD, &o, &st, stdout, stderr);
+    int rc = sweep_run(MPI_COMM_WORLD, &o, &st, sum ? sum : stdout, stderr);
     CU_ASSERT_EQUAL_FATAL(rc, 0);
-    CU_ASSERT_EQUAL(st.total, 2 * 2 * 2 * 1 * detailed_ops.auto_count());
+    CU_ASSERT_EQUAL(st.total, 3 * 2 * 2 * 2 * detailed_ops.auto_count());
     CU_ASSERT_EQUAL(st.evaluated_run, st.valid);
     CU_ASSERT_EQUAL(st.valid + st.invalid, st.total);
     CU_ASSERT(st.ok > 0);
     CU_ASSERT(st.infeasible > 0);
     if (g_rank != 0)
         return;
+    static char summary[1 << 16];
+    rewind(sum);
+    size_t slen = fread(summary, 1, sizeof summary - 1, sum);
+    summary[slen] = '\0';
+    fclose(sum);
 
     spec sp;
     load_err err;
@@ -69,7 +82,7 @@ static void test_dsweep_file(void)
     space s;
     CU_ASSERT_EQUAL_FATAL(space_init(&s, &sp, &err), 0);
     output_rows rows;
-    output_rows_init(&rows);
+    output_rows_init(&rows, sp.fidelity);
     size_t rs = rows.t.size;
     hid_t f = H5Fopen(opath, H5F_ACC_RDONLY, H5P_DEFAULT);
     CU_ASSERT_FATAL(f >= 0);
@@ -84,16 +97,43 @@ static void test_dsweep_file(void)
     engine_init(&e, false);
     const result_field *mem = result_find("mem_total_bytes_per_device");
     CU_ASSERT_PTR_NOT_NULL_FATAL(mem);
-    int64_t row = 0, mismatches = 0, oom = 0, oom_kept = 0;
+    int64_t row = 0, mismatches = 0, oom = 0, oom_kept = 0, ok = 0, costs_bad = 0;
+    int64_t nan_bad = 0, strat_bad = 0, kind_bad = 0;
+    /* the summary's pick for llama2-7b pretraining on H100: the most
+     * tokens/s per GPU among the rows that are ok and fit */
+    double best_h100 = -1.0;
     for (int64_t id = 0; id < s.total; id++) {
         if (space_point(&s, cur, id, NULL) != STATUS_OK)
             continue;
         result_t r;
         status_code sc = eval_point(&cur->p, &e, &r, NULL);
         CU_ASSERT(status_is_data(sc));
-        output_pack(&rows, want, id, cur->idx, &cur->p, &r, NULL, NULL);
+        output_pack(&rows, want, id, cur->idx, &cur->p, &r, NULL);
         if (row >= n || memcmp(got + (size_t)row * rs, want, rs) != 0)
             mismatches++;
+        const task_detailed_t *td = &cur->p.task.detailed;
+        if (row < n) {
+            const char *g = got + (size_t)row * rs;
+            strat_bad += table_get_i32(g, rows.strat_int[0]) != (td->tp > 0 ? td->tp : 1) ||
+                         table_get_i32(g, rows.strat_int[2]) != td->dp ||
+                         table_get_i32(g, rows.strat_int[6]) != td->zero_stage;
+        }
+        bool llm = cur->p.model.kind == MODEL_LLM;
+        kind_bad += (sp.batches[cur->idx[SPACE_BATCH]] == 64) != llm;
+        if (sc == STATUS_OK) {
+            ok++;
+            costs_bad += !unit_row_costs_ok(&cur->p, &r);
+            bool serve = cur->p.task.kind == TASK_INFERENCE;
+            /* not computed: serving latencies of training and of a DLRM,
+             * an LLM's pipeline bubble when serving and its embedding
+             * lookups, a DLRM's tokens */
+            nan_bad += serve && llm ? !isnan(r.pipeline_bubble_s) || !(r.tpot_s > 0)
+                                    : !isnan(r.ttft_s) || !isnan(r.tpot_s);
+            nan_bad += llm ? !isnan(r.compute_emb_s) : !isnan(r.tokens_per_s_per_device);
+            if (!serve && cur->idx[SPACE_MODEL] == 0 && cur->idx[SPACE_SYSTEM] == 0 &&
+                r.mem_fits == 1.0 && r.tokens_per_s_per_device > best_h100)
+                best_h100 = r.tokens_per_s_per_device;
+        }
         else if (sc == STATUS_INFEASIBLE_MEMORY) {
             oom++;
             double v = table_get_f64(got + (size_t)row * rs,
@@ -106,7 +146,28 @@ static void test_dsweep_file(void)
     CU_ASSERT_EQUAL(mismatches, 0);
     CU_ASSERT(oom > 0);
     CU_ASSERT_EQUAL(oom_kept, oom);
+    CU_ASSERT(ok > 0);
+    CU_ASSERT_EQUAL(costs_bad, 0);
+    CU_ASSERT_EQUAL(nan_bad, 0);
+    CU_ASSERT_EQUAL(strat_bad, 0);
+    CU_ASSERT_EQUAL(kind_bad, 0);
     engine_free(&e);
+
+    /* the summary: one table per task, the winner of llama2-7b pretraining
+     * on H100 printed with its throughput per GPU */
+    char want_thr[64];
+    snprintf(want_thr, sizeof want_thr, " %.1f ", best_h100);
+    CU_ASSERT(best_h100 > 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(summary, "\npretrain: pretraining"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(summary, "\ninference: serving"));
+    const char *pre = strstr(summary, "\npretrain: pretraining");
+    const char *h100 = pre ? strstr(pre, "    h100-sxm-80g ") : NULL;
+    const char *eol = h100 ? strchr(h100, '\n') : NULL;
+    CU_ASSERT(h100 && eol && strstr(h100, want_thr) && strstr(h100, want_thr) < eol);
+    if (!(h100 && eol && strstr(h100, want_thr) && strstr(h100, want_thr) < eol))
+        fprintf(stderr, "summary lacks %s:\n%s\n", want_thr, summary);
+    CU_ASSERT_PTR_NOT_NULL(strstr(summary, "dlrm-mlperf (batch in samples)"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(summary, "TPOT ms"));
 
     /* the strategy axis: one row per candidate, texts from the candidate */
     hid_t ad = H5Dopen2(f, "axes/strategy", H5P_DEFAULT);

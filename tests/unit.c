@@ -121,3 +121,27 @@ int unit_run_command(const char *cmd, char *out, size_t size)
         return -1;
     return WEXITSTATUS(st);
 }
+
+int unit_row_costs_ok(const point_t *p, const result_t *r)
+{
+    static const char *const all[] = {
+        "samples_per_s_per_device", "energy_per_iteration_j", "energy_per_sample_j",
+        "cost_per_iteration_usd", "cost_per_sample_usd", "mem_capacity_bytes_per_device"};
+    static const char *const llm[] = {"tokens_per_s_per_device", "energy_per_token_j",
+                                      "cost_per_million_tokens_usd"};
+    for (int k = 0; k < 2; k++) {
+        const char *const *names = k ? llm : all;
+        size_t n = k ? sizeof llm / sizeof llm[0] : sizeof all / sizeof all[0];
+        if (k && p->model.kind != MODEL_LLM)
+            break;
+        for (size_t i = 0; i < n; i++) {
+            double v = result_get(r, result_find(names[i]));
+            if (!(isfinite(v) && v > 0)) {
+                fprintf(stderr, "%s on %s: %s = %g\n", p->model.name, p->cluster.name,
+                        names[i], v);
+                return 0;
+            }
+        }
+    }
+    return 1;
+}

@@ -41,6 +41,12 @@ char *unit_read_results(hid_t f, const table *t, hssize_t *n);
 const char *unit_write_file(const char *name, const char *text, char *path,
                             size_t size);
 
+/* 1 when the figures every ok row carries are finite and positive:
+ * throughput per device, energy and cost per iteration and per sample,
+ * and for an LLM per token; 0 otherwise (the failing figure is named on
+ * stderr). */
+int unit_row_costs_ok(const point_t *p, const result_t *r);
+
 /* Catalogue directory of the source tree ($MADSWEEP_CONFIGS). */
 const char *unit_configs(void);
 

@@ -29,9 +29,21 @@ static void output_idx_name(int a, char *buf, size_t size)
              a == SPACE_BATCH ? "batch" : space_axis_names[a]);
 }
 
-void output_rows_init(output_rows *r)
+/* Integer strategy columns of detailed rows, in column order. */
+static const char *const output_strat_int[OUTPUT_NSTRAT_INT] = {
+    "tp", "pp", "dp", "cp", "ep", "vpp", "zero_stage", "micro_batch", "sp"};
+
+/* Text strategy columns of detailed rows and their widths (the longest
+ * value, "1f1b-interleaved", "selective", "tp-cp-dp-pp", "dp+tp",
+ * "column", plus the NUL). */
+static const char *const output_strat_str[OUTPUT_NSTRAT_STR] = {
+    "schedule", "recompute", "layout", "overlap", "emb_sharding"};
+static const size_t output_strat_width[OUTPUT_NSTRAT_STR] = {17, 10, 12, 6, 7};
+
+void output_rows_init(output_rows *r, eval_fidelity fidelity)
 {
     memset(r, 0, sizeof *r);
+    r->fidelity = fidelity;
     table_init(&r->t);
     r->id = table_add(&r->t, "id", TABLE_I64, 0);
     r->status = table_add(&r->t, "status", TABLE_I32, 0);
@@ -41,10 +53,21 @@ void output_rows_init(output_rows *r)
         r->idx[a] = table_add(&r->t, name, TABLE_I32, 0);
     }
     r->devices = table_add(&r->t, "devices", TABLE_I64, 0);
-    table_add(&r->t, "dense_plan", TABLE_STR, OUTPUT_PLAN_WIDTH);
-    table_add(&r->t, "emb_plan", TABLE_STR, OUTPUT_PLAN_WIDTH);
-    r->dense = table_find(&r->t, "dense_plan");
-    r->emb = table_find(&r->t, "emb_plan");
+    if (fidelity == EVAL_DETAILED) {
+        /* the strategy as named columns (the software `stack` column of
+         * the detailed fidelity goes after them) */
+        for (int k = 0; k < OUTPUT_NSTRAT_INT; k++)
+            r->strat_int[k] = table_add(&r->t, output_strat_int[k], TABLE_I32, 0);
+        for (int k = 0; k < OUTPUT_NSTRAT_STR; k++) {
+            table_add(&r->t, output_strat_str[k], TABLE_STR, output_strat_width[k]);
+            r->strat_str[k] = table_find(&r->t, output_strat_str[k]);
+        }
+    } else {
+        table_add(&r->t, "dense_plan", TABLE_STR, OUTPUT_PLAN_WIDTH);
+        table_add(&r->t, "emb_plan", TABLE_STR, OUTPUT_PLAN_WIDTH);
+        r->dense = table_find(&r->t, "dense_plan");
+        r->emb = table_find(&r->t, "emb_plan");
+    }
     for (size_t i = 0; i < result_nfields; i++)
         r->field[i] = table_add(&r->t, result_fields[i].name,
                                 result_fields[i].type == RESULT_I64 ? TABLE_I64
@@ -52,35 +75,91 @@ void output_rows_init(output_rows *r)
                                 0);
 }
 
-void output_plan_texts(const point_t *p, char *dense, char *emb, size_t size)
+/* "tcdp" (a layout by initials, innermost first) as "tp-cp-dp-pp". */
+static void output_layout_words(const char *initials, char *buf, size_t size)
 {
-    if (p->fidelity == EVAL_DETAILED) {
-        detailed_parallel_text(&p->task.detailed, dense, size);
-        detailed_options_text(&p->task.detailed, emb, size);
-    } else {
-        plan_format(&p->task.dense, dense, size);
-        plan_format(&p->task.emb, emb, size);
+    size_t n = 0;
+    buf[0] = '\0';
+    for (const char *c = initials; *c && n + 4 < size; c++) {
+        if (n)
+            buf[n++] = '-';
+        buf[n++] = *c;
+        buf[n++] = 'p';
+        buf[n] = '\0';
     }
+}
+
+void output_texts_of(const point_t *p, output_texts *x)
+{
+    memset(x, 0, sizeof *x);
+    if (p->fidelity != EVAL_DETAILED) {
+        plan_format(&p->task.dense, x->dense, sizeof x->dense);
+        plan_format(&p->task.emb, x->emb, sizeof x->emb);
+        return;
+    }
+    const task_detailed_t *t = &p->task.detailed;
+    if (t->emb_sharding == TASK_EMB_NONE) {
+        /* the options text ends with the layout's initials ("... tcdp") */
+        char opt[PLAN_TEXT_MAX];
+        detailed_options_text(t, opt, sizeof opt);
+        const char *last = strrchr(opt, ' ');
+        output_layout_words(last ? last + 1 : opt, x->layout, sizeof x->layout);
+    }
+    snprintf(x->overlap, sizeof x->overlap, "%s",
+             t->overlap_dp_comm && t->overlap_tp_comm ? "dp+tp"
+             : t->overlap_dp_comm                     ? "dp"
+             : t->overlap_tp_comm                     ? "tp"
+                                                      : "none");
+}
+
+/* The detailed strategy columns of a row. */
+static void output_pack_strategy(const output_rows *r, char *buf, const point_t *p,
+                                 const output_texts *x)
+{
+    static const char *const recompute[3] = {"none", "selective", "full"};
+    static const char *const sharding[4] = {"", "table", "row", "column"};
+    const task_detailed_t *t = &p->task.detailed;
+    int64_t pp = t->pp > 0 ? t->pp : 1;
+    int64_t v[OUTPUT_NSTRAT_INT] = {
+        t->tp > 0 ? t->tp : 1, pp, t->dp, t->cp > 0 ? t->cp : 1,
+        t->ep > 0 ? t->ep : 1, t->vpp > 0 ? t->vpp : 1, t->zero_stage,
+        t->micro_batch > 0 ? t->micro_batch : 1,
+        t->sequence_parallel && t->tp > 1};
+    for (int k = 0; k < OUTPUT_NSTRAT_INT; k++)
+        table_put_i32(buf, r->strat_int[k], (int32_t)v[k]);
+    const char *sched = pp == 1                              ? "none"
+                        : t->schedule == TASK_SCHEDULE_GPIPE ? "gpipe"
+                        : t->vpp > 1                         ? "1f1b-interleaved"
+                                                             : "1f1b";
+    int rc = t->recompute >= 0 && t->recompute <= 2 ? (int)t->recompute : 0;
+    int es = t->emb_sharding >= 0 && t->emb_sharding <= 3 ? t->emb_sharding : 0;
+    const char *str[OUTPUT_NSTRAT_STR] = {sched, recompute[rc], x->layout,
+                                          x->overlap, sharding[es]};
+    for (int k = 0; k < OUTPUT_NSTRAT_STR; k++)
+        table_put_str(buf, r->strat_str[k], str[k]);
 }
 
 void output_pack(const output_rows *r, char *buf, int64_t id,
                  const int64_t idx[SPACE_NAXES], const point_t *p,
-                 const result_t *res, const char *dense, const char *emb)
+                 const result_t *res, const output_texts *texts)
 {
     memset(buf, 0, r->t.size);
     table_put_i64(buf, r->id, id);
     table_put_i32(buf, r->status, res->status);
     for (int a = 0; a < SPACE_NAXES; a++)
         table_put_i32(buf, r->idx[a], (int32_t)idx[a]);
-    table_put_i64(buf, r->devices, p->cluster.devices);
-    char dplan[PLAN_TEXT_MAX], eplan[PLAN_TEXT_MAX];
-    if (!dense || !emb) {
-        output_plan_texts(p, dplan, eplan, sizeof dplan);
-        dense = dense ? dense : dplan;
-        emb = emb ? emb : eplan;
+    table_put_i64(buf, r->devices, eval_devices(p));
+    output_texts own;
+    if (!texts) {
+        output_texts_of(p, &own);
+        texts = &own;
     }
-    table_put_str(buf, r->dense, dense);
-    table_put_str(buf, r->emb, emb);
+    if (r->fidelity == EVAL_DETAILED) {
+        output_pack_strategy(r, buf, p, texts);
+    } else {
+        table_put_str(buf, r->dense, texts->dense);
+        table_put_str(buf, r->emb, texts->emb);
+    }
     for (size_t i = 0; i < result_nfields; i++)
         memcpy(buf + r->field[i], (const char *)res + result_fields[i].offset, 8);
 }
@@ -249,16 +328,21 @@ static const struct output_unit {
     {"frozen_layers", "layers"},
     {"prompt_tokens", "tokens"},
     {"decode_tokens", "tokens"},
-    {"tp", "1"},
-    {"pp", "1"},
-    {"cp", "1"},
-    {"ep", "1"},
-    {"vpp", "1"},
-    {"zero_stage", "1"},
-    {"micro_batch", "samples"},
+    {"tp", "devices (tensor-parallel degree)"},
+    {"pp", "stages (pipeline-parallel degree)"},
+    {"dp", "replicas (data-parallel degree)"},
+    {"cp", "devices (context-parallel degree)"},
+    {"ep", "devices (expert-parallel degree)"},
+    {"vpp", "virtual stages per device"},
+    {"zero_stage", "ZeRO stage (0-3)"},
+    {"micro_batch", "samples (llm: sequences)"},
+    {"sp", "bool (sequence parallelism)"},
     {"sequence_parallel", "bool"},
     {"recompute", "enum (0 none, 1 selective, 2 full)"},
     {"applies", "bool"},
+    {"board_power_w", "W per device (0: unknown)"},
+    {"idle_power_w", "W per device (0: 30 % of board power)"},
+    {"price_per_hour_usd", "USD per device-hour (0: unknown)"},
 };
 
 static const char *const output_axis_units[SPACE_NAXES] = {
@@ -389,12 +473,21 @@ static void output_axes_madmax(hid_t g, const spec *sp, int rank)
     size_t o_nic = table_add(&t, "nic_bidir_bytes_per_s", TABLE_F64, 0);
     size_t o_ib = table_add(&t, "eff_intra_bw", TABLE_F64, 0);
     size_t o_eb = table_add(&t, "eff_inter_bw", TABLE_F64, 0);
+    table_add(&t, "hardware", TABLE_STR, CLUSTER_NAME_MAX);
+    size_t o_bw = table_add(&t, "board_power_w", TABLE_F64, 0);
+    size_t o_iw = table_add(&t, "idle_power_w", TABLE_F64, 0);
+    size_t o_pr = table_add(&t, "price_per_hour_usd", TABLE_F64, 0);
     c_name = table_find(&t, "name");
+    const table_col *c_hwn = table_find(&t, "hardware");
     b = output_rows_alloc(sp->nsystems, t.size);
     for (int64_t i = 0; i < sp->nsystems; i++) {
         char *row = b + (size_t)i * t.size;
         const cluster_t *c = &sp->systems[i];
         table_put_str(row, c_name, c->name);
+        table_put_str(row, c_hwn, c->hardware);
+        table_put_f64(row, o_bw, c->board_power_w);
+        table_put_f64(row, o_iw, c->idle_power_w);
+        table_put_f64(row, o_pr, c->price_per_hour_usd);
         table_put_i64(row, o_dev, c->devices);
         table_put_i64(row, o_nod, c->nodes);
         table_put_i64(row, o_dpn, c->devices_per_node);
@@ -471,6 +564,9 @@ static void output_axes_detailed(hid_t g, const spec *sp, int rank)
     size_t o_mbw = table_add(&t, "mem_bw_bytes_per_s", TABLE_F64, 0);
     size_t o_sub = table_add(&t, "scaleup_bytes_per_s", TABLE_F64, 0);
     size_t o_nic = table_add(&t, "nic_bytes_per_s", TABLE_F64, 0);
+    size_t o_bw = table_add(&t, "board_power_w", TABLE_F64, 0);
+    size_t o_iw = table_add(&t, "idle_power_w", TABLE_F64, 0);
+    size_t o_pr = table_add(&t, "price_per_hour_usd", TABLE_F64, 0);
     c_name = table_find(&t, "name");
     const table_col *c_hw = table_find(&t, "hardware");
     b = output_rows_alloc(sp->nsystems, t.size);
@@ -493,6 +589,9 @@ static void output_axes_detailed(hid_t g, const spec *sp, int rank)
         table_put_f64(row, o_nic, y->nic_gbps_per_device > 0
                                       ? y->nic_gbps_per_device * 1e9 / 8.0
                                       : y->hw.nic_bytes_per_s);
+        table_put_f64(row, o_bw, y->hw.board_power_w);
+        table_put_f64(row, o_iw, y->hw.idle_power_w);
+        table_put_f64(row, o_pr, y->hw.price_per_hour_usd);
     }
     output_table(g, "system", &t, sp->nsystems, b, rank);
     free(b);
@@ -556,9 +655,16 @@ static void output_axes(hid_t file, const space *s, const int64_t *by_code,
     /* global batches */
     table_init(&t);
     size_t o_gb = table_add(&t, "global_batch", TABLE_I64, 0);
+    table_add(&t, "model_kinds", TABLE_STR, 16);
+    const table_col *c_mk = table_find(&t, "model_kinds");
     b = output_rows_alloc(sp->nbatches, t.size);
-    for (int64_t i = 0; i < sp->nbatches; i++)
+    for (int64_t i = 0; i < sp->nbatches; i++) {
+        unsigned mk = sp->batch_kinds[i];
+        bool l = mk & (1u << MODEL_LLM), d = mk & (1u << MODEL_DLRM);
         table_put_i64(b + (size_t)i * t.size, o_gb, sp->batches[i]);
+        table_put_str(b + (size_t)i * t.size, c_mk,
+                      l && d ? "llm,dlrm" : l ? "llm" : "dlrm");
+    }
     output_table(g, "global_batch", &t, sp->nbatches, b, rank);
     free(b);
 

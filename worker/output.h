@@ -5,13 +5,18 @@
  *   /results        compound, one row per valid point in id order:
  *                   id, status (status_code: 0 ok, 1..99 infeasible),
  *                   model_idx .. strategy_idx (index on every axis),
- *                   devices, dense_plan, emb_plan (the concrete plans;
- *                   in the detailed fidelity dense_plan holds the
- *                   parallel degrees, "tp8 sp pp8 v5 dp16 cp1 ep1", and
- *                   emb_plan the other options, "zero1 sel 1f1b-int ovl
- *                   tcdp"; see detailed_parallel_text),
+ *                   devices, the strategy (MAD-Max: dense_plan and
+ *                   emb_plan, the concrete plans "fsdp:8,ddp:256";
+ *                   detailed: the columns tp, pp, dp, cp, ep, vpp,
+ *                   zero_stage, micro_batch, sp, then the texts
+ *                   schedule ("none" without pipeline, "1f1b",
+ *                   "1f1b-interleaved", "gpipe"), recompute ("none",
+ *                   "selective", "full"), layout ("tp-cp-dp-pp",
+ *                   innermost first; "" for a DLRM), overlap ("dp",
+ *                   "tp", "dp+tp", "none") and emb_sharding ("table",
+ *                   "row", "column"; "" for an LLM)),
  *                   then every figure of result_fields[] (as in
- *                   `madsweep eval --json`). Chunked, allocated at creation
+ *                   `madsweep eval --json`; NaN where not computed). Chunked, allocated at creation
  *                   to its exact length (the valid count), never filled.
  *   /progress       uint8 per work chunk: 1 once the chunk's rows are
  *                   written (written after the rows: a set byte implies
@@ -54,27 +59,40 @@
 #include "table.h"
 
 #define OUTPUT_PLAN_WIDTH 32
+#define OUTPUT_TEXT_WIDTH 20 /* detailed strategy text columns */
+#define OUTPUT_NSTRAT_INT 9
+#define OUTPUT_NSTRAT_STR 5
 #define OUTPUT_SPEC_MAX 60000 /* bytes of spec text (attribute size limit) */
 
-/* The row layout of /results with the offsets the packer needs. */
+/* The row layout of /results (it depends on the fidelity) with the
+ * offsets the packer needs. */
 typedef struct output_rows {
     table t;
+    eval_fidelity fidelity;
     size_t id, status, idx[SPACE_NAXES], devices;
-    const table_col *dense, *emb;
+    const table_col *dense, *emb;                    /* madmax */
+    size_t strat_int[OUTPUT_NSTRAT_INT];             /* detailed */
+    const table_col *strat_str[OUTPUT_NSTRAT_STR];
     size_t field[TABLE_MAX_COLS]; /* offset of result_fields[i] */
 } output_rows;
 
-void output_rows_init(output_rows *r);
+void output_rows_init(output_rows *r, eval_fidelity fidelity);
 
-/* Packs one row (buf must hold r->t.size bytes). `dense` and `emb` are
- * the plans as plan_format() writes them, or NULL to format them here
- * (callers cache the text: it depends only on system and strategy). */
+/* The texts of a row that depend only on system and strategy (callers
+ * cache them): MAD-Max plans as plan_format() writes them; the detailed
+ * layout and overlap. */
+typedef struct output_texts {
+    char dense[OUTPUT_PLAN_WIDTH], emb[OUTPUT_PLAN_WIDTH];
+    char layout[OUTPUT_TEXT_WIDTH], overlap[OUTPUT_TEXT_WIDTH];
+} output_texts;
+
+void output_texts_of(const point_t *p, output_texts *x);
+
+/* Packs one row (buf must hold r->t.size bytes); `texts` from
+ * output_texts_of(), or NULL to format them here. */
 void output_pack(const output_rows *r, char *buf, int64_t id,
                  const int64_t idx[SPACE_NAXES], const point_t *p,
-                 const result_t *res, const char *dense, const char *emb);
-
-/* The dense_plan and emb_plan texts of a point (each `size` bytes). */
-void output_plan_texts(const point_t *p, char *dense, char *emb, size_t size);
+                 const result_t *res, const output_texts *texts);
 
 /* Root attributes. Strings are copied into the file. */
 typedef struct output_meta {

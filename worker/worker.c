@@ -49,12 +49,12 @@ void worker_progress(worker *w, int64_t *chunks_drawn, int64_t *evaluated)
 typedef struct worker_plans {
     int64_t system; /* -1: empty */
     int64_t n;
-    char (*text)[2][OUTPUT_PLAN_WIDTH];
+    output_texts *text;
     uint8_t *have;
 } worker_plans;
 
-static void worker_plan_text(worker_plans *pc, const space_cursor *cur,
-                             const char **dense, const char **emb)
+static const output_texts *worker_plan_text(worker_plans *pc,
+                                            const space_cursor *cur)
 {
     int64_t k = cur->idx[SPACE_STRATEGY];
     if (pc->system != cur->idx[SPACE_SYSTEM]) {
@@ -62,12 +62,10 @@ static void worker_plan_text(worker_plans *pc, const space_cursor *cur,
         pc->system = cur->idx[SPACE_SYSTEM];
     }
     if (!pc->have[k]) {
-        output_plan_texts(&cur->p, pc->text[k][0], pc->text[k][1],
-                          OUTPUT_PLAN_WIDTH);
+        output_texts_of(&cur->p, &pc->text[k]);
         pc->have[k] = 1;
     }
-    *dense = pc->text[k][0];
-    *emb = pc->text[k][1];
+    return &pc->text[k];
 }
 
 /* Evaluates the valid ids of [lo, hi) into buf; returns the row count. */
@@ -75,32 +73,22 @@ static int64_t worker_chunk(worker *w, space_cursor *cur, engine *e,
                             worker_plans *pc, int64_t lo, int64_t hi,
                             char *buf)
 {
-    const eval_ops *ops = w->s->sp->ops;
     const output_rows *r = w->rows;
-    int64_t nsys = w->s->radix[SPACE_SYSTEM];
     int64_t n = 0;
     result_t res;
     for (int64_t id = lo; id < hi; id++) {
         if (space_point(w->s, cur, id, NULL) != STATUS_OK)
             continue;
-        memset(&res, 0, sizeof res);
-        status_code rc = ops->run(&cur->p, e, &res);
+        status_code rc = eval_run(&cur->p, e, &res);
         if (!status_is_data(rc))
             check_die("evaluation failed (out of memory)", __FILE__, __LINE__);
-        res.status = (int32_t)rc;
-        const char *dense, *emb;
-        worker_plan_text(pc, cur, &dense, &emb);
         output_pack(r, buf + (size_t)n * r->t.size, id, cur->idx, &cur->p,
-                    &res, dense, emb);
+                    &res, worker_plan_text(pc, cur));
         n++;
         if (rc == STATUS_OK) {
             w->ok++;
-            worker_best *b =
-                &w->best[cur->idx[SPACE_MODEL] * nsys + cur->idx[SPACE_SYSTEM]];
-            if (b->id < 0 || res.throughput_samples_per_s > b->value) {
-                b->value = res.throughput_samples_per_s;
-                b->id = id;
-            }
+            summary_consider(&w->best[summary_slot(w->s, cur->idx)],
+                             summary_value(&cur->p, &res), id);
         } else {
             w->infeasible++;
         }
@@ -111,8 +99,8 @@ static int64_t worker_chunk(worker *w, space_cursor *cur, engine *e,
 int worker_run(worker *w)
 {
     CHECK_MPI(MPI_Comm_rank(w->comm, &w->rank));
-    int64_t npairs = w->s->radix[SPACE_MODEL] * w->s->radix[SPACE_SYSTEM];
-    w->best = malloc((size_t)npairs * sizeof *w->best);
+    int64_t nslots = summary_slots(w->s);
+    w->best = malloc((size_t)nslots * sizeof *w->best);
     char *buf = calloc((size_t)w->chunk, w->rows->t.size); /* checks n*size */
     space_cursor *cur = malloc(sizeof *cur);
     int64_t nk = w->s->radix[SPACE_STRATEGY];
@@ -128,10 +116,7 @@ int worker_run(worker *w)
         free(pc.have);
         return -1;
     }
-    for (int64_t i = 0; i < npairs; i++) {
-        w->best[i].value = 0;
-        w->best[i].id = -1;
-    }
+    summary_clear(w->best, nslots);
     space_cursor_init(cur);
     engine e;
     engine_init(&e, false);

@@ -16,13 +16,8 @@
 #include <stdint.h>
 
 #include "../driver/space.h"
+#include "../driver/summary.h"
 #include "output.h"
-
-/* Best point of a (model, system) pair by throughput; id -1 when none. */
-typedef struct worker_best {
-    double value;
-    int64_t id;
-} worker_best;
 
 typedef struct worker worker;
 
@@ -44,7 +39,7 @@ struct worker {
     /* results of this rank */
     int64_t evaluated, ok, infeasible, chunks_done;
     double t_eval, t_write; /* seconds evaluating and writing rows */
-    worker_best *best; /* [models * systems] */
+    summary_best *best; /* [summary_slots()]: the summary's winners */
     /* internal */
     int rank;
     MPI_Win win;

@@ -266,14 +266,14 @@ status_code dt_run_llm(const point_t *p, engine *e, result_t *r)
         dt_set_micro_batch(&c, best > 0 ? best : 1);
     }
     r->global_batch = training ? c.d.gb : c.d.mb * c.d.dp;
-    r->micro_batch = c.d.mb;
+    r->micro_batch_resolved = c.d.mb;
     if (training && (c.d.ga < 1 || c.d.gb != c.d.ga * c.d.mb * c.d.dp))
         return STATUS_INFEASIBLE_BATCH;
 
     /* memory; recompute = auto takes the least recomputation that fits */
     dt_fit_memory(&c, &st, want, &mem);
     dt_put_mem(r, &mem, cap);
-    r->recompute = c.rc;
+    r->recompute_resolved = c.rc;
     if (mem.total > cap)
         return STATUS_INFEASIBLE_MEMORY;
 

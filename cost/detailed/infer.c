@@ -108,7 +108,6 @@ status_code dt_infer_time(const dt_ctx *c, const dt_stages *st, result_t *r)
     r->tokens_per_s = (double)r->global_batch / tpot;
     r->throughput_samples_per_s = (double)r->global_batch / r->iteration_time_s;
     r->compute_gemm_s = comp;
-    r->compute_emb_s = 0.0;
     r->comm_allreduce_s = c->sp ? 0.0 : tpcomm;
     r->comm_allgather_s = c->sp ? 0.5 * tpcomm : 0.0;
     r->comm_reducescatter_s = c->sp ? 0.5 * tpcomm : 0.0;
@@ -121,7 +120,6 @@ status_code dt_infer_time(const dt_ctx *c, const dt_stages *st, result_t *r)
     double exposed = r->iteration_time_s - comp;
     r->comm_exposed_s = exposed < 0 ? 0 : exposed;
     r->comm_overlapped_s = comm > r->comm_exposed_s ? comm - r->comm_exposed_s : 0.0;
-    r->pipeline_bubble_s = 0.0;
     r->events_compute = 0;
     r->events_comm = 0;
     double mflops = 2.0 * (detailed_model_flops(m, true) / (double)m->seq_len) *

@@ -279,7 +279,6 @@ status_code dt_train_time(const dt_ctx *c, const dt_split *sp, const dt_stages *
     r->compute_gemm_s = mm * (comp0 + x.emb_f + x.emb_b +
                               (c->d.pp == 1 ? x.head_f + x.head_b : 0.0)) +
                         opt_time;
-    r->compute_emb_s = 0.0;
     double pass = c->rc == TASK_RECOMPUTE_FULL ? 3.0 : 2.0;
     double tpcomm = pass * dt_stage_sum(&y, st, g0, DT_OFF(tp_comm));
     if (y.fmode == DT_NOBWD) /* frozen layers without a backward: one pass */

@@ -1,0 +1,374 @@
+/*
+ * summary.c - the end-of-sweep tables (see summary.h).
+ *
+ * Invariant: a row printed is a point of the file, re-evaluated from its
+ * id, so every number is the row's; groups are formed from the spec (the
+ * hardware generation of each system), never from printed text.
+ */
+#include "summary.h"
+
+#include <hdf5.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../worker/check.h"
+
+#define SUMMARY_BLOCK 65536
+
+int64_t summary_slots(const space *s)
+{
+    return s->radix[SPACE_MODEL] * s->radix[SPACE_SYSTEM] * s->radix[SPACE_TASK];
+}
+
+int64_t summary_slot(const space *s, const int64_t idx[SPACE_NAXES])
+{
+    return (idx[SPACE_MODEL] * s->radix[SPACE_SYSTEM] + idx[SPACE_SYSTEM]) *
+               s->radix[SPACE_TASK] +
+           idx[SPACE_TASK];
+}
+
+void summary_clear(summary_best *b, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++) {
+        b[i].value = 0.0;
+        b[i].id = -1;
+    }
+}
+
+static double summary_rank(model_kind kind, int32_t status, double fits,
+                           double tokens_dev, double samples_dev)
+{
+    if (status != STATUS_OK || fits != 1.0)
+        return (double)NAN;
+    double v = kind == MODEL_LLM ? tokens_dev : samples_dev;
+    return isfinite(v) ? v : (double)NAN;
+}
+
+double summary_value(const point_t *p, const result_t *r)
+{
+    return summary_rank(p->model.kind, r->status, r->mem_fits,
+                        r->tokens_per_s_per_device, r->samples_per_s_per_device);
+}
+
+void summary_consider(summary_best *b, double v, int64_t id)
+{
+    if (!isfinite(v))
+        return;
+    if (b->id < 0 || v > b->value || (v == b->value && id < b->id)) {
+        b->value = v;
+        b->id = id;
+    }
+}
+
+/* ------------------------------------------------------------ scan */
+
+typedef struct summary_row {
+    int64_t id;
+    int32_t status;
+    int32_t idx[SPACE_NAXES];
+    double tok, smp, fits;
+} summary_row;
+
+static hid_t summary_mtype(void)
+{
+    hid_t t = CHECK_H5ID(H5Tcreate(H5T_COMPOUND, sizeof(summary_row)));
+    CHECK_H5(H5Tinsert(t, "id", HOFFSET(summary_row, id), H5T_NATIVE_INT64));
+    CHECK_H5(H5Tinsert(t, "status", HOFFSET(summary_row, status), H5T_NATIVE_INT32));
+    static const char *const idx[SPACE_NAXES] = {
+        "model_idx", "system_idx", "task_idx", "batch_idx", "strategy_idx"};
+    for (int a = 0; a < SPACE_NAXES; a++)
+        CHECK_H5(H5Tinsert(t, idx[a],
+                           HOFFSET(summary_row, idx) + (size_t)a * sizeof(int32_t),
+                           H5T_NATIVE_INT32));
+    CHECK_H5(H5Tinsert(t, "tokens_per_s_per_device", HOFFSET(summary_row, tok),
+                       H5T_NATIVE_DOUBLE));
+    CHECK_H5(H5Tinsert(t, "samples_per_s_per_device", HOFFSET(summary_row, smp),
+                       H5T_NATIVE_DOUBLE));
+    CHECK_H5(H5Tinsert(t, "mem_fits", HOFFSET(summary_row, fits), H5T_NATIVE_DOUBLE));
+    return t;
+}
+
+int summary_scan(const char *path, const space *s, summary_best *b, FILE *err)
+{
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0) {
+        fprintf(err, "madsweep: summary: cannot open %s\n", path);
+        return -1;
+    }
+    hid_t d = H5Dopen2(f, "results", H5P_DEFAULT);
+    summary_row *blk = calloc(SUMMARY_BLOCK, sizeof *blk);
+    if (d < 0 || !blk) {
+        fprintf(err, "madsweep: summary: %s has no readable /results\n", path);
+        free(blk);
+        if (d >= 0)
+            CHECK_H5(H5Dclose(d));
+        CHECK_H5(H5Fclose(f));
+        return -1;
+    }
+    hid_t mt = summary_mtype();
+    hid_t fs = CHECK_H5ID(H5Dget_space(d));
+    hsize_t nrows = (hsize_t)H5Sget_simple_extent_npoints(fs);
+    int rc = 0;
+    for (hsize_t at = 0; at < nrows && rc == 0; at += SUMMARY_BLOCK) {
+        hsize_t cnt = nrows - at < SUMMARY_BLOCK ? nrows - at : SUMMARY_BLOCK;
+        CHECK_H5(H5Sselect_hyperslab(fs, H5S_SELECT_SET, &at, NULL, &cnt, NULL));
+        hid_t ms = CHECK_H5ID(H5Screate_simple(1, &cnt, NULL));
+        if (H5Dread(d, mt, ms, fs, H5P_DEFAULT, blk) < 0) {
+            fprintf(err, "madsweep: summary: %s: /results lacks the columns of "
+                    "this version\n", path);
+            rc = -1;
+        }
+        CHECK_H5(H5Sclose(ms));
+        for (hsize_t i = 0; i < cnt && rc == 0; i++) {
+            const summary_row *r = &blk[i];
+            int64_t idx[SPACE_NAXES];
+            int bad = 0;
+            for (int a = 0; a < SPACE_NAXES; a++) {
+                idx[a] = r->idx[a];
+                bad |= idx[a] < 0 || idx[a] >= s->radix[a];
+            }
+            if (bad)
+                continue;
+            model_kind k = s->sp->models[idx[SPACE_MODEL]].kind;
+            summary_consider(&b[summary_slot(s, idx)],
+                             summary_rank(k, r->status, r->fits, r->tok, r->smp),
+                             r->id);
+        }
+    }
+    CHECK_H5(H5Sclose(fs));
+    CHECK_H5(H5Tclose(mt));
+    CHECK_H5(H5Dclose(d));
+    CHECK_H5(H5Fclose(f));
+    free(blk);
+    return rc;
+}
+
+/* ------------------------------------------------------------ texts */
+
+/* A detailed strategy in few words: the degrees above 1 (dp always),
+ * then what differs from the defaults, e.g. "tp8 sp pp4 v2 dp18 z1 sel". */
+static void summary_strategy(const point_t *p, char *buf, size_t size)
+{
+    if (p->fidelity != EVAL_DETAILED) {
+        char d[PLAN_TEXT_MAX], e[PLAN_TEXT_MAX];
+        plan_format(&p->task.dense, d, sizeof d);
+        plan_format(&p->task.emb, e, sizeof e);
+        snprintf(buf, size, "%s | %s", d, e);
+        return;
+    }
+    const task_detailed_t *t = &p->task.detailed;
+    size_t n = 0;
+#define SUMMARY_ADD(...)                                                    \
+    do {                                                                    \
+        if (n < size)                                                       \
+            n += (size_t)snprintf(buf + n, size - n, __VA_ARGS__);          \
+    } while (0)
+    buf[0] = '\0';
+    if (t->emb_sharding != TASK_EMB_NONE) {
+        static const char *const sh[4] = {"", "table", "row", "column"};
+        SUMMARY_ADD("dp%lld emb-%s%s", (long long)t->dp,
+                    sh[t->emb_sharding >= 0 && t->emb_sharding <= 3 ? t->emb_sharding : 0],
+                    t->overlap_dp_comm ? "" : " noovl");
+        return;
+    }
+    if (t->tp > 1)
+        SUMMARY_ADD("tp%lld%s ", (long long)t->tp, t->sequence_parallel ? " sp" : "");
+    if (t->pp > 1) {
+        SUMMARY_ADD("pp%lld ", (long long)t->pp);
+        if (t->vpp > 1)
+            SUMMARY_ADD("v%lld ", (long long)t->vpp);
+        if (t->schedule == TASK_SCHEDULE_GPIPE)
+            SUMMARY_ADD("gpipe ");
+    }
+    SUMMARY_ADD("dp%lld", (long long)t->dp);
+    if (t->cp > 1)
+        SUMMARY_ADD(" cp%lld", (long long)t->cp);
+    if (t->ep > 1)
+        SUMMARY_ADD(" ep%lld", (long long)t->ep);
+    if (t->zero_stage > 0)
+        SUMMARY_ADD(" z%lld", (long long)t->zero_stage);
+    if (t->recompute == TASK_RECOMPUTE_SELECTIVE)
+        SUMMARY_ADD(" sel");
+    else if (t->recompute == TASK_RECOMPUTE_FULL)
+        SUMMARY_ADD(" full");
+    if (p->task.kind != TASK_INFERENCE && t->micro_batch > 1)
+        SUMMARY_ADD(" mb%lld", (long long)t->micro_batch);
+    if (t->layout > 0)
+        SUMMARY_ADD(" pp-inner");
+    if (!t->overlap_dp_comm)
+        SUMMARY_ADD(" noovl");
+#undef SUMMARY_ADD
+}
+
+/* " " and v * scale in `width` characters with `prec` decimals (prec < 0:
+ * -prec significant digits), or "-" for a figure not computed. */
+static void summary_num(FILE *out, int width, int prec, double v, double scale)
+{
+    if (!isfinite(v))
+        fprintf(out, " %*s", width, "-");
+    else if (prec >= 0)
+        fprintf(out, " %*.*f", width, prec, v * scale);
+    else
+        fprintf(out, " %*.*g", width, -prec, v * scale);
+}
+
+/* ------------------------------------------------------------ tables */
+
+/* Name a system is grouped under: its hardware generation (detailed) or
+ * itself (MAD-Max systems differ in more than their GPU). */
+static const char *summary_group_name(const spec *sp, int64_t i)
+{
+    return sp->fidelity == EVAL_DETAILED ? sp->dsystems[i].hw.name : sp->systems[i].name;
+}
+
+typedef struct summary_group {
+    int64_t first;       /* first system of the group */
+    int64_t lo, hi;      /* device counts of its systems */
+    summary_best best;
+} summary_group;
+
+static int summary_cmp(const void *a, const void *b)
+{
+    const summary_group *x = a, *y = b;
+    if ((x->best.id < 0) != (y->best.id < 0))
+        return x->best.id < 0 ? 1 : -1;
+    if (x->best.value != y->best.value)
+        return x->best.value > y->best.value ? -1 : 1;
+    return x->first < y->first ? -1 : x->first > y->first;
+}
+
+static void summary_header(FILE *out, int wname, bool serve, bool llm, bool det)
+{
+    const char *thr = llm ? "tok/s/GPU" : "smp/s/GPU";
+    fprintf(out, "    %-*s %6s %7s  %-36s", wname, det ? "hardware" : "system",
+            "GPUs", serve ? (llm ? "seqs" : "batch") : (llm ? "seqs" : "batch"),
+            "strategy");
+    if (serve && llm)
+        fprintf(out, " %9s %9s", "TTFT ms", "TPOT ms");
+    else if (serve)
+        fprintf(out, " %9s", "latency ms");
+    fprintf(out, " %10s", thr);
+    if (!serve)
+        fprintf(out, " %6s %9s", "MFU %", "iter s");
+    fprintf(out, " %15s %9s %9s\n", det ? "mem GB (of)" : "weights GB (of)",
+            llm ? "J/tok" : "J/smp", llm ? "$/Mtok" : "$/Msmp");
+}
+
+static void summary_row_print(FILE *out, int wname, const char *name,
+                              const point_t *p, const result_t *r)
+{
+    bool serve = p->task.kind == TASK_INFERENCE, llm = p->model.kind == MODEL_LLM;
+    bool det = p->fidelity == EVAL_DETAILED;
+    char strat[96];
+    summary_strategy(p, strat, sizeof strat);
+    fprintf(out, "    %-*s %6lld %7lld  %-36s", wname, name,
+            (long long)eval_devices(p), (long long)r->global_batch, strat);
+    if (serve && llm) {
+        summary_num(out, 9, 1, r->ttft_s, 1e3);
+        summary_num(out, 9, 2, r->tpot_s, 1e3);
+    } else if (serve) {
+        summary_num(out, 9, 2, r->iteration_time_s, 1e3);
+    }
+    summary_num(out, 10, 1,
+                llm ? r->tokens_per_s_per_device : r->samples_per_s_per_device, 1.0);
+    if (!serve) {
+        summary_num(out, 6, 1, r->mfu, 100.0);
+        summary_num(out, 9, -4, r->iteration_time_s, 1.0);
+    }
+    double mem = det ? r->mem_total_bytes_per_device : r->mem_weights_bytes_per_device;
+    fprintf(out, " %8.1f (%4.0f)", mem / 1e9, r->mem_capacity_bytes_per_device / 1e9);
+    summary_num(out, 9, -3, llm ? r->energy_per_token_j : r->energy_per_sample_j,
+                1.0);
+    summary_num(out, 9, -3,
+                llm ? r->cost_per_million_tokens_usd : r->cost_per_sample_usd,
+                llm ? 1.0 : 1e6);
+    fputc('\n', out);
+}
+
+/* One model's rows of one task's table. */
+static void summary_model(FILE *out, const space *s, const summary_best *b,
+                          int64_t m, int64_t t, summary_group *g, space_cursor *cur,
+                          engine *e)
+{
+    const spec *sp = s->sp;
+    int64_t nsys = s->radix[SPACE_SYSTEM], ng = 0;
+    int wname = 12;
+    for (int64_t i = 0; i < nsys; i++) {
+        const char *name = summary_group_name(sp, i);
+        int64_t k;
+        for (k = 0; k < ng; k++)
+            if (strcmp(summary_group_name(sp, g[k].first), name) == 0)
+                break;
+        int64_t dev = sp->systems[i].devices;
+        if (k == ng) {
+            g[ng++] = (summary_group){.first = i, .lo = dev, .hi = dev,
+                                      .best = {.value = 0.0, .id = -1}};
+            int w = (int)strlen(name);
+            wname = w > wname ? w : wname;
+        }
+        g[k].lo = dev < g[k].lo ? dev : g[k].lo;
+        g[k].hi = dev > g[k].hi ? dev : g[k].hi;
+        const summary_best *x = &b[(m * nsys + i) * s->radix[SPACE_TASK] + t];
+        if (x->id >= 0)
+            summary_consider(&g[k].best, x->value, x->id);
+    }
+    qsort(g, (size_t)ng, sizeof *g, summary_cmp);
+    const model_t *md = &sp->models[m];
+    bool llm = md->kind == MODEL_LLM, serve = sp->tasks[t].kind == TASK_INFERENCE;
+    fprintf(out, "  %s (%s)\n", md->name, llm ? "batch in sequences" : "batch in samples");
+    summary_header(out, wname, serve, llm, sp->fidelity == EVAL_DETAILED);
+    for (int64_t k = 0; k < ng; k++) {
+        const char *name = summary_group_name(sp, g[k].first);
+        result_t r;
+        if (g[k].best.id < 0 || space_point(s, cur, g[k].best.id, NULL) != STATUS_OK ||
+            eval_run(&cur->p, e, &r) != STATUS_OK) {
+            char sizes[48];
+            if (g[k].lo == g[k].hi)
+                snprintf(sizes, sizeof sizes, "%lld", (long long)g[k].lo);
+            else
+                snprintf(sizes, sizeof sizes, "%lld-%lld", (long long)g[k].lo,
+                         (long long)g[k].hi);
+            fprintf(out, "    %-*s %6s  no point runs and fits in memory (%s GPUs)\n",
+                    wname, name, "-", sizes);
+            continue;
+        }
+        summary_row_print(out, wname, name, &cur->p, &r);
+    }
+}
+
+void summary_print(FILE *out, const space *s, const summary_best *b)
+{
+    const spec *sp = s->sp;
+    bool det = sp->fidelity == EVAL_DETAILED;
+    summary_group *g = malloc((size_t)s->radix[SPACE_SYSTEM] * sizeof *g);
+    space_cursor *cur = malloc(sizeof *cur);
+    if (!g || !cur) {
+        free(g);
+        free(cur);
+        return;
+    }
+    space_cursor_init(cur);
+    engine e;
+    engine_init(&e, false);
+    fprintf(out, "best point per model and %s for each task, by tokens/s per GPU "
+            "(LLMs) or samples/s per GPU (DLRMs), over %s, batches and "
+            "strategies; only points that run and fit in memory (status ok, "
+            "mem_fits = 1); tasks are never ranked against each other\n",
+            det ? "hardware generation" : "system",
+            det ? "cluster sizes" : "plans");
+    for (int64_t t = 0; t < s->radix[SPACE_TASK]; t++) {
+        const spec_task *k = &sp->tasks[t];
+        bool serve = k->kind == TASK_INFERENCE;
+        fprintf(out, "\n%s: %s (%s)\n", k->name,
+                serve ? "serving" : k->kind == TASK_FINETUNE ? "fine-tuning" : "pretraining",
+                serve ? "TTFT, TPOT and cost per generated token; batch = concurrent "
+                        "sequences"
+                      : "energy and cost per trained token");
+        for (int64_t m = 0; m < s->radix[SPACE_MODEL]; m++)
+            summary_model(out, s, b, m, t, g, cur, &e);
+    }
+    engine_free(&e);
+    free(g);
+    free(cur);
+}
