@@ -59,7 +59,7 @@ status_code dt_infer_time(const dt_ctx *c, const dt_stages *st, result_t *r)
                           c->tok * h * c->ab / (c->sp ? tp : 1.0));
         p2p_dec = dt_coll(c, TOPO_P2P, 2, c->stride[DT_PP], mb * h * c->ab);
     }
-    double ttft = 0.0, tpot = 0.0, comp = 0.0, tpcomm = 0.0, a2a = 0.0;
+    double ttft = 0.0, tpot = 0.0, comp = 0.0, tpcomm = 0.0, a2a = 0.0, cpcomm = 0.0;
     for (int64_t s = 0; s < c->d.pp; s++) {
         const dt_stage *g = &st->s[s];
         int64_t nd = g->n[DT_DENSE] + g->n[DT_FDENSE], nm = g->n[DT_MOE] + g->n[DT_FMOE];
@@ -80,6 +80,7 @@ status_code dt_infer_time(const dt_ctx *c, const dt_stages *st, result_t *r)
         ttft += pre + (s < c->d.pp - 1 ? p2p_pre : 0.0);
         comp += pre_comp;
         tpcomm += (double)nd * dense.tp_comm + (double)nm * moe.tp_comm;
+        cpcomm += (double)nd * dense.cp_comm + (double)nm * moe.cp_comm;
         a2a += (double)nm * moe.a2a;
         /* decode step */
         double head_p = s == c->d.pp - 1 ? dt_head_params_dev(c) : 0.0;
@@ -112,7 +113,7 @@ status_code dt_infer_time(const dt_ctx *c, const dt_stages *st, result_t *r)
     r->comm_allgather_s = c->sp ? 0.5 * tpcomm : 0.0;
     r->comm_reducescatter_s = c->sp ? 0.5 * tpcomm : 0.0;
     r->comm_alltoall_s = a2a;
-    r->comm_p2p_s = pp1 * (p2p_pre + steps * p2p_dec);
+    r->comm_p2p_s = pp1 * (p2p_pre + steps * p2p_dec) + cpcomm;
     /* prefill's CP ring and TP overlap are inside the layers' times:
      * what is not compute is exposed communication */
     double comm = r->comm_allreduce_s + r->comm_allgather_s + r->comm_reducescatter_s +

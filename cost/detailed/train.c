@@ -307,7 +307,10 @@ status_code dt_train_time(const dt_ctx *c, const dt_split *sp, const dt_stages *
     else
         r->comm_allreduce_s += z3_last ? 0.0 : sync_sum; /* hybrid replicas */
     r->comm_alltoall_s = a2a;
-    r->comm_p2p_s = mm * (double)g0->sends * (p2p + p2p_ag);
+    /* point-to-point: the stage's pipeline sends and context parallelism's
+     * ring passes (forward, backward twice, the recomputed forward) */
+    r->comm_p2p_s = mm * ((double)g0->sends * (p2p + p2p_ag) +
+                          (pass + 1.0) * dt_stage_sum(&y, st, g0, DT_OFF(cp_comm)));
     double comm = r->comm_allreduce_s + r->comm_allgather_s + r->comm_reducescatter_s +
                   r->comm_alltoall_s + r->comm_p2p_s;
     double exposed = iter - r->compute_gemm_s - r->pipeline_bubble_s;
