@@ -107,6 +107,41 @@ int64_t detailed_dlrm_column_shards(const model_t *m, const task_detailed_t *t,
  * embedding tables. */
 void detailed_dlrm_params(const model_t *m, double *bot, double *top, double *emb);
 
+/* The whole iteration as events (cost/detailed/trace.c), for trace
+ * viewers: per pipeline stage a compute track (forward, recompute,
+ * backward of every micro-batch and chunk, optimizer; inference: prefill
+ * and decode steps; the gaps are the bubbles) and one track per kind of
+ * communication, with the bytes per rank and group size of each
+ * collective. Events of a track come in start order. */
+typedef enum detailed_track {
+    DETAILED_TRACK_COMPUTE = 0,
+    DETAILED_TRACK_TP = 1,
+    DETAILED_TRACK_CP = 2,
+    DETAILED_TRACK_EP = 3,
+    DETAILED_TRACK_PP = 4,
+    DETAILED_TRACK_DP = 5,
+    DETAILED_NTRACKS = 6
+} detailed_track;
+
+typedef struct detailed_event {
+    int64_t stage;       /* pipeline stage */
+    int track;           /* detailed_track */
+    const char *name;    /* static text: "forward", "all-reduce (tp)", ... */
+    int64_t micro_batch; /* training: micro-batch; inference: decode step; -1 none */
+    int64_t chunk;       /* virtual stage on the device; -1 none */
+    double start_s, dur_s;
+    double bytes;        /* communication: bytes per rank; 0 for compute */
+    int64_t group;       /* communication: ranks in the group; 0 for compute */
+} detailed_event;
+
+typedef void (*detailed_event_fn)(void *ctx, const detailed_event *ev);
+
+/* Simulates point p's iteration op by op and calls fn for every event;
+ * *end_s receives the makespan (close to, not equal to, the evaluated
+ * iteration time: see trace.c). STATUS_OK, or why no trace (infeasible,
+ * invalid, a DLRM, STATUS_NOMEM). */
+status_code detailed_trace(const point_t *p, detailed_event_fn fn, void *ctx, double *end_s);
+
 /* Candidate i of the `auto` set as a training strategy with dp = 0 (the
  * rest of the devices); returns 0, 1 when the candidate is refused on
  * every system (a duplicate or a rule broken), or -1 when i is out of

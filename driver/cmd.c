@@ -76,7 +76,8 @@ typedef struct cmd_opt {
 static const cmd_opt opt_table[OPT_N] = {
     {"json", NULL, ON(CMD_EVAL), "print one JSON object instead of the report"},
     {"trace", "FILE", ON(CMD_EVAL),
-     "write both streams as a Chrome trace-event file (Perfetto)"},
+     "write a Chrome trace-event file (Perfetto): the whole iteration of a detailed "
+     "transformer point, one process per pipeline stage; else both streams"},
     {"configs", "DIR", ON(CMD_EVAL) | ON(CMD_BENCH) | ON(CMD_SWEEP),
      "catalogue directory (default $MADSWEEP_CONFIGS or the source tree's)"},
     {"seconds", "S", ON(CMD_BENCH), "bench: run for about S seconds (default 2)"},
@@ -262,7 +263,14 @@ static int cmd_eval(const cmd_args *a, FILE *out, FILE *err)
             report_text(out, &p, &r);
         if (a->set[OPT_TRACE]) {
             FILE *tf = fopen(a->val[OPT_TRACE], "w");
-            if (!tf || trace_write(tf, &e, a->file) != 0) {
+            status_code tst = STATUS_OK;
+            bool whole = p.fidelity == EVAL_DETAILED && p.model.kind == MODEL_LLM;
+            if (tf && whole && r.status == STATUS_OK &&
+                trace_write_detailed(tf, &p, r.iteration_time_s, a->file, &tst) != 0 &&
+                tst != STATUS_OK) {
+                fprintf(err, "madsweep: no trace of %s: %s\n", a->file, status_text(tst));
+                rc = 1;
+            } else if (!tf || (!whole && trace_write(tf, &e, a->file) != 0)) {
                 fprintf(err, "madsweep: cannot write trace %s: %s\n",
                         a->val[OPT_TRACE], strerror(errno));
                 rc = 1;

@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 
+#include "../cost/detailed.h"
 #include "../cost/engine.h"
 
 /* Writes a JSON object {"traceEvents": [...]} with one complete ("X")
@@ -13,5 +14,14 @@
  * thread 1, the communication stream thread 2, so Perfetto and
  * chrome://tracing show two tracks. The engine must have recorded. */
 int trace_write(FILE *out, const engine *e, const char *title);
+
+/* The whole iteration of a detailed transformer point (detailed_trace):
+ * one process per pipeline stage ("stage S"), a thread per track
+ * (compute, tp, cp, ep, pp, dp), each event with its micro-batch, chunk,
+ * bytes per rank and group size as arguments; otherData holds the
+ * simulated makespan and the evaluated iteration time. Returns 0, or -1
+ * with *st the reason when the point has no such trace. */
+int trace_write_detailed(FILE *out, const point_t *p, double iteration_s, const char *title,
+                         status_code *st);
 
 #endif

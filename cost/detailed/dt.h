@@ -206,6 +206,18 @@ typedef struct dt_mem {
     int64_t stage;
 } dt_mem;
 
+/* Per-layer costs of a step by type (DT_DENSE ...: dense and MoE
+ * layers, trained and frozen), and the embedding, output head and loss
+ * of a micro-batch (train.c). */
+typedef struct dt_layers {
+    dt_layer t[DT_TYPES];
+    int64_t frozen;
+    int fmode;
+} dt_layers;
+typedef struct dt_ends {
+    double emb_f, emb_b, head_f, head_b;
+} dt_ends;
+
 /* ---- across files */
 
 /* Parameters per device of one layer (dense or MoE; KV heads replicated
@@ -256,6 +268,26 @@ status_code dt_run_llm(const point_t *p, engine *e, result_t *r);
 status_code dt_train_time(const dt_ctx *c, const dt_split *sp, const dt_stages *st, engine *e,
                           result_t *r, bool figures);
 status_code dt_infer_time(const dt_ctx *c, const dt_stages *st, result_t *r);
+/* Inference (infer.c): what every stage shares (layer costs, per-step
+ * collectives, sends) and one stage's prefill and decode step. */
+typedef struct dt_infer_k {
+    dt_layer dense, moe;
+    double tp_step, a2a_step, p2p_pre, p2p_dec;
+} dt_infer_k;
+typedef struct dt_infer_s {
+    double pre, pre_comp, pre_tp, pre_cp, pre_a2a; /* prefill: wall, compute, comm */
+    double step_comp, step_tp, step_a2a;           /* one decode step */
+} dt_infer_s;
+void dt_infer_common(const dt_ctx *c, dt_infer_k *k);
+void dt_infer_stage(const dt_ctx *c, const dt_stages *st, const dt_infer_k *k, int64_t s,
+                    dt_infer_s *o);
+void dt_layers_build(const dt_ctx *c, dt_layers *y);
+void dt_ends_cost(const dt_ctx *c, const dt_layers *y, dt_ends *x);
+/* The context of p with its split and stages, micro-batch and
+ * recompute mode resolved (auto), memory in *mem: STATUS_OK, or the
+ * infeasible status (fidelity.c). */
+status_code dt_prepare(const point_t *p, engine *e, dt_ctx *c, stack_desc *ideal, dt_split *sp,
+                       dt_stages *st, dt_mem *mem, result_t *r);
 status_code dt_check_dlrm(const point_t *p, const char **where);
 status_code dt_run_dlrm(const point_t *p, engine *e, result_t *r);
 int64_t dt_auto_count(void);

@@ -220,42 +220,37 @@ static void dt_set_micro_batch(dt_ctx *c, int64_t mb)
     c->tok = (double)mb * c->seq;
 }
 
-status_code dt_run_llm(const point_t *p, engine *e, result_t *r)
+status_code dt_prepare(const point_t *p, engine *e, dt_ctx *c, stack_desc *ideal, dt_split *sp,
+                       dt_stages *st, dt_mem *mem, result_t *r)
 {
-    dt_ctx c;
-    stack_desc ideal;
-    dt_ctx_init(&c, p, &ideal);
-    const model_t *m = c.m;
+    dt_ctx_init(c, p, ideal);
+    const model_t *m = c->m;
     bool training = p->task.kind != TASK_INFERENCE;
     /* shapes that must divide */
-    if (m->heads % c.d.tp != 0 || m->seq_len % c.d.cp != 0 ||
-        (m->d.experts > 0 && m->d.experts % c.d.ep))
+    if (m->heads % c->d.tp != 0 || m->seq_len % c->d.cp != 0 ||
+        (m->d.experts > 0 && m->d.experts % c->d.ep))
         return STATUS_INFEASIBLE_SHAPE;
-    dt_split sp;
-    dt_split_init(&c, &sp);
-    if (!dt_split_ok(&c, &sp) || c.d.pp > DT_MAX_STAGES)
+    dt_split_init(c, sp);
+    if (!dt_split_ok(c, sp) || c->d.pp > DT_MAX_STAGES)
         return STATUS_INFEASIBLE_SHAPE;
-    dt_stages st;
-    dt_stages_build(&c, &sp, &st);
-    double cap = c.hw->mem_capacity_bytes;
-    task_recompute want = c.t->recompute;
-    dt_mem mem;
-    status_code rc;
-    if (training && c.t->micro_batch_auto) {
+    dt_stages_build(c, sp, st);
+    double cap = c->hw->mem_capacity_bytes;
+    task_recompute want = c->t->recompute;
+    if (training && c->t->micro_batch_auto) {
         /* the fastest micro-batch that divides the replica's batch and
          * fits, as a tuned run picks it (at most 64 sequences) */
-        int64_t per = c.d.gb / c.d.dp, best = 0;
+        int64_t per = c->d.gb / c->d.dp, best = 0;
         double tbest = 0.0;
-        if (per < 1 || c.d.gb % c.d.dp != 0)
+        if (per < 1 || c->d.gb % c->d.dp != 0)
             return STATUS_INFEASIBLE_BATCH;
         for (int64_t mb = 1; mb <= per && mb <= 64; mb++) {
             if (per % mb != 0)
                 continue;
-            dt_set_micro_batch(&c, mb);
-            dt_fit_memory(&c, &st, want, &mem);
-            if (mem.total > cap)
+            dt_set_micro_batch(c, mb);
+            dt_fit_memory(c, st, want, mem);
+            if (mem->total > cap)
                 continue;
-            rc = dt_train_time(&c, &sp, &st, e, r, false);
+            status_code rc = dt_train_time(c, sp, st, e, r, false);
             if (rc != STATUS_OK)
                 return rc;
             if (best == 0 || r->iteration_time_s < tbest) {
@@ -263,20 +258,30 @@ status_code dt_run_llm(const point_t *p, engine *e, result_t *r)
                 tbest = r->iteration_time_s;
             }
         }
-        dt_set_micro_batch(&c, best > 0 ? best : 1);
+        dt_set_micro_batch(c, best > 0 ? best : 1);
     }
-    r->global_batch = training ? c.d.gb : c.d.mb * c.d.dp;
-    r->micro_batch_resolved = c.d.mb;
-    if (training && (c.d.ga < 1 || c.d.gb != c.d.ga * c.d.mb * c.d.dp))
+    r->global_batch = training ? c->d.gb : c->d.mb * c->d.dp;
+    r->micro_batch_resolved = c->d.mb;
+    if (training && (c->d.ga < 1 || c->d.gb != c->d.ga * c->d.mb * c->d.dp))
         return STATUS_INFEASIBLE_BATCH;
-
     /* memory; recompute = auto takes the least recomputation that fits */
-    dt_fit_memory(&c, &st, want, &mem);
-    dt_put_mem(r, &mem, cap);
-    r->recompute_resolved = c.rc;
-    if (mem.total > cap)
-        return STATUS_INFEASIBLE_MEMORY;
+    dt_fit_memory(c, st, want, mem);
+    dt_put_mem(r, mem, cap);
+    r->recompute_resolved = c->rc;
+    return mem->total > cap ? STATUS_INFEASIBLE_MEMORY : STATUS_OK;
+}
 
+status_code dt_run_llm(const point_t *p, engine *e, result_t *r)
+{
+    dt_ctx c;
+    stack_desc ideal;
+    dt_split sp;
+    dt_stages st;
+    dt_mem mem;
+    status_code rc = dt_prepare(p, e, &c, &ideal, &sp, &st, &mem, r);
+    if (rc != STATUS_OK)
+        return rc;
+    bool training = p->task.kind != TASK_INFERENCE;
     rc = training ? dt_train_time(&c, &sp, &st, e, r, true) : dt_infer_time(&c, &st, r);
     if (rc != STATUS_OK)
         return rc;

@@ -31,15 +31,7 @@
 #include <stddef.h>
 #include <string.h>
 
-/* Per-layer costs of a step by type (DT_DENSE, DT_MOE, DT_FDENSE,
- * DT_FMOE: dense and MoE layers, trained and frozen). */
-typedef struct dt_layers {
-    dt_layer t[DT_TYPES];
-    int64_t frozen;
-    int fmode;
-} dt_layers;
-
-static void dt_layers_build(const dt_ctx *c, dt_layers *y)
+void dt_layers_build(const dt_ctx *c, dt_layers *y)
 {
     const model_t *m = c->m;
     bool ft = c->p->task.kind == TASK_FINETUNE;
@@ -96,12 +88,7 @@ static double dt_stage_ends(const dt_layers *y, const dt_stages *st, const int32
     return s;
 }
 
-/* Embedding, output head and loss of a micro-batch. */
-typedef struct dt_ends {
-    double emb_f, emb_b, head_f, head_b;
-} dt_ends;
-
-static void dt_ends_cost(const dt_ctx *c, const dt_layers *y, dt_ends *x)
+void dt_ends_cost(const dt_ctx *c, const dt_layers *y, dt_ends *x)
 {
     const model_t *m = c->m;
     memset(x, 0, sizeof *x);

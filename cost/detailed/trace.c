@@ -1,0 +1,343 @@
+/*
+ * trace.c - the whole iteration of a detailed transformer point as
+ * events, for a trace viewer: every pipeline stage on its own tracks
+ * (compute; TP, CP, EP, PP and DP communication), forward, recompute and
+ * backward of every micro-batch and chunk, the gaps between them (the
+ * bubbles), gradient reduction, optimizer and parameter gathers;
+ * inference as prefill, then decode steps.
+ *
+ * Durations come from the model (layer.c, comm.c, train.c's ends); the
+ * schedule is simulated op by op in the order a stage runs them: GPipe
+ * (every forward, then every backward), 1F1B (pp - s - 1 warm-up
+ * forwards, then one forward one backward, then the rest), or
+ * Megatron's interleaved 1F1B (forward op k is chunk (k / pp) mod v of
+ * micro-batch (k / (pp v)) pp + k mod pp; 2 (pp - s - 1) + (v - 1) pp
+ * warm-up ops). A forward waits for the same micro-batch's previous
+ * chunk and its send, a backward for the next chunk's backward (the last
+ * chunk's for its own forward). The makespan it finds is close to, not
+ * equal to, the closed form train.c evaluates (which takes the slowest
+ * stage's pace for every micro-batch); detailed_trace returns both.
+ * Collectives are drawn at the start of the compute they belong to with
+ * their full duration (what overlaps shows as overlap). Allocates O(m
+ * chunks) doubles for the simulation; pure otherwise.
+ */
+#include "dt.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct dt_tr {
+    const dt_ctx *c;
+    const dt_split *sp;
+    const dt_layers *y;
+    const dt_ends *x;
+    detailed_event_fn fn;
+    void *ctx;
+    double end;
+} dt_tr;
+
+static void dt_tr_emit(dt_tr *t, int64_t stage, int track, const char *name, int64_t mb,
+                       int64_t chunk, double start, double dur, double bytes, int64_t group)
+{
+    if (!(dur > 0.0))
+        return;
+    detailed_event ev = {stage, track, name, mb, chunk, start, dur, bytes, group};
+    t->fn(t->ctx, &ev);
+    if (start + dur > t->end)
+        t->end = start + dur;
+}
+
+/* Sum over layers [lo, hi) of a per-layer figure. */
+static double dt_tr_sum(const dt_tr *t, int64_t lo, int64_t hi, size_t off)
+{
+    double s = 0.0;
+    for (int64_t i = lo; i < hi; i++) {
+        const dt_layer *L = &t->y->t[dt_layer_type(t->c, i)];
+        s += *(const double *)(const void *)((const char *)L + off);
+    }
+    return s;
+}
+
+#define DT_TR(f) offsetof(dt_layer, f)
+
+/* Forward op index k of a stage -> micro-batch and local chunk. */
+static void dt_tr_fwd_op(int64_t k, int64_t pp, int64_t v, int64_t *mb, int64_t *j)
+{
+    if (v <= 1) {
+        *mb = k;
+        *j = 0;
+        return;
+    }
+    int64_t in = k % (pp * v);
+    *j = in / pp;
+    *mb = (k / (pp * v)) * pp + in % pp;
+}
+
+static status_code dt_tr_train(dt_tr *t)
+{
+    const dt_ctx *c = t->c;
+    int64_t pp = c->d.pp, v = c->d.v, m = c->d.ga, C = t->sp->chunks;
+    /* interleaving needs whole groups of pp micro-batches */
+    if (v > 1 && m % pp != 0)
+        return STATUS_INFEASIBLE_BATCH;
+    double *fend = malloc((size_t)(m * C) * sizeof *fend);
+    double *bend = malloc((size_t)(m * C) * sizeof *bend);
+    double *free_at = calloc((size_t)pp, sizeof *free_at);
+    double *dp_free = calloc((size_t)pp, sizeof *dp_free);
+    int64_t *nf = calloc((size_t)pp, sizeof *nf), *nb = calloc((size_t)pp, sizeof *nb);
+    if (!fend || !bend || !free_at || !dp_free || !nf || !nb) {
+        free(fend);
+        free(bend);
+        free(free_at);
+        free(dp_free);
+        free(nf);
+        free(nb);
+        return STATUS_NOMEM;
+    }
+    for (int64_t i = 0; i < m * C; i++)
+        fend[i] = bend[i] = -1.0;
+    double h = (double)c->m->hidden, tp = (double)c->d.tp;
+    double full = c->tok * h * c->ab;
+    bool split = c->sp || (c->st->pp_send == STACK_PP_SCATTER_GATHER && c->d.tp > 1);
+    double send = 0.0;
+    if (pp > 1) {
+        send = dt_coll(c, TOPO_P2P, 2, c->stride[DT_PP], split ? full / tp : full);
+        if (split && !c->sp)
+            send += dt_coll(c, TOPO_ALLGATHER, c->d.tp, c->stride[DT_TP], full);
+    }
+    int64_t total = 2 * m * v, done = 0;
+    bool gpipe = c->t->schedule == TASK_SCHEDULE_GPIPE;
+    while (done < total * pp) {
+        bool progress = false;
+        for (int64_t s = 0; s < pp; s++) {
+            for (;;) {
+                int64_t n = m * v;
+                if (nf[s] + nb[s] >= 2 * n)
+                    break;
+                /* the stage's next op: forward or backward */
+                int64_t warm = gpipe ? n : v > 1 ? 2 * (pp - s - 1) + (v - 1) * pp : pp - s - 1;
+                if (warm > n)
+                    warm = n;
+                bool fwd;
+                if (nf[s] < warm)
+                    fwd = true;
+                else if (nf[s] >= n)
+                    fwd = false;
+                else
+                    fwd = nb[s] >= nf[s] - warm; /* steady state: one forward, one backward */
+                int64_t mb, j, k = fwd ? nf[s] : nb[s];
+                dt_tr_fwd_op(k, pp, v, &mb, &j);
+                if (!fwd)
+                    j = v - 1 - j;
+                int64_t g = j * pp + s; /* global chunk */
+                double ready;
+                if (fwd)
+                    ready = g == 0 ? 0.0 : fend[mb * C + g - 1];
+                else
+                    ready = g == C - 1 ? fend[mb * C + g] : bend[mb * C + g + 1];
+                if (ready < 0.0)
+                    break; /* waits for another stage */
+                if ((fwd && g > 0) || (!fwd && g < C - 1))
+                    ready += send;
+                double start = ready > free_at[s] ? ready : free_at[s];
+                int64_t lo, hi;
+                dt_chunk_range(c, t->sp, g, &lo, &hi);
+                const dt_layers *y = t->y;
+                double tpc = dt_tr_sum(t, lo, hi, DT_TR(tp_comm));
+                double cpc = dt_tr_sum(t, lo, hi, DT_TR(cp_comm));
+                double a2a = dt_tr_sum(t, lo, hi, DT_TR(a2a));
+                if (fwd) {
+                    double dur = dt_tr_sum(t, lo, hi, DT_TR(fwd)) +
+                                 (hi > lo ? y->t[dt_layer_type(c, lo)].z3_fhead : 0.0) +
+                                 (g == 0 ? t->x->emb_f : 0.0) + (g == C - 1 ? t->x->head_f : 0.0);
+                    dt_tr_emit(t, s, DETAILED_TRACK_COMPUTE, "forward", mb, j, start, dur, 0, 0);
+                    dt_tr_emit(t, s, DETAILED_TRACK_TP, c->sp ? "all-gather + reduce-scatter (tp)"
+                                                             : "all-reduce (tp)",
+                               mb, j, start, tpc, full, c->d.tp);
+                    dt_tr_emit(t, s, DETAILED_TRACK_CP, "ring attention (cp)", mb, j, start, cpc,
+                               full, c->d.cp);
+                    dt_tr_emit(t, s, DETAILED_TRACK_EP, "dispatch + combine (ep)", mb, j, start,
+                               a2a, full, c->d.ep);
+                    if (c->d.zero >= 3 && (c->z3_ag_mb || mb == 0))
+                        dt_tr_emit(t, s, DETAILED_TRACK_DP, "all-gather parameters (zero3)", mb,
+                                   j, start, dt_tr_sum(t, lo, hi, DT_TR(zero3_ag)),
+                                   dt_layer_params(c, false) * c->ab, c->zs);
+                    fend[mb * C + g] = start + dur;
+                    if (g < C - 1)
+                        dt_tr_emit(t, s, DETAILED_TRACK_PP, "send activation (pp)", mb, j,
+                                   start + dur, send, split ? full / tp : full, 2);
+                    free_at[s] = start + dur;
+                    nf[s]++;
+                } else {
+                    double rec = dt_tr_sum(t, lo, hi, DT_TR(recomp));
+                    double dur = dt_tr_sum(t, lo, hi, DT_TR(bwd)) +
+                                 (hi > lo ? y->t[dt_layer_type(c, hi - 1)].z3_bhead : 0.0) +
+                                 (g == 0 ? t->x->emb_b : 0.0) + (g == C - 1 ? t->x->head_b : 0.0);
+                    dt_tr_emit(t, s, DETAILED_TRACK_COMPUTE, "recompute", mb, j, start, rec, 0, 0);
+                    dt_tr_emit(t, s, DETAILED_TRACK_COMPUTE, "backward", mb, j, start + rec,
+                               dur - rec, 0, 0);
+                    dt_tr_emit(t, s, DETAILED_TRACK_TP, c->sp ? "all-gather + reduce-scatter (tp)"
+                                                             : "all-reduce (tp)",
+                               mb, j, start, tpc, full, c->d.tp);
+                    dt_tr_emit(t, s, DETAILED_TRACK_CP, "ring attention (cp)", mb, j, start,
+                               2.0 * cpc, full, c->d.cp);
+                    dt_tr_emit(t, s, DETAILED_TRACK_EP, "dispatch + combine (ep)", mb, j, start,
+                               a2a, full, c->d.ep);
+                    if (c->d.zero >= 3) {
+                        dt_tr_emit(t, s, DETAILED_TRACK_DP, "all-gather parameters (zero3)", mb, j,
+                                   start, dt_tr_sum(t, lo, hi, DT_TR(zero3_agb)),
+                                   dt_layer_params(c, false) * c->ab, c->zs);
+                        if (c->z3_rs_mb || mb == m - 1)
+                            dt_tr_emit(t, s, DETAILED_TRACK_DP, "reduce-scatter gradients (zero3)",
+                                       mb, j, start + dur * 0.5,
+                                       dt_tr_sum(t, lo, hi, DT_TR(zero3_rs)),
+                                       dt_layer_params(c, false) * c->gbytes, c->zs);
+                    }
+                    if ((c->d.zero < 3 || !c->z3_rs_mb) && mb == m - 1) {
+                        /* the last micro-batch's gradients, one after the
+                         * other on the stage's DP track */
+                        double sync = dt_tr_sum(t, lo, hi,
+                                                c->d.zero < 3 ? DT_TR(grad_sync) : DT_TR(zero3_rs));
+                        double at = start > dp_free[s] ? start : dp_free[s];
+                        if (!c->t->overlap_dp_comm)
+                            at = start + dur > dp_free[s] ? start + dur : dp_free[s];
+                        dt_tr_emit(t, s, DETAILED_TRACK_DP,
+                                   c->d.zero == 0 ? "all-reduce gradients (dp)"
+                                                  : "reduce-scatter gradients (dp)",
+                                   mb, j, at, sync, dt_layer_params(c, false) * c->gbytes,
+                                   c->d.zero == 0 ? c->dpcp : c->zs);
+                        if (sync > 0.0)
+                            dp_free[s] = at + sync;
+                    }
+                    bend[mb * C + g] = start + dur;
+                    if (g > 0)
+                        dt_tr_emit(t, s, DETAILED_TRACK_PP, "send gradient (pp)", mb, j,
+                                   start + dur, send, split ? full / tp : full, 2);
+                    free_at[s] = start + dur;
+                    nb[s]++;
+                }
+                done++;
+                progress = true;
+            }
+        }
+        if (!progress)
+            break;
+    }
+    status_code rc = done == total * pp ? STATUS_OK : STATUS_INFEASIBLE_SHAPE;
+    /* per stage: the optimizer once its gradients are reduced, then
+     * ZeRO 1/2's parameter all-gather (what the next forward cannot
+     * hide) */
+    double f = c->t->overlap_dp_comm ? c->f.dpo : 0.0;
+    for (int64_t s = 0; rc == STATUS_OK && s < pp; s++) {
+        double local = (double)dt_stage_layers(c, t->sp, s) * dt_layer_params(c, false);
+        double opt = hw_mem_time(c->hw, c->st->optimizer_step_bytes * local /
+                                            (c->d.zero >= 1 ? (double)c->zs : 1.0)) /
+                     c->f.mem;
+        double at = free_at[s] > dp_free[s] ? free_at[s] : dp_free[s];
+        dt_tr_emit(t, s, DETAILED_TRACK_COMPUTE, "optimizer", -1, -1, at, opt, 0, 0);
+        if (c->d.zero == 1 || c->d.zero == 2) {
+            double ag = dt_dpcoll(c, TOPO_ALLGATHER, c->zs, c->s_dpcp, local * c->ab);
+            double fwd = fend[0 * C + s] > 0 ? fend[0 * C + s] : 0.0; /* its first forward */
+            double exposed = (1.0 - f) * ag + dt_max(0.0, f * ag - fwd);
+            dt_tr_emit(t, s, DETAILED_TRACK_DP, "all-gather parameters (exposed)", -1, -1,
+                       at + opt, exposed, local * c->ab, c->zs);
+        }
+    }
+    free(fend);
+    free(bend);
+    free(free_at);
+    free(dp_free);
+    free(nf);
+    free(nb);
+    return rc;
+}
+
+static status_code dt_tr_infer(dt_tr *t, const dt_stages *st)
+{
+    const dt_ctx *c = t->c;
+    dt_infer_k k;
+    dt_infer_common(c, &k);
+    int64_t pp = c->d.pp, steps = c->t->decode_tokens;
+    double *stage_free = calloc((size_t)pp, sizeof *stage_free);
+    if (!stage_free)
+        return STATUS_NOMEM;
+    double h = (double)c->m->hidden, full = c->tok * h * c->ab;
+    double tok = (double)c->d.mb * h * c->ab;
+    double prev = 0.0;
+    for (int64_t s = 0; s < pp; s++) {
+        dt_infer_s o;
+        dt_infer_stage(c, st, &k, s, &o);
+        double start = s == 0 ? 0.0 : prev + k.p2p_pre;
+        dt_tr_emit(t, s, DETAILED_TRACK_COMPUTE, "prefill", -1, -1, start, o.pre, 0, 0);
+        dt_tr_emit(t, s, DETAILED_TRACK_TP, "all-reduce (tp)", -1, -1, start, o.pre_tp, full,
+                   c->d.tp);
+        dt_tr_emit(t, s, DETAILED_TRACK_EP, "dispatch + combine (ep)", -1, -1, start, o.pre_a2a,
+                   full, c->d.ep);
+        if (s < pp - 1)
+            dt_tr_emit(t, s, DETAILED_TRACK_PP, "send activation (pp)", -1, -1, start + o.pre,
+                       k.p2p_pre, full, 2);
+        prev = start + o.pre;
+        stage_free[s] = prev;
+    }
+    /* decode: each token crosses the stages in turn */
+    double token_ready = prev;
+    for (int64_t i = 0; i < steps; i++) {
+        double ready = token_ready;
+        for (int64_t s = 0; s < pp; s++) {
+            dt_infer_s o;
+            dt_infer_stage(c, st, &k, s, &o);
+            double start = ready > stage_free[s] ? ready : stage_free[s];
+            double dur = o.step_comp + o.step_tp + o.step_a2a;
+            dt_tr_emit(t, s, DETAILED_TRACK_COMPUTE, "decode step", i, -1, start, dur, 0, 0);
+            dt_tr_emit(t, s, DETAILED_TRACK_TP, "all-reduce (tp)", i, -1, start + o.step_comp,
+                       o.step_tp, tok, c->d.tp);
+            dt_tr_emit(t, s, DETAILED_TRACK_EP, "dispatch + combine (ep)", i, -1,
+                       start + o.step_comp + o.step_tp, o.step_a2a, tok, c->d.ep);
+            stage_free[s] = start + dur;
+            ready = start + dur;
+            if (s < pp - 1) {
+                dt_tr_emit(t, s, DETAILED_TRACK_PP, "send token (pp)", i, -1, ready, k.p2p_dec,
+                           tok, 2);
+                ready += k.p2p_dec;
+            }
+        }
+        token_ready = ready;
+    }
+    free(stage_free);
+    return STATUS_OK;
+}
+
+status_code detailed_trace(const point_t *p, detailed_event_fn fn, void *ctx, double *end_s)
+{
+    if (p->model.kind != MODEL_LLM)
+        return STATUS_INVALID_FIDELITY;
+    const char *where = NULL;
+    status_code rc = eval_check(p, &where);
+    if (rc != STATUS_OK)
+        return rc;
+    dt_ctx c;
+    stack_desc ideal;
+    dt_split sp;
+    dt_stages st;
+    dt_mem mem;
+    result_t r;
+    engine e;
+    engine_init(&e, false);
+    rc = dt_prepare(p, &e, &c, &ideal, &sp, &st, &mem, &r);
+    engine_free(&e);
+    if (rc != STATUS_OK)
+        return rc;
+    dt_layers y;
+    dt_ends x;
+    dt_tr t = {&c, &sp, &y, &x, fn, ctx, 0.0};
+    if (p->task.kind == TASK_INFERENCE) {
+        rc = dt_tr_infer(&t, &st);
+    } else {
+        dt_layers_build(&c, &y);
+        dt_ends_cost(&c, &y, &x);
+        rc = dt_tr_train(&t);
+    }
+    if (end_s)
+        *end_s = t.end;
+    return rc;
+}
