@@ -59,6 +59,8 @@ void report_json(FILE *out, const point_t *p, const result_t *r)
         detailed_strategy_text(&p->task.detailed, strat, sizeof strat);
         fputs(",\"strategy\":", out);
         report_json_string(out, strat);
+        fputs(",\"stack\":", out);
+        report_json_string(out, p->stack.name[0] ? p->stack.name : "ideal");
     } else {
         fputs(",\"dense_plan\":", out);
         report_json_string(out, dense);
@@ -262,6 +264,17 @@ static void report_text_detailed(FILE *out, const point_t *p,
     fprintf(out, "Task    %s, fidelity %s\n", task_kind_name(p->task.kind),
             eval_fidelity_name(p->fidelity));
     fprintf(out, "  strategy                 %s\n", strat);
+    fprintf(out, "  stack                    %s%s%s\n", p->stack.name[0] ? p->stack.name : "ideal",
+            p->stack.summary[0] ? ": " : "", p->stack.summary);
+    if (p->task.kind != TASK_INFERENCE &&
+        (d->micro_batch_auto || d->recompute == TASK_RECOMPUTE_AUTO)) {
+        static const char *const rc_names[] = {"none", "selective", "full"};
+        fprintf(out, "  resolved                 micro-batch %lld, recompute %s\n",
+                (long long)r->micro_batch_resolved,
+                r->recompute_resolved >= 0 && r->recompute_resolved < 3
+                    ? rc_names[r->recompute_resolved]
+                    : "?");
+    }
     if (p->task.kind == TASK_FINETUNE)
         fprintf(out, "  frozen                   %lld of %lld layers%s\n",
                 (long long)d->frozen_layers, (long long)m->layers,
@@ -287,6 +300,9 @@ static void report_text_detailed(FILE *out, const point_t *p,
         fprintf(out, "Iteration time             %12.3f ms\n", it * 1e3);
         fprintf(out, "MFU                        %12.1f %%\n", 100.0 * r->mfu);
     }
+    fprintf(out, "Band                       %12.3f .. %.3f ms (uncertain stack and hardware "
+                 "facts at their fast and slow ends)\n",
+            r->iteration_time_lo_s * 1e3, r->iteration_time_hi_s * 1e3);
     fprintf(out, "Throughput                 %12.1f sequences/s, %.0f tokens/s "
                  "(%.1f per GPU)\n",
             r->throughput_samples_per_s, r->tokens_per_s, r->tokens_per_s_per_device);

@@ -177,9 +177,14 @@ int detailed_strategy_text(const task_detailed_t *t, char *buf, size_t size)
                         dt_sharding_name(t->emb_sharding), dt_emb_opt_name(t->emb_optimizer),
                         t->overlap_dp_comm ? "ovl" : "noovl");
     dt_layout_text(t->layout, false, lay, sizeof lay);
+    char mb[24];
+    if (t->micro_batch_auto)
+        snprintf(mb, sizeof mb, "auto");
+    else
+        snprintf(mb, sizeof mb, "%lld", (long long)(t->micro_batch > 0 ? t->micro_batch : 1));
     return snprintf(buf, size,
                     "tp%lld pp%lld vpp%lld %s %s zero%lld %s %s cp%lld ep%lld "
-                    "mb%lld %s %s",
+                    "mb%s %s %s",
                     (long long)(t->tp > 0 ? t->tp : 1),
                     (long long)(t->pp > 0 ? t->pp : 1),
                     (long long)(t->vpp > 0 ? t->vpp : 1), dt_schedule_text(t), dp,
@@ -188,6 +193,5 @@ int detailed_strategy_text(const task_detailed_t *t, char *buf, size_t size)
                     dt_recompute_short(t->recompute),
                     (long long)(t->cp > 0 ? t->cp : 1),
                     (long long)(t->ep > 0 ? t->ep : 1),
-                    (long long)(t->micro_batch > 0 ? t->micro_batch : 1), lay,
-                    t->overlap_dp_comm ? "ovl" : "noovl");
+                    mb, lay, t->overlap_dp_comm ? "ovl" : "noovl");
 }
