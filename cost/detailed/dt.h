@@ -74,6 +74,15 @@ typedef struct dt_facts {
     double loss_bytes;           /* HBM bytes per logit of the loss, fwd + bwd */
 } dt_facts;
 
+/* GEMM efficiencies already looked up in this evaluation (the band's
+ * scenarios repeat the same shapes): FLOPs and dtype -> efficiency. */
+#define DT_MEMO 24
+typedef struct dt_memo {
+    int n;
+    double flops[DT_MEMO], eff[DT_MEMO];
+    int dtype[DT_MEMO];
+} dt_memo;
+
 /* One evaluation's resolved inputs. */
 typedef struct dt_ctx {
     const point_t *p;
@@ -83,6 +92,7 @@ typedef struct dt_ctx {
     const topo_t *topo;
     const stack_desc *st;
     dt_facts f;
+    dt_memo *memo;       /* the evaluation's GEMM efficiency lookups */
     topo_net dpnet;      /* how DP rings use the network (stack) */
     dt_deg d;
     hw_dtype dt;
@@ -260,7 +270,7 @@ void dt_frozen_in(int64_t lo, int64_t hi, int64_t frozen, int64_t moe_from, doub
                   double *fm);
 /* The context of an evaluation of p (facts at their nominal values;
  * `ideal` holds the idealized stack when p names none). */
-void dt_ctx_init(dt_ctx *c, const point_t *p, stack_desc *ideal);
+void dt_ctx_init(dt_ctx *c, const point_t *p, stack_desc *ideal, dt_memo *memo);
 void dt_facts_resolve(dt_ctx *c, stack_scenario sc);
 status_code dt_run_llm(const point_t *p, engine *e, result_t *r);
 /* The step's time under the context's facts; `figures` false computes
@@ -286,8 +296,8 @@ void dt_ends_cost(const dt_ctx *c, const dt_layers *y, dt_ends *x);
 /* The context of p with its split and stages, micro-batch and
  * recompute mode resolved (auto), memory in *mem: STATUS_OK, or the
  * infeasible status (fidelity.c). */
-status_code dt_prepare(const point_t *p, engine *e, dt_ctx *c, stack_desc *ideal, dt_split *sp,
-                       dt_stages *st, dt_mem *mem, result_t *r);
+status_code dt_prepare(const point_t *p, engine *e, dt_ctx *c, stack_desc *ideal, dt_memo *memo,
+                       dt_split *sp, dt_stages *st, dt_mem *mem, result_t *r);
 status_code dt_check_dlrm(const point_t *p, const char **where);
 status_code dt_run_dlrm(const point_t *p, engine *e, result_t *r);
 int64_t dt_auto_count(void);

@@ -127,9 +127,11 @@ void dt_facts_resolve(dt_ctx *c, stack_scenario sc)
     c->dpnet.eff = f->dp_bus;
 }
 
-void dt_ctx_init(dt_ctx *c, const point_t *p, stack_desc *ideal)
+void dt_ctx_init(dt_ctx *c, const point_t *p, stack_desc *ideal, dt_memo *memo)
 {
     memset(c, 0, sizeof *c);
+    memo->n = 0;
+    c->memo = memo;
     c->p = p;
     c->m = &p->model;
     c->t = &p->task.detailed;
@@ -220,10 +222,10 @@ static void dt_set_micro_batch(dt_ctx *c, int64_t mb)
     c->tok = (double)mb * c->seq;
 }
 
-status_code dt_prepare(const point_t *p, engine *e, dt_ctx *c, stack_desc *ideal, dt_split *sp,
-                       dt_stages *st, dt_mem *mem, result_t *r)
+status_code dt_prepare(const point_t *p, engine *e, dt_ctx *c, stack_desc *ideal, dt_memo *memo,
+                       dt_split *sp, dt_stages *st, dt_mem *mem, result_t *r)
 {
-    dt_ctx_init(c, p, ideal);
+    dt_ctx_init(c, p, ideal, memo);
     const model_t *m = c->m;
     bool training = p->task.kind != TASK_INFERENCE;
     /* shapes that must divide */
@@ -278,7 +280,8 @@ status_code dt_run_llm(const point_t *p, engine *e, result_t *r)
     dt_split sp;
     dt_stages st;
     dt_mem mem;
-    status_code rc = dt_prepare(p, e, &c, &ideal, &sp, &st, &mem, r);
+    dt_memo memo;
+    status_code rc = dt_prepare(p, e, &c, &ideal, &memo, &sp, &st, &mem, r);
     if (rc != STATUS_OK)
         return rc;
     bool training = p->task.kind != TASK_INFERENCE;

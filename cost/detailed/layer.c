@@ -34,10 +34,32 @@
 #include <math.h>
 #include <string.h>
 
+/* The hardware's efficiency for a GEMM of `flops`, memoized. */
+static double dt_gemm_eff(const dt_ctx *c, hw_dtype d, double flops)
+{
+    dt_memo *mo = c->memo;
+    for (int i = 0; i < mo->n; i++)
+        if (mo->flops[i] == flops && mo->dtype[i] == (int)d)
+            return mo->eff[i];
+    double e = hw_gemm_efficiency_dtype(c->hw, d, flops);
+    if (mo->n < DT_MEMO) {
+        mo->flops[mo->n] = flops;
+        mo->dtype[mo->n] = (int)d;
+        mo->eff[mo->n++] = e;
+    }
+    return e;
+}
+
 double dt_gemm_p(const dt_ctx *c, double m, double n, double k, double batch, bool lowp)
 {
     hw_dtype d = lowp ? c->dt : (c->dt == HW_FP8 ? HW_BF16 : c->dt);
-    double t = hw_gemm_time_scaled(c->hw, d, m, n, k, batch, c->f.gemm, c->f.mem);
+    /* roofline as hw_gemm_time_scaled, the efficiency looked up once */
+    const hw_t *hw = c->hw;
+    double flops = 2.0 * m * n * k * batch;
+    double peak = hw->peak_flops[d] > 0 ? hw->peak_flops[d] : hw->peak_flops[HW_BF16];
+    double tc = flops / (peak * c->f.gemm * dt_gemm_eff(c, d, flops));
+    double tm = hw_mem_time(hw, batch * hw_dtype_bytes(d) * (m * k + k * n + m * n)) / c->f.mem;
+    double t = (tc > tm ? tc : tm) + hw->kernel_overhead_s;
     if (d == HW_FP8 && c->f.fp8_cast > 0.0) /* casts and amax of both inputs */
         t += hw_mem_time(c->hw, c->f.fp8_cast * 2.0 * batch * (m * k + k * n)) / c->f.mem;
     return t;

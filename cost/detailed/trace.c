@@ -322,8 +322,9 @@ status_code detailed_trace(const point_t *p, detailed_event_fn fn, void *ctx, do
     dt_mem mem;
     result_t r;
     engine e;
+    dt_memo memo;
     engine_init(&e, false);
-    rc = dt_prepare(p, &e, &c, &ideal, &sp, &st, &mem, &r);
+    rc = dt_prepare(p, &e, &c, &ideal, &memo, &sp, &st, &mem, &r);
     engine_free(&e);
     if (rc != STATUS_OK)
         return rc;
