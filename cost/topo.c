@@ -188,7 +188,9 @@ double topo_coll_time_net(const topo_t *t, topo_coll c, int64_t n, int64_t strid
             if (out > time)
                 time = out;
         }
-        return time + (double)(n - 1) * alpha;
+        /* one network latency, then a posting cost per peer: the n - 1
+         * messages go out concurrently, not one step after another */
+        return time + alpha + (double)(n - 1) * alpha * TOPO_A2A_PER_PEER;
     }
     default:
         return 0.0;

@@ -21,7 +21,10 @@
  *                        domains, all-gather inside
  *   all-gather, reduce-scatter   (n-1)/n B / bw + (n-1) alpha
  *   all-to-all           max over levels of the bytes leaving the level
- *                        over its bandwidth + (n-1) alpha
+ *                        over its bandwidth + alpha + (n-1) alpha / 8
+ *                        (the messages to all peers are posted at once:
+ *                        one latency plus a per-peer posting cost, an
+ *                        eighth of a step's latency: ~1 us on 8 us IB)
  *   point-to-point       B / bw(level crossed) + alpha
  * where bw is the bottleneck over the levels the group spans: level 0
  * gives the scale-up bandwidth, an outer level k gives g_0 channels of
@@ -37,6 +40,7 @@
 #include "status.h"
 
 #define TOPO_MAX_LEVELS 4
+#define TOPO_A2A_PER_PEER 0.125 /* all-to-all: per-peer cost in step latencies */
 
 typedef enum topo_coll {
     TOPO_ALLREDUCE = 0,
