@@ -104,6 +104,8 @@ static char cmd_short_name(int o)
 
 typedef struct cmd_args {
     cmd_id cmd;
+    int argc;
+    char **argv;
     const char *file;
     bool set[OPT_N];
     const char *val[OPT_N];
@@ -141,6 +143,8 @@ static void cmd_usage(FILE *f)
 static int cmd_parse(int argc, char **argv, cmd_args *a, FILE *err)
 {
     memset(a, 0, sizeof *a);
+    a->argc = argc;
+    a->argv = argv;
     if (argc < 2) {
         cmd_usage(err);
         return -1;
@@ -373,6 +377,44 @@ static int cmd_mpi_init(FILE *err)
     return 0;
 }
 
+/* The command line, each argument shell-quoted when it needs it (for
+ * the provenance of sweep files); malloc'ed, NULL when out of memory. */
+static char *cmd_line_text(int argc, char **argv)
+{
+    size_t cap = 1;
+    for (int i = 0; i < argc; i++)
+        cap += 4 * strlen(argv[i]) + 3;
+    char *s = malloc(cap), *p = s;
+    if (!s)
+        return NULL;
+    for (int i = 0; i < argc; i++) {
+        const char *v = argv[i];
+        bool plain = *v != '\0';
+        for (const char *c = v; *c; c++)
+            plain &= strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                            "0123456789-_./=:,+@%", *c) != NULL;
+        if (i > 0)
+            *p++ = ' ';
+        if (plain) {
+            memcpy(p, v, strlen(v));
+            p += strlen(v);
+            continue;
+        }
+        *p++ = '\'';
+        for (const char *c = v; *c; c++) {
+            if (*c == '\'') {
+                memcpy(p, "'\\''", 4);
+                p += 4;
+            } else {
+                *p++ = *c;
+            }
+        }
+        *p++ = '\'';
+    }
+    *p = '\0';
+    return s;
+}
+
 static int cmd_sweep(const cmd_args *a, FILE *out, FILE *err)
 {
     if (!a->set[OPT_OUT]) {
@@ -388,7 +430,11 @@ static int cmd_sweep(const cmd_args *a, FILE *out, FILE *err)
     const char *kill = getenv("MADSWEEP_KILL_AFTER_CHUNKS");
     if (kill && *kill)
         o.kill_after = strtoll(kill, NULL, 10);
-    return sweep_run(MPI_COMM_WORLD, &o, NULL, out, err);
+    char *line = cmd_line_text(a->argc, a->argv);
+    o.command_line = line;
+    int rc = sweep_run(MPI_COMM_WORLD, &o, NULL, out, err);
+    free(line);
+    return rc;
 }
 
 static int cmd_best(const cmd_args *a, FILE *out, FILE *err)

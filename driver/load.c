@@ -285,6 +285,16 @@ void load_fail(load_err *err, const config_setting_t *s, const char *fmt, ...)
 
 /* ------------------------------------------------------------ files */
 
+void load_reads_add(load_reads *r, const char *path)
+{
+    if (!r || r->n >= LOAD_READS_MAX)
+        return;
+    for (int i = 0; i < r->n; i++)
+        if (strcmp(r->path[i], path) == 0)
+            return;
+    snprintf(r->path[r->n++], LOAD_PATH_MAX, "%s", path);
+}
+
 const char *load_configs_dir(const char *override)
 {
     if (override && *override)
@@ -840,7 +850,7 @@ int load_hw(const config_setting_t *g, hw_t *h, load_err *err)
 }
 
 int load_dsystem(const config_setting_t *g, const char *configs_dir,
-                 topo_system_t *sys, load_err *err)
+                 load_reads *reads, topo_system_t *sys, load_err *err)
 {
     memset(sys, 0, sizeof *sys);
     if (load_group(g, "detailed system", dsystem_keys, NKEYS(dsystem_keys), LK_ALL,
@@ -851,6 +861,11 @@ int load_dsystem(const config_setting_t *g, const char *configs_dir,
     const config_setting_t *hs =
         load_resolve(config_setting_get_member(g, "hardware"), "hardware",
                      "hardware.cfg", configs_dir, &aux, &aux_open, err);
+    if (aux_open) {
+        char path[LOAD_PATH_MAX];
+        snprintf(path, sizeof path, "%s/hardware.cfg", configs_dir);
+        load_reads_add(reads, path);
+    }
     if (hs && load_hw(hs, &sys->hw, err) == 0) {
         const char *bad = NULL;
         status_code st = topo_system_derive(sys, &bad);
@@ -1022,7 +1037,7 @@ int load_point(const char *path, const char *configs_dir, point_t *p,
         const config_setting_t *ds = load_resolve(
             config_setting_get_member(root, "system"), "systems",
             "detailed_systems.cfg", configs_dir, &scat, &sopen, err);
-        if (!ds || load_dsystem(ds, configs_dir, &p->system, err))
+        if (!ds || load_dsystem(ds, configs_dir, NULL, &p->system, err))
             goto out;
         snprintf(p->cluster.name, sizeof p->cluster.name, "%s", p->system.name);
         p->cluster.devices = p->system.devices;

@@ -24,6 +24,18 @@ typedef struct load_err {
     char text[1024];
 } load_err;
 
+/* The catalogue files a load opened by name (paths as opened, each
+ * once), for the provenance of sweep files; NULL records nothing. */
+#define LOAD_READS_MAX 32
+#define LOAD_PATH_MAX 1024
+typedef struct load_reads {
+    int n;
+    char path[LOAD_READS_MAX][LOAD_PATH_MAX];
+} load_reads;
+
+/* Adds a path (no-op for NULL r, a path already there, or a full r). */
+void load_reads_add(load_reads *r, const char *path);
+
 /* Directory of the catalogues: $MADSWEEP_CONFIGS, else the source tree's
  * configs/ compiled in. `override` wins when not NULL. */
 const char *load_configs_dir(const char *override);
@@ -46,13 +58,13 @@ int load_task(const config_setting_t *g, const model_t *m, task_t *t,
 /* Detailed fidelity: a model group (LLM keys plus arch, position, MoE;
  * or DLRM tables and MLP widths), a hardware generation, a system
  * (hardware resolved in list 'hardware' of the file or of
- * configs_dir/hardware.cfg; topology derived) and a strategy
+ * configs_dir/hardware.cfg, noted in `reads`; topology derived) and a strategy
  * (task.detailed, with the keys of model kind `kind`; fine-tuning keys
  * only for type "finetune"). Same error conventions as above. */
 int load_dmodel(const config_setting_t *g, model_t *m, load_err *err);
 int load_hw(const config_setting_t *g, hw_t *h, load_err *err);
 int load_dsystem(const config_setting_t *g, const char *configs_dir,
-                 topo_system_t *sys, load_err *err);
+                 load_reads *reads, topo_system_t *sys, load_err *err);
 int load_dtask(const config_setting_t *g, model_kind kind, task_t *t,
                load_err *err);
 

@@ -23,10 +23,12 @@ static const char *const spec_keys[] = {
 
 #define NKEYS(t) (sizeof(t) / sizeof((t)[0]))
 
-/* Catalogue files opened on demand, destroyed by spec_load. */
+/* Catalogue files opened on demand, destroyed by spec_load; each one
+ * opened is noted in `reads` (provenance). */
 typedef struct spec_cat {
     config_t cfg;
     int open;
+    load_reads *reads;
 } spec_cat;
 
 static char *spec_read_text(const char *path)
@@ -73,6 +75,7 @@ static const config_setting_t *spec_catalogue(spec_cat *cat,
             return NULL;
         }
         cat->open = 1;
+        load_reads_add(cat->reads, path);
     }
     const config_setting_t *l = config_lookup(&cat->cfg, list);
     if (!l || !config_setting_is_list(l)) {
@@ -85,33 +88,36 @@ static const config_setting_t *spec_catalogue(spec_cat *cat,
 
 /* Loads one model or system group into slot i of *arr. */
 typedef int (*spec_loader)(const config_setting_t *g, const char *configs_dir,
-                           void *obj, load_err *err);
+                           load_reads *reads, void *obj, load_err *err);
 
 static int spec_load_model(const config_setting_t *g, const char *configs_dir,
-                           void *obj, load_err *err)
+                           load_reads *reads, void *obj, load_err *err)
 {
     (void)configs_dir;
+    (void)reads;
     return load_model(g, obj, err);
 }
 
 static int spec_load_system(const config_setting_t *g, const char *configs_dir,
-                            void *obj, load_err *err)
+                            load_reads *reads, void *obj, load_err *err)
 {
     (void)configs_dir;
+    (void)reads;
     return load_system(g, obj, err);
 }
 
 static int spec_load_dmodel(const config_setting_t *g, const char *configs_dir,
-                            void *obj, load_err *err)
+                            load_reads *reads, void *obj, load_err *err)
 {
     (void)configs_dir;
+    (void)reads;
     return load_dmodel(g, obj, err);
 }
 
 static int spec_load_dsystem(const config_setting_t *g, const char *configs_dir,
-                             void *obj, load_err *err)
+                             load_reads *reads, void *obj, load_err *err)
 {
-    return load_dsystem(g, configs_dir, obj, err);
+    return load_dsystem(g, configs_dir, reads, obj, err);
 }
 
 /* Fills an axis of models or systems from `s`: "all", or a list/array
@@ -170,7 +176,7 @@ static int spec_entities(const config_setting_t *s, const char *key,
                 goto fail;
             }
         }
-        if (loader(g, configs_dir, arr + (size_t)i * elem, err) != 0)
+        if (loader(g, configs_dir, cat->reads, arr + (size_t)i * elem, err) != 0)
             goto fail;
     }
     *out = arr;
@@ -694,9 +700,17 @@ int spec_load(const char *path, const char *configs_dir, spec *sp,
 {
     memset(sp, 0, sizeof *sp);
     config_t cfg;
-    spec_cat mcat = {.open = 0}, scat = {.open = 0}, hcat = {.open = 0};
-    if (load_open(&cfg, path, configs_dir, err) != 0)
+    load_reads *reads = calloc(1, sizeof *reads);
+    if (!reads) {
+        snprintf(err->text, sizeof err->text, "%s: out of memory", path);
         return -1;
+    }
+    spec_cat mcat = {.open = 0, .reads = reads}, scat = {.open = 0, .reads = reads},
+             hcat = {.open = 0, .reads = reads};
+    if (load_open(&cfg, path, configs_dir, err) != 0) {
+        free(reads);
+        return -1;
+    }
     int rc = -1;
     const config_setting_t *root = config_root_setting(&cfg);
     sp->text = spec_read_text(path);
@@ -823,6 +837,8 @@ int spec_load(const char *path, const char *configs_dir, spec *sp,
         }
         sp->chunk = (int64_t)config_setting_get_int64(cs);
     }
+    if (sources_collect(&sp->files, &cfg, path, reads, configs_dir, err) != 0)
+        goto out;
     rc = 0;
 out:
     if (mcat.open)
@@ -832,6 +848,7 @@ out:
     if (hcat.open)
         config_destroy(&hcat.cfg);
     config_destroy(&cfg);
+    free(reads);
     if (rc)
         spec_free(sp);
     return rc;
@@ -846,6 +863,7 @@ void spec_free(spec *s)
     free(s->tasks);
     free(s->batches);
     free(s->strats);
+    sources_free(&s->files);
     memset(s, 0, sizeof *s);
 }
 

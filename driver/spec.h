@@ -51,7 +51,8 @@
  *               chunk of rows
  * Every error is one line "FILE:LINE: ... (key 'k')". The spec owns its
  * axis arrays (freed by spec_free); it keeps the whole file text, which
- * sweep output files store verbatim.
+ * sweep output files store verbatim, and the text and SHA-256 of every
+ * catalogue file and @include it read (`files`, see sources.h).
  */
 #ifndef MADSWEEP_SPEC_H
 #define MADSWEEP_SPEC_H
@@ -62,6 +63,7 @@
 #include "../cost/autoplan.h"
 #include "../cost/eval.h"
 #include "load.h"
+#include "sources.h"
 
 #define SPEC_NAME_MAX 64
 #define SPEC_CHUNK_DEFAULT 4096
@@ -98,6 +100,7 @@ typedef struct spec {
     autoplan_pair *strats; /* explicit strategies (NULL for auto) */
     int64_t nstrats;       /* explicit count, or the auto set's size */
     int64_t chunk;         /* as given (sweep.c may raise it) */
+    sources files;         /* catalogues and includes read (provenance) */
 } spec;
 
 /* Loads a spec; returns 0, or -1 with err set (s left empty). */

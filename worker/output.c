@@ -729,6 +729,8 @@ int output_create(output *o, MPI_Comm comm, const char *path, const space *s,
     free(zeros);
 
     output_axes(o->file, s, by_code, o->rank);
+    if (m->prov)
+        provenance_write(o->file, m->prov, o->rank);
     output_set_meta(o, m);
     return 0;
 }
@@ -753,6 +755,7 @@ int output_open(output *o, MPI_Comm comm, const char *path,
     /* the first difference found names the reason (same on every rank:
      * every rank reads the same file) */
     const char *why = NULL;
+    char pwhy[600];
     char *text = output_attr_read_str(o->file, "spec_text");
     char *tool = output_attr_read_str(o->file, "tool_version");
     char *cost = output_attr_read_str(o->file, "cost_model_version");
@@ -770,6 +773,9 @@ int output_open(output *o, MPI_Comm comm, const char *path,
              strcmp(cost, m->cost_version) != 0)
         why = "it was written by another tool or cost-model version "
               "(its rows would mix two models)";
+    else if (m->prov && provenance_compare(o->file, m->prov, pwhy,
+                                           sizeof pwhy) != 0)
+        why = pwhy;
     else if (total != m->total || chunk != m->chunk || valid != m->valid)
         why = "its space differs (the catalogues or the configs directory "
               "changed)";
@@ -798,6 +804,8 @@ int output_open(output *o, MPI_Comm comm, const char *path,
         return -1;
     }
     o->mtype = table_mtype(&r->t);
+    if (m->prov)
+        provenance_note_resume(o->file, m->prov);
     hid_t x = CHECK_H5ID(H5Pcreate(H5P_DATASET_XFER));
     CHECK_H5(H5Pset_dxpl_mpio(x, H5FD_MPIO_COLLECTIVE));
     if (m->nchunks > 0)
