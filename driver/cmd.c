@@ -59,6 +59,10 @@ typedef enum opt_id {
     OPT_TOP,
     OPT_BY,
     OPT_GROUP,
+    OPT_WHERE,
+    OPT_ORDER,
+    OPT_ALL,
+    OPT_COLUMNS,
     OPT_CSV,
     OPT_HELP,
     OPT_N
@@ -87,12 +91,20 @@ static const cmd_opt opt_table[OPT_N] = {
      "sweep: continue an interrupted sweep of the same spec in --out"},
     {"quiet", NULL, ON(CMD_SWEEP), "sweep: no progress line and no summary"},
     {"top", "K", ON(CMD_BEST), "best: the K best points per group (default 1)"},
-    {"by", "FIGURE", ON(CMD_BEST),
-     "best: rank by this figure (default throughput_samples_per_s)"},
-    {"group", "AXES", ON(CMD_BEST),
-     "best: group by axes, e.g. model,system (model, system, task, "
-     "global_batch, strategy)"},
-    {"csv", NULL, ON(CMD_BEST), "best: print CSV"},
+    {"by", "COLUMN", ON(CMD_BEST),
+     "best: rank by this number column (default throughput_samples_per_s); "
+     "rates and mfu are maximized, the rest minimized"},
+    {"group", "COLUMNS", ON(CMD_BEST),
+     "best: group by columns, e.g. model,hardware,devices (any axis or column)"},
+    {"where", "CONDS", ON(CMD_BEST),
+     "best: keep rows where every COLUMN OP VALUE holds (OP < <= > >= == !=), "
+     "e.g. 'task==pretrain,devices>=1024,tpot_s<=0.03'"},
+    {"order", "max|min", ON(CMD_BEST), "best: maximize or minimize --by"},
+    {"all", NULL, ON(CMD_BEST),
+     "best: rank rows of every status (default: ok only; infeasible rows "
+     "never win otherwise)"},
+    {"columns", NULL, ON(CMD_BEST), "best: list the file's columns with units"},
+    {"csv", NULL, ON(CMD_BEST), "best: print CSV with every column"},
     {"help", NULL, 0xffffffffu, "show this help"},
 };
 
@@ -440,7 +452,9 @@ static int cmd_sweep(const cmd_args *a, FILE *out, FILE *err)
 static int cmd_best(const cmd_args *a, FILE *out, FILE *err)
 {
     best_opts o = {.path = a->file, .top = 1, .by = a->val[OPT_BY],
-                   .group = a->val[OPT_GROUP], .csv = a->set[OPT_CSV]};
+                   .group = a->val[OPT_GROUP], .where = a->val[OPT_WHERE],
+                   .order = a->val[OPT_ORDER], .all = a->set[OPT_ALL],
+                   .columns = a->set[OPT_COLUMNS], .csv = a->set[OPT_CSV]};
     if (a->set[OPT_TOP]) {
         char *end = NULL;
         errno = 0;

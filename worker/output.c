@@ -238,6 +238,7 @@ static const struct output_unit {
     {"mem_bw_bytes_per_s", "bytes/s per device"},
     {"nic_bidir_bytes_per_s", "bytes/s per port, both directions"},
     {"nic_bytes_per_s", "bytes/s per device"},
+    {"nic_gbps_per_device", "Gb/s per device, one direction"},
     {"scaleup_bytes_per_s", "bytes/s per device"},
     {"eff_intra_bw", "bytes/s per device, one direction"},
     {"eff_inter_bw", "bytes/s per device, one direction"},
@@ -471,6 +472,7 @@ static void output_axes_detailed(hid_t g, const spec *sp, int rank)
     size_t o_mbw = table_add(&t, "mem_bw_bytes_per_s", TABLE_F64, 0);
     size_t o_sub = table_add(&t, "scaleup_bytes_per_s", TABLE_F64, 0);
     size_t o_nic = table_add(&t, "nic_bytes_per_s", TABLE_F64, 0);
+    size_t o_gbps = table_add(&t, "nic_gbps_per_device", TABLE_F64, 0);
     c_name = table_find(&t, "name");
     const table_col *c_hw = table_find(&t, "hardware");
     b = output_rows_alloc(sp->nsystems, t.size);
@@ -490,9 +492,12 @@ static void output_axes_detailed(hid_t g, const spec *sp, int rank)
         table_put_f64(row, o_mem, y->hw.mem_capacity_bytes);
         table_put_f64(row, o_mbw, y->hw.mem_bw_bytes_per_s);
         table_put_f64(row, o_sub, y->hw.scaleup_bytes_per_s);
-        table_put_f64(row, o_nic, y->nic_gbps_per_device > 0
-                                      ? y->nic_gbps_per_device * 1e9 / 8.0
-                                      : y->hw.nic_bytes_per_s);
+        double nic = y->nic_gbps_per_device > 0 ? y->nic_gbps_per_device * 1e9 / 8.0
+                                                : y->hw.nic_bytes_per_s;
+        table_put_f64(row, o_nic, nic);
+        table_put_f64(row, o_gbps, y->nic_gbps_per_device > 0
+                                       ? y->nic_gbps_per_device
+                                       : nic * 8.0 / 1e9);
     }
     output_table(g, "system", &t, sp->nsystems, b, rank);
     free(b);
