@@ -18,6 +18,7 @@
 #include "../cost/eval.h"
 #include "best.h"
 #include "load.h"
+#include "pointfile.h"
 #include "report.h"
 #include "sweep.h"
 #include "trace.h"
@@ -27,6 +28,7 @@ typedef enum cmd_id {
     CMD_BENCH,
     CMD_SWEEP,
     CMD_BEST,
+    CMD_POINT,
     CMD_KEYS,
     CMD_VERSION,
     CMD_N
@@ -43,6 +45,7 @@ static const cmd_info cmd_table[CMD_N] = {
     {"bench", "POINT.cfg", "evaluate a point repeatedly and print evaluations/s"},
     {"sweep", "SPEC.cfg", "evaluate a design space over MPI ranks into one HDF5 file"},
     {"best", "OUT.h5", "print the best points of a finished sweep file"},
+    {"point", "OUT.h5 ID", "print the point file of row ID of a sweep file (for eval)"},
     {"keys", "", "list every configuration key with its meaning and unit"},
     {"version", "", "print the tool and cost-model versions"},
 };
@@ -81,7 +84,7 @@ static const cmd_opt opt_table[OPT_N] = {
     {"json", NULL, ON(CMD_EVAL), "print one JSON object instead of the report"},
     {"trace", "FILE", ON(CMD_EVAL),
      "write both streams as a Chrome trace-event file (Perfetto)"},
-    {"configs", "DIR", ON(CMD_EVAL) | ON(CMD_BENCH) | ON(CMD_SWEEP),
+    {"configs", "DIR", ON(CMD_EVAL) | ON(CMD_BENCH) | ON(CMD_SWEEP) | ON(CMD_POINT),
      "catalogue directory (default $MADSWEEP_CONFIGS or the source tree's)"},
     {"seconds", "S", ON(CMD_BENCH), "bench: run for about S seconds (default 2)"},
     {"count", "N", ON(CMD_BENCH), "bench: run exactly N evaluations"},
@@ -119,6 +122,7 @@ typedef struct cmd_args {
     int argc;
     char **argv;
     const char *file;
+    const char *file2; /* point: the id */
     bool set[OPT_N];
     const char *val[OPT_N];
 } cmd_args;
@@ -127,17 +131,17 @@ static void cmd_usage(FILE *f)
 {
     fprintf(f, "usage: madsweep COMMAND [OPTIONS] [FILE]\n\ncommands:\n");
     for (int c = 0; c < CMD_N; c++)
-        fprintf(f, "  %-8s %-10s %s\n", cmd_table[c].name, cmd_table[c].args,
+        fprintf(f, "  %-8s %-11s %s\n", cmd_table[c].name, cmd_table[c].args,
                 cmd_table[c].help);
     fprintf(f, "\noptions:\n");
     for (int o = 0; o < OPT_N; o++) {
-        char lhs[40];
+        char lhs[48];
         char sn = cmd_short_name(o);
         snprintf(lhs, sizeof lhs, "%s%c%s--%s%s%s", sn ? "-" : "",
                  sn ? sn : ' ', sn ? ", " : "   ", opt_table[o].name,
                  opt_table[o].arg ? " " : "",
                  opt_table[o].arg ? opt_table[o].arg : "");
-        fprintf(f, "  %-18s %s", lhs, opt_table[o].help);
+        fprintf(f, "  %-20s %s", lhs, opt_table[o].help);
         if (opt_table[o].cmds != 0xffffffffu) {
             fputs(" [", f);
             bool first = true;
@@ -191,6 +195,10 @@ static int cmd_parse(int argc, char **argv, cmd_args *a, FILE *err)
                 }
         }
         if (strncmp(s, "--", 2) != 0 || s[2] == '\0') {
+            if (a->file && c == CMD_POINT && !a->file2) {
+                a->file2 = s;
+                continue;
+            }
             if (a->file) {
                 fprintf(err, "madsweep %s: unexpected argument '%s'\n",
                         cmd_table[c].name, s);
@@ -233,7 +241,7 @@ static int cmd_parse(int argc, char **argv, cmd_args *a, FILE *err)
     if (a->set[OPT_HELP])
         return 0;
     bool needs_file = cmd_table[c].args[0] != '\0';
-    if (needs_file && !a->file) {
+    if (needs_file && (!a->file || (c == CMD_POINT && !a->file2))) {
         fprintf(err, "madsweep %s: missing %s\n", cmd_table[c].name,
                 cmd_table[c].args);
         return -1;
@@ -469,6 +477,20 @@ static int cmd_best(const cmd_args *a, FILE *out, FILE *err)
     return best_run(&o, out, err);
 }
 
+static int cmd_point(const cmd_args *a, FILE *out, FILE *err)
+{
+    char *end = NULL;
+    errno = 0;
+    long long id = strtoll(a->file2, &end, 10);
+    if (errno || end == a->file2 || *end || id < 0) {
+        fprintf(err, "madsweep point: ID: expected a point id (an integer >= 0, "
+                "the id column of /results), got '%s'\n", a->file2);
+        return 2;
+    }
+    return pointfile_from_sweep(a->file, (int64_t)id,
+                                load_configs_dir(a->val[OPT_CONFIGS]), out, err);
+}
+
 static int cmd_version(FILE *out)
 {
     fprintf(out, "madsweep %s\n", MADSWEEP_VERSION);
@@ -497,6 +519,8 @@ int cmd_main(int argc, char **argv, FILE *out, FILE *err)
         return cmd_sweep(&a, out, err);
     case CMD_BEST:
         return cmd_best(&a, out, err);
+    case CMD_POINT:
+        return cmd_point(&a, out, err);
     case CMD_KEYS:
         load_print_keys(out);
         return 0;

@@ -10,6 +10,7 @@
 
 #include "../cost/detailed.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -1135,4 +1136,183 @@ void load_print_keys(FILE *out)
     load_print_table(out, "hardware (hardware.cfg)", hw_keys, NKEYS(hw_keys));
     load_print_table(out, "detailed system", dsystem_keys, NKEYS(dsystem_keys));
     load_print_table(out, "detailed task", dtask_keys, NKEYS(dtask_keys));
+}
+
+/* ------------------------------------------------------------ writing */
+
+/* The name of enum value v of a key type, or NULL: the name whose
+ * parse gives v (the parsers are the single source of the names). */
+static const char *load_enum_name(load_type t, int v, char *buf, size_t size)
+{
+    static const char *const arch[] = {"gpt", "llama", "mpt", "bloom", "vit",
+                                       "mixtral", "deepseek"};
+    static const char *const pos[] = {"learned", "rope", "alibi", "none"};
+    static const char *const rc[] = {"none", "selective", "full"};
+    static const char *const sched[] = {"1f1b", "gpipe"};
+    static const char *const att[] = {"flash", "unfused"};
+    static const char *const dt[] = {"bf16", "fp32", "tf32", "fp8", "int8"};
+    static const char *const algo[] = {"ring", "tree", "hierarchical"};
+    static const char *const shard[] = {"table", "row", "column"};
+    static const char *const opt[] = {"rowwise_adagrad", "sgd", "adagrad", "adam"};
+    const char *const *names = NULL;
+    size_t n = 0;
+    int (*parse)(const char *) = NULL;
+#define LOAD_NAMES(a, f) (names = (a), n = NKEYS(a), parse = (f))
+    switch (t) {
+    case LT_ARCH: LOAD_NAMES(arch, detailed_arch_parse); break;
+    case LT_POSITION: LOAD_NAMES(pos, detailed_position_parse); break;
+    case LT_RECOMPUTE: LOAD_NAMES(rc, detailed_recompute_parse); break;
+    case LT_SCHEDULE: LOAD_NAMES(sched, detailed_schedule_parse); break;
+    case LT_ATTENTION: LOAD_NAMES(att, detailed_attention_parse); break;
+    case LT_DTYPE: LOAD_NAMES(dt, hw_dtype_parse); break;
+    case LT_ALGO: LOAD_NAMES(algo, topo_algo_parse); break;
+    case LT_EMB_SHARDING: LOAD_NAMES(shard, detailed_emb_sharding_parse); break;
+    case LT_EMB_OPT: LOAD_NAMES(opt, detailed_emb_optimizer_parse); break;
+    case LT_LAYOUT: {
+        /* every order of the four dimensions */
+        static const char *const dims[4] = {"tp", "cp", "dp", "pp"};
+        for (int a = 0; a < 4; a++)
+            for (int b = 0; b < 4; b++)
+                for (int c = 0; c < 4; c++) {
+                    int d = 6 - a - b - c;
+                    if (a == b || a == c || b == c || d < 0 || d > 3 || d == a ||
+                        d == b || d == c)
+                        continue;
+                    snprintf(buf, size, "%s-%s-%s-%s", dims[a], dims[b],
+                             dims[c], dims[d]);
+                    if (detailed_layout_parse(buf) == v)
+                        return buf;
+                }
+        return NULL;
+    }
+    default:
+        return NULL;
+    }
+#undef LOAD_NAMES
+    for (size_t i = 0; i < n; i++)
+        if (parse(names[i]) == v)
+            return names[i];
+    return NULL;
+}
+
+const char *load_double_text(double v, char *buf, size_t size)
+{
+    /* the shortest of 15, 16 or 17 digits that reads back as v */
+    for (int digits = 15; digits <= 17; digits++) {
+        snprintf(buf, size, "%.*g", digits, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+    if (!strpbrk(buf, ".eEin") && strlen(buf) + 2 < size)
+        strcat(buf, ".0");
+    return buf;
+}
+
+static void load_write_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fputc('\\', out);
+        fputc(*s, out);
+    }
+    fputc('"', out);
+}
+
+void load_write_keys(FILE *out, load_ns ns, const void *obj, model_kind kind,
+                     bool finetune, int indent,
+                     void (*skipped)(const char *key, void *arg), void *arg)
+{
+    static const struct {
+        const load_key *keys;
+        size_t n;
+    } tables[] = {
+        {model_keys, NKEYS(model_keys)},   {system_keys, NKEYS(system_keys)},
+        {task_keys, NKEYS(task_keys)},     {dmodel_keys, NKEYS(dmodel_keys)},
+        {hw_keys, NKEYS(hw_keys)},         {dsystem_keys, NKEYS(dsystem_keys)},
+        {dtask_keys, NKEYS(dtask_keys)}};
+    /* keys only fine-tuning takes (the loaders refuse them otherwise) */
+    static const char *const ftonly[] = {"freeze_emb", "freeze_dense",
+                                         "min_frozen_layer", "freeze_top_mlp",
+                                         "freeze_bot_mlp", "frozen_layers"};
+    unsigned kinds = kind == MODEL_DLRM ? LK_DLRM : LK_LLM;
+    bool is_task = ns == LOAD_NS_TASK || ns == LOAD_NS_DTASK;
+    for (size_t i = 0; i < tables[ns].n; i++) {
+        const load_key *k = &tables[ns].keys[i];
+        if (!(k->kinds & kinds) || k->type == LT_NOTE)
+            continue;
+        bool ft = false;
+        for (size_t j = 0; j < NKEYS(ftonly); j++)
+            ft |= strcmp(ftonly[j], k->name) == 0;
+        if (is_task && ft && !finetune)
+            continue;
+        if (k->type == LT_ANY) {
+            if (skipped)
+                skipped(k->name, arg);
+            continue;
+        }
+        const char *p = (const char *)obj + k->offset;
+        char buf[PLAN_TEXT_MAX];
+        const char *text = NULL;
+        int iv = 0;
+        switch (k->type) {
+        case LT_INT: {
+            int64_t v;
+            memcpy(&v, p, sizeof v);
+            fprintf(out, "%*s%s = %lld%s;\n", indent, "", k->name, (long long)v,
+                    v > INT32_MAX || v < INT32_MIN ? "L" : "");
+            continue;
+        }
+        case LT_FLOAT: {
+            double v;
+            memcpy(&v, p, sizeof v);
+            if (!isfinite(v))
+                continue; /* not a configuration value: the default */
+            char num[40];
+            fprintf(out, "%*s%s = %s;\n", indent, "", k->name,
+                    load_double_text(v, num, sizeof num));
+            continue;
+        }
+        case LT_BOOL: {
+            bool v;
+            memcpy(&v, p, sizeof v);
+            fprintf(out, "%*s%s = %s;\n", indent, "", k->name, v ? "true" : "false");
+            continue;
+        }
+        case LT_PLAN: {
+            const plan_t *pl = (const plan_t *)(const void *)p;
+            fprintf(out, "%*s%s = [", indent, "", k->name);
+            for (int l = 0; l < pl->nlevels; l++)
+                fprintf(out, "%s\"%s:%lld\"", l ? ", " : "",
+                        plan_strategy_name(pl->strategy[l]),
+                        (long long)pl->degree[l]);
+            fputs("];\n", out);
+            continue;
+        }
+        case LT_STRING:
+            text = p;
+            break;
+        case LT_MODEL_KIND:
+            memcpy(&iv, p, sizeof iv);
+            text = model_kind_name((model_kind)iv);
+            break;
+        case LT_TASK_KIND:
+            memcpy(&iv, p, sizeof iv);
+            text = task_kind_name((task_kind)iv);
+            break;
+        case LT_MLP:
+            memcpy(&iv, p, sizeof iv);
+            text = iv == MODEL_MLP_SWIGLU ? "swiglu" : "gelu";
+            break;
+        default:
+            memcpy(&iv, p, sizeof iv);
+            text = load_enum_name(k->type, iv, buf, sizeof buf);
+            break;
+        }
+        if (!text)
+            continue; /* no name: the value is the default (0) */
+        fprintf(out, "%*s%s = ", indent, "", k->name);
+        load_write_string(out, text);
+        fputs(";\n", out);
+    }
 }

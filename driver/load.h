@@ -16,6 +16,7 @@
 #define MADSWEEP_LOAD_H
 
 #include <libconfig.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "../cost/eval.h"
@@ -97,5 +98,33 @@ void load_fail(load_err *err, const config_setting_t *s, const char *fmt, ...)
 
 /* Prints the documented keys of every namespace (for `madsweep keys`). */
 void load_print_keys(FILE *out);
+
+/* Writing configuration back (`madsweep point`): the key tables of the
+ * namespaces, as for loading. */
+typedef enum load_ns {
+    LOAD_NS_MODEL,   /* model_t, madmax */
+    LOAD_NS_SYSTEM,  /* cluster_t */
+    LOAD_NS_TASK,    /* task_t, madmax */
+    LOAD_NS_DMODEL,  /* model_t, detailed */
+    LOAD_NS_HW,      /* hw_t */
+    LOAD_NS_DSYSTEM, /* topo_system_t */
+    LOAD_NS_DTASK    /* task_t, detailed */
+} load_ns;
+
+/* A finite double as a libconfig float literal that reads back as the
+ * same double: the shortest of 15 to 17 significant digits, with ".0"
+ * added to an integer. Returns buf. */
+const char *load_double_text(double v, char *buf, size_t size);
+
+/* Writes every key of namespace `ns` that applies to a model of kind
+ * `kind` (and to fine-tuning when `finetune`) as "key = value;" lines of
+ * `obj`'s values, indented by `indent` spaces, so that loading them
+ * gives the same values (doubles with 17 significant digits, enums by
+ * name). Keys the caller must write itself (arrays, nested groups: type
+ * "any" in the tables) are skipped; their names are passed to
+ * `skipped` (may be NULL) with `arg`. */
+void load_write_keys(FILE *out, load_ns ns, const void *obj, model_kind kind,
+                     bool finetune, int indent,
+                     void (*skipped)(const char *key, void *arg), void *arg);
 
 #endif
