@@ -105,7 +105,7 @@ int keymap_get(keymap *m, const void *key, size_t len, int64_t val,
     for (; m->slot[i] >= 0; i = (i + 1) & (m->cap - 1)) {
         int64_t e = m->slot[i];
         if (m->hash[e] == h && m->klen[e] == len &&
-            memcmp(m->arena + m->koff[e], key, len) == 0) {
+            (len == 0 || memcmp(m->arena + m->koff[e], key, len) == 0)) {
             *out = m->val[e];
             if (is_new)
                 *is_new = 0;

@@ -436,6 +436,15 @@ static void plan_without_layout(const rows_t *x, const char *row, char *buf,
     snprintf(buf, size, "%.*s|%s", (int)x->r.dense->len, row + x->r.dense->off, emb);
 }
 
+/* Same model, system, task and batch. */
+static int same_point(const rows_t *x, const char *a, const char *b)
+{
+    for (int ax = 0; ax < SPACE_STRATEGY; ax++)
+        if (row_idx(x, a, ax) != row_idx(x, b, ax))
+            return 0;
+    return 1;
+}
+
 static void test_same_plan_once(void)
 {
     rows_t x;
@@ -451,20 +460,31 @@ static void test_same_plan_once(void)
     int twins = 0, dup_printed = 0;
     for (int i = 0; i < c.nrows; i++) {
         int64_t id = strtoll(csv_get(&c, i, "id"), NULL, 10);
-        /* find the row and every row of the same point but the strategy */
-        hssize_t at = -1;
-        for (hssize_t k = 0; k < x.n && at < 0; k++)
-            if (table_get_i64(row_at(&x, k), x.r.id) == id)
-                at = k;
+        /* find the row (rows are in id order) and the rows of the same
+         * model, system, task and batch: a contiguous run around it */
+        hssize_t lo = 0, hi = x.n - 1, at = -1;
+        while (lo <= hi && at < 0) {
+            hssize_t mid = lo + (hi - lo) / 2;
+            int64_t v = table_get_i64(row_at(&x, mid), x.r.id);
+            if (v == id)
+                at = mid;
+            else if (v < id)
+                lo = mid + 1;
+            else
+                hi = mid - 1;
+        }
         CU_ASSERT_FATAL(at >= 0);
         const char *me = row_at(&x, at);
         char mine[160];
         plan_without_layout(&x, me, mine, sizeof mine);
-        for (hssize_t k = 0; k < x.n; k++) {
+        hssize_t first = at, last = at;
+        while (first > 0 && same_point(&x, row_at(&x, first - 1), me))
+            first--;
+        while (last + 1 < x.n && same_point(&x, row_at(&x, last + 1), me))
+            last++;
+        for (hssize_t k = first; k <= last; k++) {
             const char *o = row_at(&x, k);
-            if (k == at || row_idx(&x, o, SPACE_SYSTEM) != row_idx(&x, me, SPACE_SYSTEM) ||
-                row_idx(&x, o, SPACE_TASK) != row_idx(&x, me, SPACE_TASK) ||
-                row_idx(&x, o, SPACE_MODEL) != row_idx(&x, me, SPACE_MODEL))
+            if (k == at)
                 continue;
             char theirs[160];
             plan_without_layout(&x, o, theirs, sizeof theirs);
