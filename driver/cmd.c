@@ -17,9 +17,12 @@
 
 #include "../cost/eval.h"
 #include "best.h"
+#include "list.h"
 #include "load.h"
 #include "pointfile.h"
 #include "report.h"
+#include "speckeys.h"
+#include "suggest.h"
 #include "sweep.h"
 #include "trace.h"
 
@@ -29,6 +32,7 @@ typedef enum cmd_id {
     CMD_SWEEP,
     CMD_BEST,
     CMD_POINT,
+    CMD_LIST,
     CMD_KEYS,
     CMD_VERSION,
     CMD_N
@@ -46,7 +50,9 @@ static const cmd_info cmd_table[CMD_N] = {
     {"sweep", "SPEC.cfg", "evaluate a design space over MPI ranks into one HDF5 file"},
     {"best", "OUT.h5", "print the best points of a finished sweep file"},
     {"point", "OUT.h5 ID", "print the point file of row ID of a sweep file (for eval)"},
-    {"keys", "", "list every configuration key with its meaning and unit"},
+    {"list", "WHAT", "list catalogue entries with key figures: models, hardware, "
+                     "systems, stacks"},
+    {"keys", "", "list every configuration and sweep-spec key with its meaning"},
     {"version", "", "print the tool and cost-model versions"},
 };
 
@@ -84,7 +90,8 @@ static const cmd_opt opt_table[OPT_N] = {
     {"json", NULL, ON(CMD_EVAL), "print one JSON object instead of the report"},
     {"trace", "FILE", ON(CMD_EVAL),
      "write both streams as a Chrome trace-event file (Perfetto)"},
-    {"configs", "DIR", ON(CMD_EVAL) | ON(CMD_BENCH) | ON(CMD_SWEEP) | ON(CMD_POINT),
+    {"configs", "DIR", ON(CMD_EVAL) | ON(CMD_BENCH) | ON(CMD_SWEEP) | ON(CMD_POINT) |
+                             ON(CMD_LIST),
      "catalogue directory (default $MADSWEEP_CONFIGS or the source tree's)"},
     {"seconds", "S", ON(CMD_BENCH), "bench: run for about S seconds (default 2)"},
     {"count", "N", ON(CMD_BENCH), "bench: run exactly N evaluations"},
@@ -178,7 +185,13 @@ static int cmd_parse(int argc, char **argv, cmd_args *a, FILE *err)
         if (strcmp(cmd_table[c].name, name) == 0)
             break;
     if (c == CMD_N) {
-        fprintf(err, "madsweep: unknown command '%s'\n", name);
+        suggest sg;
+        suggest_init(&sg, name);
+        for (int k = 0; k < CMD_N; k++)
+            suggest_offer(&sg, cmd_table[k].name);
+        char hint[SUGGEST_NAME_MAX + 32];
+        fprintf(err, "madsweep: unknown command '%s'%s\n", name,
+                suggest_hint(&sg, hint, sizeof hint));
         cmd_usage(err);
         return -1;
     }
@@ -216,8 +229,17 @@ static int cmd_parse(int argc, char **argv, cmd_args *a, FILE *err)
                 strncmp(opt_table[o].name, key, klen) == 0)
                 break;
         if (o == OPT_N || !(opt_table[o].cmds & ON(c))) {
-            fprintf(err, "madsweep %s: unknown option '%s'\n",
-                    cmd_table[c].name, s);
+            char word[64];
+            snprintf(word, sizeof word, "%.*s", (int)klen, key);
+            suggest sg;
+            suggest_init(&sg, word);
+            for (int k = 0; k < OPT_N; k++)
+                if (opt_table[k].cmds & ON(c))
+                    suggest_offer(&sg, opt_table[k].name);
+            const char *near = suggest_result(&sg);
+            fprintf(err, "madsweep %s: unknown option '%s'%s%s%s\n",
+                    cmd_table[c].name, s, near ? "; did you mean '--" : "",
+                    near ? near : "", near ? "'?" : "");
             return -1;
         }
         a->set[o] = true;
@@ -521,8 +543,11 @@ int cmd_main(int argc, char **argv, FILE *out, FILE *err)
         return cmd_best(&a, out, err);
     case CMD_POINT:
         return cmd_point(&a, out, err);
+    case CMD_LIST:
+        return list_run(a.file, load_configs_dir(a.val[OPT_CONFIGS]), out, err);
     case CMD_KEYS:
         load_print_keys(out);
+        speckeys_print(out);
         return 0;
     case CMD_VERSION:
         return cmd_version(out);

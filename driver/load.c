@@ -9,6 +9,7 @@
 #include "load.h"
 
 #include "../cost/detailed.h"
+#include "suggest.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -85,8 +86,13 @@ static const load_key model_keys[] = {
 };
 
 #define SK(n, t, d) {#n, t, offsetof(cluster_t, n), LK_ALL, LR_YES, d}
+#define LOAD_BASE_KEY(list, file)                                              \
+    {"base", LT_NOTE, 0, LK_ALL, LR_NO,                                        \
+     "an entry to start from (list '" list "' of this file, else " file        \
+     "); the other keys override its figures, only name is required"}
 static const load_key system_keys[] = {
     SK(name, LT_STRING, "catalogue name"),
+    LOAD_BASE_KEY("systems", "systems.cfg"),
     SK(devices, LT_INT, "devices (GPUs) in the system"),
     SK(nodes, LT_INT, "nodes; devices per node = devices / nodes"),
     SK(peak_fp64_flops, LT_FLOAT, "FP64 peak per device, FLOP/s"),
@@ -174,6 +180,7 @@ static const load_key dmodel_keys[] = {
 #define HK(n, t, r, d) {#n, t, offsetof(hw_t, n), LK_ALL, r, d}
 static const load_key hw_keys[] = {
     HK(name, LT_STRING, LR_YES, "catalogue name"),
+    LOAD_BASE_KEY("hardware", "hardware.cfg"),
     {"peak_fp32_flops", LT_FLOAT, HWO(HW_FP32), LK_ALL, LR_YES, "FP32 dense peak, FLOP/s"},
     {"peak_tf32_flops", LT_FLOAT, HWO(HW_TF32), LK_ALL, LR_NO, "TF32 dense peak, FLOP/s (0: none)"},
     {"peak_bf16_flops", LT_FLOAT, HWO(HW_BF16), LK_ALL, LR_YES,
@@ -201,6 +208,7 @@ static const load_key hw_keys[] = {
 #define YK(n, t, r, d) {#n, t, offsetof(topo_system_t, n), LK_ALL, r, d}
 static const load_key dsystem_keys[] = {
     YK(name, LT_STRING, LR_YES, "name"),
+    LOAD_BASE_KEY("systems", "detailed_systems.cfg"),
     {"hardware", LT_ANY, 0, LK_ALL, LR_YES,
      "hardware generation: a group or a name in list 'hardware' (hardware.cfg)"},
     YK(devices, LT_INT, LR_YES, "devices in the system"),
@@ -522,11 +530,16 @@ static int load_value(const config_setting_t *s, const load_key *k, void *obj,
     }
 }
 
+/* load_group flags: fine-tuning keys required; a group with a `base`
+ * (only `name` required: the base gave the rest, the group overrides). */
+enum { LG_FINETUNE = 1u, LG_BASED = 2u };
+
 /* Loads the keys of `keys` that apply to `kinds` from group g into obj:
- * unknown members, missing required keys and type errors are failures. */
+ * unknown members (named with the closest key), missing required keys
+ * and type errors are failures. */
 static int load_group(const config_setting_t *g, const char *ns,
                       const load_key *keys, size_t nkeys, unsigned kinds,
-                      bool finetune, void *obj, load_err *err)
+                      unsigned flags, void *obj, load_err *err)
 {
     if (!config_setting_is_group(g)) {
         load_fail(err, g, "'%s': expected a group { ... }, got %s", ns,
@@ -542,8 +555,14 @@ static int load_group(const config_setting_t *g, const char *ns,
             if (strcmp(keys[k].name, name) == 0 && (keys[k].kinds & kinds))
                 known = true;
         if (!known) {
-            load_fail(err, s, "unknown key '%s' in %s (see `madsweep keys`)",
-                      name, ns);
+            suggest sg;
+            suggest_init(&sg, name);
+            for (size_t k = 0; k < nkeys; k++)
+                if (keys[k].kinds & kinds)
+                    suggest_offer(&sg, keys[k].name);
+            char hint[SUGGEST_NAME_MAX + 32];
+            load_fail(err, s, "unknown key '%s' in %s%s (see `madsweep keys`)",
+                      name, ns, suggest_hint(&sg, hint, sizeof hint));
             return -1;
         }
     }
@@ -554,8 +573,11 @@ static int load_group(const config_setting_t *g, const char *ns,
         const config_setting_t *s =
             config_setting_get_member(g, key->name);
         if (!s) {
-            if (key->required == LR_YES ||
-                (key->required == LR_FINETUNE && finetune)) {
+            bool need = key->required == LR_YES ||
+                        (key->required == LR_FINETUNE && (flags & LG_FINETUNE));
+            if (need && (flags & LG_BASED) && strcmp(key->name, "name") != 0)
+                need = false;
+            if (need) {
                 load_fail(err, g, "missing key '%s' in %s (%s)", key->name,
                           ns, key->doc);
                 return -1;
@@ -606,32 +628,112 @@ int load_model(const config_setting_t *g, model_t *m, load_err *err)
     return 0;
 }
 
-int load_system(const config_setting_t *g, cluster_t *c, load_err *err)
+/* ------------------------------------------------------------ bases */
+
+#define LOAD_BASE_DEPTH 8
+
+/* The entry that g's `base` names, in list `list` of g's own file or
+ * (configs_dir not NULL) of the catalogue configs_dir/file, which is
+ * then open in *aux (*aux_open set; noted in reads). *base is NULL when
+ * g has no base. Returns 0, or -1 with err set. */
+static int load_base(const config_setting_t *g, const char *list,
+                     const char *file, const char *configs_dir,
+                     load_reads *reads, int depth, config_t *aux, int *aux_open,
+                     const config_setting_t **base, load_err *err)
+{
+    *base = NULL;
+    const config_setting_t *bs =
+        config_setting_is_group(g) ? config_setting_get_member(g, "base") : NULL;
+    if (!bs)
+        return 0;
+    const char *name = config_setting_get_string(bs);
+    if (!name) {
+        load_fail(err, bs, "key 'base': expected the name of an entry of list "
+                  "'%s'", list);
+        return -1;
+    }
+    if (depth >= LOAD_BASE_DEPTH) {
+        load_fail(err, bs, "key 'base': more than %d bases in a chain (does "
+                  "\"%s\" lead back to itself?)", LOAD_BASE_DEPTH, name);
+        return -1;
+    }
+    if (configs_dir) {
+        *base = load_resolve(bs, list, file, configs_dir, aux, aux_open, err);
+        if (*aux_open) {
+            char path[LOAD_PATH_MAX];
+            snprintf(path, sizeof path, "%s/%s", configs_dir, file);
+            load_reads_add(reads, path);
+        }
+    } else {
+        const config_setting_t *root = bs;
+        while (config_setting_parent(root))
+            root = config_setting_parent(root);
+        const config_setting_t *l = config_setting_get_member(root, list);
+        *base = load_find(l, name);
+        if (!*base) {
+            char hint[SUGGEST_NAME_MAX + 32];
+            load_fail(err, bs, "key 'base': \"%s\" is not in list '%s' of this "
+                      "file%s", name, list, load_suggest(l, NULL, name, hint,
+                                                         sizeof hint));
+        }
+    }
+    if (*base == g) {
+        load_fail(err, bs, "key 'base': \"%s\" names the entry itself", name);
+        *base = NULL;
+    }
+    return *base ? 0 : -1;
+}
+
+static int load_system_at(const config_setting_t *g, const char *configs_dir,
+                          load_reads *reads, int depth, cluster_t *c,
+                          load_err *err)
 {
     memset(c, 0, sizeof *c);
-    if (load_group(g, "system", system_keys, NKEYS(system_keys), LK_ALL,
-                   false, c, err))
-        return -1;
+    config_t aux;
+    int aux_open = 0, rc = -1;
+    const config_setting_t *b = NULL;
+    if (load_base(g, "systems", "systems.cfg", configs_dir, reads, depth, &aux,
+                  &aux_open, &b, err) != 0 ||
+        (b && load_system_at(b, configs_dir, reads, depth + 1, c, err) != 0) ||
+        load_group(g, "system", system_keys, NKEYS(system_keys), LK_ALL,
+                   b ? LG_BASED : 0, c, err))
+        goto out;
     const char *bad = NULL;
-    status_code rc = cluster_derive(c, &bad);
-    if (rc == STATUS_OK)
-        return 0;
+    status_code st = cluster_derive(c, &bad);
+    if (st == STATUS_OK) {
+        rc = 0;
+        goto out;
+    }
     const config_setting_t *at = load_member_or(g, bad ? bad : "name");
-    if (rc == STATUS_INVALID_VALUE)
+    if (st == STATUS_INVALID_VALUE)
         load_fail(err, at,
                   "key '%s' in system '%s': must be a finite number > 0 "
                   "(utilizations in (0, 1], blend fraction in [0, 1], "
                   "peaks >= 0)",
                   bad, c->name);
-    else if (rc == STATUS_INVALID_NODES)
+    else if (st == STATUS_INVALID_NODES)
         load_fail(err, at,
                   "key '%s' in system '%s': %lld devices do not divide into "
                   "%lld nodes",
                   bad, c->name, (long long)c->devices, (long long)c->nodes);
     else
         load_fail(err, at, "key '%s' in system '%s': %s (%s)", bad, c->name,
-                  status_text(rc), status_name(rc));
-    return -1;
+                  status_text(st), status_name(st));
+out:
+    if (aux_open)
+        config_destroy(&aux);
+    return rc;
+}
+
+int load_system_in(const config_setting_t *g, const char *configs_dir,
+                   load_reads *reads, cluster_t *c, load_err *err)
+{
+    return load_system_at(g, configs_dir, reads, 0, c, err);
+}
+
+int load_system(const config_setting_t *g, cluster_t *c, load_err *err)
+{
+    return load_system_at(g, NULL, NULL, 0, c, err);
 }
 
 int load_task(const config_setting_t *g, const model_t *m, task_t *t,
@@ -824,64 +926,148 @@ static int load_farray(const config_setting_t *g, const char *key, double *out,
     return 0;
 }
 
-int load_hw(const config_setting_t *g, hw_t *h, load_err *err)
+static int load_hw_at(const config_setting_t *g, const char *configs_dir,
+                      load_reads *reads, int depth, hw_t *h, load_err *err)
 {
     memset(h, 0, sizeof *h);
-    if (load_group(g, "hardware", hw_keys, NKEYS(hw_keys), LK_ALL, false, h, err))
-        return -1;
-    int nx = 0, ny = 0;
-    if (load_farray(g, "gemm_log10_flops", h->gemm_log10_flops, &nx, err) ||
-        load_farray(g, "gemm_efficiency", h->gemm_efficiency, &ny, err))
-        return -1;
-    if (nx != ny) {
-        load_fail(err, load_member_or(g, "gemm_efficiency"),
-                  "hardware '%s': gemm_efficiency has %d points, "
-                  "gemm_log10_flops %d", h->name, ny, nx);
-        return -1;
+    config_t aux;
+    int aux_open = 0, rc = -1;
+    const config_setting_t *b = NULL;
+    if (load_base(g, "hardware", "hardware.cfg", configs_dir, reads, depth, &aux,
+                  &aux_open, &b, err) != 0 ||
+        (b && load_hw_at(b, configs_dir, reads, depth + 1, h, err) != 0) ||
+        load_group(g, "hardware", hw_keys, NKEYS(hw_keys), LK_ALL,
+                   b ? LG_BASED : 0, h, err))
+        goto out;
+    bool hx = config_setting_get_member(g, "gemm_log10_flops") != NULL;
+    bool hy = config_setting_get_member(g, "gemm_efficiency") != NULL;
+    if (b && hx != hy) {
+        load_fail(err, load_member_or(g, hx ? "gemm_log10_flops" : "gemm_efficiency"),
+                  "hardware '%s': give gemm_log10_flops and gemm_efficiency "
+                  "together (they are one table)", h->name);
+        goto out;
     }
-    h->gemm_points = nx;
+    if (!b || hx) {
+        int nx = 0, ny = 0;
+        if (load_farray(g, "gemm_log10_flops", h->gemm_log10_flops, &nx, err) ||
+            load_farray(g, "gemm_efficiency", h->gemm_efficiency, &ny, err))
+            goto out;
+        if (nx != ny) {
+            load_fail(err, load_member_or(g, "gemm_efficiency"),
+                      "hardware '%s': gemm_efficiency has %d points, "
+                      "gemm_log10_flops %d", h->name, ny, nx);
+            goto out;
+        }
+        h->gemm_points = nx;
+    }
     const char *bad = NULL;
     if (hw_check(h, &bad) != STATUS_OK) {
         load_fail(err, load_member_or(g, bad), "key '%s' in hardware '%s': out of "
                   "range (peaks and bandwidths > 0, efficiencies in (0, 1], "
                   "size points ascending)", bad, h->name);
-        return -1;
+        goto out;
     }
-    return 0;
+    rc = 0;
+out:
+    if (aux_open)
+        config_destroy(&aux);
+    return rc;
+}
+
+int load_hw_in(const config_setting_t *g, const char *configs_dir,
+               load_reads *reads, hw_t *h, load_err *err)
+{
+    return load_hw_at(g, configs_dir, reads, 0, h, err);
+}
+
+int load_hw(const config_setting_t *g, hw_t *h, load_err *err)
+{
+    return load_hw_at(g, NULL, NULL, 0, h, err);
+}
+
+void load_domain_advice(char *buf, size_t size, int64_t devices, int64_t domain)
+{
+    int64_t k = domain > 0 ? devices / domain : 0;
+    if (k < 1)
+        snprintf(buf, size, "the nearest valid size is %lld (1 x %lld)",
+                 (long long)domain, (long long)domain);
+    else
+        snprintf(buf, size, "the nearest valid sizes are %lld (%lld x %lld) and "
+                 "%lld (%lld x %lld)", (long long)(k * domain), (long long)k,
+                 (long long)domain, (long long)((k + 1) * domain),
+                 (long long)(k + 1), (long long)domain);
+}
+
+/* The message of a system whose topology does not derive. */
+static void load_dsystem_fail(const config_setting_t *g, const topo_system_t *sys,
+                              status_code st, const char *bad, load_err *err)
+{
+    int64_t domain = sys->devices_per_node > 0 ? sys->devices_per_node
+                                               : sys->hw.scaleup_devices;
+    if (st == STATUS_INVALID_NODES && domain > 0 && sys->devices > domain) {
+        char advice[160];
+        load_domain_advice(advice, sizeof advice, sys->devices, domain);
+        load_fail(err, load_member_or(g, sys->devices_per_node > 0
+                                             ? "devices_per_node" : "devices"),
+                  "system '%s': %lld devices are not a whole number of scale-up "
+                  "domains of %lld devices (%s %s); %s, or set devices_per_node",
+                  sys->name, (long long)sys->devices, (long long)domain,
+                  sys->devices_per_node > 0 ? "devices_per_node of" : "the NVLink/"
+                  "scale-up domain of hardware", sys->devices_per_node > 0
+                  ? "this system" : sys->hw.name, advice);
+        return;
+    }
+    load_fail(err, load_member_or(g, bad ? bad : "devices"),
+              "key '%s' in system '%s': %s (devices %lld, per node "
+              "%lld, pod %lld)", bad ? bad : "?", sys->name,
+              status_text(st), (long long)sys->devices,
+              (long long)sys->devices_per_node, (long long)sys->pod_devices);
+}
+
+static int load_dsystem_at(const config_setting_t *g, const char *configs_dir,
+                           load_reads *reads, int depth, topo_system_t *sys,
+                           load_err *err)
+{
+    memset(sys, 0, sizeof *sys);
+    config_t base_aux, aux; /* opened by load_base / load_resolve when needed */
+    int base_open = 0, aux_open = 0, rc = -1;
+    const config_setting_t *b = NULL;
+    if (load_base(g, "systems", "detailed_systems.cfg", configs_dir, reads, depth,
+                  &base_aux, &base_open, &b, err) != 0 ||
+        (b && load_dsystem_at(b, configs_dir, reads, depth + 1, sys, err) != 0) ||
+        load_group(g, "detailed system", dsystem_keys, NKEYS(dsystem_keys), LK_ALL,
+                   b ? LG_BASED : 0, sys, err))
+        goto out;
+    const config_setting_t *hm = config_setting_get_member(g, "hardware");
+    if (hm) {
+        const config_setting_t *hs = load_resolve(hm, "hardware", "hardware.cfg",
+                                                  configs_dir, &aux, &aux_open, err);
+        if (aux_open) {
+            char path[LOAD_PATH_MAX];
+            snprintf(path, sizeof path, "%s/hardware.cfg", configs_dir);
+            load_reads_add(reads, path);
+        }
+        if (!hs || load_hw_at(hs, configs_dir, reads, 0, &sys->hw, err) != 0)
+            goto out;
+    }
+    const char *bad = NULL;
+    status_code st = topo_system_derive(sys, &bad);
+    if (st == STATUS_OK)
+        rc = 0;
+    else
+        load_dsystem_fail(g, sys, st, bad, err);
+out:
+    if (aux_open)
+        config_destroy(&aux);
+    if (base_open)
+        config_destroy(&base_aux);
+    return rc;
 }
 
 int load_dsystem(const config_setting_t *g, const char *configs_dir,
                  load_reads *reads, topo_system_t *sys, load_err *err)
 {
-    memset(sys, 0, sizeof *sys);
-    if (load_group(g, "detailed system", dsystem_keys, NKEYS(dsystem_keys), LK_ALL,
-                   false, sys, err))
-        return -1;
-    config_t aux; /* opened by load_resolve only when needed */
-    int aux_open = 0, rc = -1;
-    const config_setting_t *hs =
-        load_resolve(config_setting_get_member(g, "hardware"), "hardware",
-                     "hardware.cfg", configs_dir, &aux, &aux_open, err);
-    if (aux_open) {
-        char path[LOAD_PATH_MAX];
-        snprintf(path, sizeof path, "%s/hardware.cfg", configs_dir);
-        load_reads_add(reads, path);
-    }
-    if (hs && load_hw(hs, &sys->hw, err) == 0) {
-        const char *bad = NULL;
-        status_code st = topo_system_derive(sys, &bad);
-        if (st == STATUS_OK)
-            rc = 0;
-        else
-            load_fail(err, load_member_or(g, bad ? bad : "devices"),
-                      "key '%s' in system '%s': %s (devices %lld, per node "
-                      "%lld, pod %lld)", bad ? bad : "?", sys->name,
-                      status_text(st), (long long)sys->devices,
-                      (long long)sys->devices_per_node, (long long)sys->pod_devices);
-    }
-    if (aux_open)
-        config_destroy(&aux);
-    return rc;
+    return load_dsystem_at(g, configs_dir, reads, 0, sys, err);
 }
 
 int load_dtask(const config_setting_t *g, model_kind kind, task_t *t,
@@ -917,6 +1103,26 @@ int load_dtask(const config_setting_t *g, model_kind kind, task_t *t,
 }
 
 /* ------------------------------------------------------------ catalogues */
+
+const char *load_suggest(const config_setting_t *a, const config_setting_t *b,
+                         const char *name, char *buf, size_t size)
+{
+    suggest sg;
+    suggest_init(&sg, name);
+    const config_setting_t *lists[2] = {a, b};
+    for (int k = 0; k < 2; k++) {
+        if (!lists[k] || !config_setting_is_list(lists[k]))
+            continue;
+        for (int i = 0; i < config_setting_length(lists[k]); i++) {
+            const char *en = NULL;
+            const config_setting_t *e = config_setting_get_elem(lists[k], (unsigned)i);
+            if (config_setting_is_group(e) &&
+                config_setting_lookup_string(e, "name", &en) == CONFIG_TRUE)
+                suggest_offer(&sg, en);
+        }
+    }
+    return suggest_hint(&sg, buf, size);
+}
 
 const config_setting_t *load_find(const config_setting_t *list,
                                   const char *name)
@@ -968,9 +1174,13 @@ const config_setting_t *load_resolve(const config_setting_t *s,
         *aux_open = 1;
     }
     hit = load_find(config_lookup(aux, list), name);
-    if (!hit)
+    if (!hit) {
+        char hint[SUGGEST_NAME_MAX + 32];
         load_fail(err, s, "key '%s': \"%s\" is not in the catalogue %s "
-                  "(list '%s')", config_setting_name(s), name, path, list);
+                  "(list '%s')%s", config_setting_name(s), name, path, list,
+                  load_suggest(config_setting_get_member(root, list),
+                               config_lookup(aux, list), name, hint, sizeof hint));
+    }
     return hit;
 }
 
@@ -1075,7 +1285,7 @@ int load_point(const char *path, const char *configs_dir, point_t *p,
     const config_setting_t *ss = load_resolve(
         config_setting_get_member(root, "system"), "systems", "systems.cfg",
         configs_dir, &scat, &sopen, err);
-    if (!ss || load_system(ss, &p->cluster, err))
+    if (!ss || load_system_in(ss, configs_dir, NULL, &p->cluster, err))
         goto out;
     const config_setting_t *ts = config_setting_get_member(root, "task");
     if (load_task(ts, &p->model, &p->task, err))

@@ -17,6 +17,7 @@
 
 #include <libconfig.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "../cost/eval.h"
@@ -49,21 +50,32 @@ int load_open(config_t *cfg, const char *path, const char *configs_dir,
 /* Fills *m from a model group (derived fields too). */
 int load_model(const config_setting_t *g, model_t *m, load_err *err);
 
-/* Fills *c from a system group (derived fields too). */
+/* Fills *c from a system group (derived fields too). A group with
+ * `base = "NAME"` starts from that entry (list 'systems' of its file,
+ * else of configs_dir/systems.cfg, noted in `reads`) and overrides the
+ * keys it gives; load_system() finds bases in the group's file only. */
 int load_system(const config_setting_t *g, cluster_t *c, load_err *err);
+int load_system_in(const config_setting_t *g, const char *configs_dir,
+                   load_reads *reads, cluster_t *c, load_err *err);
 
 /* Fills *t from a task group; `m` selects the model-specific keys. */
 int load_task(const config_setting_t *g, const model_t *m, task_t *t,
               load_err *err);
 
 /* Detailed fidelity: a model group (LLM keys plus arch, position, MoE;
- * or DLRM tables and MLP widths), a hardware generation, a system
+ * or DLRM tables and MLP widths), a hardware generation (a group with
+ * `base = "h100-sxm-80g"` starts from that entry of list 'hardware' of
+ * its file, else of configs_dir/hardware.cfg, and overrides what it
+ * gives; load_hw() finds bases in the file only), a system (also with a
+ * `base`, from list 'systems' or detailed_systems.cfg)
  * (hardware resolved in list 'hardware' of the file or of
  * configs_dir/hardware.cfg, noted in `reads`; topology derived) and a strategy
  * (task.detailed, with the keys of model kind `kind`; fine-tuning keys
  * only for type "finetune"). Same error conventions as above. */
 int load_dmodel(const config_setting_t *g, model_t *m, load_err *err);
 int load_hw(const config_setting_t *g, hw_t *h, load_err *err);
+int load_hw_in(const config_setting_t *g, const char *configs_dir,
+               load_reads *reads, hw_t *h, load_err *err);
 int load_dsystem(const config_setting_t *g, const char *configs_dir,
                  load_reads *reads, topo_system_t *sys, load_err *err);
 int load_dtask(const config_setting_t *g, model_kind kind, task_t *t,
@@ -78,6 +90,15 @@ const config_setting_t *load_resolve(const config_setting_t *s,
                                      const char *list, const char *catalog_file,
                                      const char *configs_dir, config_t *aux,
                                      int *aux_open, load_err *err);
+
+/* "; did you mean \"X\"?" for the entry names of lists a and b closest to
+ * `name` (either may be NULL), or "". Returns buf. */
+const char *load_suggest(const config_setting_t *a, const config_setting_t *b,
+                         const char *name, char *buf, size_t size);
+
+/* "the nearest valid sizes are 1008 (14 x 72) and 1080 (15 x 72)": the
+ * whole numbers of domains around `devices`. */
+void load_domain_advice(char *buf, size_t size, int64_t devices, int64_t domain);
 
 /* The group named `name` (its "name" key) in a libconfig list, or NULL
  * (also when `list` is NULL or not a list). */
