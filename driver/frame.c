@@ -23,6 +23,31 @@ typedef struct frame_member {
     size_t off, len;
 } frame_member;
 
+/* The `units` attribute of d: nu strings of uw bytes (NULL if absent). */
+static char *frame_units(hid_t d, size_t *uw, hssize_t *nu)
+{
+    *uw = 0;
+    *nu = 0;
+    if (H5Aexists(d, "units") <= 0)
+        return NULL;
+    hid_t a = CHECK_H5ID(H5Aopen(d, "units", H5P_DEFAULT));
+    hid_t at = CHECK_H5ID(H5Aget_type(a)), as = CHECK_H5ID(H5Aget_space(a));
+    size_t w = H5Tget_size(at);
+    hssize_t n = H5Sget_simple_extent_npoints(as);
+    char *units = calloc((size_t)(n > 0 ? n : 1), w + 1);
+    hid_t mt = CHECK_H5ID(H5Tcopy(H5T_C_S1));
+    CHECK_H5(H5Tset_size(mt, w + 1));
+    if (units && H5Aread(a, mt, units) < 0)
+        n = 0;
+    CHECK_H5(H5Tclose(mt));
+    CHECK_H5(H5Sclose(as));
+    CHECK_H5(H5Tclose(at));
+    CHECK_H5(H5Aclose(a));
+    *uw = w + 1;
+    *nu = units ? n : 0;
+    return units;
+}
+
 /* The members of dataset d that are columns, the converted memory type
  * and row size. *members is malloc'ed (*n of them). */
 static int frame_members(hid_t d, frame_table *t, frame_member **members, int *n)
@@ -35,25 +60,9 @@ static int frame_members(hid_t d, frame_table *t, frame_member **members, int *n
     }
     int nm = H5Tget_nmembers(ft);
     frame_member *m = calloc((size_t)(nm > 0 ? nm : 1), sizeof *m);
-    char *units = NULL;
     size_t uw = 0;
     hssize_t nu = 0;
-    if (H5Aexists(d, "units") > 0) {
-        hid_t a = CHECK_H5ID(H5Aopen(d, "units", H5P_DEFAULT));
-        hid_t at = CHECK_H5ID(H5Aget_type(a)), as = CHECK_H5ID(H5Aget_space(a));
-        uw = H5Tget_size(at);
-        nu = H5Sget_simple_extent_npoints(as);
-        units = calloc((size_t)(nu > 0 ? nu : 1), uw + 1);
-        hid_t mt = CHECK_H5ID(H5Tcopy(H5T_C_S1));
-        CHECK_H5(H5Tset_size(mt, uw + 1));
-        if (units && H5Aread(a, mt, units) < 0)
-            nu = 0;
-        CHECK_H5(H5Tclose(mt));
-        CHECK_H5(H5Sclose(as));
-        CHECK_H5(H5Tclose(at));
-        CHECK_H5(H5Aclose(a));
-        uw++;
-    }
+    char *units = frame_units(d, &uw, &nu);
     if (!m)
         check_die("out of memory", __FILE__, __LINE__);
     int k = 0;

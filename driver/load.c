@@ -1429,6 +1429,74 @@ static void load_write_string(FILE *out, const char *s)
     fputc('"', out);
 }
 
+/* Writes "key = value;" for key k of the object at p; nothing for a
+ * value with no configuration form (a non-finite number, an unnamed
+ * enum value: the defaults). */
+static void load_write_value(FILE *out, const load_key *k, const char *p,
+                             int indent)
+{
+    char buf[PLAN_TEXT_MAX];
+    const char *text = NULL;
+    int iv = 0;
+    switch (k->type) {
+    case LT_INT: {
+        int64_t v;
+        memcpy(&v, p, sizeof v);
+        fprintf(out, "%*s%s = %lld%s;\n", indent, "", k->name, (long long)v,
+                v > INT32_MAX || v < INT32_MIN ? "L" : "");
+        return;
+    }
+    case LT_FLOAT: {
+        double v;
+        memcpy(&v, p, sizeof v);
+        char num[40];
+        if (isfinite(v))
+            fprintf(out, "%*s%s = %s;\n", indent, "", k->name,
+                    load_double_text(v, num, sizeof num));
+        return;
+    }
+    case LT_BOOL: {
+        bool v;
+        memcpy(&v, p, sizeof v);
+        fprintf(out, "%*s%s = %s;\n", indent, "", k->name, v ? "true" : "false");
+        return;
+    }
+    case LT_PLAN: {
+        const plan_t *pl = (const plan_t *)(const void *)p;
+        fprintf(out, "%*s%s = [", indent, "", k->name);
+        for (int l = 0; l < pl->nlevels; l++)
+            fprintf(out, "%s\"%s:%lld\"", l ? ", " : "",
+                    plan_strategy_name(pl->strategy[l]), (long long)pl->degree[l]);
+        fputs("];\n", out);
+        return;
+    }
+    case LT_STRING:
+        text = p;
+        break;
+    case LT_MODEL_KIND:
+        memcpy(&iv, p, sizeof iv);
+        text = model_kind_name((model_kind)iv);
+        break;
+    case LT_TASK_KIND:
+        memcpy(&iv, p, sizeof iv);
+        text = task_kind_name((task_kind)iv);
+        break;
+    case LT_MLP:
+        memcpy(&iv, p, sizeof iv);
+        text = iv == MODEL_MLP_SWIGLU ? "swiglu" : "gelu";
+        break;
+    default:
+        memcpy(&iv, p, sizeof iv);
+        text = load_enum_name(k->type, iv, buf, sizeof buf);
+        break;
+    }
+    if (!text)
+        return;
+    fprintf(out, "%*s%s = ", indent, "", k->name);
+    load_write_string(out, text);
+    fputs(";\n", out);
+}
+
 void load_write_keys(FILE *out, load_ns ns, const void *obj, model_kind kind,
                      bool finetune, int indent,
                      void (*skipped)(const char *key, void *arg), void *arg)
@@ -1461,68 +1529,6 @@ void load_write_keys(FILE *out, load_ns ns, const void *obj, model_kind kind,
                 skipped(k->name, arg);
             continue;
         }
-        const char *p = (const char *)obj + k->offset;
-        char buf[PLAN_TEXT_MAX];
-        const char *text = NULL;
-        int iv = 0;
-        switch (k->type) {
-        case LT_INT: {
-            int64_t v;
-            memcpy(&v, p, sizeof v);
-            fprintf(out, "%*s%s = %lld%s;\n", indent, "", k->name, (long long)v,
-                    v > INT32_MAX || v < INT32_MIN ? "L" : "");
-            continue;
-        }
-        case LT_FLOAT: {
-            double v;
-            memcpy(&v, p, sizeof v);
-            if (!isfinite(v))
-                continue; /* not a configuration value: the default */
-            char num[40];
-            fprintf(out, "%*s%s = %s;\n", indent, "", k->name,
-                    load_double_text(v, num, sizeof num));
-            continue;
-        }
-        case LT_BOOL: {
-            bool v;
-            memcpy(&v, p, sizeof v);
-            fprintf(out, "%*s%s = %s;\n", indent, "", k->name, v ? "true" : "false");
-            continue;
-        }
-        case LT_PLAN: {
-            const plan_t *pl = (const plan_t *)(const void *)p;
-            fprintf(out, "%*s%s = [", indent, "", k->name);
-            for (int l = 0; l < pl->nlevels; l++)
-                fprintf(out, "%s\"%s:%lld\"", l ? ", " : "",
-                        plan_strategy_name(pl->strategy[l]),
-                        (long long)pl->degree[l]);
-            fputs("];\n", out);
-            continue;
-        }
-        case LT_STRING:
-            text = p;
-            break;
-        case LT_MODEL_KIND:
-            memcpy(&iv, p, sizeof iv);
-            text = model_kind_name((model_kind)iv);
-            break;
-        case LT_TASK_KIND:
-            memcpy(&iv, p, sizeof iv);
-            text = task_kind_name((task_kind)iv);
-            break;
-        case LT_MLP:
-            memcpy(&iv, p, sizeof iv);
-            text = iv == MODEL_MLP_SWIGLU ? "swiglu" : "gelu";
-            break;
-        default:
-            memcpy(&iv, p, sizeof iv);
-            text = load_enum_name(k->type, iv, buf, sizeof buf);
-            break;
-        }
-        if (!text)
-            continue; /* no name: the value is the default (0) */
-        fprintf(out, "%*s%s = ", indent, "", k->name);
-        load_write_string(out, text);
-        fputs(";\n", out);
+        load_write_value(out, k, (const char *)obj + k->offset, indent);
     }
 }

@@ -20,7 +20,8 @@
  *   /axes/strategy  one row per axis value (names and key figures; the
  *                   model, system, task and strategy tables have the
  *                   fidelity's columns: detailed systems name their
- *                   hardware generation, scale-up domain and bandwidths,
+ *                   hardware generation, scale-up domain and bandwidths
+ *                   (NIC also as nic_gbps_per_device),
  *                   detailed strategies are each auto candidate's text
  *                   with dp* for the rest of the devices);
  *   /axes/status    every status code with its name and explanation;
