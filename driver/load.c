@@ -1216,8 +1216,14 @@ int load_point(const char *path, const char *configs_dir, point_t *p,
             if (strcmp(point_keys[k], config_setting_name(s)) == 0)
                 known = true;
         if (!known) {
-            load_fail(err, s, "unknown key '%s' in point (expected fidelity, "
-                      "model, system, task)", config_setting_name(s));
+            suggest sg;
+            suggest_init(&sg, config_setting_name(s));
+            for (size_t k = 0; k < NKEYS(point_keys); k++)
+                suggest_offer(&sg, point_keys[k]);
+            char hint[SUGGEST_NAME_MAX + 32];
+            load_fail(err, s, "unknown key '%s' in point%s (expected fidelity, "
+                      "model, system, task)", config_setting_name(s),
+                      suggest_hint(&sg, hint, sizeof hint));
             goto out;
         }
     }

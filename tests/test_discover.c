@@ -184,6 +184,12 @@ static void test_did_you_mean(void)
                          "tp = 8; pp = 1; dp = 1; zero_stag = 1; };\n",
                          &p, &err) != 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.text, "did you mean \"zero_stage\"?"));
+    CU_ASSERT(point_text("dym9.cfg",
+                         "fidelity = \"detailed\";\nmodel = \"llama3-8b\";\n"
+                         "sytem = \"h100-8\";\ntask = { type = \"pretrain\"; };\n",
+                         &p, &err) != 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.text, "unknown key 'sytem' in point; did you "
+                                            "mean \"system\"?"));
     cli_run r;
     CLI(&r, "bset");
     CU_ASSERT_EQUAL(r.rc, 2);
