@@ -1,144 +1,403 @@
 /*
  * best.c - top-K points per group of a sweep file (see best.h).
+ *
+ * Invariant: a group's kept rows are sorted best first and hold no two
+ * rows with the same plan key (best_canon); rows are offered in file
+ * (id) order, so of two rows that are the same plan the first one seen,
+ * the lower id, is the one kept.
  */
 #include "best.h"
 
-#include <hdf5.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../cost/result.h"
 #include "../worker/check.h"
-#include "space.h"
+#include "frame.h"
+#include "keymap.h"
+#include "where.h"
 
-#define BEST_BLOCK 65536
-#define BEST_STR 64
-#define BEST_PLAN 32
-#define BEST_MAX_SLOTS (INT64_C(1) << 24)
+#define BEST_BLOCK 16384
+#define BEST_MAX_KEPT (INT64_C(1) << 22) /* rows kept over all groups */
+#define BEST_MAX_COLS 16                 /* group columns */
+#define BEST_CELL 160                    /* a printed value */
 
-typedef struct best_row {
-    int64_t id;
-    int32_t status;
-    int32_t idx[SPACE_NAXES];
-    int64_t devices;
-    char dense[BEST_PLAN];
-    char emb[BEST_PLAN];
-    double by, thr, iter;
-} best_row;
+typedef struct best_group {
+    int64_t n;     /* rows kept, best first */
+    char *rows;    /* top x row size */
+    char *canon;   /* the rows' plan keys */
+    double *val;
+    int64_t *id;
+    double order[BEST_MAX_COLS]; /* sort key of the group */
+} best_group;
 
-typedef struct best_axis {
-    char *names; /* n x BEST_STR */
-    int64_t n;
-} best_axis;
+typedef struct best_query {
+    const best_opts *o;
+    frame f;
+    where w;
+    const frame_col *by, *status, *id, *strat;
+    const frame_col *gcol[BEST_MAX_COLS];
+    int ngcol;
+    keymap gfirst[BEST_MAX_COLS]; /* text group columns: value -> ordinal */
+    bool maximize;
+    keymap groups; /* group key -> index */
+    best_group *g;
+    int64_t ng, gcap;
+    /* plan keys: the degrees and the layout's column */
+    const frame_col *deg[4], *dense, *layout, *emb;
+    int64_t seen, matched, not_ok;
+} best_query;
 
-/* Reads column `col` of table `path` as strings (or int64 printed). */
-static int best_read_axis(hid_t f, const char *path, const char *col,
-                          int is_int, best_axis *a)
+static const char *const best_dims[4] = {"tp", "cp", "dp", "pp"};
+
+/* ------------------------------------------------------------ setup */
+
+static const frame_col *best_results_col(const frame *f, const char *name,
+                                         frame_kind kind)
 {
-    memset(a, 0, sizeof *a);
-    hid_t d = H5Dopen2(f, path, H5P_DEFAULT);
-    if (d < 0)
-        return -1;
-    hid_t sp = CHECK_H5ID(H5Dget_space(d));
-    hssize_t n = H5Sget_simple_extent_npoints(sp);
-    CHECK_H5(H5Sclose(sp));
-    a->n = (int64_t)n;
-    a->names = calloc((size_t)(n > 0 ? n : 1), BEST_STR);
-    int64_t *iv = calloc((size_t)(n > 0 ? n : 1), sizeof *iv);
-    if (!a->names || !iv)
-        check_die("out of memory", __FILE__, __LINE__);
-    hid_t mt;
-    if (is_int) {
-        mt = CHECK_H5ID(H5Tcreate(H5T_COMPOUND, sizeof(int64_t)));
-        CHECK_H5(H5Tinsert(mt, col, 0, H5T_NATIVE_INT64));
-    } else {
-        hid_t st = CHECK_H5ID(H5Tcopy(H5T_C_S1));
-        CHECK_H5(H5Tset_size(st, BEST_STR));
-        mt = CHECK_H5ID(H5Tcreate(H5T_COMPOUND, BEST_STR));
-        CHECK_H5(H5Tinsert(mt, col, 0, st));
-        CHECK_H5(H5Tclose(st));
+    const frame_col *c = frame_find(f, name, NULL, 0);
+    return c && c->src == FRAME_RESULTS && c->kind == kind ? c : NULL;
+}
+
+static int best_setup(best_query *q, FILE *err)
+{
+    const best_opts *o = q->o;
+    char msg[600];
+    const char *by = o->by ? o->by : "throughput_samples_per_s";
+    q->by = frame_find(&q->f, by, msg, sizeof msg);
+    if (!q->by) {
+        fprintf(err, "madsweep best: --by: %s\n", msg);
+        return 2;
     }
-    herr_t rc = n > 0 ? H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT,
-                                is_int ? (void *)iv : (void *)a->names)
-                      : 0;
-    CHECK_H5(H5Tclose(mt));
-    CHECK_H5(H5Dclose(d));
-    if (is_int)
-        for (int64_t i = 0; i < n; i++)
-            snprintf(a->names + i * BEST_STR, BEST_STR, "%lld",
-                     (long long)iv[i]);
-    free(iv);
-    for (int64_t i = 0; i < n; i++)
-        a->names[i * BEST_STR + BEST_STR - 1] = '\0';
-    return rc < 0 ? -1 : 0;
-}
-
-static const char *best_name(const best_axis *a, int32_t i)
-{
-    return i >= 0 && i < a->n ? a->names + (int64_t)i * BEST_STR : "?";
-}
-
-static hid_t best_mtype(const char *by, int by_extra)
-{
-    hid_t t = CHECK_H5ID(H5Tcreate(H5T_COMPOUND, sizeof(best_row)));
-    CHECK_H5(H5Tinsert(t, "id", HOFFSET(best_row, id), H5T_NATIVE_INT64));
-    CHECK_H5(H5Tinsert(t, "status", HOFFSET(best_row, status), H5T_NATIVE_INT32));
-    static const char *const idx[SPACE_NAXES] = {
-        "model_idx", "system_idx", "task_idx", "batch_idx", "strategy_idx"};
-    for (int a = 0; a < SPACE_NAXES; a++)
-        CHECK_H5(H5Tinsert(t, idx[a],
-                           HOFFSET(best_row, idx) + (size_t)a * sizeof(int32_t),
-                           H5T_NATIVE_INT32));
-    CHECK_H5(H5Tinsert(t, "devices", HOFFSET(best_row, devices), H5T_NATIVE_INT64));
-    hid_t st = CHECK_H5ID(H5Tcopy(H5T_C_S1));
-    CHECK_H5(H5Tset_size(st, BEST_PLAN));
-    CHECK_H5(H5Tinsert(t, "dense_plan", HOFFSET(best_row, dense), st));
-    CHECK_H5(H5Tinsert(t, "emb_plan", HOFFSET(best_row, emb), st));
-    CHECK_H5(H5Tclose(st));
-    CHECK_H5(H5Tinsert(t, "throughput_samples_per_s", HOFFSET(best_row, thr),
-                       H5T_NATIVE_DOUBLE));
-    CHECK_H5(H5Tinsert(t, "iteration_time_s", HOFFSET(best_row, iter),
-                       H5T_NATIVE_DOUBLE));
-    if (by_extra)
-        CHECK_H5(H5Tinsert(t, by, HOFFSET(best_row, by), H5T_NATIVE_DOUBLE));
-    return t;
-}
-
-/* Is a better than b? */
-static int best_better(const best_row *a, const best_row *b, int maximize)
-{
-    if (a->by != b->by)
-        return maximize ? a->by > b->by : a->by < b->by;
-    return a->id < b->id;
-}
-
-static int best_parse_group(const char *g, int use[SPACE_NAXES], FILE *err)
-{
-    memset(use, 0, SPACE_NAXES * sizeof *use);
-    if (!g || !*g)
-        return 0;
-    const char *p = g;
-    while (*p) {
+    if (q->by->kind == FRAME_STR) {
+        fprintf(err, "madsweep best: --by: column '%s' is text; --by takes a "
+                "number column (a figure such as tokens_per_s, or an axis "
+                "figure such as devices)\n", by);
+        return 2;
+    }
+    if (o->order && strcmp(o->order, "max") != 0 && strcmp(o->order, "min") != 0) {
+        fprintf(err, "madsweep best: --order: expected max or min, got '%s'\n",
+                o->order);
+        return 2;
+    }
+    if (o->order)
+        q->maximize = strcmp(o->order, "max") == 0;
+    else
+        q->maximize = strstr(q->by->unit, "/s") || strstr(q->by->unit, "/J") ||
+                      strcmp(q->by->name, "mfu") == 0;
+    if (where_parse(&q->w, &q->f, o->where, msg, sizeof msg) != 0) {
+        fprintf(err, "madsweep best: %s\n", msg);
+        return 2;
+    }
+    for (const char *p = o->group; p && *p;) {
         size_t len = strcspn(p, ",");
-        int a;
-        for (a = 0; a < SPACE_NAXES; a++)
-            if (strlen(space_axis_names[a]) == len &&
-                strncmp(space_axis_names[a], p, len) == 0)
-                break;
-        if (a == SPACE_NAXES && len == 5 && strncmp(p, "batch", 5) == 0)
-            a = SPACE_BATCH;
-        if (a == SPACE_NAXES) {
-            fprintf(err, "madsweep best: --group: unknown axis '%.*s' "
-                    "(expected model, system, task, global_batch, strategy)\n",
-                    (int)len, p);
-            return -1;
+        char name[FRAME_NAME_MAX];
+        snprintf(name, sizeof name, "%.*s", (int)len, p);
+        if (strcmp(name, "batch") == 0) /* the axis' short name */
+            snprintf(name, sizeof name, "global_batch");
+        const frame_col *c = frame_find(&q->f, name, msg, sizeof msg);
+        if (!c) {
+            fprintf(err, "madsweep best: --group: %s\n", msg);
+            return 2;
         }
-        use[a] = 1;
+        if (q->ngcol == BEST_MAX_COLS) {
+            fprintf(err, "madsweep best: --group: more than %d columns\n",
+                    BEST_MAX_COLS);
+            return 2;
+        }
+        q->gcol[q->ngcol++] = c;
         p += len;
         if (*p == ',')
             p++;
     }
+    q->status = best_results_col(&q->f, "status", FRAME_INT);
+    q->id = best_results_col(&q->f, "id", FRAME_INT);
+    q->strat = best_results_col(&q->f, "strategy_idx", FRAME_INT);
+    for (int d = 0; d < 4; d++)
+        q->deg[d] = best_results_col(&q->f, best_dims[d], FRAME_INT);
+    q->dense = best_results_col(&q->f, "dense_plan", FRAME_STR);
+    q->layout = best_results_col(&q->f, "layout", FRAME_STR);
+    q->emb = best_results_col(&q->f, "emb_plan", FRAME_STR);
+    if (keymap_init(&q->groups) != 0)
+        check_die("out of memory", __FILE__, __LINE__);
+    for (int i = 0; i < q->ngcol; i++)
+        if (keymap_init(&q->gfirst[i]) != 0)
+            check_die("out of memory", __FILE__, __LINE__);
     return 0;
+}
+
+/* ------------------------------------------------------------ plans */
+
+/* Degree of dimension d in a row: its column, else its "tpN" token in
+ * dense_plan; -1 when the file says neither. */
+static int64_t best_degree(const best_query *q, const char *row, int d)
+{
+    if (q->deg[d])
+        return frame_int(&q->f, q->deg[d], row);
+    if (!q->dense)
+        return -1;
+    const char *s = frame_str(&q->f, q->dense, row);
+    size_t n = strlen(best_dims[d]);
+    for (const char *p = s; *p;) {
+        size_t len = strcspn(p, " ");
+        if (len > n && strncmp(p, best_dims[d], n) == 0 &&
+            strspn(p + n, "0123456789") == len - n)
+            return strtoll(p + n, NULL, 10);
+        p += len;
+        while (*p == ' ')
+            p++;
+    }
+    return -1;
+}
+
+/* The dimension a layout token names: "tp" or the initial 't'; -1. */
+static int best_dim_of(const char *tok, size_t len)
+{
+    for (int d = 0; d < 4; d++)
+        if ((len == 2 && strncmp(tok, best_dims[d], 2) == 0) ||
+            (len == 1 && tok[0] == best_dims[d][0]))
+            return d;
+    return -1;
+}
+
+/* Rewrites layout text s (`len` bytes with its NUL) without the
+ * dimensions of degree 1: "tp-cp-pp-dp" with pp = 1 becomes
+ * "tp-cp-dp"; a letters token ("tcpd") becomes "tcd". `letters`: one
+ * letter per dimension, no separator. Leaves s when it is not a layout. */
+static void best_drop_ones(char *s, size_t len, const int64_t deg[4], bool letters)
+{
+    char out[64] = "";
+    size_t o = 0, n = strlen(s);
+    int seen = 0;
+    for (size_t i = 0; i < n;) {
+        size_t tl = letters ? 1 : strcspn(s + i, "-");
+        int d = best_dim_of(s + i, tl);
+        if (d < 0 || (seen & (1 << d)))
+            return;
+        seen |= 1 << d;
+        if (deg[d] != 1) {
+            if (!letters && o > 0)
+                out[o++] = '-';
+            memcpy(out + o, s + i, tl);
+            o += tl;
+        }
+        i += tl + (!letters && s[i + tl] == '-');
+    }
+    if (seen != 15 || o >= len)
+        return;
+    memset(s, 0, len);
+    memcpy(s, out, o);
+}
+
+/* The plan key of a row: the row without its id and strategy index and
+ * with degree-1 dimensions taken out of its layout. */
+static void best_canon(const best_query *q, const char *row, char *key)
+{
+    size_t size = q->f.t.size;
+    memcpy(key, row, size);
+    if (q->id)
+        memset(key + q->id->off, 0, 8);
+    if (q->strat)
+        memset(key + q->strat->off, 0, 8);
+    int64_t deg[4];
+    for (int d = 0; d < 4; d++)
+        if ((deg[d] = best_degree(q, row, d)) < 1)
+            return;
+    if (q->layout) {
+        best_drop_ones(key + q->layout->off, q->layout->len, deg, false);
+        return;
+    }
+    if (!q->emb)
+        return;
+    /* files before named strategy columns: the layout is the emb_plan
+     * token of the four initials */
+    char *s = key + q->emb->off;
+    for (char *p = s; *p;) {
+        size_t len = strcspn(p, " ");
+        if (len == 4) {
+            char tok[5];
+            memcpy(tok, p, 4);
+            tok[4] = '\0';
+            char before[5];
+            memcpy(before, tok, 5);
+            best_drop_ones(tok, sizeof tok, deg, true);
+            if (strcmp(tok, before) != 0) {
+                char rest[256];
+                snprintf(rest, sizeof rest, "%s", p + 4);
+                size_t at = (size_t)(p - s);
+                char *e = s + at;
+                memset(e, 0, q->emb->len - at);
+                snprintf(e, q->emb->len - at, "%s%s", tok, rest);
+                return;
+            }
+        }
+        p += len;
+        while (*p == ' ')
+            p++;
+    }
+}
+
+/* ------------------------------------------------------------ groups */
+
+static bool best_better(const best_query *q, double va, int64_t ia, double vb,
+                        int64_t ib)
+{
+    if (isnan(va) != isnan(vb))
+        return isnan(vb);
+    if (!isnan(va) && va != vb)
+        return q->maximize ? va > vb : va < vb;
+    return ia < ib;
+}
+
+static best_group *best_group_of(best_query *q, const char *row, FILE *err)
+{
+    char key[2048];
+    size_t len = 0;
+    for (int i = 0; i < q->ngcol; i++) {
+        const frame_col *c = q->gcol[i];
+        if (c->kind == FRAME_STR || c->src == FRAME_STATUS) {
+            const char *s = frame_str(&q->f, c, row);
+            size_t n = strlen(s) + 1;
+            if (len + n > sizeof key)
+                n = sizeof key - len;
+            memcpy(key + len, s, n);
+            len += n;
+        } else if (len + 8 <= sizeof key) {
+            double v = frame_num(&q->f, c, row);
+            memcpy(key + len, &v, 8);
+            len += 8;
+        }
+    }
+    int64_t gi;
+    int fresh = 0;
+    if (keymap_get(&q->groups, key, len, q->ng, &gi, &fresh) != 0)
+        check_die("out of memory", __FILE__, __LINE__);
+    if (!fresh)
+        return &q->g[gi];
+    if ((q->ng + 1) * q->o->top > BEST_MAX_KEPT) {
+        fprintf(err, "madsweep best: more than %lld groups x top %lld rows; "
+                "group by fewer columns\n", (long long)(BEST_MAX_KEPT / q->o->top),
+                (long long)q->o->top);
+        return NULL;
+    }
+    if (q->ng == q->gcap) {
+        int64_t cap = q->gcap ? 2 * q->gcap : 64;
+        best_group *ng = realloc(q->g, (size_t)cap * sizeof *ng);
+        if (!ng)
+            check_die("out of memory", __FILE__, __LINE__);
+        q->g = ng;
+        q->gcap = cap;
+    }
+    best_group *g = &q->g[q->ng++];
+    memset(g, 0, sizeof *g);
+    size_t k = (size_t)q->o->top, size = q->f.t.size;
+    g->rows = malloc(k * size);
+    g->canon = malloc(k * size);
+    g->val = malloc(k * sizeof *g->val);
+    g->id = malloc(k * sizeof *g->id);
+    if (!g->rows || !g->canon || !g->val || !g->id)
+        check_die("out of memory", __FILE__, __LINE__);
+    for (int i = 0; i < q->ngcol; i++) {
+        const frame_col *c = q->gcol[i];
+        if (c->kind == FRAME_STR || c->src == FRAME_STATUS) {
+            const char *s = frame_str(&q->f, c, row);
+            int64_t ord;
+            if (keymap_get(&q->gfirst[i], s, strlen(s), q->gfirst[i].n, &ord,
+                           NULL) != 0)
+                check_die("out of memory", __FILE__, __LINE__);
+            g->order[i] = (double)ord;
+        } else {
+            g->order[i] = frame_num(&q->f, c, row);
+        }
+    }
+    return g;
+}
+
+static void best_offer(best_query *q, best_group *g, const char *row, double v,
+                       int64_t id)
+{
+    int64_t k = q->o->top;
+    size_t size = q->f.t.size;
+    if (g->n == k && !best_better(q, v, id, g->val[k - 1], g->id[k - 1]))
+        return;
+    char *key = malloc(size);
+    if (!key)
+        check_die("out of memory", __FILE__, __LINE__);
+    best_canon(q, row, key);
+    for (int64_t i = 0; i < g->n; i++)
+        if (memcmp(g->canon + (size_t)i * size, key, size) == 0) {
+            free(key); /* the same plan, kept with its lower id */
+            return;
+        }
+    int64_t at = g->n < k ? g->n++ : k - 1;
+    while (at > 0 && best_better(q, v, id, g->val[at - 1], g->id[at - 1])) {
+        memcpy(g->rows + (size_t)at * size, g->rows + (size_t)(at - 1) * size, size);
+        memcpy(g->canon + (size_t)at * size, g->canon + (size_t)(at - 1) * size,
+               size);
+        g->val[at] = g->val[at - 1];
+        g->id[at] = g->id[at - 1];
+        at--;
+    }
+    memcpy(g->rows + (size_t)at * size, row, size);
+    memcpy(g->canon + (size_t)at * size, key, size);
+    g->val[at] = v;
+    g->id[at] = id;
+    free(key);
+}
+
+static int best_scan(best_query *q, FILE *err)
+{
+    size_t size = q->f.t.size;
+    char *blk = malloc((size_t)BEST_BLOCK * size);
+    if (!blk)
+        check_die("out of memory", __FILE__, __LINE__);
+    int rc = 0;
+    for (int64_t at = 0; at < q->f.nrows && rc == 0; at += BEST_BLOCK) {
+        int64_t n = q->f.nrows - at < BEST_BLOCK ? q->f.nrows - at : BEST_BLOCK;
+        frame_read(&q->f, at, n, blk);
+        for (int64_t i = 0; i < n; i++) {
+            const char *row = blk + (size_t)i * size;
+            q->seen++;
+            if (q->status && frame_int(&q->f, q->status, row) != 0 && !q->o->all) {
+                q->not_ok++;
+                continue;
+            }
+            if (!where_match(&q->w, &q->f, row))
+                continue;
+            q->matched++;
+            best_group *g = best_group_of(q, row, err);
+            if (!g) {
+                rc = 2;
+                break;
+            }
+            int64_t id = q->id ? frame_int(&q->f, q->id, row) : at + i;
+            best_offer(q, g, row, frame_num(&q->f, q->by, row), id);
+        }
+    }
+    free(blk);
+    return rc;
+}
+
+/* ------------------------------------------------------------ output */
+
+typedef struct best_sorted {
+    const best_group *g;
+    int n;
+} best_sorted;
+
+static int best_cmp_groups(const void *a, const void *b)
+{
+    const best_sorted *x = a, *y = b;
+    for (int i = 0; i < x->n; i++) {
+        double u = x->g->order[i], v = y->g->order[i];
+        if (isnan(u) != isnan(v))
+            return isnan(u) ? 1 : -1;
+        if (u < v)
+            return -1;
+        if (u > v)
+            return 1;
+    }
+    return x->g->id[0] < y->g->id[0] ? -1 : x->g->id[0] > y->g->id[0];
 }
 
 static void best_csv_field(FILE *out, const char *s)
@@ -156,185 +415,200 @@ static void best_csv_field(FILE *out, const char *s)
     }
 }
 
+static void best_push(const frame_col **cols, int *n, int max, const frame_col *c)
+{
+    if (!c || *n >= max)
+        return;
+    for (int i = 0; i < *n; i++)
+        if (cols[i] == c || (cols[i]->src == c->src && cols[i]->axis == c->axis &&
+                             cols[i]->off == c->off))
+            return;
+    cols[(*n)++] = c;
+}
+
+/* Columns printed: the key columns (text), or every column once (CSV). */
+static int best_columns(const best_query *q, const frame_col **cols, int max)
+{
+    const frame *f = &q->f;
+    int n = 0;
+    if (q->o->all && !q->o->csv)
+        best_push(cols, &n, max, frame_find(f, "status_name", NULL, 0));
+    static const char *const lead[] = {"model", "system", "hardware", "devices",
+                                       "task", "global_batch"};
+    for (size_t i = 0; i < sizeof lead / sizeof lead[0]; i++)
+        if (q->o->csv ? strcmp(lead[i], "hardware") != 0 : true)
+            best_push(cols, &n, max, frame_find(f, lead[i], NULL, 0));
+    if (q->o->csv) {
+        for (int i = 0; i < f->ncols; i++)
+            best_push(cols, &n, max, &f->cols[i]);
+        return n;
+    }
+    for (int i = 0; i < q->ngcol; i++)
+        best_push(cols, &n, max, q->gcol[i]);
+    for (int i = 0; i < q->w.n; i++)
+        best_push(cols, &n, max, q->w.c[i].col);
+    if (q->dense && q->emb) {
+        best_push(cols, &n, max, q->dense);
+        best_push(cols, &n, max, q->emb);
+    } else {
+        best_push(cols, &n, max, frame_find(f, "strategy", NULL, 0));
+    }
+    best_push(cols, &n, max, q->by);
+    best_push(cols, &n, max, frame_find(f, "throughput_samples_per_s", NULL, 0));
+    return n;
+}
+
+static const char *best_label(const best_query *q, const frame_col *c)
+{
+    bool det = strcmp(q->f.fidelity, "detailed") == 0 && !q->o->csv;
+    if (det && c == q->dense)
+        return "parallel";
+    if (det && c == q->emb)
+        return "options";
+    if (c->src == FRAME_STATUS && !q->o->csv)
+        return "status";
+    return c->name;
+}
+
+static void best_print(const best_query *q, FILE *out)
+{
+    enum { MAXC = 512 };
+    const frame_col **cols = malloc(MAXC * sizeof *cols);
+    best_sorted *order = malloc((size_t)(q->ng > 0 ? q->ng : 1) * sizeof *order);
+    if (!cols || !order)
+        check_die("out of memory", __FILE__, __LINE__);
+    int nc = best_columns(q, cols, MAXC);
+    for (int64_t i = 0; i < q->ng; i++)
+        order[i] = (best_sorted){&q->g[i], q->ngcol};
+    qsort(order, (size_t)q->ng, sizeof *order, best_cmp_groups);
+    size_t size = q->f.t.size;
+    char cell[BEST_CELL];
+    if (q->o->csv) {
+        for (int c = 0; c < nc; c++) {
+            if (c)
+                fputc(',', out);
+            best_csv_field(out, best_label(q, cols[c]));
+        }
+        fputc('\n', out);
+        for (int64_t i = 0; i < q->ng; i++)
+            for (int64_t k = 0; k < order[i].g->n; k++) {
+                const char *row = order[i].g->rows + (size_t)k * size;
+                for (int c = 0; c < nc; c++) {
+                    if (c)
+                        fputc(',', out);
+                    best_csv_field(out, frame_text(&q->f, cols[c], row, true, cell,
+                                                   sizeof cell));
+                }
+                fputc('\n', out);
+            }
+        free(cols);
+        free(order);
+        return;
+    }
+    int *w = calloc((size_t)nc, sizeof *w);
+    if (!w)
+        check_die("out of memory", __FILE__, __LINE__);
+    for (int c = 0; c < nc; c++)
+        w[c] = (int)strlen(best_label(q, cols[c]));
+    for (int64_t i = 0; i < q->ng; i++)
+        for (int64_t k = 0; k < order[i].g->n; k++)
+            for (int c = 0; c < nc; c++) {
+                int l = (int)strlen(frame_text(&q->f, cols[c],
+                                               order[i].g->rows + (size_t)k * size,
+                                               false, cell, sizeof cell));
+                w[c] = l > w[c] ? l : w[c];
+            }
+    for (int c = 0; c < nc; c++) {
+        bool num = cols[c]->kind != FRAME_STR && cols[c]->src != FRAME_STATUS;
+        fprintf(out, "%s%*s", c ? "  " : "", num ? w[c] : -w[c],
+                best_label(q, cols[c]));
+    }
+    fputc('\n', out);
+    for (int64_t i = 0; i < q->ng; i++)
+        for (int64_t k = 0; k < order[i].g->n; k++) {
+            const char *row = order[i].g->rows + (size_t)k * size;
+            for (int c = 0; c < nc; c++) {
+                bool num = cols[c]->kind != FRAME_STR && cols[c]->src != FRAME_STATUS;
+                fprintf(out, "%s%*s", c ? "  " : "", num ? w[c] : -w[c],
+                        frame_text(&q->f, cols[c], row, false, cell, sizeof cell));
+            }
+            fputc('\n', out);
+        }
+    bool unit = q->by->unit[0] && strcmp(q->by->unit, "1") != 0;
+    fprintf(out, "(by %s%s%s%s%s, %s is better; %lld of %lld rows match",
+            q->by->name, unit ? " (" : "", unit ? q->by->unit : "", unit ? ")" : "",
+            q->o->order ? " as --order says" : "",
+            q->maximize ? "higher" : "lower", (long long)q->matched,
+            (long long)q->seen);
+    if (q->not_ok)
+        fprintf(out, "; %lld rows not ok left out, --all shows them",
+                (long long)q->not_ok);
+    fputs(")\n", out);
+    free(w);
+    free(cols);
+    free(order);
+}
+
+static void best_list_columns(const frame *f, FILE *out)
+{
+    fprintf(out, "%-34s %-6s %-36s %s\n", "column", "kind", "unit", "from");
+    for (int i = 0; i < f->ncols; i++) {
+        const frame_col *c = &f->cols[i];
+        char from[FRAME_NAME_MAX + 8];
+        if (c->src == FRAME_AXIS)
+            snprintf(from, sizeof from, "/axes/%s", f->axes[c->axis].name);
+        else
+            snprintf(from, sizeof from, c->src == FRAME_STATUS ? "/axes/status"
+                                                               : "/results");
+        fprintf(out, "%-34s %-6s %-36s %s\n", c->name,
+                c->kind == FRAME_STR || c->src == FRAME_STATUS ? "text"
+                : c->kind == FRAME_INT                         ? "int"
+                                                               : "number",
+                c->unit, from);
+    }
+}
+
 int best_run(const best_opts *o, FILE *out, FILE *err)
 {
-    const char *by = o->by ? o->by : "throughput_samples_per_s";
-    const result_field *bf = result_find(by);
-    if (!bf) {
-        fprintf(err, "madsweep best: --by: unknown figure '%s'; one of:", by);
-        for (size_t i = 0; i < result_nfields; i++)
-            fprintf(err, " %s", result_fields[i].name);
-        fputc('\n', err);
-        return 2;
-    }
     if (o->top < 1) {
         fprintf(err, "madsweep best: --top must be >= 1\n");
         return 2;
     }
-    int maximize = strstr(bf->unit, "/s") != NULL || strcmp(bf->name, "mfu") == 0;
-    int use[SPACE_NAXES];
-    if (best_parse_group(o->group, use, err) != 0)
-        return 2;
-
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    hid_t f = H5Fopen(o->path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (f < 0) {
-        fprintf(err, "madsweep best: cannot open %s as an HDF5 file\n", o->path);
+    best_query *q = calloc(1, sizeof *q);
+    if (!q)
+        check_die("out of memory", __FILE__, __LINE__);
+    q->o = o;
+    char msg[1200];
+    if (frame_open(&q->f, o->path, msg, sizeof msg) != 0) {
+        fprintf(err, "madsweep best: %s\n", msg);
+        free(q);
         return 1;
     }
-    int rc = 1;
-    best_axis ax[SPACE_NAXES];
-    memset(ax, 0, sizeof ax);
-    best_row *slots = NULL;
-    int64_t *fill = NULL;
-    best_row *blk = NULL;
-    int64_t complete = 0;
-    hid_t d = -1;
-    if (H5Aexists(f, "complete") <= 0 ||
-        H5Lexists(f, "results", H5P_DEFAULT) <= 0) {
-        fprintf(err, "madsweep best: %s is not a madsweep sweep file\n", o->path);
-        goto out;
+    int rc = 0;
+    if (o->columns)
+        best_list_columns(&q->f, out);
+    else if ((rc = best_setup(q, err)) == 0 && (rc = best_scan(q, err)) == 0) {
+        best_print(q, out);
+        if (q->matched == 0)
+            fprintf(err, "madsweep best: no row of %s matches (%lld rows, %lld "
+                    "not ok%s)\n", o->path, (long long)q->seen,
+                    (long long)q->not_ok, q->not_ok && !o->all ? "; --all "
+                    "includes them" : "");
     }
-    hid_t a = CHECK_H5ID(H5Aopen(f, "complete", H5P_DEFAULT));
-    CHECK_H5(H5Aread(a, H5T_NATIVE_INT64, &complete));
-    CHECK_H5(H5Aclose(a));
-    if (complete != 1) {
-        fprintf(err, "madsweep best: %s is an unfinished sweep (complete = 0); "
-                "finish it with `madsweep sweep SPEC --resume -o %s`\n",
-                o->path, o->path);
-        goto out;
+    for (int64_t i = 0; i < q->ng; i++) {
+        free(q->g[i].rows);
+        free(q->g[i].canon);
+        free(q->g[i].val);
+        free(q->g[i].id);
     }
-    if (best_read_axis(f, "axes/model", "name", 0, &ax[SPACE_MODEL]) ||
-        best_read_axis(f, "axes/system", "name", 0, &ax[SPACE_SYSTEM]) ||
-        best_read_axis(f, "axes/task", "name", 0, &ax[SPACE_TASK]) ||
-        best_read_axis(f, "axes/global_batch", "global_batch", 1,
-                       &ax[SPACE_BATCH]) ||
-        best_read_axis(f, "axes/strategy", "text", 0, &ax[SPACE_STRATEGY])) {
-        fprintf(err, "madsweep best: %s: missing or unreadable /axes tables\n",
-                o->path);
-        goto out;
-    }
-    int64_t ngroups = 1;
-    for (int x = 0; x < SPACE_NAXES; x++)
-        if (use[x])
-            ngroups *= ax[x].n > 0 ? ax[x].n : 1;
-    if (ngroups > BEST_MAX_SLOTS / o->top) {
-        fprintf(err, "madsweep best: %lld groups x top %lld is too many\n",
-                (long long)ngroups, (long long)o->top);
-        rc = 2;
-        goto out;
-    }
-    slots = calloc((size_t)(ngroups * o->top), sizeof *slots);
-    fill = calloc((size_t)ngroups, sizeof *fill);
-    blk = calloc(BEST_BLOCK, sizeof *blk); /* columns a file lacks read as 0 */
-    if (!slots || !fill || !blk)
-        check_die("out of memory", __FILE__, __LINE__);
-
-    int by_extra = strcmp(by, "throughput_samples_per_s") != 0 &&
-                   strcmp(by, "iteration_time_s") != 0;
-    int by_iter = strcmp(by, "iteration_time_s") == 0;
-    hid_t mt = best_mtype(by, by_extra);
-    d = CHECK_H5ID(H5Dopen2(f, "results", H5P_DEFAULT));
-    hid_t fs = CHECK_H5ID(H5Dget_space(d));
-    hsize_t nrows = (hsize_t)H5Sget_simple_extent_npoints(fs);
-    for (hsize_t at = 0; at < nrows; at += BEST_BLOCK) {
-        hsize_t cnt = nrows - at < BEST_BLOCK ? nrows - at : BEST_BLOCK;
-        CHECK_H5(H5Sselect_hyperslab(fs, H5S_SELECT_SET, &at, NULL, &cnt, NULL));
-        hid_t ms = CHECK_H5ID(H5Screate_simple(1, &cnt, NULL));
-        CHECK_H5(H5Dread(d, mt, ms, fs, H5P_DEFAULT, blk));
-        CHECK_H5(H5Sclose(ms));
-        for (hsize_t i = 0; i < cnt; i++) {
-            best_row *r = &blk[i];
-            if (r->status != 0)
-                continue;
-            if (!by_extra)
-                r->by = by_iter ? r->iter : r->thr;
-            int64_t g = 0;
-            for (int x = 0; x < SPACE_NAXES; x++)
-                if (use[x])
-                    g = g * ax[x].n + r->idx[x];
-            best_row *top = slots + g * o->top;
-            int64_t k = fill[g];
-            if (k == o->top && !best_better(r, &top[k - 1], maximize))
-                continue;
-            if (k < o->top)
-                fill[g]++;
-            else
-                k--;
-            while (k > 0 && best_better(r, &top[k - 1], maximize)) {
-                top[k] = top[k - 1];
-                k--;
-            }
-            top[k] = *r;
-        }
-    }
-    CHECK_H5(H5Sclose(fs));
-    CHECK_H5(H5Tclose(mt));
-
-    char fid[32] = "";
-    if (H5Aexists(f, "fidelity") > 0) {
-        hid_t fa = CHECK_H5ID(H5Aopen(f, "fidelity", H5P_DEFAULT));
-        hid_t ft = CHECK_H5ID(H5Tcopy(H5T_C_S1));
-        CHECK_H5(H5Tset_size(ft, sizeof fid));
-        hid_t at = CHECK_H5ID(H5Aget_type(fa));
-        if (H5Tget_size(at) < sizeof fid)
-            CHECK_H5(H5Aread(fa, ft, fid));
-        CHECK_H5(H5Tclose(at));
-        CHECK_H5(H5Tclose(ft));
-        CHECK_H5(H5Aclose(fa));
-    }
-    int det = strcmp(fid, "detailed") == 0, wd = det ? 30 : 20, we = det ? 28 : 16;
-    if (o->csv)
-        fprintf(out, "model,system,devices,task,global_batch,dense_plan,"
-                "emb_plan,%s%s,id\n", by,
-                by_extra ? ",throughput_samples_per_s" : "");
-    else
-        fprintf(out, "%-14s %-28s %7s %-10s %8s %-*s %-*s %16s%s\n", "model",
-                "system", "devices", "task", "batch", wd,
-                det ? "parallel" : "dense", we, det ? "options" : "embedding",
-                by, by_extra ? "        samples/s" : "");
-    for (int64_t g = 0; g < ngroups; g++)
-        for (int64_t k = 0; k < fill[g]; k++) {
-            const best_row *r = &slots[g * o->top + k];
-            const char *m = best_name(&ax[SPACE_MODEL], r->idx[SPACE_MODEL]);
-            const char *s = best_name(&ax[SPACE_SYSTEM], r->idx[SPACE_SYSTEM]);
-            const char *t = best_name(&ax[SPACE_TASK], r->idx[SPACE_TASK]);
-            const char *b = best_name(&ax[SPACE_BATCH], r->idx[SPACE_BATCH]);
-            char dense[BEST_PLAN + 1], emb[BEST_PLAN + 1];
-            snprintf(dense, sizeof dense, "%.*s", BEST_PLAN, r->dense);
-            snprintf(emb, sizeof emb, "%.*s", BEST_PLAN, r->emb);
-            if (o->csv) {
-                best_csv_field(out, m);
-                fputc(',', out);
-                best_csv_field(out, s);
-                fprintf(out, ",%lld,", (long long)r->devices);
-                best_csv_field(out, t);
-                fprintf(out, ",%s,", b);
-                best_csv_field(out, dense);
-                fputc(',', out);
-                best_csv_field(out, emb);
-                fprintf(out, ",%.17g", r->by);
-                if (by_extra)
-                    fprintf(out, ",%.17g", r->thr);
-                fprintf(out, ",%lld\n", (long long)r->id);
-            } else {
-                fprintf(out, "%-14s %-28s %7lld %-10s %8s %-*s %-*s %16.6g",
-                        m, s, (long long)r->devices, t, b, wd, dense, we, emb,
-                        r->by);
-                if (by_extra)
-                    fprintf(out, " %16.6g", r->thr);
-                fputc('\n', out);
-            }
-        }
-    rc = 0;
-out:
-    if (d >= 0)
-        CHECK_H5(H5Dclose(d));
-    for (int x = 0; x < SPACE_NAXES; x++)
-        free(ax[x].names);
-    free(slots);
-    free(fill);
-    free(blk);
-    CHECK_H5(H5Fclose(f));
+    free(q->g);
+    if (q->groups.slot)
+        keymap_free(&q->groups);
+    for (int i = 0; i < BEST_MAX_COLS; i++)
+        if (q->gfirst[i].slot)
+            keymap_free(&q->gfirst[i]);
+    where_free(&q->w);
+    frame_close(&q->f);
+    free(q);
     return rc;
 }

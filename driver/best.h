@@ -1,14 +1,28 @@
 /*
  * best.h - `madsweep best`: the best points of a finished sweep file.
  *
- * Streams /results in blocks (memory: one block plus K rows per group),
- * keeps the rows with status ok, groups them by any subset of the axes
- * (model, system, task, global_batch, strategy) and prints the top K of
- * each group by one figure of result_fields[]: rates ("/s" units) and
- * mfu are maximized, everything else (times, bytes, counts) minimized;
- * ties go to the lower point id. Detailed-fidelity files print their
- * dense_plan/emb_plan columns as "parallel" and "options". Names come from the file's /axes tables, so the
- * spec is not needed. Serial: opens the file without MPI-IO.
+ * Works on the file's own columns (frame.h): every /results member and
+ * every /axes column joined in, so a figure or axis column added to the
+ * file needs no change here. Streams /results in blocks (memory: one
+ * block plus K rows per group) and:
+ *   - keeps rows whose status is ok, unless `all` (then every row, with
+ *     its status shown): a point that does not fit is never crowned by
+ *     default;
+ *   - keeps rows matching `where` (where.h: "task==pretrain,devices>=1024,
+ *     tpot_s<=0.03");
+ *   - groups them by any columns (`group`, comma list: model, system,
+ *     hardware, devices, task, nic_gbps_per_device, ...; none: one group)
+ *     and keeps the top K of each group by the number column `by`:
+ *     maximized when its unit is a rate ("/s", "/J") or it is mfu,
+ *     minimized otherwise (times, bytes, energy, cost), or as `order`
+ *     says; NaN ranks last, ties go to the lower point id;
+ *   - shows a plan once: rows of a group that differ only in their
+ *     strategy index and in the order of degree-1 dimensions in their
+ *     layout (tp-cp-dp-pp and tp-cp-pp-dp when pp = 1), with every
+ *     figure equal, are the same plan; the lowest id stands for it.
+ * Groups print in order: numbers ascending, texts in the order the file
+ * first shows them (the spec's order). Text output is a table with the
+ * key columns; --csv prints every column (each once, at full precision).
  */
 #ifndef MADSWEEP_BEST_H
 #define MADSWEEP_BEST_H
@@ -20,9 +34,13 @@
 typedef struct best_opts {
     const char *path;
     int64_t top;       /* K >= 1 */
-    const char *by;    /* figure name; NULL: throughput_samples_per_s */
-    const char *group; /* comma list of axes; NULL or "": one group */
+    const char *by;    /* number column; NULL: throughput_samples_per_s */
+    const char *group; /* comma list of columns; NULL or "": one group */
+    const char *where; /* conditions (where.h); NULL: none */
+    const char *order; /* "max", "min" or NULL (from the unit) */
+    bool all;          /* rows of every status, not only ok */
     bool csv;
+    bool columns;      /* list the file's columns instead */
 } best_opts;
 
 /* Returns 0, 1 (the file cannot be read or is not a finished sweep) or

@@ -17,8 +17,12 @@
 
 #include "../cost/eval.h"
 #include "best.h"
+#include "list.h"
 #include "load.h"
+#include "pointfile.h"
 #include "report.h"
+#include "speckeys.h"
+#include "suggest.h"
 #include "sweep.h"
 #include "trace.h"
 
@@ -27,6 +31,8 @@ typedef enum cmd_id {
     CMD_BENCH,
     CMD_SWEEP,
     CMD_BEST,
+    CMD_POINT,
+    CMD_LIST,
     CMD_KEYS,
     CMD_VERSION,
     CMD_N
@@ -43,7 +49,10 @@ static const cmd_info cmd_table[CMD_N] = {
     {"bench", "POINT.cfg", "evaluate a point repeatedly and print evaluations/s"},
     {"sweep", "SPEC.cfg", "evaluate a design space over MPI ranks into one HDF5 file"},
     {"best", "OUT.h5", "print the best points of a finished sweep file"},
-    {"keys", "", "list every configuration key with its meaning and unit"},
+    {"point", "OUT.h5 ID", "print the point file of row ID of a sweep file (for eval)"},
+    {"list", "WHAT", "list catalogue entries with key figures: models, hardware, "
+                     "systems, stacks"},
+    {"keys", "", "list every configuration and sweep-spec key with its meaning"},
     {"version", "", "print the tool and cost-model versions"},
 };
 
@@ -59,6 +68,10 @@ typedef enum opt_id {
     OPT_TOP,
     OPT_BY,
     OPT_GROUP,
+    OPT_WHERE,
+    OPT_ORDER,
+    OPT_ALL,
+    OPT_COLUMNS,
     OPT_CSV,
     OPT_HELP,
     OPT_N
@@ -78,7 +91,8 @@ static const cmd_opt opt_table[OPT_N] = {
     {"trace", "FILE", ON(CMD_EVAL),
      "write a Chrome trace-event file (Perfetto): the whole iteration of a detailed "
      "transformer point, one process per pipeline stage; else both streams"},
-    {"configs", "DIR", ON(CMD_EVAL) | ON(CMD_BENCH) | ON(CMD_SWEEP),
+    {"configs", "DIR", ON(CMD_EVAL) | ON(CMD_BENCH) | ON(CMD_SWEEP) | ON(CMD_POINT) |
+                           ON(CMD_LIST),
      "catalogue directory (default $MADSWEEP_CONFIGS or the source tree's)"},
     {"seconds", "S", ON(CMD_BENCH), "bench: run for about S seconds (default 2)"},
     {"count", "N", ON(CMD_BENCH), "bench: run exactly N evaluations"},
@@ -88,12 +102,20 @@ static const cmd_opt opt_table[OPT_N] = {
      "sweep: continue an interrupted sweep of the same spec in --out"},
     {"quiet", NULL, ON(CMD_SWEEP), "sweep: no progress line and no summary"},
     {"top", "K", ON(CMD_BEST), "best: the K best points per group (default 1)"},
-    {"by", "FIGURE", ON(CMD_BEST),
-     "best: rank by this figure (default throughput_samples_per_s)"},
-    {"group", "AXES", ON(CMD_BEST),
-     "best: group by axes, e.g. model,system (model, system, task, "
-     "global_batch, strategy)"},
-    {"csv", NULL, ON(CMD_BEST), "best: print CSV"},
+    {"by", "COLUMN", ON(CMD_BEST),
+     "best: rank by this number column (default throughput_samples_per_s); "
+     "rates and mfu are maximized, the rest minimized"},
+    {"group", "COLUMNS", ON(CMD_BEST),
+     "best: group by columns, e.g. model,hardware,devices (any axis or column)"},
+    {"where", "CONDS", ON(CMD_BEST),
+     "best: keep rows where every COLUMN OP VALUE holds (OP < <= > >= == !=), "
+     "e.g. 'task==pretrain,devices>=1024,tpot_s<=0.03'"},
+    {"order", "max|min", ON(CMD_BEST), "best: maximize or minimize --by"},
+    {"all", NULL, ON(CMD_BEST),
+     "best: rank rows of every status (default: ok only; infeasible rows "
+     "never win otherwise)"},
+    {"columns", NULL, ON(CMD_BEST), "best: list the file's columns with units"},
+    {"csv", NULL, ON(CMD_BEST), "best: print CSV with every column"},
     {"help", NULL, 0xffffffffu, "show this help"},
 };
 
@@ -105,7 +127,10 @@ static char cmd_short_name(int o)
 
 typedef struct cmd_args {
     cmd_id cmd;
+    int argc;
+    char **argv;
     const char *file;
+    const char *file2; /* point: the id */
     bool set[OPT_N];
     const char *val[OPT_N];
 } cmd_args;
@@ -114,17 +139,17 @@ static void cmd_usage(FILE *f)
 {
     fprintf(f, "usage: madsweep COMMAND [OPTIONS] [FILE]\n\ncommands:\n");
     for (int c = 0; c < CMD_N; c++)
-        fprintf(f, "  %-8s %-10s %s\n", cmd_table[c].name, cmd_table[c].args,
+        fprintf(f, "  %-8s %-11s %s\n", cmd_table[c].name, cmd_table[c].args,
                 cmd_table[c].help);
     fprintf(f, "\noptions:\n");
     for (int o = 0; o < OPT_N; o++) {
-        char lhs[40];
+        char lhs[48];
         char sn = cmd_short_name(o);
         snprintf(lhs, sizeof lhs, "%s%c%s--%s%s%s", sn ? "-" : "",
                  sn ? sn : ' ', sn ? ", " : "   ", opt_table[o].name,
                  opt_table[o].arg ? " " : "",
                  opt_table[o].arg ? opt_table[o].arg : "");
-        fprintf(f, "  %-18s %s", lhs, opt_table[o].help);
+        fprintf(f, "  %-20s %s", lhs, opt_table[o].help);
         if (opt_table[o].cmds != 0xffffffffu) {
             fputs(" [", f);
             bool first = true;
@@ -142,6 +167,8 @@ static void cmd_usage(FILE *f)
 static int cmd_parse(int argc, char **argv, cmd_args *a, FILE *err)
 {
     memset(a, 0, sizeof *a);
+    a->argc = argc;
+    a->argv = argv;
     if (argc < 2) {
         cmd_usage(err);
         return -1;
@@ -159,7 +186,13 @@ static int cmd_parse(int argc, char **argv, cmd_args *a, FILE *err)
         if (strcmp(cmd_table[c].name, name) == 0)
             break;
     if (c == CMD_N) {
-        fprintf(err, "madsweep: unknown command '%s'\n", name);
+        suggest sg;
+        suggest_init(&sg, name);
+        for (int k = 0; k < CMD_N; k++)
+            suggest_offer(&sg, cmd_table[k].name);
+        char hint[SUGGEST_NAME_MAX + 32];
+        fprintf(err, "madsweep: unknown command '%s'%s\n", name,
+                suggest_hint(&sg, hint, sizeof hint));
         cmd_usage(err);
         return -1;
     }
@@ -176,6 +209,10 @@ static int cmd_parse(int argc, char **argv, cmd_args *a, FILE *err)
                 }
         }
         if (strncmp(s, "--", 2) != 0 || s[2] == '\0') {
+            if (a->file && c == CMD_POINT && !a->file2) {
+                a->file2 = s;
+                continue;
+            }
             if (a->file) {
                 fprintf(err, "madsweep %s: unexpected argument '%s'\n",
                         cmd_table[c].name, s);
@@ -193,8 +230,17 @@ static int cmd_parse(int argc, char **argv, cmd_args *a, FILE *err)
                 strncmp(opt_table[o].name, key, klen) == 0)
                 break;
         if (o == OPT_N || !(opt_table[o].cmds & ON(c))) {
-            fprintf(err, "madsweep %s: unknown option '%s'\n",
-                    cmd_table[c].name, s);
+            char word[64];
+            snprintf(word, sizeof word, "%.*s", (int)klen, key);
+            suggest sg;
+            suggest_init(&sg, word);
+            for (int k = 0; k < OPT_N; k++)
+                if (opt_table[k].cmds & ON(c))
+                    suggest_offer(&sg, opt_table[k].name);
+            const char *near = suggest_result(&sg);
+            fprintf(err, "madsweep %s: unknown option '%s'%s%s%s\n",
+                    cmd_table[c].name, s, near ? "; did you mean '--" : "",
+                    near ? near : "", near ? "'?" : "");
             return -1;
         }
         a->set[o] = true;
@@ -218,7 +264,7 @@ static int cmd_parse(int argc, char **argv, cmd_args *a, FILE *err)
     if (a->set[OPT_HELP])
         return 0;
     bool needs_file = cmd_table[c].args[0] != '\0';
-    if (needs_file && !a->file) {
+    if (needs_file && (!a->file || (c == CMD_POINT && !a->file2))) {
         fprintf(err, "madsweep %s: missing %s\n", cmd_table[c].name,
                 cmd_table[c].args);
         return -1;
@@ -381,6 +427,44 @@ static int cmd_mpi_init(FILE *err)
     return 0;
 }
 
+/* The command line, each argument shell-quoted when it needs it (for
+ * the provenance of sweep files); malloc'ed, NULL when out of memory. */
+static char *cmd_line_text(int argc, char **argv)
+{
+    size_t cap = 1;
+    for (int i = 0; i < argc; i++)
+        cap += 4 * strlen(argv[i]) + 3;
+    char *s = malloc(cap), *p = s;
+    if (!s)
+        return NULL;
+    for (int i = 0; i < argc; i++) {
+        const char *v = argv[i];
+        bool plain = *v != '\0';
+        for (const char *c = v; *c; c++)
+            plain &= strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                            "0123456789-_./=:,+@%", *c) != NULL;
+        if (i > 0)
+            *p++ = ' ';
+        if (plain) {
+            memcpy(p, v, strlen(v));
+            p += strlen(v);
+            continue;
+        }
+        *p++ = '\'';
+        for (const char *c = v; *c; c++) {
+            if (*c == '\'') {
+                memcpy(p, "'\\''", 4);
+                p += 4;
+            } else {
+                *p++ = *c;
+            }
+        }
+        *p++ = '\'';
+    }
+    *p = '\0';
+    return s;
+}
+
 static int cmd_sweep(const cmd_args *a, FILE *out, FILE *err)
 {
     if (!a->set[OPT_OUT]) {
@@ -396,13 +480,19 @@ static int cmd_sweep(const cmd_args *a, FILE *out, FILE *err)
     const char *kill = getenv("MADSWEEP_KILL_AFTER_CHUNKS");
     if (kill && *kill)
         o.kill_after = strtoll(kill, NULL, 10);
-    return sweep_run(MPI_COMM_WORLD, &o, NULL, out, err);
+    char *line = cmd_line_text(a->argc, a->argv);
+    o.command_line = line;
+    int rc = sweep_run(MPI_COMM_WORLD, &o, NULL, out, err);
+    free(line);
+    return rc;
 }
 
 static int cmd_best(const cmd_args *a, FILE *out, FILE *err)
 {
     best_opts o = {.path = a->file, .top = 1, .by = a->val[OPT_BY],
-                   .group = a->val[OPT_GROUP], .csv = a->set[OPT_CSV]};
+                   .group = a->val[OPT_GROUP], .where = a->val[OPT_WHERE],
+                   .order = a->val[OPT_ORDER], .all = a->set[OPT_ALL],
+                   .columns = a->set[OPT_COLUMNS], .csv = a->set[OPT_CSV]};
     if (a->set[OPT_TOP]) {
         char *end = NULL;
         errno = 0;
@@ -415,6 +505,20 @@ static int cmd_best(const cmd_args *a, FILE *out, FILE *err)
         o.top = (int64_t)k;
     }
     return best_run(&o, out, err);
+}
+
+static int cmd_point(const cmd_args *a, FILE *out, FILE *err)
+{
+    char *end = NULL;
+    errno = 0;
+    long long id = strtoll(a->file2, &end, 10);
+    if (errno || end == a->file2 || *end || id < 0) {
+        fprintf(err, "madsweep point: ID: expected a point id (an integer >= 0, "
+                "the id column of /results), got '%s'\n", a->file2);
+        return 2;
+    }
+    return pointfile_from_sweep(a->file, (int64_t)id,
+                                load_configs_dir(a->val[OPT_CONFIGS]), out, err);
 }
 
 static int cmd_version(FILE *out)
@@ -445,8 +549,13 @@ int cmd_main(int argc, char **argv, FILE *out, FILE *err)
         return cmd_sweep(&a, out, err);
     case CMD_BEST:
         return cmd_best(&a, out, err);
+    case CMD_POINT:
+        return cmd_point(&a, out, err);
+    case CMD_LIST:
+        return list_run(a.file, load_configs_dir(a.val[OPT_CONFIGS]), out, err);
     case CMD_KEYS:
         load_print_keys(out);
+        speckeys_print(out);
         return 0;
     case CMD_VERSION:
         return cmd_version(out);

@@ -9,6 +9,7 @@
 #include "load.h"
 
 #include "../cost/detailed.h"
+#include "suggest.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -90,8 +91,13 @@ static const load_key model_keys[] = {
 };
 
 #define SK(n, t, d) {#n, t, offsetof(cluster_t, n), LK_ALL, LR_YES, d}
+#define LOAD_BASE_KEY(list, file)                                              \
+    {"base", LT_NOTE, 0, LK_ALL, LR_NO,                                        \
+     "an entry to start from (list '" list "' of this file, else " file        \
+     "); the other keys override its figures, only name is required"}
 static const load_key system_keys[] = {
     SK(name, LT_STRING, "catalogue name"),
+    LOAD_BASE_KEY("systems", "systems.cfg"),
     SK(devices, LT_INT, "devices (GPUs) in the system"),
     SK(nodes, LT_INT, "nodes; devices per node = devices / nodes"),
     SK(peak_fp64_flops, LT_FLOAT, "FP64 peak per device, FLOP/s"),
@@ -189,6 +195,7 @@ static const load_key dmodel_keys[] = {
 #define HK(n, t, r, d) {#n, t, offsetof(hw_t, n), LK_ALL, r, d}
 static const load_key hw_keys[] = {
     HK(name, LT_STRING, LR_YES, "catalogue name"),
+    LOAD_BASE_KEY("hardware", "hardware.cfg"),
     {"peak_fp32_flops", LT_FLOAT, HWO(HW_FP32), LK_ALL, LR_YES, "FP32 dense peak, FLOP/s"},
     {"peak_tf32_flops", LT_FLOAT, HWO(HW_TF32), LK_ALL, LR_NO, "TF32 dense peak, FLOP/s (0: none)"},
     {"peak_bf16_flops", LT_FLOAT, HWO(HW_BF16), LK_ALL, LR_YES,
@@ -232,6 +239,7 @@ static const load_key hw_keys[] = {
 #define YK(n, t, r, d) {#n, t, offsetof(topo_system_t, n), LK_ALL, r, d}
 static const load_key dsystem_keys[] = {
     YK(name, LT_STRING, LR_YES, "name"),
+    LOAD_BASE_KEY("systems", "detailed_systems.cfg"),
     {"hardware", LT_ANY, 0, LK_ALL, LR_YES,
      "hardware generation: a group or a name in list 'hardware' (hardware.cfg)"},
     YK(devices, LT_INT, LR_YES, "devices in the system"),
@@ -378,6 +386,16 @@ void load_fail(load_err *err, const config_setting_t *s, const char *fmt, ...)
 }
 
 /* ------------------------------------------------------------ files */
+
+void load_reads_add(load_reads *r, const char *path)
+{
+    if (!r || r->n >= LOAD_READS_MAX)
+        return;
+    for (int i = 0; i < r->n; i++)
+        if (strcmp(r->path[i], path) == 0)
+            return;
+    snprintf(r->path[r->n++], LOAD_PATH_MAX, "%s", path);
+}
 
 const char *load_configs_dir(const char *override)
 {
@@ -677,11 +695,16 @@ static int load_value(const config_setting_t *s, const load_key *k, void *obj,
     }
 }
 
+/* load_group flags: fine-tuning keys required; a group with a `base`
+ * (only `name` required: the base gave the rest, the group overrides). */
+enum { LG_FINETUNE = 1u, LG_BASED = 2u };
+
 /* Loads the keys of `keys` that apply to `kinds` from group g into obj:
- * unknown members, missing required keys and type errors are failures. */
+ * unknown members (named with the closest key), missing required keys
+ * and type errors are failures. */
 static int load_group(const config_setting_t *g, const char *ns,
                       const load_key *keys, size_t nkeys, unsigned kinds,
-                      bool finetune, void *obj, load_err *err)
+                      unsigned flags, void *obj, load_err *err)
 {
     if (!config_setting_is_group(g)) {
         load_fail(err, g, "'%s': expected a group { ... }, got %s", ns,
@@ -697,8 +720,14 @@ static int load_group(const config_setting_t *g, const char *ns,
             if (strcmp(keys[k].name, name) == 0 && (keys[k].kinds & kinds))
                 known = true;
         if (!known) {
-            load_fail(err, s, "unknown key '%s' in %s (see `madsweep keys`)",
-                      name, ns);
+            suggest sg;
+            suggest_init(&sg, name);
+            for (size_t k = 0; k < nkeys; k++)
+                if (keys[k].kinds & kinds)
+                    suggest_offer(&sg, keys[k].name);
+            char hint[SUGGEST_NAME_MAX + 32];
+            load_fail(err, s, "unknown key '%s' in %s%s (see `madsweep keys`)",
+                      name, ns, suggest_hint(&sg, hint, sizeof hint));
             return -1;
         }
     }
@@ -709,8 +738,11 @@ static int load_group(const config_setting_t *g, const char *ns,
         const config_setting_t *s =
             config_setting_get_member(g, key->name);
         if (!s) {
-            if (key->required == LR_YES ||
-                (key->required == LR_FINETUNE && finetune)) {
+            bool need = key->required == LR_YES ||
+                        (key->required == LR_FINETUNE && (flags & LG_FINETUNE));
+            if (need && (flags & LG_BASED) && strcmp(key->name, "name") != 0)
+                need = false;
+            if (need) {
                 load_fail(err, g, "missing key '%s' in %s (%s)", key->name,
                           ns, key->doc);
                 return -1;
@@ -785,20 +817,96 @@ int load_power(const config_setting_t *g, double *board_w, double *idle_w,
     return 0;
 }
 
+/* ------------------------------------------------------------ bases */
+
+#define LOAD_BASE_DEPTH 8
+
+/* The entry that setting s (a group, or a string naming an entry of
+ * list `list`) stands for: in g's own file only when configs_dir is
+ * NULL, else as load_resolve() does, the catalogue configs_dir/file
+ * then being open in *aux (*aux_open set) and noted in reads. NULL with
+ * err set when there is none. */
+static const config_setting_t *load_entry(const config_setting_t *s,
+                                          const char *list, const char *file,
+                                          const char *configs_dir,
+                                          load_reads *reads, config_t *aux,
+                                          int *aux_open, load_err *err)
+{
+    if (configs_dir) {
+        const config_setting_t *e =
+            load_resolve(s, list, file, configs_dir, aux, aux_open, err);
+        if (*aux_open) {
+            char path[LOAD_PATH_MAX];
+            snprintf(path, sizeof path, "%s/%s", configs_dir, file);
+            load_reads_add(reads, path);
+        }
+        return e;
+    }
+    if (config_setting_is_group(s))
+        return s;
+    const char *name = config_setting_get_string(s);
+    const config_setting_t *root = s;
+    while (config_setting_parent(root))
+        root = config_setting_parent(root);
+    const config_setting_t *l = config_setting_get_member(root, list);
+    const config_setting_t *e = name ? load_find(l, name) : NULL;
+    if (!e) {
+        char hint[SUGGEST_NAME_MAX + 32];
+        load_fail(err, s, "key '%s': \"%s\" is not in list '%s' of this file%s",
+                  config_setting_name(s), name ? name : "?", list,
+                  name ? load_suggest(l, NULL, name, hint, sizeof hint) : "");
+    }
+    return e;
+}
+
+/* The entry that g's `base` names, in list `list` of g's own file or
+ * (configs_dir not NULL) of the catalogue configs_dir/file, which is
+ * then open in *aux (*aux_open set; noted in reads). *base is NULL when
+ * g has no base. Returns 0, or -1 with err set. */
+static int load_base(const config_setting_t *g, const char *list,
+                     const char *file, const char *configs_dir,
+                     load_reads *reads, int depth, config_t *aux, int *aux_open,
+                     const config_setting_t **base, load_err *err)
+{
+    *base = NULL;
+    const config_setting_t *bs =
+        config_setting_is_group(g) ? config_setting_get_member(g, "base") : NULL;
+    if (!bs)
+        return 0;
+    const char *name = config_setting_get_string(bs);
+    if (!name) {
+        load_fail(err, bs, "key 'base': expected the name of an entry of list "
+                  "'%s'", list);
+        return -1;
+    }
+    if (depth >= LOAD_BASE_DEPTH) {
+        load_fail(err, bs, "key 'base': more than %d bases in a chain (does "
+                  "\"%s\" lead back to itself?)", LOAD_BASE_DEPTH, name);
+        return -1;
+    }
+    *base = load_entry(bs, list, file, configs_dir, reads, aux, aux_open, err);
+    if (*base == g) {
+        load_fail(err, bs, "key 'base': \"%s\" names the entry itself", name);
+        *base = NULL;
+    }
+    return *base ? 0 : -1;
+}
+
 /* A MAD-Max system's power and price: from its `hardware` (a hardware.cfg
- * entry), under its own board_power_w, idle_power_w, price_per_hour_usd. */
+ * entry), under its own board_power_w, idle_power_w, price_per_hour_usd
+ * (a system without `hardware` keeps what its keys or its base gave). */
 static int load_system_power(const config_setting_t *g, const char *configs_dir,
-                             cluster_t *c, load_err *err)
+                             load_reads *reads, cluster_t *c, load_err *err)
 {
     const config_setting_t *hs = config_setting_get_member(g, "hardware");
     if (!hs)
         return 0;
     config_t aux;
     int aux_open = 0, rc = -1;
-    const config_setting_t *hg = load_resolve(hs, "hardware", "hardware.cfg",
-                                              configs_dir, &aux, &aux_open, err);
+    const config_setting_t *hg = load_entry(hs, "hardware", "hardware.cfg",
+                                            configs_dir, reads, &aux, &aux_open, err);
     hw_t h;
-    if (hg && load_hw(hg, &h, err) == 0) {
+    if (hg && load_hw_in(hg, configs_dir, reads, &h, err) == 0) {
         snprintf(c->hardware, sizeof c->hardware, "%s", h.name);
         if (!config_setting_get_member(g, "board_power_w"))
             c->board_power_w = h.board_power_w;
@@ -813,34 +921,52 @@ static int load_system_power(const config_setting_t *g, const char *configs_dir,
     return rc;
 }
 
-int load_system(const config_setting_t *g, const char *configs_dir, cluster_t *c,
-                load_err *err)
+static int load_system_at(const config_setting_t *g, const char *configs_dir,
+                          load_reads *reads, int depth, cluster_t *c,
+                          load_err *err)
 {
     memset(c, 0, sizeof *c);
-    if (load_group(g, "system", system_keys, NKEYS(system_keys), LK_ALL,
-                   false, c, err) ||
-        load_system_power(g, configs_dir, c, err))
-        return -1;
+    config_t aux;
+    int aux_open = 0, rc = -1;
+    const config_setting_t *b = NULL;
+    if (load_base(g, "systems", "systems.cfg", configs_dir, reads, depth, &aux,
+                  &aux_open, &b, err) != 0 ||
+        (b && load_system_at(b, configs_dir, reads, depth + 1, c, err) != 0) ||
+        load_group(g, "system", system_keys, NKEYS(system_keys), LK_ALL,
+                   b ? LG_BASED : 0, c, err) ||
+        load_system_power(g, configs_dir, reads, c, err))
+        goto out;
     const char *bad = NULL;
-    status_code rc = cluster_derive(c, &bad);
-    if (rc == STATUS_OK)
-        return 0;
+    status_code st = cluster_derive(c, &bad);
+    if (st == STATUS_OK) {
+        rc = 0;
+        goto out;
+    }
     const config_setting_t *at = load_member_or(g, bad ? bad : "name");
-    if (rc == STATUS_INVALID_VALUE)
+    if (st == STATUS_INVALID_VALUE)
         load_fail(err, at,
                   "key '%s' in system '%s': must be a finite number > 0 "
                   "(utilizations in (0, 1], blend fraction in [0, 1], "
                   "peaks, power and price >= 0, idle power <= board power)",
                   bad, c->name);
-    else if (rc == STATUS_INVALID_NODES)
+    else if (st == STATUS_INVALID_NODES)
         load_fail(err, at,
                   "key '%s' in system '%s': %lld devices do not divide into "
                   "%lld nodes",
                   bad, c->name, (long long)c->devices, (long long)c->nodes);
     else
         load_fail(err, at, "key '%s' in system '%s': %s (%s)", bad, c->name,
-                  status_text(rc), status_name(rc));
-    return -1;
+                  status_text(st), status_name(st));
+out:
+    if (aux_open)
+        config_destroy(&aux);
+    return rc;
+}
+
+int load_system(const config_setting_t *g, const char *configs_dir,
+                load_reads *reads, cluster_t *c, load_err *err)
+{
+    return load_system_at(g, configs_dir, reads, 0, c, err);
 }
 
 int load_task(const config_setting_t *g, const model_t *m, task_t *t,
@@ -1034,32 +1160,53 @@ static int load_farray(const config_setting_t *g, const char *key, double *out,
     return 0;
 }
 
-int load_hw(const config_setting_t *g, hw_t *h, load_err *err)
+static int load_hw_at(const config_setting_t *g, const char *configs_dir,
+                      load_reads *reads, int depth, hw_t *h, load_err *err)
 {
     memset(h, 0, sizeof *h);
-    if (load_group(g, "hardware", hw_keys, NKEYS(hw_keys), LK_ALL, false, h, err))
-        return -1;
-    int nx = 0, ny = 0;
-    if (load_farray(g, "gemm_log10_flops", h->gemm_log10_flops, &nx, err) ||
-        load_farray(g, "gemm_efficiency", h->gemm_efficiency, &ny, err))
-        return -1;
-    if (nx != ny) {
-        load_fail(err, load_member_or(g, "gemm_efficiency"),
-                  "hardware '%s': gemm_efficiency has %d points, "
-                  "gemm_log10_flops %d", h->name, ny, nx);
-        return -1;
+    config_t aux;
+    int aux_open = 0, rc = -1;
+    const config_setting_t *b = NULL;
+    if (load_base(g, "hardware", "hardware.cfg", configs_dir, reads, depth, &aux,
+                  &aux_open, &b, err) != 0 ||
+        (b && load_hw_at(b, configs_dir, reads, depth + 1, h, err) != 0) ||
+        load_group(g, "hardware", hw_keys, NKEYS(hw_keys), LK_ALL,
+                   b ? LG_BASED : 0, h, err))
+        goto out;
+    bool hx = config_setting_get_member(g, "gemm_log10_flops") != NULL;
+    bool hy = config_setting_get_member(g, "gemm_efficiency") != NULL;
+    if (b && hx != hy) {
+        load_fail(err, load_member_or(g, hx ? "gemm_log10_flops" : "gemm_efficiency"),
+                  "hardware '%s': give gemm_log10_flops and gemm_efficiency "
+                  "together (they are one table)", h->name);
+        goto out;
     }
-    h->gemm_points = nx;
-    if (config_setting_get_member(g, "gemm_fp8_efficiency") ||
-        config_setting_get_member(g, "gemm_fp8_log10_flops")) {
+    if (!b || hx) {
+        int nx = 0, ny = 0;
+        if (load_farray(g, "gemm_log10_flops", h->gemm_log10_flops, &nx, err) ||
+            load_farray(g, "gemm_efficiency", h->gemm_efficiency, &ny, err))
+            goto out;
+        if (nx != ny) {
+            load_fail(err, load_member_or(g, "gemm_efficiency"),
+                      "hardware '%s': gemm_efficiency has %d points, "
+                      "gemm_log10_flops %d", h->name, ny, nx);
+            goto out;
+        }
+        h->gemm_points = nx;
+    }
+    bool fx = config_setting_get_member(g, "gemm_fp8_log10_flops") != NULL;
+    bool fy = config_setting_get_member(g, "gemm_fp8_efficiency") != NULL;
+    if (fx || fy) {
+        /* both or neither, with or without a base: one table */
+        int nx = 0, ny = 0;
         if (load_farray(g, "gemm_fp8_log10_flops", h->gemm_fp8_log10_flops, &nx, err) ||
             load_farray(g, "gemm_fp8_efficiency", h->gemm_fp8_efficiency, &ny, err))
-            return -1;
+            goto out;
         if (nx != ny) {
             load_fail(err, load_member_or(g, "gemm_fp8_efficiency"),
                       "hardware '%s': gemm_fp8_efficiency has %d points, "
                       "gemm_fp8_log10_flops %d", h->name, ny, nx);
-            return -1;
+            goto out;
         }
         h->gemm_fp8_points = nx;
     }
@@ -1068,40 +1215,109 @@ int load_hw(const config_setting_t *g, hw_t *h, load_err *err)
         load_fail(err, load_member_or(g, bad), "key '%s' in hardware '%s': out of "
                   "range (peaks and bandwidths > 0, efficiencies in (0, 1], "
                   "size points ascending)", bad, h->name);
-        return -1;
+        goto out;
     }
-    return 0;
-}
-
-int load_dsystem(const config_setting_t *g, const char *configs_dir,
-                 topo_system_t *sys, load_err *err)
-{
-    memset(sys, 0, sizeof *sys);
-    if (load_group(g, "detailed system", dsystem_keys, NKEYS(dsystem_keys), LK_ALL,
-                   false, sys, err))
-        return -1;
-    config_t aux; /* opened by load_resolve only when needed */
-    int aux_open = 0, rc = -1;
-    const config_setting_t *hs =
-        load_resolve(config_setting_get_member(g, "hardware"), "hardware",
-                     "hardware.cfg", configs_dir, &aux, &aux_open, err);
-    if (hs && load_hw(hs, &sys->hw, err) == 0 &&
-        load_power(g, &sys->hw.board_power_w, &sys->hw.idle_power_w,
-                   &sys->hw.price_per_hour_usd, err) == 0) {
-        const char *bad = NULL;
-        status_code st = topo_system_derive(sys, &bad);
-        if (st == STATUS_OK)
-            rc = 0;
-        else
-            load_fail(err, load_member_or(g, bad ? bad : "devices"),
-                      "key '%s' in system '%s': %s (devices %lld, per node "
-                      "%lld, pod %lld)", bad ? bad : "?", sys->name,
-                      status_text(st), (long long)sys->devices,
-                      (long long)sys->devices_per_node, (long long)sys->pod_devices);
-    }
+    rc = 0;
+out:
     if (aux_open)
         config_destroy(&aux);
     return rc;
+}
+
+int load_hw_in(const config_setting_t *g, const char *configs_dir,
+               load_reads *reads, hw_t *h, load_err *err)
+{
+    return load_hw_at(g, configs_dir, reads, 0, h, err);
+}
+
+int load_hw(const config_setting_t *g, hw_t *h, load_err *err)
+{
+    return load_hw_at(g, NULL, NULL, 0, h, err);
+}
+
+void load_domain_advice(char *buf, size_t size, int64_t devices, int64_t domain)
+{
+    int64_t k = domain > 0 ? devices / domain : 0;
+    if (k < 1)
+        snprintf(buf, size, "the nearest valid size is %lld (1 x %lld)",
+                 (long long)domain, (long long)domain);
+    else
+        snprintf(buf, size, "the nearest valid sizes are %lld (%lld x %lld) and "
+                 "%lld (%lld x %lld)", (long long)(k * domain), (long long)k,
+                 (long long)domain, (long long)((k + 1) * domain),
+                 (long long)(k + 1), (long long)domain);
+}
+
+/* The message of a system whose topology does not derive. */
+static void load_dsystem_fail(const config_setting_t *g, const topo_system_t *sys,
+                              status_code st, const char *bad, load_err *err)
+{
+    int64_t domain = sys->devices_per_node > 0 ? sys->devices_per_node
+                                               : sys->hw.scaleup_devices;
+    if (st == STATUS_INVALID_NODES && domain > 0 && sys->devices > domain) {
+        char advice[160];
+        load_domain_advice(advice, sizeof advice, sys->devices, domain);
+        load_fail(err, load_member_or(g, sys->devices_per_node > 0
+                                             ? "devices_per_node" : "devices"),
+                  "system '%s': %lld devices are not a whole number of scale-up "
+                  "domains of %lld devices (%s %s); %s, or set devices_per_node",
+                  sys->name, (long long)sys->devices, (long long)domain,
+                  sys->devices_per_node > 0 ? "devices_per_node of" : "the NVLink/"
+                  "scale-up domain of hardware", sys->devices_per_node > 0
+                  ? "this system" : sys->hw.name, advice);
+        return;
+    }
+    load_fail(err, load_member_or(g, bad ? bad : "devices"),
+              "key '%s' in system '%s': %s (devices %lld, per node "
+              "%lld, pod %lld)", bad ? bad : "?", sys->name,
+              status_text(st), (long long)sys->devices,
+              (long long)sys->devices_per_node, (long long)sys->pod_devices);
+}
+
+static int load_dsystem_at(const config_setting_t *g, const char *configs_dir,
+                           load_reads *reads, int depth, topo_system_t *sys,
+                           load_err *err)
+{
+    memset(sys, 0, sizeof *sys);
+    config_t base_aux, aux; /* opened by load_base / load_resolve when needed */
+    int base_open = 0, aux_open = 0, rc = -1;
+    const config_setting_t *b = NULL;
+    if (load_base(g, "systems", "detailed_systems.cfg", configs_dir, reads, depth,
+                  &base_aux, &base_open, &b, err) != 0 ||
+        (b && load_dsystem_at(b, configs_dir, reads, depth + 1, sys, err) != 0) ||
+        load_group(g, "detailed system", dsystem_keys, NKEYS(dsystem_keys), LK_ALL,
+                   b ? LG_BASED : 0, sys, err))
+        goto out;
+    const config_setting_t *hm = config_setting_get_member(g, "hardware");
+    if (hm) {
+        const config_setting_t *hs = load_entry(hm, "hardware", "hardware.cfg",
+                                                configs_dir, reads, &aux, &aux_open,
+                                                err);
+        if (!hs || load_hw_at(hs, configs_dir, reads, 0, &sys->hw, err) != 0)
+            goto out;
+    }
+    /* the system's power and price over its hardware's (or its base's) */
+    if (load_power(g, &sys->hw.board_power_w, &sys->hw.idle_power_w,
+                   &sys->hw.price_per_hour_usd, err) != 0)
+        goto out;
+    const char *bad = NULL;
+    status_code st = topo_system_derive(sys, &bad);
+    if (st == STATUS_OK)
+        rc = 0;
+    else
+        load_dsystem_fail(g, sys, st, bad, err);
+out:
+    if (aux_open)
+        config_destroy(&aux);
+    if (base_open)
+        config_destroy(&base_aux);
+    return rc;
+}
+
+int load_dsystem(const config_setting_t *g, const char *configs_dir,
+                 load_reads *reads, topo_system_t *sys, load_err *err)
+{
+    return load_dsystem_at(g, configs_dir, reads, 0, sys, err);
 }
 
 int load_dtask(const config_setting_t *g, model_kind kind, task_t *t,
@@ -1200,6 +1416,26 @@ void load_dtask_defaults(const config_setting_t *g, const stack_desc *st, task_t
 
 /* ------------------------------------------------------------ catalogues */
 
+const char *load_suggest(const config_setting_t *a, const config_setting_t *b,
+                         const char *name, char *buf, size_t size)
+{
+    suggest sg;
+    suggest_init(&sg, name);
+    const config_setting_t *lists[2] = {a, b};
+    for (int k = 0; k < 2; k++) {
+        if (!lists[k] || !config_setting_is_list(lists[k]))
+            continue;
+        for (int i = 0; i < config_setting_length(lists[k]); i++) {
+            const char *en = NULL;
+            const config_setting_t *e = config_setting_get_elem(lists[k], (unsigned)i);
+            if (config_setting_is_group(e) &&
+                config_setting_lookup_string(e, "name", &en) == CONFIG_TRUE)
+                suggest_offer(&sg, en);
+        }
+    }
+    return suggest_hint(&sg, buf, size);
+}
+
 const config_setting_t *load_find(const config_setting_t *list,
                                   const char *name)
 {
@@ -1250,16 +1486,21 @@ const config_setting_t *load_resolve(const config_setting_t *s,
         *aux_open = 1;
     }
     hit = load_find(config_lookup(aux, list), name);
-    if (!hit)
+    if (!hit) {
+        char hint[SUGGEST_NAME_MAX + 32];
         load_fail(err, s, "key '%s': \"%s\" is not in the catalogue %s "
-                  "(list '%s')", config_setting_name(s), name, path, list);
+                  "(list '%s')%s", config_setting_name(s), name, path, list,
+                  load_suggest(config_setting_get_member(root, list),
+                               config_lookup(aux, list), name, hint, sizeof hint));
+    }
     return hit;
 }
 
 /* ------------------------------------------------------------ points */
 
 static const char *const point_keys[] = {"fidelity", "model", "system", "task",
-                                         "stack", "models", "systems", "stacks"};
+                                         "stack", "models", "systems", "stacks",
+                                         "hardware"};
 
 static const config_setting_t *load_where(const config_setting_t *task,
                                           const char *where)
@@ -1288,8 +1529,14 @@ int load_point(const char *path, const char *configs_dir, point_t *p,
             if (strcmp(point_keys[k], config_setting_name(s)) == 0)
                 known = true;
         if (!known) {
-            load_fail(err, s, "unknown key '%s' in point (expected fidelity, "
-                      "model, system, task)", config_setting_name(s));
+            suggest sg;
+            suggest_init(&sg, config_setting_name(s));
+            for (size_t k = 0; k < NKEYS(point_keys); k++)
+                suggest_offer(&sg, point_keys[k]);
+            char hint[SUGGEST_NAME_MAX + 32];
+            load_fail(err, s, "unknown key '%s' in point%s (expected fidelity, "
+                      "model, system, task, stack)", config_setting_name(s),
+                      suggest_hint(&sg, hint, sizeof hint));
             goto out;
         }
     }
@@ -1320,7 +1567,7 @@ int load_point(const char *path, const char *configs_dir, point_t *p,
         const config_setting_t *ds = load_resolve(
             config_setting_get_member(root, "system"), "systems",
             "detailed_systems.cfg", configs_dir, &scat, &sopen, err);
-        if (!ds || load_dsystem(ds, configs_dir, &p->system, err))
+        if (!ds || load_dsystem(ds, configs_dir, NULL, &p->system, err))
             goto out;
         snprintf(p->cluster.name, sizeof p->cluster.name, "%s", p->system.name);
         p->cluster.devices = p->system.devices;
@@ -1359,7 +1606,7 @@ int load_point(const char *path, const char *configs_dir, point_t *p,
     const config_setting_t *ss = load_resolve(
         config_setting_get_member(root, "system"), "systems", "systems.cfg",
         configs_dir, &scat, &sopen, err);
-    if (!ss || load_system(ss, configs_dir, &p->cluster, err))
+    if (!ss || load_system(ss, configs_dir, NULL, &p->cluster, err))
         goto out;
     const config_setting_t *ts = config_setting_get_member(root, "task");
     if (load_task(ts, &p->model, &p->task, err))
@@ -1422,4 +1669,225 @@ void load_print_keys(FILE *out)
     load_print_table(out, "detailed task", dtask_keys, NKEYS(dtask_keys));
     load_print_table(out, "stack (configs/stacks.cfg; a fact is a number or [low, nominal, high])",
                      stack_keys, NKEYS(stack_keys));
+}
+
+/* ------------------------------------------------------------ writing */
+
+/* The name of enum value v of a key type, or NULL: the name whose
+ * parse gives v (the parsers are the single source of the names). */
+static const char *load_enum_name(load_type t, int v, char *buf, size_t size)
+{
+    static const char *const arch[] = {"gpt", "llama", "mpt", "bloom", "vit",
+                                       "mixtral", "deepseek"};
+    static const char *const pos[] = {"learned", "rope", "alibi", "none"};
+    static const char *const rc[] = {"none", "selective", "full", "auto"};
+    static const char *const sched[] = {"1f1b", "gpipe"};
+    static const char *const att[] = {"flash", "unfused", "tuned"};
+    static const char *const dt[] = {"bf16", "fp32", "tf32", "fp8", "int8"};
+    static const char *const algo[] = {"ring", "tree", "hierarchical"};
+    static const char *const shard[] = {"table", "row", "column"};
+    static const char *const opt[] = {"rowwise_adagrad", "sgd", "adagrad", "adam"};
+    const char *const *names = NULL;
+    size_t n = 0;
+    int (*parse)(const char *) = NULL;
+#define LOAD_NAMES(a, f) (names = (a), n = NKEYS(a), parse = (f))
+    switch (t) {
+    case LT_ARCH: LOAD_NAMES(arch, detailed_arch_parse); break;
+    case LT_POSITION: LOAD_NAMES(pos, detailed_position_parse); break;
+    case LT_RECOMPUTE: LOAD_NAMES(rc, detailed_recompute_parse); break;
+    case LT_SCHEDULE: LOAD_NAMES(sched, detailed_schedule_parse); break;
+    case LT_ATTENTION: LOAD_NAMES(att, detailed_attention_parse); break;
+    case LT_DTYPE: LOAD_NAMES(dt, hw_dtype_parse); break;
+    case LT_ALGO: LOAD_NAMES(algo, topo_algo_parse); break;
+    case LT_EMB_SHARDING: LOAD_NAMES(shard, detailed_emb_sharding_parse); break;
+    case LT_EMB_OPT: LOAD_NAMES(opt, detailed_emb_optimizer_parse); break;
+    case LT_LAYOUT: {
+        /* every order of the four dimensions */
+        static const char *const dims[4] = {"tp", "cp", "dp", "pp"};
+        for (int a = 0; a < 4; a++)
+            for (int b = 0; b < 4; b++)
+                for (int c = 0; c < 4; c++) {
+                    int d = 6 - a - b - c;
+                    if (a == b || a == c || b == c || d < 0 || d > 3 || d == a ||
+                        d == b || d == c)
+                        continue;
+                    snprintf(buf, size, "%s-%s-%s-%s", dims[a], dims[b],
+                             dims[c], dims[d]);
+                    if (detailed_layout_parse(buf) == v)
+                        return buf;
+                }
+        return NULL;
+    }
+    default:
+        return NULL;
+    }
+#undef LOAD_NAMES
+    for (size_t i = 0; i < n; i++)
+        if (parse(names[i]) == v)
+            return names[i];
+    return NULL;
+}
+
+const char *load_double_text(double v, char *buf, size_t size)
+{
+    /* the shortest of 15, 16 or 17 digits that reads back as v */
+    for (int digits = 15; digits <= 17; digits++) {
+        snprintf(buf, size, "%.*g", digits, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+    if (!strpbrk(buf, ".eEin") && strlen(buf) + 2 < size)
+        strcat(buf, ".0");
+    return buf;
+}
+
+static void load_write_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fputc('\\', out);
+        fputc(*s, out);
+    }
+    fputc('"', out);
+}
+
+/* Writes "key = value;" for key k of the object at p; nothing for a
+ * value with no configuration form (a non-finite number, an unnamed
+ * enum value: the defaults). */
+static void load_write_value(FILE *out, const load_key *k, const void *obj,
+                             int indent)
+{
+    const char *p = (const char *)obj + k->offset;
+    char buf[PLAN_TEXT_MAX];
+    const char *text = NULL;
+    int iv = 0;
+    switch (k->type) {
+    case LT_INT: {
+        int64_t v;
+        memcpy(&v, p, sizeof v);
+        fprintf(out, "%*s%s = %lld%s;\n", indent, "", k->name, (long long)v,
+                v > INT32_MAX || v < INT32_MIN ? "L" : "");
+        return;
+    }
+    case LT_FLOAT: {
+        double v;
+        memcpy(&v, p, sizeof v);
+        char num[40];
+        if (isfinite(v))
+            fprintf(out, "%*s%s = %s;\n", indent, "", k->name,
+                    load_double_text(v, num, sizeof num));
+        return;
+    }
+    case LT_BOOL: {
+        bool v;
+        memcpy(&v, p, sizeof v);
+        fprintf(out, "%*s%s = %s;\n", indent, "", k->name, v ? "true" : "false");
+        return;
+    }
+    case LT_TRI: {
+        int v;
+        memcpy(&v, p, sizeof v);
+        if (v >= 0) /* -1: not stated, left to the default */
+            fprintf(out, "%*s%s = %s;\n", indent, "", k->name, v ? "true" : "false");
+        return;
+    }
+    case LT_MB: {
+        const task_t *t = obj;
+        int64_t v;
+        memcpy(&v, p, sizeof v);
+        if (t->detailed.micro_batch_auto)
+            fprintf(out, "%*s%s = \"auto\";\n", indent, "", k->name);
+        else
+            fprintf(out, "%*s%s = %lld;\n", indent, "", k->name, (long long)v);
+        return;
+    }
+    case LT_FACT: {
+        stack_fact f;
+        memcpy(&f, p, sizeof f);
+        char a[40], b[40], c[40];
+        if (f.lo == f.v && f.v == f.hi)
+            fprintf(out, "%*s%s = %s;\n", indent, "", k->name,
+                    load_double_text(f.v, b, sizeof b));
+        else
+            fprintf(out, "%*s%s = [%s, %s, %s];\n", indent, "", k->name,
+                    load_double_text(f.lo, a, sizeof a), load_double_text(f.v, b, sizeof b),
+                    load_double_text(f.hi, c, sizeof c));
+        return;
+    }
+    case LT_PP_SEND:
+        memcpy(&iv, p, sizeof iv);
+        text = iv == STACK_PP_SCATTER_GATHER ? "scatter_gather" : "full";
+        break;
+    case LT_PLAN: {
+        const plan_t *pl = (const plan_t *)(const void *)p;
+        fprintf(out, "%*s%s = [", indent, "", k->name);
+        for (int l = 0; l < pl->nlevels; l++)
+            fprintf(out, "%s\"%s:%lld\"", l ? ", " : "",
+                    plan_strategy_name(pl->strategy[l]), (long long)pl->degree[l]);
+        fputs("];\n", out);
+        return;
+    }
+    case LT_STRING:
+    case LT_TEXT:
+        text = p;
+        break;
+    case LT_MODEL_KIND:
+        memcpy(&iv, p, sizeof iv);
+        text = model_kind_name((model_kind)iv);
+        break;
+    case LT_TASK_KIND:
+        memcpy(&iv, p, sizeof iv);
+        text = task_kind_name((task_kind)iv);
+        break;
+    case LT_MLP:
+        memcpy(&iv, p, sizeof iv);
+        text = iv == MODEL_MLP_SWIGLU ? "swiglu" : "gelu";
+        break;
+    default:
+        memcpy(&iv, p, sizeof iv);
+        text = load_enum_name(k->type, iv, buf, sizeof buf);
+        break;
+    }
+    if (!text)
+        return;
+    fprintf(out, "%*s%s = ", indent, "", k->name);
+    load_write_string(out, text);
+    fputs(";\n", out);
+}
+
+void load_write_keys(FILE *out, load_ns ns, const void *obj, model_kind kind,
+                     bool finetune, int indent,
+                     void (*skipped)(const char *key, void *arg), void *arg)
+{
+    static const struct {
+        const load_key *keys;
+        size_t n;
+    } tables[] = {
+        {model_keys, NKEYS(model_keys)},   {system_keys, NKEYS(system_keys)},
+        {task_keys, NKEYS(task_keys)},     {dmodel_keys, NKEYS(dmodel_keys)},
+        {hw_keys, NKEYS(hw_keys)},         {dsystem_keys, NKEYS(dsystem_keys)},
+        {dtask_keys, NKEYS(dtask_keys)},   {stack_keys, NKEYS(stack_keys)}};
+    /* keys only fine-tuning takes (the loaders refuse them otherwise) */
+    static const char *const ftonly[] = {"freeze_emb", "freeze_dense",
+                                         "min_frozen_layer", "freeze_top_mlp",
+                                         "freeze_bot_mlp", "frozen_layers"};
+    unsigned kinds = kind == MODEL_DLRM ? LK_DLRM : LK_LLM;
+    bool is_task = ns == LOAD_NS_TASK || ns == LOAD_NS_DTASK;
+    for (size_t i = 0; i < tables[ns].n; i++) {
+        const load_key *k = &tables[ns].keys[i];
+        if (!(k->kinds & kinds) || k->type == LT_NOTE)
+            continue;
+        bool ft = false;
+        for (size_t j = 0; j < NKEYS(ftonly); j++)
+            ft |= strcmp(ftonly[j], k->name) == 0;
+        if (is_task && ft && !finetune)
+            continue;
+        if (k->type == LT_ANY) {
+            if (skipped)
+                skipped(k->name, arg);
+            continue;
+        }
+        load_write_value(out, k, obj, indent);
+    }
 }

@@ -16,6 +16,8 @@
 #define MADSWEEP_LOAD_H
 
 #include <libconfig.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "../cost/eval.h"
@@ -23,6 +25,18 @@
 typedef struct load_err {
     char text[1024];
 } load_err;
+
+/* The catalogue files a load opened by name (paths as opened, each
+ * once), for the provenance of sweep files; NULL records nothing. */
+#define LOAD_READS_MAX 32
+#define LOAD_PATH_MAX 1024
+typedef struct load_reads {
+    int n;
+    char path[LOAD_READS_MAX][LOAD_PATH_MAX];
+} load_reads;
+
+/* Adds a path (no-op for NULL r, a path already there, or a full r). */
+void load_reads_add(load_reads *r, const char *path);
 
 /* Directory of the catalogues: $MADSWEEP_CONFIGS, else the source tree's
  * configs/ compiled in. `override` wins when not NULL. */
@@ -36,12 +50,17 @@ int load_open(config_t *cfg, const char *path, const char *configs_dir,
 /* Fills *m from a model group (derived fields too). */
 int load_model(const config_setting_t *g, model_t *m, load_err *err);
 
-/* Fills *c from a system group (derived fields too); a `hardware` key
- * names the hardware.cfg generation (in the file or configs_dir) whose
- * board power, idle power and price the system takes, unless it sets
- * board_power_w, idle_power_w or price_per_hour_usd itself. */
-int load_system(const config_setting_t *g, const char *configs_dir, cluster_t *c,
-                load_err *err);
+/* Fills *c from a system group (derived fields too). A group with
+ * `base = "NAME"` starts from that entry (list 'systems' of its file,
+ * else of configs_dir/systems.cfg) and overrides the keys it gives. A
+ * `hardware` key names the hardware.cfg generation (in the file, else in
+ * configs_dir) whose board power, idle power and price the system takes,
+ * unless it sets board_power_w, idle_power_w or price_per_hour_usd
+ * itself. Catalogues opened are noted in `reads` (may be NULL); with
+ * configs_dir NULL, bases and hardware are found in the group's file
+ * only. */
+int load_system(const config_setting_t *g, const char *configs_dir,
+                load_reads *reads, cluster_t *c, load_err *err);
 
 /* Reads the optional keys board_power_w, idle_power_w and
  * price_per_hour_usd of group g (numbers >= 0) into the given slots,
@@ -55,15 +74,23 @@ int load_task(const config_setting_t *g, const model_t *m, task_t *t,
               load_err *err);
 
 /* Detailed fidelity: a model group (LLM keys plus arch, position, MoE;
- * or DLRM tables and MLP widths), a hardware generation, a system
+ * or DLRM tables and MLP widths), a hardware generation (a group with
+ * `base = "h100-sxm-80g"` starts from that entry of list 'hardware' of
+ * its file, else of configs_dir/hardware.cfg, and overrides what it
+ * gives; load_hw() finds bases in the file only), a system (also with a
+ * `base`, from list 'systems' or detailed_systems.cfg)
  * (hardware resolved in list 'hardware' of the file or of
- * configs_dir/hardware.cfg; topology derived) and a strategy
+ * configs_dir/hardware.cfg, noted in `reads`; its board_power_w,
+ * idle_power_w and price_per_hour_usd over the hardware's; topology
+ * derived) and a strategy
  * (task.detailed, with the keys of model kind `kind`; fine-tuning keys
  * only for type "finetune"). Same error conventions as above. */
 int load_dmodel(const config_setting_t *g, model_t *m, load_err *err);
 int load_hw(const config_setting_t *g, hw_t *h, load_err *err);
+int load_hw_in(const config_setting_t *g, const char *configs_dir,
+               load_reads *reads, hw_t *h, load_err *err);
 int load_dsystem(const config_setting_t *g, const char *configs_dir,
-                 topo_system_t *sys, load_err *err);
+                 load_reads *reads, topo_system_t *sys, load_err *err);
 int load_dtask(const config_setting_t *g, model_kind kind, task_t *t,
                load_err *err);
 
@@ -89,6 +116,15 @@ const config_setting_t *load_resolve(const config_setting_t *s,
                                      const char *configs_dir, config_t *aux,
                                      int *aux_open, load_err *err);
 
+/* "; did you mean \"X\"?" for the entry names of lists a and b closest to
+ * `name` (either may be NULL), or "". Returns buf. */
+const char *load_suggest(const config_setting_t *a, const config_setting_t *b,
+                         const char *name, char *buf, size_t size);
+
+/* "the nearest valid sizes are 1008 (14 x 72) and 1080 (15 x 72)": the
+ * whole numbers of domains around `devices`. */
+void load_domain_advice(char *buf, size_t size, int64_t devices, int64_t domain);
+
 /* The group named `name` (its "name" key) in a libconfig list, or NULL
  * (also when `list` is NULL or not a list). */
 const config_setting_t *load_find(const config_setting_t *list,
@@ -108,5 +144,34 @@ void load_fail(load_err *err, const config_setting_t *s, const char *fmt, ...)
 
 /* Prints the documented keys of every namespace (for `madsweep keys`). */
 void load_print_keys(FILE *out);
+
+/* Writing configuration back (`madsweep point`): the key tables of the
+ * namespaces, as for loading. */
+typedef enum load_ns {
+    LOAD_NS_MODEL,   /* model_t, madmax */
+    LOAD_NS_SYSTEM,  /* cluster_t */
+    LOAD_NS_TASK,    /* task_t, madmax */
+    LOAD_NS_DMODEL,  /* model_t, detailed */
+    LOAD_NS_HW,      /* hw_t */
+    LOAD_NS_DSYSTEM, /* topo_system_t */
+    LOAD_NS_DTASK,   /* task_t, detailed */
+    LOAD_NS_STACK    /* stack_desc */
+} load_ns;
+
+/* A finite double as a libconfig float literal that reads back as the
+ * same double: the shortest of 15 to 17 significant digits, with ".0"
+ * added to an integer. Returns buf. */
+const char *load_double_text(double v, char *buf, size_t size);
+
+/* Writes every key of namespace `ns` that applies to a model of kind
+ * `kind` (and to fine-tuning when `finetune`) as "key = value;" lines of
+ * `obj`'s values, indented by `indent` spaces, so that loading them
+ * gives the same values (doubles with 17 significant digits, enums by
+ * name). Keys the caller must write itself (arrays, nested groups: type
+ * "any" in the tables) are skipped; their names are passed to
+ * `skipped` (may be NULL) with `arg`. */
+void load_write_keys(FILE *out, load_ns ns, const void *obj, model_kind kind,
+                     bool finetune, int indent,
+                     void (*skipped)(const char *key, void *arg), void *arg);
 
 #endif

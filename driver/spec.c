@@ -16,17 +16,17 @@
 #include <string.h>
 
 #include "../cost/detailed.h"
-
-static const char *const spec_keys[] = {
-    "name", "fidelity", "models", "systems", "system_grid",
-    "tasks", "global_batch", "strategies", "chunk"};
+#include "speckeys.h"
+#include "suggest.h"
 
 #define NKEYS(t) (sizeof(t) / sizeof((t)[0]))
 
-/* Catalogue files opened on demand, destroyed by spec_load. */
+/* Catalogue files opened on demand, destroyed by spec_load; each one
+ * opened is noted in `reads` (provenance). */
 typedef struct spec_cat {
     config_t cfg;
     int open;
+    load_reads *reads;
 } spec_cat;
 
 static char *spec_read_text(const char *path)
@@ -73,6 +73,7 @@ static const config_setting_t *spec_catalogue(spec_cat *cat,
             return NULL;
         }
         cat->open = 1;
+        load_reads_add(cat->reads, path);
     }
     const config_setting_t *l = config_lookup(&cat->cfg, list);
     if (!l || !config_setting_is_list(l)) {
@@ -85,32 +86,34 @@ static const config_setting_t *spec_catalogue(spec_cat *cat,
 
 /* Loads one model or system group into slot i of *arr. */
 typedef int (*spec_loader)(const config_setting_t *g, const char *configs_dir,
-                           void *obj, load_err *err);
+                           load_reads *reads, void *obj, load_err *err);
 
 static int spec_load_model(const config_setting_t *g, const char *configs_dir,
-                           void *obj, load_err *err)
+                           load_reads *reads, void *obj, load_err *err)
 {
     (void)configs_dir;
+    (void)reads;
     return load_model(g, obj, err);
 }
 
 static int spec_load_system(const config_setting_t *g, const char *configs_dir,
-                            void *obj, load_err *err)
+                            load_reads *reads, void *obj, load_err *err)
 {
-    return load_system(g, configs_dir, obj, err);
+    return load_system(g, configs_dir, reads, obj, err);
 }
 
 static int spec_load_dmodel(const config_setting_t *g, const char *configs_dir,
-                            void *obj, load_err *err)
+                            load_reads *reads, void *obj, load_err *err)
 {
     (void)configs_dir;
+    (void)reads;
     return load_dmodel(g, obj, err);
 }
 
 static int spec_load_dsystem(const config_setting_t *g, const char *configs_dir,
-                             void *obj, load_err *err)
+                             load_reads *reads, void *obj, load_err *err)
 {
-    return load_dsystem(g, configs_dir, obj, err);
+    return load_dsystem(g, configs_dir, reads, obj, err);
 }
 
 /* Fills an axis of models or systems from `s`: "all", or a list/array
@@ -164,12 +167,15 @@ static int spec_entities(const config_setting_t *s, const char *key,
                 goto fail;
             g = load_find(l, name);
             if (!g) {
+                char hint[SUGGEST_NAME_MAX + 32];
                 load_fail(err, e, "key '%s': \"%s\" is not in the catalogue "
-                          "%s/%s", key, name, configs_dir, file);
+                          "%s/%s%s (`madsweep list %s` lists them)", key, name,
+                          configs_dir, file, load_suggest(l, NULL, name, hint,
+                                                          sizeof hint), key);
                 goto fail;
             }
         }
-        if (loader(g, configs_dir, arr + (size_t)i * elem, err) != 0)
+        if (loader(g, configs_dir, cat->reads, arr + (size_t)i * elem, err) != 0)
             goto fail;
     }
     *out = arr;
@@ -235,13 +241,11 @@ static int spec_numbers(const config_setting_t *g, const char *key,
     return 0;
 }
 
-/* Element gi of the list system_grid as a group whose keys are all in
- * `keys` (`expected` lists them for the message); NULL with err set. */
+/* Element gi of the list system_grid as a group whose keys are all grid
+ * keys of the fidelity, with nodes (or, detailed, devices); NULL with
+ * err set. */
 static const config_setting_t *spec_grid_group(const config_setting_t *grid,
-                                               int gi,
-                                               const char *const *keys,
-                                               size_t nkeys,
-                                               const char *expected,
+                                               int gi, eval_fidelity fid,
                                                load_err *err)
 {
     const config_setting_t *g = config_setting_get_elem(grid, (unsigned)gi);
@@ -251,17 +255,22 @@ static const config_setting_t *spec_grid_group(const config_setting_t *grid,
     }
     for (int k = 0; k < config_setting_length(g); k++) {
         const config_setting_t *m = config_setting_get_elem(g, (unsigned)k);
-        bool known = false;
-        for (size_t j = 0; j < nkeys; j++)
-            known |= strcmp(config_setting_name(m), keys[j]) == 0;
-        if (!known) {
-            load_fail(err, m, "unknown key '%s' in system_grid (expected %s)",
-                      config_setting_name(m), expected);
+        if (!speckeys_known(SPECKEYS_GRID, 1u << fid, config_setting_name(m))) {
+            char msg[800];
+            load_fail(err, m, "%s", speckeys_unknown(SPECKEYS_GRID, 1u << fid,
+                                                     config_setting_name(m),
+                                                     "system_grid", msg,
+                                                     sizeof msg));
             return NULL;
         }
     }
-    if (!config_setting_get_member(g, "nodes")) {
-        load_fail(err, g, "missing key 'nodes' in system_grid");
+    bool nodes = config_setting_get_member(g, "nodes") != NULL;
+    bool devices = config_setting_get_member(g, "devices") != NULL;
+    if (nodes == devices && (fid == EVAL_DETAILED || !nodes)) {
+        load_fail(err, g, fid == EVAL_DETAILED
+                              ? "system_grid: give one of 'nodes' (scale-up "
+                                "domains) or 'devices'"
+                              : "missing key 'nodes' in system_grid");
         return NULL;
     }
     return g;
@@ -275,14 +284,8 @@ static int spec_grid(spec *sp, const config_setting_t *grid, spec_cat *cat,
         load_fail(err, grid, "key 'system_grid': expected a list ( {...}, ... )");
         return -1;
     }
-    static const char *const gkeys[] = {"base", "nodes", "devices_per_node",
-                                        "nic_scale", "board_power_w",
-                                        "idle_power_w", "price_per_hour_usd"};
     for (int gi = 0; gi < config_setting_length(grid); gi++) {
-        const config_setting_t *g = spec_grid_group(
-            grid, gi, gkeys, NKEYS(gkeys),
-            "base, nodes, devices_per_node, nic_scale, board_power_w, "
-            "idle_power_w, price_per_hour_usd", err);
+        const config_setting_t *g = spec_grid_group(grid, gi, EVAL_MADMAX, err);
         if (!g)
             return -1;
         const config_setting_t *bs = config_setting_get_member(g, "base");
@@ -295,11 +298,14 @@ static int spec_grid(spec *sp, const config_setting_t *grid, spec_cat *cat,
         const config_setting_t *l = spec_catalogue(
             cat, bs, "base", configs_dir, "systems.cfg", "systems", err);
         const config_setting_t *bg = l ? load_find(l, bname) : NULL;
+        char hint[SUGGEST_NAME_MAX + 32];
         if (l && !bg)
             load_fail(err, bs, "key 'base': \"%s\" is not in the catalogue "
-                      "%s/systems.cfg", bname, configs_dir);
+                      "%s/systems.cfg%s (`madsweep list systems` lists them)",
+                      bname, configs_dir, load_suggest(l, NULL, bname, hint,
+                                                       sizeof hint));
         cluster_t base;
-        if (!bg || load_system(bg, configs_dir, &base, err) != 0 ||
+        if (!bg || load_system(bg, configs_dir, cat->reads, &base, err) != 0 ||
             load_power(g, &base.board_power_w, &base.idle_power_w,
                        &base.price_per_hour_usd, err) != 0)
             return -1;
@@ -365,105 +371,157 @@ static void spec_mirror(const topo_system_t *d, cluster_t *c)
         c->nodes++;
 }
 
+/* The hardware group element `he` of a grid names: itself when it is a
+ * group, else the entry of the spec's own list `hardware`, else of the
+ * catalogue hardware.cfg; NULL with err set. */
+static const config_setting_t *spec_hw_group(const config_setting_t *he,
+                                             const config_setting_t *own,
+                                             spec_cat *cat, const char *configs_dir,
+                                             load_err *err)
+{
+    if (config_setting_is_group(he))
+        return he;
+    const char *hname = config_setting_get_string(he);
+    if (!hname) {
+        load_fail(err, he, "key 'hardware': expected a hardware name or group");
+        return NULL;
+    }
+    const config_setting_t *hg = load_find(own, hname);
+    if (hg)
+        return hg;
+    const config_setting_t *l = spec_catalogue(cat, he, "hardware", configs_dir,
+                                               "hardware.cfg", "hardware", err);
+    hg = l ? load_find(l, hname) : NULL;
+    if (l && !hg) {
+        char hint[SUGGEST_NAME_MAX + 32];
+        load_fail(err, he, "key 'hardware': \"%s\" is not in the catalogue "
+                  "%s/hardware.cfg%s%s (`madsweep list hardware` lists them)",
+                  hname, configs_dir, own ? " nor in the spec's list 'hardware'" : "",
+                  load_suggest(own, l, hname, hint, sizeof hint));
+    }
+    return hg;
+}
+
+/* The systems of one hardware generation of a detailed grid group g:
+ * nodes (or devices) x devices_per_node x NIC figures. */
+static int spec_dgrid_hw(spec *sp, const config_setting_t *g, const hw_t *hw,
+                         load_err *err)
+{
+    double *nodes = NULL, *devs = NULL, *dpn = NULL, *gbps = NULL, *scale = NULL;
+    int nn = 0, nv = 0, nd = 0, ng = 0, ns = 0, rc = -1;
+    if (spec_numbers(g, "nodes", true, 1, 0, &nodes, &nn, err) ||
+        spec_numbers(g, "devices", true, 1, 0, &devs, &nv, err) ||
+        spec_numbers(g, "devices_per_node", true, 1, (double)hw->scaleup_devices,
+                     &dpn, &nd, err) ||
+        spec_numbers(g, "nic_gbps_per_device", false, 1e-9, 0, &gbps, &ng, err) ||
+        spec_numbers(g, "nic_scale", false, 1e-9, 0, &scale, &ns, err))
+        goto out;
+    if (ng > 0 && ns > 0) {
+        load_fail(err, config_setting_get_member(g, "nic_scale"),
+                  "system_grid: give nic_gbps_per_device (absolute) or nic_scale "
+                  "(relative to the hardware's), not both");
+        goto out;
+    }
+    const double *size = nn > 0 ? nodes : devs;
+    int nsize = nn > 0 ? nn : nv;
+    int nk = ng > 0 ? ng : ns > 0 ? ns : 1;
+    topo_system_t *grown = realloc(sp->dsystems, (size_t)(sp->nsystems +
+                                                          (int64_t)nsize * nd * nk) *
+                                                     sizeof *grown);
+    if (!grown) {
+        load_fail(err, g, "system_grid: out of memory");
+        goto out;
+    }
+    sp->dsystems = grown;
+    for (int a = 0; a < nsize; a++)
+        for (int b = 0; b < nd; b++)
+            for (int c = 0; c < nk; c++) {
+                topo_system_t *y = &sp->dsystems[sp->nsystems];
+                memset(y, 0, sizeof *y);
+                y->hw = *hw;
+                int64_t per = (int64_t)dpn[b], n = (int64_t)size[a];
+                if (nn == 0) { /* devices: whole scale-up domains */
+                    if (n < per)
+                        per = n; /* one partial domain */
+                    if (n % per != 0) {
+                        char advice[160];
+                        load_domain_advice(advice, sizeof advice, n, per);
+                        load_fail(err, config_setting_get_member(g, "devices"),
+                                  "system_grid: %lld devices of hardware '%s' are "
+                                  "not a whole number of scale-up domains of %lld "
+                                  "devices (devices_per_node); %s", (long long)n,
+                                  hw->name, (long long)per, advice);
+                        goto out;
+                    }
+                    n /= per;
+                }
+                y->devices_per_node = per;
+                y->devices = n * per;
+                char nicx[40] = "";
+                if (ng > 0) {
+                    y->nic_gbps_per_device = gbps[c];
+                    snprintf(nicx, sizeof nicx, "/nic%g", gbps[c]);
+                } else if (ns > 0) {
+                    y->hw.nic_bytes_per_s = hw->nic_bytes_per_s * scale[c];
+                    snprintf(nicx, sizeof nicx, "/nicx%g", scale[c]);
+                }
+                snprintf(y->name, sizeof y->name, "%s/%lldx%lld%s", hw->name,
+                         (long long)n, (long long)per, nicx);
+                const char *bad = NULL;
+                status_code st = topo_system_derive(y, &bad);
+                if (st != STATUS_OK) {
+                    load_fail(err, g, "system_grid: generated system '%s': key "
+                              "'%s': %s", y->name, bad ? bad : "?", status_text(st));
+                    goto out;
+                }
+                sp->nsystems++;
+            }
+    rc = 0;
+out:
+    free(nodes);
+    free(devs);
+    free(dpn);
+    free(gbps);
+    free(scale);
+    return rc;
+}
+
 /* Detailed fidelity: appends the systems of system_grid groups
- * { hardware = "h100-sxm-80g" or [...]; nodes = [...];
- *   devices_per_node = [...]; nic_gbps_per_device = [...]; }. */
-static int spec_dgrid(spec *sp, const config_setting_t *grid, spec_cat *cat,
+ * { hardware = "h100-sxm-80g" or [...] or ( "name", { group } );
+ *   nodes = [...] or devices = [...]; devices_per_node = [...];
+ *   nic_gbps_per_device = [...] or nic_scale = [...]; }. */
+static int spec_dgrid(spec *sp, const config_setting_t *grid,
+                      const config_setting_t *own, spec_cat *cat,
                       const char *configs_dir, load_err *err)
 {
     if (!config_setting_is_list(grid)) {
         load_fail(err, grid, "key 'system_grid': expected a list ( {...}, ... )");
         return -1;
     }
-    static const char *const gkeys[] = {"hardware", "nodes", "devices_per_node",
-                                        "nic_gbps_per_device", "board_power_w",
-                                        "idle_power_w", "price_per_hour_usd"};
     for (int gi = 0; gi < config_setting_length(grid); gi++) {
-        const config_setting_t *g = spec_grid_group(
-            grid, gi, gkeys, NKEYS(gkeys),
-            "hardware, nodes, devices_per_node, nic_gbps_per_device, "
-            "board_power_w, idle_power_w, price_per_hour_usd", err);
+        const config_setting_t *g = spec_grid_group(grid, gi, EVAL_DETAILED, err);
         if (!g)
             return -1;
         const config_setting_t *hs = config_setting_get_member(g, "hardware");
-        if (!hs || (!config_setting_get_string(hs) &&
-                    !(config_setting_is_array(hs) && config_setting_length(hs) > 0))) {
+        bool one = hs && (config_setting_get_string(hs) || config_setting_is_group(hs));
+        if (!hs || (!one && !((config_setting_is_array(hs) ||
+                               config_setting_is_list(hs)) &&
+                              config_setting_length(hs) > 0))) {
             load_fail(err, hs ? hs : g, "key 'hardware' in system_grid: expected "
-                      "a hardware name or a non-empty array of names "
+                      "a hardware name, a group, or a non-empty list of them "
                       "(hardware.cfg)");
             return -1;
         }
-        int nh = config_setting_get_string(hs) ? 1 : config_setting_length(hs);
+        int nh = one ? 1 : config_setting_length(hs);
         for (int h = 0; h < nh; h++) {
             const config_setting_t *he =
-                config_setting_get_string(hs) ? hs
-                                              : config_setting_get_elem(hs, (unsigned)h);
-            const char *hname = config_setting_get_string(he);
-            if (!hname) {
-                load_fail(err, hs, "key 'hardware': element %d: expected a "
-                          "hardware name", h);
-                return -1;
-            }
-            const config_setting_t *l = spec_catalogue(
-                cat, he, "hardware", configs_dir, "hardware.cfg", "hardware", err);
-            const config_setting_t *hg = l ? load_find(l, hname) : NULL;
-            if (l && !hg)
-                load_fail(err, he, "key 'hardware': \"%s\" is not in the "
-                          "catalogue %s/hardware.cfg", hname, configs_dir);
+                one ? hs : config_setting_get_elem(hs, (unsigned)h);
+            const config_setting_t *hg = spec_hw_group(he, own, cat, configs_dir, err);
             hw_t hw;
-            if (!hg || load_hw(hg, &hw, err) != 0 ||
+            if (!hg || load_hw_in(hg, configs_dir, cat->reads, &hw, err) != 0 ||
                 load_power(g, &hw.board_power_w, &hw.idle_power_w,
-                           &hw.price_per_hour_usd, err) != 0)
-                return -1;
-            double *nodes = NULL, *dpn = NULL, *nic = NULL;
-            int nn = 0, nd = 0, nk = 0, rc = -1;
-            if (spec_numbers(g, "nodes", true, 1, 0, &nodes, &nn, err) ||
-                spec_numbers(g, "devices_per_node", true, 1,
-                             (double)hw.scaleup_devices, &dpn, &nd, err) ||
-                spec_numbers(g, "nic_gbps_per_device", false, 1e-9, 0, &nic, &nk,
-                             err))
-                goto out;
-            bool has_nic = nk > 0;
-            if (!has_nic)
-                nk = 1;
-            int64_t add = (int64_t)nn * nd * nk;
-            topo_system_t *ns = realloc(sp->dsystems, (size_t)(sp->nsystems + add) *
-                                                          sizeof *ns);
-            if (!ns) {
-                load_fail(err, g, "system_grid: out of memory");
-                goto out;
-            }
-            sp->dsystems = ns;
-            for (int a = 0; a < nn; a++)
-                for (int b = 0; b < nd; b++)
-                    for (int c = 0; c < nk; c++) {
-                        topo_system_t *y = &sp->dsystems[sp->nsystems];
-                        memset(y, 0, sizeof *y);
-                        y->hw = hw;
-                        y->devices_per_node = (int64_t)dpn[b];
-                        y->devices = (int64_t)nodes[a] * y->devices_per_node;
-                        y->nic_gbps_per_device = has_nic ? nic[c] : 0.0;
-                        char nicx[32] = "";
-                        if (has_nic)
-                            snprintf(nicx, sizeof nicx, "/nic%g", nic[c]);
-                        snprintf(y->name, sizeof y->name, "%s/%lldx%lld%s", hname,
-                                 (long long)nodes[a], (long long)dpn[b], nicx);
-                        const char *bad = NULL;
-                        status_code st = topo_system_derive(y, &bad);
-                        if (st != STATUS_OK) {
-                            load_fail(err, g, "system_grid: generated system "
-                                      "'%s': key '%s': %s", y->name,
-                                      bad ? bad : "?", status_text(st));
-                            goto out;
-                        }
-                        sp->nsystems++;
-                    }
-            rc = 0;
-        out:
-            free(nodes);
-            free(dpn);
-            free(nic);
-            if (rc)
+                           &hw.price_per_hour_usd, err) != 0 ||
+                spec_dgrid_hw(sp, g, &hw, err) != 0)
                 return -1;
         }
     }
@@ -501,12 +559,6 @@ static int spec_tasks(spec *sp, const config_setting_t *s, load_err *err)
         load_fail(err, s, "key 'tasks': out of memory");
         return -1;
     }
-    static const char *const tkeys[] = {"type", "name", "freeze_emb",
-                                        "freeze_dense", "freeze_top_mlp",
-                                        "freeze_bot_mlp", "min_frozen_layer",
-                                        "frozen_layers", "precision",
-                                        "prompt_tokens", "decode_tokens"};
-    bool detailed = sp->fidelity == EVAL_DETAILED;
     for (int i = 0; i < n; i++) {
         const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
         spec_task *t = &sp->tasks[i];
@@ -518,27 +570,13 @@ static int spec_tasks(spec *sp, const config_setting_t *s, load_err *err)
             for (int k = 0; k < config_setting_length(e); k++) {
                 const config_setting_t *m =
                     config_setting_get_elem(e, (unsigned)k);
-                bool known = false;
-                for (size_t j = 0; j < NKEYS(tkeys); j++)
-                    known |= strcmp(config_setting_name(m), tkeys[j]) == 0;
                 const char *kn = config_setting_name(m);
-                /* keys of one fidelity only */
-                bool dkey = strcmp(kn, "precision") == 0 ||
-                            strcmp(kn, "prompt_tokens") == 0 ||
-                            strcmp(kn, "decode_tokens") == 0 ||
-                            strcmp(kn, "frozen_layers") == 0;
-                bool mkey = strcmp(kn, "freeze_dense") == 0 ||
-                            strcmp(kn, "min_frozen_layer") == 0;
-                if (!known || (dkey && !detailed) || (mkey && detailed)) {
-                    load_fail(err, m, "unknown key '%s' in a task of the %s "
-                              "fidelity (expected type, name, %s)",
-                              kn, sp->ops->name,
-                              detailed ? "freeze_emb, frozen_layers, "
-                                         "freeze_top_mlp, freeze_bot_mlp, "
-                                         "precision, prompt_tokens, decode_tokens"
-                                       : "freeze_emb, freeze_dense, "
-                                         "freeze_top_mlp, freeze_bot_mlp, "
-                                         "min_frozen_layer");
+                if (!speckeys_known(SPECKEYS_TASK, 1u << sp->fidelity, kn)) {
+                    char msg[800];
+                    load_fail(err, m, "%s", speckeys_unknown(SPECKEYS_TASK,
+                                                             1u << sp->fidelity,
+                                                             kn, "a task", msg,
+                                                             sizeof msg));
                     return -1;
                 }
             }
@@ -764,28 +802,23 @@ int spec_load(const char *path, const char *configs_dir, spec *sp,
 {
     memset(sp, 0, sizeof *sp);
     config_t cfg;
-    spec_cat mcat = {.open = 0}, scat = {.open = 0}, hcat = {.open = 0};
-    if (load_open(&cfg, path, configs_dir, err) != 0)
+    load_reads *reads = calloc(1, sizeof *reads);
+    if (!reads) {
+        snprintf(err->text, sizeof err->text, "%s: out of memory", path);
         return -1;
+    }
+    spec_cat mcat = {.open = 0, .reads = reads}, scat = {.open = 0, .reads = reads},
+             hcat = {.open = 0, .reads = reads};
+    if (load_open(&cfg, path, configs_dir, err) != 0) {
+        free(reads);
+        return -1;
+    }
     int rc = -1;
     const config_setting_t *root = config_root_setting(&cfg);
     sp->text = spec_read_text(path);
     if (!sp->text) {
         snprintf(err->text, sizeof err->text, "%s: cannot read file", path);
         goto out;
-    }
-    for (int i = 0; i < config_setting_length(root); i++) {
-        const config_setting_t *s = config_setting_get_elem(root, (unsigned)i);
-        bool known = false;
-        for (size_t k = 0; k < NKEYS(spec_keys); k++)
-            known |= strcmp(spec_keys[k], config_setting_name(s)) == 0;
-        if (!known) {
-            load_fail(err, s, "unknown key '%s' in sweep spec (expected name, "
-                      "fidelity, models, systems, system_grid, tasks, "
-                      "global_batch, strategies, chunk)",
-                      config_setting_name(s));
-            goto out;
-        }
     }
     const char *name = NULL;
     snprintf(sp->name, sizeof sp->name, "sweep");
@@ -811,6 +844,29 @@ int spec_load(const char *path, const char *configs_dir, spec *sp,
     }
     sp->ops = eval_ops_of(sp->fidelity);
     bool detailed = sp->fidelity == EVAL_DETAILED;
+    for (int i = 0; i < config_setting_length(root); i++) {
+        const config_setting_t *s = config_setting_get_elem(root, (unsigned)i);
+        if (!speckeys_known(SPECKEYS_TOP, 1u << sp->fidelity, config_setting_name(s))) {
+            char msg[800];
+            load_fail(err, s, "%s", speckeys_unknown(SPECKEYS_TOP, 1u << sp->fidelity,
+                                                     config_setting_name(s),
+                                                     "sweep spec", msg, sizeof msg));
+            goto out;
+        }
+    }
+    /* custom hardware of the spec: checked whether a grid uses it or not */
+    const config_setting_t *own = config_setting_get_member(root, "hardware");
+    if (own && !config_setting_is_list(own)) {
+        load_fail(err, own, "key 'hardware': expected a list ( { name = ...; "
+                  "base = ...; ... }, ... ) of hardware groups");
+        goto out;
+    }
+    for (int i = 0; own && i < config_setting_length(own); i++) {
+        hw_t hw;
+        if (load_hw_in(config_setting_get_elem(own, (unsigned)i), configs_dir,
+                       reads, &hw, err) != 0)
+            goto out;
+    }
     static const char *const need[] = {"models", "tasks", "global_batch",
                                        "strategies"};
     for (size_t k = 0; k < NKEYS(need); k++)
@@ -847,7 +903,7 @@ int spec_load(const char *path, const char *configs_dir, spec *sp,
             goto out;
         sp->systems = arr;
     }
-    if (gs && (detailed ? spec_dgrid(sp, gs, &hcat, configs_dir, err)
+    if (gs && (detailed ? spec_dgrid(sp, gs, own, &hcat, configs_dir, err)
                         : spec_grid(sp, gs, &scat, configs_dir, err)))
         goto out;
     if (detailed && sp->nsystems > 0) {
@@ -882,6 +938,8 @@ int spec_load(const char *path, const char *configs_dir, spec *sp,
         }
         sp->chunk = (int64_t)config_setting_get_int64(cs);
     }
+    if (sources_collect(&sp->files, &cfg, path, reads, configs_dir, err) != 0)
+        goto out;
     rc = 0;
 out:
     if (mcat.open)
@@ -891,6 +949,7 @@ out:
     if (hcat.open)
         config_destroy(&hcat.cfg);
     config_destroy(&cfg);
+    free(reads);
     if (rc)
         spec_free(sp);
     return rc;
@@ -906,6 +965,7 @@ void spec_free(spec *s)
     free(s->batches);
     free(s->batch_kinds);
     free(s->strats);
+    sources_free(&s->files);
     memset(s, 0, sizeof *s);
 }
 

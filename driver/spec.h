@@ -8,7 +8,9 @@
  *               detailed_models.cfg, detailed_systems.cfg and hardware.cfg
  *   models      list of catalogue names or inline model groups, or "all"
  *   systems     list of catalogue names or inline system groups, or "all"
- *               (optional when system_grid is given)
+ *               (optional when system_grid is given); a group may start
+ *               from a catalogue entry, { name = "h100-2048"; base =
+ *               "h100-1024"; devices = 2048; } (load.h)
  *   system_grid list of groups generating systems from a catalogue base:
  *               { base = "dc_A_128"; nodes = [2, 16, 256];
  *                 devices_per_node = [8];           (default: the base's)
@@ -22,12 +24,24 @@
  *               hardware's for the systems they generate.
  *               Detailed fidelity: groups over hardware generations,
  *               { hardware = ["a100-80g", "h100-sxm-80g"];
- *                 nodes = [1, 8, 64];
+ *                                (names: the spec's list `hardware`, then
+ *                                 hardware.cfg; or a list with groups)
+ *                 nodes = [1, 8, 64];   or devices = [1024, 2048];
+ *                                (whole numbers of devices_per_node; an
+ *                                 error names the nearest valid sizes)
  *                 devices_per_node = [8];   (default: the scale-up domain)
- *                 nic_gbps_per_device = [400.0]; }  (default: the hw's)
- *               each combination a system "HW/NODESxDPN" (+ "/nicG" when
- *               nic_gbps_per_device is given), devices = nodes x dpn, the
- *               scale-up domain dpn devices (topology as load_dsystem).
+ *                 nic_gbps_per_device = [400.0];  (default: the hw's) or
+ *                 nic_scale = [1.0, 2.0]; }  (times the hw's NIC) }
+ *               each combination a system "HW/NODESxDPN" (+ "/nicG" for
+ *               nic_gbps_per_device, "/nicxS" for nic_scale), devices =
+ *               nodes x dpn, the scale-up domain dpn devices (topology as
+ *               load_dsystem).
+ *   hardware    detailed: custom hardware generations for system_grid,
+ *               groups with every hardware key or a `base` and the keys
+ *               it overrides: { name = "h100-2xnic"; base = "h100-sxm-80g";
+ *               nic_bytes_per_s = 100e9; }
+ * The keys and their help (`madsweep keys`) are the tables of speckeys.h;
+ * an unknown key is an error naming the closest one.
  *   tasks       list of task types ("pretrain", "finetune", "inference")
  *               or groups { type = "finetune"; name = "ft_emb";
  *               freeze_emb = true; freeze_dense = false;
@@ -57,7 +71,8 @@
  *               chunk of rows
  * Every error is one line "FILE:LINE: ... (key 'k')". The spec owns its
  * axis arrays (freed by spec_free); it keeps the whole file text, which
- * sweep output files store verbatim.
+ * sweep output files store verbatim, and the text and SHA-256 of every
+ * catalogue file and @include it read (`files`, see sources.h).
  */
 #ifndef MADSWEEP_SPEC_H
 #define MADSWEEP_SPEC_H
@@ -68,6 +83,7 @@
 #include "../cost/autoplan.h"
 #include "../cost/eval.h"
 #include "load.h"
+#include "sources.h"
 
 #define SPEC_NAME_MAX 64
 #define SPEC_CHUNK_DEFAULT 4096
@@ -105,6 +121,7 @@ typedef struct spec {
     autoplan_pair *strats; /* explicit strategies (NULL for auto) */
     int64_t nstrats;       /* explicit count, or the auto set's size */
     int64_t chunk;         /* as given (sweep.c may raise it) */
+    sources files;         /* catalogues and includes read (provenance) */
 } spec;
 
 /* Loads a spec; returns 0, or -1 with err set (s left empty). */

@@ -5,9 +5,10 @@
  * by all ranks together (decided by a broadcast or an Allreduce), so no
  * rank is ever left in a collective call.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "sweep.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include "../worker/check.h"
 #include "../worker/output.h"
 #include "../worker/worker.h"
+#include "sha256.h"
 #include "space.h"
 #include "spec.h"
 #include "summary.h"
@@ -100,6 +102,21 @@ static void sweep_reduce_best(MPI_Comm comm, summary_best *b, int64_t n)
     free(idmin);
 }
 
+/* One digest over the names and digests of the files a spec read. */
+static void sweep_sources_digest(const sources *s, char hex[SHA256_HEX_LEN + 1])
+{
+    sha256_ctx c;
+    sha256_init(&c);
+    for (int i = 0; i < s->n; i++) {
+        sha256_update(&c, s->f[i].name, strlen(s->f[i].name) + 1);
+        sha256_update(&c, s->f[i].sha256, SHA256_HEX_LEN);
+    }
+    unsigned char d[32];
+    sha256_final(&c, d);
+    for (int i = 0; i < 32; i++)
+        snprintf(hex + 2 * i, 3, "%02x", d[i]);
+}
+
 /* Phase 1: spec on rank 0 first, then on the others; 0 or exit code. */
 static int sweep_load(MPI_Comm comm, int rank, const sweep_opts *o, spec *sp,
                       FILE *err)
@@ -133,7 +150,38 @@ static int sweep_load(MPI_Comm comm, int rank, const sweep_opts *o, spec *sp,
             spec_free(sp);
         return 2;
     }
+    /* every rank must have read the same catalogues (the file stores
+     * rank 0's texts, and the datasets' sizes must agree) */
+    char mine[SHA256_HEX_LEN + 1], root[SHA256_HEX_LEN + 1];
+    sweep_sources_digest(&sp->files, mine);
+    memcpy(root, mine, sizeof root);
+    CHECK_MPI(MPI_Bcast(root, sizeof root, MPI_CHAR, 0, comm));
+    bad = strcmp(root, mine) != 0;
+    CHECK_MPI(MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, comm));
+    if (any) {
+        if (rank == 0)
+            fprintf(err, "madsweep: %s: the catalogue files changed while "
+                    "the ranks were reading them; run again\n", o->spec_path);
+        spec_free(sp);
+        return 1;
+    }
     return 0;
+}
+
+/* Provenance of this run: absolute spec path (rank 0's, broadcast). */
+static void sweep_provenance(MPI_Comm comm, int rank, const sweep_opts *o,
+                             const spec *sp, char *abspath, size_t size,
+                             provenance *pv)
+{
+    char buf[PATH_MAX] = "";
+    if (rank == 0 && !realpath(o->spec_path, buf))
+        snprintf(buf, sizeof buf, "%s", o->spec_path);
+    snprintf(abspath, size, "%s", buf);
+    CHECK_MPI(MPI_Bcast(abspath, (int)size, MPI_CHAR, 0, comm));
+    pv->files = &sp->files;
+    pv->spec_text = sp->text;
+    pv->spec_abspath = abspath;
+    pv->command_line = o->command_line ? o->command_line : "(library call)";
 }
 
 int sweep_run(MPI_Comm comm, const sweep_opts *o, sweep_stats *stats,
@@ -204,7 +252,11 @@ int sweep_run(MPI_Comm comm, const sweep_opts *o, sweep_stats *stats,
     if (rank == 0)
         sweep_time_text(t_text, sizeof t_text);
     CHECK_MPI(MPI_Bcast(t_text, sizeof t_text, MPI_CHAR, 0, comm));
+    char abspath[PATH_MAX];
+    provenance prov;
+    sweep_provenance(comm, rank, o, &sp, abspath, sizeof abspath, &prov);
     output_meta meta = {
+        .prov = &prov,
         .spec_text = sp.text, .spec_path = o->spec_path,
         .start_time = t_text, .end_time = "",
         .fidelity = sp.ops->name, .cost_version = sp.ops->version,

@@ -35,6 +35,7 @@ typedef struct sweep_opts {
     bool quiet;          /* no progress line and no summary */
     double progress_s;   /* seconds between progress lines (0: default) */
     int64_t kill_after;  /* test hook: each rank SIGKILLs itself after N chunks */
+    const char *command_line; /* stored in the file (NULL: "(library call)") */
 } sweep_opts;
 
 typedef struct sweep_stats {

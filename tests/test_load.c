@@ -184,7 +184,7 @@ static void test_catalogues(void)
                 rc = load_model(g, &m, &err);
             } else {
                 cluster_t c;
-                rc = load_system(g, unit_configs(), &c, &err);
+                rc = load_system(g, unit_configs(), NULL, &c, &err);
             }
             if (rc)
                 fprintf(stderr, "%s\n", err.text);

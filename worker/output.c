@@ -317,6 +317,7 @@ static const struct output_unit {
     {"mem_bw_bytes_per_s", "bytes/s per device"},
     {"nic_bidir_bytes_per_s", "bytes/s per port, both directions"},
     {"nic_bytes_per_s", "bytes/s per device"},
+    {"nic_gbps_per_device", "Gb/s per device, one direction"},
     {"scaleup_bytes_per_s", "bytes/s per device"},
     {"eff_intra_bw", "bytes/s per device, one direction"},
     {"eff_inter_bw", "bytes/s per device, one direction"},
@@ -564,6 +565,7 @@ static void output_axes_detailed(hid_t g, const spec *sp, int rank)
     size_t o_mbw = table_add(&t, "mem_bw_bytes_per_s", TABLE_F64, 0);
     size_t o_sub = table_add(&t, "scaleup_bytes_per_s", TABLE_F64, 0);
     size_t o_nic = table_add(&t, "nic_bytes_per_s", TABLE_F64, 0);
+    size_t o_gbps = table_add(&t, "nic_gbps_per_device", TABLE_F64, 0);
     size_t o_bw = table_add(&t, "board_power_w", TABLE_F64, 0);
     size_t o_iw = table_add(&t, "idle_power_w", TABLE_F64, 0);
     size_t o_pr = table_add(&t, "price_per_hour_usd", TABLE_F64, 0);
@@ -586,9 +588,12 @@ static void output_axes_detailed(hid_t g, const spec *sp, int rank)
         table_put_f64(row, o_mem, y->hw.mem_capacity_bytes);
         table_put_f64(row, o_mbw, y->hw.mem_bw_bytes_per_s);
         table_put_f64(row, o_sub, y->hw.scaleup_bytes_per_s);
-        table_put_f64(row, o_nic, y->nic_gbps_per_device > 0
-                                      ? y->nic_gbps_per_device * 1e9 / 8.0
-                                      : y->hw.nic_bytes_per_s);
+        double nic = y->nic_gbps_per_device > 0 ? y->nic_gbps_per_device * 1e9 / 8.0
+                                                : y->hw.nic_bytes_per_s;
+        table_put_f64(row, o_nic, nic);
+        table_put_f64(row, o_gbps, y->nic_gbps_per_device > 0
+                                       ? y->nic_gbps_per_device
+                                       : nic * 8.0 / 1e9);
         table_put_f64(row, o_bw, y->hw.board_power_w);
         table_put_f64(row, o_iw, y->hw.idle_power_w);
         table_put_f64(row, o_pr, y->hw.price_per_hour_usd);
@@ -835,6 +840,8 @@ int output_create(output *o, MPI_Comm comm, const char *path, const space *s,
     free(zeros);
 
     output_axes(o->file, s, by_code, o->rank);
+    if (m->prov)
+        provenance_write(o->file, m->prov, o->rank);
     output_set_meta(o, m);
     return 0;
 }
@@ -859,6 +866,7 @@ int output_open(output *o, MPI_Comm comm, const char *path,
     /* the first difference found names the reason (same on every rank:
      * every rank reads the same file) */
     const char *why = NULL;
+    char pwhy[600];
     char *text = output_attr_read_str(o->file, "spec_text");
     char *tool = output_attr_read_str(o->file, "tool_version");
     char *cost = output_attr_read_str(o->file, "cost_model_version");
@@ -876,6 +884,9 @@ int output_open(output *o, MPI_Comm comm, const char *path,
              strcmp(cost, m->cost_version) != 0)
         why = "it was written by another tool or cost-model version "
               "(its rows would mix two models)";
+    else if (m->prov && provenance_compare(o->file, m->prov, pwhy,
+                                           sizeof pwhy) != 0)
+        why = pwhy;
     else if (total != m->total || chunk != m->chunk || valid != m->valid)
         why = "its space differs (the catalogues or the configs directory "
               "changed)";
@@ -904,6 +915,8 @@ int output_open(output *o, MPI_Comm comm, const char *path,
         return -1;
     }
     o->mtype = table_mtype(&r->t);
+    if (m->prov)
+        provenance_note_resume(o->file, m->prov);
     hid_t x = CHECK_H5ID(H5Pcreate(H5P_DATASET_XFER));
     CHECK_H5(H5Pset_dxpl_mpio(x, H5FD_MPIO_COLLECTIVE));
     if (m->nchunks > 0)

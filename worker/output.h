@@ -25,7 +25,8 @@
  *   /axes/strategy  one row per axis value (names and key figures; the
  *                   model, system, task and strategy tables have the
  *                   fidelity's columns: detailed systems name their
- *                   hardware generation, scale-up domain and bandwidths,
+ *                   hardware generation, scale-up domain and bandwidths
+ *                   (NIC also as nic_gbps_per_device),
  *                   detailed strategies are each auto candidate's text
  *                   with dp* for the rest of the devices);
  *   /axes/status    every status code with its name and explanation;
@@ -36,6 +37,9 @@
  *                   points_valid, points_invalid, points_evaluated,
  *                   chunk_ids, chunks, complete (0 until the sweep is
  *                   finished; the last write before closing).
+ *   /provenance     the text and SHA-256 of every catalogue read, the
+ *                   absolute spec path, command line and build commit
+ *                   (provenance.h).
  * Every table (/results, each /axes table, /skipped) has an attribute
  * `units`: one string per member of its compound type, in member order
  * ("s", "bytes", "samples/s", "1" for plain counts and ratios, "text",
@@ -56,6 +60,7 @@
 #include <stdint.h>
 
 #include "../driver/space.h"
+#include "provenance.h"
 #include "table.h"
 
 #define OUTPUT_PLAN_WIDTH 32
@@ -102,6 +107,7 @@ typedef struct output_meta {
     int64_t ranks, total, valid, invalid, evaluated, chunk, nchunks;
     double elapsed_s, evals_per_s;
     int64_t complete;
+    const provenance *prov; /* catalogues, paths, commit (provenance.h) */
 } output_meta;
 
 typedef struct output {
@@ -118,7 +124,8 @@ int output_create(output *o, MPI_Comm comm, const char *path, const space *s,
                   const output_meta *m, char *msg, size_t msize);
 
 /* Reopens a sweep file to resume it: checks that it holds the same spec
- * text, tool and cost-model versions and space (msg names the first
+ * text, tool and cost-model versions, catalogue files (by digest; msg
+ * names the changed catalogue) and space (msg names the first
  * difference), reads /progress into done[nchunks] and *complete.
  * Collective; returns 0, or -1 with msg set. */
 int output_open(output *o, MPI_Comm comm, const char *path,

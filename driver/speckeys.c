@@ -1,0 +1,150 @@
+/*
+ * speckeys.c - the key tables of sweep specs (see speckeys.h and the
+ * format in spec.h).
+ */
+#include "speckeys.h"
+
+#include <string.h>
+
+#include "suggest.h"
+
+typedef struct speckey {
+    const char *name;
+    unsigned fid;
+    const char *doc;
+} speckey;
+
+#define M SPECKEYS_MADMAX
+#define D SPECKEYS_DETAILED
+#define B SPECKEYS_BOTH
+
+static const speckey speckeys_top[] = {
+    {"name", B, "label of the sweep (optional)"},
+    {"fidelity", B, "\"detailed\" (default) or \"madmax\""},
+    {"models", B, "catalogue names, inline model groups, or \"all\""},
+    {"systems", B,
+     "catalogue names, inline system groups (may start from a `base` entry "
+     "and override it), or \"all\"; optional with system_grid"},
+    {"system_grid", B, "list of groups generating systems (keys below)"},
+    {"hardware", D,
+     "custom hardware generations for system_grid: groups { name = \"...\"; "
+     "base = \"h100-sxm-80g\"; nic_bytes_per_s = 100e9; } (a base and the "
+     "figures it overrides, or every key of `madsweep keys` hardware)"},
+    {"tasks", B, "task types or task groups (keys below)"},
+    {"global_batch", B,
+     "global batch sizes, samples per step (detailed: sequences; serving: "
+     "sequences decoded concurrently), or a group per model kind "
+     "{ llm = [...]; dlrm = [...]; }"},
+    {"strategies", B,
+     "\"auto\" (every candidate of the fidelity) or, madmax, groups "
+     "{ dense = \"fsdp:node,ddp:rest\"; embedding = \"mp:all\"; }"},
+    {"chunk", B, "ids per work chunk, 1 to 2^20 (default 4096)"},
+};
+
+static const speckey speckeys_grid[] = {
+    {"base", M, "madmax: the catalogue system to start from (systems.cfg)"},
+    {"hardware", D,
+     "detailed: hardware generations, names (the spec's `hardware` list, "
+     "then hardware.cfg) or inline groups"},
+    {"nodes", B,
+     "node counts (madmax: nodes of the base's size; detailed: scale-up "
+     "domains of devices_per_node)"},
+    {"devices", D,
+     "detailed: device counts instead of nodes, each a whole number of "
+     "devices_per_node (an error names the nearest valid sizes)"},
+    {"devices_per_node", B,
+     "devices per node (default: the base's; detailed: the hardware's "
+     "scale-up domain, e.g. 72 for an NVL72 rack)"},
+    {"nic_scale", B,
+     "factors on the NIC bandwidth (madmax: the base's ports; detailed: "
+     "the hardware's nic_bytes_per_s), default [1.0]"},
+    {"nic_gbps_per_device", D,
+     "detailed: absolute NIC bandwidths per device, Gb/s one direction "
+     "(instead of nic_scale)"},
+    {"board_power_w", B,
+     "board power per device, W, over the hardware's (energy figures)"},
+    {"idle_power_w", B,
+     "idle power per device, W, over the hardware's (default 30 % of board "
+     "power)"},
+    {"price_per_hour_usd", B,
+     "price per device-hour, USD, over the hardware's (cost figures)"},
+};
+
+static const speckey speckeys_task[] = {
+    {"type", B, "\"pretrain\", \"finetune\" or \"inference\""},
+    {"name", B, "label (default: the type)"},
+    {"freeze_emb", B, "finetune: embeddings frozen"},
+    {"freeze_top_mlp", B, "finetune, DLRM: top MLP frozen"},
+    {"freeze_bot_mlp", B, "finetune, DLRM: bottom MLP frozen"},
+    {"freeze_dense", M, "madmax finetune: all transformer layers frozen"},
+    {"min_frozen_layer", M, "madmax finetune: layers below it get gradients"},
+    {"frozen_layers", D, "detailed finetune: the first N layers frozen"},
+    {"precision", D, "detailed: \"bf16\" (default), \"fp16\", \"fp8\", \"tf32\", \"fp32\""},
+    {"prompt_tokens", D, "detailed inference: prompt length (default seq_len)"},
+    {"decode_tokens", D, "detailed inference: generated tokens (default 128)"},
+};
+
+#undef M
+#undef D
+#undef B
+
+static const struct {
+    const speckey *k;
+    size_t n;
+    const char *title;
+} speckeys_tables[SPECKEYS_NNS] = {
+    {speckeys_top, sizeof speckeys_top / sizeof speckeys_top[0], "sweep spec"},
+    {speckeys_grid, sizeof speckeys_grid / sizeof speckeys_grid[0],
+     "sweep spec: a group of system_grid"},
+    {speckeys_task, sizeof speckeys_task / sizeof speckeys_task[0],
+     "sweep spec: a group of tasks"},
+};
+
+bool speckeys_known(speckeys_ns ns, unsigned fid, const char *key)
+{
+    for (size_t i = 0; i < speckeys_tables[ns].n; i++)
+        if ((speckeys_tables[ns].k[i].fid & fid) &&
+            strcmp(speckeys_tables[ns].k[i].name, key) == 0)
+            return true;
+    return false;
+}
+
+const char *speckeys_unknown(speckeys_ns ns, unsigned fid, const char *key,
+                             const char *where, char *buf, size_t size)
+{
+    suggest sg;
+    suggest_init(&sg, key);
+    char list[512] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < speckeys_tables[ns].n; i++) {
+        const speckey *k = &speckeys_tables[ns].k[i];
+        if (!(k->fid & fid))
+            continue;
+        suggest_offer(&sg, k->name);
+        int w = snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "",
+                         k->name);
+        if (w > 0 && used + (size_t)w < sizeof list)
+            used += (size_t)w;
+    }
+    char hint[SUGGEST_NAME_MAX + 32];
+    bool other = speckeys_known(ns, SPECKEYS_BOTH & ~fid, key);
+    snprintf(buf, size, "unknown key '%s' in %s of the %s fidelity%s%s (keys: %s)",
+             key, where, fid == SPECKEYS_MADMAX ? "madmax" : "detailed",
+             other ? " (a key of the other fidelity)" : "",
+             suggest_hint(&sg, hint, sizeof hint), list);
+    return buf;
+}
+
+void speckeys_print(FILE *out)
+{
+    for (int ns = 0; ns < SPECKEYS_NNS; ns++) {
+        fprintf(out, "%s:\n", speckeys_tables[ns].title);
+        for (size_t i = 0; i < speckeys_tables[ns].n; i++) {
+            const speckey *k = &speckeys_tables[ns].k[i];
+            fprintf(out, "  %-26s %s%s\n", k->name, k->doc,
+                    k->fid == SPECKEYS_MADMAX     ? " [madmax]"
+                    : k->fid == SPECKEYS_DETAILED ? " [detailed]"
+                                                  : "");
+        }
+    }
+}

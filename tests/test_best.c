@@ -1,0 +1,646 @@
+/*
+ * test_best.c - `madsweep best` on real sweep files, against a brute
+ * force over the same files.
+ *
+ * Under mpiexec -n 1: sweeps a small detailed spec (a dense and an MoE
+ * model on H100 and MI300X systems of 1 and 2 nodes, two NIC scales,
+ * pretraining and serving) and a small MAD-Max spec in-process, then runs
+ * `best` through cmd_main() with --csv and checks every answer against a
+ * scan of /results written here (the table layout of worker/output.h,
+ * the axis tables read directly):
+ *   - the default leaves out rows whose status is not ok, --all ranks
+ *     them too (and the winner per hardware under --all is the brute
+ *     force's over every row, NaN last);
+ *   - --where with text and number conditions, --group by an axis column
+ *     (hardware), a number (devices, nic_gbps_per_device), several;
+ *   - --by any figure, maximized for rates, minimized for times;
+ *   - a plan is shown once: no two printed rows of a group differ only in
+ *     the order of degree-1 dimensions of their layout, while such twins
+ *     exist in the file (so the check can fail);
+ *   - --csv has every column of /results and the joined axis names;
+ *   - unknown columns name the closest one; bad conditions are errors.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <CUnit/Basic.h>
+#include <hdf5.h>
+#include <math.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../worker/output.h"
+#include "cmd.h"
+#include "sweep.h"
+#include "unit.h"
+
+static char g_det[600], g_mad[600];
+
+static const char *const det_spec =
+    "fidelity = \"detailed\";\n"
+    "models = [\"llama3-8b\", \"mixtral-8x7b\"];\n"
+    "system_grid = ( { hardware = [\"h100-sxm-80g\", \"mi300x\"]; nodes = [1, 2];\n"
+    "                  nic_gbps_per_device = [200.0, 400.0]; } );\n"
+    "tasks = ( \"pretrain\",\n"
+    "  { type = \"inference\"; name = \"serve\"; prompt_tokens = 512;\n"
+    "    decode_tokens = 32; } );\n"
+    "global_batch = [64];\n"
+    "strategies = \"auto\";\n";
+
+static const char *const mad_spec =
+    "fidelity = \"madmax\";\n"
+    "models = [\"dlrm_a\", \"llama2_70b\"];\n"
+    "systems = [\"zionex_128\", \"dc_A_128\"];\n"
+    "tasks = [\"pretrain\", \"inference\"];\n"
+    "global_batch = [1024, 4096];\n"
+    "strategies = \"auto\";\n";
+
+/* ------------------------------------------------------------ helpers */
+
+typedef struct cli_run {
+    int rc;
+    char *out;
+    char err[8192];
+} cli_run;
+
+static void cli(cli_run *r, int argc, const char **argv)
+{
+    FILE *out = tmpfile(), *err = tmpfile();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(err);
+    r->rc = cmd_main(argc, (char **)(void *)argv, out, err);
+    long n = ftell(out);
+    rewind(out);
+    rewind(err);
+    r->out = calloc((size_t)n + 1, 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r->out);
+    size_t got = fread(r->out, 1, (size_t)n, out);
+    r->out[got] = '\0';
+    got = fread(r->err, 1, sizeof r->err - 1, err);
+    r->err[got] = '\0';
+    fclose(out);
+    fclose(err);
+}
+
+/* Splits one CSV line into fields (quotes honoured); returns the count. */
+static int csv_split(const char *line, char fields[][160], int max)
+{
+    int n = 0;
+    const char *p = line;
+    while (n < max) {
+        char *f = fields[n++];
+        size_t k = 0;
+        if (*p == '"') {
+            for (p++; *p && !(*p == '"' && p[1] != '"'); p++) {
+                if (*p == '"')
+                    p++;
+                if (k < 159)
+                    f[k++] = *p;
+            }
+            if (*p == '"')
+                p++;
+        } else {
+            for (; *p && *p != ',' && *p != '\n'; p++)
+                if (k < 159)
+                    f[k++] = *p;
+        }
+        f[k] = '\0';
+        if (*p != ',')
+            break;
+        p++;
+    }
+    return n;
+}
+
+/* A parsed CSV answer: header and rows. */
+typedef struct csv_t {
+    int ncols, nrows;
+    char (*head)[160];
+    char (*cell)[160]; /* nrows x ncols */
+} csv_t;
+
+static void csv_parse(const char *text, csv_t *c)
+{
+    enum { MAXC = 400 };
+    memset(c, 0, sizeof *c);
+    int lines = 0;
+    for (const char *p = text; *p; p++)
+        lines += *p == '\n';
+    c->head = calloc(MAXC, sizeof *c->head);
+    c->cell = calloc((size_t)(lines + 1) * MAXC, sizeof *c->cell);
+    const char *p = text;
+    c->ncols = csv_split(p, c->head, MAXC);
+    p = strchr(p, '\n');
+    while (p && p[1]) {
+        p++;
+        csv_split(p, c->cell + (size_t)c->nrows * MAXC, MAXC);
+        c->nrows++;
+        p = strchr(p, '\n');
+    }
+    c->ncols = c->ncols > MAXC ? MAXC : c->ncols;
+}
+
+static const char *csv_get(const csv_t *c, int row, const char *col)
+{
+    for (int i = 0; i < c->ncols; i++)
+        if (strcmp(c->head[i], col) == 0)
+            return c->cell[(size_t)row * 400 + (size_t)i];
+    return NULL;
+}
+
+static void csv_free(csv_t *c)
+{
+    free(c->head);
+    free(c->cell);
+}
+
+/* Column `member` (string of `width` bytes, or int64 / double) of an
+ * axis table, read whole. */
+static void *axis_read(hid_t f, const char *path, const char *member,
+                       hid_t type, size_t size, hssize_t *n)
+{
+    hid_t d = H5Dopen2(f, path, H5P_DEFAULT);
+    hid_t s = H5Dget_space(d);
+    *n = H5Sget_simple_extent_npoints(s);
+    hid_t mt = H5Tcreate(H5T_COMPOUND, size);
+    H5Tinsert(mt, member, 0, type);
+    char *buf = calloc((size_t)*n + 1, size);
+    H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf);
+    H5Tclose(mt);
+    H5Sclose(s);
+    H5Dclose(d);
+    return buf;
+}
+
+static hid_t str_type(size_t n)
+{
+    hid_t t = H5Tcopy(H5T_C_S1);
+    H5Tset_size(t, n);
+    return t;
+}
+
+/* The file's rows in the build's layout, and what the brute force needs. */
+typedef struct rows_t {
+    output_rows r;
+    char *rows;
+    hssize_t n;
+    char (*hw)[64];      /* per system index */
+    double *gbps;        /* per system index */
+    char (*task)[64];    /* per task index */
+    hssize_t nsys, ntask;
+} rows_t;
+
+static void rows_load(const char *path, rows_t *x, int detailed)
+{
+    memset(x, 0, sizeof *x);
+    output_rows_init(&x->r, detailed ? EVAL_DETAILED : EVAL_MADMAX);
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    CU_ASSERT_FATAL(f >= 0);
+    x->rows = unit_read_results(f, &x->r.t, &x->n);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(x->rows);
+    hid_t s64 = str_type(64);
+    if (detailed) {
+        x->hw = axis_read(f, "axes/system", "hardware", s64, 64, &x->nsys);
+        x->gbps = axis_read(f, "axes/system", "nic_gbps_per_device",
+                            H5T_NATIVE_DOUBLE, 8, &x->nsys);
+    }
+    x->task = axis_read(f, "axes/task", "name", s64, 64, &x->ntask);
+    H5Tclose(s64);
+    H5Fclose(f);
+}
+
+static void rows_free(rows_t *x)
+{
+    free(x->rows);
+    free(x->hw);
+    free(x->gbps);
+    free(x->task);
+}
+
+static const char *row_at(const rows_t *x, hssize_t i)
+{
+    return x->rows + (size_t)i * x->r.t.size;
+}
+
+static double row_fig(const rows_t *x, const char *row, const char *name)
+{
+    const result_field *rf = result_find(name);
+    size_t off = x->r.field[rf - result_fields];
+    return rf->type == RESULT_I64 ? (double)table_get_i64(row, off)
+                                  : table_get_f64(row, off);
+}
+
+static int32_t row_idx(const rows_t *x, const char *row, int axis)
+{
+    return table_get_i32(row, x->r.idx[axis]);
+}
+
+/* Brute force: the id of the best row of each group g(row) in [0, ng)
+ * among rows passing keep(), by figure `by` (maximize or not). */
+typedef int (*keep_fn)(const rows_t *x, const char *row);
+typedef int (*group_fn)(const rows_t *x, const char *row);
+
+static void brute(const rows_t *x, keep_fn keep, group_fn group, int ng,
+                  const char *by, int maximize, int64_t *best)
+{
+    double *v = malloc((size_t)ng * sizeof *v);
+    for (int g = 0; g < ng; g++)
+        best[g] = -1;
+    for (hssize_t i = 0; i < x->n; i++) {
+        const char *row = row_at(x, i);
+        if (!keep(x, row))
+            continue;
+        int g = group(x, row);
+        double val = row_fig(x, row, by);
+        int64_t id = table_get_i64(row, x->r.id);
+        int better;
+        if (best[g] < 0)
+            better = 1;
+        else if (isnan(val) != isnan(v[g]))
+            better = isnan(v[g]);
+        else if (!isnan(val) && val != v[g])
+            better = maximize ? val > v[g] : val < v[g];
+        else
+            better = id < best[g];
+        if (better) {
+            best[g] = id;
+            v[g] = val;
+        }
+    }
+    free(v);
+}
+
+static int keep_ok(const rows_t *x, const char *row)
+{
+    return table_get_i32(row, x->r.status) == 0;
+}
+
+static int keep_any(const rows_t *x, const char *row)
+{
+    (void)x;
+    (void)row;
+    return 1;
+}
+
+static int keep_where(const rows_t *x, const char *row)
+{
+    /* task==pretrain,devices>=16,mem_total_bytes_per_device<=6e10,
+     * hardware!=mi300x */
+    return keep_ok(x, row) &&
+           strcmp(x->task[row_idx(x, row, SPACE_TASK)], "pretrain") == 0 &&
+           table_get_i64(row, x->r.devices) >= 16 &&
+           row_fig(x, row, "mem_total_bytes_per_device") <= 6e10 &&
+           strcmp(x->hw[row_idx(x, row, SPACE_SYSTEM)], "mi300x") != 0;
+}
+
+static int group_hw(const rows_t *x, const char *row)
+{
+    return strcmp(x->hw[row_idx(x, row, SPACE_SYSTEM)], "h100-sxm-80g") == 0 ? 0 : 1;
+}
+
+static int group_one(const rows_t *x, const char *row)
+{
+    (void)x;
+    (void)row;
+    return 0;
+}
+
+static int group_model_task(const rows_t *x, const char *row)
+{
+    return row_idx(x, row, SPACE_MODEL) * 2 + row_idx(x, row, SPACE_TASK);
+}
+
+/* ------------------------------------------------------------ tests */
+
+static void test_status_default_and_all(void)
+{
+    rows_t x;
+    rows_load(g_det, &x, 1);
+    int64_t want[2], want_all[2];
+    brute(&x, keep_ok, group_hw, 2, "tokens_per_s", 1, want);
+    brute(&x, keep_any, group_hw, 2, "mem_total_bytes_per_device", 1, want_all);
+    hssize_t not_ok = 0;
+    for (hssize_t i = 0; i < x.n; i++)
+        not_ok += !keep_ok(&x, row_at(&x, i));
+    CU_ASSERT(not_ok > 0); /* the default has something to leave out */
+
+    cli_run r;
+    const char *a1[] = {"madsweep", "best", g_det, "--by", "tokens_per_s",
+                        "--group", "hardware", "--csv"};
+    cli(&r, (int)(sizeof a1 / sizeof a1[0]), a1);
+    CU_ASSERT_EQUAL_FATAL(r.rc, 0);
+    csv_t c;
+    csv_parse(r.out, &c);
+    CU_ASSERT_EQUAL(c.nrows, 2);
+    for (int i = 0; i < c.nrows && i < 2; i++) {
+        CU_ASSERT_STRING_EQUAL(csv_get(&c, i, "hardware"),
+                               i == 0 ? "h100-sxm-80g" : "mi300x");
+        CU_ASSERT_EQUAL(strtoll(csv_get(&c, i, "id"), NULL, 10), want[i]);
+        CU_ASSERT_STRING_EQUAL(csv_get(&c, i, "status_name"), "ok");
+    }
+    csv_free(&c);
+    free(r.out);
+
+    /* --all: the biggest memory footprint is an infeasible row */
+    const char *a2[] = {"madsweep", "best", g_det, "--by",
+                        "mem_total_bytes_per_device", "--order", "max",
+                        "--group", "hardware", "--all", "--csv"};
+    cli(&r, (int)(sizeof a2 / sizeof a2[0]), a2);
+    CU_ASSERT_EQUAL_FATAL(r.rc, 0);
+    csv_parse(r.out, &c);
+    CU_ASSERT_EQUAL(c.nrows, 2);
+    for (int i = 0; i < c.nrows && i < 2; i++) {
+        CU_ASSERT_EQUAL(strtoll(csv_get(&c, i, "id"), NULL, 10), want_all[i]);
+        CU_ASSERT_STRING_EQUAL(csv_get(&c, i, "status_name"), "infeasible:memory");
+    }
+    csv_free(&c);
+    free(r.out);
+
+    /* the text table says what it left out, and shows status under --all */
+    const char *a3[] = {"madsweep", "best", g_det, "--all", "--group", "hardware"};
+    cli(&r, (int)(sizeof a3 / sizeof a3[0]), a3);
+    CU_ASSERT_EQUAL(r.rc, 0);
+    CU_ASSERT(strncmp(r.out, "status", 6) == 0);
+    free(r.out);
+    const char *a4[] = {"madsweep", "best", g_det};
+    cli(&r, (int)(sizeof a4 / sizeof a4[0]), a4);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "rows not ok left out, --all shows them"));
+    free(r.out);
+    rows_free(&x);
+}
+
+static void test_where_group_by(void)
+{
+    rows_t x;
+    rows_load(g_det, &x, 1);
+    int64_t want[1];
+    brute(&x, keep_where, group_one, 1, "iteration_time_s", 0, want);
+    CU_ASSERT_FATAL(want[0] >= 0);
+    cli_run r;
+    const char *a1[] = {"madsweep", "best", g_det, "--where",
+                        "task==pretrain, devices>=16,mem_total_bytes_per_device<=6e10,"
+                        "hardware!='mi300x'",
+                        "--by", "iteration_time_s", "--csv"};
+    cli(&r, (int)(sizeof a1 / sizeof a1[0]), a1);
+    CU_ASSERT_EQUAL_FATAL(r.rc, 0);
+    csv_t c;
+    csv_parse(r.out, &c);
+    CU_ASSERT_EQUAL_FATAL(c.nrows, 1);
+    CU_ASSERT_EQUAL(strtoll(csv_get(&c, 0, "id"), NULL, 10), want[0]);
+    csv_free(&c);
+    free(r.out);
+
+    /* numbers group in ascending order; several columns at once */
+    const char *a2[] = {"madsweep", "best", g_det, "--group",
+                        "devices,nic_gbps_per_device", "--by", "mfu", "--csv"};
+    cli(&r, (int)(sizeof a2 / sizeof a2[0]), a2);
+    CU_ASSERT_EQUAL_FATAL(r.rc, 0);
+    csv_parse(r.out, &c);
+    CU_ASSERT_EQUAL(c.nrows, 4);
+    static const char *const dev[] = {"8", "8", "16", "16"};
+    static const char *const gbps[] = {"200", "400", "200", "400"};
+    for (int i = 0; i < c.nrows && i < 4; i++) {
+        CU_ASSERT_STRING_EQUAL(csv_get(&c, i, "devices"), dev[i]);
+        CU_ASSERT_STRING_EQUAL(csv_get(&c, i, "nic_gbps_per_device"), gbps[i]);
+    }
+    csv_free(&c);
+    free(r.out);
+
+    /* --group model,task by a time: minimized */
+    int64_t mt[4];
+    brute(&x, keep_ok, group_model_task, 4, "ttft_s", 0, mt);
+    const char *a3[] = {"madsweep", "best", g_det, "--where", "task==serve",
+                        "--group", "model,task", "--by", "ttft_s", "--csv"};
+    cli(&r, (int)(sizeof a3 / sizeof a3[0]), a3);
+    CU_ASSERT_EQUAL_FATAL(r.rc, 0);
+    csv_parse(r.out, &c);
+    CU_ASSERT_EQUAL(c.nrows, 2);
+    for (int i = 0; i < c.nrows && i < 2; i++) {
+        CU_ASSERT_STRING_EQUAL(csv_get(&c, i, "task"), "serve");
+        CU_ASSERT_EQUAL(strtoll(csv_get(&c, i, "id"), NULL, 10), mt[2 * i + 1]);
+    }
+    csv_free(&c);
+    free(r.out);
+    rows_free(&x);
+}
+
+/* The named strategy columns of a detailed row but its layout. */
+static void plan_without_layout(const rows_t *x, const char *row, char *buf,
+                                size_t size)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < OUTPUT_NSTRAT_INT && n < size; k++)
+        n += (size_t)snprintf(buf + n, size - n, "%d|",
+                              (int)table_get_i32(row, x->r.strat_int[k]));
+    for (int k = 0; k < OUTPUT_NSTRAT_STR && n < size; k++) {
+        const table_col *c = x->r.strat_str[k];
+        if (strcmp(c->name, "layout") != 0)
+            n += (size_t)snprintf(buf + n, size - n, "%.*s|", (int)c->len,
+                                  row + c->off);
+    }
+}
+
+/* Same model, system, task and batch. */
+static int same_point(const rows_t *x, const char *a, const char *b)
+{
+    for (int ax = 0; ax < SPACE_STRATEGY; ax++)
+        if (row_idx(x, a, ax) != row_idx(x, b, ax))
+            return 0;
+    return 1;
+}
+
+static void test_same_plan_once(void)
+{
+    rows_t x;
+    rows_load(g_det, &x, 1);
+    cli_run r;
+    const char *a1[] = {"madsweep", "best", g_det, "--group", "system,task",
+                        "--by", "tokens_per_s", "--top", "40", "--csv"};
+    cli(&r, (int)(sizeof a1 / sizeof a1[0]), a1);
+    CU_ASSERT_EQUAL_FATAL(r.rc, 0);
+    csv_t c;
+    csv_parse(r.out, &c);
+    CU_ASSERT(c.nrows > 100);
+    int twins = 0, dup_printed = 0;
+    for (int i = 0; i < c.nrows; i++) {
+        int64_t id = strtoll(csv_get(&c, i, "id"), NULL, 10);
+        /* find the row (rows are in id order) and the rows of the same
+         * model, system, task and batch: a contiguous run around it */
+        hssize_t lo = 0, hi = x.n - 1, at = -1;
+        while (lo <= hi && at < 0) {
+            hssize_t mid = lo + (hi - lo) / 2;
+            int64_t v = table_get_i64(row_at(&x, mid), x.r.id);
+            if (v == id)
+                at = mid;
+            else if (v < id)
+                lo = mid + 1;
+            else
+                hi = mid - 1;
+        }
+        CU_ASSERT_FATAL(at >= 0);
+        const char *me = row_at(&x, at);
+        char mine[160];
+        plan_without_layout(&x, me, mine, sizeof mine);
+        hssize_t first = at, last = at;
+        while (first > 0 && same_point(&x, row_at(&x, first - 1), me))
+            first--;
+        while (last + 1 < x.n && same_point(&x, row_at(&x, last + 1), me))
+            last++;
+        for (hssize_t k = first; k <= last; k++) {
+            const char *o = row_at(&x, k);
+            if (k == at)
+                continue;
+            char theirs[160];
+            plan_without_layout(&x, o, theirs, sizeof theirs);
+            if (strcmp(mine, theirs) != 0 ||
+                memcmp(o + x.r.field[0], me + x.r.field[0],
+                       x.r.t.size - x.r.field[0]) != 0)
+                continue;
+            /* same degrees and options, same figures, another layout:
+             * a twin when pp or dp is 1 (the layouts swap them) */
+            if (table_get_i32(me, x.r.strat_int[1]) == 1 ||
+                table_get_i32(me, x.r.strat_int[2]) == 1) {
+                twins++;
+                char tid[32];
+                snprintf(tid, sizeof tid, "%lld",
+                         (long long)table_get_i64(o, x.r.id));
+                for (int j = 0; j < c.nrows; j++)
+                    dup_printed += strcmp(csv_get(&c, j, "id"), tid) == 0;
+            }
+        }
+    }
+    CU_ASSERT(twins > 0);
+    CU_ASSERT_EQUAL(dup_printed, 0);
+    csv_free(&c);
+    free(r.out);
+    rows_free(&x);
+}
+
+static void test_csv_columns_and_errors(void)
+{
+    cli_run r;
+    const char *a1[] = {"madsweep", "best", g_det, "--csv"};
+    cli(&r, (int)(sizeof a1 / sizeof a1[0]), a1);
+    CU_ASSERT_EQUAL_FATAL(r.rc, 0);
+    csv_t c;
+    csv_parse(r.out, &c);
+    output_rows rows;
+    output_rows_init(&rows, EVAL_DETAILED);
+    for (int i = 0; i < rows.t.ncols; i++) {
+        int found = 0;
+        for (int k = 0; k < c.ncols; k++)
+            found |= strcmp(c.head[k], rows.t.col[i].name) == 0;
+        if (!found)
+            fprintf(stderr, "CSV lacks /results column %s\n", rows.t.col[i].name);
+        CU_ASSERT(found);
+    }
+    static const char *const joined[] = {"model", "system", "hardware", "task",
+                                         "strategy", "status_name",
+                                         "nic_gbps_per_device"};
+    for (size_t i = 0; i < sizeof joined / sizeof joined[0]; i++)
+        CU_ASSERT_PTR_NOT_NULL(csv_get(&c, 0, joined[i]));
+    CU_ASSERT_EQUAL(strncmp(r.out, "model,system,devices,task,global_batch,", 39), 0);
+    csv_free(&c);
+    free(r.out);
+
+    const char *a2[] = {"madsweep", "best", g_det, "--by", "tokens_per_sec"};
+    cli(&r, (int)(sizeof a2 / sizeof a2[0]), a2);
+    CU_ASSERT_EQUAL(r.rc, 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "unknown column 'tokens_per_sec'; did you "
+                                         "mean \"tokens_per_s\"?"));
+    free(r.out);
+    const char *a3[] = {"madsweep", "best", g_det, "--group", "hardwar"};
+    cli(&r, (int)(sizeof a3 / sizeof a3[0]), a3);
+    CU_ASSERT_EQUAL(r.rc, 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "did you mean \"hardware\"?"));
+    free(r.out);
+    const char *a4[] = {"madsweep", "best", g_det, "--where", "devices=8"};
+    cli(&r, (int)(sizeof a4 / sizeof a4[0]), a4);
+    CU_ASSERT_EQUAL(r.rc, 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "write == for equality"));
+    free(r.out);
+    const char *a5[] = {"madsweep", "best", g_det, "--where", "devices>=many"};
+    cli(&r, (int)(sizeof a5 / sizeof a5[0]), a5);
+    CU_ASSERT_EQUAL(r.rc, 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "'many' is not a number"));
+    free(r.out);
+    const char *a6[] = {"madsweep", "best", g_det, "--by", "model"};
+    cli(&r, (int)(sizeof a6 / sizeof a6[0]), a6);
+    CU_ASSERT_EQUAL(r.rc, 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "is text"));
+    free(r.out);
+    const char *a7[] = {"madsweep", "best", g_det, "--columns"};
+    cli(&r, (int)(sizeof a7 / sizeof a7[0]), a7);
+    CU_ASSERT_EQUAL(r.rc, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "nic_gbps_per_device"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "/axes/system"));
+    free(r.out);
+    /* a status by name */
+    const char *a8[] = {"madsweep", "best", g_det, "--all", "--where",
+                        "status==infeasible:memory", "--csv"};
+    cli(&r, (int)(sizeof a8 / sizeof a8[0]), a8);
+    CU_ASSERT_EQUAL(r.rc, 0);
+    csv_parse(r.out, &c);
+    CU_ASSERT_EQUAL(c.nrows, 1);
+    if (c.nrows == 1)
+        CU_ASSERT_STRING_EQUAL(csv_get(&c, 0, "status_name"), "infeasible:memory");
+    csv_free(&c);
+    free(r.out);
+}
+
+static void test_madmax_file(void)
+{
+    rows_t x;
+    rows_load(g_mad, &x, 0);
+    int64_t want[4];
+    brute(&x, keep_ok, group_model_task, 4, "throughput_samples_per_s", 1, want);
+    cli_run r;
+    const char *a1[] = {"madsweep", "best", g_mad, "--group", "model,task",
+                        "--csv"};
+    cli(&r, (int)(sizeof a1 / sizeof a1[0]), a1);
+    CU_ASSERT_EQUAL_FATAL(r.rc, 0);
+    csv_t c;
+    csv_parse(r.out, &c);
+    CU_ASSERT_EQUAL(c.nrows, 4);
+    for (int i = 0; i < c.nrows && i < 4; i++)
+        CU_ASSERT_EQUAL(strtoll(csv_get(&c, i, "id"), NULL, 10), want[i]);
+    /* madmax plans hold commas: quoted */
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, ",\""));
+    csv_free(&c);
+    free(r.out);
+    rows_free(&x);
+}
+
+static int sweep_file(const char *name, const char *text, char *out, size_t size)
+{
+    char sp[512];
+    if (!unit_write_file(name, text, sp, sizeof sp))
+        return -1;
+    snprintf(out, size, "%s.h5", sp);
+    sweep_opts o = {.spec_path = sp, .out_path = out,
+                    .configs_dir = unit_configs(), .quiet = true};
+    return sweep_run(MPI_COMM_WORLD, &o, NULL, stdout, stderr);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    if (sweep_file("best_det.cfg", det_spec, g_det, sizeof g_det) != 0 ||
+        sweep_file("best_mad.cfg", mad_spec, g_mad, sizeof g_mad) != 0) {
+        fprintf(stderr, "the sweeps of the test failed\n");
+        MPI_Finalize();
+        return 1;
+    }
+    if (CU_initialize_registry() != CUE_SUCCESS)
+        return 1;
+    CU_pSuite s = CU_add_suite("best", NULL, NULL);
+    CU_add_test(s, "ok rows by default, every row with --all",
+                test_status_default_and_all);
+    CU_add_test(s, "--where, --group, --by against a brute force",
+                test_where_group_by);
+    CU_add_test(s, "the same plan is shown once", test_same_plan_once);
+    CU_add_test(s, "--csv has every column; errors", test_csv_columns_and_errors);
+    CU_add_test(s, "a MAD-Max file", test_madmax_file);
+    return unit_run_mpi();
+}

@@ -1,0 +1,128 @@
+#!/usr/bin/python3
+"""test_madsweep_h5.py - scripts/madsweep_h5.load() on real sweep files.
+
+Sweeps a small detailed spec and a small MAD-Max spec with the madsweep
+binary ($MADSWEEP_BINARY, one process), loads them and checks: one row per
+/results row in id order, strings decoded, the axis names joined in by
+index (compared with the /axes tables read here with h5py), status names,
+units, the three join modes, and that the best row per hardware found with
+pandas is the one `madsweep best --group hardware` prints. An unfinished
+file is refused.
+"""
+import csv
+import io
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import h5py
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.environ["MADSWEEP_SOURCE_DIR"], "scripts"))
+import madsweep_h5  # noqa: E402
+
+BIN = os.environ["MADSWEEP_BINARY"]
+DETAILED = """fidelity = "detailed";
+models = ["llama3-8b", "mixtral-8x7b"];
+system_grid = ( { hardware = ["h100-sxm-80g", "mi300x"]; nodes = [1, 2]; } );
+tasks = ( "pretrain", { type = "inference"; name = "serve"; decode_tokens = 16; } );
+global_batch = [64];
+strategies = "auto";
+"""
+MADMAX = """fidelity = "madmax";
+models = ["dlrm_a", "llama2_7b"];
+systems = ["zionex_128", "dc_A_128"];
+tasks = ["pretrain", "inference"];
+global_batch = [1024];
+strategies = "auto";
+"""
+
+
+def sweep(tmp, name, text):
+    spec = os.path.join(tmp, name + ".cfg")
+    with open(spec, "w") as f:
+        f.write(text)
+    out = os.path.join(tmp, name + ".h5")
+    subprocess.run([BIN, "sweep", spec, "-o", out, "--quiet"], check=True)
+    return out
+
+
+class Loader(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(dir=os.environ.get("MADSWEEP_TEST_TMP"))
+        cls.det = sweep(cls.tmp, "h5det", DETAILED)
+        cls.mad = sweep(cls.tmp, "h5mad", MADMAX)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp)
+
+    def test_rows_names_units(self):
+        df = madsweep_h5.load(self.det)
+        with h5py.File(self.det) as f:
+            res = f["results"][:]
+            models = [m.decode() for m in f["axes/model"]["name"]]
+            systems = f["axes/system"][:]
+            self.assertEqual(len(df), int(f.attrs["points_valid"]))
+            codes = {int(c): n.decode() for c, n in
+                     zip(f["axes/status"]["code"], f["axes/status"]["name"])}
+        self.assertTrue((df["id"].to_numpy() == res["id"]).all())
+        self.assertTrue((np.diff(df["id"].to_numpy()) > 0).all())
+        self.assertIsInstance(df["layout"].iloc[0], str)  # a strategy column
+        want = [models[i] for i in res["model_idx"]]
+        self.assertEqual(list(df["model"]), want)
+        hw = [systems["hardware"][i].decode() for i in res["system_idx"]]
+        self.assertEqual(list(df["hardware"]), hw)
+        self.assertEqual(list(df["status_name"]),
+                         [codes[int(s)] for s in res["status"]])
+        self.assertIn("infeasible:memory", set(df["status_name"]))
+        self.assertEqual(set(df["task"]), {"pretrain", "serve"})
+        self.assertEqual(df.attrs["units"]["tokens_per_s"], "tokens/s")
+        self.assertEqual(df.attrs["units"]["model_idx"], "index into /axes/model")
+        self.assertEqual(df.attrs["file"]["fidelity"], "detailed")
+        self.assertIn("models", df.attrs["file"]["spec_text"])
+        # the number columns of the axes only with join="all"
+        self.assertNotIn("nic_gbps_per_device", df.columns)
+        full = madsweep_h5.load(self.det, join="all")
+        gbps = systems["nic_gbps_per_device"][res["system_idx"]]
+        self.assertTrue((full["nic_gbps_per_device"].to_numpy() == gbps).all())
+        self.assertIn("system.devices", full.columns)
+        bare = madsweep_h5.load(self.det, join=None)
+        self.assertNotIn("model", bare.columns)
+
+    def test_agrees_with_best(self):
+        df = madsweep_h5.load(self.det)
+        ok = df[df.status_name == "ok"]
+        top = ok.sort_values(["tokens_per_s", "id"], ascending=[False, True])
+        want = top.groupby("hardware", observed=True, sort=False).head(1)
+        out = subprocess.run([BIN, "best", self.det, "--by", "tokens_per_s",
+                              "--group", "hardware", "--csv"], check=True,
+                             capture_output=True, text=True).stdout
+        got = {r["hardware"]: int(r["id"]) for r in csv.DictReader(io.StringIO(out))}
+        self.assertEqual(got, dict(zip(want["hardware"], want["id"])))
+        self.assertEqual(len(got), 2)
+
+    def test_madmax(self):
+        df = madsweep_h5.load(self.mad)
+        self.assertEqual(set(df["system"]), {"zionex_128", "dc_A_128"})
+        self.assertTrue(any("," in p for p in df["dense_plan"]))
+        self.assertEqual(df.attrs["file"]["fidelity"], "madmax")
+
+    def test_unfinished_refused(self):
+        copy = os.path.join(self.tmp, "unfinished.h5")
+        shutil.copy(self.det, copy)
+        with h5py.File(copy, "r+") as f:
+            f.attrs["complete"] = np.int64(0)
+        with self.assertRaises(ValueError) as e:
+            madsweep_h5.load(copy)
+        self.assertIn("unfinished", str(e.exception))
+        self.assertEqual(len(madsweep_h5.load(copy, complete_only=False)),
+                         len(madsweep_h5.load(self.det)))
+
+
+if __name__ == "__main__":
+    unittest.main()

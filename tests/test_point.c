@@ -1,0 +1,269 @@
+/*
+ * test_point.c - `madsweep point` then `madsweep eval --json` reproduces
+ * a sweep row exactly, in both fidelities.
+ *
+ * Under mpiexec -n 1: sweeps a small detailed spec (dense, MoE and DLRM
+ * models; catalogue and generated systems; pretraining, fine-tuning with
+ * frozen layers and serving) and a small MAD-Max spec (DLRM and LLM,
+ * a system_grid with NIC scaling, a fine-tuning task) in-process, both
+ * over a copy of configs/. Then hardware.cfg and systems.cfg of the copy
+ * are edited, so a point rebuilt from the catalogue directory would
+ * differ: `point` must use the texts stored in the file. For a sample of
+ * rows of each file (evenly spread, the last of every model and task,
+ * and rows that are not ok), the real
+ * binary prints the point file, `eval --json` evaluates it with no
+ * catalogue directory at all (MADSWEEP_CONFIGS=/nonexistent: every input
+ * is inline), and every figure of result_fields[] must equal the row's
+ * bit for bit (JSON null for NaN), the status too. Bad ids are refused.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <CUnit/Basic.h>
+#include <hdf5.h>
+#include <math.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../worker/output.h"
+#include "space.h"
+#include "spec.h"
+#include "sweep.h"
+#include "unit.h"
+
+static char g_dir[600], g_files[2][600], g_specs[2][600];
+
+static const char *const specs[2] = {
+    "fidelity = \"detailed\";\n"
+    "models = [\"llama3-8b\", \"mixtral-8x7b\", \"dlrm-mlperf\"];\n"
+    "systems = [\"h100-8\"];\n"
+    "system_grid = ( { hardware = \"mi300x\"; nodes = [2];\n"
+    "                  nic_gbps_per_device = [100.0]; } );\n"
+    "tasks = ( \"pretrain\",\n"
+    "  { type = \"finetune\"; name = \"ft\"; frozen_layers = 8; freeze_emb = true; },\n"
+    "  { type = \"inference\"; name = \"serve\"; prompt_tokens = 512;\n"
+    "    decode_tokens = 16; } );\n"
+    "global_batch = [64];\n"
+    "strategies = \"auto\";\n",
+    "fidelity = \"madmax\";\n"
+    "models = [\"dlrm_a\", \"llama2_7b\"];\n"
+    "systems = [\"zionex_128\"];\n"
+    "system_grid = ( { base = \"dc_A_128\"; nodes = [2, 16];\n"
+    "                  nic_scale = [0.5, 2.0]; } );\n"
+    "tasks = ( \"pretrain\", \"inference\",\n"
+    "  { type = \"finetune\"; freeze_emb = true; freeze_dense = false;\n"
+    "    min_frozen_layer = 16; } );\n"
+    "global_batch = [1024];\n"
+    "strategies = \"auto\";\n"};
+
+/* Value of "key": in a JSON object; NAN for null, -INFINITY if absent. */
+static double json_value(const char *json, const char *key)
+{
+    char k[96];
+    snprintf(k, sizeof k, "\"%s\":", key);
+    const char *at = strstr(json, k);
+    if (!at)
+        return -INFINITY;
+    at += strlen(k);
+    if (strncmp(at, "null", 4) == 0)
+        return NAN;
+    return strtod(at, NULL);
+}
+
+static int same_bits(double a, double b)
+{
+    return (isnan(a) && isnan(b)) || a == b;
+}
+
+/* point -> eval --json -> every figure; returns the mismatches. */
+static int check_row(const char *h5, const output_rows *rows, const char *row,
+                     int verbose)
+{
+    const char *bin = getenv("MADSWEEP_BINARY");
+    char cfg[700], cmd[2400];
+    static char out[1 << 16];
+    long long id = (long long)table_get_i64(row, rows->id);
+    snprintf(cfg, sizeof cfg, "%s.point%lld.cfg", h5, id);
+    snprintf(cmd, sizeof cmd, "MADSWEEP_CONFIGS=%s %s point %s %lld > %s", g_dir,
+             bin, h5, id, cfg);
+    if (unit_run_command(cmd, out, sizeof out) != 0) {
+        fprintf(stderr, "point %lld failed: %s\n", id, out);
+        return 1;
+    }
+    snprintf(cmd, sizeof cmd, "MADSWEEP_CONFIGS=/nonexistent %s eval --json %s",
+             bin, cfg);
+    int rc = unit_run_command(cmd, out, sizeof out);
+    if (rc != 0) {
+        fprintf(stderr, "eval of point %lld failed (%d): %s\n", id, rc, out);
+        return 1;
+    }
+    int bad = 0;
+    int32_t st = table_get_i32(row, rows->status);
+    char want[64];
+    snprintf(want, sizeof want, "\"status\":\"%s\"", status_name((status_code)st));
+    if (!strstr(out, want)) {
+        fprintf(stderr, "point %lld: status %s expected: %s\n", id, want, out);
+        bad++;
+    }
+    for (size_t i = 0; i < result_nfields; i++) {
+        const result_field *f = &result_fields[i];
+        double v = f->type == RESULT_I64
+                       ? (double)table_get_i64(row, rows->field[i])
+                       : table_get_f64(row, rows->field[i]);
+        double got = json_value(out, f->name);
+        if (!same_bits(v, got)) {
+            if (verbose)
+                fprintf(stderr, "point %lld: %s is %.17g in the row, %.17g by "
+                        "eval\n", id, f->name, v, got);
+            bad++;
+        }
+    }
+    remove(cfg);
+    return bad;
+}
+
+static void check_file(int which)
+{
+    const char *h5 = g_files[which];
+    output_rows rows;
+    output_rows_init(&rows, which == 0 ? EVAL_DETAILED : EVAL_MADMAX);
+    hid_t f = H5Fopen(h5, H5F_ACC_RDONLY, H5P_DEFAULT);
+    CU_ASSERT_FATAL(f >= 0);
+    hssize_t n = 0;
+    char *all = unit_read_results(f, &rows.t, &n);
+    H5Fclose(f);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(all);
+    CU_ASSERT_FATAL(n > 100);
+    int checked = 0, not_ok = 0, bad = 0;
+    /* 24 rows evenly spread, the last, and the first 6 rows not ok */
+    for (int k = 0; k < 24; k++) {
+        hssize_t i = (hssize_t)((double)k * (double)(n - 1) / 23.0);
+        bad += check_row(h5, &rows, all + (size_t)i * rows.t.size, bad < 3);
+        checked++;
+    }
+    /* the last row of every model and task (DLRM rows are few) */
+    for (hssize_t i = 0; i < n; i++) {
+        const char *row = all + (size_t)i * rows.t.size;
+        const char *next = i + 1 < n ? row + rows.t.size : NULL;
+        if (next && table_get_i32(next, rows.idx[SPACE_MODEL]) ==
+                        table_get_i32(row, rows.idx[SPACE_MODEL]) &&
+            table_get_i32(next, rows.idx[SPACE_TASK]) ==
+                table_get_i32(row, rows.idx[SPACE_TASK]))
+            continue;
+        bad += check_row(h5, &rows, row, bad < 3);
+        checked++;
+    }
+    for (hssize_t i = 0; i < n && not_ok < 6; i++) {
+        const char *row = all + (size_t)i * rows.t.size;
+        if (table_get_i32(row, rows.status) == 0)
+            continue;
+        bad += check_row(h5, &rows, row, bad < 3);
+        not_ok++;
+        checked++;
+    }
+    CU_ASSERT_EQUAL(bad, 0);
+    CU_ASSERT(checked >= 24);
+    if (which == 0)
+        CU_ASSERT(not_ok > 0);
+
+    /* the edited catalogues would give other figures: rebuilt from the
+     * directory, some ok multi-node row no longer matches */
+    spec sp;
+    load_err err;
+    CU_ASSERT_EQUAL_FATAL(spec_load(g_specs[which], g_dir, &sp, &err), 0);
+    space sx;
+    CU_ASSERT_EQUAL_FATAL(space_init(&sx, &sp, &err), 0);
+    space_cursor *cur = malloc(sizeof *cur);
+    space_cursor_init(cur);
+    int differs = 0;
+    for (hssize_t i = n - 1; i >= 0 && !differs; i--) {
+        const char *row = all + (size_t)i * rows.t.size;
+        int64_t id = table_get_i64(row, rows.id);
+        if (table_get_i32(row, rows.status) != 0 ||
+            space_point(&sx, cur, id, NULL) != STATUS_OK ||
+            cur->p.cluster.nodes < 2)
+            continue;
+        engine e;
+        engine_init(&e, false);
+        result_t r;
+        eval_point(&cur->p, &e, &r, NULL);
+        engine_free(&e);
+        differs = r.iteration_time_s !=
+                  table_get_f64(row, rows.field[0]); /* iteration_time_s */
+    }
+    CU_ASSERT_EQUAL(differs, 1);
+    CU_ASSERT_STRING_EQUAL(result_fields[0].name, "iteration_time_s");
+    free(cur);
+    spec_free(&sp);
+    free(all);
+}
+
+static void test_detailed_rows(void)
+{
+    check_file(0);
+}
+
+static void test_madmax_rows(void)
+{
+    check_file(1);
+}
+
+static void test_bad_ids(void)
+{
+    const char *bin = getenv("MADSWEEP_BINARY");
+    char cmd[2048];
+    static char out[1 << 14];
+    snprintf(cmd, sizeof cmd, "%s point %s 999999999999", bin, g_files[0]);
+    CU_ASSERT_EQUAL(unit_run_command(cmd, out, sizeof out), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "no point id 999999999999"));
+    snprintf(cmd, sizeof cmd, "%s point %s twelve", bin, g_files[0]);
+    CU_ASSERT_EQUAL(unit_run_command(cmd, out, sizeof out), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "expected a point id"));
+    /* id 1 of the detailed space is a duplicate candidate: skipped */
+    snprintf(cmd, sizeof cmd, "%s point %s 1", bin, g_files[0]);
+    int rc = unit_run_command(cmd, out, sizeof out);
+    if (rc == 2)
+        CU_ASSERT_PTR_NOT_NULL(strstr(out, "skipped it as invalid"));
+    snprintf(cmd, sizeof cmd, "%s point %s", bin, g_files[0]);
+    CU_ASSERT_EQUAL(unit_run_command(cmd, out, sizeof out), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "missing OUT.h5 ID"));
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    char cmd[2048], out[4096], path[600];
+    const char *tmp = getenv("MADSWEEP_TEST_TMP");
+    snprintf(g_dir, sizeof g_dir, "%s/point_configs", tmp && *tmp ? tmp : "/tmp");
+    snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s && cp -r %s/. %s", g_dir,
+             g_dir, unit_configs(), g_dir);
+    int bad = unit_run_command(cmd, out, sizeof out) != 0;
+    for (int i = 0; i < 2 && !bad; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "point_%d.cfg", i);
+        bad |= !unit_write_file(name, specs[i], path, sizeof path);
+        snprintf(g_specs[i], sizeof g_specs[i], "%s", path);
+        snprintf(g_files[i], sizeof g_files[i], "%s.h5", path);
+        sweep_opts o = {.spec_path = path, .out_path = g_files[i],
+                        .configs_dir = g_dir, .quiet = true};
+        bad |= !bad && sweep_run(MPI_COMM_WORLD, &o, NULL, stdout, stderr) != 0;
+    }
+    /* the catalogues change after the sweeps: point must not see it */
+    snprintf(cmd, sizeof cmd,
+             "sed -i 's/nic_efficiency = 0.85/nic_efficiency = 0.5/' %s/hardware.cfg"
+             " && sed -i 's/nic_util = [0-9.]*/nic_util = 0.3/' %s/systems.cfg",
+             g_dir, g_dir);
+    bad |= unit_run_command(cmd, out, sizeof out) != 0;
+    if (bad) {
+        fprintf(stderr, "test setup failed\n");
+        MPI_Finalize();
+        return 1;
+    }
+    if (CU_initialize_registry() != CUE_SUCCESS)
+        return 1;
+    CU_pSuite s = CU_add_suite("point", NULL, NULL);
+    CU_add_test(s, "detailed rows reproduce exactly", test_detailed_rows);
+    CU_add_test(s, "MAD-Max rows reproduce exactly", test_madmax_rows);
+    CU_add_test(s, "bad ids", test_bad_ids);
+    return unit_run_mpi();
+}

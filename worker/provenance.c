@@ -1,0 +1,294 @@
+/*
+ * provenance.c - catalogue texts, digests, spec path, command line and
+ * commit in the sweep file (see provenance.h).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "provenance.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "madsweep_git_commit.h"
+#include "table.h"
+
+#define PROV_NAME 256
+
+const char *provenance_commit(void)
+{
+    return MADSWEEP_GIT_COMMIT;
+}
+
+static void prov_attr_str(hid_t loc, const char *name, const char *v)
+{
+    htri_t e = H5Aexists(loc, name);
+    CHECK_H5(e);
+    if (e > 0)
+        CHECK_H5(H5Adelete(loc, name));
+    hid_t t = CHECK_H5ID(H5Tcopy(H5T_C_S1));
+    CHECK_H5(H5Tset_size(t, strlen(v) + 1));
+    CHECK_H5(H5Tset_strpad(t, H5T_STR_NULLTERM));
+    hid_t sp = CHECK_H5ID(H5Screate(H5S_SCALAR));
+    hid_t a = CHECK_H5ID(H5Acreate2(loc, name, t, sp, H5P_DEFAULT, H5P_DEFAULT));
+    CHECK_H5(H5Awrite(a, t, v));
+    CHECK_H5(H5Aclose(a));
+    CHECK_H5(H5Sclose(sp));
+    CHECK_H5(H5Tclose(t));
+}
+
+/* The columns of /provenance/catalogues and their units. */
+typedef struct prov_cols {
+    table t;
+    const table_col *name, *path, *sha, *text;
+    size_t bytes;
+} prov_cols;
+
+static const char *const prov_units[] = {"text", "text", "text", "bytes", "text"};
+
+static void prov_cols_init(prov_cols *c)
+{
+    table_init(&c->t);
+    table_add(&c->t, "name", TABLE_STR, PROV_NAME);
+    table_add(&c->t, "path", TABLE_STR, LOAD_PATH_MAX);
+    table_add(&c->t, "sha256", TABLE_STR, SHA256_HEX_LEN + 1);
+    c->bytes = table_add(&c->t, "bytes", TABLE_I64, 0);
+    table_add(&c->t, "text", TABLE_STR, 48);
+    c->name = table_find(&c->t, "name");
+    c->path = table_find(&c->t, "path");
+    c->sha = table_find(&c->t, "sha256");
+    c->text = table_find(&c->t, "text");
+}
+
+static void prov_units_attr(hid_t d, int n)
+{
+    enum { W = 16 };
+    char u[5][W];
+    for (int i = 0; i < n; i++)
+        snprintf(u[i], W, "%s", prov_units[i]);
+    hsize_t dims[1] = {(hsize_t)n};
+    hid_t st = CHECK_H5ID(H5Tcopy(H5T_C_S1));
+    CHECK_H5(H5Tset_size(st, W));
+    hid_t sp = CHECK_H5ID(H5Screate_simple(1, dims, NULL));
+    hid_t a = CHECK_H5ID(H5Acreate2(d, "units", st, sp, H5P_DEFAULT, H5P_DEFAULT));
+    CHECK_H5(H5Awrite(a, st, u));
+    CHECK_H5(H5Aclose(a));
+    CHECK_H5(H5Sclose(sp));
+    CHECK_H5(H5Tclose(st));
+}
+
+/* Collective write of a dataset from rank 0's buffer. */
+static void prov_write(hid_t d, hid_t mt, hid_t fs, const void *buf, int rank)
+{
+    hid_t ms = CHECK_H5ID(H5Scopy(fs));
+    if (rank != 0) {
+        CHECK_H5(H5Sselect_none(fs));
+        CHECK_H5(H5Sselect_none(ms));
+    }
+    hid_t x = CHECK_H5ID(H5Pcreate(H5P_DATASET_XFER));
+    CHECK_H5(H5Pset_dxpl_mpio(x, H5FD_MPIO_COLLECTIVE));
+    CHECK_H5(H5Dwrite(d, mt, ms, fs, x, buf));
+    CHECK_H5(H5Pclose(x));
+    CHECK_H5(H5Sclose(ms));
+}
+
+void provenance_write(hid_t file, const provenance *p, int rank)
+{
+    const sources *s = p->files;
+    hid_t g = CHECK_H5ID(H5Gcreate2(file, "provenance", H5P_DEFAULT,
+                                    H5P_DEFAULT, H5P_DEFAULT));
+    hid_t gt = CHECK_H5ID(H5Gcreate2(g, "text", H5P_DEFAULT, H5P_DEFAULT,
+                                     H5P_DEFAULT));
+    prov_cols c;
+    prov_cols_init(&c);
+    char *rows = calloc((size_t)(s->n > 0 ? s->n : 1), c.t.size);
+    if (!rows)
+        check_die("out of memory", __FILE__, __LINE__);
+    for (int i = 0; i < s->n; i++) {
+        char *row = rows + (size_t)i * c.t.size;
+        char dname[48];
+        snprintf(dname, sizeof dname, "/provenance/text/%d", i);
+        table_put_str(row, c.name, s->f[i].name);
+        table_put_str(row, c.path, s->f[i].path);
+        table_put_str(row, c.sha, s->f[i].sha256);
+        table_put_i64(row, c.bytes, s->f[i].bytes);
+        table_put_str(row, c.text, dname);
+
+        /* the text: a scalar string of its length (NUL-padded) */
+        hid_t st = CHECK_H5ID(H5Tcopy(H5T_C_S1));
+        CHECK_H5(H5Tset_size(st, (size_t)(s->f[i].bytes > 0 ? s->f[i].bytes : 1)));
+        CHECK_H5(H5Tset_strpad(st, H5T_STR_NULLPAD));
+        hid_t sp = CHECK_H5ID(H5Screate(H5S_SCALAR));
+        char key[16];
+        snprintf(key, sizeof key, "%d", i);
+        hid_t d = CHECK_H5ID(H5Dcreate2(gt, key, st, sp, H5P_DEFAULT,
+                                        H5P_DEFAULT, H5P_DEFAULT));
+        prov_write(d, st, sp, s->f[i].bytes > 0 ? s->f[i].text : "", rank);
+        CHECK_H5(H5Dclose(d));
+        CHECK_H5(H5Sclose(sp));
+        CHECK_H5(H5Tclose(st));
+    }
+    hsize_t dims[1] = {(hsize_t)s->n};
+    hid_t fs = CHECK_H5ID(H5Screate_simple(1, dims, NULL));
+    hid_t ft = table_ftype(&c.t), mt = table_mtype(&c.t);
+    hid_t d = CHECK_H5ID(H5Dcreate2(g, "catalogues", ft, fs, H5P_DEFAULT,
+                                    H5P_DEFAULT, H5P_DEFAULT));
+    prov_units_attr(d, c.t.ncols);
+    if (s->n > 0)
+        prov_write(d, mt, fs, rows, rank);
+    CHECK_H5(H5Dclose(d));
+    CHECK_H5(H5Tclose(ft));
+    CHECK_H5(H5Tclose(mt));
+    CHECK_H5(H5Sclose(fs));
+    free(rows);
+    CHECK_H5(H5Gclose(gt));
+    CHECK_H5(H5Gclose(g));
+
+    char sha[SHA256_HEX_LEN + 1];
+    sha256_hex(p->spec_text, strlen(p->spec_text), sha);
+    prov_attr_str(file, "spec_abspath", p->spec_abspath);
+    prov_attr_str(file, "spec_sha256", sha);
+    prov_attr_str(file, "command_line", p->command_line);
+    prov_attr_str(file, "git_commit", provenance_commit());
+}
+
+void provenance_note_resume(hid_t file, const provenance *p)
+{
+    prov_attr_str(file, "resume_command_line", p->command_line);
+    prov_attr_str(file, "resume_git_commit", provenance_commit());
+}
+
+/* Rows of /provenance/catalogues (malloc'ed, *n of them); NULL when the
+ * file has none or they do not read. */
+static char *prov_rows(hid_t file, const prov_cols *c, hssize_t *n, int *absent)
+{
+    *n = 0;
+    *absent = H5Lexists(file, "provenance", H5P_DEFAULT) <= 0 ||
+              H5Lexists(file, "provenance/catalogues", H5P_DEFAULT) <= 0;
+    if (*absent)
+        return NULL;
+    hid_t d = H5Dopen2(file, "provenance/catalogues", H5P_DEFAULT);
+    if (d < 0)
+        return NULL;
+    hid_t fs = H5Dget_space(d);
+    *n = fs >= 0 ? H5Sget_simple_extent_npoints(fs) : -1;
+    char *rows = *n >= 0 ? calloc((size_t)(*n > 0 ? *n : 1), c->t.size) : NULL;
+    hid_t mt = table_mtype(&c->t);
+    if (rows && *n > 0 && H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) < 0) {
+        free(rows);
+        rows = NULL;
+    }
+    CHECK_H5(H5Tclose(mt));
+    if (fs >= 0)
+        H5Sclose(fs);
+    H5Dclose(d);
+    return rows;
+}
+
+static void prov_str(const char *row, const table_col *c, char *buf, size_t size)
+{
+    size_t n = c->len < size ? c->len : size - 1;
+    memcpy(buf, row + c->off, n);
+    buf[n] = '\0';
+}
+
+int provenance_compare(hid_t file, const provenance *p, char *why, size_t size)
+{
+    prov_cols c;
+    prov_cols_init(&c);
+    hssize_t n = 0;
+    int absent = 0;
+    char *rows = prov_rows(file, &c, &n, &absent);
+    if (!rows) {
+        snprintf(why, size, absent ? "it records no catalogues (written "
+                 "before provenance was stored)" : "its catalogue records "
+                 "do not read");
+        return -1;
+    }
+    const sources *s = p->files;
+    int rc = 0;
+    for (hssize_t i = 0; i < n && rc == 0; i++) {
+        const char *row = rows + (size_t)i * c.t.size;
+        char name[PROV_NAME + 1], sha[SHA256_HEX_LEN + 2];
+        prov_str(row, c.name, name, sizeof name);
+        prov_str(row, c.sha, sha, sizeof sha);
+        const source_file *f = sources_find(s, name);
+        if (!f) {
+            snprintf(why, size, "the spec no longer reads catalogue %s, which "
+                     "the file's rows were computed from", name);
+            rc = -1;
+        } else if (strcmp(f->sha256, sha) != 0) {
+            snprintf(why, size, "catalogue %s changed since the sweep started "
+                     "(%s: sha256 %.12s..., the file recorded %.12s...)", name,
+                     f->path, f->sha256, sha);
+            rc = -1;
+        }
+    }
+    for (int k = 0; k < s->n && rc == 0; k++) {
+        bool found = false;
+        for (hssize_t i = 0; i < n && !found; i++) {
+            char name[PROV_NAME + 1];
+            prov_str(rows + (size_t)i * c.t.size, c.name, name, sizeof name);
+            found = strcmp(name, s->f[k].name) == 0;
+        }
+        if (!found) {
+            snprintf(why, size, "the spec now reads catalogue %s, which the "
+                     "file does not record", s->f[k].name);
+            rc = -1;
+        }
+    }
+    free(rows);
+    return rc;
+}
+
+int provenance_read(hid_t file, sources *s)
+{
+    memset(s, 0, sizeof *s);
+    prov_cols c;
+    prov_cols_init(&c);
+    hssize_t n = 0;
+    int absent = 0;
+    char *rows = prov_rows(file, &c, &n, &absent);
+    if (!rows)
+        return absent ? 1 : -1;
+    s->f = calloc((size_t)(n > 0 ? n : 1), sizeof *s->f);
+    if (!s->f) {
+        free(rows);
+        return -1;
+    }
+    int rc = 0;
+    for (hssize_t i = 0; i < n && rc == 0; i++) {
+        const char *row = rows + (size_t)i * c.t.size;
+        source_file *f = &s->f[i];
+        char dname[49];
+        prov_str(row, c.name, f->name, sizeof f->name);
+        prov_str(row, c.path, f->path, sizeof f->path);
+        prov_str(row, c.sha, f->sha256, sizeof f->sha256);
+        prov_str(row, c.text, dname, sizeof dname);
+        f->bytes = table_get_i64(row, c.bytes);
+        f->text = calloc((size_t)f->bytes + 2, 1);
+        s->n++;
+        hid_t d = f->text ? H5Dopen2(file, dname, H5P_DEFAULT) : -1;
+        hid_t st = H5Tcopy(H5T_C_S1);
+        H5Tset_size(st, (size_t)(f->bytes > 0 ? f->bytes : 1));
+        H5Tset_strpad(st, H5T_STR_NULLPAD);
+        if (d < 0 || H5Dread(d, st, H5S_ALL, H5S_ALL, H5P_DEFAULT, f->text) < 0)
+            rc = -1;
+        else
+            f->text[f->bytes] = '\0';
+        H5Tclose(st);
+        if (d >= 0)
+            H5Dclose(d);
+        char sha[SHA256_HEX_LEN + 1];
+        if (rc == 0) {
+            sha256_hex(f->text, (size_t)f->bytes, sha);
+            if (strcmp(sha, f->sha256) != 0)
+                rc = -1; /* the stored text is not what was hashed */
+        }
+    }
+    free(rows);
+    if (rc != 0)
+        sources_free(s);
+    return rc;
+}
