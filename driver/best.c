@@ -36,6 +36,7 @@ typedef struct best_query {
     frame f;
     where w;
     const frame_col *by, *status, *id, *strat;
+    const frame_col *fits; /* mem_fits: 1 fits, 0 exceeds, NaN not known */
     const frame_col *gcol[BEST_MAX_COLS];
     int ngcol;
     keymap gfirst[BEST_MAX_COLS]; /* text group columns: value -> ordinal */
@@ -45,7 +46,7 @@ typedef struct best_query {
     int64_t ng, gcap;
     /* plan keys: the degrees and the layout's column */
     const frame_col *deg[4], *dense, *layout, *emb;
-    int64_t seen, matched, not_ok;
+    int64_t seen, matched, not_ok; /* not_ok: not ok, or not fitting */
 } best_query;
 
 static const char *const best_dims[4] = {"tp", "cp", "dp", "pp"};
@@ -111,6 +112,7 @@ static int best_setup(best_query *q, FILE *err)
             p++;
     }
     q->status = best_results_col(&q->f, "status", FRAME_INT);
+    q->fits = best_results_col(&q->f, "mem_fits", FRAME_NUM);
     q->id = best_results_col(&q->f, "id", FRAME_INT);
     q->strat = best_results_col(&q->f, "strategy_idx", FRAME_INT);
     for (int d = 0; d < 4; d++)
@@ -358,7 +360,11 @@ static int best_scan(best_query *q, FILE *err)
         for (int64_t i = 0; i < n; i++) {
             const char *row = blk + (size_t)i * size;
             q->seen++;
-            if (q->status && frame_int(&q->f, q->status, row) != 0 && !q->o->all) {
+            /* a point fits when its status is ok and its memory does not
+             * exceed the device's (MAD-Max rows stay ok with mem_fits 0) */
+            if (!q->o->all &&
+                ((q->status && frame_int(&q->f, q->status, row) != 0) ||
+                 (q->fits && frame_num(&q->f, q->fits, row) == 0.0))) {
                 q->not_ok++;
                 continue;
             }
@@ -541,7 +547,8 @@ static void best_print(const best_query *q, FILE *out)
             q->maximize ? "higher" : "lower", (long long)q->matched,
             (long long)q->seen);
     if (q->not_ok)
-        fprintf(out, "; %lld rows not ok left out, --all shows them",
+        fprintf(out, "; %lld rows not ok or not fitting in memory left out, "
+                "--all shows them",
                 (long long)q->not_ok);
     fputs(")\n", out);
     free(w);
@@ -591,7 +598,7 @@ int best_run(const best_opts *o, FILE *out, FILE *err)
         best_print(q, out);
         if (q->matched == 0)
             fprintf(err, "madsweep best: no row of %s matches (%lld rows, %lld "
-                    "not ok%s)\n", o->path, (long long)q->seen,
+                    "not ok or not fitting in memory%s)\n", o->path, (long long)q->seen,
                     (long long)q->not_ok, q->not_ok && !o->all ? "; --all "
                     "includes them" : "");
     }

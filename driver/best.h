@@ -5,9 +5,10 @@
  * every /axes column joined in, so a figure or axis column added to the
  * file needs no change here. Streams /results in blocks (memory: one
  * block plus K rows per group) and:
- *   - keeps rows whose status is ok, unless `all` (then every row, with
- *     its status shown): a point that does not fit is never crowned by
- *     default;
+ *   - keeps rows that fit: status ok and mem_fits not 0 (MAD-Max rows
+ *     stay ok when their weights exceed the device memory, mem_fits says
+ *     so), unless `all` (then every row, with its status shown): a point
+ *     that does not fit is never crowned by default;
  *   - keeps rows matching `where` (where.h: "task==pretrain,devices>=1024,
  *     tpot_s<=0.03");
  *   - groups them by any columns (`group`, comma list: model, system,

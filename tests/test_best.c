@@ -270,9 +270,12 @@ static void brute(const rows_t *x, keep_fn keep, group_fn group, int ng,
     free(v);
 }
 
+/* What `best` keeps by default: status ok and memory that fits (MAD-Max
+ * rows stay ok with mem_fits 0). */
 static int keep_ok(const rows_t *x, const char *row)
 {
-    return table_get_i32(row, x->r.status) == 0;
+    return table_get_i32(row, x->r.status) == 0 &&
+           row_fig(x, row, "mem_fits") != 0.0;
 }
 
 static int keep_any(const rows_t *x, const char *row)
@@ -364,7 +367,8 @@ static void test_status_default_and_all(void)
     free(r.out);
     const char *a4[] = {"madsweep", "best", g_det};
     cli(&r, (int)(sizeof a4 / sizeof a4[0]), a4);
-    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "rows not ok left out, --all shows them"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "rows not ok or not fitting in memory left "
+                                         "out, --all shows them"));
     free(r.out);
     rows_free(&x);
 }
@@ -595,6 +599,13 @@ static void test_madmax_file(void)
     rows_load(g_mad, &x, 0);
     int64_t want[4];
     brute(&x, keep_ok, group_model_task, 4, "throughput_samples_per_s", 1, want);
+    /* MAD-Max rows whose weights exceed the device stay ok: the default
+     * must leave them out by mem_fits (there are some, so this can fail) */
+    hssize_t ok_unfit = 0;
+    for (hssize_t i = 0; i < x.n; i++)
+        ok_unfit += table_get_i32(row_at(&x, i), x.r.status) == 0 &&
+                    row_fig(&x, row_at(&x, i), "mem_fits") == 0.0;
+    CU_ASSERT(ok_unfit > 0);
     cli_run r;
     const char *a1[] = {"madsweep", "best", g_mad, "--group", "model,task",
                         "--csv"};
@@ -603,8 +614,10 @@ static void test_madmax_file(void)
     csv_t c;
     csv_parse(r.out, &c);
     CU_ASSERT_EQUAL(c.nrows, 4);
-    for (int i = 0; i < c.nrows && i < 4; i++)
+    for (int i = 0; i < c.nrows && i < 4; i++) {
         CU_ASSERT_EQUAL(strtoll(csv_get(&c, i, "id"), NULL, 10), want[i]);
+        CU_ASSERT_STRING_EQUAL(csv_get(&c, i, "mem_fits"), "1");
+    }
     /* madmax plans hold commas: quoted */
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, ",\""));
     csv_free(&c);
