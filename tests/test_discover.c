@@ -78,11 +78,14 @@ static void test_list_and_keys(void)
     CU_ASSERT_EQUAL(r.rc, 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "gb200-nvl72"));
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "BF16 TF/s"));
-    /* H100 SXM: 989 TFLOP/s BF16, 80 GB, 400 Gb/s NIC (hardware.cfg) */
+    /* H100 SXM: 989 TFLOP/s BF16, 80 GB, 400 Gb/s NIC, 700 W board power,
+     * $12.29 per GPU-hour (hardware.cfg) */
     const char *h = strstr(r.out, "h100-sxm-80g ");
     CU_ASSERT_PTR_NOT_NULL_FATAL(h);
     CU_ASSERT_PTR_NOT_NULL(strstr(h, "989"));
-    CU_ASSERT(strstr(h, " 400\n") && strstr(h, " 400\n") < strchr(h, '\n') + 1);
+    CU_ASSERT(strstr(h, " 400 ") && strstr(h, " 400 ") < strchr(h, '\n'));
+    CU_ASSERT(strstr(h, " 700    12.29\n") &&
+              strstr(h, " 700    12.29\n") < strchr(h, '\n'));
     CLI(&r, "list", "models");
     CU_ASSERT_EQUAL(r.rc, 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "mixtral-8x7b"));
@@ -101,9 +104,15 @@ static void test_list_and_keys(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "nic_scale"));
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "decode_tokens"));
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "an entry to start from"));
+    /* power and price overrides of a system_grid group are spec keys */
+    const char *g = strstr(r.out, "sweep spec: a group of system_grid:");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    CU_ASSERT_PTR_NOT_NULL(strstr(g, "board_power_w"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(g, "idle_power_w"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(g, "price_per_hour_usd"));
 }
 
-/* stacks: none in the tree yet, then a catalogue in a copy of configs/ */
+/* stacks: a catalogue directory without stacks.cfg, then one with it */
 static void test_list_stacks(void)
 {
     cli_run r;
