@@ -3,10 +3,11 @@
  * a sweep row exactly, in both fidelities.
  *
  * Under mpiexec -n 1: sweeps a small detailed spec (dense, MoE and DLRM
- * models; catalogue and generated systems; pretraining, fine-tuning with
- * frozen layers and serving) and a small MAD-Max spec (DLRM and LLM,
- * a system_grid with NIC scaling, a fine-tuning task) in-process, both
- * over a copy of configs/. Then hardware.cfg and systems.cfg of the copy
+ * models; catalogue and generated systems, the latter with board power
+ * and price overrides; pretraining, fine-tuning with frozen layers and
+ * serving) and a small MAD-Max spec (DLRM and LLM, a system_grid with NIC
+ * scaling and idle power and price overrides, a fine-tuning task)
+ * in-process, both over a copy of configs/. Then hardware.cfg and systems.cfg of the copy
  * are edited, so a point rebuilt from the catalogue directory would
  * differ: `point` must use the texts stored in the file. For a sample of
  * rows of each file (evenly spread, the last of every model and task,
@@ -14,7 +15,10 @@
  * binary prints the point file, `eval --json` evaluates it with no
  * catalogue directory at all (MADSWEEP_CONFIGS=/nonexistent: every input
  * is inline), and every figure of result_fields[] must equal the row's
- * bit for bit (JSON null for NaN), the status too. Bad ids are refused.
+ * bit for bit (JSON null for NaN), the status too: energy and cost with
+ * the overrides, the band and the resolved figures included. A detailed
+ * point file states its stack, a MAD-Max one its system's hardware. Bad
+ * ids are refused.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <CUnit/Basic.h>
@@ -38,7 +42,8 @@ static const char *const specs[2] = {
     "models = [\"llama3-8b\", \"mixtral-8x7b\", \"dlrm-mlperf\"];\n"
     "systems = [\"h100-8\"];\n"
     "system_grid = ( { hardware = \"mi300x\"; nodes = [2];\n"
-    "                  nic_gbps_per_device = [100.0]; } );\n"
+    "                  nic_gbps_per_device = [100.0]; board_power_w = 650.0;\n"
+    "                  price_per_hour_usd = 2.5; } );\n"
     "tasks = ( \"pretrain\",\n"
     "  { type = \"finetune\"; name = \"ft\"; frozen_layers = 8; freeze_emb = true; },\n"
     "  { type = \"inference\"; name = \"serve\"; prompt_tokens = 512;\n"
@@ -49,7 +54,8 @@ static const char *const specs[2] = {
     "models = [\"dlrm_a\", \"llama2_7b\"];\n"
     "systems = [\"zionex_128\"];\n"
     "system_grid = ( { base = \"dc_A_128\"; nodes = [2, 16];\n"
-    "                  nic_scale = [0.5, 2.0]; } );\n"
+    "                  nic_scale = [0.5, 2.0]; idle_power_w = 90.0;\n"
+    "                  price_per_hour_usd = 3.0; } );\n"
     "tasks = ( \"pretrain\", \"inference\",\n"
     "  { type = \"finetune\"; freeze_emb = true; freeze_dense = false;\n"
     "    min_frozen_layer = 16; } );\n"
@@ -88,6 +94,12 @@ static int check_row(const char *h5, const output_rows *rows, const char *row,
              bin, h5, id, cfg);
     if (unit_run_command(cmd, out, sizeof out) != 0) {
         fprintf(stderr, "point %lld failed: %s\n", id, out);
+        return 1;
+    }
+    /* the point states its stack (detailed) or its hardware (MAD-Max) */
+    snprintf(cmd, sizeof cmd, "grep -c -e '^stack = {' -e '^  hardware = ' %s", cfg);
+    if (unit_run_command(cmd, out, sizeof out) != 0) {
+        fprintf(stderr, "point %lld: no stack or hardware in the point file\n", id);
         return 1;
     }
     snprintf(cmd, sizeof cmd, "MADSWEEP_CONFIGS=/nonexistent %s eval --json %s",
