@@ -456,6 +456,15 @@ static int best_columns(const best_query *q, const frame_col **cols, int max)
     if (q->dense && q->emb) {
         best_push(cols, &n, max, q->dense);
         best_push(cols, &n, max, q->emb);
+    } else if (q->deg[0] && q->layout) {
+        /* named strategy columns: the row's own plan (the strategy axis
+         * text is the template, "dp*" and its default micro-batch) */
+        static const char *const plan[] = {"tp", "pp", "dp", "cp", "ep", "vpp",
+                                           "zero_stage", "micro_batch", "recompute"};
+        for (size_t i = 0; i < sizeof plan / sizeof plan[0]; i++)
+            best_push(cols, &n, max, best_results_col(f, plan[i], FRAME_INT)
+                                         ? best_results_col(f, plan[i], FRAME_INT)
+                                         : best_results_col(f, plan[i], FRAME_STR));
     } else {
         best_push(cols, &n, max, frame_find(f, "strategy", NULL, 0));
     }

@@ -364,6 +364,9 @@ static void test_status_default_and_all(void)
     cli(&r, (int)(sizeof a3 / sizeof a3[0]), a3);
     CU_ASSERT_EQUAL(r.rc, 0);
     CU_ASSERT(strncmp(r.out, "status", 6) == 0);
+    /* the rows' own plans (named columns), not the strategy templates */
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "micro_batch"));
+    CU_ASSERT_PTR_NULL(strstr(r.out, "dp*"));
     free(r.out);
     const char *a4[] = {"madsweep", "best", g_det};
     cli(&r, (int)(sizeof a4 / sizeof a4[0]), a4);
