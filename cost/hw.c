@@ -42,6 +42,29 @@ static int hw_frac(double x)
     return isfinite(x) && x > 0.0 && x <= 1.0;
 }
 
+/* An efficiency table: n points (at least `min`), sizes ascending,
+ * fractions in (0, 1]; 0 when bad, with *bad naming the faulty key. */
+static int hw_table_ok(const double *xs, const double *ys, int n, int min,
+                       const char *xkey, const char *ykey, const char **bad)
+{
+    for (int i = 0; i < n && n >= min && n <= HW_EFF_POINTS; i++) {
+        if (!isfinite(xs[i]) || (i > 0 && xs[i] <= xs[i - 1])) {
+            *bad = xkey;
+            return 0;
+        }
+    }
+    if (n < min || n > HW_EFF_POINTS) {
+        *bad = ykey;
+        return 0;
+    }
+    for (int i = 0; i < n; i++)
+        if (!hw_frac(ys[i])) {
+            *bad = ykey;
+            return 0;
+        }
+    return 1;
+}
+
 status_code hw_check(const hw_t *h, const char **bad)
 {
 #define HW_BAD(cond, key)                                                   \
@@ -61,25 +84,15 @@ status_code hw_check(const hw_t *h, const char **bad)
     HW_BAD(isfinite(h->mem_bw_bytes_per_s) && h->mem_bw_bytes_per_s > 0,
            "mem_bw_bytes_per_s");
     HW_BAD(hw_frac(h->mem_bw_efficiency), "mem_bw_efficiency");
-    HW_BAD(h->gemm_points >= 1 && h->gemm_points <= HW_EFF_POINTS,
-           "gemm_efficiency");
-    for (int i = 0; i < h->gemm_points; i++) {
-        HW_BAD(hw_frac(h->gemm_efficiency[i]), "gemm_efficiency");
-        HW_BAD(isfinite(h->gemm_log10_flops[i]) &&
-                   (i == 0 || h->gemm_log10_flops[i] > h->gemm_log10_flops[i - 1]),
-               "gemm_log10_flops");
-    }
+    if (!hw_table_ok(h->gemm_log10_flops, h->gemm_efficiency, h->gemm_points, 1,
+                     "gemm_log10_flops", "gemm_efficiency", bad))
+        return STATUS_INVALID_VALUE;
     HW_BAD(hw_frac(h->attention_efficiency), "attention_efficiency");
     HW_BAD(h->attention_tuned_efficiency == 0.0 || hw_frac(h->attention_tuned_efficiency),
            "attention_tuned_efficiency");
-    HW_BAD(h->gemm_fp8_points >= 0 && h->gemm_fp8_points <= HW_EFF_POINTS,
-           "gemm_fp8_efficiency");
-    for (int i = 0; i < h->gemm_fp8_points; i++) {
-        HW_BAD(hw_frac(h->gemm_fp8_efficiency[i]), "gemm_fp8_efficiency");
-        HW_BAD(isfinite(h->gemm_fp8_log10_flops[i]) &&
-                   (i == 0 || h->gemm_fp8_log10_flops[i] > h->gemm_fp8_log10_flops[i - 1]),
-               "gemm_fp8_log10_flops");
-    }
+    if (!hw_table_ok(h->gemm_fp8_log10_flops, h->gemm_fp8_efficiency, h->gemm_fp8_points, 0,
+                     "gemm_fp8_log10_flops", "gemm_fp8_efficiency", bad))
+        return STATUS_INVALID_VALUE;
     HW_BAD(isfinite(h->efficiency_uncertainty) && h->efficiency_uncertainty >= 0 &&
                h->efficiency_uncertainty < 0.5,
            "efficiency_uncertainty");

@@ -60,6 +60,41 @@ static double dt_tr_sum(const dt_tr *t, int64_t lo, int64_t hi, size_t off)
 
 #define DT_TR(f) offsetof(dt_layer, f)
 
+/* The simulation's state: per micro-batch and chunk the end of its
+ * forward and backward (-1 not yet), per stage when its compute and its
+ * DP track are free and how many forwards and backwards it ran. */
+typedef struct dt_sim {
+    double *fend, *bend, *free_at, *dp_free;
+    int64_t *nf, *nb;
+} dt_sim;
+
+static void dt_sim_free(dt_sim *s)
+{
+    free(s->fend);
+    free(s->bend);
+    free(s->free_at);
+    free(s->dp_free);
+    free(s->nf);
+    free(s->nb);
+}
+
+static status_code dt_sim_alloc(dt_sim *s, int64_t ops, int64_t pp)
+{
+    s->fend = malloc((size_t)ops * sizeof *s->fend);
+    s->bend = malloc((size_t)ops * sizeof *s->bend);
+    s->free_at = calloc((size_t)pp, sizeof *s->free_at);
+    s->dp_free = calloc((size_t)pp, sizeof *s->dp_free);
+    s->nf = calloc((size_t)pp, sizeof *s->nf);
+    s->nb = calloc((size_t)pp, sizeof *s->nb);
+    if (!s->fend || !s->bend || !s->free_at || !s->dp_free || !s->nf || !s->nb) {
+        dt_sim_free(s);
+        return STATUS_NOMEM;
+    }
+    for (int64_t i = 0; i < ops; i++)
+        s->fend[i] = s->bend[i] = -1.0;
+    return STATUS_OK;
+}
+
 /* Forward op index k of a stage -> micro-batch and local chunk. */
 static void dt_tr_fwd_op(int64_t k, int64_t pp, int64_t v, int64_t *mb, int64_t *j)
 {
@@ -80,22 +115,11 @@ static status_code dt_tr_train(dt_tr *t)
     /* interleaving needs whole groups of pp micro-batches */
     if (v > 1 && m % pp != 0)
         return STATUS_INFEASIBLE_BATCH;
-    double *fend = malloc((size_t)(m * C) * sizeof *fend);
-    double *bend = malloc((size_t)(m * C) * sizeof *bend);
-    double *free_at = calloc((size_t)pp, sizeof *free_at);
-    double *dp_free = calloc((size_t)pp, sizeof *dp_free);
-    int64_t *nf = calloc((size_t)pp, sizeof *nf), *nb = calloc((size_t)pp, sizeof *nb);
-    if (!fend || !bend || !free_at || !dp_free || !nf || !nb) {
-        free(fend);
-        free(bend);
-        free(free_at);
-        free(dp_free);
-        free(nf);
-        free(nb);
+    dt_sim sim;
+    if (dt_sim_alloc(&sim, m * C, pp) != STATUS_OK)
         return STATUS_NOMEM;
-    }
-    for (int64_t i = 0; i < m * C; i++)
-        fend[i] = bend[i] = -1.0;
+    double *fend = sim.fend, *bend = sim.bend, *free_at = sim.free_at, *dp_free = sim.dp_free;
+    int64_t *nf = sim.nf, *nb = sim.nb;
     double h = (double)c->m->hidden, tp = (double)c->d.tp;
     double full = c->tok * h * c->ab;
     bool split = c->sp || (c->st->pp_send == STACK_PP_SCATTER_GATHER && c->d.tp > 1);
@@ -243,12 +267,7 @@ static status_code dt_tr_train(dt_tr *t)
                        at + opt, exposed, local * c->ab, c->zs);
         }
     }
-    free(fend);
-    free(bend);
-    free(free_at);
-    free(dp_free);
-    free(nf);
-    free(nb);
+    dt_sim_free(&sim);
     return rc;
 }
 
