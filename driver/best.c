@@ -9,7 +9,7 @@
 
 #include "../cost/result.h"
 #include "../worker/check.h"
-#include "space.h"
+#include "../worker/space.h"
 
 #define BEST_BLOCK 65536
 #define BEST_STR 64

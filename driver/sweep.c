@@ -18,7 +18,7 @@
 #include "../worker/output.h"
 #include "../worker/worker.h"
 #include "best.h"
-#include "space.h"
+#include "../worker/space.h"
 #include "spec.h"
 
 typedef struct sweep_tick {

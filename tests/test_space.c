@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "../cost/autoplan.h"
-#include "space.h"
+#include "../worker/space.h"
 #include "spec.h"
 #include "unit.h"
 

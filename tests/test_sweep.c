@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "../worker/output.h"
-#include "space.h"
+#include "../worker/space.h"
 #include "spec.h"
 #include "sweep.h"
 #include "unit.h"

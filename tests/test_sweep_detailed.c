@@ -21,7 +21,7 @@
 
 #include "../cost/detailed.h"
 #include "../worker/output.h"
-#include "space.h"
+#include "../worker/space.h"
 #include "spec.h"
 #include "sweep.h"
 #include "unit.h"

@@ -50,7 +50,7 @@
 #include <mpi.h>
 #include <stdint.h>
 
-#include "../driver/space.h"
+#include "space.h"
 #include "table.h"
 
 #define OUTPUT_PLAN_WIDTH 32

@@ -15,7 +15,7 @@
 #include <mpi.h>
 #include <stdint.h>
 
-#include "../driver/space.h"
+#include "space.h"
 #include "output.h"
 
 /* Best point of a (model, system) pair by throughput; id -1 when none. */

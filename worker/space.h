@@ -14,7 +14,7 @@
 
 #include <stdint.h>
 
-#include "spec.h"
+#include "../driver/spec.h"
 
 typedef enum space_axis {
     SPACE_MODEL = 0,
