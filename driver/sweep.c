@@ -187,7 +187,7 @@ int sweep_run(MPI_Comm comm, const sweep_opts *o, sweep_stats *stats,
         return rc;
     space s;
     load_err le;
-    if (space_init(&s, &sp, &le) != 0) {
+    if (space_init(&s, &sp, le.text, sizeof le.text) != 0) {
         if (rank == 0)
             fprintf(err, "madsweep: %s: %s\n", o->spec_path, le.text);
         spec_free(&sp);

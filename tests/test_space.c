@@ -80,7 +80,7 @@ static void test_bijection_and_counts(void)
     CU_ASSERT_STRING_EQUAL(sp.systems[2].name, "zionex_128/1x8/nic1");
     CU_ASSERT_EQUAL(sp.systems[4].devices, 32);
     space s;
-    CU_ASSERT_EQUAL_FATAL(space_init(&s, &sp, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(space_init(&s, &sp, err.text, sizeof err.text), 0);
     CU_ASSERT_EQUAL(s.total, 2 * 6 * 3 * 3 * 28);
     int64_t idx[SPACE_NAXES];
     for (int64_t id = 0; id < s.total; id++) {
@@ -143,7 +143,7 @@ static void test_detailed_finetune(void)
         fprintf(stderr, "%s\n", err.text);
     CU_ASSERT_EQUAL_FATAL(rc, 0);
     space s;
-    CU_ASSERT_EQUAL_FATAL(space_init(&s, &sp, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(space_init(&s, &sp, err.text, sizeof err.text), 0);
     space_cursor c;
     space_cursor_init(&c);
     engine e;

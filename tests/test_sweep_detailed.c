@@ -67,7 +67,7 @@ static void test_dsweep_file(void)
     CU_ASSERT_EQUAL_FATAL(spec_load(spath, unit_configs(), &sp, &err), 0);
     CU_ASSERT_EQUAL(sp.fidelity, EVAL_DETAILED);
     space s;
-    CU_ASSERT_EQUAL_FATAL(space_init(&s, &sp, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(space_init(&s, &sp, err.text, sizeof err.text), 0);
     output_rows rows;
     output_rows_init(&rows);
     size_t rs = rows.t.size;

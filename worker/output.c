@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "../cost/detailed.h"
-#include "../driver/cmd.h"
+#include "version.h"
 #include "check.h"
 
 #define OUTPUT_CHUNK_ROWS 4096

@@ -14,7 +14,7 @@ const char *const space_axis_names[SPACE_NAXES] = {"model", "system", "task",
                                                    "global_batch",
                                                    "strategy"};
 
-int space_init(space *s, const spec *sp, load_err *err)
+int space_init(space *s, const spec *sp, char *err, size_t size)
 {
     memset(s, 0, sizeof *s);
     s->sp = sp;
@@ -26,7 +26,7 @@ int space_init(space *s, const spec *sp, load_err *err)
     int64_t total = 1;
     for (int a = 0; a < SPACE_NAXES; a++) {
         if (s->radix[a] < 1 || total > INT64_MAX / s->radix[a]) {
-            snprintf(err->text, sizeof err->text,
+            snprintf(err, size,
                      "the design space has more than 2^63 points "
                      "(axis '%s' has %lld values)",
                      space_axis_names[a], (long long)s->radix[a]);

@@ -12,9 +12,10 @@
 #ifndef MADSWEEP_SPACE_H
 #define MADSWEEP_SPACE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
-#include "../driver/spec.h"
+#include "spec.h"
 
 typedef enum space_axis {
     SPACE_MODEL = 0,
@@ -42,8 +43,8 @@ typedef struct space_cursor {
 } space_cursor;
 
 /* Sets up the space of a loaded spec; -1 when the product of the axis
- * sizes overflows int64 (err set). */
-int space_init(space *s, const spec *sp, load_err *err);
+ * sizes overflows int64 (the reason written to err, `size` bytes). */
+int space_init(space *s, const spec *sp, char *err, size_t size);
 
 void space_decode(const space *s, int64_t id, int64_t idx[SPACE_NAXES]);
 int64_t space_encode(const space *s, const int64_t idx[SPACE_NAXES]);

@@ -1,0 +1,60 @@
+/*
+ * spec.h (worker) - a loaded sweep specification as plain data: the axis
+ * values of a design space, what the space, the worker loop and the
+ * output file read. Loading it from libconfig is the driver's job
+ * (driver/spec.h documents the file format and declares spec_load()).
+ * No libconfig, MPI or HDF5 here; the spec owns its arrays (spec_free).
+ */
+#ifndef MADSWEEP_WORKER_SPEC_H
+#define MADSWEEP_WORKER_SPEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../cost/autoplan.h"
+#include "../cost/eval.h"
+
+#define SPEC_NAME_MAX 64
+#define SPEC_CHUNK_DEFAULT 4096
+#define SPEC_MAX_CHUNKS (INT64_C(1) << 22)
+#define SPEC_CHUNK_MAX (INT64_C(1) << 20) /* rows buffered per rank */
+
+typedef struct spec_task {
+    char name[SPEC_NAME_MAX];
+    task_kind kind;
+    bool freeze_emb, freeze_dense, freeze_top_mlp, freeze_bot_mlp;
+    int64_t min_frozen_layer; /* -1: the model's layer count */
+    int64_t frozen_layers;    /* detailed finetune: leading layers frozen */
+    int dtype;                /* detailed: hw_dtype of compute */
+    int64_t prompt_tokens;    /* detailed inference (0: seq_len) */
+    int64_t decode_tokens;    /* detailed inference */
+} spec_task;
+
+typedef struct spec {
+    char name[SPEC_NAME_MAX];
+    char *text; /* the file, verbatim */
+    eval_fidelity fidelity;
+    const eval_ops *ops;
+    model_t *models;
+    int64_t nmodels;
+    cluster_t *systems;       /* detailed: mirrors of dsystems (name, sizes) */
+    topo_system_t *dsystems;  /* detailed fidelity only, else NULL */
+    int64_t nsystems;
+    spec_task *tasks;
+    int64_t ntasks;
+    int64_t *batches;
+    int64_t nbatches;
+    bool strat_auto;
+    autoplan_pair *strats; /* explicit strategies (NULL for auto) */
+    int64_t nstrats;       /* explicit count, or the auto set's size */
+    int64_t chunk;         /* as given (sweep.c may raise it) */
+} spec;
+
+void spec_free(spec *s);
+
+/* Text of strategy k: "dense | embedding" templates (madmax), or the
+ * detailed candidate's description (detailed_strategy_text). */
+int spec_strategy_text(const spec *s, int64_t k, char *buf, size_t size);
+
+#endif
