@@ -84,7 +84,7 @@ static hid_t best_mtype(const char *by, int by_extra)
     CHECK_H5(H5Tinsert(t, "id", HOFFSET(best_row, id), H5T_NATIVE_INT64));
     CHECK_H5(H5Tinsert(t, "status", HOFFSET(best_row, status), H5T_NATIVE_INT32));
     static const char *const idx[SPACE_NAXES] = {
-        "model_idx", "system_idx", "task_idx", "batch_idx", "strategy_idx"};
+        "model_idx", "system_idx", "task_idx", "batch_idx", "strategy_idx", "stack_idx"};
     for (int a = 0; a < SPACE_NAXES; a++)
         CHECK_H5(H5Tinsert(t, idx[a],
                            HOFFSET(best_row, idx) + (size_t)a * sizeof(int32_t),
@@ -129,7 +129,7 @@ static int best_parse_group(const char *g, int use[SPACE_NAXES], FILE *err)
             a = SPACE_BATCH;
         if (a == SPACE_NAXES) {
             fprintf(err, "madsweep best: --group: unknown axis '%.*s' "
-                    "(expected model, system, task, global_batch, strategy)\n",
+                    "(expected model, system, task, global_batch, strategy, stack)\n",
                     (int)len, p);
             return -1;
         }
@@ -209,7 +209,8 @@ int best_run(const best_opts *o, FILE *out, FILE *err)
         best_read_axis(f, "axes/task", "name", 0, &ax[SPACE_TASK]) ||
         best_read_axis(f, "axes/global_batch", "global_batch", 1,
                        &ax[SPACE_BATCH]) ||
-        best_read_axis(f, "axes/strategy", "text", 0, &ax[SPACE_STRATEGY])) {
+        best_read_axis(f, "axes/strategy", "text", 0, &ax[SPACE_STRATEGY]) ||
+        best_read_axis(f, "axes/stack", "name", 0, &ax[SPACE_STACK])) {
         fprintf(err, "madsweep best: %s: missing or unreadable /axes tables\n",
                 o->path);
         goto out;

@@ -19,7 +19,7 @@
 
 static const char *const spec_keys[] = {
     "name", "fidelity", "models", "systems", "system_grid",
-    "tasks", "global_batch", "strategies", "chunk"};
+    "tasks", "global_batch", "strategies", "chunk", "stacks"};
 
 #define NKEYS(t) (sizeof(t) / sizeof((t)[0]))
 
@@ -112,6 +112,13 @@ static int spec_load_dsystem(const config_setting_t *g, const char *configs_dir,
                              void *obj, load_err *err)
 {
     return load_dsystem(g, configs_dir, obj, err);
+}
+
+static int spec_load_stack(const config_setting_t *g, const char *configs_dir,
+                           void *obj, load_err *err)
+{
+    (void)configs_dir;
+    return load_stack(g, obj, err);
 }
 
 /* Fills an axis of models or systems from `s`: "all", or a list/array
@@ -689,12 +696,66 @@ static int spec_strategies(spec *sp, const config_setting_t *s, load_err *err)
     return 0;
 }
 
+/* The stack axis: `stacks` (names of configs/stacks.cfg, inline groups
+ * or "all"; detailed fidelity only), default the catalogue's "unknown"
+ * (LOAD_STACK_DEFAULT, what a point naming no stack gets). The MAD-Max
+ * fidelity models no software stack: its axis is one entry "none". */
+static int spec_stacks(spec *sp, const config_setting_t *root, spec_cat *cat,
+                       const char *configs_dir, load_err *err)
+{
+    const config_setting_t *ss = config_setting_get_member(root, "stacks");
+    if (sp->fidelity != EVAL_DETAILED) {
+        if (ss) {
+            load_fail(err, ss, "key 'stacks': software stacks apply to the "
+                      "detailed fidelity only (this spec is '%s')", sp->ops->name);
+            return -1;
+        }
+        sp->stacks = calloc(1, sizeof *sp->stacks);
+        if (!sp->stacks) {
+            load_fail(err, root, "key 'stacks': out of memory");
+            return -1;
+        }
+        snprintf(sp->stacks[0].name, sizeof sp->stacks[0].name, "none");
+        snprintf(sp->stacks[0].summary, sizeof sp->stacks[0].summary,
+                 "the %s fidelity models no software stack", sp->ops->name);
+        sp->nstacks = 1;
+        return 0;
+    }
+    void *arr = NULL;
+    if (ss) {
+        if (spec_entities(ss, "stacks", cat, configs_dir, "stacks.cfg",
+                          sizeof(stack_desc), spec_load_stack, &arr,
+                          &sp->nstacks, err))
+            return -1;
+        sp->stacks = arr;
+        return 0;
+    }
+    const config_setting_t *l =
+        spec_catalogue(cat, root, "stacks", configs_dir, "stacks.cfg", "stacks", err);
+    if (!l)
+        return -1;
+    const config_setting_t *g = load_find(l, LOAD_STACK_DEFAULT);
+    if (!g) {
+        load_fail(err, root, "no stack named '%s' in %s/stacks.cfg (the default "
+                  "of specs without key 'stacks')", LOAD_STACK_DEFAULT, configs_dir);
+        return -1;
+    }
+    sp->stacks = calloc(1, sizeof *sp->stacks);
+    if (!sp->stacks) {
+        load_fail(err, root, "key 'stacks': out of memory");
+        return -1;
+    }
+    sp->nstacks = 1;
+    return load_stack(g, &sp->stacks[0], err);
+}
+
 int spec_load(const char *path, const char *configs_dir, spec *sp,
               load_err *err)
 {
     memset(sp, 0, sizeof *sp);
     config_t cfg;
-    spec_cat mcat = {.open = 0}, scat = {.open = 0}, hcat = {.open = 0};
+    spec_cat mcat = {.open = 0}, scat = {.open = 0}, hcat = {.open = 0},
+             kcat = {.open = 0};
     if (load_open(&cfg, path, configs_dir, err) != 0)
         return -1;
     int rc = -1;
@@ -711,8 +772,8 @@ int spec_load(const char *path, const char *configs_dir, spec *sp,
             known |= strcmp(spec_keys[k], config_setting_name(s)) == 0;
         if (!known) {
             load_fail(err, s, "unknown key '%s' in sweep spec (expected name, "
-                      "fidelity, models, systems, system_grid, tasks, "
-                      "global_batch, strategies, chunk)",
+                      "fidelity, models, systems, system_grid, stacks, "
+                      "tasks, global_batch, strategies, chunk)",
                       config_setting_name(s));
             goto out;
         }
@@ -793,6 +854,8 @@ int spec_load(const char *path, const char *configs_dir, spec *sp,
         load_fail(err, gs ? gs : root, "key 'system_grid': no systems");
         goto out;
     }
+    if (spec_stacks(sp, root, &kcat, configs_dir, err))
+        goto out;
     if (spec_tasks(sp, config_setting_get_member(root, "tasks"), err))
         goto out;
     double *gb = NULL;
@@ -831,6 +894,8 @@ out:
         config_destroy(&scat.cfg);
     if (hcat.open)
         config_destroy(&hcat.cfg);
+    if (kcat.open)
+        config_destroy(&kcat.cfg);
     config_destroy(&cfg);
     if (rc)
         spec_free(sp);

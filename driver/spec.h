@@ -25,6 +25,15 @@
  *               each combination a system "HW/NODESxDPN" (+ "/nicG" when
  *               nic_gbps_per_device is given), devices = nodes x dpn, the
  *               scale-up domain dpn devices (topology as load_dsystem).
+ *   stacks      software stacks (cost/stack.h) the points run on: a list
+ *               of names of configs/stacks.cfg or inline stack groups, or
+ *               "all"; default ["unknown"] (the catalogue's default stack,
+ *               as for a point without a `stack` key). Detailed fidelity
+ *               only: a madmax spec has one stack "none" and refuses the
+ *               key. The stack sets what a strategy leaves open (attention
+ *               kernel, TP overlap, gradient-reduction bytes); the auto
+ *               candidates state their ZeRO stage, sequence parallelism,
+ *               interleaving and micro-batch themselves.
  *   tasks       list of task types ("pretrain", "finetune", "inference")
  *               or groups { type = "finetune"; name = "ft_emb";
  *               freeze_emb = true; freeze_dense = false;

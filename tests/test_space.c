@@ -186,6 +186,64 @@ static void test_detailed_finetune(void)
     spec_free(&sp);
 }
 
+/* The stack axis: the catalogue's "unknown" by default, named stacks
+ * reach the point (and change its figures: Megatron-LM 2021 runs
+ * unfused attention without TP overlap), "all" takes the catalogue. */
+static void test_stacks(void)
+{
+    static const char *const base =
+        "models = [\"llama2-7b\"];\nsystems = [\"h100-8\"];\n"
+        "tasks = [\"pretrain\"];\nglobal_batch = [64];\nstrategies = \"auto\";\n";
+    char text[1024], path[512];
+    spec sp;
+    load_err err;
+    CU_ASSERT_EQUAL_FATAL(load_text("dstk0.cfg", base, &sp, &err, path, sizeof path), 0);
+    CU_ASSERT_EQUAL(sp.nstacks, 1);
+    CU_ASSERT_STRING_EQUAL(sp.stacks[0].name, "unknown");
+    spec_free(&sp);
+    snprintf(text, sizeof text, "%sstacks = [\"megatron-core\", \"megatron-lm-2021\"];\n",
+             base);
+    int rc = load_text("dstk1.cfg", text, &sp, &err, path, sizeof path);
+    if (rc)
+        fprintf(stderr, "%s\n", err.text);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    CU_ASSERT_EQUAL(sp.nstacks, 2);
+    CU_ASSERT_STRING_EQUAL(sp.stacks[1].name, "megatron-lm-2021");
+    space s;
+    CU_ASSERT_EQUAL_FATAL(space_init(&s, &sp, err.text, sizeof err.text), 0);
+    CU_ASSERT_EQUAL(s.radix[SPACE_STACK], 2);
+    space_cursor c;
+    space_cursor_init(&c);
+    engine e;
+    engine_init(&e, false);
+    int differ = 0, both = 0;
+    int64_t idx[SPACE_NAXES] = {0};
+    for (int64_t k = 0; k < s.radix[SPACE_STRATEGY] && both < 20; k++) {
+        idx[SPACE_STRATEGY] = k;
+        result_t r[2];
+        int ok = 1;
+        for (int64_t w = 0; w < 2 && ok; w++) {
+            idx[SPACE_STACK] = w;
+            ok = space_point(&s, &c, space_encode(&s, idx), NULL) == STATUS_OK &&
+                 eval_point(&c.p, &e, &r[w], NULL) == STATUS_OK;
+            if (ok)
+                CU_ASSERT_STRING_EQUAL(c.p.stack.name, sp.stacks[w].name);
+        }
+        if (!ok)
+            continue;
+        both++;
+        differ += r[0].iteration_time_s != r[1].iteration_time_s;
+    }
+    CU_ASSERT(both > 0);
+    CU_ASSERT_EQUAL(differ, both);
+    engine_free(&e);
+    spec_free(&sp);
+    snprintf(text, sizeof text, "%sstacks = \"all\";\n", base);
+    CU_ASSERT_EQUAL_FATAL(load_text("dstk2.cfg", text, &sp, &err, path, sizeof path), 0);
+    CU_ASSERT(sp.nstacks >= 8);
+    spec_free(&sp);
+}
+
 /* A bad spec must fail with "PATH:LINE:" and the fragment. */
 static void expect_bad(const char *name, const char *text, int line,
                        const char *frag)
@@ -300,6 +358,17 @@ static void test_bad_specs(void)
                "strategies = \"auto\";\nfidelity = \"madmax\";\n"
                "chunk = 4611686018427387904L;\n",
                7, "key 'chunk': expected an integer from 1 to 1048576");
+    expect_bad("dstack.cfg",
+               "models = [\"llama2-7b\"];\nsystems = [\"h100-8\"];\n"
+               "tasks = [\"pretrain\"];\nglobal_batch = [8];\n"
+               "strategies = \"auto\";\nstacks = [\"megatron-core\",\n \"jax-9\"];\n",
+               7, "\"jax-9\" is not in the catalogue");
+    expect_bad("mstack.cfg",
+               "models = [\"dlrm_a\"];\nsystems = [\"zionex_8\"];\n"
+               "tasks = [\"pretrain\"];\nglobal_batch = [8];\n"
+               "strategies = \"auto\";\nfidelity = \"madmax\";\n"
+               "stacks = [\"unknown\"];\n",
+               7, "key 'stacks': software stacks apply to the detailed fidelity only");
     expect_bad("dtokens.cfg",
                "models = [\"llama2-7b\"];\nsystems = [\"h100-8\"];\n"
                "tasks = ( { type = \"inference\";\n decode_tokens = 0; } );\n"
@@ -316,6 +385,7 @@ int main(void)
     CU_add_test(s, "plan templates and the auto set", test_templates);
     CU_add_test(s, "ids are a bijection, counts are exact",
                 test_bijection_and_counts);
+    CU_add_test(s, "the stack axis", test_stacks);
     CU_add_test(s, "bad specs name file, line and key", test_bad_specs);
     return unit_run();
 }

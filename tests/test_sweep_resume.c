@@ -27,7 +27,8 @@ static const char *const resume_spec =
 
 static const char *const datasets[] = {
     "results", "progress", "skipped", "axes/model", "axes/system",
-    "axes/task", "axes/global_batch", "axes/strategy", "axes/status"};
+    "axes/task", "axes/global_batch", "axes/strategy", "axes/stack",
+    "axes/status"};
 
 /* Reads a whole dataset in its file type; NULL on failure. */
 static char *read_all(hid_t f, const char *name, size_t *size)

@@ -264,7 +264,7 @@ static const struct output_unit {
 static const char *const output_axis_units[SPACE_NAXES] = {
     "index into /axes/model", "index into /axes/system",
     "index into /axes/task", "index into /axes/global_batch",
-    "index into /axes/strategy"};
+    "index into /axes/strategy", "index into /axes/stack"};
 
 static const char *output_unit(const table_col *c)
 {
@@ -498,6 +498,24 @@ static void output_axes_detailed(hid_t g, const spec *sp, int rank)
     free(b);
 }
 
+/* The software stacks of the spec: name and summary (their facts are in
+ * configs/stacks.cfg, whose text the spec names; madmax: "none"). */
+static void output_axes_stack(hid_t g, const spec *sp, int rank)
+{
+    table t;
+    table_init(&t);
+    table_add(&t, "name", TABLE_STR, STACK_NAME_MAX);
+    table_add(&t, "summary", TABLE_STR, STACK_SUMMARY_MAX);
+    const table_col *c_name = table_find(&t, "name"), *c_sum = table_find(&t, "summary");
+    char *b = output_rows_alloc(sp->nstacks, t.size);
+    for (int64_t i = 0; i < sp->nstacks; i++) {
+        table_put_str(b + (size_t)i * t.size, c_name, sp->stacks[i].name);
+        table_put_str(b + (size_t)i * t.size, c_sum, sp->stacks[i].summary);
+    }
+    output_table(g, "stack", &t, sp->nstacks, b, rank);
+    free(b);
+}
+
 static void output_axes(hid_t file, const space *s, const int64_t *by_code,
                         int rank)
 {
@@ -561,6 +579,7 @@ static void output_axes(hid_t file, const space *s, const int64_t *by_code,
         table_put_i64(b + (size_t)i * t.size, o_gb, sp->batches[i]);
     output_table(g, "global_batch", &t, sp->nbatches, b, rank);
     free(b);
+    output_axes_stack(g, sp, rank);
 
     /* strategies: madmax templates, or each detailed auto candidate's
      * texts and degrees (dp 0: the rest of the devices; `applies` 0 when

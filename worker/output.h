@@ -4,7 +4,8 @@
  * Layout (all fixed-width, no variable-length data):
  *   /results        compound, one row per valid point in id order:
  *                   id, status (status_code: 0 ok, 1..99 infeasible),
- *                   model_idx .. strategy_idx (index on every axis),
+ *                   model_idx .. strategy_idx, stack_idx (index on
+ *                   every axis),
  *                   devices, dense_plan, emb_plan (the concrete plans;
  *                   in the detailed fidelity dense_plan holds the
  *                   parallel degrees, "tp8 sp pp8 v5 dp16 cp1 ep1", and
@@ -23,6 +24,8 @@
  *                   hardware generation, scale-up domain and bandwidths,
  *                   detailed strategies are each auto candidate's text
  *                   with dp* for the rest of the devices);
+ *   /axes/stack     name and summary of each software stack (madmax:
+ *                   one row "none");
  *   /axes/status    every status code with its name and explanation;
  *   /skipped        per INVALID code, how many ids of the space break it.
  *   root attributes spec_text, spec_path, tool_version,

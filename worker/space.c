@@ -12,7 +12,10 @@
 
 const char *const space_axis_names[SPACE_NAXES] = {"model", "system", "task",
                                                    "global_batch",
-                                                   "strategy"};
+                                                   "strategy", "stack"};
+
+const space_axis space_nest[SPACE_NAXES] = {SPACE_MODEL, SPACE_SYSTEM, SPACE_STACK,
+                                            SPACE_TASK,  SPACE_BATCH,  SPACE_STRATEGY};
 
 int space_init(space *s, const spec *sp, char *err, size_t size)
 {
@@ -23,6 +26,7 @@ int space_init(space *s, const spec *sp, char *err, size_t size)
     s->radix[SPACE_TASK] = sp->ntasks;
     s->radix[SPACE_BATCH] = sp->nbatches;
     s->radix[SPACE_STRATEGY] = sp->nstrats;
+    s->radix[SPACE_STACK] = sp->nstacks;
     int64_t total = 1;
     for (int a = 0; a < SPACE_NAXES; a++) {
         if (s->radix[a] < 1 || total > INT64_MAX / s->radix[a]) {
@@ -40,7 +44,8 @@ int space_init(space *s, const spec *sp, char *err, size_t size)
 
 void space_decode(const space *s, int64_t id, int64_t idx[SPACE_NAXES])
 {
-    for (int a = SPACE_NAXES - 1; a >= 0; a--) {
+    for (int n = SPACE_NAXES - 1; n >= 0; n--) {
+        space_axis a = space_nest[n];
         idx[a] = id % s->radix[a];
         id /= s->radix[a];
     }
@@ -49,8 +54,8 @@ void space_decode(const space *s, int64_t id, int64_t idx[SPACE_NAXES])
 int64_t space_encode(const space *s, const int64_t idx[SPACE_NAXES])
 {
     int64_t id = 0;
-    for (int a = 0; a < SPACE_NAXES; a++)
-        id = id * s->radix[a] + idx[a];
+    for (int n = 0; n < SPACE_NAXES; n++)
+        id = id * s->radix[space_nest[n]] + idx[space_nest[n]];
     return id;
 }
 
@@ -59,6 +64,7 @@ void space_cursor_init(space_cursor *c)
     memset(c, 0, sizeof *c);
     c->model = -1;
     c->system = -1;
+    c->stack = -1;
 }
 
 status_code space_point(const space *s, space_cursor *c, int64_t id,
@@ -78,6 +84,11 @@ status_code space_point(const space *s, space_cursor *c, int64_t id,
         if (sp->dsystems)
             p->system = sp->dsystems[idx[SPACE_SYSTEM]];
         c->system = idx[SPACE_SYSTEM];
+    }
+    if (c->stack != idx[SPACE_STACK]) {
+        /* madmax: the "none" entry, which that fidelity never reads */
+        p->stack = sp->stacks[idx[SPACE_STACK]];
+        c->stack = idx[SPACE_STACK];
     }
     const spec_task *st = &sp->tasks[idx[SPACE_TASK]];
     task_t *t = &p->task;

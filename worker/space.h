@@ -2,9 +2,11 @@
  * space.h - the design space of a sweep spec, never materialized.
  *
  * A point's id is a mixed-radix number over the axes, outermost first:
- *   id = ((((model * S + system) * T + task) * B + batch) * K + strategy)
- * so consecutive ids share model, system and task, and a cursor rebuilds
- * only what changed. Decoding is O(axes) for any id on any rank.
+ *   id = (((((model * S + system) * W + stack) * T + task) * B + batch) * K
+ *         + strategy)
+ * so consecutive ids share model, system, stack and task, and a cursor
+ * rebuilds only what changed (the axis enum's order is the column order of
+ * the output file; space_nest lists the nesting). Decoding is O(axes) for any id on any rank.
  * space_point() turns an id into a checked design point: INVALID codes
  * mean "skip and count" (the combination does not exist under the
  * fidelity's rules), STATUS_OK means "evaluate".
@@ -23,11 +25,15 @@ typedef enum space_axis {
     SPACE_TASK,
     SPACE_BATCH,
     SPACE_STRATEGY,
+    SPACE_STACK, /* software stack (detailed; madmax: one entry "none") */
     SPACE_NAXES
 } space_axis;
 
 /* Axis names as used in output files ("model", "system", ...). */
 extern const char *const space_axis_names[SPACE_NAXES];
+
+/* The axes from the outermost to the innermost digit of an id. */
+extern const space_axis space_nest[SPACE_NAXES];
 
 typedef struct space {
     const spec *sp;
@@ -38,7 +44,7 @@ typedef struct space {
 /* Decoding state: the last point built, reused between calls. */
 typedef struct space_cursor {
     int64_t idx[SPACE_NAXES];
-    int64_t model, system; /* indices whose values are in p, -1 if none */
+    int64_t model, system, stack; /* indices whose values are in p, -1 if none */
     point_t p;
 } space_cursor;
 

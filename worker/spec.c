@@ -16,6 +16,7 @@ void spec_free(spec *s)
     free(s->models);
     free(s->systems);
     free(s->dsystems);
+    free(s->stacks);
     free(s->tasks);
     free(s->batches);
     free(s->strats);

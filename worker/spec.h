@@ -41,6 +41,8 @@ typedef struct spec {
     cluster_t *systems;       /* detailed: mirrors of dsystems (name, sizes) */
     topo_system_t *dsystems;  /* detailed fidelity only, else NULL */
     int64_t nsystems;
+    stack_desc *stacks;       /* software stacks (madmax: one entry "none") */
+    int64_t nstacks;
     spec_task *tasks;
     int64_t ntasks;
     int64_t *batches;
