@@ -388,6 +388,9 @@ static int cmd_sweep(const cmd_args *a, FILE *out, FILE *err)
     const char *kill = getenv("MADSWEEP_KILL_AFTER_CHUNKS");
     if (kill && *kill)
         o.kill_after = strtoll(kill, NULL, 10);
+    /* test hook: rank 0 SIGKILLs itself in the count pass */
+    const char *kc = getenv("MADSWEEP_KILL_IN_COUNT");
+    o.kill_in_count = kc && *kc && strcmp(kc, "0") != 0;
     return sweep_run(MPI_COMM_WORLD, &o, NULL, out, err);
 }
 

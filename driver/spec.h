@@ -54,10 +54,13 @@
  *               list of groups { dense = "fsdp:node,ddp:rest";
  *               embedding = "mp:all"; } with degrees that are numbers or
  *               node / all / rest (see cost/autoplan.h); the detailed
- *               fidelity takes "auto" only (its candidates: cost/detailed/auto.c)
- *   chunk       ids per work chunk, 1 to 2^20 (default 4096; raised so
- *               that a sweep has at most 2^22 chunks); a rank buffers one
- *               chunk of rows
+ *               fidelity takes "auto" only (its candidates: cost/detailed/auto.c);
+ *               only the candidates valid for a point's model, system,
+ *               stack, task and batch become points (worker/space.h)
+ *   chunk       ids per work chunk on average, 1 to 2^20 (default 4096;
+ *               raised so that a sweep has at most 2^22 chunks); chunks
+ *               are cut by estimated cost (worker/chunks.h), none longer
+ *               than 4 x chunk ids; a rank buffers one chunk of rows
  * Every error is one line "FILE:LINE: ... (key 'k')". The spec owns its
  * axis arrays (freed by spec_free); it keeps the whole file text, which
  * sweep output files store verbatim.

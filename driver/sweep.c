@@ -9,12 +9,15 @@
 #include "sweep.h"
 
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "../worker/check.h"
+#include "../worker/chunks.h"
+#include "../worker/count.h"
 #include "../worker/output.h"
 #include "../worker/worker.h"
 #include "best.h"
@@ -103,9 +106,10 @@ static void sweep_reduce_best(MPI_Comm comm, worker_best *b, int64_t n)
 static void sweep_print_best(FILE *out, const space *s, const worker_best *b)
 {
     space_cursor *cur = malloc(sizeof *cur);
-    if (!cur)
+    if (!cur || space_cursor_init(cur, s) != 0) {
+        free(cur);
         return;
-    space_cursor_init(cur);
+    }
     fprintf(out, "best strategy by throughput for each (model, system):\n");
     bool det = s->sp->fidelity == EVAL_DETAILED;
     int wd = det ? 30 : 20, we = det ? 28 : 16;
@@ -132,6 +136,7 @@ static void sweep_print_best(FILE *out, const space *s, const worker_best *b)
                 (long long)sp->batches[cur->idx[SPACE_BATCH]], wd, d, we, e,
                 b[i].value);
     }
+    space_cursor_free(cur);
     free(cur);
 }
 
@@ -171,6 +176,39 @@ static int sweep_load(MPI_Comm comm, int rank, const sweep_opts *o, spec *sp,
     return 0;
 }
 
+/* Whether any rank is `bad` (collective). */
+static int sweep_agree(MPI_Comm comm, int bad)
+{
+    int any = 0;
+    CHECK_MPI(MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, comm));
+    return any;
+}
+
+/* Progress of the count pass on rank 0 (its share of the blocks). */
+typedef struct sweep_count_tick {
+    FILE *err;
+    bool tty, quiet, kill;
+    double t0, last, every;
+} sweep_count_tick;
+
+static void sweep_on_count(int64_t done, int64_t mine, void *arg)
+{
+    sweep_count_tick *t = arg;
+    if (t->kill)
+        raise(SIGKILL); /* test hook: the file exists, the layout does not */
+    double now = MPI_Wtime();
+    if (t->quiet || (now - t->last < t->every && done < mine))
+        return;
+    if (done == mine && now - t->t0 < t->every)
+        return; /* short passes print nothing */
+    fprintf(t->err, "%ssweep: counting the valid points: %lld/%lld blocks "
+            "(%.1f%%), %.1f s%s", t->tty ? "\r" : "", (long long)done,
+            (long long)mine, mine ? 100.0 * (double)done / (double)mine : 100.0,
+            now - t->t0, t->tty && done < mine ? "   " : "\n");
+    fflush(t->err);
+    t->last = now;
+}
+
 int sweep_run(MPI_Comm comm, const sweep_opts *o, sweep_stats *stats,
               FILE *out, FILE *err)
 {
@@ -193,48 +231,13 @@ int sweep_run(MPI_Comm comm, const sweep_opts *o, sweep_stats *stats,
         spec_free(&sp);
         return 2;
     }
-
-    /* phase 2: check pass */
     double t_start = MPI_Wtime();
-    /* ceilings without total + d - 1, which overflows near 2^63 ids */
-    int64_t chunk = sp.chunk;
-    int64_t need = s.total / SPEC_MAX_CHUNKS + (s.total % SPEC_MAX_CHUNKS != 0);
-    if (need > chunk)
-        chunk = need;
-    int64_t nchunks = s.total / chunk + (s.total % chunk != 0);
-    int64_t *off = calloc((size_t)nchunks + 1, sizeof *off);
-    uint8_t *done = calloc((size_t)nchunks + 1, 1);
-    space_cursor *cur = malloc(sizeof *cur);
+    chunks ch = {0};
+    uint8_t *done = NULL;
     int64_t by_code[SPACE_NCODES] = {0};
-    int bad = !off || !done || !cur, any = 0;
-    CHECK_MPI(MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, comm));
-    if (any) {
-        if (rank == 0)
-            fprintf(err, "madsweep: out of memory for %lld chunks\n",
-                    (long long)nchunks);
-        rc = 1;
-        goto out;
-    }
-    space_cursor_init(cur);
-    for (int64_t c = rank; c < nchunks; c += nranks) {
-        int64_t lo = c * chunk, hi = lo + chunk < s.total ? lo + chunk : s.total;
-        off[c + 1] = space_count_valid(&s, cur, lo, hi, by_code);
-    }
-    /* in pieces: MPI counts are int */
-    for (int64_t at = 0; at < nchunks; at += 1 << 24) {
-        int n = (int)(nchunks - at < (1 << 24) ? nchunks - at : (1 << 24));
-        CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, off + 1 + at, n, MPI_INT64_T,
-                                MPI_SUM, comm));
-    }
-    CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, by_code, SPACE_NCODES, MPI_INT64_T,
-                            MPI_SUM, comm));
-    for (int64_t c = 0; c < nchunks; c++)
-        off[c + 1] += off[c];
-    st.total = s.total;
-    st.valid = off[nchunks];
-    st.invalid = s.total - st.valid;
+    int bad = 0;
 
-    /* phase 3: the file */
+    /* phase 2: the file exists before anything long runs */
     char t_text[32] = "";
     if (rank == 0)
         sweep_time_text(t_text, sizeof t_text);
@@ -243,38 +246,79 @@ int sweep_run(MPI_Comm comm, const sweep_opts *o, sweep_stats *stats,
         .spec_text = sp.text, .spec_path = o->spec_path,
         .start_time = t_text, .end_time = "",
         .fidelity = sp.ops->name, .cost_version = sp.ops->version,
-        .ranks = nranks, .total = st.total, .valid = st.valid,
-        .invalid = st.invalid, .evaluated = 0, .chunk = chunk,
-        .nchunks = nchunks, .elapsed_s = 0, .evals_per_s = 0, .complete = 0};
+        .ranks = nranks, .total = s.candidates, .valid = 0,
+        .invalid = 0, .evaluated = 0, .chunk = sp.chunk,
+        .nchunks = 0, .elapsed_s = 0, .evals_per_s = 0, .complete = 0};
     output_rows rows;
     output_rows_init(&rows);
     output fo;
     char msg[1200];
     int64_t complete = 0;
     if (o->resume)
-        bad = output_open(&fo, comm, o->out_path, &rows, &meta, done,
-                          &complete, msg, sizeof msg);
+        bad = output_open(&fo, comm, o->out_path, &meta, &complete, msg, sizeof msg);
     else
-        bad = output_create(&fo, comm, o->out_path, &s, &rows, by_code, &meta,
-                            msg, sizeof msg);
+        bad = output_create(&fo, comm, o->out_path, &s, &meta, msg, sizeof msg);
     if (bad) {
         if (rank == 0)
             fprintf(err, "madsweep: %s\n", msg);
         rc = o->resume ? 2 : 1;
         goto out;
     }
-    int64_t already = 0;
-    for (int64_t c = 0; c < nchunks; c++)
-        if (done[c])
-            already += off[c + 1] - off[c];
     if (complete) {
         if (rank == 0 && !o->quiet)
-            fprintf(err, "madsweep: %s is already complete (%lld points)\n",
-                    o->out_path, (long long)st.valid);
+            fprintf(err, "madsweep: %s is already complete\n", o->out_path);
         output_close(&fo);
         st.complete = 1;
         goto report;
     }
+
+    /* phase 3: count pass */
+    sweep_count_tick ct = {.err = err, .tty = isatty(fileno(err)) != 0,
+                           .quiet = o->quiet || rank != 0, .kill = o->kill_in_count,
+                           .t0 = MPI_Wtime(), .last = MPI_Wtime(),
+                           .every = o->progress_s > 0 ? o->progress_s : 5.0};
+    if (count_run(comm, &s, by_code, sweep_on_count, &ct) != 0 ||
+        chunks_plan(&ch, &s, sp.chunk, SPEC_MAX_CHUNKS, SPEC_CHUNK_MAX) != 0) {
+        if (rank == 0)
+            fprintf(err, "madsweep: out of memory (or more than 2^63 points) "
+                    "counting the space\n");
+        output_close(&fo);
+        rc = 1;
+        goto out;
+    }
+    done = calloc((size_t)ch.n + 1, 1);
+    bad = !done;
+    if (sweep_agree(comm, bad)) {
+        if (rank == 0)
+            fprintf(err, "madsweep: out of memory for %lld chunks\n", (long long)ch.n);
+        output_close(&fo);
+        rc = 1;
+        goto out;
+    }
+    st.total = s.candidates;
+    st.valid = s.total;
+    st.invalid = s.candidates - s.total;
+    meta.valid = st.valid;
+    meta.invalid = st.invalid;
+    meta.chunk = ch.ids;
+    meta.nchunks = ch.n;
+    int laid = 1;
+    if (o->resume) {
+        laid = output_reopen_layout(&fo, &rows, &meta, done, msg, sizeof msg);
+        if (laid < 0) {
+            if (rank == 0)
+                fprintf(err, "madsweep: %s: %s\n", o->out_path, msg);
+            output_close(&fo);
+            rc = 2;
+            goto out;
+        }
+    }
+    if (laid)
+        output_layout(&fo, &rows, s.total, by_code, &meta);
+    int64_t already = 0;
+    for (int64_t c = 0; c < ch.n; c++)
+        if (done[c])
+            already += ch.lo[c + 1] - ch.lo[c];
 
     /* phase 4: evaluate and write */
     sweep_tick tick = {.err = err, .tty = isatty(fileno(err)) != 0,
@@ -286,8 +330,7 @@ int sweep_run(MPI_Comm comm, const sweep_opts *o, sweep_stats *stats,
     double t_eval = MPI_Wtime();
     tick.t0 = tick.last = t_eval;
     worker w = {.comm = comm, .s = &s, .rows = &rows, .out = &fo,
-                .row_off = off, .done = done, .chunk = chunk,
-                .nchunks = nchunks, .kill_after = o->kill_after,
+                .ch = &ch, .done = done, .kill_after = o->kill_after,
                 .tick = o->quiet ? NULL : sweep_on_tick, .tick_arg = &tick};
     if (worker_run(&w) != 0) {
         if (rank == 0)
@@ -326,8 +369,8 @@ int sweep_run(MPI_Comm comm, const sweep_opts *o, sweep_stats *stats,
     output_close(&fo);
     if (rank == 0 && !o->quiet) {
         sweep_report_progress(&tick, sum[0], true);
-        fprintf(out, "sweep %s: %lld points in the space, %lld valid, %lld "
-                "skipped as invalid; %lld evaluated by this run (%lld ok, "
+        fprintf(out, "sweep %s: %lld combinations of the axes, %lld valid "
+                "points (ids), %lld skipped by rule; %lld evaluated by this run (%lld ok, "
                 "%lld infeasible) on %d ranks in %.2f s (%.0f points/s, "
                 "%.0f per rank)\n",
                 sp.name, (long long)st.total, (long long)st.valid,
@@ -335,7 +378,7 @@ int sweep_run(MPI_Comm comm, const sweep_opts *o, sweep_stats *stats,
                 (long long)sum[2], nranks, st.elapsed_s, st.evals_per_s,
                 st.evals_per_s / nranks);
         fprintf(out, "wrote %s (slowest rank: %.2f s evaluating, %.2f s "
-                "writing rows; the rest is the check pass, setup and waiting)\n",
+                "writing rows; the rest is the count pass, setup and waiting)\n",
                 o->out_path, twmax[0], twmax[1]);
         if (!o->resume)
             sweep_print_best(out, &s, w.best);
@@ -351,9 +394,9 @@ report:
 out:
     if (stats)
         *stats = st;
-    free(off);
+    chunks_free(&ch);
     free(done);
-    free(cur);
+    space_free(&s);
     spec_free(&sp);
     return rc;
 }

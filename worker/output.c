@@ -19,6 +19,7 @@
 #include "check.h"
 
 #define OUTPUT_CHUNK_ROWS 4096
+#define OUTPUT_DEFLATE_ROWS 1024
 
 /* ------------------------------------------------------------ rows */
 
@@ -319,8 +320,17 @@ static void output_table(hid_t loc, const char *name, const table *t,
     hsize_t dims[1] = {(hsize_t)n};
     hid_t fs = CHECK_H5ID(H5Screate_simple(1, dims, NULL));
     hid_t ft = table_ftype(t), mt = table_mtype(t);
+    /* large tables (the detailed strategy axis: 92,163 rows of texts)
+     * deflated: they would otherwise dominate a reduced sweep's file */
+    hid_t dcpl = CHECK_H5ID(H5Pcreate(H5P_DATASET_CREATE));
+    if (n >= OUTPUT_DEFLATE_ROWS) {
+        hsize_t cdims[1] = {OUTPUT_CHUNK_ROWS};
+        CHECK_H5(H5Pset_chunk(dcpl, 1, cdims));
+        CHECK_H5(H5Pset_deflate(dcpl, 4));
+    }
     hid_t d = CHECK_H5ID(H5Dcreate2(loc, name, ft, fs, H5P_DEFAULT,
-                                    H5P_DEFAULT, H5P_DEFAULT));
+                                    dcpl, H5P_DEFAULT));
+    CHECK_H5(H5Pclose(dcpl));
     output_attr_units(d, t);
     hid_t ms = CHECK_H5ID(H5Screate_simple(1, dims, NULL));
     if (rank != 0) {
@@ -516,8 +526,7 @@ static void output_axes_stack(hid_t g, const spec *sp, int rank)
     free(b);
 }
 
-static void output_axes(hid_t file, const space *s, const int64_t *by_code,
-                        int rank)
+static void output_axes(hid_t file, const space *s, int rank)
 {
     const spec *sp = s->sp;
     hid_t g = CHECK_H5ID(H5Gcreate2(file, "axes", H5P_DEFAULT, H5P_DEFAULT,
@@ -651,19 +660,25 @@ static void output_axes(hid_t file, const space *s, const int64_t *by_code,
     free(b);
     CHECK_H5(H5Gclose(g));
 
-    /* skipped ids per invalid code */
+}
+
+/* /skipped: per status code, how many combinations of the axes the
+ * enumeration left out (a rule of the fidelity rejects them). */
+static void output_skipped(hid_t file, const int64_t *by_code, int rank)
+{
+    table t;
     table_init(&t);
-    o_code = table_add(&t, "code", TABLE_I32, 0);
+    size_t o_code = table_add(&t, "code", TABLE_I32, 0);
     table_add(&t, "name", TABLE_STR, 32);
     size_t o_cnt = table_add(&t, "count", TABLE_I64, 0);
-    c_name = table_find(&t, "name");
-    b = output_rows_alloc(SPACE_NCODES, t.size);
-    n = 0;
+    const table_col *c_name = table_find(&t, "name");
+    char *b = output_rows_alloc(SPACE_NCODES, t.size);
+    int64_t n = 0;
     for (int k = 0; k < SPACE_NCODES; k++) {
         if (by_code[k] == 0)
             continue;
         char *row = b + (size_t)n++ * t.size;
-        status_code code = (status_code)(STATUS_INVALID_VALUE + k);
+        status_code code = (status_code)k;
         table_put_i32(row, o_code, (int32_t)code);
         table_put_str(row, c_name, status_name(code));
         table_put_i64(row, o_cnt, by_code[k]);
@@ -689,10 +704,10 @@ static int output_agree(MPI_Comm comm, int bad)
 }
 
 int output_create(output *o, MPI_Comm comm, const char *path, const space *s,
-                  const output_rows *r, const int64_t *by_code,
                   const output_meta *m, char *msg, size_t msize)
 {
     memset(o, 0, sizeof *o);
+    o->comm = comm;
     CHECK_MPI(MPI_Comm_rank(comm, &o->rank));
     hid_t fapl = output_fapl(comm);
     o->file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
@@ -704,8 +719,17 @@ int output_create(output *o, MPI_Comm comm, const char *path, const space *s,
             H5Fclose(o->file);
         return -1;
     }
-    /* /results: exact length, chunked, allocated now, never filled */
-    hsize_t dims[1] = {(hsize_t)m->valid};
+    output_axes(o->file, s, o->rank);
+    output_set_meta(o, m);
+    return 0;
+}
+
+/* /results with room for `rows` rows (exact length, allocated now, never
+ * filled; `grow`: extendable from that length, for reduced sweeps whose
+ * row count is known only at the end). */
+static void output_results(output *o, const output_rows *r, int64_t rows)
+{
+    hsize_t dims[1] = {(hsize_t)rows};
     hsize_t cdims[1] = {OUTPUT_CHUNK_ROWS};
     hsize_t maxdims[1] = {H5S_UNLIMITED}; /* lets chunks exceed tiny sizes */
     hid_t fs = CHECK_H5ID(H5Screate_simple(1, dims, maxdims));
@@ -714,18 +738,24 @@ int output_create(output *o, MPI_Comm comm, const char *path, const space *s,
     CHECK_H5(H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY));
     CHECK_H5(H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER));
     hid_t ft = table_ftype(&r->t);
-    o->mtype = table_mtype(&r->t);
     o->results = CHECK_H5ID(H5Dcreate2(o->file, "results", ft, fs, H5P_DEFAULT,
                                        dcpl, H5P_DEFAULT));
     output_attr_units(o->results, &r->t);
     CHECK_H5(H5Tclose(ft));
     CHECK_H5(H5Pclose(dcpl));
     CHECK_H5(H5Sclose(fs));
+}
+
+void output_layout(output *o, const output_rows *r, int64_t rows,
+                   const int64_t *by_code, const output_meta *m)
+{
+    output_results(o, r, rows);
+    o->mtype = table_mtype(&r->t);
 
     /* /progress: zeros written by rank 0 */
-    dims[0] = (hsize_t)m->nchunks;
-    fs = CHECK_H5ID(H5Screate_simple(1, dims, NULL));
-    dcpl = CHECK_H5ID(H5Pcreate(H5P_DATASET_CREATE));
+    hsize_t dims[1] = {(hsize_t)m->nchunks};
+    hid_t fs = CHECK_H5ID(H5Screate_simple(1, dims, NULL));
+    hid_t dcpl = CHECK_H5ID(H5Pcreate(H5P_DATASET_CREATE));
     CHECK_H5(H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY));
     CHECK_H5(H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER));
     o->progress = CHECK_H5ID(H5Dcreate2(o->file, "progress", H5T_STD_U8LE, fs,
@@ -747,16 +777,15 @@ int output_create(output *o, MPI_Comm comm, const char *path, const space *s,
     CHECK_H5(H5Sclose(fs));
     free(zeros);
 
-    output_axes(o->file, s, by_code, o->rank);
+    output_skipped(o->file, by_code, o->rank);
     output_set_meta(o, m);
-    return 0;
 }
 
 int output_open(output *o, MPI_Comm comm, const char *path,
-                const output_rows *r, const output_meta *m, uint8_t *done,
-                int64_t *complete, char *msg, size_t msize)
+                const output_meta *m, int64_t *complete, char *msg, size_t msize)
 {
     memset(o, 0, sizeof *o);
+    o->comm = comm;
     CHECK_MPI(MPI_Comm_rank(comm, &o->rank));
     hid_t fapl = output_fapl(comm);
     o->file = H5Fopen(path, H5F_ACC_RDWR, fapl);
@@ -775,13 +804,7 @@ int output_open(output *o, MPI_Comm comm, const char *path,
     char *text = output_attr_read_str(o->file, "spec_text");
     char *tool = output_attr_read_str(o->file, "tool_version");
     char *cost = output_attr_read_str(o->file, "cost_model_version");
-    int64_t total = -1, chunk = -1, valid = -1;
-    output_attr_read_i64(o->file, "points_total", &total);
-    output_attr_read_i64(o->file, "chunk_ids", &chunk);
-    output_attr_read_i64(o->file, "points_valid", &valid);
-    if (!text || H5Lexists(o->file, "results", H5P_DEFAULT) <= 0 ||
-        H5Lexists(o->file, "progress", H5P_DEFAULT) <= 0 ||
-        output_attr_read_i64(o->file, "complete", complete) != 0)
+    if (!text || output_attr_read_i64(o->file, "complete", complete) != 0)
         why = "it is not a madsweep sweep file";
     else if (strcmp(text, m->spec_text) != 0)
         why = "its spec_text differs from this spec";
@@ -789,9 +812,6 @@ int output_open(output *o, MPI_Comm comm, const char *path,
              strcmp(cost, m->cost_version) != 0)
         why = "it was written by another tool or cost-model version "
               "(its rows would mix two models)";
-    else if (total != m->total || chunk != m->chunk || valid != m->valid)
-        why = "its space differs (the catalogues or the configs directory "
-              "changed)";
     free(text);
     free(tool);
     free(cost);
@@ -800,6 +820,33 @@ int output_open(output *o, MPI_Comm comm, const char *path,
                  "to start it over", path, why ? why : "another rank "
                  "read it differently");
         CHECK_H5(H5Fclose(o->file));
+        return -1;
+    }
+    return 0;
+}
+
+int output_reopen_layout(output *o, const output_rows *r, const output_meta *m,
+                         uint8_t *done, char *msg, size_t msize)
+{
+    MPI_Comm comm = o->comm;
+    htri_t have = H5Lexists(o->file, "results", H5P_DEFAULT);
+    CHECK_H5(have);
+    int rc = 0;
+    if (have == 0) {
+        rc = 1; /* killed before the layout: the caller lays it out */
+        return rc;
+    }
+    int64_t total = -1, chunk = -1, valid = -1, nchunks = -1;
+    output_attr_read_i64(o->file, "points_total", &total);
+    output_attr_read_i64(o->file, "chunk_ids", &chunk);
+    output_attr_read_i64(o->file, "points_valid", &valid);
+    output_attr_read_i64(o->file, "chunks", &nchunks);
+    int bad = H5Lexists(o->file, "progress", H5P_DEFAULT) <= 0 || total != m->total ||
+              chunk != m->chunk || valid != m->valid || nchunks != m->nchunks;
+    if (output_agree(comm, bad)) {
+        snprintf(msg, msize, "cannot resume: its space differs (the catalogues "
+                 "or the configs directory changed); run without --resume to "
+                 "start it over");
         return -1;
     }
     o->results = CHECK_H5ID(H5Dopen2(o->file, "results", H5P_DEFAULT));
@@ -811,9 +858,8 @@ int output_open(output *o, MPI_Comm comm, const char *path,
     CHECK_H5(H5Tclose(mt));
     CHECK_H5(H5Tclose(ft));
     if (output_agree(comm, same <= 0)) {
-        snprintf(msg, msize, "cannot resume: %s was written by another "
-                 "version (row layout differs)", path);
-        output_close(o);
+        snprintf(msg, msize, "cannot resume: it was written by another "
+                 "version (row layout differs)");
         return -1;
     }
     o->mtype = table_mtype(&r->t);
@@ -823,7 +869,7 @@ int output_open(output *o, MPI_Comm comm, const char *path,
         CHECK_H5(H5Dread(o->progress, H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, x,
                          done));
     CHECK_H5(H5Pclose(x));
-    return 0;
+    return rc;
 }
 
 static void output_write(hid_t d, hid_t mtype, int64_t at, int64_t n,

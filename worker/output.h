@@ -12,8 +12,9 @@
  *                   emb_plan the other options, "zero1 sel 1f1b-int ovl
  *                   tcdp"; see detailed_parallel_text),
  *                   then every figure of result_fields[] (as in
- *                   `madsweep eval --json`). Chunked, allocated at creation
- *                   to its exact length (the valid count), never filled.
+ *                   `madsweep eval --json`). Chunked, allocated after the
+ *                   count pass to its exact length (every id is a valid
+ *                   point: row i is point i), never filled.
  *   /progress       uint8 per work chunk: 1 once the chunk's rows are
  *                   written (written after the rows: a set byte implies
  *                   its rows are in the file).
@@ -27,7 +28,8 @@
  *   /axes/stack     name and summary of each software stack (madmax:
  *                   one row "none");
  *   /axes/status    every status code with its name and explanation;
- *   /skipped        per INVALID code, how many ids of the space break it.
+ *   /skipped        per status code, how many combinations of the axes
+ *                   the enumeration left out (invalid:*, infeasible:shape).
  *   root attributes spec_text, spec_path, tool_version,
  *                   cost_model_version, fidelity, ranks, start_time,
  *                   end_time, elapsed_s, evals_per_s, points_total,
@@ -90,25 +92,36 @@ typedef struct output_meta {
 } output_meta;
 
 typedef struct output {
+    MPI_Comm comm;
     hid_t file, results, progress;
     hid_t mtype;
     int rank;
 } output;
 
-/* Creates the file, its datasets, axis tables and attributes (complete
- * = 0) and flushes it. Collective. Returns 0, or -1 with msg set (same
- * on every rank). */
+/* Creates the file with its axis tables and attributes (complete = 0)
+ * and flushes it: the file exists before the count pass. Collective.
+ * Returns 0, or -1 with msg set (same on every rank). */
 int output_create(output *o, MPI_Comm comm, const char *path, const space *s,
-                  const output_rows *r, const int64_t *by_code,
                   const output_meta *m, char *msg, size_t msize);
 
+/* After the count pass: /results with `rows` rows (keep = "all": one per
+ * id; reduced sweeps: 0, extended when rows are known), /progress (all
+ * chunks to do), /skipped (by_code) and the attributes. Collective. */
+void output_layout(output *o, const output_rows *r, int64_t rows,
+                   const int64_t *by_code, const output_meta *m);
+
 /* Reopens a sweep file to resume it: checks that it holds the same spec
- * text, tool and cost-model versions and space (msg names the first
- * difference), reads /progress into done[nchunks] and *complete.
- * Collective; returns 0, or -1 with msg set. */
+ * text, tool and cost-model versions (msg names the first difference) and
+ * reads *complete. Collective; returns 0, or -1 with msg set. */
 int output_open(output *o, MPI_Comm comm, const char *path,
-                const output_rows *r, const output_meta *m, uint8_t *done,
-                int64_t *complete, char *msg, size_t msize);
+                const output_meta *m, int64_t *complete, char *msg, size_t msize);
+
+/* After the count pass of a resumed run: returns 1 when the file has no
+ * layout yet (killed while counting: the caller calls output_layout), 0
+ * when its layout matches this space (done[nchunks] read from /progress),
+ * or -1 with msg set when it does not. Collective. */
+int output_reopen_layout(output *o, const output_rows *r, const output_meta *m,
+                         uint8_t *done, char *msg, size_t msize);
 
 /* Independent writes: rows [row0, row0 + n) and the progress byte. */
 void output_write_rows(output *o, int64_t row0, int64_t n, const void *buf);

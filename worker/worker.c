@@ -7,8 +7,8 @@
  * draws with MPI_Fetch_and_op + MPI_Win_flush, one chunk of thousands of
  * ids per round trip, so rank 0 is never a bottleneck and no message is
  * sent per point. Invariant: a chunk's rows are written before its
- * progress byte, and a chunk's row count equals its count from the check
- * pass (checked: a mismatch would shift every later row).
+ * progress byte, and every id of a chunk is a valid point (checked: the
+ * enumeration and the fidelity's rules agree, or the run stops).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "worker.h"
@@ -38,7 +38,7 @@ void worker_progress(worker *w, int64_t *chunks_drawn, int64_t *evaluated)
     CHECK_MPI(MPI_Fetch_and_op(NULL, &v[1], MPI_INT64_T, 0, W_EVALUATED,
                                MPI_NO_OP, w->win));
     CHECK_MPI(MPI_Win_flush(0, w->win));
-    *chunks_drawn = v[0] < w->nchunks ? v[0] : w->nchunks;
+    *chunks_drawn = v[0] < w->ch->n ? v[0] : w->ch->n;
     *evaluated = v[1];
 }
 
@@ -82,7 +82,9 @@ static int64_t worker_chunk(worker *w, space_cursor *cur, engine *e,
     result_t res;
     for (int64_t id = lo; id < hi; id++) {
         if (space_point(w->s, cur, id, NULL) != STATUS_OK)
-            continue;
+            check_die("internal error: a point id of the space breaks the "
+                      "fidelity's rules (enumeration and rules disagree)",
+                      __FILE__, __LINE__);
         memset(&res, 0, sizeof res);
         status_code rc = ops->run(&cur->p, e, &res);
         if (!status_is_data(rc))
@@ -113,15 +115,19 @@ int worker_run(worker *w)
     CHECK_MPI(MPI_Comm_rank(w->comm, &w->rank));
     int64_t npairs = w->s->radix[SPACE_MODEL] * w->s->radix[SPACE_SYSTEM];
     w->best = malloc((size_t)npairs * sizeof *w->best);
-    char *buf = calloc((size_t)w->chunk, w->rows->t.size); /* checks n*size */
+    char *buf = calloc((size_t)(w->ch->max_len > 0 ? w->ch->max_len : 1),
+                       w->rows->t.size); /* checks n*size */
     space_cursor *cur = malloc(sizeof *cur);
+    int cbad = !cur || space_cursor_init(cur, w->s) != 0;
     int64_t nk = w->s->radix[SPACE_STRATEGY];
     worker_plans pc = {.system = -1, .n = nk,
                        .text = malloc((size_t)nk * sizeof *pc.text),
                        .have = calloc((size_t)nk, 1)};
-    int bad = !w->best || !buf || !cur || !pc.text || !pc.have, any = 0;
+    int bad = !w->best || !buf || cbad || !pc.text || !pc.have, any = 0;
     CHECK_MPI(MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, w->comm));
     if (any) {
+        if (!cbad)
+            space_cursor_free(cur);
         free(buf);
         free(cur);
         free(pc.text);
@@ -132,7 +138,6 @@ int worker_run(worker *w)
         w->best[i].value = 0;
         w->best[i].id = -1;
     }
-    space_cursor_init(cur);
     engine e;
     engine_init(&e, false);
 
@@ -148,20 +153,16 @@ int worker_run(worker *w)
     CHECK_MPI(MPI_Win_lock_all(0, w->win));
     for (;;) {
         int64_t c = worker_fetch_add(w, W_NEXT, 1);
-        if (c >= w->nchunks)
+        if (c >= w->ch->n)
             break;
         if (w->done[c])
             continue;
-        int64_t lo = c * w->chunk;
-        int64_t hi = lo + w->chunk < w->s->total ? lo + w->chunk : w->s->total;
+        int64_t lo = w->ch->lo[c], hi = w->ch->lo[c + 1];
         int64_t before = w->ok + w->infeasible;
         double t0 = MPI_Wtime();
         int64_t n = worker_chunk(w, cur, &e, &pc, lo, hi, buf);
         double t1 = MPI_Wtime();
-        if (n != w->row_off[c + 1] - w->row_off[c])
-            check_die("internal error: a chunk's valid count changed between "
-                      "the check pass and evaluation", __FILE__, __LINE__);
-        output_write_rows(w->out, w->row_off[c], n, buf);
+        output_write_rows(w->out, lo, n, buf);
         output_mark_done(w->out, c);
         w->t_eval += t1 - t0;
         w->t_write += MPI_Wtime() - t1;
@@ -180,6 +181,7 @@ int worker_run(worker *w)
     CHECK_MPI(MPI_Win_unlock_all(w->win));
     CHECK_MPI(MPI_Win_free(&w->win));
     engine_free(&e);
+    space_cursor_free(cur);
     free(buf);
     free(cur);
     free(pc.text);

@@ -4,10 +4,10 @@
  * Work is handed out in chunks of consecutive ids through an MPI
  * one-sided counter on rank 0 (MPI_Fetch_and_op, passive target), so a
  * rank that draws cheap points simply draws more chunks and rank 0
- * evaluates like every other rank. A chunk's rows go to /results at the
- * chunk's row offset (the prefix count of valid ids before it, known to
- * every rank from the check pass), then its /progress byte is set.
- * Memory per rank: one chunk of rows plus the per-chunk tables.
+ * evaluates like every other rank. Every id of the space is a valid point
+ * (space.h), so a chunk's rows go to /results at the chunk's first id,
+ * then its /progress byte is set. Chunks are cut by estimated cost
+ * (chunks.h). Memory per rank: one chunk of rows plus the chunk table.
  */
 #ifndef MADSWEEP_WORKER_H
 #define MADSWEEP_WORKER_H
@@ -15,8 +15,9 @@
 #include <mpi.h>
 #include <stdint.h>
 
-#include "space.h"
+#include "chunks.h"
 #include "output.h"
+#include "space.h"
 
 /* Best point of a (model, system) pair by throughput; id -1 when none. */
 typedef struct worker_best {
@@ -35,9 +36,8 @@ struct worker {
     const space *s;
     const output_rows *rows;
     output *out;
-    const int64_t *row_off; /* [nchunks + 1] */
-    const uint8_t *done;    /* [nchunks]: skip (resume) */
-    int64_t chunk, nchunks;
+    const chunks *ch;
+    const uint8_t *done;    /* [ch->n]: skip (resume) */
     int64_t kill_after; /* test hook: SIGKILL self after N chunks (0: off) */
     worker_tick tick;
     void *tick_arg;
