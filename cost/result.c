@@ -64,3 +64,11 @@ const result_field *result_find(const char *name)
             return &result_fields[i];
     return NULL;
 }
+
+int result_direction(const result_field *f)
+{
+    /* larger is better for rates and efficiencies ("X per Y": samples/s,
+     * tokens/s, ...) and for utilization; smaller for times, bytes,
+     * counts, energy and cost */
+    return strchr(f->unit, '/') != NULL || strcmp(f->name, "mfu") == 0 ? 1 : -1;
+}

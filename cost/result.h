@@ -65,6 +65,12 @@ extern const size_t result_nfields;
 /* Value of a field of r as a double (int64 fields converted). */
 double result_get(const result_t *r, const result_field *f);
 
+/* The direction of a figure, for every ranking of results (`madsweep
+ * best`, a sweep's `keep`): +1 when larger is better (rates and
+ * efficiencies, units "X/Y" such as samples/s and tokens/s; mfu), -1
+ * when smaller is better (times, bytes, counts). */
+int result_direction(const result_field *f);
+
 /* Field by name, or NULL. */
 const result_field *result_find(const char *name);
 

@@ -171,7 +171,7 @@ int best_run(const best_opts *o, FILE *out, FILE *err)
         fprintf(err, "madsweep best: --top must be >= 1\n");
         return 2;
     }
-    int maximize = strstr(bf->unit, "/s") != NULL || strcmp(bf->name, "mfu") == 0;
+    int maximize = result_direction(bf) > 0;
     int use[SPACE_NAXES];
     if (best_parse_group(o->group, use, err) != 0)
         return 2;

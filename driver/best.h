@@ -3,9 +3,10 @@
  *
  * Streams /results in blocks (memory: one block plus K rows per group),
  * keeps the rows with status ok, groups them by any subset of the axes
- * (model, system, task, global_batch, strategy) and prints the top K of
- * each group by one figure of result_fields[]: rates ("/s" units) and
- * mfu are maximized, everything else (times, bytes, counts) minimized;
+ * (model, system, task, global_batch, strategy, stack) and prints the top
+ * K of each group by one figure of result_fields[] in its direction
+ * (result_direction: rates and mfu maximized, times, bytes and counts
+ * minimized);
  * ties go to the lower point id. Detailed-fidelity files print their
  * dense_plan/emb_plan columns as "parallel" and "options". Names come from the file's /axes tables, so the
  * spec is not needed. Serial: opens the file without MPI-IO.

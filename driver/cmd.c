@@ -56,6 +56,7 @@ typedef enum opt_id {
     OPT_OUT,
     OPT_RESUME,
     OPT_QUIET,
+    OPT_CHECKPOINT,
     OPT_TOP,
     OPT_BY,
     OPT_GROUP,
@@ -86,12 +87,15 @@ static const cmd_opt opt_table[OPT_N] = {
     {"resume", NULL, ON(CMD_SWEEP),
      "sweep: continue an interrupted sweep of the same spec in --out"},
     {"quiet", NULL, ON(CMD_SWEEP), "sweep: no progress line and no summary"},
+    {"checkpoint", "S", ON(CMD_SWEEP),
+     "sweep: reduced sweeps (keep) checkpoint every S seconds (default 60; "
+     "0: after every chunk of rank 0)"},
     {"top", "K", ON(CMD_BEST), "best: the K best points per group (default 1)"},
     {"by", "FIGURE", ON(CMD_BEST),
      "best: rank by this figure (default throughput_samples_per_s)"},
     {"group", "AXES", ON(CMD_BEST),
      "best: group by axes, e.g. model,system (model, system, task, "
-     "global_batch, strategy)"},
+     "global_batch, strategy, stack)"},
     {"csv", NULL, ON(CMD_BEST), "best: print CSV"},
     {"help", NULL, 0xffffffffu, "show this help"},
 };
@@ -388,6 +392,15 @@ static int cmd_sweep(const cmd_args *a, FILE *out, FILE *err)
     const char *kill = getenv("MADSWEEP_KILL_AFTER_CHUNKS");
     if (kill && *kill)
         o.kill_after = strtoll(kill, NULL, 10);
+    if (a->set[OPT_CHECKPOINT]) {
+        char *end = NULL;
+        double v = strtod(a->val[OPT_CHECKPOINT], &end);
+        if (!end || *end || !(v >= 0)) {
+            fprintf(err, "madsweep sweep: --checkpoint: expected seconds >= 0\n");
+            return 2;
+        }
+        o.checkpoint_s = v > 0 ? v : -1;
+    }
     /* test hook: rank 0 SIGKILLs itself in the count pass */
     const char *kc = getenv("MADSWEEP_KILL_IN_COUNT");
     o.kill_in_count = kc && *kc && strcmp(kc, "0") != 0;

@@ -18,6 +18,7 @@
 #include "../worker/check.h"
 #include "../worker/chunks.h"
 #include "../worker/count.h"
+#include "../worker/kept.h"
 #include "../worker/output.h"
 #include "../worker/worker.h"
 #include "best.h"
@@ -176,6 +177,55 @@ static int sweep_load(MPI_Comm comm, int rank, const sweep_opts *o, spec *sp,
     return 0;
 }
 
+/* Reduced sweeps: the reducer, and with --resume the last checkpoint
+ * (rank 0's state, the chunks it covers, the rows committed); 0 or the
+ * exit code, the same on every rank. */
+static int sweep_keep_setup(MPI_Comm comm, int rank, const sweep_opts *o, output *fo,
+                            const space *s, const spec_keep *k, reduce *red,
+                            int64_t *first, int64_t *rows_done, FILE *err)
+{
+    char msg[512] = "";
+    int bad = reduce_init(red, s, k, msg, sizeof msg) != 0, any = 0;
+    CHECK_MPI(MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, comm));
+    if (any) {
+        if (rank == 0)
+            fprintf(err, "madsweep: %s: %s\n", o->spec_path, msg[0] ? msg : "keep: "
+                    "out of memory on a rank");
+        if (!bad)
+            reduce_free(red);
+        return 2;
+    }
+    *first = *rows_done = 0;
+    if (o->resume && kept_restore(fo, red, s, first, rows_done) != 0) {
+        if (rank == 0)
+            fprintf(err, "madsweep: cannot resume: %s: its checkpoint does not read "
+                    "as this spec's; run without --resume to start it over\n",
+                    o->out_path);
+        reduce_free(red);
+        return 2;
+    }
+    if (k->mode == SPEC_KEEP_FEASIBLE)
+        output_results_resize(fo, *rows_done); /* drops rows not committed */
+    return 0;
+}
+
+/* Attributes of a finished run: rows kept, and for reduced sweeps the
+ * time of the merges (slowest rank) and of rank 0's root-only work. */
+static void sweep_keep_report(MPI_Comm comm, int rank, output *fo, const worker *w,
+                              int64_t kept)
+{
+    double t[2] = {w->t_merge, w->t_final}, tmax[2];
+    CHECK_MPI(MPI_Allreduce(t, tmax, 2, MPI_DOUBLE, MPI_MAX, comm));
+    double root = w->t_root;
+    CHECK_MPI(MPI_Bcast(&root, 1, MPI_DOUBLE, 0, comm));
+    (void)rank;
+    output_set_i64(fo, "rows_kept", kept);
+    output_set_i64(fo, "reduce_syncs", w->syncs);
+    output_set_f64(fo, "reduce_merge_s", tmax[0]);
+    output_set_f64(fo, "reduce_final_s", tmax[1]);
+    output_set_f64(fo, "reduce_root_s", root);
+}
+
 /* Whether any rank is `bad` (collective). */
 static int sweep_agree(MPI_Comm comm, int bad)
 {
@@ -313,11 +363,24 @@ int sweep_run(MPI_Comm comm, const sweep_opts *o, sweep_stats *stats,
             goto out;
         }
     }
-    if (laid)
-        output_layout(&fo, &rows, s.total, by_code, &meta);
+    bool all = sp.keep.mode == SPEC_KEEP_ALL;
+    if (laid) {
+        output_layout(&fo, &rows, all ? s.total : 0, by_code, &meta);
+        char kt[256];
+        spec_keep_text(&sp.keep, kt, sizeof kt);
+        output_set_str(&fo, "keep", kt);
+    }
+    reduce red;
+    memset(&red, 0, sizeof red);
+    int64_t first = 0, rows_done = 0;
+    if (!all && (rc = sweep_keep_setup(comm, rank, o, &fo, &s, &sp.keep, &red, &first,
+                                       &rows_done, err)) != 0) {
+        output_close(&fo);
+        goto out;
+    }
     int64_t already = 0;
     for (int64_t c = 0; c < ch.n; c++)
-        if (done[c])
+        if (all ? done[c] != 0 : c < first)
             already += ch.lo[c + 1] - ch.lo[c];
 
     /* phase 4: evaluate and write */
@@ -331,14 +394,20 @@ int sweep_run(MPI_Comm comm, const sweep_opts *o, sweep_stats *stats,
     tick.t0 = tick.last = t_eval;
     worker w = {.comm = comm, .s = &s, .rows = &rows, .out = &fo,
                 .ch = &ch, .done = done, .kill_after = o->kill_after,
-                .tick = o->quiet ? NULL : sweep_on_tick, .tick_arg = &tick};
+                .tick = o->quiet ? NULL : sweep_on_tick, .tick_arg = &tick,
+                .red = all ? NULL : &red, .first_chunk = first, .rows_done = rows_done,
+                .checkpoint_s = o->checkpoint_s > 0 ? o->checkpoint_s
+                                : o->checkpoint_s < 0 ? 0 : SWEEP_CHECKPOINT_S};
     if (worker_run(&w) != 0) {
         if (rank == 0)
             fprintf(err, "madsweep: out of memory for a chunk of rows\n");
         output_close(&fo);
+        reduce_free(&red);
         rc = 1;
         goto out;
     }
+    sweep_keep_report(comm, rank, &fo, &w, all ? s.total : w.kept);
+    reduce_free(&red);
 
     /* phase 5: gather, attributes, report */
     int64_t mine[3] = {w.evaluated, w.ok, w.infeasible}, sum[3];

@@ -40,7 +40,11 @@ typedef struct sweep_opts {
     double progress_s;   /* seconds between progress lines (0: default) */
     int64_t kill_after;  /* test hook: each rank SIGKILLs itself after N chunks */
     bool kill_in_count;  /* test hook: rank 0 SIGKILLs itself while counting */
+    double checkpoint_s; /* reduced sweeps: seconds between checkpoints
+                            (0: SWEEP_CHECKPOINT_S; < 0: at every chunk of rank 0) */
 } sweep_opts;
+
+#define SWEEP_CHECKPOINT_S 60.0
 
 typedef struct sweep_stats {
     int64_t total, valid, invalid;

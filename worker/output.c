@@ -260,6 +260,10 @@ static const struct output_unit {
     {"sequence_parallel", "bool"},
     {"recompute", "enum (0 none, 1 selective, 2 full)"},
     {"applies", "bool"},
+    {"evaluated", "points"},
+    {"ok", "points"},
+    {"kept", "points"},
+    {"group", "index into /groups"},
 };
 
 static const char *const output_axis_units[SPACE_NAXES] = {
@@ -271,6 +275,8 @@ static const char *output_unit(const table_col *c)
 {
     if (c->kind == TABLE_STR)
         return "text";
+    if (strncmp(c->name, "infeasible_", 11) == 0)
+        return "points"; /* /groups: points per status code */
     for (int a = 0; a < SPACE_NAXES; a++) {
         char idx[TABLE_NAME_MAX];
         output_idx_name(a, idx, sizeof idx);
@@ -894,6 +900,89 @@ void output_mark_done(output *o, int64_t chunk)
 {
     const uint8_t one = 1;
     output_write(o->progress, H5T_NATIVE_UINT8, chunk, 1, &one);
+}
+
+/* ------------------------------------------------------------ for kept.c */
+
+void output_table_write(output *o, const char *name, const table *t, int64_t n,
+                        const void *rows)
+{
+    output_table(o->file, name, t, n, rows, o->rank);
+}
+
+void output_set_i64(output *o, const char *name, int64_t v)
+{
+    output_attr_i64(o->file, name, v);
+}
+
+void output_set_f64(output *o, const char *name, double v)
+{
+    output_attr_f64(o->file, name, v);
+}
+
+int output_get_i64(output *o, const char *name, int64_t *v)
+{
+    return output_attr_read_i64(o->file, name, v);
+}
+
+void output_set_str(output *o, const char *name, const char *v)
+{
+    output_attr_str(o->file, name, v);
+}
+
+void output_results_resize(output *o, int64_t rows)
+{
+    hsize_t dims[1] = {(hsize_t)rows};
+    CHECK_H5(H5Dset_extent(o->results, dims));
+}
+
+void output_write_rows_all(output *o, int64_t row0, int64_t n, const void *buf)
+{
+    hsize_t start[1] = {(hsize_t)row0}, count[1] = {(hsize_t)n};
+    hid_t fs = CHECK_H5ID(H5Dget_space(o->results));
+    hid_t ms = CHECK_H5ID(H5Screate_simple(1, count, NULL));
+    if (n > 0) {
+        CHECK_H5(H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL));
+    } else {
+        CHECK_H5(H5Sselect_none(fs));
+        CHECK_H5(H5Sselect_none(ms));
+    }
+    hid_t x = CHECK_H5ID(H5Pcreate(H5P_DATASET_XFER));
+    CHECK_H5(H5Pset_dxpl_mpio(x, H5FD_MPIO_COLLECTIVE));
+    CHECK_H5(H5Dwrite(o->results, o->mtype, ms, fs, x, n > 0 ? buf : NULL));
+    CHECK_H5(H5Pclose(x));
+    CHECK_H5(H5Sclose(ms));
+    CHECK_H5(H5Sclose(fs));
+}
+
+void output_mark_range(output *o, int64_t c0, int64_t c1)
+{
+    int64_t n = c1 > c0 ? c1 - c0 : 0;
+    uint8_t *ones = malloc((size_t)(n > 0 ? n : 1));
+    if (!ones)
+        check_die("out of memory", __FILE__, __LINE__);
+    memset(ones, 1, (size_t)(n > 0 ? n : 1));
+    hsize_t start[1] = {(hsize_t)c0}, count[1] = {(hsize_t)n};
+    hid_t fs = CHECK_H5ID(H5Dget_space(o->progress));
+    hid_t ms = CHECK_H5ID(H5Screate_simple(1, count, NULL));
+    if (n > 0 && o->rank == 0) {
+        CHECK_H5(H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL));
+    } else {
+        CHECK_H5(H5Sselect_none(fs));
+        CHECK_H5(H5Sselect_none(ms));
+    }
+    hid_t x = CHECK_H5ID(H5Pcreate(H5P_DATASET_XFER));
+    CHECK_H5(H5Pset_dxpl_mpio(x, H5FD_MPIO_COLLECTIVE));
+    CHECK_H5(H5Dwrite(o->progress, H5T_NATIVE_UINT8, ms, fs, x, ones));
+    CHECK_H5(H5Pclose(x));
+    CHECK_H5(H5Sclose(ms));
+    CHECK_H5(H5Sclose(fs));
+    free(ones);
+}
+
+void output_flush(output *o)
+{
+    CHECK_H5(H5Fflush(o->file, H5F_SCOPE_GLOBAL));
 }
 
 void output_close(output *o)

@@ -46,3 +46,42 @@ int spec_strategy_text(const spec *s, int64_t k, char *buf, size_t size)
     autoplan_format(&p->emb, e, sizeof e);
     return snprintf(buf, size, "%s | %s", d, e);
 }
+
+static const char *const spec_key_names[SPEC_NKEYS] = {
+    "model", "system", "task", "global_batch", "strategy", "stack",
+    "devices", "nodes", "hardware"};
+
+const char *spec_key_name(spec_key k)
+{
+    return (int)k >= 0 && k < SPEC_NKEYS ? spec_key_names[k] : "?";
+}
+
+int spec_key_parse(const char *name)
+{
+    for (int k = 0; k < SPEC_NKEYS; k++)
+        if (strcmp(spec_key_names[k], name) == 0)
+            return k;
+    return strcmp(name, "batch") == 0 ? SPEC_KEY_BATCH : -1;
+}
+
+int spec_keep_text(const spec_keep *k, char *buf, size_t size)
+{
+    int n = 0;
+    if (k->mode == SPEC_KEEP_ALL)
+        return snprintf(buf, size, "all");
+    if (k->mode == SPEC_KEEP_FEASIBLE)
+        n = snprintf(buf, size, "feasible");
+    else if (k->mode == SPEC_KEEP_TOP)
+        n = snprintf(buf, size, "top %lld by %s", (long long)k->top,
+                     result_fields[k->fig[0]].name);
+    else {
+        n = snprintf(buf, size, "pareto of");
+        for (int i = 0; i < k->nfig && n >= 0 && (size_t)n < size; i++)
+            n += snprintf(buf + n, size - (size_t)n, "%s%s", i ? ", " : " ",
+                          result_fields[k->fig[i]].name);
+    }
+    for (int i = 0; i < k->ngroup && n >= 0 && (size_t)n < size; i++)
+        n += snprintf(buf + n, size - (size_t)n, "%s%s", i ? "," : " per ",
+                      spec_key_name((spec_key)k->group[i]));
+    return n;
+}
