@@ -153,8 +153,9 @@ void kept_checkpoint(output *o, const reduce *r, const space *s, int64_t chunks,
     output_flush(o);
 }
 
-/* Reads dataset `name` whole in the memory layout of t (rank 0 only, an
- * independent read); returns the row count, -1 on a mismatch. */
+/* Reads dataset `name` whole in the memory layout of t (every rank: the
+ * open is a metadata operation, collective in parallel HDF5); returns the
+ * row count, -1 on a mismatch. */
 static int64_t kept_read(output *o, const char *name, const table *t, char **out)
 {
     *out = NULL;
@@ -184,7 +185,9 @@ int kept_restore(output *o, reduce *r, const space *s, int64_t *chunks, int64_t 
     output_get_i64(o, "keep_chunks", chunks);
     output_get_i64(o, "keep_rows", rows);
     int bad = 0;
-    if (o->rank == 0) {
+    {
+        /* every rank reads; only rank 0 keeps what it read */
+        bool mine = o->rank == 0;
         char sname[32], gname[32];
         snprintf(sname, sizeof sname, "keep/state%lld", (long long)slot);
         snprintf(gname, sizeof gname, "keep/groups%lld", (long long)slot);
@@ -203,7 +206,7 @@ int kept_restore(output *o, reduce *r, const space *s, int64_t *chunks, int64_t 
             for (int k = 0; k < r->k->nfig; k++)
                 e.v[k] = table_get_f64(row, o_v[k]);
             bad |= e.group < 0 || e.group >= r->ngroups;
-            if (!bad)
+            if (!bad && mine)
                 reduce_insert(r, &e);
         }
         free(b);
@@ -211,7 +214,7 @@ int kept_restore(output *o, reduce *r, const space *s, int64_t *chunks, int64_t 
         kept_groups_layout(r, &g);
         n = kept_read(o, gname, &g.t, &b);
         bad |= n != r->ngroups;
-        for (int64_t x = 0; !bad && x < n; x++) {
+        for (int64_t x = 0; !bad && mine && x < n; x++) {
             const char *row = b + (size_t)x * g.t.size;
             int64_t *c = r->counts + x * r->ncols;
             c[0] = table_get_i64(row, g.eval);
@@ -220,8 +223,9 @@ int kept_restore(output *o, reduce *r, const space *s, int64_t *chunks, int64_t 
         }
         free(b);
     }
-    CHECK_MPI(MPI_Bcast(&bad, 1, MPI_INT, 0, o->comm));
-    return bad ? -1 : 0;
+    int any = 0;
+    CHECK_MPI(MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, o->comm));
+    return any ? -1 : 0;
 }
 
 void kept_finish(output *o, const reduce *r, const space *s, const int64_t *kept)
