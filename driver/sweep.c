@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -209,21 +210,39 @@ static int sweep_keep_setup(MPI_Comm comm, int rank, const sweep_opts *o, output
     return 0;
 }
 
-/* Attributes of a finished run: rows kept, and for reduced sweeps the
- * time of the merges (slowest rank) and of rank 0's root-only work. */
-static void sweep_keep_report(MPI_Comm comm, int rank, output *fo, const worker *w,
-                              int64_t kept)
+/* What a finished run measured of itself, for the file and the summary:
+ * rows kept, the count pass, peak memory per rank, and for reduced sweeps
+ * the merges (slowest rank), the final re-evaluation and rank 0's
+ * root-only work. Collective. */
+typedef struct sweep_costs {
+    int64_t kept, peak_rss; /* bytes, the largest rank's */
+    double count_s, merge_s, final_s, root_s;
+} sweep_costs;
+
+static void sweep_costs_report(MPI_Comm comm, output *fo, const worker *w, int64_t kept,
+                               double count_s, sweep_costs *c)
 {
-    double t[2] = {w->t_merge, w->t_final}, tmax[2];
-    CHECK_MPI(MPI_Allreduce(t, tmax, 2, MPI_DOUBLE, MPI_MAX, comm));
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    double t[3] = {w->t_merge, w->t_final, (double)ru.ru_maxrss * 1024.0}, tmax[3];
+    CHECK_MPI(MPI_Allreduce(t, tmax, 3, MPI_DOUBLE, MPI_MAX, comm));
     double root = w->t_root;
     CHECK_MPI(MPI_Bcast(&root, 1, MPI_DOUBLE, 0, comm));
-    (void)rank;
+    c->kept = kept;
+    c->peak_rss = (int64_t)tmax[2];
+    c->count_s = count_s;
+    c->merge_s = tmax[0];
+    c->final_s = tmax[1];
+    c->root_s = root;
     output_set_i64(fo, "rows_kept", kept);
-    output_set_i64(fo, "reduce_syncs", w->syncs);
-    output_set_f64(fo, "reduce_merge_s", tmax[0]);
-    output_set_f64(fo, "reduce_final_s", tmax[1]);
-    output_set_f64(fo, "reduce_root_s", root);
+    output_set_i64(fo, "peak_rss_bytes", c->peak_rss);
+    output_set_f64(fo, "count_s", count_s);
+    if (w->red) {
+        output_set_i64(fo, "reduce_syncs", w->syncs);
+        output_set_f64(fo, "reduce_merge_s", c->merge_s);
+        output_set_f64(fo, "reduce_final_s", c->final_s);
+        output_set_f64(fo, "reduce_root_s", c->root_s);
+    }
 }
 
 /* Whether any rank is `bad` (collective). */
@@ -327,7 +346,10 @@ int sweep_run(MPI_Comm comm, const sweep_opts *o, sweep_stats *stats,
                            .quiet = o->quiet || rank != 0, .kill = o->kill_in_count,
                            .t0 = MPI_Wtime(), .last = MPI_Wtime(),
                            .every = o->progress_s > 0 ? o->progress_s : 5.0};
-    if (count_run(comm, &s, by_code, sweep_on_count, &ct) != 0 ||
+    double t_count = MPI_Wtime();
+    int counted = count_run(comm, &s, by_code, sweep_on_count, &ct);
+    t_count = MPI_Wtime() - t_count;
+    if (counted != 0 ||
         chunks_plan(&ch, &s, sp.chunk, SPEC_MAX_CHUNKS, SPEC_CHUNK_MAX) != 0) {
         if (rank == 0)
             fprintf(err, "madsweep: out of memory (or more than 2^63 points) "
@@ -406,7 +428,8 @@ int sweep_run(MPI_Comm comm, const sweep_opts *o, sweep_stats *stats,
         rc = 1;
         goto out;
     }
-    sweep_keep_report(comm, rank, &fo, &w, all ? s.total : w.kept);
+    sweep_costs costs;
+    sweep_costs_report(comm, &fo, &w, all ? s.total : w.kept, t_count, &costs);
     reduce_free(&red);
 
     /* phase 5: gather, attributes, report */
@@ -447,8 +470,20 @@ int sweep_run(MPI_Comm comm, const sweep_opts *o, sweep_stats *stats,
                 (long long)sum[2], nranks, st.elapsed_s, st.evals_per_s,
                 st.evals_per_s / nranks);
         fprintf(out, "wrote %s (slowest rank: %.2f s evaluating, %.2f s "
-                "writing rows; the rest is the count pass, setup and waiting)\n",
-                o->out_path, twmax[0], twmax[1]);
+                "writing rows; count pass %.2f s; the rest is setup and waiting); "
+                "peak memory of a rank %.1f MB\n",
+                o->out_path, twmax[0], twmax[1], costs.count_s,
+                (double)costs.peak_rss / 1e6);
+        if (!all) {
+            char kt[256];
+            spec_keep_text(&sp.keep, kt, sizeof kt);
+            fprintf(out, "kept %lld rows (keep: %s); %lld sync points, merges %.3f s "
+                    "(slowest rank), final re-evaluation %.3f s, rank 0's root-only "
+                    "work %.3f s (%.2f%% of the run)\n",
+                    (long long)costs.kept, kt, (long long)w.syncs, costs.merge_s,
+                    costs.final_s, costs.root_s,
+                    st.elapsed_s > 0 ? 100.0 * costs.root_s / st.elapsed_s : 0.0);
+        }
         if (!o->resume)
             sweep_print_best(out, &s, w.best);
     }

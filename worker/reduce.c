@@ -304,10 +304,10 @@ reduce_entry *reduce_entries(const reduce *r, int64_t *n)
     }
     int64_t m = 0;
     for (int64_t g = 0; g < r->ngroups; g++) {
-        if (r->slot) {
+        if (r->slot && r->fill[g] > 0) {
             memcpy(out + m, r->slot + g * r->k->top, (size_t)r->fill[g] * sizeof *out);
             m += r->fill[g];
-        } else if (r->front) {
+        } else if (r->front && r->fn[g] > 0) {
             memcpy(out + m, r->front[g], (size_t)r->fn[g] * sizeof *out);
             m += r->fn[g];
         }
