@@ -61,6 +61,30 @@
  *               raised so that a sweep has at most 2^22 chunks); chunks
  *               are cut by estimated cost (worker/chunks.h), none longer
  *               than 4 x chunk ids; a rank buffers one chunk of rows
+ *   keep        what the sweep keeps of its points (default "all": one row
+ *               per point, in id order). Reduced in situ, in memory
+ *               bounded by the answer:
+ *               { top = K; by = "FIGURE"; group = [...]; }  the K best
+ *                 feasible points per group by one figure of `madsweep
+ *                 eval --json` (default throughput_samples_per_s);
+ *               { pareto = ["F1", "F2"]; group = [...]; }  the Pareto
+ *                 frontier of the feasible points per group over 2 to 4
+ *                 figures;
+ *               { feasible = true; group = [...]; }  the rows with status
+ *                 ok, and the per-group counts;
+ *               feasible = true may be added to top and pareto (which rank
+ *               feasible points only anyway). Figures are ranked in their
+ *               direction (cost/result.h result_direction: rates and mfu
+ *               maximized, times, bytes and counts minimized); ties go to
+ *               the lower point id; points whose figure is NaN are not
+ *               kept. group lists keys: model, system, stack, task,
+ *               global_batch (or batch), strategy, devices, nodes, and for
+ *               the detailed fidelity hardware (the system's generation);
+ *               none: one group. The kept rows go to /results in id order
+ *               (for top, the ids `madsweep best --top K --by FIGURE
+ *               --group ...` prints for the same sweep with keep = "all");
+ *               /groups counts per group the points evaluated, per status
+ *               code, and kept (worker/kept.h).
  * Every error is one line "FILE:LINE: ... (key 'k')". The spec owns its
  * axis arrays (freed by spec_free); it keeps the whole file text, which
  * sweep output files store verbatim.

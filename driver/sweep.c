@@ -387,7 +387,7 @@ int sweep_run(MPI_Comm comm, const sweep_opts *o, sweep_stats *stats,
     }
     bool all = sp.keep.mode == SPEC_KEEP_ALL;
     if (laid) {
-        output_layout(&fo, &rows, all ? s.total : 0, by_code, &meta);
+        output_layout(&fo, &rows, all ? s.total : 0, !all, by_code, &meta);
         char kt[256];
         spec_keep_text(&sp.keep, kt, sizeof kt);
         output_set_str(&fo, "keep", kt);

@@ -491,6 +491,36 @@ static void test_bad_specs(void)
                "strategies = \"auto\";\nfidelity = \"madmax\";\n"
                "stacks = [\"unknown\"];\n",
                7, "key 'stacks': software stacks apply to the detailed fidelity only");
+    static const char *const kbase =
+        "models = [\"llama2-7b\"];\nsystems = [\"h100-8\"];\n"
+        "tasks = [\"pretrain\"];\nglobal_batch = [8];\nstrategies = \"auto\";\n";
+    static const struct { const char *keep, *frag; } kbad[] = {
+        {"keep = \"some\";", "key 'keep': expected \"all\" or a group"},
+        {"keep = { top = 3; lots = 1; };", "unknown key 'lots' in keep"},
+        {"keep = { top = 0; };", "key 'top': expected an integer from 1"},
+        {"keep = { top = 3; by = \"speed\"; };", "key 'by': expected the name of a figure"},
+        {"keep = { top = 3; pareto = [\"mfu\", \"tokens_per_s\"]; };",
+         "give either top or pareto"},
+        {"keep = { pareto = [\"mfu\"]; };", "key 'pareto': expected an array of 2 to 4"},
+        {"keep = { pareto = [\"mfu\", \"mfu\"]; };", "figure 'mfu' given twice"},
+        {"keep = { by = \"mfu\"; };", "key 'by': only applies with top"},
+        {"keep = { group = [\"model\"]; };", "needs top = K, pareto = [...] or feasible"},
+        {"keep = { top = 2; group = [\"model\", \"colour\"]; };",
+         "key 'group': element 1: expected model"},
+        {"keep = { top = 2; group = [\"task\", \"task\"]; };", "'task' given twice"},
+    };
+    for (size_t i = 0; i < sizeof kbad / sizeof kbad[0]; i++) {
+        char text[1024], name[32];
+        snprintf(text, sizeof text, "%s%s\n", kbase, kbad[i].keep);
+        snprintf(name, sizeof name, "keep%zu.cfg", i);
+        expect_bad(name, text, 6, kbad[i].frag);
+    }
+    expect_bad("mkeep.cfg",
+               "models = [\"dlrm_a\"];\nsystems = [\"zionex_8\"];\n"
+               "tasks = [\"pretrain\"];\nglobal_batch = [8];\n"
+               "strategies = \"auto\";\nfidelity = \"madmax\";\n"
+               "keep = { top = 1; group = [\"hardware\"]; };\n",
+               7, "hardware: detailed fidelity");
     expect_bad("dtokens.cfg",
                "models = [\"llama2-7b\"];\nsystems = [\"h100-8\"];\n"
                "tasks = ( { type = \"inference\";\n decode_tokens = 0; } );\n"

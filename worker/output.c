@@ -733,10 +733,11 @@ int output_create(output *o, MPI_Comm comm, const char *path, const space *s,
 /* /results with room for `rows` rows (exact length, allocated now, never
  * filled; `grow`: extendable from that length, for reduced sweeps whose
  * row count is known only at the end). */
-static void output_results(output *o, const output_rows *r, int64_t rows)
+static void output_results(output *o, const output_rows *r, int64_t rows, bool grow)
 {
     hsize_t dims[1] = {(hsize_t)rows};
-    hsize_t cdims[1] = {OUTPUT_CHUNK_ROWS};
+    /* reduced sweeps keep few rows: small chunks keep their file small */
+    hsize_t cdims[1] = {grow ? OUTPUT_CHUNK_ROWS / 16 : OUTPUT_CHUNK_ROWS};
     hsize_t maxdims[1] = {H5S_UNLIMITED}; /* lets chunks exceed tiny sizes */
     hid_t fs = CHECK_H5ID(H5Screate_simple(1, dims, maxdims));
     hid_t dcpl = CHECK_H5ID(H5Pcreate(H5P_DATASET_CREATE));
@@ -752,10 +753,10 @@ static void output_results(output *o, const output_rows *r, int64_t rows)
     CHECK_H5(H5Sclose(fs));
 }
 
-void output_layout(output *o, const output_rows *r, int64_t rows,
+void output_layout(output *o, const output_rows *r, int64_t rows, bool grow,
                    const int64_t *by_code, const output_meta *m)
 {
-    output_results(o, r, rows);
+    output_results(o, r, rows, grow);
     o->mtype = table_mtype(&r->t);
 
     /* /progress: zeros written by rank 0 */

@@ -30,12 +30,20 @@
  *   /axes/status    every status code with its name and explanation;
  *   /skipped        per status code, how many combinations of the axes
  *                   the enumeration left out (invalid:*, infeasible:shape).
+ *   /groups         reduced sweeps (keep other than "all"): one row per
+ *                   group, its key values, points evaluated, per status
+ *                   code, and kept; /results then holds the kept rows in
+ *                   id order. While such a sweep runs, /keep holds its
+ *                   checkpoints (worker/kept.h).
  *   root attributes spec_text, spec_path, tool_version,
  *                   cost_model_version, fidelity, ranks, start_time,
  *                   end_time, elapsed_s, evals_per_s, points_total,
  *                   points_valid, points_invalid, points_evaluated,
- *                   chunk_ids, chunks, complete (0 until the sweep is
- *                   finished; the last write before closing).
+ *                   chunk_ids, chunks, keep (the keep mode), rows_kept,
+ *                   count_s, peak_rss_bytes (largest rank), reduced
+ *                   sweeps: reduce_syncs, reduce_merge_s, reduce_final_s,
+ *                   reduce_root_s (rank 0's root-only work); complete (0
+ *                   until the sweep is finished; the last write).
  * Every table (/results, each /axes table, /skipped) has an attribute
  * `units`: one string per member of its compound type, in member order
  * ("s", "bytes", "samples/s", "1" for plain counts and ratios, "text",
@@ -105,9 +113,10 @@ int output_create(output *o, MPI_Comm comm, const char *path, const space *s,
                   const output_meta *m, char *msg, size_t msize);
 
 /* After the count pass: /results with `rows` rows (keep = "all": one per
- * id; reduced sweeps: 0, extended when rows are known), /progress (all
- * chunks to do), /skipped (by_code) and the attributes. Collective. */
-void output_layout(output *o, const output_rows *r, int64_t rows,
+ * id; reduced sweeps, `grow`: 0, extended when rows are known, in smaller
+ * chunks), /progress (all chunks to do), /skipped (by_code) and the
+ * attributes. Collective. */
+void output_layout(output *o, const output_rows *r, int64_t rows, bool grow,
                    const int64_t *by_code, const output_meta *m);
 
 /* Reopens a sweep file to resume it: checks that it holds the same spec
