@@ -1,5 +1,5 @@
 /*
- * sweep.c - setup, check pass, gathering and reporting of a sweep.
+ * sweep.c - setup, the file, the count pass, gathering and reporting of a sweep.
  *
  * See sweep.h for the phases. Every branch that returns early is taken
  * by all ranks together (decided by a broadcast or an Allreduce), so no

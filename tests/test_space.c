@@ -1,10 +1,13 @@
 /*
- * test_space.c - sweep specs, plan templates and the mixed-radix space.
+ * test_space.c - sweep specs, plan templates and the space of dense ids.
  *
- * Serial tests: template parsing and resolution, the `auto` set, id
- * encode/decode as a bijection, exact valid counts (checked against a
- * point-by-point count in reverse order, so the cursor's cache cannot
- * matter), and golden messages for bad specs (file, line and key).
+ * Serial tests: template parsing and resolution, the `auto` set, the
+ * dense ids against their candidate-by-candidate definition (every
+ * combination tried with space_try: each valid one has exactly one id in
+ * its cell, the rejections per code equal the count pass's, and decoding
+ * in reverse with fresh cursors agrees, so the cursor's cache cannot
+ * matter) for the madmax and the detailed auto sets, the stack axis, and
+ * golden messages for bad specs (file, line and key).
  */
 #include <stdint.h>
 #include <stdio.h>
