@@ -148,4 +148,45 @@ status_code detailed_trace(const point_t *p, detailed_event_fn fn, void *ctx, do
  * range. */
 int detailed_auto_candidate(int64_t i, task_detailed_t *t);
 
+/* Valid-only enumeration of the `auto` set for one sweep cell (model,
+ * stack, devices, task type, global batch): the candidates that apply,
+ * in a fixed order (degree tuples tp, pp, cp, ep with tp innermost, then
+ * their options), without dead entries. A candidate is valid exactly when
+ * eval_ops.auto_apply() returns STATUS_OK for it; every other candidate
+ * is counted under the code auto_apply() gives it (invalid:strategy,
+ * invalid:product, infeasible:shape, invalid:batch_mismatch).
+ * detailed_auto_shape_of() computes once per (model, stack) which degrees
+ * divide the model and which pp x vpp splits fit its layers (p: model,
+ * stack and task type set); detailed_auto_cell_init() lists a cell's
+ * candidates by degree tuple (O(tuples), no candidate-by-candidate pass),
+ * adds the rejected ones to rejected[code] (array of 256, or NULL) and
+ * returns their number; detailed_auto_cell_candidate() is the index of
+ * the r-th valid candidate (*hint, when not NULL, caches the tuple for
+ * sequential r; start it at 0). Plain values, no allocation. */
+#define DETAILED_AUTO_LISTS 7  /* (vpp, schedule), zero, recompute, micro-batch,
+                                  layout, overlap, sequence parallelism */
+#define DETAILED_AUTO_TUPLES 80 /* tp x pp x cp x ep */
+typedef struct detailed_auto_shape {
+    bool dlrm;
+    int64_t experts;
+    bool tp_ok[4], cp_ok[2], ep_ok[2], split_ok[5][2];
+} detailed_auto_shape;
+typedef struct detailed_auto_tuple {
+    int64_t first;       /* rank of its first candidate in the cell */
+    uint8_t tp, pp, cp, ep; /* digits of the degrees */
+    uint8_t n[DETAILED_AUTO_LISTS];      /* valid entries per option list */
+    uint8_t opt[DETAILED_AUTO_LISTS][4]; /* their digits */
+} detailed_auto_tuple;
+typedef struct detailed_auto_cell {
+    int64_t n;
+    int ntuples;
+    bool dlrm;
+    detailed_auto_tuple t[DETAILED_AUTO_TUPLES];
+} detailed_auto_cell;
+void detailed_auto_shape_of(const point_t *p, detailed_auto_shape *sh);
+int64_t detailed_auto_cell_init(const detailed_auto_shape *sh, int64_t devices,
+                                bool inference, int64_t global_batch,
+                                detailed_auto_cell *cell, int64_t *rejected);
+int64_t detailed_auto_cell_candidate(const detailed_auto_cell *cell, int64_t r, int *hint);
+
 #endif

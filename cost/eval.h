@@ -60,11 +60,12 @@ typedef struct eval_ops {
     status_code (*run)(const point_t *p, engine *e, result_t *r);
     /* `auto` strategies for sweeps (NULL when the fidelity has none):
      * auto_count() is the number of candidate strategies, a constant of
-     * the fidelity so that it can be one mixed-radix axis of a sweep;
+     * the fidelity (the candidates' numbering, /axes/strategy);
      * auto_apply() writes candidate i and the global batch into p->task
-     * (plans and local batches) and returns STATUS_OK, or an INVALID_*
-     * code when candidate i does not apply to p's model and cluster (the
-     * sweep skips and counts such points). */
+     * (plans and local batches) and returns STATUS_OK, or the code of the
+     * rule that candidate i breaks for p's model, cluster and stack (the
+     * sweep does not enumerate such points and counts them by code;
+     * worker/space.h). */
     int64_t (*auto_count)(void);
     status_code (*auto_apply)(point_t *p, int64_t i, int64_t global_batch);
 } eval_ops;

@@ -90,3 +90,20 @@ const result_field *result_find(const char *name)
             return &result_fields[i];
     return NULL;
 }
+
+int result_direction_of(const char *name, const char *unit)
+{
+    /* a rate is per second or per joule: a unit word ending "/s" or "/J"
+     * ("samples/s (llm: sequences/s)", "tokens/s per device", "FLOP/s");
+     * "J/sample", "USD/sequence" and "bytes/parameter" are not */
+    for (const char *p = unit ? strchr(unit, '/') : NULL; p; p = strchr(p + 1, '/'))
+        if ((p[1] == 's' || p[1] == 'J') &&
+            (p[2] == '\0' || p[2] == ' ' || p[2] == ')' || p[2] == ','))
+            return 1;
+    return name && strcmp(name, "mfu") == 0 ? 1 : -1;
+}
+
+int result_direction(const result_field *f)
+{
+    return result_direction_of(f->name, f->unit);
+}

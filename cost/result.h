@@ -84,6 +84,15 @@ extern const size_t result_nfields;
 /* Value of a field of r as a double (int64 fields converted). */
 double result_get(const result_t *r, const result_field *f);
 
+/* The direction of a figure, the one rule of every ranking of results
+ * (`madsweep best`, a sweep's `keep`): +1 when larger is better (rates:
+ * a unit word ending "/s" or "/J", such as samples/s, tokens/s per
+ * device, FLOP/s; and mfu), -1 when smaller is better (times, bytes,
+ * counts, energy and cost, "J/token", "USD/sample"). result_direction_of
+ * takes any column's name and unit (the axis columns of a sweep file). */
+int result_direction(const result_field *f);
+int result_direction_of(const char *name, const char *unit);
+
 /* Field by name, or NULL. */
 const result_field *result_find(const char *name);
 

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../cost/result.h"
 #include "../worker/check.h"
 #include "frame.h"
 #include "keymap.h"
@@ -47,6 +48,7 @@ typedef struct best_query {
     /* plan keys: the degrees and the layout's column */
     const frame_col *deg[4], *dense, *layout, *emb;
     int64_t seen, matched, not_ok; /* not_ok: not ok, or not fitting */
+    int64_t nan_by;                /* rows whose `by` is NaN (not computed) */
 } best_query;
 
 static const char *const best_dims[4] = {"tp", "cp", "dp", "pp"};
@@ -84,8 +86,7 @@ static int best_setup(best_query *q, FILE *err)
     if (o->order)
         q->maximize = strcmp(o->order, "max") == 0;
     else
-        q->maximize = strstr(q->by->unit, "/s") || strstr(q->by->unit, "/J") ||
-                      strcmp(q->by->name, "mfu") == 0;
+        q->maximize = result_direction_of(q->by->name, q->by->unit) > 0;
     if (where_parse(&q->w, &q->f, o->where, msg, sizeof msg) != 0) {
         fprintf(err, "madsweep best: %s\n", msg);
         return 2;
@@ -370,6 +371,12 @@ static int best_scan(best_query *q, FILE *err)
             }
             if (!where_match(&q->w, &q->f, row))
                 continue;
+            /* a figure not computed never ranks (as in a sweep's keep) */
+            double v = frame_num(&q->f, q->by, row);
+            if (isnan(v)) {
+                q->nan_by++;
+                continue;
+            }
             q->matched++;
             best_group *g = best_group_of(q, row, err);
             if (!g) {
@@ -377,7 +384,7 @@ static int best_scan(best_query *q, FILE *err)
                 break;
             }
             int64_t id = q->id ? frame_int(&q->f, q->id, row) : at + i;
-            best_offer(q, g, row, frame_num(&q->f, q->by, row), id);
+            best_offer(q, g, row, v, id);
         }
     }
     free(blk);
@@ -440,9 +447,11 @@ static int best_columns(const best_query *q, const frame_col **cols, int max)
     if (q->o->all && !q->o->csv)
         best_push(cols, &n, max, frame_find(f, "status_name", NULL, 0));
     static const char *const lead[] = {"model", "system", "hardware", "devices",
-                                       "task", "global_batch"};
+                                       "task", "global_batch", "stack"};
+    bool det = strcmp(f->fidelity, "detailed") == 0;
     for (size_t i = 0; i < sizeof lead / sizeof lead[0]; i++)
-        if (q->o->csv ? strcmp(lead[i], "hardware") != 0 : true)
+        if (q->o->csv ? strcmp(lead[i], "hardware") != 0
+                      : det || strcmp(lead[i], "stack") != 0)
             best_push(cols, &n, max, frame_find(f, lead[i], NULL, 0));
     if (q->o->csv) {
         for (int i = 0; i < f->ncols; i++)
@@ -559,6 +568,9 @@ static void best_print(const best_query *q, FILE *out)
         fprintf(out, "; %lld rows not ok or not fitting in memory left out, "
                 "--all shows them",
                 (long long)q->not_ok);
+    if (q->nan_by)
+        fprintf(out, "; %lld rows whose %s is NaN (not computed for them) left out",
+                (long long)q->nan_by, q->by->name);
     fputs(")\n", out);
     free(w);
     free(cols);

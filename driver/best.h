@@ -12,11 +12,15 @@
  *   - keeps rows matching `where` (where.h: "task==pretrain,devices>=1024,
  *     tpot_s<=0.03");
  *   - groups them by any columns (`group`, comma list: model, system,
- *     hardware, devices, task, nic_gbps_per_device, ...; none: one group)
+ *     hardware, devices, task, stack, nic_gbps_per_device, ...; none: one
+ *     group)
  *     and keeps the top K of each group by the number column `by`:
  *     maximized when its unit is a rate ("/s", "/J") or it is mfu,
  *     minimized otherwise (times, bytes, energy, cost), or as `order`
- *     says; NaN ranks last, ties go to the lower point id;
+ *     says (cost/result.h result_direction_of: the rule of a sweep's
+ *     `keep` too); rows whose `by` is NaN (a figure not computed for
+ *     them) are left out, as `keep` leaves them out; ties go to the
+ *     lower point id;
  *   - shows a plan once: rows of a group that differ only in their
  *     strategy index and in the order of degree-1 dimensions in their
  *     layout (tp-cp-dp-pp and tp-cp-pp-dp when pp = 1), with every

@@ -65,6 +65,7 @@ typedef enum opt_id {
     OPT_OUT,
     OPT_RESUME,
     OPT_QUIET,
+    OPT_CHECKPOINT,
     OPT_TOP,
     OPT_BY,
     OPT_GROUP,
@@ -101,12 +102,17 @@ static const cmd_opt opt_table[OPT_N] = {
     {"resume", NULL, ON(CMD_SWEEP),
      "sweep: continue an interrupted sweep of the same spec in --out"},
     {"quiet", NULL, ON(CMD_SWEEP), "sweep: no progress line and no summary"},
+    {"checkpoint", "S", ON(CMD_SWEEP),
+     "sweep: reduced sweeps (keep) checkpoint every S seconds (default 60; "
+     "0: after every chunk of rank 0)"},
     {"top", "K", ON(CMD_BEST), "best: the K best points per group (default 1)"},
     {"by", "COLUMN", ON(CMD_BEST),
      "best: rank by this number column (default throughput_samples_per_s); "
-     "rates and mfu are maximized, the rest minimized"},
+     "rates and mfu are maximized, the rest minimized (as a sweep's keep); "
+     "rows whose figure is NaN are skipped"},
     {"group", "COLUMNS", ON(CMD_BEST),
-     "best: group by columns, e.g. model,hardware,devices (any axis or column)"},
+     "best: group by columns, e.g. model,hardware,devices,stack (any axis or "
+     "column)"},
     {"where", "CONDS", ON(CMD_BEST),
      "best: keep rows where every COLUMN OP VALUE holds (OP < <= > >= == !=), "
      "e.g. 'task==pretrain,devices>=1024,tpot_s<=0.03'"},
@@ -480,6 +486,18 @@ static int cmd_sweep(const cmd_args *a, FILE *out, FILE *err)
     const char *kill = getenv("MADSWEEP_KILL_AFTER_CHUNKS");
     if (kill && *kill)
         o.kill_after = strtoll(kill, NULL, 10);
+    if (a->set[OPT_CHECKPOINT]) {
+        char *end = NULL;
+        double v = strtod(a->val[OPT_CHECKPOINT], &end);
+        if (!end || *end || !(v >= 0)) {
+            fprintf(err, "madsweep sweep: --checkpoint: expected seconds >= 0\n");
+            return 2;
+        }
+        o.checkpoint_s = v > 0 ? v : -1;
+    }
+    /* test hook: rank 0 SIGKILLs itself in the count pass */
+    const char *kc = getenv("MADSWEEP_KILL_IN_COUNT");
+    o.kill_in_count = kc && *kc && strcmp(kc, "0") != 0;
     char *line = cmd_line_text(a->argc, a->argv);
     o.command_line = line;
     int rc = sweep_run(MPI_COMM_WORLD, &o, NULL, out, err);

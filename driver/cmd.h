@@ -10,7 +10,7 @@
 
 #include <stdio.h>
 
-#define MADSWEEP_VERSION "0.1.0"
+#include "../worker/version.h"
 
 int cmd_main(int argc, char **argv, FILE *out, FILE *err);
 

@@ -22,8 +22,8 @@
 #include "../worker/provenance.h"
 #include "cmd.h"
 #include "frame.h"
+#include "../worker/space.h"
 #include "load.h"
-#include "space.h"
 #include "spec.h"
 
 /* ------------------------------------------------------------ writing */
@@ -139,9 +139,10 @@ void pointfile_write(FILE *out, const point_t *p, const hw_t *mad_hw)
                     2, NULL, NULL);
     fputs("};\n", out);
     if (det) {
-        /* the stack the point ran with: a sweep's points have none (the
-         * idealized stack, stack.h), which a point file states in full,
-         * as a point without `stack` takes the catalogue's default */
+        /* the stack the point ran with, in full (a sweep's point has the
+         * stack of its row, from the stacks axis; one with none takes the
+         * idealized stack, stack.h, which a point file states too, as a
+         * point without `stack` takes the catalogue's default) */
         stack_desc ideal;
         const stack_desc *st = &p->stack;
         if (!st->name[0]) {
@@ -208,6 +209,18 @@ static int pointfile_put(pointfile_tmp *t, const char *name, const char *text,
     }
     size_t w = fwrite(text, 1, (size_t)bytes, f);
     return fclose(f) == 0 && w == (size_t)bytes ? 0 : -1;
+}
+
+static int64_t pointfile_attr_i64(hid_t f, const char *name)
+{
+    int64_t v = -1;
+    if (H5Aexists(f, name) <= 0)
+        return v;
+    hid_t a = CHECK_H5ID(H5Aopen(f, name, H5P_DEFAULT));
+    if (H5Aread(a, H5T_NATIVE_INT64, &v) < 0)
+        v = -1;
+    CHECK_H5(H5Aclose(a));
+    return v;
 }
 
 static char *pointfile_attr(hid_t f, const char *name)
@@ -383,6 +396,8 @@ static void pointfile_header(FILE *out, const char *path, int64_t id,
             cur->p.model.name, cur->p.cluster.name,
             sp->tasks[cur->idx[SPACE_TASK]].name,
             (long long)sp->batches[cur->idx[SPACE_BATCH]]);
+    if (sp->fidelity == EVAL_DETAILED)
+        fprintf(out, "# software stack %s,\n", sp->stacks[cur->idx[SPACE_STACK]].name);
     fprintf(out, "# strategy %lld: %s\n", (long long)cur->idx[SPACE_STRATEGY], strat);
     fprintf(out, "# status %s; iteration_time_s %.17g, throughput_samples_per_s "
             "%.17g.\n# `madsweep eval --json` of this file reproduces every "
@@ -426,37 +441,60 @@ int pointfile_from_sweep(const char *path, int64_t id, const char *configs_dir,
         return rc;
     }
     space s;
-    load_err le;
+    char serr[600];
     space_cursor *cur = malloc(sizeof *cur);
     char *row = malloc(f.t.size);
     const frame_col *idc = frame_find(&f, "id", NULL, 0);
     if (!cur || !row)
         check_die("out of memory", __FILE__, __LINE__);
-    if (space_init(&s, &sp, &le) != 0) {
-        fprintf(err, "madsweep point: %s: %s\n", path, le.text);
+    bool have_space = false, have_cur = false;
+    if (space_init(&s, &sp, serr, sizeof serr) != 0) {
+        fprintf(err, "madsweep point: %s: %s\n", path, serr);
         rc = 1;
         goto out;
     }
-    if (id < 0 || id >= s.total) {
+    have_space = true;
+    /* ids are dense over the valid points: 0 .. points_valid - 1 */
+    int64_t valid = pointfile_attr_i64(f.file, "points_valid");
+    if (id < 0 || id >= valid) {
         fprintf(err, "madsweep point: %s: no point id %lld (ids are 0 to %lld)\n",
-                path, (long long)id, (long long)(s.total - 1));
-        rc = 2;
-        goto out;
-    }
-    space_cursor_init(cur);
-    const char *where = NULL;
-    status_code sc = space_point(&s, cur, id, &where);
-    if (sc != STATUS_OK) {
-        fprintf(err, "madsweep point: %s: point id %lld is not in /results: the "
-                "sweep skipped it as invalid (%s: %s, rule %s)\n", path,
-                (long long)id, where ? where : "point", status_text(sc),
-                status_name(sc));
+                path, (long long)id, (long long)(valid - 1));
         rc = 2;
         goto out;
     }
     if (!idc || pointfile_row(&f, idc, id, row) < 0) {
-        fprintf(err, "madsweep point: %s: no row with id %lld in /results\n",
-                path, (long long)id);
+        bool reduced = H5Lexists(f.file, "groups", H5P_DEFAULT) > 0;
+        char *keep = pointfile_attr(f.file, "keep");
+        fprintf(err, "madsweep point: %s: no row with id %lld in /results%s%s%s\n",
+                path, (long long)id, reduced ? " (this reduced sweep did not keep it; keep: " : "",
+                reduced && keep ? keep : "", reduced ? ")" : "");
+        free(keep);
+        rc = 1;
+        goto out;
+    }
+    /* the row's point from its index on every axis (no count pass: the
+     * row names its model, system, stack, task, batch and candidate) */
+    int64_t idx[SPACE_NAXES];
+    for (int a = 0; a < SPACE_NAXES; a++) {
+        char name[64];
+        snprintf(name, sizeof name, "%s_idx",
+                 a == SPACE_BATCH ? "batch" : space_axis_names[a]);
+        const frame_col *c = frame_find(&f, name, NULL, 0);
+        idx[a] = c ? frame_int(&f, c, row) : -1;
+        if (idx[a] < 0 || idx[a] >= s.radix[a]) {
+            fprintf(err, "madsweep point: %s: row %lld has no valid %s\n", path,
+                    (long long)id, name);
+            rc = 1;
+            goto out;
+        }
+    }
+    if (space_cursor_init(cur, &s) != 0)
+        check_die("out of memory", __FILE__, __LINE__);
+    have_cur = true;
+    status_code sc = space_try(&s, cur, idx);
+    if (sc != STATUS_OK) {
+        fprintf(err, "madsweep point: %s: row %lld is not a point of its spec (%s, "
+                "rule %s)\n", path, (long long)id, status_text(sc), status_name(sc));
         rc = 1;
         goto out;
     }
@@ -480,6 +518,10 @@ int pointfile_from_sweep(const char *path, int64_t id, const char *configs_dir,
     pointfile_write(out, &cur->p, mad_hw ? &hw : NULL);
 out:
     pointfile_cleanup(&t);
+    if (have_cur)
+        space_cursor_free(cur);
+    if (have_space)
+        space_free(&s);
     free(cur);
     free(row);
     spec_free(&sp);

@@ -8,8 +8,9 @@
  * `madsweep eval` of it loads the same values: doubles with 17
  * significant digits, enums by name. A detailed point's hardware is
  * inline in its system, with the power and price the system gave it,
- * and its software stack follows as `stack = { ... }` (a sweep's
- * points, which have none, state the idealized stack in full). A MAD-Max
+ * and its software stack follows as `stack = { ... }` (a sweep row's
+ * stack, from the stacks axis; a point with none states the idealized
+ * stack in full). A MAD-Max
  * system keeps its power and price as keys; `mad_hw` (may be NULL) is
  * the hardware generation it names, written as the file's own list
  * 'hardware' so that the name resolves with no catalogue.
@@ -18,7 +19,8 @@
  * spec text and the catalogue texts stored in the file (provenance.h)
  * into a temporary directory, loads the spec from there (so the
  * catalogues as they were when the sweep ran, whatever configs/ holds
- * now), decodes the id, evaluates the point and checks that every figure
+ * now, stacks.cfg included), rebuilds the point from the row's index on
+ * every axis (space_try; no count pass), evaluates it and checks that every figure
  * equals the row's bit for bit (a different build may compute other
  * figures: that is an error naming the figure), then prints the point
  * file with a header of comments naming the row. Files without stored

@@ -9,7 +9,9 @@
  * whole text and SHA-256. Names are relative to the catalogue directory
  * when the file lies under it ("hardware.cfg"), else the path as opened;
  * `path` is the absolute path. The spec file itself is not listed (the
- * sweep file keeps its text separately).
+ * sweep file keeps its text separately). The list (source_file, sources,
+ * sources_find, sources_free, sources_read) is plain data of the worker
+ * (worker/sources.h), which stores it in sweep files.
  */
 #ifndef MADSWEEP_SOURCES_H
 #define MADSWEEP_SOURCES_H
@@ -17,21 +19,8 @@
 #include <libconfig.h>
 #include <stdint.h>
 
+#include "../worker/sources.h"
 #include "load.h"
-#include "sha256.h"
-
-typedef struct source_file {
-    char name[256];
-    char path[LOAD_PATH_MAX];
-    char sha256[SHA256_HEX_LEN + 1];
-    char *text; /* NUL-terminated, `bytes` long */
-    int64_t bytes;
-} source_file;
-
-typedef struct sources {
-    source_file *f;
-    int n;
-} sources;
 
 /* Collects the files of a loaded spec: `spec_cfg` is the spec's parsed
  * tree (for its includes), `spec_path` the spec (excluded), `reads` the
@@ -40,14 +29,5 @@ typedef struct sources {
 int sources_collect(sources *s, const config_t *spec_cfg,
                     const char *spec_path, const load_reads *reads,
                     const char *configs_dir, load_err *err);
-
-/* The file named `name`, or NULL. */
-const source_file *sources_find(const sources *s, const char *name);
-
-void sources_free(sources *s);
-
-/* Reads a whole file into a NUL-terminated malloc'ed buffer (*bytes its
- * length); NULL when it cannot be read. */
-char *sources_read(const char *path, int64_t *bytes);
 
 #endif

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "../cost/detailed.h"
+#include "keep.h"
 #include "speckeys.h"
 #include "suggest.h"
 
@@ -114,6 +115,14 @@ static int spec_load_dsystem(const config_setting_t *g, const char *configs_dir,
                              load_reads *reads, void *obj, load_err *err)
 {
     return load_dsystem(g, configs_dir, reads, obj, err);
+}
+
+static int spec_load_stack(const config_setting_t *g, const char *configs_dir,
+                           load_reads *reads, void *obj, load_err *err)
+{
+    (void)configs_dir;
+    (void)reads;
+    return load_stack(g, obj, err);
 }
 
 /* Fills an axis of models or systems from `s`: "all", or a list/array
@@ -797,6 +806,59 @@ static int spec_strategies(spec *sp, const config_setting_t *s, load_err *err)
     return 0;
 }
 
+/* The stack axis: `stacks` (names of configs/stacks.cfg, inline groups
+ * or "all"; detailed fidelity only), default the catalogue's "unknown"
+ * (LOAD_STACK_DEFAULT, what a point naming no stack gets). The MAD-Max
+ * fidelity models no software stack: its axis is one entry "none". */
+static int spec_stacks(spec *sp, const config_setting_t *root, spec_cat *cat,
+                       const char *configs_dir, load_err *err)
+{
+    const config_setting_t *ss = config_setting_get_member(root, "stacks");
+    if (sp->fidelity != EVAL_DETAILED) {
+        if (ss) {
+            load_fail(err, ss, "key 'stacks': software stacks apply to the "
+                      "detailed fidelity only (this spec is '%s')", sp->ops->name);
+            return -1;
+        }
+        sp->stacks = calloc(1, sizeof *sp->stacks);
+        if (!sp->stacks) {
+            load_fail(err, root, "key 'stacks': out of memory");
+            return -1;
+        }
+        snprintf(sp->stacks[0].name, sizeof sp->stacks[0].name, "none");
+        snprintf(sp->stacks[0].summary, sizeof sp->stacks[0].summary,
+                 "the %s fidelity models no software stack", sp->ops->name);
+        sp->nstacks = 1;
+        return 0;
+    }
+    void *arr = NULL;
+    if (ss) {
+        if (spec_entities(ss, "stacks", cat, configs_dir, "stacks.cfg",
+                          sizeof(stack_desc), spec_load_stack, &arr,
+                          &sp->nstacks, err))
+            return -1;
+        sp->stacks = arr;
+        return 0;
+    }
+    const config_setting_t *l =
+        spec_catalogue(cat, root, "stacks", configs_dir, "stacks.cfg", "stacks", err);
+    if (!l)
+        return -1;
+    const config_setting_t *g = load_find(l, LOAD_STACK_DEFAULT);
+    if (!g) {
+        load_fail(err, root, "no stack named '%s' in %s/stacks.cfg (the default "
+                  "of specs without key 'stacks')", LOAD_STACK_DEFAULT, configs_dir);
+        return -1;
+    }
+    sp->stacks = calloc(1, sizeof *sp->stacks);
+    if (!sp->stacks) {
+        load_fail(err, root, "key 'stacks': out of memory");
+        return -1;
+    }
+    sp->nstacks = 1;
+    return load_stack(g, &sp->stacks[0], err);
+}
+
 int spec_load(const char *path, const char *configs_dir, spec *sp,
               load_err *err)
 {
@@ -808,7 +870,7 @@ int spec_load(const char *path, const char *configs_dir, spec *sp,
         return -1;
     }
     spec_cat mcat = {.open = 0, .reads = reads}, scat = {.open = 0, .reads = reads},
-             hcat = {.open = 0, .reads = reads};
+             hcat = {.open = 0, .reads = reads}, kcat = {.open = 0, .reads = reads};
     if (load_open(&cfg, path, configs_dir, err) != 0) {
         free(reads);
         return -1;
@@ -919,11 +981,15 @@ int spec_load(const char *path, const char *configs_dir, spec *sp,
         load_fail(err, gs ? gs : root, "key 'system_grid': no systems");
         goto out;
     }
+    if (spec_stacks(sp, root, &kcat, configs_dir, err))
+        goto out;
     if (spec_tasks(sp, config_setting_get_member(root, "tasks"), err))
         goto out;
     if (spec_batches(sp, config_setting_get_member(root, "global_batch"), err))
         goto out;
     if (spec_strategies(sp, config_setting_get_member(root, "strategies"), err))
+        goto out;
+    if (keep_load(&sp->keep, sp->fidelity, config_setting_get_member(root, "keep"), err))
         goto out;
     sp->chunk = SPEC_CHUNK_DEFAULT;
     const config_setting_t *cs = config_setting_get_member(root, "chunk");
@@ -948,47 +1014,11 @@ out:
         config_destroy(&scat.cfg);
     if (hcat.open)
         config_destroy(&hcat.cfg);
+    if (kcat.open)
+        config_destroy(&kcat.cfg);
     config_destroy(&cfg);
     free(reads);
     if (rc)
         spec_free(sp);
     return rc;
-}
-
-void spec_free(spec *s)
-{
-    free(s->text);
-    free(s->models);
-    free(s->systems);
-    free(s->dsystems);
-    free(s->tasks);
-    free(s->batches);
-    free(s->batch_kinds);
-    free(s->strats);
-    sources_free(&s->files);
-    memset(s, 0, sizeof *s);
-}
-
-int spec_strategy_text(const spec *s, int64_t k, char *buf, size_t size)
-{
-    if (s->fidelity == EVAL_DETAILED) {
-        task_detailed_t t;
-        if (detailed_auto_candidate(k, &t) < 0)
-            return snprintf(buf, size, "auto #%lld", (long long)k);
-        return detailed_strategy_text(&t, buf, size);
-    }
-    autoplan_pair pair;
-    const autoplan_pair *p = NULL;
-    if (s->strat_auto) {
-        if (autoplan_candidate(s->ops, k, &pair) == 0)
-            p = &pair;
-    } else if (k >= 0 && k < s->nstrats) {
-        p = &s->strats[k];
-    }
-    if (!p)
-        return snprintf(buf, size, "auto #%lld", (long long)k);
-    char d[PLAN_TEXT_MAX], e[PLAN_TEXT_MAX];
-    autoplan_format(&p->dense, d, sizeof d);
-    autoplan_format(&p->emb, e, sizeof e);
-    return snprintf(buf, size, "%s | %s", d, e);
 }

@@ -40,6 +40,17 @@
  *               groups with every hardware key or a `base` and the keys
  *               it overrides: { name = "h100-2xnic"; base = "h100-sxm-80g";
  *               nic_bytes_per_s = 100e9; }
+ *   stacks      software stacks (cost/stack.h) the points run on: a list
+ *               of names of configs/stacks.cfg or inline stack groups, or
+ *               "all"; default ["unknown"] (the catalogue's default stack,
+ *               as for a point without a `stack` key). Detailed fidelity
+ *               only: a madmax spec has one stack "none" and refuses the
+ *               key. The stack holds the facts a strategy does not state
+ *               (attention kernel, overlaps, launch and element-wise costs,
+ *               stage split, gradient-reduction bytes; cost/stack.h); the
+ *               auto candidates state their ZeRO stage, sequence
+ *               parallelism, interleaving and micro-batch themselves. Every
+ *               row names its stack (column `stack`, and stack_idx).
  * The keys and their help (`madsweep keys`) are the tables of speckeys.h;
  * an unknown key is an error naming the closest one.
  *   tasks       list of task types ("pretrain", "finetune", "inference")
@@ -65,73 +76,54 @@
  *               list of groups { dense = "fsdp:node,ddp:rest";
  *               embedding = "mp:all"; } with degrees that are numbers or
  *               node / all / rest (see cost/autoplan.h); the detailed
- *               fidelity takes "auto" only (its candidates: cost/detailed/auto.c)
- *   chunk       ids per work chunk, 1 to 2^20 (default 4096; raised so
- *               that a sweep has at most 2^22 chunks); a rank buffers one
- *               chunk of rows
+ *               fidelity takes "auto" only (its candidates: cost/detailed/auto.c);
+ *               only the candidates valid for a point's model, system,
+ *               stack, task and batch become points (worker/space.h)
+ *   chunk       ids per work chunk on average, 1 to 2^20 (default 4096;
+ *               raised so that a sweep has at most 2^22 chunks); chunks
+ *               are cut by estimated cost (worker/chunks.h), none longer
+ *               than 4 x chunk ids; a rank buffers one chunk of rows
+ *   keep        what the sweep keeps of its points (default "all": one row
+ *               per point, in id order). Reduced in situ, in memory
+ *               bounded by the answer:
+ *               { top = K; by = "FIGURE"; group = [...]; }  the K best
+ *                 feasible points per group by one figure of `madsweep
+ *                 eval --json` (default throughput_samples_per_s);
+ *               { pareto = ["F1", "F2"]; group = [...]; }  the Pareto
+ *                 frontier of the feasible points per group over 2 to 4
+ *                 figures;
+ *               { feasible = true; group = [...]; }  the rows with status
+ *                 ok, and the per-group counts;
+ *               feasible = true may be added to top and pareto (which rank
+ *               feasible points only anyway). Figures are ranked in their
+ *               direction (cost/result.h result_direction: rates and mfu
+ *               maximized, times, bytes and counts minimized); ties go to
+ *               the lower point id; points whose figure is NaN are not
+ *               kept. group lists keys: model, system, stack, task,
+ *               global_batch (or batch), strategy, devices, nodes, and for
+ *               the detailed fidelity hardware (the system's generation);
+ *               none: one group. The kept rows go to /results in id order
+ *               (for top, the ids `madsweep best --top K --by FIGURE
+ *               --group ...` prints for the same sweep with keep = "all");
+ *               /groups counts per group the points evaluated, per status
+ *               code, and kept (worker/kept.h).
  * Every error is one line "FILE:LINE: ... (key 'k')". The spec owns its
  * axis arrays (freed by spec_free); it keeps the whole file text, which
  * sweep output files store verbatim, and the text and SHA-256 of every
- * catalogue file and @include it read (`files`, see sources.h).
+ * catalogue file and @include it read (`files`, see sources.h; the
+ * stacks.cfg of the stacks axis among them).
  */
 #ifndef MADSWEEP_SPEC_H
 #define MADSWEEP_SPEC_H
 
-#include <stdbool.h>
-#include <stdint.h>
-
-#include "../cost/autoplan.h"
-#include "../cost/eval.h"
+#include "../worker/spec.h"
 #include "load.h"
 #include "sources.h"
 
-#define SPEC_NAME_MAX 64
-#define SPEC_CHUNK_DEFAULT 4096
 #define SPEC_DECODE_TOKENS 128 /* detailed inference default */
-#define SPEC_MAX_CHUNKS (INT64_C(1) << 22)
-#define SPEC_CHUNK_MAX (INT64_C(1) << 20) /* rows buffered per rank */
-
-typedef struct spec_task {
-    char name[SPEC_NAME_MAX];
-    task_kind kind;
-    bool freeze_emb, freeze_dense, freeze_top_mlp, freeze_bot_mlp;
-    int64_t min_frozen_layer; /* -1: the model's layer count */
-    int64_t frozen_layers;    /* detailed finetune: leading layers frozen */
-    int dtype;                /* detailed: hw_dtype of compute */
-    int64_t prompt_tokens;    /* detailed inference (0: seq_len) */
-    int64_t decode_tokens;    /* detailed inference */
-} spec_task;
-
-typedef struct spec {
-    char name[SPEC_NAME_MAX];
-    char *text; /* the file, verbatim */
-    eval_fidelity fidelity;
-    const eval_ops *ops;
-    model_t *models;
-    int64_t nmodels;
-    cluster_t *systems;       /* detailed: mirrors of dsystems (name, sizes) */
-    topo_system_t *dsystems;  /* detailed fidelity only, else NULL */
-    int64_t nsystems;
-    spec_task *tasks;
-    int64_t ntasks;
-    int64_t *batches;
-    unsigned *batch_kinds; /* per batch: 1 << model_kind of the kinds it applies to */
-    int64_t nbatches;
-    bool strat_auto;
-    autoplan_pair *strats; /* explicit strategies (NULL for auto) */
-    int64_t nstrats;       /* explicit count, or the auto set's size */
-    int64_t chunk;         /* as given (sweep.c may raise it) */
-    sources files;         /* catalogues and includes read (provenance) */
-} spec;
 
 /* Loads a spec; returns 0, or -1 with err set (s left empty). */
 int spec_load(const char *path, const char *configs_dir, spec *s,
               load_err *err);
-
-void spec_free(spec *s);
-
-/* Text of strategy k: "dense | embedding" templates (madmax), or the
- * detailed candidate's description (detailed_strategy_text). */
-int spec_strategy_text(const spec *s, int64_t k, char *buf, size_t size);
 
 #endif

@@ -38,7 +38,15 @@ static const speckey speckeys_top[] = {
     {"strategies", B,
      "\"auto\" (every candidate of the fidelity) or, madmax, groups "
      "{ dense = \"fsdp:node,ddp:rest\"; embedding = \"mp:all\"; }"},
-    {"chunk", B, "ids per work chunk, 1 to 2^20 (default 4096)"},
+    {"stacks", B,
+     "software stacks of configs/stacks.cfg (names, inline groups or \"all\"; "
+     "default [\"unknown\"]): an axis of the sweep; detailed fidelity only "
+     "(a madmax spec refuses it)"},
+    {"chunk", B, "ids per work chunk on average, 1 to 2^20 (default 4096)"},
+    {"keep", B,
+     "what the sweep keeps (default \"all\"): { top = K; by = \"FIGURE\"; "
+     "group = [...]; }, { pareto = [\"F1\", \"F2\"]; group = [...]; } or "
+     "{ feasible = true; }, reduced in situ"},
 };
 
 static const speckey speckeys_grid[] = {

@@ -15,51 +15,7 @@
 #include "../worker/check.h"
 
 #define SUMMARY_BLOCK 65536
-
-int64_t summary_slots(const space *s)
-{
-    return s->radix[SPACE_MODEL] * s->radix[SPACE_SYSTEM] * s->radix[SPACE_TASK];
-}
-
-int64_t summary_slot(const space *s, const int64_t idx[SPACE_NAXES])
-{
-    return (idx[SPACE_MODEL] * s->radix[SPACE_SYSTEM] + idx[SPACE_SYSTEM]) *
-               s->radix[SPACE_TASK] +
-           idx[SPACE_TASK];
-}
-
-void summary_clear(summary_best *b, int64_t n)
-{
-    for (int64_t i = 0; i < n; i++) {
-        b[i].value = 0.0;
-        b[i].id = -1;
-    }
-}
-
-static double summary_rank(model_kind kind, int32_t status, double fits,
-                           double tokens_dev, double samples_dev)
-{
-    if (status != STATUS_OK || fits != 1.0)
-        return (double)NAN;
-    double v = kind == MODEL_LLM ? tokens_dev : samples_dev;
-    return isfinite(v) ? v : (double)NAN;
-}
-
-double summary_value(const point_t *p, const result_t *r)
-{
-    return summary_rank(p->model.kind, r->status, r->mem_fits,
-                        r->tokens_per_s_per_device, r->samples_per_s_per_device);
-}
-
-void summary_consider(summary_best *b, double v, int64_t id)
-{
-    if (!isfinite(v))
-        return;
-    if (b->id < 0 || v > b->value || (v == b->value && id < b->id)) {
-        b->value = v;
-        b->id = id;
-    }
-}
+#define SUMMARY_STACK_W 14 /* the stack column (detailed) */
 
 /* ------------------------------------------------------------ scan */
 
@@ -76,7 +32,7 @@ static hid_t summary_mtype(void)
     CHECK_H5(H5Tinsert(t, "id", HOFFSET(summary_row, id), H5T_NATIVE_INT64));
     CHECK_H5(H5Tinsert(t, "status", HOFFSET(summary_row, status), H5T_NATIVE_INT32));
     static const char *const idx[SPACE_NAXES] = {
-        "model_idx", "system_idx", "task_idx", "batch_idx", "strategy_idx"};
+        "model_idx", "system_idx", "task_idx", "batch_idx", "strategy_idx", "stack_idx"};
     for (int a = 0; a < SPACE_NAXES; a++)
         CHECK_H5(H5Tinsert(t, idx[a],
                            HOFFSET(summary_row, idx) + (size_t)a * sizeof(int32_t),
@@ -95,6 +51,10 @@ int summary_scan(const char *path, const space *s, summary_best *b, FILE *err)
     if (f < 0) {
         fprintf(err, "madsweep: summary: cannot open %s\n", path);
         return -1;
+    }
+    if (H5Lexists(f, "groups", H5P_DEFAULT) > 0) {
+        CHECK_H5(H5Fclose(f));
+        return 1; /* a reduced sweep: its rows are the kept ones only */
     }
     hid_t d = H5Dopen2(f, "results", H5P_DEFAULT);
     summary_row *blk = calloc(SUMMARY_BLOCK, sizeof *blk);
@@ -244,6 +204,8 @@ static void summary_header(FILE *out, int wname, bool serve, bool llm, bool det)
     fprintf(out, "    %-*s %6s %7s  %-36s", wname, det ? "hardware" : "system",
             "GPUs", serve ? (llm ? "seqs" : "batch") : (llm ? "seqs" : "batch"),
             "strategy");
+    if (det)
+        fprintf(out, " %-*s", SUMMARY_STACK_W, "stack");
     if (serve && llm)
         fprintf(out, " %9s %9s", "TTFT ms", "TPOT ms");
     else if (serve)
@@ -264,6 +226,8 @@ static void summary_row_print(FILE *out, int wname, const char *name,
     summary_strategy(p, strat, sizeof strat);
     fprintf(out, "    %-*s %6lld %7lld  %-36s", wname, name,
             (long long)eval_devices(p), (long long)r->global_batch, strat);
+    if (det)
+        fprintf(out, " %-*s", SUMMARY_STACK_W, p->stack.name[0] ? p->stack.name : "ideal");
     if (serve && llm) {
         summary_num(out, 9, 1, r->ttft_s, 1e3);
         summary_num(out, 9, 2, r->tpot_s, 1e3);
@@ -348,15 +312,19 @@ void summary_print(FILE *out, const space *s, const summary_best *b)
         free(cur);
         return;
     }
-    space_cursor_init(cur);
+    if (space_cursor_init(cur, s) != 0) {
+        free(g);
+        free(cur);
+        return;
+    }
     engine e;
     engine_init(&e, false);
     fprintf(out, "best point per model and %s for each task, by tokens/s per GPU "
-            "(LLMs) or samples/s per GPU (DLRMs), over %s, batches and "
+            "(LLMs) or samples/s per GPU (DLRMs), over %s, batches%s and "
             "strategies; only points that run and fit in memory (status ok, "
             "mem_fits = 1); tasks are never ranked against each other\n",
             det ? "hardware generation" : "system",
-            det ? "cluster sizes" : "plans");
+            det ? "cluster sizes" : "plans", det ? ", software stacks" : "");
     for (int64_t t = 0; t < s->radix[SPACE_TASK]; t++) {
         const spec_task *k = &sp->tasks[t];
         bool serve = k->kind == TASK_INFERENCE;
@@ -369,6 +337,7 @@ void summary_print(FILE *out, const space *s, const summary_best *b)
             summary_model(out, s, b, m, t, g, cur, &e);
     }
     engine_free(&e);
+    space_cursor_free(cur);
     free(g);
     free(cur);
 }

@@ -8,15 +8,18 @@
  * whose weights exceed the device memory never wins). For every task of
  * the spec, every model, and every hardware generation (detailed
  * fidelity; MAD-Max: every system), it prints the best point over the
- * cluster sizes, batches and strategies, best first:
+ * cluster sizes, batches, software stacks and strategies, best first:
  *   training (pretrain, finetune): GPUs, batch, strategy, throughput per
  *     GPU, MFU, iteration time, memory used and capacity, energy and
  *     cost per token (DLRM: per sample);
  *   serving (inference): GPUs, concurrent sequences, strategy, TTFT,
  *     TPOT, tokens/s per GPU, memory, energy and cost per generated token
  *     (DLRM: latency and samples/s per GPU).
- * Winners are re-evaluated from their ids on the calling rank, so the
- * printed figures are the rows' own.
+ * Winners are tracked by the worker (worker/summary.h) and re-evaluated
+ * from their ids on the calling rank, so the printed figures are the
+ * rows' own; a detailed row names the software stack the winner ran on.
+ * Winner ids are dense point ids (worker/space.h): the space must be
+ * counted (space_set_counts) before summary_print.
  */
 #ifndef MADSWEEP_SUMMARY_H
 #define MADSWEEP_SUMMARY_H
@@ -24,32 +27,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "space.h"
-
-/* Best point of one (model, system, task); id -1 when none. */
-typedef struct summary_best {
-    double value;
-    int64_t id;
-} summary_best;
-
-/* Slots of a space: models x systems x tasks. */
-int64_t summary_slots(const space *s);
-
-/* Slot of the point at cursor indices idx. */
-int64_t summary_slot(const space *s, const int64_t idx[SPACE_NAXES]);
-
-/* Empties n slots. */
-void summary_clear(summary_best *b, int64_t n);
-
-/* The figure a point ranks by (see above); NaN when it may not win. */
-double summary_value(const point_t *p, const result_t *r);
-
-/* Keeps (v, id) in *b when it is better (higher, then lower id). */
-void summary_consider(summary_best *b, double v, int64_t id);
+#include "../worker/summary.h"
 
 /* Fills the slots from the rows of a finished sweep file (a resumed
- * sweep has no other record of the rows written before it). Returns 0,
- * or -1 with a message on err. */
+ * keep = "all" sweep has no other record of the rows written before it).
+ * Returns 0, 1 for a reduced sweep's file (its rows are the kept ones
+ * only, and the winners need not be among them: nothing filled), or -1
+ * with a message on err. */
 int summary_scan(const char *path, const space *s, summary_best *b, FILE *err);
 
 /* Prints the tables. */

@@ -1,5 +1,5 @@
 /*
- * sweep.c - setup, check pass, gathering and reporting of a sweep.
+ * sweep.c - setup, the file, the count pass, gathering and reporting of a sweep.
  *
  * See sweep.h for the phases. Every branch that returns early is taken
  * by all ranks together (decided by a broadcast or an Allreduce), so no
@@ -10,16 +10,21 @@
 
 #include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "../worker/check.h"
+#include "../worker/chunks.h"
+#include "../worker/count.h"
+#include "../worker/kept.h"
 #include "../worker/output.h"
+#include "../worker/sha256.h"
+#include "../worker/space.h"
 #include "../worker/worker.h"
-#include "sha256.h"
-#include "space.h"
 #include "spec.h"
 #include "summary.h"
 
@@ -75,31 +80,6 @@ static void sweep_on_tick(worker *w, void *arg)
     int64_t drawn, evaluated;
     worker_progress(w, &drawn, &evaluated);
     sweep_report_progress(t, evaluated, false);
-}
-
-/* Reduces the per-rank best points to rank 0 (max value, then min id). */
-static void sweep_reduce_best(MPI_Comm comm, summary_best *b, int64_t n)
-{
-    double *v = malloc((size_t)n * sizeof *v);
-    double *vmax = malloc((size_t)n * sizeof *vmax);
-    int64_t *id = malloc((size_t)n * sizeof *id);
-    int64_t *idmin = malloc((size_t)n * sizeof *idmin);
-    if (!v || !vmax || !id || !idmin)
-        check_die("out of memory", __FILE__, __LINE__);
-    for (int64_t i = 0; i < n; i++)
-        v[i] = b[i].id >= 0 ? b[i].value : -1.0;
-    CHECK_MPI(MPI_Allreduce(v, vmax, (int)n, MPI_DOUBLE, MPI_MAX, comm));
-    for (int64_t i = 0; i < n; i++)
-        id[i] = b[i].id >= 0 && v[i] == vmax[i] ? b[i].id : INT64_MAX;
-    CHECK_MPI(MPI_Allreduce(id, idmin, (int)n, MPI_INT64_T, MPI_MIN, comm));
-    for (int64_t i = 0; i < n; i++) {
-        b[i].value = vmax[i];
-        b[i].id = idmin[i] == INT64_MAX ? -1 : idmin[i];
-    }
-    free(v);
-    free(vmax);
-    free(id);
-    free(idmin);
 }
 
 /* One digest over the names and digests of the files a spec read. */
@@ -184,6 +164,107 @@ static void sweep_provenance(MPI_Comm comm, int rank, const sweep_opts *o,
     pv->command_line = o->command_line ? o->command_line : "(library call)";
 }
 
+/* Reduced sweeps: the reducer, and with --resume the last checkpoint
+ * (rank 0's state, the chunks it covers, the rows committed); 0 or the
+ * exit code, the same on every rank. */
+static int sweep_keep_setup(MPI_Comm comm, int rank, const sweep_opts *o, output *fo,
+                            const space *s, const spec_keep *k, reduce *red,
+                            int64_t *first, int64_t *rows_done, summary_best *best,
+                            FILE *err)
+{
+    char msg[512] = "";
+    int bad = reduce_init(red, s, k, msg, sizeof msg) != 0, any = 0;
+    CHECK_MPI(MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, comm));
+    if (any) {
+        if (rank == 0)
+            fprintf(err, "madsweep: %s: %s\n", o->spec_path, msg[0] ? msg : "keep: "
+                    "out of memory on a rank");
+        if (!bad)
+            reduce_free(red);
+        return 2;
+    }
+    *first = *rows_done = 0;
+    if (o->resume && kept_restore(fo, red, s, first, rows_done, best) != 0) {
+        if (rank == 0)
+            fprintf(err, "madsweep: cannot resume: %s: its checkpoint does not read "
+                    "as this spec's; run without --resume to start it over\n",
+                    o->out_path);
+        reduce_free(red);
+        return 2;
+    }
+    if (k->mode == SPEC_KEEP_FEASIBLE)
+        output_results_resize(fo, *rows_done); /* drops rows not committed */
+    return 0;
+}
+
+/* What a finished run measured of itself, for the file and the summary:
+ * rows kept, the count pass, peak memory per rank, and for reduced sweeps
+ * the merges (slowest rank), the final re-evaluation and rank 0's
+ * root-only work. Collective. */
+typedef struct sweep_costs {
+    int64_t kept, peak_rss; /* bytes, the largest rank's */
+    double count_s, merge_s, final_s, root_s;
+} sweep_costs;
+
+static void sweep_costs_report(MPI_Comm comm, output *fo, const worker *w, int64_t kept,
+                               double count_s, sweep_costs *c)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    double t[3] = {w->t_merge, w->t_final, (double)ru.ru_maxrss * 1024.0}, tmax[3];
+    CHECK_MPI(MPI_Allreduce(t, tmax, 3, MPI_DOUBLE, MPI_MAX, comm));
+    double root = w->t_root;
+    CHECK_MPI(MPI_Bcast(&root, 1, MPI_DOUBLE, 0, comm));
+    c->kept = kept;
+    c->peak_rss = (int64_t)tmax[2];
+    c->count_s = count_s;
+    c->merge_s = tmax[0];
+    c->final_s = tmax[1];
+    c->root_s = root;
+    output_set_i64(fo, "rows_kept", kept);
+    output_set_i64(fo, "peak_rss_bytes", c->peak_rss);
+    output_set_f64(fo, "count_s", count_s);
+    if (w->red) {
+        output_set_i64(fo, "reduce_syncs", w->syncs);
+        output_set_f64(fo, "reduce_merge_s", c->merge_s);
+        output_set_f64(fo, "reduce_final_s", c->final_s);
+        output_set_f64(fo, "reduce_root_s", c->root_s);
+    }
+}
+
+/* Whether any rank is `bad` (collective). */
+static int sweep_agree(MPI_Comm comm, int bad)
+{
+    int any = 0;
+    CHECK_MPI(MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, comm));
+    return any;
+}
+
+/* Progress of the count pass on rank 0 (its share of the blocks). */
+typedef struct sweep_count_tick {
+    FILE *err;
+    bool tty, quiet, kill;
+    double t0, last, every;
+} sweep_count_tick;
+
+static void sweep_on_count(int64_t done, int64_t mine, void *arg)
+{
+    sweep_count_tick *t = arg;
+    if (t->kill)
+        raise(SIGKILL); /* test hook: the file exists, the layout does not */
+    double now = MPI_Wtime();
+    if (t->quiet || (now - t->last < t->every && done < mine))
+        return;
+    if (done == mine && now - t->t0 < t->every)
+        return; /* short passes print nothing */
+    fprintf(t->err, "%ssweep: counting the valid points: %lld/%lld blocks "
+            "(%.1f%%), %.1f s%s", t->tty ? "\r" : "", (long long)done,
+            (long long)mine, mine ? 100.0 * (double)done / (double)mine : 100.0,
+            now - t->t0, t->tty && done < mine ? "   " : "\n");
+    fflush(t->err);
+    t->last = now;
+}
+
 int sweep_run(MPI_Comm comm, const sweep_opts *o, sweep_stats *stats,
               FILE *out, FILE *err)
 {
@@ -200,54 +281,20 @@ int sweep_run(MPI_Comm comm, const sweep_opts *o, sweep_stats *stats,
         return rc;
     space s;
     load_err le;
-    if (space_init(&s, &sp, &le) != 0) {
+    if (space_init(&s, &sp, le.text, sizeof le.text) != 0) {
         if (rank == 0)
             fprintf(err, "madsweep: %s: %s\n", o->spec_path, le.text);
         spec_free(&sp);
         return 2;
     }
-
-    /* phase 2: check pass */
     double t_start = MPI_Wtime();
-    /* ceilings without total + d - 1, which overflows near 2^63 ids */
-    int64_t chunk = sp.chunk;
-    int64_t need = s.total / SPEC_MAX_CHUNKS + (s.total % SPEC_MAX_CHUNKS != 0);
-    if (need > chunk)
-        chunk = need;
-    int64_t nchunks = s.total / chunk + (s.total % chunk != 0);
-    int64_t *off = calloc((size_t)nchunks + 1, sizeof *off);
-    uint8_t *done = calloc((size_t)nchunks + 1, 1);
-    space_cursor *cur = malloc(sizeof *cur);
+    chunks ch = {0};
+    uint8_t *done = NULL;
     int64_t by_code[SPACE_NCODES] = {0};
-    int bad = !off || !done || !cur, any = 0;
-    CHECK_MPI(MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, comm));
-    if (any) {
-        if (rank == 0)
-            fprintf(err, "madsweep: out of memory for %lld chunks\n",
-                    (long long)nchunks);
-        rc = 1;
-        goto out;
-    }
-    space_cursor_init(cur);
-    for (int64_t c = rank; c < nchunks; c += nranks) {
-        int64_t lo = c * chunk, hi = lo + chunk < s.total ? lo + chunk : s.total;
-        off[c + 1] = space_count_valid(&s, cur, lo, hi, by_code);
-    }
-    /* in pieces: MPI counts are int */
-    for (int64_t at = 0; at < nchunks; at += 1 << 24) {
-        int n = (int)(nchunks - at < (1 << 24) ? nchunks - at : (1 << 24));
-        CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, off + 1 + at, n, MPI_INT64_T,
-                                MPI_SUM, comm));
-    }
-    CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, by_code, SPACE_NCODES, MPI_INT64_T,
-                            MPI_SUM, comm));
-    for (int64_t c = 0; c < nchunks; c++)
-        off[c + 1] += off[c];
-    st.total = s.total;
-    st.valid = off[nchunks];
-    st.invalid = s.total - st.valid;
+    int bad = 0;
+    summary_best *best = NULL;
 
-    /* phase 3: the file */
+    /* phase 2: the file exists before anything long runs */
     char t_text[32] = "";
     if (rank == 0)
         sweep_time_text(t_text, sizeof t_text);
@@ -260,38 +307,115 @@ int sweep_run(MPI_Comm comm, const sweep_opts *o, sweep_stats *stats,
         .spec_text = sp.text, .spec_path = o->spec_path,
         .start_time = t_text, .end_time = "",
         .fidelity = sp.ops->name, .cost_version = sp.ops->version,
-        .ranks = nranks, .total = st.total, .valid = st.valid,
-        .invalid = st.invalid, .evaluated = 0, .chunk = chunk,
-        .nchunks = nchunks, .elapsed_s = 0, .evals_per_s = 0, .complete = 0};
+        .ranks = nranks, .total = s.candidates, .valid = 0,
+        .invalid = 0, .evaluated = 0, .chunk = sp.chunk,
+        .nchunks = 0, .elapsed_s = 0, .evals_per_s = 0, .complete = 0};
     output_rows rows;
     output_rows_init(&rows, sp.fidelity);
     output fo;
     char msg[1200];
     int64_t complete = 0;
     if (o->resume)
-        bad = output_open(&fo, comm, o->out_path, &rows, &meta, done,
-                          &complete, msg, sizeof msg);
+        bad = output_open(&fo, comm, o->out_path, &meta, &complete, msg, sizeof msg);
     else
-        bad = output_create(&fo, comm, o->out_path, &s, &rows, by_code, &meta,
-                            msg, sizeof msg);
+        bad = output_create(&fo, comm, o->out_path, &s, &meta, msg, sizeof msg);
     if (bad) {
         if (rank == 0)
             fprintf(err, "madsweep: %s\n", msg);
         rc = o->resume ? 2 : 1;
         goto out;
     }
-    int64_t already = 0;
-    for (int64_t c = 0; c < nchunks; c++)
-        if (done[c])
-            already += off[c + 1] - off[c];
     if (complete) {
+        output_close(&fo);
+        st.complete = 1;
+        /* the counts (quietly: the pass is cheap), for the stats and for
+         * the summary, which decodes the winners' ids */
+        int counted = count_run(comm, &s, by_code, NULL, NULL);
+        if (counted == 0) {
+            st.total = s.candidates;
+            st.valid = s.total;
+            st.invalid = s.candidates - s.total;
+        }
         if (rank == 0 && !o->quiet)
             fprintf(err, "madsweep: %s is already complete (%lld points)\n",
                     o->out_path, (long long)st.valid);
-        output_close(&fo);
-        st.complete = 1;
-        goto report;
+        if (counted == 0)
+            goto report;
+        goto out;
     }
+
+    /* phase 3: count pass */
+    sweep_count_tick ct = {.err = err, .tty = isatty(fileno(err)) != 0,
+                           .quiet = o->quiet || rank != 0, .kill = o->kill_in_count,
+                           .t0 = MPI_Wtime(), .last = MPI_Wtime(),
+                           .every = o->progress_s > 0 ? o->progress_s : 5.0};
+    double t_count = MPI_Wtime();
+    int counted = count_run(comm, &s, by_code, sweep_on_count, &ct);
+    t_count = MPI_Wtime() - t_count;
+    if (counted != 0 ||
+        chunks_plan(&ch, &s, sp.chunk, SPEC_MAX_CHUNKS, SPEC_CHUNK_MAX) != 0) {
+        if (rank == 0)
+            fprintf(err, "madsweep: out of memory (or more than 2^63 points) "
+                    "counting the space\n");
+        output_close(&fo);
+        rc = 1;
+        goto out;
+    }
+    done = calloc((size_t)ch.n + 1, 1);
+    bad = !done;
+    if (sweep_agree(comm, bad)) {
+        if (rank == 0)
+            fprintf(err, "madsweep: out of memory for %lld chunks\n", (long long)ch.n);
+        output_close(&fo);
+        rc = 1;
+        goto out;
+    }
+    st.total = s.candidates;
+    st.valid = s.total;
+    st.invalid = s.candidates - s.total;
+    meta.valid = st.valid;
+    meta.invalid = st.invalid;
+    meta.chunk = ch.ids;
+    meta.nchunks = ch.n;
+    int laid = 1;
+    if (o->resume) {
+        laid = output_reopen_layout(&fo, &rows, &meta, done, msg, sizeof msg);
+        if (laid < 0) {
+            if (rank == 0)
+                fprintf(err, "madsweep: %s: %s\n", o->out_path, msg);
+            output_close(&fo);
+            rc = 2;
+            goto out;
+        }
+    }
+    bool all = sp.keep.mode == SPEC_KEEP_ALL;
+    if (laid) {
+        output_layout(&fo, &rows, all ? s.total : 0, !all, by_code, &meta);
+        char kt[256];
+        spec_keep_text(&sp.keep, kt, sizeof kt);
+        output_set_str(&fo, "keep", kt);
+    }
+    best = malloc((size_t)(summary_slots(&s) > 0 ? summary_slots(&s) : 1) * sizeof *best);
+    if (sweep_agree(comm, !best)) {
+        if (rank == 0)
+            fprintf(err, "madsweep: out of memory for the summary\n");
+        output_close(&fo);
+        rc = 1;
+        goto out;
+    }
+    summary_clear(best, summary_slots(&s));
+    reduce red;
+    memset(&red, 0, sizeof red);
+    int64_t first = 0, rows_done = 0;
+    if (!all && (rc = sweep_keep_setup(comm, rank, o, &fo, &s, &sp.keep, &red, &first,
+                                       &rows_done, best, err)) != 0) {
+        output_close(&fo);
+        goto out;
+    }
+    int64_t already = 0;
+    for (int64_t c = 0; c < ch.n; c++)
+        if (all ? done[c] != 0 : c < first)
+            already += ch.lo[c + 1] - ch.lo[c];
 
     /* phase 4: evaluate and write */
     sweep_tick tick = {.err = err, .tty = isatty(fileno(err)) != 0,
@@ -303,21 +427,28 @@ int sweep_run(MPI_Comm comm, const sweep_opts *o, sweep_stats *stats,
     double t_eval = MPI_Wtime();
     tick.t0 = tick.last = t_eval;
     worker w = {.comm = comm, .s = &s, .rows = &rows, .out = &fo,
-                .row_off = off, .done = done, .chunk = chunk,
-                .nchunks = nchunks, .kill_after = o->kill_after,
-                .tick = o->quiet ? NULL : sweep_on_tick, .tick_arg = &tick};
+                .ch = &ch, .done = done, .kill_after = o->kill_after,
+                .tick = o->quiet ? NULL : sweep_on_tick, .tick_arg = &tick,
+                .red = all ? NULL : &red, .first_chunk = first, .rows_done = rows_done,
+                .best = best,
+                .checkpoint_s = o->checkpoint_s > 0 ? o->checkpoint_s
+                                : o->checkpoint_s < 0 ? 0 : SWEEP_CHECKPOINT_S};
     if (worker_run(&w) != 0) {
         if (rank == 0)
             fprintf(err, "madsweep: out of memory for a chunk of rows\n");
         output_close(&fo);
+        reduce_free(&red);
         rc = 1;
         goto out;
     }
+    sweep_costs costs;
+    sweep_costs_report(comm, &fo, &w, all ? s.total : w.kept, t_count, &costs);
+    reduce_free(&red);
 
     /* phase 5: gather, attributes, report */
     int64_t mine[3] = {w.evaluated, w.ok, w.infeasible}, sum[3];
     CHECK_MPI(MPI_Allreduce(mine, sum, 3, MPI_INT64_T, MPI_SUM, comm));
-    sweep_reduce_best(comm, w.best, summary_slots(&s));
+    summary_merge(comm, best, summary_slots(&s));
     double tw[2] = {w.t_eval, w.t_write}, twmax[2];
     CHECK_MPI(MPI_Reduce(tw, twmax, 2, MPI_DOUBLE, MPI_MAX, 0, comm));
     double t_end = MPI_Wtime();
@@ -342,8 +473,8 @@ int sweep_run(MPI_Comm comm, const sweep_opts *o, sweep_stats *stats,
     output_close(&fo);
     if (rank == 0 && !o->quiet) {
         sweep_report_progress(&tick, sum[0], true);
-        fprintf(out, "sweep %s: %lld points in the space, %lld valid, %lld "
-                "skipped as invalid; %lld evaluated by this run (%lld ok, "
+        fprintf(out, "sweep %s: %lld combinations of the axes, %lld valid "
+                "points (ids), %lld skipped by rule; %lld evaluated by this run (%lld ok, "
                 "%lld infeasible) on %d ranks in %.2f s (%.0f points/s, "
                 "%.0f per rank)\n",
                 sp.name, (long long)st.total, (long long)st.valid,
@@ -351,29 +482,50 @@ int sweep_run(MPI_Comm comm, const sweep_opts *o, sweep_stats *stats,
                 (long long)sum[2], nranks, st.elapsed_s, st.evals_per_s,
                 st.evals_per_s / nranks);
         fprintf(out, "wrote %s (slowest rank: %.2f s evaluating, %.2f s "
-                "writing rows; the rest is the check pass, setup and waiting)\n",
-                o->out_path, twmax[0], twmax[1]);
-        if (!o->resume)
-            summary_print(out, &s, w.best);
+                "writing rows; count pass %.2f s; the rest is setup and waiting); "
+                "peak memory of a rank %.1f MB\n",
+                o->out_path, twmax[0], twmax[1], costs.count_s,
+                (double)costs.peak_rss / 1e6);
+        if (!all) {
+            char kt[256];
+            spec_keep_text(&sp.keep, kt, sizeof kt);
+            fprintf(out, "kept %lld rows (keep: %s); %lld sync points, merges %.3f s "
+                    "(slowest rank), final re-evaluation %.3f s, rank 0's root-only "
+                    "work %.3f s (%.2f%% of the run)\n",
+                    (long long)costs.kept, kt, (long long)w.syncs, costs.merge_s,
+                    costs.final_s, costs.root_s,
+                    st.elapsed_s > 0 ? 100.0 * costs.root_s / st.elapsed_s : 0.0);
+        }
+        /* a reduced sweep's winners were restored from its checkpoint;
+         * a resumed keep = "all" sweep holds rows of earlier runs, which
+         * the summary reads from the file (below) */
+        if (!all || !o->resume)
+            summary_print(out, &s, best);
     }
-    free(w.best);
+    if (!all || !o->resume)
+        goto out;
 report:
-    /* a resumed sweep holds rows of earlier runs: the summary reads them */
     if (rank == 0 && !o->quiet && o->resume) {
         summary_best *b = malloc((size_t)summary_slots(&s) * sizeof *b);
         if (b) {
             summary_clear(b, summary_slots(&s));
-            if (summary_scan(o->out_path, &s, b, err) == 0)
+            int sc = summary_scan(o->out_path, &s, b, err);
+            if (sc == 0)
                 summary_print(out, &s, b);
+            else if (sc == 1)
+                fprintf(out, "(the summary of a reduced sweep is printed by the run "
+                        "that completes it; `madsweep best %s` ranks its kept "
+                        "rows)\n", o->out_path);
         }
         free(b);
     }
 out:
     if (stats)
         *stats = st;
-    free(off);
+    free(best);
+    chunks_free(&ch);
     free(done);
-    free(cur);
+    space_free(&s);
     spec_free(&sp);
     return rc;
 }

@@ -6,18 +6,25 @@
  *   1. rank 0 loads the spec and broadcasts the outcome (a bad spec is a
  *      message with file, line and key on rank 0 and exit code 2 on every
  *      rank, before any collective I/O);
- *   2. the check pass: ids are cut into chunks of `chunk` ids; ranks count
- *      the valid ids of chunks round-robin (no evaluation) and an
- *      Allreduce gives every rank every chunk's count, hence each chunk's
- *      row offset in /results (a prefix sum) and the exact row total;
- *   3. the file is created (or reopened with --resume: chunks whose
- *      /progress byte is set are skipped);
+ *   2. the file is created with its axis tables, attributes and
+ *      provenance (or reopened with --resume, which refuses a changed
+ *      spec, tool version or catalogue file, the stacks catalogue
+ *      included), so that it exists before anything long;
+ *   3. the count pass (worker/count.h): ranks count the valid points of
+ *      the (model, system) blocks without evaluating, with progress on
+ *      rank 0; ids are dense over the valid points (worker/space.h), the
+ *      chunks are cut by estimated cost (worker/chunks.h), and /results,
+ *      /progress and /skipped are laid out (a resumed file that was
+ *      killed while counting is laid out now; chunks whose /progress byte
+ *      is set are skipped);
  *   4. the worker loop (worker/worker.h) evaluates and writes;
- *   5. counts, rates and the best strategy of each (model, system) are
- *      reduced to rank 0, attributes written, complete = 1.
+ *   5. counts, rates and the summary's winners (worker/summary.h: the best
+ *      point of each model, system and task) are reduced, attributes
+ *      written, complete = 1; rank 0 prints the summary (driver/summary.h).
  * The datasets depend only on the spec: identical for any rank count and
- * for a resumed run. Memory per rank is O(chunks) <= 2^22 entries plus
- * one chunk of rows, independent of the number of points.
+ * for a resumed run. Memory per rank: the chunk table (at most 2^22
+ * entries), two integers per (model, system) block and one chunk of rows,
+ * independent of the number of points.
  */
 #ifndef MADSWEEP_SWEEP_H
 #define MADSWEEP_SWEEP_H
@@ -36,7 +43,12 @@ typedef struct sweep_opts {
     double progress_s;   /* seconds between progress lines (0: default) */
     int64_t kill_after;  /* test hook: each rank SIGKILLs itself after N chunks */
     const char *command_line; /* stored in the file (NULL: "(library call)") */
+    bool kill_in_count;  /* test hook: rank 0 SIGKILLs itself while counting */
+    double checkpoint_s; /* reduced sweeps: seconds between checkpoints
+                            (0: SWEEP_CHECKPOINT_S; < 0: at every chunk of rank 0) */
 } sweep_opts;
+
+#define SWEEP_CHECKPOINT_S 60.0
 
 typedef struct sweep_stats {
     int64_t total, valid, invalid;

@@ -2,11 +2,16 @@
 # bench.sh - print the speed and memory figures the issues set targets for.
 # Benchmarks print figures; they never pass or fail on time.
 #
-# usage: scripts/bench.sh [BUILD_DIR]     (the sweep part writes ~4 GB to
-#                                          $BENCH_DIR, default /dev/shm)
+# usage: scripts/bench.sh [BUILD_DIR] [PART]  (PART: all (default), cost,
+#                                          sweep or scale; the sweep part
+#                                          writes ~4 GB to $BENCH_DIR,
+#                                          default /dev/shm; the scale part
+#                                          runs > 10^9 detailed points at
+#                                          np=2: 20-25 min on 2 cores)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
+part=${2:-all}
 bin="$build/madsweep"
 dir=${BENCH_DIR:-/dev/shm}
 [ -x "$bin" ] || scripts/setup.sh "$build"
@@ -14,6 +19,7 @@ if [ "$(id -u)" -eq 0 ]; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi
 
+if [ "$part" = all ] || [ "$part" = cost ]; then
 echo "== cost model on one core (targets: >= 50,000/s MAD-Max LLaMA2-70B, >= 200,000/s detailed Llama-3-70B)"
 for p in configs/points/llama2_70b_dc_A_2048_fsdp.cfg configs/points/dlrm_a_zionex_128.cfg \
          configs/points/detailed_llama3_70b.cfg; do
@@ -21,6 +27,9 @@ for p in configs/points/llama2_70b_dc_A_2048_fsdp.cfg configs/points/dlrm_a_zion
   taskset -c 0 "$bin" bench --seconds 3 "$p"
 done
 
+fi
+
+if [ "$part" = all ] || [ "$part" = sweep ]; then
 echo "== sweep of configs/sweeps/bench.cfg (targets: np=2 >= 1.8x np=1, >= 50,000 points/s per rank)"
 for np in 1 2; do
   out="$dir/madsweep-bench-np$np.h5"
@@ -40,3 +49,62 @@ print("np=%s: %d points evaluated in %.2f s: %.0f points/s, %.0f per rank" % (
 PY
   rm -f "$out"
 done
+fi
+
+if [ "$part" = all ] || [ "$part" = scale ]; then
+echo "== scale: configs/sweeps/scale.cfg, > 10^9 valid detailed points kept as the top 5 per"
+echo "   (model, hardware, task), np=2; and the same spec cut to one stack and one batch"
+echo "   (1.3 % of the points), to show that memory per rank does not grow with the space"
+small="$dir/madsweep-scale-small.cfg"
+sed 's/^stacks = .*/stacks = ["megatron-core"];/; s/^global_batch = .*/global_batch = [1152];/' \
+  configs/sweeps/scale.cfg > "$small"
+for spec in "$small" configs/sweeps/scale.cfg; do
+  out="$dir/madsweep-scale.h5"
+  rm -f "$out"
+  mpirun -np 2 "$bin" sweep "$spec" -o "$out" --quiet
+  /usr/bin/python3 - "$out" "$spec" <<'PY'
+import math, os, sys, h5py
+path, spec = sys.argv[1], sys.argv[2]
+f = h5py.File(path, "r")
+a = {k: (v.item() if hasattr(v, "item") else v) for k, v in f.attrs.items()}
+P = a["ranks"]; N = a["points_evaluated"]; T = a["elapsed_s"]
+rate = N / T / P
+size = os.path.getsize(path)
+print("%s: %d valid points (of %d combinations), %d kept rows, %d groups" % (
+    os.path.basename(spec), a["points_valid"], a["points_total"], a["rows_kept"],
+    f["groups"].shape[0]))
+print("  np=%d: %.1f s, %.0f evaluations/s per rank; file %.2f MB; peak memory of a rank %.1f MB"
+      % (P, T, rate, size / 1e6, a["peak_rss_bytes"] / 1e6))
+syncs = max(1, a["reduce_syncs"])
+print("  count pass %.2f s; %d sync points (a checkpoint a minute, and the last): merges "
+      "%.4f s (slowest rank), final re-evaluation %.4f s; rank 0's root-only work %.4f s "
+      "= %.3f%% of the run" % (a["count_s"], syncs, a["reduce_merge_s"], a["reduce_final_s"],
+      a["reduce_root_s"], 100 * a["reduce_root_s"] / T))
+# on paper, 1,024 ranks: evaluation scales with P (dynamic chunks of about
+# equal cost); the count pass divides its blocks over P; every sync point
+# (one per checkpoint interval of 60 s, and the last) merges over a tree
+# of log2 P levels, each at most the measured one-level merge (states of
+# the same size: groups x K), and costs rank 0 the measured root-only work
+# (writing the checkpoint or /groups), which does not depend on P; the
+# kept rows are re-evaluated in slices.
+Q = 1024
+t_eval = N / (rate * Q)
+syncs_q = 1 + int(t_eval // 60)
+level = a["reduce_merge_s"] / syncs / max(1, math.log2(P))
+t_count = a["count_s"] * P / Q
+t_merge = syncs_q * level * math.log2(Q)
+t_root = syncs_q * a["reduce_root_s"] / syncs
+t_final = a["reduce_final_s"] * P / Q
+total = t_eval + t_count + t_merge + t_root + t_final
+chunks = a["chunks"]
+print("  on paper at %d ranks: %.2f s = eval %.2f + count %.4f + merges %.4f (%d sync x %d "
+      "levels) + root-only %.4f + final %.4f; root's share (its merges and root-only work) "
+      "%.2f%%; rank 0 serves %.0f chunk draws/s (chunk = %d ids; a larger `chunk` divides it)"
+      % (Q, total, t_eval, t_count, t_merge, syncs_q, int(math.log2(Q)), t_root, t_final,
+         100 * (t_root + t_merge) / total, chunks / t_eval, a["chunk_ids"]))
+print("  10^11 points at %d ranks: %.0f s of evaluation" % (Q, 1e11 / (rate * Q)))
+PY
+  rm -f "$out"
+done
+rm -f "$small"
+fi

@@ -6,12 +6,13 @@
  * a copy of configs/ (MADSWEEP_CONFIGS points at it) with a spec that
  * @includes a file of that directory. The finished file must hold, for
  * every catalogue read (detailed_models.cfg, detailed_systems.cfg,
- * hardware.cfg via the systems, and the include), its whole text and a
+ * hardware.cfg via the systems, stacks.cfg for the stacks axis' default,
+ * and the include), its whole text and a
  * SHA-256 equal to `sha256sum`'s, plus the absolute spec path, the
  * command line and a commit. Then a run is SIGKILLed midway, the copy's
  * hardware.cfg is edited (one NIC efficiency), and --resume must fail
- * with exit code 2 naming hardware.cfg; an edited include is refused the
- * same way; with the files restored the resume finishes and equals the
+ * with exit code 2 naming hardware.cfg; an edited stacks.cfg and an
+ * edited include are refused the same way; with the files restored the resume finishes and equals the
  * uninterrupted run in /results.
  */
 #define _XOPEN_SOURCE 700
@@ -22,7 +23,7 @@
 #include <string.h>
 
 #include "../worker/provenance.h"
-#include "sha256.h"
+#include "../worker/sha256.h"
 #include "sources.h"
 #include "unit.h"
 
@@ -33,7 +34,7 @@ static const char *const prov_spec =
     "systems = [\"h100-8\", \"a100-8\"];\n"
     "tasks = [\"pretrain\"];\n"
     "strategies = \"auto\";\n"
-    "chunk = 2048;\n";
+    "chunk = 64;\n";
 
 static char *attr_str(hid_t f, const char *name)
 {
@@ -121,8 +122,9 @@ static void check_records(const char *h5, const char *spec, const char *dir)
     sources s;
     CU_ASSERT_EQUAL_FATAL(provenance_read(f, &s), 0);
     static const char *const want[] = {"prov_batch.cfg", "detailed_models.cfg",
-                                       "detailed_systems.cfg", "hardware.cfg"};
-    CU_ASSERT_EQUAL(s.n, 4);
+                                       "detailed_systems.cfg", "hardware.cfg",
+                                       "stacks.cfg"};
+    CU_ASSERT_EQUAL(s.n, 5);
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         const source_file *r = sources_find(&s, want[i]);
         CU_ASSERT_PTR_NOT_NULL(r);
@@ -211,6 +213,15 @@ static void test_provenance_and_resume(void)
     CU_ASSERT_EQUAL(attr_i64(res, "complete"), 0);
     CU_ASSERT_EQUAL_FATAL(edit_file(hw, "nic_efficiency = 0.80;",
                                     "nic_efficiency = 0.85;"), 0);
+    /* so is an edited stacks catalogue (the stack axis' source) */
+    char stk[700];
+    snprintf(stk, sizeof stk, "%s/stacks.cfg", dir);
+    CU_ASSERT_EQUAL_FATAL(edit_file(stk, "name = \"unknown\";",
+                                    "name = \"unknown\"; "), 0);
+    CU_ASSERT_EQUAL(unit_run_command(resume, out, sizeof out), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "catalogue stacks.cfg changed"));
+    CU_ASSERT_EQUAL_FATAL(edit_file(stk, "name = \"unknown\"; ",
+                                    "name = \"unknown\";"), 0);
     /* an edited @include is refused the same way */
     CU_ASSERT_EQUAL_FATAL(edit_file(inc, "[64]", "[64, 128]"), 0);
     CU_ASSERT_EQUAL(unit_run_command(resume, out, sizeof out), 2);

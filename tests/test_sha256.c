@@ -1,5 +1,5 @@
 /*
- * test_sha256.c - driver/sha256 against the FIPS 180-2 examples and
+ * test_sha256.c - worker/sha256 against the FIPS 180-2 examples and
  * coreutils' sha256sum.
  *
  * Reference digests: FIPS 180-2 (with change notice 1), appendix B.1
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sha256.h"
+#include "../worker/sha256.h"
 #include "unit.h"
 
 static void test_fips_vectors(void)

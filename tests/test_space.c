@@ -1,16 +1,21 @@
 /*
- * test_space.c - sweep specs, plan templates and the mixed-radix space.
+ * test_space.c - sweep specs, plan templates and the space of dense ids.
  *
- * Serial tests: template parsing and resolution, the `auto` set, id
- * encode/decode as a bijection, exact valid counts (checked against a
- * point-by-point count in reverse order, so the cursor's cache cannot
- * matter), and golden messages for bad specs (file, line and key).
+ * Serial tests: template parsing and resolution, the `auto` set, the
+ * dense ids against their candidate-by-candidate definition (every
+ * combination tried with space_try: each valid one has exactly one id in
+ * its cell, the rejections per code equal the count pass's, and decoding
+ * in reverse with fresh cursors agrees, so the cursor's cache cannot
+ * matter) for the madmax and the detailed auto sets, the stack axis, and
+ * golden messages for bad specs (file, line and key).
  */
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../cost/autoplan.h"
-#include "space.h"
+#include "../worker/space.h"
 #include "spec.h"
 #include "unit.h"
 
@@ -67,6 +72,113 @@ static void test_templates(void)
     CU_ASSERT_EQUAL(autoplan_madmax_count(), 28);
 }
 
+/* The space against its definition, combination by combination: for
+ * every cell (model, system, stack, task, batch), the candidates for
+ * which space_try() says STATUS_OK are exactly the strategies of the
+ * cell's ids, each once; the ids run through the cells in order (dense:
+ * no id decodes outside its cell or fails its check); the rejected
+ * candidates per code equal the count pass's. A second cursor decoding
+ * the ids in reverse (one fresh cursor per id) agrees, so the cursor's
+ * cache cannot matter. Returns the number of combinations checked. */
+static int64_t check_against_oracle(space *s, int64_t max_cells)
+{
+    space_cursor fwd, orc;
+    CU_ASSERT_FATAL(space_cursor_init(&fwd, s) == 0);
+    CU_ASSERT_FATAL(space_cursor_init(&orc, s) == 0);
+    int64_t rejected[SPACE_NCODES] = {0}, want[SPACE_NCODES] = {0};
+    CU_ASSERT_FATAL(space_count_all(s, &fwd, rejected) == 0);
+    int64_t K = s->radix[SPACE_STRATEGY], ncells = s->nblocks * s->cells;
+    uint8_t *mark = calloc((size_t)K, 1);
+    int64_t *ks = calloc((size_t)K + 1, sizeof *ks);
+    CU_ASSERT_FATAL(mark && ks);
+    int64_t id = 0, tried = 0, bad_ids = 0, bad_sets = 0;
+    /* every cell up to max_cells: a stride through them otherwise */
+    int64_t stride = ncells > max_cells ? ncells / max_cells + 1 : 1;
+    for (int64_t cell = 0; cell < ncells; cell++) {
+        int64_t b = cell / s->cells, k = cell % s->cells;
+        int64_t idx[SPACE_NAXES];
+        idx[SPACE_MODEL] = b / s->radix[SPACE_SYSTEM];
+        idx[SPACE_SYSTEM] = b % s->radix[SPACE_SYSTEM];
+        idx[SPACE_BATCH] = k % s->radix[SPACE_BATCH];
+        idx[SPACE_TASK] = k / s->radix[SPACE_BATCH] % s->radix[SPACE_TASK];
+        idx[SPACE_STACK] = k / (s->radix[SPACE_BATCH] * s->radix[SPACE_TASK]);
+        int64_t n = 0;
+        bool full = cell % stride == 0;
+        if (full) {
+            for (int64_t j = 0; j < K; j++) {
+                idx[SPACE_STRATEGY] = j;
+                status_code rc = space_try(s, &orc, idx);
+                tried++;
+                if (rc == STATUS_OK) {
+                    mark[j] = 1;
+                    n++;
+                } else {
+                    want[rc]++;
+                }
+            }
+        }
+        /* the ids of this cell: as many as decode into it */
+        int64_t m = 0;
+        while (id < s->total) {
+            if (space_point(s, &fwd, id, NULL) != STATUS_OK) {
+                bad_ids++;
+                break;
+            }
+            int same = 1;
+            for (int a = 0; a < SPACE_NAXES; a++)
+                if (a != SPACE_STRATEGY && fwd.idx[a] != idx[a])
+                    same = 0;
+            if (!same)
+                break;
+            int64_t j = fwd.idx[SPACE_STRATEGY];
+            if (full) {
+                if (j < 0 || j >= K || !mark[j])
+                    bad_sets++;
+                else
+                    mark[j] = 0;
+            }
+            ks[m++ < K ? m - 1 : K] = id;
+            id++;
+        }
+        if (full && m != n)
+            bad_sets++;
+        if (full)
+            memset(mark, 0, (size_t)K);
+    }
+    CU_ASSERT_EQUAL(id, s->total);
+    CU_ASSERT_EQUAL(bad_ids, 0);
+    CU_ASSERT_EQUAL(bad_sets, 0);
+    if (stride == 1)
+        for (int c = 0; c < SPACE_NCODES; c++)
+            if (rejected[c] != want[c]) {
+                fprintf(stderr, "\ncode %d (%s): count pass %lld, oracle %lld\n", c,
+                        status_name((status_code)c), (long long)rejected[c],
+                        (long long)want[c]);
+                CU_FAIL("rejections per code differ from the oracle's");
+            }
+    int64_t skipped = 0;
+    for (int c = 0; c < SPACE_NCODES; c++)
+        skipped += rejected[c];
+    CU_ASSERT_EQUAL(s->total + skipped, s->candidates);
+    /* reverse, a fresh cursor per id: the same points */
+    int64_t differ = 0;
+    for (int64_t r = s->total - 1; r >= 0; r -= 1 + s->total / 3000) {
+        space_cursor rev;
+        CU_ASSERT_FATAL(space_cursor_init(&rev, s) == 0);
+        CU_ASSERT(space_point(s, &rev, r, NULL) == STATUS_OK);
+        space_point(s, &fwd, r, NULL);
+        differ += memcmp(rev.idx, fwd.idx, sizeof rev.idx) != 0 ||
+                  memcmp(&rev.p.task, &fwd.p.task, sizeof rev.p.task) != 0;
+        space_cursor_free(&rev);
+    }
+    CU_ASSERT_EQUAL(differ, 0);
+    free(mark);
+    free(ks);
+    space_cursor_free(&fwd);
+    space_cursor_free(&orc);
+    return tried;
+}
+
 static void test_bijection_and_counts(void)
 {
     spec sp;
@@ -80,45 +192,54 @@ static void test_bijection_and_counts(void)
     CU_ASSERT_STRING_EQUAL(sp.systems[2].name, "zionex_128/1x8/nic1");
     CU_ASSERT_EQUAL(sp.systems[4].devices, 32);
     space s;
-    CU_ASSERT_EQUAL_FATAL(space_init(&s, &sp, &err), 0);
-    CU_ASSERT_EQUAL(s.total, 2 * 6 * 3 * 3 * 28);
-    int64_t idx[SPACE_NAXES];
-    for (int64_t id = 0; id < s.total; id++) {
-        space_decode(&s, id, idx);
-        for (int a = 0; a < SPACE_NAXES; a++)
-            if (idx[a] < 0 || idx[a] >= s.radix[a])
-                CU_FAIL("index out of range");
-        if (space_encode(&s, idx) != id)
-            CU_FAIL("encode(decode(id)) != id");
-    }
-    /* counts: chunked forward with one cursor == reverse, one id each */
-    space_cursor fwd, rev;
-    space_cursor_init(&fwd);
-    int64_t by_code[SPACE_NCODES] = {0}, sum = 0, invalid = 0;
-    for (int64_t lo = 0; lo < s.total; lo += 37) {
-        int64_t hi = lo + 37 < s.total ? lo + 37 : s.total;
-        sum += space_count_valid(&s, &fwd, lo, hi, by_code);
-    }
-    for (int k = 0; k < SPACE_NCODES; k++)
-        invalid += by_code[k];
-    CU_ASSERT_EQUAL(sum + invalid, s.total);
-    int64_t brute = 0;
-    for (int64_t id = s.total - 1; id >= 0; id--) {
-        space_cursor_init(&rev);
-        brute += space_point(&s, &rev, id, NULL) == STATUS_OK;
-    }
-    CU_ASSERT_EQUAL(sum, brute);
-    CU_ASSERT(sum > 0 && sum < s.total);
+    CU_ASSERT_EQUAL_FATAL(space_init(&s, &sp, err.text, sizeof err.text), 0);
+    CU_ASSERT_EQUAL(s.candidates, 2 * 6 * 3 * 3 * 28);
+    CU_ASSERT_EQUAL(check_against_oracle(&s, INT64_MAX), s.candidates);
+    CU_ASSERT(s.total > 0 && s.total < s.candidates);
     /* one-node systems admit only the 1-level plans: 3 dense x 2 emb */
-    int64_t one[SPACE_NAXES] = {0, 0, 0, 0, 0};
+    space_cursor c;
+    CU_ASSERT_FATAL(space_cursor_init(&c, &s) == 0);
+    int64_t one[SPACE_NAXES] = {0};
     int64_t ok = 0;
-    space_cursor_init(&rev);
     for (int64_t k = 0; k < 28; k++) {
         one[SPACE_STRATEGY] = k;
-        one[SPACE_BATCH] = 0;
-        ok += space_point(&s, &rev, space_encode(&s, one), NULL) == STATUS_OK;
+        ok += space_try(&s, &c, one) == STATUS_OK;
     }
     CU_ASSERT_EQUAL(ok, 3 * 2);
+    space_cursor_free(&c);
+    space_free(&s);
+    spec_free(&sp);
+}
+
+/* The detailed `auto` set, enumerated valid-only, against its
+ * candidate-by-candidate definition: dense, MoE and DLRM models, a system
+ * whose 72 devices leave most degree products out, two stacks whose stage
+ * splits differ (torchtitan weighs the embedding and head always), a
+ * model too shallow for 16 x 2 stages, pre-training, fine-tuning (which
+ * DLRM models refuse as a whole cell), serving, and batches that do and do
+ * not split. Also: at least half of a realistic detailed space is valid
+ * (each id is a point). */
+static void test_detailed_enumeration(void)
+{
+    static const char *const text =
+        "models = [\"gpt3-1.3b\", \"mixtral-8x7b\", \"dlrm-mlperf\"];\n"
+        "systems = [\"h100-8\", \"gb200-72\"];\n"
+        "stacks = [\"megatron-core\", \"torchtitan\"];\n"
+        "tasks = ( \"pretrain\", { type = \"finetune\"; frozen_layers = 4; },\n"
+        "  { type = \"inference\"; prompt_tokens = 512; decode_tokens = 16; } );\n"
+        "global_batch = [72, 64];\nstrategies = \"auto\";\n";
+    spec sp;
+    load_err err;
+    char path[512];
+    int rc = load_text("denum.cfg", text, &sp, &err, path, sizeof path);
+    if (rc)
+        fprintf(stderr, "%s\n", err.text);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    space s;
+    CU_ASSERT_EQUAL_FATAL(space_init(&s, &sp, err.text, sizeof err.text), 0);
+    CU_ASSERT_EQUAL(check_against_oracle(&s, INT64_MAX), s.candidates);
+    CU_ASSERT(s.total > 0);
+    space_free(&s);
     spec_free(&sp);
 }
 
@@ -143,20 +264,20 @@ static void test_detailed_finetune(void)
         fprintf(stderr, "%s\n", err.text);
     CU_ASSERT_EQUAL_FATAL(rc, 0);
     space s;
-    CU_ASSERT_EQUAL_FATAL(space_init(&s, &sp, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(space_init(&s, &sp, err.text, sizeof err.text), 0);
     space_cursor c;
-    space_cursor_init(&c);
+    CU_ASSERT_FATAL(space_cursor_init(&c, &s) == 0);
     engine e;
     engine_init(&e, false);
     int compared = 0;
-    int64_t idx[SPACE_NAXES] = {0, 0, 0, 0, 0};
+    int64_t idx[SPACE_NAXES] = {0};
     for (int64_t k = 0; k < s.radix[SPACE_STRATEGY] && compared < 20; k++) {
         idx[SPACE_STRATEGY] = k;
         result_t r[3];
         int ok = 1;
         for (int64_t t = 0; t < 3 && ok; t++) {
             idx[SPACE_TASK] = t;
-            ok = space_point(&s, &c, space_encode(&s, idx), NULL) == STATUS_OK &&
+            ok = space_try(&s, &c, idx) == STATUS_OK &&
                  eval_point(&c.p, &e, &r[t], NULL) == STATUS_OK;
             if (ok && t == 1) {
                 CU_ASSERT_EQUAL(c.p.task.kind, TASK_FINETUNE);
@@ -183,6 +304,68 @@ static void test_detailed_finetune(void)
     }
     CU_ASSERT(compared > 0);
     engine_free(&e);
+    space_cursor_free(&c);
+    space_free(&s);
+    spec_free(&sp);
+}
+
+/* The stack axis: the catalogue's "unknown" by default, named stacks
+ * reach the point (and change its figures: Megatron-LM 2021 runs
+ * unfused attention without TP overlap), "all" takes the catalogue. */
+static void test_stacks(void)
+{
+    static const char *const base =
+        "models = [\"llama2-7b\"];\nsystems = [\"h100-8\"];\n"
+        "tasks = [\"pretrain\"];\nglobal_batch = [64];\nstrategies = \"auto\";\n";
+    char text[1024], path[512];
+    spec sp;
+    load_err err;
+    CU_ASSERT_EQUAL_FATAL(load_text("dstk0.cfg", base, &sp, &err, path, sizeof path), 0);
+    CU_ASSERT_EQUAL(sp.nstacks, 1);
+    CU_ASSERT_STRING_EQUAL(sp.stacks[0].name, "unknown");
+    spec_free(&sp);
+    snprintf(text, sizeof text, "%sstacks = [\"megatron-core\", \"megatron-lm-2021\"];\n",
+             base);
+    int rc = load_text("dstk1.cfg", text, &sp, &err, path, sizeof path);
+    if (rc)
+        fprintf(stderr, "%s\n", err.text);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    CU_ASSERT_EQUAL(sp.nstacks, 2);
+    CU_ASSERT_STRING_EQUAL(sp.stacks[1].name, "megatron-lm-2021");
+    space s;
+    CU_ASSERT_EQUAL_FATAL(space_init(&s, &sp, err.text, sizeof err.text), 0);
+    CU_ASSERT_EQUAL(s.radix[SPACE_STACK], 2);
+    space_cursor c;
+    CU_ASSERT_FATAL(space_cursor_init(&c, &s) == 0);
+    engine e;
+    engine_init(&e, false);
+    int differ = 0, both = 0;
+    int64_t idx[SPACE_NAXES] = {0};
+    for (int64_t k = 0; k < s.radix[SPACE_STRATEGY] && both < 20; k++) {
+        idx[SPACE_STRATEGY] = k;
+        result_t r[2];
+        int ok = 1;
+        for (int64_t w = 0; w < 2 && ok; w++) {
+            idx[SPACE_STACK] = w;
+            ok = space_try(&s, &c, idx) == STATUS_OK &&
+                 eval_point(&c.p, &e, &r[w], NULL) == STATUS_OK;
+            if (ok)
+                CU_ASSERT_STRING_EQUAL(c.p.stack.name, sp.stacks[w].name);
+        }
+        if (!ok)
+            continue;
+        both++;
+        differ += r[0].iteration_time_s != r[1].iteration_time_s;
+    }
+    CU_ASSERT(both > 0);
+    CU_ASSERT_EQUAL(differ, both);
+    engine_free(&e);
+    space_cursor_free(&c);
+    space_free(&s);
+    spec_free(&sp);
+    snprintf(text, sizeof text, "%sstacks = \"all\";\n", base);
+    CU_ASSERT_EQUAL_FATAL(load_text("dstk2.cfg", text, &sp, &err, path, sizeof path), 0);
+    CU_ASSERT(sp.nstacks >= 8);
     spec_free(&sp);
 }
 
@@ -316,6 +499,47 @@ static void test_bad_specs(void)
                "system_grid = ( { hardware = \"h100-sxm-80g\"; nodes = [2];\n"
                "  price_per_hour_usd = \"cheap\"; } );\n",
                6, "key 'price_per_hour_usd'");
+    expect_bad("dstack.cfg",
+               "models = [\"llama2-7b\"];\nsystems = [\"h100-8\"];\n"
+               "tasks = [\"pretrain\"];\nglobal_batch = [8];\n"
+               "strategies = \"auto\";\nstacks = [\"megatron-core\",\n \"jax-9\"];\n",
+               7, "\"jax-9\" is not in the catalogue");
+    expect_bad("mstack.cfg",
+               "models = [\"dlrm_a\"];\nsystems = [\"zionex_8\"];\n"
+               "tasks = [\"pretrain\"];\nglobal_batch = [8];\n"
+               "strategies = \"auto\";\nfidelity = \"madmax\";\n"
+               "stacks = [\"unknown\"];\n",
+               7, "key 'stacks': software stacks apply to the detailed fidelity only");
+    static const char *const kbase =
+        "models = [\"llama2-7b\"];\nsystems = [\"h100-8\"];\n"
+        "tasks = [\"pretrain\"];\nglobal_batch = [8];\nstrategies = \"auto\";\n";
+    static const struct { const char *keep, *frag; } kbad[] = {
+        {"keep = \"some\";", "key 'keep': expected \"all\" or a group"},
+        {"keep = { top = 3; lots = 1; };", "unknown key 'lots' in keep"},
+        {"keep = { top = 0; };", "key 'top': expected an integer from 1"},
+        {"keep = { top = 3; by = \"speed\"; };", "key 'by': expected the name of a figure"},
+        {"keep = { top = 3; pareto = [\"mfu\", \"tokens_per_s\"]; };",
+         "give either top or pareto"},
+        {"keep = { pareto = [\"mfu\"]; };", "key 'pareto': expected an array of 2 to 4"},
+        {"keep = { pareto = [\"mfu\", \"mfu\"]; };", "figure 'mfu' given twice"},
+        {"keep = { by = \"mfu\"; };", "key 'by': only applies with top"},
+        {"keep = { group = [\"model\"]; };", "needs top = K, pareto = [...] or feasible"},
+        {"keep = { top = 2; group = [\"model\", \"colour\"]; };",
+         "key 'group': element 1: expected model"},
+        {"keep = { top = 2; group = [\"task\", \"task\"]; };", "'task' given twice"},
+    };
+    for (size_t i = 0; i < sizeof kbad / sizeof kbad[0]; i++) {
+        char text[1024], name[32];
+        snprintf(text, sizeof text, "%s%s\n", kbase, kbad[i].keep);
+        snprintf(name, sizeof name, "keep%zu.cfg", i);
+        expect_bad(name, text, 6, kbad[i].frag);
+    }
+    expect_bad("mkeep.cfg",
+               "models = [\"dlrm_a\"];\nsystems = [\"zionex_8\"];\n"
+               "tasks = [\"pretrain\"];\nglobal_batch = [8];\n"
+               "strategies = \"auto\";\nfidelity = \"madmax\";\n"
+               "keep = { top = 1; group = [\"hardware\"]; };\n",
+               7, "hardware: detailed fidelity");
     expect_bad("dtokens.cfg",
                "models = [\"llama2-7b\"];\nsystems = [\"h100-8\"];\n"
                "tasks = ( { type = \"inference\";\n decode_tokens = 0; } );\n"
@@ -351,22 +575,34 @@ static void test_batch_kinds(void)
     UNIT_ASSERT_CLOSE(sp.dsystems[0].hw.price_per_hour_usd, 2.5, 1e-15);
     UNIT_ASSERT_CLOSE(sp.dsystems[0].hw.board_power_w, 650.0, 1e-15);
     space s;
-    CU_ASSERT_EQUAL_FATAL(space_init(&s, &sp, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(space_init(&s, &sp, err.text, sizeof err.text), 0);
     space_cursor c;
-    space_cursor_init(&c);
-    int64_t idx[SPACE_NAXES] = {0, 0, 0, 2, 0};
+    CU_ASSERT_FATAL(space_cursor_init(&c, &s) == 0);
+    int64_t idx[SPACE_NAXES] = {0, 0, 0, 2, 0, 0};
     /* the LLM with the DLRM-only batch, the DLRM with the LLM-only one */
-    CU_ASSERT_EQUAL(space_point(&s, &c, space_encode(&s, idx), NULL),
-                    STATUS_INVALID_BATCH_KIND);
+    CU_ASSERT_EQUAL(space_try(&s, &c, idx), STATUS_INVALID_BATCH_KIND);
     idx[SPACE_MODEL] = 1;
     idx[SPACE_BATCH] = 0;
-    CU_ASSERT_EQUAL(space_point(&s, &c, space_encode(&s, idx), NULL),
-                    STATUS_INVALID_BATCH_KIND);
+    CU_ASSERT_EQUAL(space_try(&s, &c, idx), STATUS_INVALID_BATCH_KIND);
+    /* the enumeration leaves both cells out, every candidate counted
+     * under invalid:batch-kind, and every point has a batch of its kind */
+    int64_t rej[SPACE_NCODES] = {0};
+    CU_ASSERT_EQUAL_FATAL(space_count_all(&s, &c, rej), 0);
+    CU_ASSERT_EQUAL(rej[STATUS_INVALID_BATCH_KIND], 2 * s.radix[SPACE_STRATEGY]);
+    int64_t wrong = 0;
+    for (int64_t id = 0; id < s.total; id++) {
+        CU_ASSERT_EQUAL_FATAL(space_point(&s, &c, id, NULL), STATUS_OK);
+        wrong += !(sp.batch_kinds[c.idx[SPACE_BATCH]] & (1u << c.p.model.kind));
+    }
+    CU_ASSERT(s.total > 0);
+    CU_ASSERT_EQUAL(wrong, 0);
     /* the DLRM with its own batch: its table-wise candidate applies */
     idx[SPACE_BATCH] = 2;
     idx[SPACE_STRATEGY] = sp.nstrats - 3;
-    CU_ASSERT_EQUAL(space_point(&s, &c, space_encode(&s, idx), NULL), STATUS_OK);
+    CU_ASSERT_EQUAL(space_try(&s, &c, idx), STATUS_OK);
     CU_ASSERT_EQUAL(c.p.task.detailed.global_batch, 65536);
+    space_cursor_free(&c);
+    space_free(&s);
     spec_free(&sp);
 }
 
@@ -379,6 +615,8 @@ int main(void)
     CU_add_test(s, "plan templates and the auto set", test_templates);
     CU_add_test(s, "ids are a bijection, counts are exact",
                 test_bijection_and_counts);
+    CU_add_test(s, "the stack axis", test_stacks);
+    CU_add_test(s, "detailed auto: valid-only enumeration", test_detailed_enumeration);
     CU_add_test(s, "bad specs name file, line and key", test_bad_specs);
     CU_add_test(s, "global batches per model kind, grid overrides", test_batch_kinds);
     return unit_run();

@@ -26,7 +26,7 @@
 
 #include "../cost/detailed.h"
 #include "../worker/output.h"
-#include "space.h"
+#include "../worker/space.h"
 #include "spec.h"
 #include "sweep.h"
 #include "unit.h"
@@ -80,7 +80,13 @@ static void test_dsweep_file(void)
     CU_ASSERT_EQUAL_FATAL(spec_load(spath, unit_configs(), &sp, &err), 0);
     CU_ASSERT_EQUAL(sp.fidelity, EVAL_DETAILED);
     space s;
-    CU_ASSERT_EQUAL_FATAL(space_init(&s, &sp, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(space_init(&s, &sp, err.text, sizeof err.text), 0);
+    space_cursor *cnt = malloc(sizeof *cnt);
+    CU_ASSERT_FATAL(cnt && space_cursor_init(cnt, &s) == 0);
+    CU_ASSERT_EQUAL_FATAL(space_count_all(&s, cnt, NULL), 0);
+    space_cursor_free(cnt);
+    free(cnt);
+    CU_ASSERT_EQUAL(s.total, st.valid);
     output_rows rows;
     output_rows_init(&rows, sp.fidelity);
     size_t rs = rows.t.size;
@@ -92,7 +98,7 @@ static void test_dsweep_file(void)
     CU_ASSERT_EQUAL(n, st.valid);
     char *want = malloc(rs);
     space_cursor *cur = malloc(sizeof *cur);
-    space_cursor_init(cur);
+    CU_ASSERT_FATAL(cur && space_cursor_init(cur, &s) == 0);
     engine e;
     engine_init(&e, false);
     const result_field *mem = result_find("mem_total_bytes_per_device");
@@ -103,8 +109,10 @@ static void test_dsweep_file(void)
      * tokens/s per GPU among the rows that are ok and fit */
     double best_h100 = -1.0;
     for (int64_t id = 0; id < s.total; id++) {
-        if (space_point(&s, cur, id, NULL) != STATUS_OK)
+        if (space_point(&s, cur, id, NULL) != STATUS_OK) {
+            mismatches++; /* every id is a valid point */
             continue;
+        }
         result_t r;
         status_code sc = eval_point(&cur->p, &e, &r, NULL);
         CU_ASSERT(status_is_data(sc));
@@ -193,9 +201,11 @@ static void test_dsweep_file(void)
     H5Dclose(ad);
 
     H5Fclose(f);
+    space_cursor_free(cur);
     free(cur);
     free(got);
     free(want);
+    space_free(&s);
     spec_free(&sp);
 }
 

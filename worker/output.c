@@ -15,10 +15,11 @@
 #include <string.h>
 
 #include "../cost/detailed.h"
-#include "../driver/cmd.h"
+#include "version.h"
 #include "check.h"
 
 #define OUTPUT_CHUNK_ROWS 4096
+#define OUTPUT_DEFLATE_ROWS 1024
 
 /* ------------------------------------------------------------ rows */
 
@@ -54,14 +55,16 @@ void output_rows_init(output_rows *r, eval_fidelity fidelity)
     }
     r->devices = table_add(&r->t, "devices", TABLE_I64, 0);
     if (fidelity == EVAL_DETAILED) {
-        /* the strategy as named columns (the software `stack` column of
-         * the detailed fidelity goes after them) */
+        /* the strategy as named columns, then the software stack the
+         * point ran on (the stack axis' name: rows are self-describing) */
         for (int k = 0; k < OUTPUT_NSTRAT_INT; k++)
             r->strat_int[k] = table_add(&r->t, output_strat_int[k], TABLE_I32, 0);
         for (int k = 0; k < OUTPUT_NSTRAT_STR; k++) {
             table_add(&r->t, output_strat_str[k], TABLE_STR, output_strat_width[k]);
             r->strat_str[k] = table_find(&r->t, output_strat_str[k]);
         }
+        table_add(&r->t, "stack", TABLE_STR, STACK_NAME_MAX);
+        r->stack = table_find(&r->t, "stack");
     } else {
         table_add(&r->t, "dense_plan", TABLE_STR, OUTPUT_PLAN_WIDTH);
         table_add(&r->t, "emb_plan", TABLE_STR, OUTPUT_PLAN_WIDTH);
@@ -156,6 +159,7 @@ void output_pack(const output_rows *r, char *buf, int64_t id,
     }
     if (r->fidelity == EVAL_DETAILED) {
         output_pack_strategy(r, buf, p, texts);
+        table_put_str(buf, r->stack, p->stack.name);
     } else {
         table_put_str(buf, r->dense, texts->dense);
         table_put_str(buf, r->emb, texts->emb);
@@ -344,17 +348,25 @@ static const struct output_unit {
     {"board_power_w", "W per device (0: unknown)"},
     {"idle_power_w", "W per device (0: 30 % of board power)"},
     {"price_per_hour_usd", "USD per device-hour (0: unknown)"},
+    {"evaluated", "points"},
+    {"ok", "points"},
+    {"kept", "points"},
+    {"group", "index into /groups"},
+    {"winner_id", "point id (-1: none)"},
+    {"winner_value", "tokens/s or samples/s per device (the summary's figure)"},
 };
 
 static const char *const output_axis_units[SPACE_NAXES] = {
     "index into /axes/model", "index into /axes/system",
     "index into /axes/task", "index into /axes/global_batch",
-    "index into /axes/strategy"};
+    "index into /axes/strategy", "index into /axes/stack"};
 
 static const char *output_unit(const table_col *c)
 {
     if (c->kind == TABLE_STR)
         return "text";
+    if (strncmp(c->name, "infeasible_", 11) == 0)
+        return "points"; /* /groups: points per status code */
     for (int a = 0; a < SPACE_NAXES; a++) {
         char idx[TABLE_NAME_MAX];
         output_idx_name(a, idx, sizeof idx);
@@ -404,8 +416,17 @@ static void output_table(hid_t loc, const char *name, const table *t,
     hsize_t dims[1] = {(hsize_t)n};
     hid_t fs = CHECK_H5ID(H5Screate_simple(1, dims, NULL));
     hid_t ft = table_ftype(t), mt = table_mtype(t);
+    /* large tables (the detailed strategy axis: 92,163 rows of texts)
+     * deflated: they would otherwise dominate a reduced sweep's file */
+    hid_t dcpl = CHECK_H5ID(H5Pcreate(H5P_DATASET_CREATE));
+    if (n >= OUTPUT_DEFLATE_ROWS) {
+        hsize_t cdims[1] = {OUTPUT_CHUNK_ROWS};
+        CHECK_H5(H5Pset_chunk(dcpl, 1, cdims));
+        CHECK_H5(H5Pset_deflate(dcpl, 4));
+    }
     hid_t d = CHECK_H5ID(H5Dcreate2(loc, name, ft, fs, H5P_DEFAULT,
-                                    H5P_DEFAULT, H5P_DEFAULT));
+                                    dcpl, H5P_DEFAULT));
+    CHECK_H5(H5Pclose(dcpl));
     output_attr_units(d, t);
     hid_t ms = CHECK_H5ID(H5Screate_simple(1, dims, NULL));
     if (rank != 0) {
@@ -602,8 +623,25 @@ static void output_axes_detailed(hid_t g, const spec *sp, int rank)
     free(b);
 }
 
-static void output_axes(hid_t file, const space *s, const int64_t *by_code,
-                        int rank)
+/* The software stacks of the spec: name and summary (their facts are in
+ * configs/stacks.cfg, whose text the spec names; madmax: "none"). */
+static void output_axes_stack(hid_t g, const spec *sp, int rank)
+{
+    table t;
+    table_init(&t);
+    table_add(&t, "name", TABLE_STR, STACK_NAME_MAX);
+    table_add(&t, "summary", TABLE_STR, STACK_SUMMARY_MAX);
+    const table_col *c_name = table_find(&t, "name"), *c_sum = table_find(&t, "summary");
+    char *b = output_rows_alloc(sp->nstacks, t.size);
+    for (int64_t i = 0; i < sp->nstacks; i++) {
+        table_put_str(b + (size_t)i * t.size, c_name, sp->stacks[i].name);
+        table_put_str(b + (size_t)i * t.size, c_sum, sp->stacks[i].summary);
+    }
+    output_table(g, "stack", &t, sp->nstacks, b, rank);
+    free(b);
+}
+
+static void output_axes(hid_t file, const space *s, int rank)
 {
     const spec *sp = s->sp;
     hid_t g = CHECK_H5ID(H5Gcreate2(file, "axes", H5P_DEFAULT, H5P_DEFAULT,
@@ -672,6 +710,7 @@ static void output_axes(hid_t file, const space *s, const int64_t *by_code,
     }
     output_table(g, "global_batch", &t, sp->nbatches, b, rank);
     free(b);
+    output_axes_stack(g, sp, rank);
 
     /* strategies: madmax templates, or each detailed auto candidate's
      * texts and degrees (dp 0: the rest of the devices; `applies` 0 when
@@ -743,19 +782,25 @@ static void output_axes(hid_t file, const space *s, const int64_t *by_code,
     free(b);
     CHECK_H5(H5Gclose(g));
 
-    /* skipped ids per invalid code */
+}
+
+/* /skipped: per status code, how many combinations of the axes the
+ * enumeration left out (a rule of the fidelity rejects them). */
+static void output_skipped(hid_t file, const int64_t *by_code, int rank)
+{
+    table t;
     table_init(&t);
-    o_code = table_add(&t, "code", TABLE_I32, 0);
+    size_t o_code = table_add(&t, "code", TABLE_I32, 0);
     table_add(&t, "name", TABLE_STR, 32);
     size_t o_cnt = table_add(&t, "count", TABLE_I64, 0);
-    c_name = table_find(&t, "name");
-    b = output_rows_alloc(SPACE_NCODES, t.size);
-    n = 0;
+    const table_col *c_name = table_find(&t, "name");
+    char *b = output_rows_alloc(SPACE_NCODES, t.size);
+    int64_t n = 0;
     for (int k = 0; k < SPACE_NCODES; k++) {
         if (by_code[k] == 0)
             continue;
         char *row = b + (size_t)n++ * t.size;
-        status_code code = (status_code)(STATUS_INVALID_VALUE + k);
+        status_code code = (status_code)k;
         table_put_i32(row, o_code, (int32_t)code);
         table_put_str(row, c_name, status_name(code));
         table_put_i64(row, o_cnt, by_code[k]);
@@ -781,10 +826,10 @@ static int output_agree(MPI_Comm comm, int bad)
 }
 
 int output_create(output *o, MPI_Comm comm, const char *path, const space *s,
-                  const output_rows *r, const int64_t *by_code,
                   const output_meta *m, char *msg, size_t msize)
 {
     memset(o, 0, sizeof *o);
+    o->comm = comm;
     CHECK_MPI(MPI_Comm_rank(comm, &o->rank));
     hid_t fapl = output_fapl(comm);
     o->file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
@@ -796,9 +841,21 @@ int output_create(output *o, MPI_Comm comm, const char *path, const space *s,
             H5Fclose(o->file);
         return -1;
     }
-    /* /results: exact length, chunked, allocated now, never filled */
-    hsize_t dims[1] = {(hsize_t)m->valid};
-    hsize_t cdims[1] = {OUTPUT_CHUNK_ROWS};
+    output_axes(o->file, s, o->rank);
+    if (m->prov)
+        provenance_write(o->file, m->prov, o->rank);
+    output_set_meta(o, m);
+    return 0;
+}
+
+/* /results with room for `rows` rows (exact length, allocated now, never
+ * filled; `grow`: extendable from that length, for reduced sweeps whose
+ * row count is known only at the end). */
+static void output_results(output *o, const output_rows *r, int64_t rows, bool grow)
+{
+    hsize_t dims[1] = {(hsize_t)rows};
+    /* reduced sweeps keep few rows: small chunks keep their file small */
+    hsize_t cdims[1] = {grow ? OUTPUT_CHUNK_ROWS / 16 : OUTPUT_CHUNK_ROWS};
     hsize_t maxdims[1] = {H5S_UNLIMITED}; /* lets chunks exceed tiny sizes */
     hid_t fs = CHECK_H5ID(H5Screate_simple(1, dims, maxdims));
     hid_t dcpl = CHECK_H5ID(H5Pcreate(H5P_DATASET_CREATE));
@@ -806,18 +863,24 @@ int output_create(output *o, MPI_Comm comm, const char *path, const space *s,
     CHECK_H5(H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY));
     CHECK_H5(H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER));
     hid_t ft = table_ftype(&r->t);
-    o->mtype = table_mtype(&r->t);
     o->results = CHECK_H5ID(H5Dcreate2(o->file, "results", ft, fs, H5P_DEFAULT,
                                        dcpl, H5P_DEFAULT));
     output_attr_units(o->results, &r->t);
     CHECK_H5(H5Tclose(ft));
     CHECK_H5(H5Pclose(dcpl));
     CHECK_H5(H5Sclose(fs));
+}
+
+void output_layout(output *o, const output_rows *r, int64_t rows, bool grow,
+                   const int64_t *by_code, const output_meta *m)
+{
+    output_results(o, r, rows, grow);
+    o->mtype = table_mtype(&r->t);
 
     /* /progress: zeros written by rank 0 */
-    dims[0] = (hsize_t)m->nchunks;
-    fs = CHECK_H5ID(H5Screate_simple(1, dims, NULL));
-    dcpl = CHECK_H5ID(H5Pcreate(H5P_DATASET_CREATE));
+    hsize_t dims[1] = {(hsize_t)m->nchunks};
+    hid_t fs = CHECK_H5ID(H5Screate_simple(1, dims, NULL));
+    hid_t dcpl = CHECK_H5ID(H5Pcreate(H5P_DATASET_CREATE));
     CHECK_H5(H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY));
     CHECK_H5(H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER));
     o->progress = CHECK_H5ID(H5Dcreate2(o->file, "progress", H5T_STD_U8LE, fs,
@@ -839,18 +902,15 @@ int output_create(output *o, MPI_Comm comm, const char *path, const space *s,
     CHECK_H5(H5Sclose(fs));
     free(zeros);
 
-    output_axes(o->file, s, by_code, o->rank);
-    if (m->prov)
-        provenance_write(o->file, m->prov, o->rank);
+    output_skipped(o->file, by_code, o->rank);
     output_set_meta(o, m);
-    return 0;
 }
 
 int output_open(output *o, MPI_Comm comm, const char *path,
-                const output_rows *r, const output_meta *m, uint8_t *done,
-                int64_t *complete, char *msg, size_t msize)
+                const output_meta *m, int64_t *complete, char *msg, size_t msize)
 {
     memset(o, 0, sizeof *o);
+    o->comm = comm;
     CHECK_MPI(MPI_Comm_rank(comm, &o->rank));
     hid_t fapl = output_fapl(comm);
     o->file = H5Fopen(path, H5F_ACC_RDWR, fapl);
@@ -870,13 +930,7 @@ int output_open(output *o, MPI_Comm comm, const char *path,
     char *text = output_attr_read_str(o->file, "spec_text");
     char *tool = output_attr_read_str(o->file, "tool_version");
     char *cost = output_attr_read_str(o->file, "cost_model_version");
-    int64_t total = -1, chunk = -1, valid = -1;
-    output_attr_read_i64(o->file, "points_total", &total);
-    output_attr_read_i64(o->file, "chunk_ids", &chunk);
-    output_attr_read_i64(o->file, "points_valid", &valid);
-    if (!text || H5Lexists(o->file, "results", H5P_DEFAULT) <= 0 ||
-        H5Lexists(o->file, "progress", H5P_DEFAULT) <= 0 ||
-        output_attr_read_i64(o->file, "complete", complete) != 0)
+    if (!text || output_attr_read_i64(o->file, "complete", complete) != 0)
         why = "it is not a madsweep sweep file";
     else if (strcmp(text, m->spec_text) != 0)
         why = "its spec_text differs from this spec";
@@ -887,9 +941,6 @@ int output_open(output *o, MPI_Comm comm, const char *path,
     else if (m->prov && provenance_compare(o->file, m->prov, pwhy,
                                            sizeof pwhy) != 0)
         why = pwhy;
-    else if (total != m->total || chunk != m->chunk || valid != m->valid)
-        why = "its space differs (the catalogues or the configs directory "
-              "changed)";
     free(text);
     free(tool);
     free(cost);
@@ -898,6 +949,35 @@ int output_open(output *o, MPI_Comm comm, const char *path,
                  "to start it over", path, why ? why : "another rank "
                  "read it differently");
         CHECK_H5(H5Fclose(o->file));
+        return -1;
+    }
+    if (m->prov && !*complete)
+        provenance_note_resume(o->file, m->prov);
+    return 0;
+}
+
+int output_reopen_layout(output *o, const output_rows *r, const output_meta *m,
+                         uint8_t *done, char *msg, size_t msize)
+{
+    MPI_Comm comm = o->comm;
+    htri_t have = H5Lexists(o->file, "results", H5P_DEFAULT);
+    CHECK_H5(have);
+    int rc = 0;
+    if (have == 0) {
+        rc = 1; /* killed before the layout: the caller lays it out */
+        return rc;
+    }
+    int64_t total = -1, chunk = -1, valid = -1, nchunks = -1;
+    output_attr_read_i64(o->file, "points_total", &total);
+    output_attr_read_i64(o->file, "chunk_ids", &chunk);
+    output_attr_read_i64(o->file, "points_valid", &valid);
+    output_attr_read_i64(o->file, "chunks", &nchunks);
+    int bad = H5Lexists(o->file, "progress", H5P_DEFAULT) <= 0 || total != m->total ||
+              chunk != m->chunk || valid != m->valid || nchunks != m->nchunks;
+    if (output_agree(comm, bad)) {
+        snprintf(msg, msize, "cannot resume: its space differs (the catalogues "
+                 "or the configs directory changed); run without --resume to "
+                 "start it over");
         return -1;
     }
     o->results = CHECK_H5ID(H5Dopen2(o->file, "results", H5P_DEFAULT));
@@ -909,21 +989,18 @@ int output_open(output *o, MPI_Comm comm, const char *path,
     CHECK_H5(H5Tclose(mt));
     CHECK_H5(H5Tclose(ft));
     if (output_agree(comm, same <= 0)) {
-        snprintf(msg, msize, "cannot resume: %s was written by another "
-                 "version (row layout differs)", path);
-        output_close(o);
+        snprintf(msg, msize, "cannot resume: it was written by another "
+                 "version (row layout differs)");
         return -1;
     }
     o->mtype = table_mtype(&r->t);
-    if (m->prov)
-        provenance_note_resume(o->file, m->prov);
     hid_t x = CHECK_H5ID(H5Pcreate(H5P_DATASET_XFER));
     CHECK_H5(H5Pset_dxpl_mpio(x, H5FD_MPIO_COLLECTIVE));
     if (m->nchunks > 0)
         CHECK_H5(H5Dread(o->progress, H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, x,
                          done));
     CHECK_H5(H5Pclose(x));
-    return 0;
+    return rc;
 }
 
 static void output_write(hid_t d, hid_t mtype, int64_t at, int64_t n,
@@ -948,6 +1025,89 @@ void output_mark_done(output *o, int64_t chunk)
 {
     const uint8_t one = 1;
     output_write(o->progress, H5T_NATIVE_UINT8, chunk, 1, &one);
+}
+
+/* ------------------------------------------------------------ for kept.c */
+
+void output_table_write(output *o, const char *name, const table *t, int64_t n,
+                        const void *rows)
+{
+    output_table(o->file, name, t, n, rows, o->rank);
+}
+
+void output_set_i64(output *o, const char *name, int64_t v)
+{
+    output_attr_i64(o->file, name, v);
+}
+
+void output_set_f64(output *o, const char *name, double v)
+{
+    output_attr_f64(o->file, name, v);
+}
+
+int output_get_i64(output *o, const char *name, int64_t *v)
+{
+    return output_attr_read_i64(o->file, name, v);
+}
+
+void output_set_str(output *o, const char *name, const char *v)
+{
+    output_attr_str(o->file, name, v);
+}
+
+void output_results_resize(output *o, int64_t rows)
+{
+    hsize_t dims[1] = {(hsize_t)rows};
+    CHECK_H5(H5Dset_extent(o->results, dims));
+}
+
+void output_write_rows_all(output *o, int64_t row0, int64_t n, const void *buf)
+{
+    hsize_t start[1] = {(hsize_t)row0}, count[1] = {(hsize_t)n};
+    hid_t fs = CHECK_H5ID(H5Dget_space(o->results));
+    hid_t ms = CHECK_H5ID(H5Screate_simple(1, count, NULL));
+    if (n > 0) {
+        CHECK_H5(H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL));
+    } else {
+        CHECK_H5(H5Sselect_none(fs));
+        CHECK_H5(H5Sselect_none(ms));
+    }
+    hid_t x = CHECK_H5ID(H5Pcreate(H5P_DATASET_XFER));
+    CHECK_H5(H5Pset_dxpl_mpio(x, H5FD_MPIO_COLLECTIVE));
+    CHECK_H5(H5Dwrite(o->results, o->mtype, ms, fs, x, n > 0 ? buf : NULL));
+    CHECK_H5(H5Pclose(x));
+    CHECK_H5(H5Sclose(ms));
+    CHECK_H5(H5Sclose(fs));
+}
+
+void output_mark_range(output *o, int64_t c0, int64_t c1)
+{
+    int64_t n = c1 > c0 ? c1 - c0 : 0;
+    uint8_t *ones = malloc((size_t)(n > 0 ? n : 1));
+    if (!ones)
+        check_die("out of memory", __FILE__, __LINE__);
+    memset(ones, 1, (size_t)(n > 0 ? n : 1));
+    hsize_t start[1] = {(hsize_t)c0}, count[1] = {(hsize_t)n};
+    hid_t fs = CHECK_H5ID(H5Dget_space(o->progress));
+    hid_t ms = CHECK_H5ID(H5Screate_simple(1, count, NULL));
+    if (n > 0 && o->rank == 0) {
+        CHECK_H5(H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL));
+    } else {
+        CHECK_H5(H5Sselect_none(fs));
+        CHECK_H5(H5Sselect_none(ms));
+    }
+    hid_t x = CHECK_H5ID(H5Pcreate(H5P_DATASET_XFER));
+    CHECK_H5(H5Pset_dxpl_mpio(x, H5FD_MPIO_COLLECTIVE));
+    CHECK_H5(H5Dwrite(o->progress, H5T_NATIVE_UINT8, ms, fs, x, ones));
+    CHECK_H5(H5Pclose(x));
+    CHECK_H5(H5Sclose(ms));
+    CHECK_H5(H5Sclose(fs));
+    free(ones);
+}
+
+void output_flush(output *o)
+{
+    CHECK_H5(H5Fflush(o->file, H5F_SCOPE_GLOBAL));
 }
 
 void output_close(output *o)

@@ -4,7 +4,8 @@
  * Layout (all fixed-width, no variable-length data):
  *   /results        compound, one row per valid point in id order:
  *                   id, status (status_code: 0 ok, 1..99 infeasible),
- *                   model_idx .. strategy_idx (index on every axis),
+ *                   model_idx .. strategy_idx, stack_idx (index on
+ *                   every axis),
  *                   devices, the strategy (MAD-Max: dense_plan and
  *                   emb_plan, the concrete plans "fsdp:8,ddp:256";
  *                   detailed: the columns tp, pp, dp, cp, ep, vpp,
@@ -14,10 +15,13 @@
  *                   "selective", "full"), layout ("tp-cp-dp-pp",
  *                   innermost first; "" for a DLRM), overlap ("dp",
  *                   "tp", "dp+tp", "none") and emb_sharding ("table",
- *                   "row", "column"; "" for an LLM)),
+ *                   "row", "column"; "" for an LLM), and stack (the
+ *                   software stack's name, as /axes/stack names it)),
  *                   then every figure of result_fields[] (as in
- *                   `madsweep eval --json`; NaN where not computed). Chunked, allocated at creation
- *                   to its exact length (the valid count), never filled.
+ *                   `madsweep eval --json`; NaN where not computed).
+ *                   Chunked, allocated after the count pass to its exact
+ *                   length (every id is a valid point: row i is point i),
+ *                   never filled.
  *   /progress       uint8 per work chunk: 1 once the chunk's rows are
  *                   written (written after the rows: a set byte implies
  *                   its rows are in the file).
@@ -29,17 +33,28 @@
  *                   (NIC also as nic_gbps_per_device),
  *                   detailed strategies are each auto candidate's text
  *                   with dp* for the rest of the devices);
+ *   /axes/stack     name and summary of each software stack (madmax:
+ *                   one row "none");
  *   /axes/status    every status code with its name and explanation;
- *   /skipped        per INVALID code, how many ids of the space break it.
+ *   /skipped        per status code, how many combinations of the axes
+ *                   the enumeration left out (invalid:*, infeasible:shape).
+ *   /groups         reduced sweeps (keep other than "all"): one row per
+ *                   group, its key values, points evaluated, per status
+ *                   code, and kept; /results then holds the kept rows in
+ *                   id order. While such a sweep runs, /keep holds its
+ *                   checkpoints (worker/kept.h).
  *   root attributes spec_text, spec_path, tool_version,
  *                   cost_model_version, fidelity, ranks, start_time,
  *                   end_time, elapsed_s, evals_per_s, points_total,
  *                   points_valid, points_invalid, points_evaluated,
- *                   chunk_ids, chunks, complete (0 until the sweep is
- *                   finished; the last write before closing).
- *   /provenance     the text and SHA-256 of every catalogue read, the
- *                   absolute spec path, command line and build commit
- *                   (provenance.h).
+ *                   chunk_ids, chunks, keep (the keep mode), rows_kept,
+ *                   count_s, peak_rss_bytes (largest rank), reduced
+ *                   sweeps: reduce_syncs, reduce_merge_s, reduce_final_s,
+ *                   reduce_root_s (rank 0's root-only work); complete (0
+ *                   until the sweep is finished; the last write).
+ *   /provenance     the text and SHA-256 of every catalogue read (the
+ *                   stacks catalogue among them), the absolute spec path,
+ *                   command line and build commit (provenance.h).
  * Every table (/results, each /axes table, /skipped) has an attribute
  * `units`: one string per member of its compound type, in member order
  * ("s", "bytes", "samples/s", "1" for plain counts and ratios, "text",
@@ -59,8 +74,8 @@
 #include <mpi.h>
 #include <stdint.h>
 
-#include "../driver/space.h"
 #include "provenance.h"
+#include "space.h"
 #include "table.h"
 
 #define OUTPUT_PLAN_WIDTH 32
@@ -78,6 +93,7 @@ typedef struct output_rows {
     const table_col *dense, *emb;                    /* madmax */
     size_t strat_int[OUTPUT_NSTRAT_INT];             /* detailed */
     const table_col *strat_str[OUTPUT_NSTRAT_STR];
+    const table_col *stack;                          /* detailed */
     size_t field[TABLE_MAX_COLS]; /* offset of result_fields[i] */
 } output_rows;
 
@@ -111,30 +127,62 @@ typedef struct output_meta {
 } output_meta;
 
 typedef struct output {
+    MPI_Comm comm;
     hid_t file, results, progress;
     hid_t mtype;
     int rank;
 } output;
 
-/* Creates the file, its datasets, axis tables and attributes (complete
- * = 0) and flushes it. Collective. Returns 0, or -1 with msg set (same
- * on every rank). */
+/* Creates the file with its axis tables and attributes (complete = 0)
+ * and flushes it: the file exists before the count pass. Collective.
+ * Returns 0, or -1 with msg set (same on every rank). */
 int output_create(output *o, MPI_Comm comm, const char *path, const space *s,
-                  const output_rows *r, const int64_t *by_code,
                   const output_meta *m, char *msg, size_t msize);
 
+/* After the count pass: /results with `rows` rows (keep = "all": one per
+ * id; reduced sweeps, `grow`: 0, extended when rows are known, in smaller
+ * chunks), /progress (all chunks to do), /skipped (by_code) and the
+ * attributes. Collective. */
+void output_layout(output *o, const output_rows *r, int64_t rows, bool grow,
+                   const int64_t *by_code, const output_meta *m);
+
 /* Reopens a sweep file to resume it: checks that it holds the same spec
- * text, tool and cost-model versions, catalogue files (by digest; msg
- * names the changed catalogue) and space (msg names the first
- * difference), reads /progress into done[nchunks] and *complete.
- * Collective; returns 0, or -1 with msg set. */
+ * text, tool and cost-model versions and catalogue files (by digest,
+ * m->prov: msg names the changed catalogue; the space is compared after
+ * the count pass, output_reopen_layout), notes the resuming run
+ * (provenance_note_resume) and reads *complete. Collective; returns 0,
+ * or -1 with msg set. */
 int output_open(output *o, MPI_Comm comm, const char *path,
-                const output_rows *r, const output_meta *m, uint8_t *done,
-                int64_t *complete, char *msg, size_t msize);
+                const output_meta *m, int64_t *complete, char *msg, size_t msize);
+
+/* After the count pass of a resumed run: returns 1 when the file has no
+ * layout yet (killed while counting: the caller calls output_layout), 0
+ * when its layout matches this space (done[nchunks] read from /progress),
+ * or -1 with msg set when it does not. Collective. */
+int output_reopen_layout(output *o, const output_rows *r, const output_meta *m,
+                         uint8_t *done, char *msg, size_t msize);
 
 /* Independent writes: rows [row0, row0 + n) and the progress byte. */
 void output_write_rows(output *o, int64_t row0, int64_t n, const void *buf);
 void output_mark_done(output *o, int64_t chunk);
+
+/* For reduced sweeps (worker/kept.h). output_table_write: a small table
+ * written by rank 0 with its units (collective; deflated when large).
+ * output_set_* / output_get_i64: root attributes (set: collective;
+ * get: -1 when absent). output_results_resize: the row count of /results
+ * (collective). output_write_rows_all: collective write of rows [row0,
+ * row0 + n) (n may be 0). output_mark_range: progress bytes [c0, c1) set
+ * (collective, written by rank 0). output_flush: collective flush. */
+void output_table_write(output *o, const char *name, const table *t, int64_t n,
+                        const void *rows);
+void output_set_i64(output *o, const char *name, int64_t v);
+void output_set_f64(output *o, const char *name, double v);
+int output_get_i64(output *o, const char *name, int64_t *v);
+void output_set_str(output *o, const char *name, const char *v);
+void output_results_resize(output *o, int64_t rows);
+void output_write_rows_all(output *o, int64_t row0, int64_t n, const void *buf);
+void output_mark_range(output *o, int64_t c0, int64_t c1);
+void output_flush(output *o);
 
 /* Collective: rewrites the run attributes (complete last) and flushes. */
 void output_set_meta(output *o, const output_meta *m);

@@ -51,7 +51,7 @@ static void prov_cols_init(prov_cols *c)
 {
     table_init(&c->t);
     table_add(&c->t, "name", TABLE_STR, PROV_NAME);
-    table_add(&c->t, "path", TABLE_STR, LOAD_PATH_MAX);
+    table_add(&c->t, "path", TABLE_STR, SOURCES_PATH_MAX);
     table_add(&c->t, "sha256", TABLE_STR, SHA256_HEX_LEN + 1);
     c->bytes = table_add(&c->t, "bytes", TABLE_I64, 0);
     table_add(&c->t, "text", TABLE_STR, 48);

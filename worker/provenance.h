@@ -3,7 +3,7 @@
  *
  * Layout (next to the spec text and versions of output.h):
  *   /provenance/catalogues  one row per catalogue file or @include the
- *                   spec read (driver/sources.h): name (relative to the
+ *                   spec read (worker/sources.h): name (relative to the
  *                   catalogue directory, or the path as opened), path
  *                   (absolute), sha256 (hex), bytes, text (the dataset
  *                   holding its whole text); attribute `units`.
@@ -26,7 +26,7 @@
 #include <hdf5.h>
 #include <stddef.h>
 
-#include "../driver/sources.h"
+#include "sources.h"
 
 typedef struct provenance {
     const sources *files;

@@ -1,14 +1,18 @@
 /*
- * worker.c - dynamic chunk scheduling, evaluation and row output.
+ * worker.c - dynamic chunk scheduling, evaluation, row output and the
+ * sync points of reduced sweeps (see worker.h).
  *
  * Counters on rank 0 (an MPI window of three int64): [0] next chunk to
- * draw, [1] points evaluated, [2] ids processed. Every rank holds a
- * shared lock on the window for the whole loop (MPI_Win_lock_all) and
- * draws with MPI_Fetch_and_op + MPI_Win_flush, one chunk of thousands of
- * ids per round trip, so rank 0 is never a bottleneck and no message is
- * sent per point. Invariant: a chunk's rows are written before its
- * progress byte, and a chunk's row count equals its count from the check
- * pass (checked: a mismatch would shift every later row).
+ * draw (plus W_STOP once per requested sync), [1] points evaluated, [2]
+ * ids processed. Every rank holds a shared lock on the window for the
+ * whole loop (MPI_Win_lock_all) and draws with MPI_Fetch_and_op +
+ * MPI_Win_flush, one chunk of thousands of ids per round trip, so rank 0
+ * is never a bottleneck and no message is sent per point. Invariants: a
+ * chunk's rows are written before its progress byte; every id of a chunk
+ * is a valid point (checked: the enumeration and the fidelity's rules
+ * agree, or the run stops); at a sync point every chunk below the stop
+ * chunk X has been evaluated and every chunk at or above it has not, so
+ * a checkpoint covers exactly [0, X).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "worker.h"
@@ -18,8 +22,12 @@
 #include <string.h>
 
 #include "check.h"
+#include "kept.h"
 
 enum { W_NEXT = 0, W_EVALUATED = 1, W_IDS = 2, W_NCOUNTERS = 3 };
+
+/* Added to the chunk counter to make every rank's next draw a stop. */
+#define W_STOP (INT64_C(1) << 40)
 
 static int64_t worker_fetch_add(worker *w, int slot, int64_t add)
 {
@@ -38,7 +46,8 @@ void worker_progress(worker *w, int64_t *chunks_drawn, int64_t *evaluated)
     CHECK_MPI(MPI_Fetch_and_op(NULL, &v[1], MPI_INT64_T, 0, W_EVALUATED,
                                MPI_NO_OP, w->win));
     CHECK_MPI(MPI_Win_flush(0, w->win));
-    *chunks_drawn = v[0] < w->nchunks ? v[0] : w->nchunks;
+    v[0] %= W_STOP;
+    *chunks_drawn = v[0] < w->ch->n ? v[0] : w->ch->n;
     *evaluated = v[1];
 }
 
@@ -52,6 +61,22 @@ typedef struct worker_plans {
     output_texts *text;
     uint8_t *have;
 } worker_plans;
+
+/* A rank's evaluation state. */
+typedef struct worker_ctx {
+    space_cursor *cur;
+    engine e;
+    worker_plans pc;
+    char *buf; /* one chunk of rows */
+} worker_ctx;
+
+/* Feasible rows buffered between sync points, with their chunks. */
+typedef struct worker_rows {
+    char *buf;
+    int64_t n, cap;            /* rows */
+    int64_t *chunk, *count;    /* per buffered chunk */
+    int64_t nchunks, ccap;
+} worker_rows;
 
 static const output_texts *worker_plan_text(worker_plans *pc,
                                             const space_cursor *cur)
@@ -68,89 +93,313 @@ static const output_texts *worker_plan_text(worker_plans *pc,
     return &pc->text[k];
 }
 
-/* Evaluates the valid ids of [lo, hi) into buf; returns the row count. */
-static int64_t worker_chunk(worker *w, space_cursor *cur, engine *e,
-                            worker_plans *pc, int64_t lo, int64_t hi,
-                            char *buf)
+/* Builds and evaluates point id into x->cur (eval_run: the point is
+ * checked by the enumeration); returns its status. */
+static status_code worker_eval(worker *w, worker_ctx *x, int64_t id, result_t *res)
 {
-    const output_rows *r = w->rows;
+    if (space_point(w->s, x->cur, id, NULL) != STATUS_OK)
+        check_die("internal error: a point id of the space breaks the "
+                  "fidelity's rules (enumeration and rules disagree)",
+                  __FILE__, __LINE__);
+    status_code rc = eval_run(&x->cur->p, &x->e, res);
+    if (!status_is_data(rc))
+        check_die("evaluation failed (out of memory)", __FILE__, __LINE__);
+    return rc;
+}
+
+static void worker_pack(worker *w, worker_ctx *x, int64_t id, const result_t *res,
+                        char *row)
+{
+    output_pack(w->rows, row, id, x->cur->idx, &x->cur->p, res,
+                worker_plan_text(&x->pc, x->cur));
+}
+
+/* Counts an evaluated point of this run (and the summary's winners). */
+static void worker_count(worker *w, const worker_ctx *x, int64_t id, status_code rc,
+                         const result_t *res)
+{
+    w->evaluated++;
+    if (rc != STATUS_OK) {
+        w->infeasible++;
+        return;
+    }
+    w->ok++;
+    summary_consider(&w->best[summary_slot(w->s, x->cur->idx)],
+                     summary_value(&x->cur->p, res), id);
+}
+
+/* keep = "all": evaluates ids [lo, hi) into x->buf; returns the rows. */
+static int64_t worker_chunk(worker *w, worker_ctx *x, int64_t lo, int64_t hi)
+{
+    size_t rs = w->rows->t.size;
+    result_t res;
+    for (int64_t id = lo; id < hi; id++) {
+        status_code rc = worker_eval(w, x, id, &res);
+        worker_pack(w, x, id, &res, x->buf + (size_t)(id - lo) * rs);
+        worker_count(w, x, id, rc, &res);
+    }
+    return hi - lo;
+}
+
+static int worker_rows_room(worker_rows *rb, size_t rs, int64_t rows)
+{
+    if (rb->n + rows > rb->cap) {
+        int64_t cap = rb->cap ? rb->cap : 1024;
+        while (cap < rb->n + rows)
+            cap *= 2;
+        char *nb = realloc(rb->buf, (size_t)cap * rs);
+        if (!nb)
+            return -1;
+        rb->buf = nb;
+        rb->cap = cap;
+    }
+    if (rb->nchunks == rb->ccap) {
+        int64_t cap = rb->ccap ? 2 * rb->ccap : 64;
+        int64_t *c = realloc(rb->chunk, (size_t)cap * sizeof *c);
+        if (c)
+            rb->chunk = c;
+        int64_t *k = realloc(rb->count, (size_t)cap * sizeof *k);
+        if (k)
+            rb->count = k;
+        if (!c || !k)
+            return -1;
+        rb->ccap = cap;
+    }
+    return 0;
+}
+
+/* Reduced sweeps: evaluates chunk c into the reducer and, feasible-only,
+ * its feasible rows into rb. */
+static void worker_chunk_kept(worker *w, worker_ctx *x, int64_t c, worker_rows *rb)
+{
+    int64_t lo = w->ch->lo[c], hi = w->ch->lo[c + 1];
+    bool rows = w->red->k->mode == SPEC_KEEP_FEASIBLE;
+    size_t rs = w->rows->t.size;
+    if (rows && worker_rows_room(rb, rs, hi - lo) != 0)
+        check_die("out of memory buffering feasible rows", __FILE__, __LINE__);
     int64_t n = 0;
     result_t res;
     for (int64_t id = lo; id < hi; id++) {
-        if (space_point(w->s, cur, id, NULL) != STATUS_OK)
-            continue;
-        status_code rc = eval_run(&cur->p, e, &res);
-        if (!status_is_data(rc))
-            check_die("evaluation failed (out of memory)", __FILE__, __LINE__);
-        output_pack(r, buf + (size_t)n * r->t.size, id, cur->idx, &cur->p,
-                    &res, worker_plan_text(pc, cur));
-        n++;
-        if (rc == STATUS_OK) {
-            w->ok++;
-            summary_consider(&w->best[summary_slot(w->s, cur->idx)],
-                             summary_value(&cur->p, &res), id);
-        } else {
-            w->infeasible++;
-        }
+        status_code rc = worker_eval(w, x, id, &res);
+        reduce_add(w->red, id, reduce_group(w->red, x->cur->idx), (int)rc, &res);
+        worker_count(w, x, id, rc, &res);
+        if (rows && rc == STATUS_OK)
+            worker_pack(w, x, id, &res, rb->buf + (size_t)(rb->n + n++) * rs);
     }
-    return n;
+    if (rows) {
+        rb->chunk[rb->nchunks] = c;
+        rb->count[rb->nchunks++] = n;
+        rb->n += n;
+    }
 }
 
-int worker_run(worker *w)
+/* Feasible-only, at a sync: the buffered rows of chunks [base, stop) go
+ * to /results in chunk order (offsets from the summed per-chunk counts). */
+static void worker_flush_rows(worker *w, worker_rows *rb, int64_t base, int64_t stop)
 {
-    CHECK_MPI(MPI_Comm_rank(w->comm, &w->rank));
-    int64_t nslots = summary_slots(w->s);
-    w->best = malloc((size_t)nslots * sizeof *w->best);
-    char *buf = calloc((size_t)w->chunk, w->rows->t.size); /* checks n*size */
-    space_cursor *cur = malloc(sizeof *cur);
-    int64_t nk = w->s->radix[SPACE_STRATEGY];
-    worker_plans pc = {.system = -1, .n = nk,
-                       .text = malloc((size_t)nk * sizeof *pc.text),
-                       .have = calloc((size_t)nk, 1)};
-    int bad = !w->best || !buf || !cur || !pc.text || !pc.have, any = 0;
-    CHECK_MPI(MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, w->comm));
-    if (any) {
-        free(buf);
-        free(cur);
-        free(pc.text);
-        free(pc.have);
-        return -1;
+    int64_t m = stop - base;
+    int64_t *off = calloc((size_t)(m > 0 ? m : 1) + 1, sizeof *off);
+    if (!off)
+        check_die("out of memory for row offsets", __FILE__, __LINE__);
+    for (int64_t i = 0; i < rb->nchunks; i++)
+        off[rb->chunk[i] - base + 1] = rb->count[i];
+    for (int64_t at = 0; at < m; at += 1 << 24) {
+        int k = (int)(m - at < (1 << 24) ? m - at : (1 << 24));
+        CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, off + 1 + at, k, MPI_INT64_T, MPI_SUM,
+                                w->comm));
     }
-    summary_clear(w->best, nslots);
-    space_cursor_init(cur);
-    engine e;
-    engine_init(&e, false);
+    for (int64_t i = 0; i < m; i++)
+        off[i + 1] += off[i];
+    double t0 = MPI_Wtime();
+    output_results_resize(w->out, w->rows_done + off[m]);
+    size_t rs = w->rows->t.size;
+    int64_t at = 0;
+    for (int64_t i = 0; i < rb->nchunks; i++) {
+        output_write_rows(w->out, w->rows_done + off[rb->chunk[i] - base], rb->count[i],
+                          rb->buf + (size_t)at * rs);
+        at += rb->count[i];
+    }
+    w->t_write += MPI_Wtime() - t0;
+    w->rows_done += off[m];
+    rb->n = rb->nchunks = 0;
+    free(off);
+}
 
-    CHECK_MPI(MPI_Win_allocate(w->rank == 0 ? W_NCOUNTERS * sizeof(int64_t) : 0,
-                               sizeof(int64_t), MPI_INFO_NULL, w->comm,
-                               &w->counters, &w->win));
+/* The last sync of a ranked sweep: rank 0's kept entries, sorted by id,
+ * are re-evaluated in slices by every rank and written to /results in id
+ * order; /groups gets the counts and how many points each group kept. */
+static void worker_finish_ranked(worker *w, worker_ctx *x)
+{
+    reduce *r = w->red;
+    double t0 = MPI_Wtime();
+    int64_t n = 0;
+    reduce_entry *e = NULL;
+    int64_t *kept = calloc((size_t)r->ngroups, sizeof *kept);
+    if (!kept)
+        check_die("out of memory", __FILE__, __LINE__);
     if (w->rank == 0) {
-        CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, w->win));
-        memset(w->counters, 0, W_NCOUNTERS * sizeof(int64_t));
-        CHECK_MPI(MPI_Win_unlock(0, w->win));
+        e = reduce_entries(r, &n);
+        if (!e)
+            check_die("out of memory for the kept points", __FILE__, __LINE__);
+        for (int64_t i = 0; i < n; i++)
+            kept[e[i].group]++;
+        w->t_root += MPI_Wtime() - t0;
     }
+    CHECK_MPI(MPI_Bcast(&n, 1, MPI_INT64_T, 0, w->comm));
+    int64_t *ids = malloc((size_t)(n > 0 ? n : 1) * sizeof *ids);
+    if (!ids)
+        check_die("out of memory for the kept points", __FILE__, __LINE__);
+    if (w->rank == 0)
+        for (int64_t i = 0; i < n; i++)
+            ids[i] = e[i].id;
+    free(e);
+    for (int64_t at = 0; at < n; at += 1 << 24) {
+        int k = (int)(n - at < (1 << 24) ? n - at : (1 << 24));
+        CHECK_MPI(MPI_Bcast(ids + at, k, MPI_INT64_T, 0, w->comm));
+    }
+    int nranks;
+    CHECK_MPI(MPI_Comm_size(w->comm, &nranks));
+    int64_t lo = n * w->rank / nranks, hi = n * (w->rank + 1) / nranks;
+    size_t rs = w->rows->t.size;
+    char *buf = calloc((size_t)(hi - lo > 0 ? hi - lo : 1), rs);
+    if (!buf)
+        check_die("out of memory for the kept rows", __FILE__, __LINE__);
+    result_t res;
+    for (int64_t i = lo; i < hi; i++) {
+        worker_eval(w, x, ids[i], &res);
+        worker_pack(w, x, ids[i], &res, buf + (size_t)(i - lo) * rs);
+    }
+    output_results_resize(w->out, n);
+    output_write_rows_all(w->out, lo, hi - lo, buf);
+    w->kept = n;
+    free(buf);
+    free(ids);
+    double t1 = MPI_Wtime();
+    kept_finish(w->out, r, w->s, kept);
+    if (w->rank == 0)
+        w->t_root += MPI_Wtime() - t1;
+    w->t_final += MPI_Wtime() - t0;
+    free(kept);
+}
+
+/* A sync point (collective): `held` is the chunk this rank drew after
+ * the stop (-1: none, or past the end). Returns 1 after the last one. */
+static int worker_sync(worker *w, worker_ctx *x, worker_rows *rb, int64_t held,
+                       int64_t *base)
+{
+    int64_t h = held >= 0 ? held : INT64_MAX, stop = INT64_MAX;
+    CHECK_MPI(MPI_Allreduce(&h, &stop, 1, MPI_INT64_T, MPI_MIN, w->comm));
+    bool last = stop == INT64_MAX;
+    if (last)
+        stop = w->ch->n;
+    if (w->rank == 0 && !last) {
+        /* every rank has stopped drawing: drop the stop requests */
+        int64_t v = 0, old = 0;
+        CHECK_MPI(MPI_Fetch_and_op(NULL, &v, MPI_INT64_T, 0, W_NEXT, MPI_NO_OP, w->win));
+        CHECK_MPI(MPI_Win_flush(0, w->win));
+        v %= W_STOP;
+        CHECK_MPI(MPI_Fetch_and_op(&v, &old, MPI_INT64_T, 0, W_NEXT, MPI_REPLACE, w->win));
+        CHECK_MPI(MPI_Win_flush(0, w->win));
+    }
+    bool rows = w->red->k->mode == SPEC_KEEP_FEASIBLE;
+    if (rows)
+        worker_flush_rows(w, rb, *base, stop);
+    reduce_merge(w->red, w->comm, &w->t_merge);
+    double t0 = MPI_Wtime();
+    output_mark_range(w->out, *base, stop);
+    if (!last) {
+        /* the winners of chunks [0, stop) on every rank (merging winners
+         * again later changes nothing), saved with the state */
+        summary_merge(w->comm, w->best, summary_slots(w->s));
+        kept_checkpoint(w->out, w->red, w->s, stop, w->rows_done, w->best);
+    } else if (rows) {
+        int64_t *kept = calloc((size_t)w->red->ngroups, sizeof *kept);
+        if (!kept)
+            check_die("out of memory", __FILE__, __LINE__);
+        int ok = reduce_code_col(w->red, STATUS_OK);
+        for (int64_t g = 0; g < w->red->ngroups; g++)
+            kept[g] = w->red->counts[g * w->red->ncols + ok];
+        kept_finish(w->out, w->red, w->s, kept);
+        free(kept);
+        w->kept = w->rows_done;
+    }
+    if (w->rank == 0)
+        w->t_root += MPI_Wtime() - t0;
+    if (last && !rows)
+        worker_finish_ranked(w, x);
+    *base = stop;
+    w->syncs++;
     CHECK_MPI(MPI_Barrier(w->comm));
-    CHECK_MPI(MPI_Win_lock_all(0, w->win));
+    return last;
+}
+
+static void worker_loop_kept(worker *w, worker_ctx *x)
+{
+    worker_rows rb;
+    memset(&rb, 0, sizeof rb);
+    int64_t base = w->first_chunk, held = -1;
+    int64_t limit = 8 * (w->ch->max_len > 0 ? w->ch->max_len : 1);
+    double last_ck = MPI_Wtime();
+    bool asked = false;
+    for (;;) {
+        int64_t c;
+        if (held >= 0) {
+            c = held;
+            held = -1;
+        } else {
+            int64_t v = worker_fetch_add(w, W_NEXT, 1);
+            c = v % W_STOP;
+            if (v >= W_STOP || c >= w->ch->n) {
+                held = v >= W_STOP && c < w->ch->n ? c : -1;
+                if (worker_sync(w, x, &rb, held, &base))
+                    break;
+                asked = false;
+                last_ck = MPI_Wtime();
+                continue;
+            }
+        }
+        double t0 = MPI_Wtime();
+        int64_t before = w->evaluated;
+        worker_chunk_kept(w, x, c, &rb);
+        w->t_eval += MPI_Wtime() - t0;
+        w->chunks_done++;
+        int64_t add[2] = {w->evaluated - before, w->ch->lo[c + 1] - w->ch->lo[c]};
+        CHECK_MPI(MPI_Accumulate(&add[0], 1, MPI_INT64_T, 0, W_EVALUATED, 1,
+                                 MPI_INT64_T, MPI_SUM, w->win));
+        CHECK_MPI(MPI_Accumulate(&add[1], 1, MPI_INT64_T, 0, W_IDS, 1,
+                                 MPI_INT64_T, MPI_SUM, w->win));
+        if (w->kill_after > 0 && w->chunks_done >= w->kill_after)
+            raise(SIGKILL);
+        if (w->rank == 0 && w->tick)
+            w->tick(w, w->tick_arg);
+        bool due = (w->rank == 0 && MPI_Wtime() - last_ck >= w->checkpoint_s) ||
+                   rb.n >= limit;
+        if (due && !asked) {
+            worker_fetch_add(w, W_NEXT, W_STOP);
+            asked = true;
+        }
+    }
+    free(rb.buf);
+    free(rb.chunk);
+    free(rb.count);
+}
+
+static void worker_loop_all(worker *w, worker_ctx *x)
+{
     for (;;) {
         int64_t c = worker_fetch_add(w, W_NEXT, 1);
-        if (c >= w->nchunks)
+        if (c >= w->ch->n)
             break;
         if (w->done[c])
             continue;
-        int64_t lo = c * w->chunk;
-        int64_t hi = lo + w->chunk < w->s->total ? lo + w->chunk : w->s->total;
-        int64_t before = w->ok + w->infeasible;
+        int64_t lo = w->ch->lo[c], hi = w->ch->lo[c + 1];
         double t0 = MPI_Wtime();
-        int64_t n = worker_chunk(w, cur, &e, &pc, lo, hi, buf);
+        int64_t n = worker_chunk(w, x, lo, hi);
         double t1 = MPI_Wtime();
-        if (n != w->row_off[c + 1] - w->row_off[c])
-            check_die("internal error: a chunk's valid count changed between "
-                      "the check pass and evaluation", __FILE__, __LINE__);
-        output_write_rows(w->out, w->row_off[c], n, buf);
+        output_write_rows(w->out, lo, n, x->buf);
         output_mark_done(w->out, c);
         w->t_eval += t1 - t0;
         w->t_write += MPI_Wtime() - t1;
-        w->evaluated += w->ok + w->infeasible - before;
         w->chunks_done++;
         int64_t add[2] = {n, hi - lo};
         CHECK_MPI(MPI_Accumulate(&add[0], 1, MPI_INT64_T, 0, W_EVALUATED, 1,
@@ -162,12 +411,63 @@ int worker_run(worker *w)
         if (w->rank == 0 && w->tick)
             w->tick(w, w->tick_arg);
     }
+}
+
+static void worker_ctx_free(worker_ctx *x)
+{
+    if (x->cur)
+        space_cursor_free(x->cur);
+    free(x->cur);
+    free(x->buf);
+    free(x->pc.text);
+    free(x->pc.have);
+}
+
+int worker_run(worker *w)
+{
+    CHECK_MPI(MPI_Comm_rank(w->comm, &w->rank));
+    worker_ctx x;
+    memset(&x, 0, sizeof x);
+    x.buf = calloc((size_t)(w->ch->max_len > 0 ? w->ch->max_len : 1),
+                   w->rows->t.size); /* checks n*size */
+    x.cur = malloc(sizeof *x.cur);
+    int cbad = !x.cur || space_cursor_init(x.cur, w->s) != 0;
+    if (cbad) {
+        free(x.cur);
+        x.cur = NULL;
+    }
+    int64_t nk = w->s->radix[SPACE_STRATEGY];
+    x.pc.system = -1;
+    x.pc.n = nk;
+    x.pc.text = malloc((size_t)nk * sizeof *x.pc.text);
+    x.pc.have = calloc((size_t)nk, 1);
+    int bad = !w->best || !x.buf || cbad || !x.pc.text || !x.pc.have, any = 0;
+    CHECK_MPI(MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, w->comm));
+    if (any) {
+        worker_ctx_free(&x);
+        return -1;
+    }
+    engine_init(&x.e, false);
+
+    CHECK_MPI(MPI_Win_allocate(w->rank == 0 ? W_NCOUNTERS * sizeof(int64_t) : 0,
+                               sizeof(int64_t), MPI_INFO_NULL, w->comm,
+                               &w->counters, &w->win));
+    if (w->rank == 0) {
+        CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, w->win));
+        memset(w->counters, 0, W_NCOUNTERS * sizeof(int64_t));
+        if (w->red)
+            w->counters[W_NEXT] = w->first_chunk;
+        CHECK_MPI(MPI_Win_unlock(0, w->win));
+    }
+    CHECK_MPI(MPI_Barrier(w->comm));
+    CHECK_MPI(MPI_Win_lock_all(0, w->win));
+    if (w->red)
+        worker_loop_kept(w, &x);
+    else
+        worker_loop_all(w, &x);
     CHECK_MPI(MPI_Win_unlock_all(w->win));
     CHECK_MPI(MPI_Win_free(&w->win));
-    engine_free(&e);
-    free(buf);
-    free(cur);
-    free(pc.text);
-    free(pc.have);
+    engine_free(&x.e);
+    worker_ctx_free(&x);
     return 0;
 }

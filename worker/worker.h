@@ -4,10 +4,26 @@
  * Work is handed out in chunks of consecutive ids through an MPI
  * one-sided counter on rank 0 (MPI_Fetch_and_op, passive target), so a
  * rank that draws cheap points simply draws more chunks and rank 0
- * evaluates like every other rank. A chunk's rows go to /results at the
- * chunk's row offset (the prefix count of valid ids before it, known to
- * every rank from the check pass), then its /progress byte is set.
- * Memory per rank: one chunk of rows plus the per-chunk tables.
+ * evaluates like every other rank. Every id of the space is a valid point
+ * (space.h); chunks are cut by estimated cost (chunks.h).
+ *
+ * keep = "all": a chunk's rows go to /results at the chunk's first id,
+ * then its /progress byte is set. Memory per rank: one chunk of rows plus
+ * the chunk table.
+ *
+ * Reduced sweeps (w->red set): each rank feeds its points to its reducer
+ * (reduce.h) or, for keep = { feasible = true; }, buffers its feasible
+ * rows. At a sync point every rank stops drawing at the same chunk X: a
+ * rank that wants one (rank 0 when a checkpoint is due, a rank whose row
+ * buffer is full) adds 2^40 to the counter, so the next draw of every
+ * rank says "stop" and hands it the chunk it drew, which it keeps for
+ * after the sync; X is the first such chunk, and every chunk below X has
+ * been evaluated. The ranks then merge their states over a reduction tree
+ * (reduce_merge), write the buffered rows in id order at offsets from the
+ * summed per-chunk counts, and checkpoint chunks [0, X) (kept.h). The last
+ * sync (no chunk left) writes the kept points, re-evaluated in slices by
+ * every rank, to /results in id order, and /groups. Memory per rank: the
+ * reducer, plus for feasible-only a bounded buffer of rows.
  */
 #ifndef MADSWEEP_WORKER_H
 #define MADSWEEP_WORKER_H
@@ -15,9 +31,11 @@
 #include <mpi.h>
 #include <stdint.h>
 
-#include "../driver/space.h"
-#include "../driver/summary.h"
+#include "chunks.h"
 #include "output.h"
+#include "reduce.h"
+#include "space.h"
+#include "summary.h"
 
 typedef struct worker worker;
 
@@ -30,16 +48,29 @@ struct worker {
     const space *s;
     const output_rows *rows;
     output *out;
-    const int64_t *row_off; /* [nchunks + 1] */
-    const uint8_t *done;    /* [nchunks]: skip (resume) */
-    int64_t chunk, nchunks;
+    const chunks *ch;
+    const uint8_t *done;    /* [ch->n]: skip (resume, keep = "all") */
     int64_t kill_after; /* test hook: SIGKILL self after N chunks (0: off) */
     worker_tick tick;
     void *tick_arg;
+    /* reduced sweeps: NULL for keep = "all" */
+    reduce *red;
+    int64_t first_chunk;  /* chunks [0, first_chunk) are in the restored state */
+    int64_t rows_done;    /* rows of /results committed (feasible-only) */
+    double checkpoint_s;  /* seconds between checkpoints on rank 0's clock */
+    /* the summary's winners, [summary_slots()], the caller's: empty, or
+     * as restored from a checkpoint; updated with every point evaluated
+     * and merged over the ranks at every checkpoint */
+    summary_best *best;
     /* results of this rank */
     int64_t evaluated, ok, infeasible, chunks_done;
     double t_eval, t_write; /* seconds evaluating and writing rows */
-    summary_best *best; /* [summary_slots()]: the summary's winners */
+    double t_merge;         /* seconds in reduction merges */
+    double t_root;          /* rank 0: seconds of root-only work (state and
+                               table writes, sorting the kept set) */
+    double t_final;         /* seconds re-evaluating and writing kept rows */
+    int64_t syncs;          /* sync points (checkpoints and the last) */
+    int64_t kept;           /* rows in /results at the end (reduced) */
     /* internal */
     int rank;
     MPI_Win win;

@@ -1,6 +1,13 @@
 /*
  * auto.c - the `auto` strategies of sweeps: a fixed mixed-radix set of
- * candidate degrees and options, applied to a point's devices and batch.
+ * candidate degrees and options, applied to a point's devices and batch,
+ * and the valid-only enumeration of that set for one sweep cell.
+ *
+ * Invariant: detailed_auto_cell_init() lists exactly the candidates k for
+ * which dt_auto_apply() returns STATUS_OK on the cell's point, each once,
+ * and attributes every other candidate to the code dt_auto_apply() returns
+ * for it (tests/test_space.c checks both against a candidate-by-candidate
+ * pass), so a sweep's ids are dense and /skipped counts what it skipped.
  */
 #include "dt.h"
 
@@ -13,14 +20,21 @@
  * overlap on or off, sequence parallelism on or off (with tp > 1), and
  * the schedule 1F1B or GPipe; dp is what remains of the devices and
  * grad_accum what remains of the batch. A candidate that does not apply,
- * or duplicates another, is refused with an INVALID code for the sweep
- * to skip: devices or batch do not split, vpp without pp, ZeRO 2/3 with
- * pp, ep on a dense model or not dividing dp x cp, sequence parallelism
- * off without tp, GPipe without pp or with vpp. Inference takes the
- * candidates without training options (ZeRO 0, no recompute, vpp 1,
- * 1F1B, overlap, the first micro-batch) and serves the global batch
- * concurrently: micro_batch = global_batch / dp. After them come the
- * DLRM candidates (table-, row-, column-wise embeddings; see
+ * or duplicates another, is refused with a code for the sweep to skip, in
+ * this order: a rule that does not depend on the point (invalid:strategy:
+ * vpp without pp, ZeRO 2/3 with pp, sequence parallelism off without tp,
+ * GPipe without pp or with vpp, the tp-cp-pp-dp layout without pp); tp x
+ * pp x cp not dividing the devices (invalid:product); ep on a dense
+ * model, not dividing the experts or dp x cp, the tp-cp-pp-dp layout with
+ * dp 1 (invalid:strategy: the same plan as the default layout, which
+ * `madsweep best` would show once); degrees that do not divide the model
+ * (infeasible:shape: tp the heads, cp the sequence, or pp x vpp stages
+ * that do not fit the layers, as the fidelity's run would find); the
+ * batch not splitting into micro-batches over dp (invalid:batch_mismatch).
+ * Inference takes the candidates without training options (ZeRO 0, no
+ * recompute, vpp 1, 1F1B, overlap, the first micro-batch) and serves the
+ * global batch concurrently: micro_batch = global_batch / dp. After them
+ * come the DLRM candidates (table-, row-, column-wise embeddings; see
  * DT_AUTO_DLRM), which only DLRM models take. */
 static const int64_t dt_auto_tp[] = {1, 2, 4, 8};
 static const int64_t dt_auto_pp[] = {1, 2, 4, 8, 16};
@@ -36,15 +50,72 @@ static const int64_t dt_auto_ep[] = {1, 8};
  * row-wise or column-wise embedding sharding. */
 #define DT_AUTO_DLRM 3
 
+/* Options of one degree tuple (tp, pp, cp, ep): 2 x 4 x 3 x 3 x 2 x 2 x
+ * 2 x 2 (vpp, zero, recompute, micro-batch, layout, overlap, sp off,
+ * schedule). */
+#define DT_AUTO_OPTIONS 1152
+
 static int64_t dt_auto_llm_count(void)
 {
-    return DT_N(dt_auto_tp) * DT_N(dt_auto_pp) * DT_N(dt_auto_cp) * DT_N(dt_auto_v) *
-           DT_N(dt_auto_zero) * 3 * DT_N(dt_auto_mb) * DT_N(dt_auto_ep) * 2 * 2 * 2 * 2;
+    return DT_N(dt_auto_tp) * DT_N(dt_auto_pp) * DT_N(dt_auto_cp) * DT_N(dt_auto_ep) *
+           DT_AUTO_OPTIONS;
 }
 
 int64_t dt_auto_count(void)
 {
     return dt_auto_llm_count() + DT_AUTO_DLRM;
+}
+
+/* The digits of a transformer candidate (indices into the tables). */
+typedef struct dt_digits {
+    int tp, pp, cp, v, zero, rc, mb, ep, layout, ovl_off, sp_off, gpipe;
+} dt_digits;
+
+static int64_t dt_auto_encode(const dt_digits *g)
+{
+    int64_t k = g->gpipe;
+    k = k * 2 + g->sp_off;
+    k = k * 2 + g->ovl_off;
+    k = k * 2 + g->layout;
+    k = k * DT_N(dt_auto_ep) + g->ep;
+    k = k * DT_N(dt_auto_mb) + g->mb;
+    k = k * 3 + g->rc;
+    k = k * DT_N(dt_auto_zero) + g->zero;
+    k = k * DT_N(dt_auto_v) + g->v;
+    k = k * DT_N(dt_auto_cp) + g->cp;
+    k = k * DT_N(dt_auto_pp) + g->pp;
+    return k * DT_N(dt_auto_tp) + g->tp;
+}
+
+static void dt_auto_digits(int64_t k, dt_digits *g)
+{
+#define DT_DIGIT(f, n) g->f = (int)(k % (n)); k /= (n)
+    DT_DIGIT(tp, DT_N(dt_auto_tp));
+    DT_DIGIT(pp, DT_N(dt_auto_pp));
+    DT_DIGIT(cp, DT_N(dt_auto_cp));
+    DT_DIGIT(v, DT_N(dt_auto_v));
+    DT_DIGIT(zero, DT_N(dt_auto_zero));
+    DT_DIGIT(rc, 3);
+    DT_DIGIT(mb, DT_N(dt_auto_mb));
+    DT_DIGIT(ep, DT_N(dt_auto_ep));
+    DT_DIGIT(layout, 2);
+    DT_DIGIT(ovl_off, 2);
+    DT_DIGIT(sp_off, 2);
+    DT_DIGIT(gpipe, 2);
+#undef DT_DIGIT
+}
+
+/* The layout code of tp-cp-pp-dp (as detailed_layout_parse returns it,
+ * without formatting 24 texts per candidate). */
+static int dt_auto_layout_tcpd(void)
+{
+    for (int code = 0; code < 24; code++) {
+        int o[4];
+        dt_perm(code, o);
+        if (o[0] == DT_TP && o[1] == DT_CP && o[2] == DT_PP && o[3] == DT_DP)
+            return code == 0 ? 0 : code + 1;
+    }
+    return 0;
 }
 
 /* Candidate i as degrees and options (dp = 0: the rest of the devices);
@@ -60,39 +131,49 @@ static bool dt_auto_decode(int64_t i, bool inference, task_detailed_t *t)
         t->dtype = HW_BF16;
         return true;
     }
-    int64_t k = i;
-#define DT_TAKE(arr) (arr)[k % DT_N(arr)]; k /= DT_N(arr)
-    t->tp = DT_TAKE(dt_auto_tp);
-    t->pp = DT_TAKE(dt_auto_pp);
-    t->cp = DT_TAKE(dt_auto_cp);
-    t->vpp = DT_TAKE(dt_auto_v);
-    t->zero_stage = DT_TAKE(dt_auto_zero);
-#undef DT_TAKE
-    t->recompute = (task_recompute)(k % 3);
-    k /= 3;
-    int64_t mbi = k % DT_N(dt_auto_mb);
-    t->micro_batch = dt_auto_mb[mbi];
-    k /= DT_N(dt_auto_mb);
-    t->ep = dt_auto_ep[k % DT_N(dt_auto_ep)];
-    k /= DT_N(dt_auto_ep);
-    t->layout = k % 2 ? detailed_layout_parse("tp-cp-pp-dp") : 0;
-    k /= 2;
-    t->overlap_dp_comm = k % 2 == 0;
-    k /= 2;
-    bool sp_off = k % 2 == 1;
-    k /= 2;
-    t->schedule = k % 2 ? TASK_SCHEDULE_GPIPE : TASK_SCHEDULE_1F1B;
-    t->sequence_parallel = t->tp > 1 && !sp_off;
+    dt_digits g;
+    dt_auto_digits(i, &g);
+    t->tp = dt_auto_tp[g.tp];
+    t->pp = dt_auto_pp[g.pp];
+    t->cp = dt_auto_cp[g.cp];
+    t->vpp = dt_auto_v[g.v];
+    t->zero_stage = dt_auto_zero[g.zero];
+    t->recompute = (task_recompute)g.rc;
+    t->micro_batch = dt_auto_mb[g.mb];
+    t->ep = dt_auto_ep[g.ep];
+    t->layout = g.layout ? dt_auto_layout_tcpd() : 0;
+    t->overlap_dp_comm = !g.ovl_off;
+    t->schedule = g.gpipe ? TASK_SCHEDULE_GPIPE : TASK_SCHEDULE_1F1B;
+    t->sequence_parallel = t->tp > 1 && !g.sp_off;
     t->dtype = HW_BF16;
     if ((t->pp == 1 && t->vpp > 1) || (t->pp > 1 && t->zero_stage >= 2) ||
-        (sp_off && t->tp == 1) ||
+        (g.sp_off && t->tp == 1) || (g.layout && t->pp == 1) ||
         (t->schedule == TASK_SCHEDULE_GPIPE && (t->pp == 1 || t->vpp > 1)))
         return false;
     if (inference && (t->zero_stage != 0 || t->recompute != TASK_RECOMPUTE_NONE ||
                       t->vpp > 1 || t->schedule != TASK_SCHEDULE_1F1B ||
-                      !t->overlap_dp_comm || mbi != 0))
+                      !t->overlap_dp_comm || g.mb != 0))
         return false;
     return true;
+}
+
+/* The fidelity's shape rules for transformer degrees (those dt_run_llm
+ * reports as infeasible:shape): tp divides the heads, cp the sequence,
+ * ep the experts, and the pp x vpp chunks fit the layers under the
+ * stack's stage split. p holds the candidate's degrees. */
+static bool dt_auto_shape_ok(const point_t *p)
+{
+    dt_ctx c;
+    stack_desc ideal;
+    dt_memo memo;
+    dt_ctx_init(&c, p, &ideal, &memo);
+    const model_t *m = c.m;
+    if (m->heads % c.d.tp != 0 || m->seq_len % c.d.cp != 0 ||
+        (m->d.experts > 0 && m->d.experts % c.d.ep))
+        return false;
+    dt_split sp;
+    dt_split_init(&c, &sp);
+    return dt_split_ok(&c, &sp) && c.d.pp <= DT_MAX_STAGES;
 }
 
 status_code dt_auto_apply(point_t *p, int64_t i, int64_t global_batch)
@@ -107,10 +188,10 @@ status_code dt_auto_apply(point_t *p, int64_t i, int64_t global_batch)
     bool dlrm = p->model.kind == MODEL_DLRM;
     if (dlrm != (c.emb_sharding != TASK_EMB_NONE))
         return STATUS_INVALID_STRATEGY;
+    task_detailed_t *t = &p->task.detailed;
     if (dlrm) {
         if (global_batch % dev != 0)
             return STATUS_INVALID_BATCH_MISMATCH;
-        task_detailed_t *t = &p->task.detailed;
         t->tp = t->pp = t->cp = t->ep = t->vpp = 1;
         t->dp = dev;
         t->zero_stage = 0;
@@ -125,15 +206,13 @@ status_code dt_auto_apply(point_t *p, int64_t i, int64_t global_batch)
         return STATUS_OK;
     }
     if (dev % (c.tp * c.pp * c.cp) != 0)
-        return STATUS_INVALID_STRATEGY;
+        return STATUS_INVALID_PRODUCT;
     int64_t dp = dev / (c.tp * c.pp * c.cp);
     if (c.ep > 1 && (p->model.d.experts % c.ep != 0 || (dp * c.cp) % c.ep != 0 ||
                      p->model.d.experts == 0))
         return STATUS_INVALID_STRATEGY;
-    int64_t mb = inference ? global_batch / dp : c.micro_batch;
-    if (mb < 1 || global_batch % (mb * dp) != 0)
-        return STATUS_INVALID_BATCH_MISMATCH;
-    task_detailed_t *t = &p->task.detailed;
+    if (c.layout != 0 && dp == 1)
+        return STATUS_INVALID_STRATEGY; /* the default layout's duplicate */
     t->tp = c.tp;
     t->pp = c.pp;
     t->cp = c.cp;
@@ -147,11 +226,18 @@ status_code dt_auto_apply(point_t *p, int64_t i, int64_t global_batch)
     t->recompute = c.recompute;
     t->schedule = c.schedule;
     t->sequence_parallel = c.sequence_parallel;
-    t->micro_batch = mb;
-    t->global_batch = global_batch;
-    t->grad_accum = global_batch / (mb * dp);
     t->attention = TASK_ATTENTION_STACK;
     t->overlap_tp_comm = -1;
+    t->micro_batch = inference ? 1 : c.micro_batch;
+    t->global_batch = global_batch;
+    t->grad_accum = 1;
+    if (!dt_auto_shape_ok(p))
+        return STATUS_INFEASIBLE_SHAPE;
+    int64_t mb = inference ? global_batch / dp : c.micro_batch;
+    if (mb < 1 || global_batch % (mb * dp) != 0)
+        return STATUS_INVALID_BATCH_MISMATCH;
+    t->micro_batch = mb;
+    t->grad_accum = global_batch / (mb * dp);
     return STATUS_OK;
 }
 
@@ -160,4 +246,210 @@ int detailed_auto_candidate(int64_t i, task_detailed_t *t)
     if (i < 0 || i >= dt_auto_count())
         return -1;
     return dt_auto_decode(i, false, t) ? 0 : 1;
+}
+
+/* ------------------------------------------------------------ valid-only */
+
+void detailed_auto_shape_of(const point_t *p, detailed_auto_shape *sh)
+{
+    memset(sh, 0, sizeof *sh);
+    const model_t *m = &p->model;
+    sh->dlrm = m->kind == MODEL_DLRM;
+    sh->experts = m->d.experts;
+    if (sh->dlrm)
+        return;
+    point_t q;
+    memset(&q, 0, sizeof q);
+    q.fidelity = p->fidelity;
+    q.model = p->model;
+    q.stack = p->stack;
+    q.task = p->task;
+    task_detailed_t *t = &q.task.detailed;
+    for (int a = 0; a < DT_N(dt_auto_tp); a++)
+        sh->tp_ok[a] = m->heads > 0 && m->heads % dt_auto_tp[a] == 0;
+    for (int a = 0; a < DT_N(dt_auto_cp); a++)
+        sh->cp_ok[a] = m->seq_len > 0 && m->seq_len % dt_auto_cp[a] == 0;
+    for (int a = 0; a < DT_N(dt_auto_ep); a++)
+        sh->ep_ok[a] = dt_auto_ep[a] == 1 ||
+                       (m->d.experts > 0 && m->d.experts % dt_auto_ep[a] == 0);
+    /* the stage split as the run computes it, degrees 1 but pp and vpp */
+    for (int a = 0; a < DT_N(dt_auto_pp); a++)
+        for (int b = 0; b < DT_N(dt_auto_v); b++) {
+            t->tp = t->cp = t->ep = t->dp = 1;
+            t->pp = dt_auto_pp[a];
+            t->vpp = dt_auto_v[b];
+            t->micro_batch = t->global_batch = t->grad_accum = 1;
+            sh->split_ok[a][b] = dt_auto_shape_ok(&q);
+        }
+}
+
+/* Adds n to rejected[code] when the caller counts rejections. */
+static void dt_auto_reject(int64_t *rejected, status_code code, int64_t n)
+{
+    if (rejected && n > 0)
+        rejected[code] += n;
+}
+
+/* The options of degree tuple (tp, pp) before the cell's filters, as the
+ * static rules of dt_auto_decode leave them (list j: its digit values). */
+static void dt_auto_options(int tp, int pp, bool inference, detailed_auto_tuple *u)
+{
+    memset(u->n, 0, sizeof u->n);
+    memset(u->opt, 0, sizeof u->opt);
+#define DT_OPT(j, val) u->opt[j][u->n[j]++] = (uint8_t)(val)
+    /* list 0: (vpp digit, schedule) as vpp * 2 + gpipe */
+    DT_OPT(0, 0);
+    if (pp > 0 && !inference) {
+        DT_OPT(0, 1);     /* GPipe */
+        DT_OPT(0, 1 * 2); /* interleaved */
+    }
+    for (int z = 0; z < (inference ? 1 : pp > 0 ? 2 : 4); z++)
+        DT_OPT(1, z);
+    for (int r = 0; r < (inference ? 1 : 3); r++)
+        DT_OPT(2, r);
+    for (int b = 0; b < (inference ? 1 : (int)DT_N(dt_auto_mb)); b++)
+        DT_OPT(3, b);
+    DT_OPT(4, 0);
+    if (pp > 0)
+        DT_OPT(4, 1); /* with pp 1 the default layout's duplicate */
+    DT_OPT(5, 0);
+    if (!inference)
+        DT_OPT(5, 1);
+    DT_OPT(6, 0);
+    if (tp > 0)
+        DT_OPT(6, 1);
+#undef DT_OPT
+}
+
+static int64_t dt_auto_product(const detailed_auto_tuple *u)
+{
+    int64_t n = 1;
+    for (int j = 0; j < DETAILED_AUTO_LISTS; j++)
+        n *= u->n[j];
+    return n;
+}
+
+/* Keeps the entries of list j for which keep[] is set; returns how many
+ * were dropped. */
+static int dt_auto_filter(detailed_auto_tuple *u, int j, const bool *keep)
+{
+    int w = 0, n = u->n[j];
+    for (int i = 0; i < n; i++)
+        if (keep[i])
+            u->opt[j][w++] = u->opt[j][i];
+    u->n[j] = (uint8_t)w;
+    return n - w;
+}
+
+int64_t detailed_auto_cell_init(const detailed_auto_shape *sh, int64_t devices,
+                                bool inference, int64_t global_batch,
+                                detailed_auto_cell *cell, int64_t *rejected)
+{
+    memset(cell, 0, sizeof *cell);
+    cell->dlrm = sh->dlrm;
+    if (sh->dlrm) {
+        dt_auto_reject(rejected, STATUS_INVALID_STRATEGY, dt_auto_llm_count());
+        if (devices < 1 || global_batch % devices != 0)
+            dt_auto_reject(rejected, STATUS_INVALID_BATCH_MISMATCH, DT_AUTO_DLRM);
+        else
+            cell->n = DT_AUTO_DLRM;
+        return cell->n;
+    }
+    dt_auto_reject(rejected, STATUS_INVALID_STRATEGY, DT_AUTO_DLRM);
+    for (int e = 0; e < DT_N(dt_auto_ep); e++)
+        for (int c = 0; c < DT_N(dt_auto_cp); c++)
+            for (int p = 0; p < DT_N(dt_auto_pp); p++)
+                for (int a = 0; a < DT_N(dt_auto_tp); a++) {
+                    detailed_auto_tuple *u = &cell->t[cell->ntuples];
+                    u->tp = (uint8_t)a;
+                    u->pp = (uint8_t)p;
+                    u->cp = (uint8_t)c;
+                    u->ep = (uint8_t)e;
+                    dt_auto_options(a, p, inference, u);
+                    int64_t all = dt_auto_product(u);
+                    dt_auto_reject(rejected, STATUS_INVALID_STRATEGY, DT_AUTO_OPTIONS - all);
+                    int64_t deg = dt_auto_tp[a] * dt_auto_pp[p] * dt_auto_cp[c];
+                    if (devices < 1 || devices % deg != 0) {
+                        dt_auto_reject(rejected, STATUS_INVALID_PRODUCT, all);
+                        continue;
+                    }
+                    int64_t dp = devices / deg, ep = dt_auto_ep[e];
+                    if (ep > 1 && (sh->experts <= 0 || sh->experts % ep != 0 ||
+                                   (dp * dt_auto_cp[c]) % ep != 0)) {
+                        dt_auto_reject(rejected, STATUS_INVALID_STRATEGY, all);
+                        continue;
+                    }
+                    bool keep[4] = {true, false, false, false};
+                    if (dp == 1 && u->n[4] > 1) {
+                        /* tp-cp-pp-dp is tp-cp-dp-pp without dp */
+                        int64_t rest1 = all / u->n[4];
+                        dt_auto_reject(rejected, STATUS_INVALID_STRATEGY,
+                                       dt_auto_filter(u, 4, keep) * rest1);
+                        all = dt_auto_product(u);
+                    }
+                    if (!sh->tp_ok[a] || !sh->cp_ok[c] || !sh->ep_ok[e]) {
+                        dt_auto_reject(rejected, STATUS_INFEASIBLE_SHAPE, all);
+                        continue;
+                    }
+                    for (int i = 0; i < u->n[0]; i++)
+                        keep[i] = sh->split_ok[p][u->opt[0][i] / 2];
+                    int64_t rest = all / u->n[0];
+                    dt_auto_reject(rejected, STATUS_INFEASIBLE_SHAPE,
+                                   dt_auto_filter(u, 0, keep) * rest);
+                    for (int i = 0; i < u->n[3]; i++) {
+                        int64_t mb = inference ? global_batch / dp : dt_auto_mb[u->opt[3][i]];
+                        keep[i] = mb >= 1 && global_batch % (mb * dp) == 0;
+                    }
+                    rest = u->n[3] > 0 ? dt_auto_product(u) / u->n[3] : 0;
+                    dt_auto_reject(rejected, STATUS_INVALID_BATCH_MISMATCH,
+                                   dt_auto_filter(u, 3, keep) * rest);
+                    int64_t n = dt_auto_product(u);
+                    if (n == 0)
+                        continue;
+                    u->first = cell->n;
+                    cell->n += n;
+                    cell->ntuples++;
+                }
+    return cell->n;
+}
+
+int64_t detailed_auto_cell_candidate(const detailed_auto_cell *cell, int64_t r, int *hint)
+{
+    if (r < 0 || r >= cell->n)
+        return -1;
+    if (cell->dlrm)
+        return dt_auto_llm_count() + r;
+    /* the tuple holding rank r: from the hint on (sequential ranks), else
+     * by bisection */
+    int j = hint && *hint >= 0 && *hint < cell->ntuples ? *hint : 0;
+    if (cell->t[j].first > r ||
+        (j + 1 < cell->ntuples && cell->t[j + 1].first <= r)) {
+        if (j + 1 < cell->ntuples && cell->t[j + 1].first <= r &&
+            (j + 2 >= cell->ntuples || cell->t[j + 2].first > r)) {
+            j++;
+        } else {
+            int lo = 0, hi = cell->ntuples - 1;
+            while (lo < hi) {
+                int mid = (lo + hi + 1) / 2;
+                if (cell->t[mid].first <= r)
+                    lo = mid;
+                else
+                    hi = mid - 1;
+            }
+            j = lo;
+        }
+    }
+    if (hint)
+        *hint = j;
+    const detailed_auto_tuple *u = &cell->t[j];
+    int64_t q = r - u->first;
+    int d[DETAILED_AUTO_LISTS];
+    for (int l = 0; l < DETAILED_AUTO_LISTS; l++) {
+        d[l] = u->opt[l][q % u->n[l]];
+        q /= u->n[l];
+    }
+    dt_digits g = {.tp = u->tp, .pp = u->pp, .cp = u->cp, .ep = u->ep,
+                   .v = d[0] / 2, .gpipe = d[0] % 2, .zero = d[1], .rc = d[2],
+                   .mb = d[3], .layout = d[4], .ovl_off = d[5], .sp_off = d[6]};
+    return dt_auto_encode(&g);
 }

@@ -1,0 +1,44 @@
+/*
+ * kept.h - the file side of a reduced sweep (keep other than "all"):
+ * checkpoints of the reduction state, so that --resume finds what the
+ * killed run had reduced, and the /groups table.
+ *
+ * A checkpoint covers the chunks [0, C) (the ranks stop drawing at C and
+ * merge, worker.c): rank 0 writes the merged entries and the per-group
+ * counts into one of two slots, /keep/state{0,1} and /keep/groups{0,1},
+ * and the summary's winners (/keep/summary{0,1}), flushes, and only then
+ * names the slot in the root attributes keep_slot,
+ * keep_chunks (C) and keep_rows (rows of /results committed: keep =
+ * { feasible = true; } streams its rows at every checkpoint). A run
+ * killed while writing a slot leaves the other one, still named, intact.
+ * The finished file holds /groups (one row per group: the group's key
+ * values, points evaluated, per status code, kept) and no /keep.
+ */
+#ifndef MADSWEEP_KEPT_H
+#define MADSWEEP_KEPT_H
+
+#include <stdint.h>
+
+#include "output.h"
+#include "reduce.h"
+#include "summary.h"
+
+/* Collective: writes rank 0's state (entries and counts) and the
+ * summary's winners (best, summary_slots(s), merged over the ranks) as a
+ * checkpoint of chunks [0, chunks) and rows [0, rows). */
+void kept_checkpoint(output *o, const reduce *r, const space *s, int64_t chunks,
+                     int64_t rows, const summary_best *best);
+
+/* Collective: loads the last checkpoint into rank 0's reducer (entries,
+ * counts) and every rank's best[summary_slots(s)] (left as given when
+ * there is none), and sets *chunks and *rows (0 and 0 when the file has
+ * none). Returns 0, or -1 when the checkpoint does not read as this
+ * spec's. */
+int kept_restore(output *o, reduce *r, const space *s, int64_t *chunks, int64_t *rows,
+                 summary_best *best);
+
+/* Collective: /groups from rank 0's counts, with kept[g] points kept per
+ * group (rank 0's array), and the checkpoints removed. */
+void kept_finish(output *o, const reduce *r, const space *s, const int64_t *kept);
+
+#endif

@@ -1,0 +1,111 @@
+/*
+ * spec.h (worker) - a loaded sweep specification as plain data: the axis
+ * values of a design space, what the space, the worker loop and the
+ * output file read. Loading it from libconfig is the driver's job
+ * (driver/spec.h documents the file format and declares spec_load()).
+ * No libconfig, MPI or HDF5 here; the spec owns its arrays (spec_free).
+ */
+#ifndef MADSWEEP_WORKER_SPEC_H
+#define MADSWEEP_WORKER_SPEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../cost/autoplan.h"
+#include "../cost/eval.h"
+#include "sources.h"
+
+#define SPEC_NAME_MAX 64
+#define SPEC_CHUNK_DEFAULT 4096
+#define SPEC_MAX_CHUNKS (INT64_C(1) << 22)
+#define SPEC_CHUNK_MAX (INT64_C(1) << 20) /* rows buffered per rank */
+
+/* What a sweep keeps of its points (spec key `keep`, driver/spec.h):
+ * every row (SPEC_KEEP_ALL), the rows with status ok (SPEC_KEEP_FEASIBLE),
+ * the `top` best points by one figure per group (SPEC_KEEP_TOP), or the
+ * Pareto frontier over 2..SPEC_KEEP_FIGS figures per group
+ * (SPEC_KEEP_PARETO); ranked points are feasible ones. Groups are keys:
+ * the axes (same numbers as space_axis) and figures of the system. */
+typedef enum spec_keep_mode {
+    SPEC_KEEP_ALL = 0,
+    SPEC_KEEP_FEASIBLE = 1,
+    SPEC_KEEP_TOP = 2,
+    SPEC_KEEP_PARETO = 3
+} spec_keep_mode;
+
+typedef enum spec_key {
+    SPEC_KEY_MODEL = 0, SPEC_KEY_SYSTEM, SPEC_KEY_TASK, SPEC_KEY_BATCH,
+    SPEC_KEY_STRATEGY, SPEC_KEY_STACK, /* the axes, as space_axis */
+    SPEC_KEY_DEVICES,  /* the system's device count */
+    SPEC_KEY_NODES,    /* the system's node count */
+    SPEC_KEY_HARDWARE, /* detailed: the system's hardware generation */
+    SPEC_NKEYS
+} spec_key;
+
+#define SPEC_KEEP_FIGS 4
+#define SPEC_KEEP_GROUP SPEC_NKEYS
+
+typedef struct spec_keep {
+    spec_keep_mode mode;
+    bool feasible;           /* stated (implied by top and pareto) */
+    int64_t top;             /* K (SPEC_KEEP_TOP) */
+    int nfig;                /* figures ranked: 1 (top) or 2.. (pareto) */
+    int fig[SPEC_KEEP_FIGS]; /* indices into result_fields[] */
+    int ngroup;
+    int group[SPEC_KEEP_GROUP]; /* spec_key, in the order given */
+} spec_keep;
+
+/* Name of a key ("model", ..., "global_batch", "strategy", "stack",
+ * "devices", "nodes", "hardware"); parse accepts "batch" for the batch
+ * axis and returns -1 when unknown. */
+const char *spec_key_name(spec_key k);
+int spec_key_parse(const char *name);
+
+/* One line describing the keep mode ("all", "top 3 by tokens_per_s per
+ * model,task", ...), stored in sweep files. */
+int spec_keep_text(const spec_keep *k, char *buf, size_t size);
+
+typedef struct spec_task {
+    char name[SPEC_NAME_MAX];
+    task_kind kind;
+    bool freeze_emb, freeze_dense, freeze_top_mlp, freeze_bot_mlp;
+    int64_t min_frozen_layer; /* -1: the model's layer count */
+    int64_t frozen_layers;    /* detailed finetune: leading layers frozen */
+    int dtype;                /* detailed: hw_dtype of compute */
+    int64_t prompt_tokens;    /* detailed inference (0: seq_len) */
+    int64_t decode_tokens;    /* detailed inference */
+} spec_task;
+
+typedef struct spec {
+    char name[SPEC_NAME_MAX];
+    char *text; /* the file, verbatim */
+    eval_fidelity fidelity;
+    const eval_ops *ops;
+    model_t *models;
+    int64_t nmodels;
+    cluster_t *systems;       /* detailed: mirrors of dsystems (name, sizes) */
+    topo_system_t *dsystems;  /* detailed fidelity only, else NULL */
+    int64_t nsystems;
+    stack_desc *stacks;       /* software stacks (madmax: one entry "none") */
+    int64_t nstacks;
+    spec_task *tasks;
+    int64_t ntasks;
+    int64_t *batches;
+    unsigned *batch_kinds; /* per batch: 1 << model_kind of the kinds it applies to */
+    int64_t nbatches;
+    bool strat_auto;
+    autoplan_pair *strats; /* explicit strategies (NULL for auto) */
+    int64_t nstrats;       /* explicit count, or the auto set's size */
+    int64_t chunk;         /* as given (sweep.c may raise it) */
+    spec_keep keep;
+    sources files;         /* catalogues and includes read (provenance) */
+} spec;
+
+void spec_free(spec *s);
+
+/* Text of strategy k: "dense | embedding" templates (madmax), or the
+ * detailed candidate's description (detailed_strategy_text). */
+int spec_strategy_text(const spec *s, int64_t k, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,79 @@
+/*
+ * summary.c (worker) - the summary's winners per (model, system, task)
+ * and their merge over ranks (see worker/summary.h).
+ */
+#include "summary.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "check.h"
+
+int64_t summary_slots(const space *s)
+{
+    return s->radix[SPACE_MODEL] * s->radix[SPACE_SYSTEM] * s->radix[SPACE_TASK];
+}
+
+int64_t summary_slot(const space *s, const int64_t idx[SPACE_NAXES])
+{
+    return (idx[SPACE_MODEL] * s->radix[SPACE_SYSTEM] + idx[SPACE_SYSTEM]) *
+               s->radix[SPACE_TASK] +
+           idx[SPACE_TASK];
+}
+
+void summary_clear(summary_best *b, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++) {
+        b[i].value = 0.0;
+        b[i].id = -1;
+    }
+}
+
+double summary_rank(model_kind kind, int32_t status, double fits, double tokens_dev,
+                    double samples_dev)
+{
+    if (status != STATUS_OK || fits != 1.0)
+        return (double)NAN;
+    double v = kind == MODEL_LLM ? tokens_dev : samples_dev;
+    return isfinite(v) ? v : (double)NAN;
+}
+
+double summary_value(const point_t *p, const result_t *r)
+{
+    return summary_rank(p->model.kind, r->status, r->mem_fits,
+                        r->tokens_per_s_per_device, r->samples_per_s_per_device);
+}
+
+void summary_consider(summary_best *b, double v, int64_t id)
+{
+    if (!isfinite(v))
+        return;
+    if (b->id < 0 || v > b->value || (v == b->value && id < b->id)) {
+        b->value = v;
+        b->id = id;
+    }
+}
+
+void summary_merge(MPI_Comm comm, summary_best *b, int64_t n)
+{
+    double *v = malloc((size_t)(n > 0 ? n : 1) * sizeof *v);
+    int64_t *id = malloc((size_t)(n > 0 ? n : 1) * sizeof *id);
+    if (!v || !id)
+        check_die("out of memory", __FILE__, __LINE__);
+    /* in pieces: MPI counts are int */
+    for (int64_t at = 0; at < n; at += 1 << 24) {
+        int k = (int)(n - at < (1 << 24) ? n - at : (1 << 24));
+        for (int64_t i = at; i < at + k; i++)
+            v[i] = b[i].id >= 0 ? b[i].value : -(double)INFINITY;
+        CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, v + at, k, MPI_DOUBLE, MPI_MAX, comm));
+        for (int64_t i = at; i < at + k; i++)
+            id[i] = b[i].id >= 0 && b[i].value == v[i] ? b[i].id : INT64_MAX;
+        CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, id + at, k, MPI_INT64_T, MPI_MIN, comm));
+        for (int64_t i = at; i < at + k; i++) {
+            b[i].id = id[i] == INT64_MAX ? -1 : id[i];
+            b[i].value = b[i].id >= 0 ? v[i] : 0.0;
+        }
+    }
+    free(v);
+    free(id);
+}
