@@ -357,6 +357,19 @@ static void test_eval_rules(void)
     p = tidy_point(2, 1, 4, 0);
     p.task.detailed.ep = 2; /* not an MoE model */
     CU_ASSERT_EQUAL(eval_check(&p, &where), STATUS_INVALID_STRATEGY);
+    /* a library caller's huge counts and overflowing products are
+     * refused by the check, before any loop or product */
+    p = tidy_point(2, 1, 4, 0);
+    p.model.layers = INT64_MAX;
+    CU_ASSERT_EQUAL(eval_check(&p, &where), STATUS_INVALID_VALUE);
+    p = tidy_point(2, 1, 4, 0);
+    p.task.detailed.tp = INT64_C(1) << 40;
+    CU_ASSERT_EQUAL(eval_check(&p, &where), STATUS_INVALID_VALUE);
+    p = tidy_point(2, 1, 4, 0);
+    p.task.detailed.micro_batch = INT64_C(1) << 30;
+    p.task.detailed.dp = INT64_C(1) << 20;
+    p.task.detailed.grad_accum = INT64_C(1) << 20;
+    CU_ASSERT_EQUAL(eval_check(&p, &where), STATUS_INVALID_VALUE);
     /* 4 layers cannot fill 8 stages */
     p = tidy_point(1, 8, 1, 0);
     p.model.layers = 4;

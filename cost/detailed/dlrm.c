@@ -99,19 +99,28 @@ status_code dt_check_dlrm(const point_t *p, const char **where)
     const model_t *m = &p->model;
     const task_detailed_t *t = &p->task.detailed;
     const task_t *k = &p->task;
+    int64_t x;
     bool bad = m->tables < 1 || m->rows_per_table < 1 || m->emb_dim < 1 ||
                m->pooling < 1 || m->bytes_per_emb_param < 0 || m->d.bot_n < 2 ||
+               m->tables > DT_MAX_COUNT || m->emb_dim > DT_MAX_COUNT ||
+               m->rows_per_table > DT_MAX_BATCH || m->pooling > DT_MAX_COUNT ||
+               m->bytes_per_emb_param > 64 ||
+               !dt_mul_ok(m->tables, m->emb_dim, DT_MAX_BATCH, &x) ||
                m->d.bot_n > MODEL_MLP_MAX || m->d.top_n < 1 ||
                m->d.top_n > MODEL_MLP_MAX;
     for (int i = 0; !bad && i < m->d.bot_n; i++)
-        bad = m->d.bot_mlp[i] < 1;
+        bad = m->d.bot_mlp[i] < 1 || m->d.bot_mlp[i] > DT_MAX_COUNT;
     for (int i = 0; !bad && i < m->d.top_n; i++)
-        bad = m->d.top_mlp[i] < 1;
+        bad = m->d.top_mlp[i] < 1 || m->d.top_mlp[i] > DT_MAX_COUNT;
     if (bad || m->d.bot_mlp[m->d.bot_n - 1] != m->emb_dim) {
         *where = "model";
         return STATUS_INVALID_VALUE;
     }
     if (t->dp < 0 || t->micro_batch < 0 || t->global_batch < 0 || t->grad_accum < 0 ||
+        t->dp > DT_MAX_DEGREE || t->micro_batch > DT_MAX_BATCH ||
+        t->global_batch > DT_MAX_BATCH || t->grad_accum > DT_MAX_BATCH ||
+        t->emb_column_shards > DT_MAX_COUNT ||
+        (t->micro_batch > 0 && !dt_mul_ok(t->micro_batch, t->dp > 0 ? t->dp : 1, DT_MAX_BATCH, &x)) ||
         t->dtype < 0 || t->dtype >= HW_NDTYPES || !(t->grad_reduce_bytes >= 0) ||
         t->emb_sharding < 0 || t->emb_sharding > TASK_EMB_COLUMN ||
         t->emb_optimizer < 0 || t->emb_optimizer > TASK_EMB_OPT_ADAM ||

@@ -228,6 +228,23 @@ typedef struct dt_ends {
     double emb_f, emb_b, head_f, head_b;
 } dt_ends;
 
+/* ---- bounds (fidelity.c): every count the fidelity multiplies or loops
+ * over is checked against these before any arithmetic, so a direct
+ * caller of the library cannot overflow or loop for ever */
+#define DT_MAX_COUNT (INT64_C(1) << 26)   /* layers, widths, heads, tokens, experts */
+#define DT_MAX_DEGREE (INT64_C(1) << 24)  /* each parallel degree */
+#define DT_MAX_BATCH (INT64_C(1) << 40)   /* sequences, samples, rows */
+
+/* a * b into *out; false on overflow or a result above `max` */
+static inline bool dt_mul_ok(int64_t a, int64_t b, int64_t max, int64_t *out)
+{
+    int64_t r;
+    if (__builtin_mul_overflow(a, b, &r) || r > max)
+        return false;
+    *out = r;
+    return true;
+}
+
 /* ---- across files */
 
 /* Parameters per device of one layer (dense or MoE; KV heads replicated

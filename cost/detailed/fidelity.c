@@ -54,6 +54,11 @@ static status_code dt_check(const point_t *p, const char **where)
     }
     if (m->layers < 1 || m->hidden < 1 || m->heads < 1 || m->ffn < 1 ||
         m->seq_len < 1 || m->vocab < 0 || m->kv_heads < 0 ||
+        m->layers > DT_MAX_COUNT || m->hidden > DT_MAX_COUNT || m->heads > DT_MAX_COUNT ||
+        m->ffn > DT_MAX_COUNT || m->seq_len > DT_MAX_COUNT || m->vocab > DT_MAX_COUNT ||
+        m->kv_heads > DT_MAX_COUNT || m->d.experts > DT_MAX_COUNT ||
+        m->d.top_k > DT_MAX_COUNT || m->d.expert_ffn < 0 || m->d.expert_ffn > DT_MAX_COUNT ||
+        m->d.shared_experts > DT_MAX_COUNT || m->d.dense_layers > m->layers ||
         m->hidden % m->heads != 0 ||
         (m->kv_heads > 0 && m->heads % m->kv_heads != 0) ||
         m->d.experts < 0 || m->d.top_k < 0 ||
@@ -81,9 +86,31 @@ static status_code dt_check(const point_t *p, const char **where)
         t->dtype < 0 || t->dtype >= HW_NDTYPES || !(t->capacity_factor >= 0) ||
         !(t->grad_reduce_bytes >= 0) || t->prompt_tokens < 0 ||
         t->decode_tokens < 0 ||
-        (p->task.kind == TASK_INFERENCE && t->decode_tokens < 1)) {
+        (p->task.kind == TASK_INFERENCE && t->decode_tokens < 1) ||
+        t->tp > DT_MAX_DEGREE || t->pp > DT_MAX_DEGREE || t->dp > DT_MAX_DEGREE ||
+        t->cp > DT_MAX_DEGREE || t->ep > DT_MAX_DEGREE || t->vpp > DT_MAX_DEGREE ||
+        t->micro_batch > DT_MAX_BATCH || t->global_batch > DT_MAX_BATCH ||
+        t->grad_accum > DT_MAX_BATCH || t->prompt_tokens > DT_MAX_COUNT ||
+        t->decode_tokens > DT_MAX_COUNT || t->shard_degree > DT_MAX_DEGREE ||
+        t->frozen_layers > DT_MAX_COUNT || !(t->capacity_factor <= 1024.0) ||
+        !(t->grad_reduce_bytes <= 64.0) || p->stack.default_micro_batch > DT_MAX_BATCH) {
         *where = "task";
         return STATUS_INVALID_VALUE;
+    }
+    /* the products the evaluation forms, checked before it forms them */
+    {
+        int64_t tp = t->tp > 0 ? t->tp : 1, pp = t->pp > 0 ? t->pp : 1;
+        int64_t dp = t->dp > 0 ? t->dp : 1, cp = t->cp > 0 ? t->cp : 1;
+        int64_t v = t->vpp > 0 ? t->vpp : 1, mb = t->micro_batch > 0 ? t->micro_batch : 1;
+        int64_t ga = t->grad_accum > 0 ? t->grad_accum : 1, x;
+        if (!dt_mul_ok(tp, pp, DT_MAX_BATCH, &x) || !dt_mul_ok(x, dp, DT_MAX_BATCH, &x) ||
+            !dt_mul_ok(x, cp, DT_MAX_BATCH, &x) || !dt_mul_ok(pp, v, DT_MAX_COUNT, &x) ||
+            !dt_mul_ok(mb, dp, DT_MAX_BATCH, &x) || !dt_mul_ok(x, ga, DT_MAX_BATCH, &x) ||
+            !dt_mul_ok(dp, cp, DT_MAX_BATCH, &x) ||
+            (t->ep > 0 && !dt_mul_ok(dp * cp, t->ep, DT_MAX_BATCH, &x))) {
+            *where = "task";
+            return STATUS_INVALID_VALUE;
+        }
     }
     dt_degrees(p, &d);
     if (d.tp * d.pp * d.dp * d.cp != p->system.devices) {
