@@ -18,7 +18,8 @@
  * Return value: STATUS_OK or STATUS_INFEASIBLE_* (the point was evaluated
  * or found infeasible: data, written to r->status), or STATUS_INVALID_*
  * (the point breaks a rule; *where names the part at fault, e.g. "dense
- * plan"), or STATUS_NOMEM.
+ * plan"; STATUS_INVALID_NONFINITE/NEGATIVE: a figure, see eval_run), or
+ * STATUS_NOMEM.
  */
 #ifndef MADSWEEP_EVAL_H
 #define MADSWEEP_EVAL_H
@@ -72,6 +73,17 @@ const char *eval_fidelity_name(eval_fidelity f);
 
 /* Checks without evaluating (cheap: used by sweep enumeration). */
 status_code eval_check(const point_t *p, const char **where);
+
+/* Evaluates a checked point with `ops`, then checks every figure of
+ * result_fields[]: one that is not finite or is negative beyond rounding
+ * (below -1e-9 x the iteration time; inputs that
+ * passed their range checks but combine badly) makes the point
+ * STATUS_INVALID_NONFINITE or STATUS_INVALID_NEGATIVE, with *where (when
+ * not NULL) naming the figure and every figure zeroed, so that no NaN,
+ * infinity or negative figure reaches a report or a sweep row.
+ * r->status is set to the returned code unless it is STATUS_NOMEM. */
+status_code eval_run(const eval_ops *ops, const point_t *p, engine *e,
+                     result_t *r, const char **where);
 
 /* Checks and evaluates; see the header comment for the return value. */
 status_code eval_point(const point_t *p, engine *e, result_t *r,

@@ -53,6 +53,12 @@ static const status_info status_table[] = {
      "the model, task or strategy is not supported by this fidelity"},
     {STATUS_INVALID_NODES, "invalid:nodes",
      "the number of devices must be divisible by the number of nodes"},
+    {STATUS_INVALID_NONFINITE, "invalid:non-finite",
+     "the evaluation gave a figure that is not finite (an input outside "
+     "its physical range, e.g. a denormal or infinite bandwidth)"},
+    {STATUS_INVALID_NEGATIVE, "invalid:negative",
+     "the evaluation gave a negative time, rate or size (an input outside "
+     "its physical range)"},
     {STATUS_NOMEM, "error:nomem", "out of memory"},
 };
 

@@ -37,6 +37,11 @@ typedef enum status_code {
     STATUS_INVALID_NOTHING_TRAINED = 112,   /* finetune with all frozen */
     STATUS_INVALID_FIDELITY = 113,    /* model/task unsupported by fidelity */
     STATUS_INVALID_NODES = 114,       /* devices not divisible by nodes */
+    /* the evaluation gave a figure that is not finite, or negative: an
+     * input outside its physical range (eval_run; a sweep row, figures
+     * zeroed) */
+    STATUS_INVALID_NONFINITE = 115,
+    STATUS_INVALID_NEGATIVE = 116,
     STATUS_NOMEM = 200                /* allocation failed */
 } status_code;
 
