@@ -17,6 +17,8 @@
 
 #include "../cost/eval.h"
 #include "best.h"
+#include "job.h"
+#include "launch.h"
 #include "load.h"
 #include "report.h"
 #include "sweep.h"
@@ -234,7 +236,13 @@ static int cmd_parse(int argc, char **argv, cmd_args *a, FILE *err)
 static int cmd_load_point(const cmd_args *a, point_t *p, FILE *err)
 {
     load_err le;
-    if (load_point(a->file, load_configs_dir(a->val[OPT_CONFIGS]), p, &le) == 0)
+    char what[300];
+    snprintf(what, sizeof what, "loading %s", a->file);
+    job_init();
+    job_guard_begin(what);
+    int rc = load_point(a->file, load_configs_dir(a->val[OPT_CONFIGS]), p, &le);
+    job_guard_end();
+    if (rc == 0)
         return 0;
     fprintf(err, "madsweep: %s\n", le.text);
     return -1;
@@ -349,28 +357,27 @@ static int cmd_bench(const cmd_args *a, FILE *out, FILE *err)
     return 0;
 }
 
-static void cmd_mpi_finalize(void)
-{
-    int done = 0;
-    MPI_Finalized(&done);
-    if (!done)
-        MPI_Finalize();
-}
-
-/* Initializes MPI once per process (finalized at exit), so `sweep` works
- * under mpirun, srun or as a single process. */
+/* Initializes MPI once per process (finalized at exit by job.c's
+ * handler), so `sweep` works under mpirun, srun or as a single process. */
 static int cmd_mpi_init(FILE *err)
 {
     int up = 0;
     MPI_Initialized(&up);
     if (up)
         return 0;
+    job_init();
     if (MPI_Init(NULL, NULL) != MPI_SUCCESS) {
         fprintf(err, "madsweep sweep: MPI_Init failed\n");
         return -1;
     }
-    atexit(cmd_mpi_finalize);
     return 0;
+}
+
+/* A non-negative integer from a test-hook variable, 0 when unset. */
+static int64_t cmd_hook(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v ? strtoll(v, NULL, 10) : 0;
 }
 
 static int cmd_sweep(const cmd_args *a, FILE *out, FILE *err)
@@ -379,16 +386,40 @@ static int cmd_sweep(const cmd_args *a, FILE *out, FILE *err)
         fprintf(err, "madsweep sweep: missing -o/--out FILE\n");
         return 2;
     }
+    /* the launcher's task count, read before MPI_Init adds variables */
+    launch_env le;
+    launch_capture(&le);
+    char msg[600];
+    if (launch_check_env(&le, msg, sizeof msg) != 0) {
+        if (launch_reports(&le))
+            fprintf(err, "madsweep sweep: %s\n", msg);
+        return 2;
+    }
     if (cmd_mpi_init(err) != 0)
         return 1;
+    int world = 1, rank = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &world);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (launch_check_world(&le, world, msg, sizeof msg) != 0) {
+        if (rank == 0 && launch_reports(&le))
+            fprintf(err, "madsweep sweep: %s\n", msg);
+        return 2;
+    }
     sweep_opts o = {.spec_path = a->file, .out_path = a->val[OPT_OUT],
                     .configs_dir = a->val[OPT_CONFIGS],
                     .resume = a->set[OPT_RESUME], .quiet = a->set[OPT_QUIET]};
-    /* test hook: every rank SIGKILLs itself after this many chunks */
-    const char *kill = getenv("MADSWEEP_KILL_AFTER_CHUNKS");
-    if (kill && *kill)
-        o.kill_after = strtoll(kill, NULL, 10);
-    return sweep_run(MPI_COMM_WORLD, &o, NULL, out, err);
+    /* test hooks: every rank SIGKILLs itself after this many chunks;
+     * rank 0 raises SIGUSR1 after this many of its chunks */
+    o.kill_after = cmd_hook("MADSWEEP_KILL_AFTER_CHUNKS");
+    o.stop_after = cmd_hook("MADSWEEP_STOP_AFTER_CHUNKS");
+    job_signals_install();
+    char what[300];
+    snprintf(what, sizeof what, "sweeping %s into %s", a->file,
+             a->val[OPT_OUT]);
+    job_guard_begin(what);
+    int rc = sweep_run(MPI_COMM_WORLD, &o, NULL, out, err);
+    job_guard_end();
+    return rc;
 }
 
 static int cmd_best(const cmd_args *a, FILE *out, FILE *err)

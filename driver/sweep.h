@@ -35,6 +35,7 @@ typedef struct sweep_opts {
     bool quiet;          /* no progress line and no summary */
     double progress_s;   /* seconds between progress lines (0: default) */
     int64_t kill_after;  /* test hook: each rank SIGKILLs itself after N chunks */
+    int64_t stop_after;  /* test hook: rank 0 raises SIGUSR1 after N chunks */
 } sweep_opts;
 
 typedef struct sweep_stats {
