@@ -9,15 +9,19 @@
 #include "sweep.h"
 
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "../worker/check.h"
+#include "../worker/claim.h"
 #include "../worker/output.h"
+#include "../worker/verify.h"
 #include "../worker/worker.h"
 #include "best.h"
+#include "job.h"
 #include "space.h"
 #include "spec.h"
 
@@ -171,6 +175,175 @@ static int sweep_load(MPI_Comm comm, int rank, const sweep_opts *o, spec *sp,
     return 0;
 }
 
+/* The files that must not be the output: the spec and the catalogues. */
+static void sweep_inputs(const sweep_opts *o, char paths[][1024],
+                         const char *inputs[], size_t n)
+{
+    static const char *const cats[] = {"models.cfg", "systems.cfg",
+                                       "detailed_models.cfg",
+                                       "detailed_systems.cfg", "hardware.cfg"};
+    const char *dir = load_configs_dir(o->configs_dir);
+    size_t k = 0;
+    inputs[k++] = o->spec_path;
+    for (size_t i = 0; i < sizeof cats / sizeof cats[0] && k + 1 < n; i++) {
+        snprintf(paths[i], 1024, "%s/%s", dir, cats[i]);
+        inputs[k++] = paths[i];
+    }
+    inputs[k] = NULL;
+}
+
+/* Phase 2: rank 0 claims the output (claim.h), then every rank creates
+ * it (or reopens it for --resume: *layout tells whether its datasets
+ * exist). From here on the file exists with complete = 0. Returns 0 or
+ * the exit code. */
+static int sweep_open(MPI_Comm comm, int rank, const sweep_opts *o,
+                      const output_meta *m, output *fo, claim *cl, int *layout,
+                      FILE *err)
+{
+    char msg[1200] = "";
+    int state[2] = {0, 1}; /* exit code of a refusal; file absent or empty */
+    cl->fd = -1;
+    if (rank == 0) {
+        char paths[8][1024];
+        const char *inputs[8];
+        sweep_inputs(o, paths, inputs, 8);
+        bool empty = true;
+        claim_rc cr = claim_take(cl, o->out_path, !o->resume, inputs, &empty,
+                                 msg, sizeof msg);
+        if (cr != CLAIM_OK)
+            fprintf(err, "madsweep: %s\n", msg);
+        state[0] = cr == CLAIM_REFUSED ? 2 : cr < 0 ? 1 : 0;
+        state[1] = empty;
+    }
+    CHECK_MPI(MPI_Bcast(state, 2, MPI_INT, 0, comm));
+    if (state[0])
+        return state[0];
+    *layout = 0;
+    if (o->resume && !state[1]) {
+        if (output_open(fo, comm, o->out_path, m, layout, msg, sizeof msg) == 0)
+            return 0;
+        if (rank == 0)
+            fprintf(err, "madsweep: %s\n", msg);
+        claim_release(cl);
+        return 2;
+    }
+    if (o->resume && rank == 0 && !o->quiet)
+        fprintf(err, "madsweep: %s is empty: starting the sweep\n",
+                o->out_path);
+    if (output_create(fo, comm, o->out_path, m, msg, sizeof msg) == 0)
+        return 0;
+    if (rank == 0)
+        fprintf(err, "madsweep: %s\n", msg);
+    claim_release(cl);
+    return 1;
+}
+
+/* Phase 3: the check pass (see sweep.h). Returns the stop signal that
+ * any rank received meanwhile (all ranks agree), or 0 once off[] holds
+ * every chunk's row offset and by_code the invalid counts. */
+static int sweep_check_pass(MPI_Comm comm, int rank, int nranks,
+                            const space *s, space_cursor *cur, int64_t chunk,
+                            int64_t nchunks, int64_t *off, int64_t *by_code)
+{
+    for (int64_t c = rank; c < nchunks && !job_stop_signal(); c += nranks) {
+        int64_t lo = c * chunk, hi = lo + chunk < s->total ? lo + chunk : s->total;
+        off[c + 1] = space_count_valid(s, cur, lo, hi, by_code);
+    }
+    int sig = job_stop_signal(), any = 0;
+    CHECK_MPI(MPI_Allreduce(&sig, &any, 1, MPI_INT, MPI_MAX, comm));
+    if (any)
+        return any;
+    /* in pieces: MPI counts are int */
+    for (int64_t at = 0; at < nchunks; at += 1 << 24) {
+        int n = (int)(nchunks - at < (1 << 24) ? nchunks - at : (1 << 24));
+        CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, off + 1 + at, n, MPI_INT64_T,
+                                MPI_SUM, comm));
+    }
+    CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, by_code, SPACE_NCODES, MPI_INT64_T,
+                            MPI_SUM, comm));
+    for (int64_t c = 0; c < nchunks; c++)
+        off[c + 1] += off[c];
+    return 0;
+}
+
+/* --resume: every rank checks the tables and its share of the chunks
+ * already written (verify.h); the first failure (lowest chunk) is
+ * reported by rank 0. Returns 0, or 1 when the file is damaged. */
+static int sweep_verify(MPI_Comm comm, int rank, int nranks, hid_t f,
+                        const space *s, const int64_t *off, const uint8_t *done,
+                        int64_t nchunks, const char *path, FILE *err)
+{
+    char msg[VERIFY_MSG] = "";
+    int64_t bad = INT64_MAX; /* chunk of the failure, -1: the tables */
+    verify_shape vs;
+    uint64_t *dg = malloc(((size_t)nchunks + 1) * sizeof *dg);
+    if (!dg)
+        check_die("out of memory", __FILE__, __LINE__);
+    if (verify_shape_read(f, &vs, msg, sizeof msg) != 0 ||
+        verify_read_progress(f, nchunks, NULL, dg, msg, sizeof msg) != 0)
+        bad = -1;
+    for (int a = 0; a < SPACE_NAXES && bad == INT64_MAX; a++)
+        if (vs.radix[a] != s->radix[a]) {
+            snprintf(msg, sizeof msg, "/axes/%s has %lld rows, the spec %lld",
+                     space_axis_names[a], (long long)vs.radix[a],
+                     (long long)s->radix[a]);
+            bad = -1;
+        }
+    verify_rows v;
+    if (bad == INT64_MAX && verify_rows_open(&v, f, &vs, msg, sizeof msg) != 0)
+        bad = -1;
+    if (bad == INT64_MAX) {
+        for (int64_t c = rank; c < nchunks && bad == INT64_MAX; c += nranks)
+            if (done[c] && verify_chunk(&v, c, off[c], off[c + 1] - off[c], dg[c],
+                                        msg, sizeof msg) != 0)
+                bad = c;
+        verify_rows_close(&v);
+    }
+    free(dg);
+    int64_t first = INT64_MAX;
+    CHECK_MPI(MPI_Allreduce(&bad, &first, 1, MPI_INT64_T, MPI_MIN, comm));
+    if (first == INT64_MAX)
+        return 0;
+    /* the rank that found the first failure tells rank 0 */
+    int mine = bad == first ? rank : nranks, who = nranks;
+    CHECK_MPI(MPI_Allreduce(&mine, &who, 1, MPI_INT, MPI_MIN, comm));
+    CHECK_MPI(MPI_Bcast(msg, sizeof msg, MPI_CHAR, who, comm));
+    if (rank == 0)
+        fprintf(err, "madsweep: cannot resume: %s is corrupted: %s; run "
+                "without --resume to start it over\n", path, msg);
+    return 1;
+}
+
+static const char *sweep_signal_name(int sig)
+{
+    return sig == SIGTERM ? "SIGTERM" : sig == SIGUSR1 ? "SIGUSR1"
+           : sig == SIGINT ? "SIGINT" : "a signal";
+}
+
+/* A stopped run: the file keeps complete = 0 with the chunks written so
+ * far; rank 0 says how to finish it. Returns JOB_EXIT_STOPPED. */
+static int sweep_stopped(MPI_Comm comm, int rank, const sweep_opts *o,
+                         output *fo, output_meta *m, int64_t written, FILE *err)
+{
+    int sig = job_stop_signal(), any = 0;
+    CHECK_MPI(MPI_Allreduce(&sig, &any, 1, MPI_INT, MPI_MAX, comm));
+    char e_text[32] = "";
+    if (rank == 0)
+        sweep_time_text(e_text, sizeof e_text);
+    CHECK_MPI(MPI_Bcast(e_text, sizeof e_text, MPI_CHAR, 0, comm));
+    m->end_time = e_text;
+    m->complete = 0;
+    m->evaluated = written;
+    output_set_meta(fo, m);
+    if (rank == 0)
+        fprintf(err, "madsweep: stopped by %s: %lld of %lld points are in %s "
+                "(complete = 0); finish it with `madsweep sweep %s -o %s "
+                "--resume`\n", sweep_signal_name(any), (long long)written,
+                (long long)(m->valid >= 0 ? m->valid : 0), o->out_path,
+                o->spec_path, o->out_path);
+    return JOB_EXIT_STOPPED;
+}
+
 int sweep_run(MPI_Comm comm, const sweep_opts *o, sweep_stats *stats,
               FILE *out, FILE *err)
 {
@@ -194,7 +367,6 @@ int sweep_run(MPI_Comm comm, const sweep_opts *o, sweep_stats *stats,
         return 2;
     }
 
-    /* phase 2: check pass */
     double t_start = MPI_Wtime();
     /* ceilings without total + d - 1, which overflows near 2^63 ids */
     int64_t chunk = sp.chunk;
@@ -208,6 +380,9 @@ int sweep_run(MPI_Comm comm, const sweep_opts *o, sweep_stats *stats,
     int64_t by_code[SPACE_NCODES] = {0};
     int bad = !off || !done || !cur, any = 0;
     CHECK_MPI(MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, comm));
+    output fo;
+    claim cl = {.fd = -1};
+    memset(&fo, 0, sizeof fo);
     if (any) {
         if (rank == 0)
             fprintf(err, "madsweep: out of memory for %lld chunks\n",
@@ -216,25 +391,9 @@ int sweep_run(MPI_Comm comm, const sweep_opts *o, sweep_stats *stats,
         goto out;
     }
     space_cursor_init(cur);
-    for (int64_t c = rank; c < nchunks; c += nranks) {
-        int64_t lo = c * chunk, hi = lo + chunk < s.total ? lo + chunk : s.total;
-        off[c + 1] = space_count_valid(&s, cur, lo, hi, by_code);
-    }
-    /* in pieces: MPI counts are int */
-    for (int64_t at = 0; at < nchunks; at += 1 << 24) {
-        int n = (int)(nchunks - at < (1 << 24) ? nchunks - at : (1 << 24));
-        CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, off + 1 + at, n, MPI_INT64_T,
-                                MPI_SUM, comm));
-    }
-    CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, by_code, SPACE_NCODES, MPI_INT64_T,
-                            MPI_SUM, comm));
-    for (int64_t c = 0; c < nchunks; c++)
-        off[c + 1] += off[c];
     st.total = s.total;
-    st.valid = off[nchunks];
-    st.invalid = s.total - st.valid;
 
-    /* phase 3: the file */
+    /* phase 2: the file, marked incomplete, before any long computation */
     char t_text[32] = "";
     if (rank == 0)
         sweep_time_text(t_text, sizeof t_text);
@@ -243,40 +402,58 @@ int sweep_run(MPI_Comm comm, const sweep_opts *o, sweep_stats *stats,
         .spec_text = sp.text, .spec_path = o->spec_path,
         .start_time = t_text, .end_time = "",
         .fidelity = sp.ops->name, .cost_version = sp.ops->version,
-        .ranks = nranks, .total = st.total, .valid = st.valid,
-        .invalid = st.invalid, .evaluated = 0, .chunk = chunk,
+        .ranks = nranks, .total = st.total, .valid = -1,
+        .invalid = -1, .evaluated = 0, .chunk = chunk,
         .nchunks = nchunks, .elapsed_s = 0, .evals_per_s = 0, .complete = 0};
     output_rows rows;
     output_rows_init(&rows);
-    output fo;
-    char msg[1200];
+    int layout = 0;
+    rc = sweep_open(comm, rank, o, &meta, &fo, &cl, &layout, err);
+    if (rc)
+        goto out;
+
+    /* phase 3: check pass */
+    if (sweep_check_pass(comm, rank, nranks, &s, cur, chunk, nchunks, off,
+                         by_code) != 0) {
+        rc = sweep_stopped(comm, rank, o, &fo, &meta, 0, err);
+        goto close;
+    }
+    st.valid = off[nchunks];
+    st.invalid = s.total - st.valid;
+    meta.valid = st.valid;
+    meta.invalid = st.invalid;
+
+    /* phase 4: the datasets (or, resuming, the chunks already written) */
     int64_t complete = 0;
-    if (o->resume)
-        bad = output_open(&fo, comm, o->out_path, &rows, &meta, done,
-                          &complete, msg, sizeof msg);
-    else
-        bad = output_create(&fo, comm, o->out_path, &s, &rows, by_code, &meta,
-                            msg, sizeof msg);
-    if (bad) {
+    char msg[1200];
+    if (!layout) {
+        output_layout(&fo, &s, &rows, by_code, &meta);
+    } else if (output_resume(&fo, comm, o->out_path, &rows, &meta, done,
+                             &complete, msg, sizeof msg) != 0) {
         if (rank == 0)
             fprintf(err, "madsweep: %s\n", msg);
-        rc = o->resume ? 2 : 1;
-        goto out;
+        rc = 2;
+        goto close;
+    } else if (sweep_verify(comm, rank, nranks, fo.file, &s, off, done, nchunks,
+                            o->out_path, err) != 0) {
+        rc = 1;
+        goto close;
     }
-    int64_t already = 0;
+    int64_t already = 0, chunks_before = 0;
     for (int64_t c = 0; c < nchunks; c++)
-        if (done[c])
+        if (done[c]) {
             already += off[c + 1] - off[c];
+            chunks_before++;
+        }
     if (complete) {
         if (rank == 0 && !o->quiet)
             fprintf(err, "madsweep: %s is already complete (%lld points)\n",
                     o->out_path, (long long)st.valid);
-        output_close(&fo);
         st.complete = 1;
         goto report;
     }
 
-    /* phase 4: evaluate and write */
+    /* phase 5: evaluate and write */
     sweep_tick tick = {.err = err, .tty = isatty(fileno(err)) != 0,
                        .every = o->progress_s > 0 ? o->progress_s : 0,
                        .valid = st.valid, .todo = st.valid - already};
@@ -288,18 +465,26 @@ int sweep_run(MPI_Comm comm, const sweep_opts *o, sweep_stats *stats,
     worker w = {.comm = comm, .s = &s, .rows = &rows, .out = &fo,
                 .row_off = off, .done = done, .chunk = chunk,
                 .nchunks = nchunks, .kill_after = o->kill_after,
+                .stop_after = o->stop_after,
                 .tick = o->quiet ? NULL : sweep_on_tick, .tick_arg = &tick};
     if (worker_run(&w) != 0) {
         if (rank == 0)
             fprintf(err, "madsweep: out of memory for a chunk of rows\n");
-        output_close(&fo);
         rc = 1;
-        goto out;
+        goto close;
     }
 
-    /* phase 5: gather, attributes, report */
-    int64_t mine[3] = {w.evaluated, w.ok, w.infeasible}, sum[3];
-    CHECK_MPI(MPI_Allreduce(mine, sum, 3, MPI_INT64_T, MPI_SUM, comm));
+    /* phase 6: gather, attributes, report */
+    int64_t mine[5] = {w.evaluated, w.ok, w.infeasible, w.invalid,
+                       w.chunks_done},
+            sum[5];
+    CHECK_MPI(MPI_Allreduce(mine, sum, 5, MPI_INT64_T, MPI_SUM, comm));
+    if (chunks_before + sum[4] < nchunks) { /* a rank was told to stop */
+        rc = sweep_stopped(comm, rank, o, &fo, &meta, already + sum[0], err);
+        st.evaluated_run = sum[0];
+        free(w.best);
+        goto close;
+    }
     int64_t npairs = s.radix[SPACE_MODEL] * s.radix[SPACE_SYSTEM];
     sweep_reduce_best(comm, w.best, npairs);
     double tw[2] = {w.t_eval, w.t_write}, twmax[2];
@@ -310,6 +495,7 @@ int sweep_run(MPI_Comm comm, const sweep_opts *o, sweep_stats *stats,
     st.evaluated_run = sum[0];
     st.ok = sum[1];
     st.infeasible = sum[2];
+    st.invalid_rows = sum[3];
     st.elapsed_s = times[0];
     st.evals_per_s = times[0] > 0 ? (double)sum[0] / times[0] : 0;
     st.complete = 1;
@@ -324,6 +510,7 @@ int sweep_run(MPI_Comm comm, const sweep_opts *o, sweep_stats *stats,
     meta.complete = 1;
     output_set_meta(&fo, &meta);
     output_close(&fo);
+    claim_release(&cl);
     if (rank == 0 && !o->quiet) {
         sweep_report_progress(&tick, sum[0], true);
         fprintf(out, "sweep %s: %lld points in the space, %lld valid, %lld "
@@ -334,6 +521,10 @@ int sweep_run(MPI_Comm comm, const sweep_opts *o, sweep_stats *stats,
                 (long long)st.invalid, (long long)sum[0], (long long)sum[1],
                 (long long)sum[2], nranks, st.elapsed_s, st.evals_per_s,
                 st.evals_per_s / nranks);
+        if (sum[3] > 0)
+            fprintf(out, "%lld rows have status invalid:non-finite or "
+                    "invalid:negative (an input outside its physical range; "
+                    "their figures are zero)\n", (long long)sum[3]);
         fprintf(out, "wrote %s (slowest rank: %.2f s evaluating, %.2f s "
                 "writing rows; the rest is the check pass, setup and waiting)\n",
                 o->out_path, twmax[0], twmax[1]);
@@ -342,12 +533,18 @@ int sweep_run(MPI_Comm comm, const sweep_opts *o, sweep_stats *stats,
     }
     free(w.best);
 report:
+    output_close(&fo);
+    claim_release(&cl);
     if (rank == 0 && !o->quiet && o->resume) {
         best_opts bo = {.path = o->out_path, .top = 1, .by = NULL,
                         .group = "model,system", .csv = false};
         fprintf(out, "best strategy by throughput for each (model, system):\n");
         best_run(&bo, out, err);
     }
+    goto out;
+close:
+    output_close(&fo);
+    claim_release(&cl);
 out:
     if (stats)
         *stats = st;

@@ -17,6 +17,7 @@
 #include "../cost/detailed.h"
 #include "../driver/cmd.h"
 #include "check.h"
+#include "digest.h"
 
 #define OUTPUT_CHUNK_ROWS 4096
 
@@ -165,9 +166,12 @@ static int output_attr_read_i64(hid_t loc, const char *name, int64_t *v)
     if (e == 0)
         return -1;
     hid_t a = CHECK_H5ID(H5Aopen(loc, name, H5P_DEFAULT));
-    CHECK_H5(H5Aread(a, H5T_NATIVE_INT64, v));
+    hid_t t = CHECK_H5ID(H5Aget_type(a));
+    int ok = H5Tget_class(t) == H5T_INTEGER &&
+             H5Aread(a, H5T_NATIVE_INT64, v) >= 0; /* a damaged one fails */
+    CHECK_H5(H5Tclose(t));
     CHECK_H5(H5Aclose(a));
-    return 0;
+    return ok ? 0 : -1;
 }
 
 void output_set_meta(output *o, const output_meta *m)
@@ -322,6 +326,8 @@ static void output_table(hid_t loc, const char *name, const table *t,
     hid_t d = CHECK_H5ID(H5Dcreate2(loc, name, ft, fs, H5P_DEFAULT,
                                     H5P_DEFAULT, H5P_DEFAULT));
     output_attr_units(d, t);
+    uint64_t dg = digest_bytes(rows, (size_t)n * t->size);
+    output_attr_num(d, "digest", H5T_STD_U64LE, H5T_NATIVE_UINT64, &dg);
     hid_t ms = CHECK_H5ID(H5Screate_simple(1, dims, NULL));
     if (rank != 0) {
         CHECK_H5(H5Sselect_none(fs));
@@ -659,6 +665,9 @@ static hid_t output_fapl(MPI_Comm comm)
 {
     hid_t fapl = CHECK_H5ID(H5Pcreate(H5P_FILE_ACCESS));
     CHECK_H5(H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL));
+    /* the 1.10 file format: superblock, object headers and chunk index
+     * carry checksums, so damaged metadata fails to open or read */
+    CHECK_H5(H5Pset_libver_bounds(fapl, H5F_LIBVER_V110, H5F_LIBVER_V110));
     return fapl;
 }
 
@@ -669,8 +678,7 @@ static int output_agree(MPI_Comm comm, int bad)
     return any;
 }
 
-int output_create(output *o, MPI_Comm comm, const char *path, const space *s,
-                  const output_rows *r, const int64_t *by_code,
+int output_create(output *o, MPI_Comm comm, const char *path,
                   const output_meta *m, char *msg, size_t msize)
 {
     memset(o, 0, sizeof *o);
@@ -683,8 +691,32 @@ int output_create(output *o, MPI_Comm comm, const char *path, const space *s,
                  "and is writable)", path);
         if (o->file >= 0)
             H5Fclose(o->file);
+        memset(o, 0, sizeof *o);
         return -1;
     }
+    output_set_meta(o, m);
+    return 0;
+}
+
+/* A dataset of one element per work chunk, allocated now, unfilled. */
+static hid_t output_per_chunk(hid_t file, const char *name, hid_t type,
+                              int64_t nchunks)
+{
+    hsize_t dims[1] = {(hsize_t)nchunks};
+    hid_t fs = CHECK_H5ID(H5Screate_simple(1, dims, NULL));
+    hid_t dcpl = CHECK_H5ID(H5Pcreate(H5P_DATASET_CREATE));
+    CHECK_H5(H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY));
+    CHECK_H5(H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER));
+    hid_t d = CHECK_H5ID(H5Dcreate2(file, name, type, fs, H5P_DEFAULT, dcpl,
+                                    H5P_DEFAULT));
+    CHECK_H5(H5Pclose(dcpl));
+    CHECK_H5(H5Sclose(fs));
+    return d;
+}
+
+void output_layout(output *o, const space *s, const output_rows *r,
+                   const int64_t *by_code, const output_meta *m)
+{
     /* /results: exact length, chunked, allocated now, never filled */
     hsize_t dims[1] = {(hsize_t)m->valid};
     hsize_t cdims[1] = {OUTPUT_CHUNK_ROWS};
@@ -703,15 +735,11 @@ int output_create(output *o, MPI_Comm comm, const char *path, const space *s,
     CHECK_H5(H5Pclose(dcpl));
     CHECK_H5(H5Sclose(fs));
 
-    /* /progress: zeros written by rank 0 */
+    /* /progress: zeros written by rank 0; /digests: set with each chunk */
+    o->progress = output_per_chunk(o->file, "progress", H5T_STD_U8LE, m->nchunks);
+    o->digests = output_per_chunk(o->file, "digests", H5T_STD_U64LE, m->nchunks);
     dims[0] = (hsize_t)m->nchunks;
-    fs = CHECK_H5ID(H5Screate_simple(1, dims, NULL));
-    dcpl = CHECK_H5ID(H5Pcreate(H5P_DATASET_CREATE));
-    CHECK_H5(H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY));
-    CHECK_H5(H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER));
-    o->progress = CHECK_H5ID(H5Dcreate2(o->file, "progress", H5T_STD_U8LE, fs,
-                                        H5P_DEFAULT, dcpl, H5P_DEFAULT));
-    CHECK_H5(H5Pclose(dcpl));
+    fs = CHECK_H5ID(H5Dget_space(o->progress));
     uint8_t *zeros = calloc((size_t)m->nchunks + 1, 1);
     if (!zeros)
         check_die("out of memory", __FILE__, __LINE__);
@@ -730,24 +758,24 @@ int output_create(output *o, MPI_Comm comm, const char *path, const space *s,
 
     output_axes(o->file, s, by_code, o->rank);
     output_set_meta(o, m);
-    return 0;
 }
 
 int output_open(output *o, MPI_Comm comm, const char *path,
-                const output_rows *r, const output_meta *m, uint8_t *done,
-                int64_t *complete, char *msg, size_t msize)
+                const output_meta *m, int *has_layout, char *msg, size_t msize)
 {
     memset(o, 0, sizeof *o);
+    *has_layout = 0;
     CHECK_MPI(MPI_Comm_rank(comm, &o->rank));
     hid_t fapl = output_fapl(comm);
     o->file = H5Fopen(path, H5F_ACC_RDWR, fapl);
     CHECK_H5(H5Pclose(fapl));
     if (output_agree(comm, o->file < 0)) {
         snprintf(msg, msize, "cannot resume: %s does not open as an HDF5 "
-                 "file (missing, or killed before its layout was written; "
-                 "run again without --resume)", path);
+                 "file of this format (truncated, corrupted, or not a sweep "
+                 "file; run again without --resume)", path);
         if (o->file >= 0)
             H5Fclose(o->file);
+        memset(o, 0, sizeof *o);
         return -1;
     }
     /* the first difference found names the reason (same on every rank:
@@ -756,13 +784,11 @@ int output_open(output *o, MPI_Comm comm, const char *path,
     char *text = output_attr_read_str(o->file, "spec_text");
     char *tool = output_attr_read_str(o->file, "tool_version");
     char *cost = output_attr_read_str(o->file, "cost_model_version");
-    int64_t total = -1, chunk = -1, valid = -1;
-    output_attr_read_i64(o->file, "points_total", &total);
-    output_attr_read_i64(o->file, "chunk_ids", &chunk);
-    output_attr_read_i64(o->file, "points_valid", &valid);
-    if (!text || H5Lexists(o->file, "results", H5P_DEFAULT) <= 0 ||
-        H5Lexists(o->file, "progress", H5P_DEFAULT) <= 0 ||
-        output_attr_read_i64(o->file, "complete", complete) != 0)
+    int64_t complete = -1;
+    int n = (H5Lexists(o->file, "results", H5P_DEFAULT) > 0) +
+            (H5Lexists(o->file, "progress", H5P_DEFAULT) > 0) +
+            (H5Lexists(o->file, "digests", H5P_DEFAULT) > 0);
+    if (!text || output_attr_read_i64(o->file, "complete", &complete) != 0)
         why = "it is not a madsweep sweep file";
     else if (strcmp(text, m->spec_text) != 0)
         why = "its spec_text differs from this spec";
@@ -770,9 +796,9 @@ int output_open(output *o, MPI_Comm comm, const char *path,
              strcmp(cost, m->cost_version) != 0)
         why = "it was written by another tool or cost-model version "
               "(its rows would mix two models)";
-    else if (total != m->total || chunk != m->chunk || valid != m->valid)
-        why = "its space differs (the catalogues or the configs directory "
-              "changed)";
+    else if (n != 0 && n != 3)
+        why = "its datasets are incomplete (/results, /progress or /digests "
+              "is missing: an older madsweep without checksums, or damaged)";
     free(text);
     free(tool);
     free(cost);
@@ -781,29 +807,61 @@ int output_open(output *o, MPI_Comm comm, const char *path,
                  "to start it over", path, why ? why : "another rank "
                  "read it differently");
         CHECK_H5(H5Fclose(o->file));
+        memset(o, 0, sizeof *o);
         return -1;
     }
-    o->results = CHECK_H5ID(H5Dopen2(o->file, "results", H5P_DEFAULT));
-    o->progress = CHECK_H5ID(H5Dopen2(o->file, "progress", H5P_DEFAULT));
-    hid_t ft = CHECK_H5ID(H5Dget_type(o->results));
-    hid_t mt = table_ftype(&r->t);
-    htri_t same = H5Tequal(ft, mt);
-    CHECK_H5(same);
-    CHECK_H5(H5Tclose(mt));
-    CHECK_H5(H5Tclose(ft));
-    if (output_agree(comm, same <= 0)) {
-        snprintf(msg, msize, "cannot resume: %s was written by another "
-                 "version (row layout differs)", path);
-        output_close(o);
+    *has_layout = n == 3;
+    return 0;
+}
+
+int output_resume(output *o, MPI_Comm comm, const char *path,
+                  const output_rows *r, const output_meta *m, uint8_t *done,
+                  int64_t *complete, char *msg, size_t msize)
+{
+    const char *why = NULL;
+    int64_t total = -1, chunk = -1, valid = -1;
+    output_attr_read_i64(o->file, "points_total", &total);
+    output_attr_read_i64(o->file, "chunk_ids", &chunk);
+    output_attr_read_i64(o->file, "points_valid", &valid);
+    if (output_attr_read_i64(o->file, "complete", complete) != 0)
+        why = "its attribute 'complete' is unreadable (damaged)";
+    else if (total != m->total || chunk != m->chunk || valid != m->valid)
+        why = "its space differs (the catalogues or the configs directory "
+              "changed)";
+    hid_t d[3] = {-1, -1, -1};
+    static const char *const names[3] = {"results", "progress", "digests"};
+    for (int i = 0; i < 3 && !why; i++)
+        if ((d[i] = H5Dopen2(o->file, names[i], H5P_DEFAULT)) < 0)
+            why = "a dataset does not open (damaged)";
+    if (!why) {
+        hid_t ft = H5Dget_type(d[0]);
+        hid_t mt = table_ftype(&r->t);
+        if (ft < 0 || H5Tequal(ft, mt) <= 0)
+            why = "it was written by another version (row layout differs)";
+        if (ft >= 0)
+            H5Tclose(ft);
+        CHECK_H5(H5Tclose(mt));
+    }
+    if (!why && m->nchunks > 0) {
+        hid_t x = CHECK_H5ID(H5Pcreate(H5P_DATASET_XFER));
+        CHECK_H5(H5Pset_dxpl_mpio(x, H5FD_MPIO_COLLECTIVE));
+        if (H5Dread(d[1], H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, x, done) < 0)
+            why = "its /progress does not read (damaged)";
+        CHECK_H5(H5Pclose(x));
+    }
+    if (output_agree(comm, why != NULL)) {
+        snprintf(msg, msize, "cannot resume: %s: %s; run without --resume "
+                 "to start it over", path, why ? why : "another rank "
+                 "read it differently");
+        for (int i = 0; i < 3; i++)
+            if (d[i] >= 0)
+                H5Dclose(d[i]);
         return -1;
     }
+    o->results = d[0];
+    o->progress = d[1];
+    o->digests = d[2];
     o->mtype = table_mtype(&r->t);
-    hid_t x = CHECK_H5ID(H5Pcreate(H5P_DATASET_XFER));
-    CHECK_H5(H5Pset_dxpl_mpio(x, H5FD_MPIO_COLLECTIVE));
-    if (m->nchunks > 0)
-        CHECK_H5(H5Dread(o->progress, H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, x,
-                         done));
-    CHECK_H5(H5Pclose(x));
     return 0;
 }
 
@@ -825,9 +883,10 @@ void output_write_rows(output *o, int64_t row0, int64_t n, const void *buf)
         output_write(o->results, o->mtype, row0, n, buf);
 }
 
-void output_mark_done(output *o, int64_t chunk)
+void output_mark_done(output *o, int64_t chunk, uint64_t digest)
 {
     const uint8_t one = 1;
+    output_write(o->digests, H5T_NATIVE_UINT64, chunk, 1, &digest);
     output_write(o->progress, H5T_NATIVE_UINT8, chunk, 1, &one);
 }
 
@@ -839,6 +898,8 @@ void output_close(output *o)
         CHECK_H5(H5Dclose(o->results));
     if (o->progress > 0)
         CHECK_H5(H5Dclose(o->progress));
+    if (o->digests > 0)
+        CHECK_H5(H5Dclose(o->digests));
     if (o->file > 0)
         CHECK_H5(H5Fclose(o->file));
     memset(o, 0, sizeof *o);

@@ -14,8 +14,12 @@
  *                   `madsweep eval --json`). Chunked, allocated at creation
  *                   to its exact length (the valid count), never filled.
  *   /progress       uint8 per work chunk: 1 once the chunk's rows are
- *                   written (written after the rows: a set byte implies
- *                   its rows are in the file).
+ *                   written (written after the rows and the digest: a
+ *                   set byte implies both are in the file).
+ *   /digests        uint64 per work chunk: the digest of its rows as
+ *                   stored (worker/digest.h); readers check it
+ *                   (worker/verify.h). Every table below carries an
+ *                   attribute `digest` of its bytes.
  *   /axes/model, /axes/system, /axes/task, /axes/global_batch,
  *   /axes/strategy  one row per axis value (names and key figures; the
  *                   model, system, task and strategy tables have the
@@ -39,6 +43,11 @@
  * datasets of two runs of one spec are byte-identical. After --resume the
  * run attributes (ranks, times, elapsed_s, evals_per_s) describe the run
  * that finished the file; points_evaluated counts every row written.
+ * The file is created in two steps: output_create() right after the
+ * spec is loaded (root attributes, complete = 0, points_valid -1: a
+ * sweep stopped from then on leaves a file that --resume takes up), and
+ * output_layout() after the check pass (the datasets). The HDF5 1.10
+ * format is used: its metadata carries checksums.
  * Rows and progress bytes are written with independent MPI-IO transfers
  * (dynamic scheduling gives ranks different numbers of chunks); all
  * metadata operations are collective with identical arguments.
@@ -87,29 +96,41 @@ typedef struct output_meta {
 } output_meta;
 
 typedef struct output {
-    hid_t file, results, progress;
+    hid_t file, results, progress, digests;
     hid_t mtype;
     int rank;
 } output;
 
-/* Creates the file, its datasets, axis tables and attributes (complete
- * = 0) and flushes it. Collective. Returns 0, or -1 with msg set (same
- * on every rank). */
-int output_create(output *o, MPI_Comm comm, const char *path, const space *s,
-                  const output_rows *r, const int64_t *by_code,
+/* Creates (truncates) the file with its root attributes (complete = 0)
+ * and flushes it. Collective. Returns 0, or -1 with msg set (same on
+ * every rank). */
+int output_create(output *o, MPI_Comm comm, const char *path,
                   const output_meta *m, char *msg, size_t msize);
 
-/* Reopens a sweep file to resume it: checks that it holds the same spec
- * text, tool and cost-model versions and space (msg names the first
- * difference), reads /progress into done[nchunks] and *complete.
- * Collective; returns 0, or -1 with msg set. */
-int output_open(output *o, MPI_Comm comm, const char *path,
-                const output_rows *r, const output_meta *m, uint8_t *done,
-                int64_t *complete, char *msg, size_t msize);
+/* Adds the datasets, axis tables and attributes to a created (or a
+ * reopened, still empty) file and flushes it. Collective. */
+void output_layout(output *o, const space *s, const output_rows *r,
+                   const int64_t *by_code, const output_meta *m);
 
-/* Independent writes: rows [row0, row0 + n) and the progress byte. */
+/* Reopens a sweep file to resume it: checks that it holds the same spec
+ * text, tool and cost-model versions (msg names the first difference);
+ * *has_layout tells whether output_layout() ran on it (else it was
+ * stopped before its check pass ended). Collective; 0, or -1 with msg. */
+int output_open(output *o, MPI_Comm comm, const char *path,
+                const output_meta *m, int *has_layout, char *msg,
+                size_t msize);
+
+/* After output_open() with a layout: checks the space and row layout,
+ * reads /progress into done[nchunks] and *complete. Collective; 0, or
+ * -1 with msg set (the file stays open: output_close it). */
+int output_resume(output *o, MPI_Comm comm, const char *path,
+                  const output_rows *r, const output_meta *m, uint8_t *done,
+                  int64_t *complete, char *msg, size_t msize);
+
+/* Independent writes: rows [row0, row0 + n), then the chunk's digest
+ * and progress byte. */
 void output_write_rows(output *o, int64_t row0, int64_t n, const void *buf);
-void output_mark_done(output *o, int64_t chunk);
+void output_mark_done(output *o, int64_t chunk, uint64_t digest);
 
 /* Collective: rewrites the run attributes (complete last) and flushes. */
 void output_set_meta(output *o, const output_meta *m);

@@ -39,10 +39,13 @@ struct worker {
     const uint8_t *done;    /* [nchunks]: skip (resume) */
     int64_t chunk, nchunks;
     int64_t kill_after; /* test hook: SIGKILL self after N chunks (0: off) */
+    int64_t stop_after; /* test hook: rank 0 raises SIGUSR1 after N chunks */
     worker_tick tick;
     void *tick_arg;
     /* results of this rank */
     int64_t evaluated, ok, infeasible, chunks_done;
+    int64_t invalid; /* rows with a non-finite or negative figure */
+    int stopped;     /* left the loop on a stop request (any rank's) */
     double t_eval, t_write; /* seconds evaluating and writing rows */
     worker_best *best; /* [models * systems] */
     /* internal */
@@ -51,8 +54,10 @@ struct worker {
     int64_t *counters;
 };
 
-/* Runs the loop until every chunk is drawn. Collective. Returns 0, or -1
- * when out of memory (before any collective output call). */
+/* Runs the loop until every chunk is drawn or a rank received a stop
+ * signal (w->stopped; chunks then in flight on other ranks are finished,
+ * the signalled rank's is dropped). Collective. Returns 0, or -1 when
+ * out of memory (before any collective output call). */
 int worker_run(worker *w);
 
 /* Rank 0, inside a tick: chunks drawn so far and points evaluated by all
