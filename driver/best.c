@@ -9,6 +9,7 @@
 
 #include "../cost/result.h"
 #include "../worker/check.h"
+#include "../worker/verify.h"
 #include "space.h"
 
 #define BEST_BLOCK 65536
@@ -104,6 +105,23 @@ static hid_t best_mtype(const char *by, int by_extra)
     return t;
 }
 
+/* The root attribute `complete` (an integer scalar); -1 otherwise. */
+static int best_complete(hid_t f, int64_t *v)
+{
+    hid_t a = H5Aopen(f, "complete", H5P_DEFAULT);
+    if (a < 0)
+        return -1;
+    hid_t t = H5Aget_type(a);
+    int rc = t >= 0 && H5Tget_class(t) == H5T_INTEGER &&
+                     H5Aread(a, H5T_NATIVE_INT64, v) >= 0
+                 ? 0
+                 : -1;
+    if (t >= 0)
+        H5Tclose(t);
+    H5Aclose(a);
+    return rc;
+}
+
 /* Is a better than b? */
 static int best_better(const best_row *a, const best_row *b, int maximize)
 {
@@ -179,7 +197,8 @@ int best_run(const best_opts *o, FILE *out, FILE *err)
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     hid_t f = H5Fopen(o->path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (f < 0) {
-        fprintf(err, "madsweep best: cannot open %s as an HDF5 file\n", o->path);
+        fprintf(err, "madsweep best: cannot open %s: not an HDF5 file, or "
+                "truncated or corrupted\n", o->path);
         return 1;
     }
     int rc = 1;
@@ -195,13 +214,21 @@ int best_run(const best_opts *o, FILE *out, FILE *err)
         fprintf(err, "madsweep best: %s is not a madsweep sweep file\n", o->path);
         goto out;
     }
-    hid_t a = CHECK_H5ID(H5Aopen(f, "complete", H5P_DEFAULT));
-    CHECK_H5(H5Aread(a, H5T_NATIVE_INT64, &complete));
-    CHECK_H5(H5Aclose(a));
+    if (best_complete(f, &complete) != 0) {
+        fprintf(err, "madsweep best: %s: its attribute 'complete' is not an "
+                "integer (corrupted?)\n", o->path);
+        goto out;
+    }
     if (complete != 1) {
         fprintf(err, "madsweep best: %s is an unfinished sweep (complete = 0); "
                 "finish it with `madsweep sweep SPEC --resume -o %s`\n",
                 o->path, o->path);
+        goto out;
+    }
+    char vmsg[VERIFY_MSG];
+    if (verify_file(f, vmsg, sizeof vmsg) != 0) {
+        fprintf(err, "madsweep best: %s is corrupted or not a madsweep sweep "
+                "file: %s\n", o->path, vmsg);
         goto out;
     }
     if (best_read_axis(f, "axes/model", "name", 0, &ax[SPACE_MODEL]) ||
@@ -215,10 +242,12 @@ int best_run(const best_opts *o, FILE *out, FILE *err)
         goto out;
     }
     int64_t ngroups = 1;
+    int over = 0;
     for (int x = 0; x < SPACE_NAXES; x++)
         if (use[x])
-            ngroups *= ax[x].n > 0 ? ax[x].n : 1;
-    if (ngroups > BEST_MAX_SLOTS / o->top) {
+            over |= __builtin_mul_overflow(ngroups, ax[x].n > 0 ? ax[x].n : 1,
+                                           &ngroups);
+    if (over || ngroups > BEST_MAX_SLOTS / o->top) {
         fprintf(err, "madsweep best: %lld groups x top %lld is too many\n",
                 (long long)ngroups, (long long)o->top);
         rc = 2;
@@ -250,9 +279,19 @@ int best_run(const best_opts *o, FILE *out, FILE *err)
             if (!by_extra)
                 r->by = by_iter ? r->iter : r->thr;
             int64_t g = 0;
-            for (int x = 0; x < SPACE_NAXES; x++)
+            for (int x = 0; x < SPACE_NAXES; x++) {
+                if (r->idx[x] < 0 || r->idx[x] >= ax[x].n) {
+                    fprintf(err, "madsweep best: %s is corrupted: row id %lld "
+                            "has %s index %d outside /axes (%lld rows)\n",
+                            o->path, (long long)r->id, space_axis_names[x],
+                            (int)r->idx[x], (long long)ax[x].n);
+                    CHECK_H5(H5Sclose(fs));
+                    CHECK_H5(H5Tclose(mt));
+                    goto out;
+                }
                 if (use[x])
                     g = g * ax[x].n + r->idx[x];
+            }
             best_row *top = slots + g * o->top;
             int64_t k = fill[g];
             if (k == o->top && !best_better(r, &top[k - 1], maximize))
@@ -277,8 +316,9 @@ int best_run(const best_opts *o, FILE *out, FILE *err)
         hid_t ft = CHECK_H5ID(H5Tcopy(H5T_C_S1));
         CHECK_H5(H5Tset_size(ft, sizeof fid));
         hid_t at = CHECK_H5ID(H5Aget_type(fa));
-        if (H5Tget_size(at) < sizeof fid)
-            CHECK_H5(H5Aread(fa, ft, fid));
+        if (H5Tget_class(at) == H5T_STRING && H5Tget_size(at) < sizeof fid &&
+            H5Aread(fa, ft, fid) < 0)
+            fid[0] = '\0';
         CHECK_H5(H5Tclose(at));
         CHECK_H5(H5Tclose(ft));
         CHECK_H5(H5Aclose(fa));

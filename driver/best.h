@@ -8,7 +8,10 @@
  * mfu are maximized, everything else (times, bytes, counts) minimized;
  * ties go to the lower point id. Detailed-fidelity files print their
  * dense_plan/emb_plan columns as "parallel" and "options". Names come from the file's /axes tables, so the
- * spec is not needed. Serial: opens the file without MPI-IO.
+ * spec is not needed. Serial: opens the file without MPI-IO. The file
+ * is verified first (worker/verify.h: counts, table digests, every
+ * chunk's rows against its digest), so a truncated, corrupted or foreign
+ * file is reported as such and never ranked; this reads the file twice.
  */
 #ifndef MADSWEEP_BEST_H
 #define MADSWEEP_BEST_H

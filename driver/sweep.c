@@ -271,16 +271,24 @@ static int sweep_check_pass(MPI_Comm comm, int rank, int nranks,
  * reported by rank 0. Returns 0, or 1 when the file is damaged. */
 static int sweep_verify(MPI_Comm comm, int rank, int nranks, hid_t f,
                         const space *s, const int64_t *off, const uint8_t *done,
-                        int64_t nchunks, const char *path, FILE *err)
+                        int64_t nchunks, int64_t complete, const char *path,
+                        FILE *err)
 {
     char msg[VERIFY_MSG] = "";
     int64_t bad = INT64_MAX; /* chunk of the failure, -1: the tables */
+    for (int64_t c = 0; c < nchunks && complete && bad == INT64_MAX; c++)
+        if (!done[c]) {
+            snprintf(msg, sizeof msg, "it is marked complete but /progress "
+                     "says chunk %lld was never written", (long long)c);
+            bad = -1;
+        }
     verify_shape vs;
     uint64_t *dg = malloc(((size_t)nchunks + 1) * sizeof *dg);
     if (!dg)
         check_die("out of memory", __FILE__, __LINE__);
-    if (verify_shape_read(f, &vs, msg, sizeof msg) != 0 ||
-        verify_read_progress(f, nchunks, NULL, dg, msg, sizeof msg) != 0)
+    if (bad == INT64_MAX &&
+        (verify_shape_read(f, &vs, msg, sizeof msg) != 0 ||
+         verify_read_progress(f, nchunks, NULL, dg, msg, sizeof msg) != 0))
         bad = -1;
     for (int a = 0; a < SPACE_NAXES && bad == INT64_MAX; a++)
         if (vs.radix[a] != s->radix[a]) {
@@ -435,7 +443,7 @@ int sweep_run(MPI_Comm comm, const sweep_opts *o, sweep_stats *stats,
         rc = 2;
         goto close;
     } else if (sweep_verify(comm, rank, nranks, fo.file, &s, off, done, nchunks,
-                            o->out_path, err) != 0) {
+                            complete, o->out_path, err) != 0) {
         rc = 1;
         goto close;
     }
