@@ -68,6 +68,12 @@
 #define SPEC_DECODE_TOKENS 128 /* detailed inference default */
 #define SPEC_MAX_CHUNKS (INT64_C(1) << 22)
 #define SPEC_CHUNK_MAX (INT64_C(1) << 20) /* rows buffered per rank */
+/* Bounds of the spec's own integers (the catalogues' are load.c's):
+ * devices of a generated system, tokens, layer indices. global_batch
+ * elements are 1 to 2^40. */
+#define SPEC_MAX_DEVICES (INT64_C(1) << 24)
+#define SPEC_MAX_TOKENS (INT64_C(1) << 24)
+#define SPEC_MAX_LAYERS (INT64_C(1) << 16)
 
 typedef struct spec_task {
     char name[SPEC_NAME_MAX];
