@@ -719,7 +719,10 @@ void output_layout(output *o, const space *s, const output_rows *r,
 {
     /* /results: exact length, chunked, allocated now, never filled */
     hsize_t dims[1] = {(hsize_t)m->valid};
-    hsize_t cdims[1] = {OUTPUT_CHUNK_ROWS};
+    /* a small file gets one chunk of its own size, not 4096 rows */
+    hsize_t cdims[1] = {m->valid < OUTPUT_CHUNK_ROWS
+                            ? (hsize_t)(m->valid > 0 ? m->valid : 1)
+                            : OUTPUT_CHUNK_ROWS};
     hsize_t maxdims[1] = {H5S_UNLIMITED}; /* lets chunks exceed tiny sizes */
     hid_t fs = CHECK_H5ID(H5Screate_simple(1, dims, maxdims));
     hid_t dcpl = CHECK_H5ID(H5Pcreate(H5P_DATASET_CREATE));
