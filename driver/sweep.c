@@ -343,12 +343,17 @@ static int sweep_stopped(MPI_Comm comm, int rank, const sweep_opts *o,
     m->complete = 0;
     m->evaluated = written;
     output_set_meta(fo, m);
+    char what[96];
+    if (m->valid >= 0)
+        snprintf(what, sizeof what, "%lld of %lld points are in",
+                 (long long)written, (long long)m->valid);
+    else
+        snprintf(what, sizeof what, "during the check pass, no rows yet in");
     if (rank == 0)
-        fprintf(err, "madsweep: stopped by %s: %lld of %lld points are in %s "
-                "(complete = 0); finish it with `madsweep sweep %s -o %s "
-                "--resume`\n", sweep_signal_name(any), (long long)written,
-                (long long)(m->valid >= 0 ? m->valid : 0), o->out_path,
-                o->spec_path, o->out_path);
+        fprintf(err, "madsweep: stopped by %s: %s %s (complete = 0); finish "
+                "it with `madsweep sweep %s -o %s --resume`\n",
+                sweep_signal_name(any), what, o->out_path, o->spec_path,
+                o->out_path);
     return JOB_EXIT_STOPPED;
 }
 

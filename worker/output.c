@@ -682,6 +682,7 @@ int output_create(output *o, MPI_Comm comm, const char *path,
                   const output_meta *m, char *msg, size_t msize)
 {
     memset(o, 0, sizeof *o);
+    o->path = path;
     CHECK_MPI(MPI_Comm_rank(comm, &o->rank));
     hid_t fapl = output_fapl(comm);
     o->file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
@@ -767,6 +768,7 @@ int output_open(output *o, MPI_Comm comm, const char *path,
                 const output_meta *m, int *has_layout, char *msg, size_t msize)
 {
     memset(o, 0, sizeof *o);
+    o->path = path;
     *has_layout = 0;
     CHECK_MPI(MPI_Comm_rank(comm, &o->rank));
     hid_t fapl = output_fapl(comm);
@@ -868,14 +870,22 @@ int output_resume(output *o, MPI_Comm comm, const char *path,
     return 0;
 }
 
-static void output_write(hid_t d, hid_t mtype, int64_t at, int64_t n,
-                         const void *buf)
+/* A failed write (a full file system, a quota, a failing disk) is a
+ * message naming the file, what was written and, when the file system
+ * says so, that it is full; then every rank is aborted (check.h). */
+static void output_write(const output *o, hid_t d, hid_t mtype, int64_t at,
+                         int64_t n, const void *buf, const char *what)
 {
     hsize_t start[1] = {(hsize_t)at}, count[1] = {(hsize_t)n};
     hid_t fs = CHECK_H5ID(H5Dget_space(d));
     CHECK_H5(H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL));
     hid_t ms = CHECK_H5ID(H5Screate_simple(1, count, NULL));
-    CHECK_H5(H5Dwrite(d, mtype, ms, fs, H5P_DEFAULT, buf));
+    if (H5Dwrite(d, mtype, ms, fs, H5P_DEFAULT, buf) < 0) {
+        char text[600];
+        snprintf(text, sizeof text, "%s %lld-%lld", what, (long long)at,
+                 (long long)(at + n - 1));
+        check_write_die(o->path, o->rank, text, __FILE__, __LINE__);
+    }
     CHECK_H5(H5Sclose(ms));
     CHECK_H5(H5Sclose(fs));
 }
@@ -883,14 +893,16 @@ static void output_write(hid_t d, hid_t mtype, int64_t at, int64_t n,
 void output_write_rows(output *o, int64_t row0, int64_t n, const void *buf)
 {
     if (n > 0)
-        output_write(o->results, o->mtype, row0, n, buf);
+        output_write(o, o->results, o->mtype, row0, n, buf, "rows");
 }
 
 void output_mark_done(output *o, int64_t chunk, uint64_t digest)
 {
     const uint8_t one = 1;
-    output_write(o->digests, H5T_NATIVE_UINT64, chunk, 1, &digest);
-    output_write(o->progress, H5T_NATIVE_UINT8, chunk, 1, &one);
+    output_write(o, o->digests, H5T_NATIVE_UINT64, chunk, 1, &digest,
+                 "the digest of chunk");
+    output_write(o, o->progress, H5T_NATIVE_UINT8, chunk, 1, &one,
+                 "the progress byte of chunk");
 }
 
 void output_close(output *o)

@@ -99,6 +99,7 @@ typedef struct output {
     hid_t file, results, progress, digests;
     hid_t mtype;
     int rank;
+    const char *path; /* the caller's, for messages */
 } output;
 
 /* Creates (truncates) the file with its root attributes (complete = 0)
