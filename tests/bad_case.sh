@@ -8,6 +8,7 @@
 #   # exit: N                (the exit status wanted)
 #   # expect: TEXT           (in stdout or stderr; any number of lines)
 #   # expect-out: TEXT       (in stdout)
+#   # env: VAR=VALUE ...     (set for the command)
 # sweep-np2 runs `sweep` under MPIRUN-WORDS with 2 ranks; sweep-self
 # writes the output over the spec itself and checks the spec is intact.
 # Every command gets 60 s: a timeout is a hang, and fails. JSON output
@@ -23,16 +24,18 @@ out="$tmp/$name.out"
 err="$tmp/$name.err"
 cmd=$(sed -n 's/^# command: //p' "$case" | head -n 1)
 want=$(sed -n 's/^# exit: //p' "$case" | head -n 1)
+vars=$(sed -n 's/^# env: //p' "$case" | head -n 1)
 rm -f "$tmp/$name.h5"
 case "$cmd" in
-  eval) timeout 60 "$bin" eval "$case" >"$out" 2>"$err" ;;
-  "eval --json") timeout 60 "$bin" eval --json "$case" >"$out" 2>"$err" ;;
-  sweep) timeout 60 "$bin" sweep "$case" -o "$tmp/$name.h5" --quiet >"$out" 2>"$err" ;;
+  eval) timeout 60 env $vars "$bin" eval "$case" >"$out" 2>"$err" ;;
+  "eval --json") timeout 60 env $vars "$bin" eval --json "$case" >"$out" 2>"$err" ;;
+  sweep)
+    timeout 60 env $vars "$bin" sweep "$case" -o "$tmp/$name.h5" --quiet >"$out" 2>"$err" ;;
   sweep-np2)
-    timeout 60 "$@" "$bin" sweep "$case" -o "$tmp/$name.h5" --quiet >"$out" 2>"$err" ;;
+    timeout 60 env $vars "$@" "$bin" sweep "$case" -o "$tmp/$name.h5" --quiet >"$out" 2>"$err" ;;
   sweep-self)
     cp "$case" "$tmp/$name.cfg"
-    timeout 60 "$bin" sweep "$tmp/$name.cfg" -o "$tmp/$name.cfg" --quiet >"$out" 2>"$err" ;;
+    timeout 60 env $vars "$bin" sweep "$tmp/$name.cfg" -o "$tmp/$name.cfg" --quiet >"$out" 2>"$err" ;;
   *) echo "$case: unknown command '$cmd'"; exit 1 ;;
 esac
 rc=$?
