@@ -84,7 +84,8 @@ static const cmd_opt opt_table[OPT_N] = {
     {"seconds", "S", ON(CMD_BENCH), "bench: run for about S seconds (default 2)"},
     {"count", "N", ON(CMD_BENCH), "bench: run exactly N evaluations"},
     {"out", "FILE", ON(CMD_SWEEP),
-     "sweep: the HDF5 file to write (required; replaced unless --resume)"},
+     "sweep: the HDF5 file to write (required; replaced unless --resume; "
+     "never an input, a non-HDF5 file or one a running sweep holds)"},
     {"resume", NULL, ON(CMD_SWEEP),
      "sweep: continue an interrupted sweep of the same spec in --out"},
     {"quiet", NULL, ON(CMD_SWEEP), "sweep: no progress line and no summary"},
@@ -138,6 +139,22 @@ static void cmd_usage(FILE *f)
         }
         fputc('\n', f);
     }
+    fprintf(f, "\nexit codes:\n"
+            "  0   success\n"
+            "  1   runtime failure: I/O (a full file system), a damaged or "
+            "foreign sweep file,\n"
+            "      an output another running sweep holds, out of memory\n"
+            "  2   bad usage or bad input: options, configs, specs (with "
+            "FILE:LINE), an output\n"
+            "      that is an input, an MPI world that disagrees with "
+            "the launcher's task count\n"
+            "  %d  sweep stopped by a signal: the file keeps what was "
+            "written (complete = 0)\n"
+            "      and `madsweep sweep SPEC -o OUT --resume` finishes it\n"
+            "\nsignals (sweep): SIGTERM, SIGUSR1 (Slurm's --signal=B:USR1@120, "
+            "forwarded by\nscripts/sweep.sbatch; mpirun forwards SIGUSR1) "
+            "or SIGINT stop every rank within\none chunk; a second signal "
+            "ends the process at once.\n", JOB_EXIT_STOPPED);
 }
 
 static int cmd_parse(int argc, char **argv, cmd_args *a, FILE *err)

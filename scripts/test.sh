@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # test.sh - the whole test suite: a -Werror build with every CTest test
-# (unit, parity, MPI), then the same suite built and run once more under
-# AddressSanitizer + UndefinedBehaviorSanitizer. Any failure, any warning
-# and any sanitizer report fails the run (exit status non-zero).
+# (unit, parity, MPI, bad inputs, damaged files, stops and faults, a real
+# single-node Slurm cluster), then the same suite built and run once more
+# under AddressSanitizer + UndefinedBehaviorSanitizer (the Slurm test
+# once only), then each libFuzzer target for 20 s (scripts/fuzz.sh). Any
+# failure, any warning and any sanitizer report fails the run (exit
+# status non-zero).
 #
 # usage: scripts/test.sh
 set -euo pipefail
@@ -28,4 +31,7 @@ export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:halt_on_error=1:exitcode=86
 export LSAN_OPTIONS="suppressions=$root/tests/lsan.supp:print_suppressions=0"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 (cd build-asan && ctest --output-on-failure --timeout 900)
+echo "== fuzz targets, 20 s each, under ASan + UBSan"
+unset ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS # fuzz.sh sets its own
+scripts/fuzz.sh 20
 echo "== all tests passed, with and without sanitizers"
