@@ -139,6 +139,11 @@ static int resume_in_process(const char *path, char *out, size_t size)
                     .configs_dir = unit_configs(), .resume = true,
                     .quiet = true};
     int rc = sweep_run(MPI_COMM_WORLD, &o, NULL, err, err);
+    /* no HDF5 object of any file left open, whatever the outcome */
+    ssize_t open_ids = H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL);
+    if (open_ids != 0)
+        fprintf(stderr, "%s: %zd HDF5 objects left open\n", path, open_ids);
+    CU_ASSERT_EQUAL(open_ids, 0);
     rewind(err);
     size_t n = fread(out, 1, size - 1, err);
     out[n] = '\0';

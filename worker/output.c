@@ -789,12 +789,21 @@ int output_open(output *o, MPI_Comm comm, const char *path,
     char *text = output_attr_read_str(o->file, "spec_text");
     char *tool = output_attr_read_str(o->file, "tool_version");
     char *cost = output_attr_read_str(o->file, "cost_model_version");
-    int64_t complete = -1;
-    int n = (H5Lexists(o->file, "results", H5P_DEFAULT) > 0) +
-            (H5Lexists(o->file, "progress", H5P_DEFAULT) > 0) +
-            (H5Lexists(o->file, "digests", H5P_DEFAULT) > 0);
+    int64_t complete = -1, valid = -2;
+    static const char *const sets[3] = {"results", "progress", "digests"};
+    int n = 0, broken = 0;
+    for (int i = 0; i < 3; i++) {
+        htri_t e = H5Lexists(o->file, sets[i], H5P_DEFAULT);
+        n += e > 0;
+        broken |= e < 0; /* the root group does not read */
+    }
     if (!text || output_attr_read_i64(o->file, "complete", &complete) != 0)
         why = "it is not a madsweep sweep file";
+    else if (broken)
+        why = "its root group is damaged";
+    else if (n == 0 && (output_attr_read_i64(o->file, "points_valid", &valid) != 0 ||
+                        valid != -1))
+        why = "it has no datasets although its check pass ended (damaged)";
     else if (strcmp(text, m->spec_text) != 0)
         why = "its spec_text differs from this spec";
     else if (!tool || strcmp(tool, MADSWEEP_VERSION) != 0 || !cost ||
