@@ -72,9 +72,10 @@ static const result_field *eval_bad_figure(const result_t *r, status_code *why)
 status_code eval_run(const eval_ops *ops, const point_t *p, engine *e,
                      result_t *r, const char **where)
 {
+    e->full = false;
     status_code rc = ops->run(p, e, r);
-    if (rc == STATUS_NOMEM)
-        return rc;
+    if (rc == STATUS_NOMEM || e->full) /* events past the reservation */
+        return STATUS_NOMEM;
     status_code why = STATUS_OK;
     const result_field *f = eval_bad_figure(r, &why);
     if (f) {

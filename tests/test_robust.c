@@ -88,6 +88,28 @@ static void test_eval_figures(void)
     engine_free(&e);
 }
 
+/* The engine never writes past its reservation (a wrong reservation
+ * from a huge layer count was a heap overflow). */
+static void test_engine_bounds(void)
+{
+    engine e;
+    engine_init(&e, true);
+    CU_ASSERT_EQUAL(engine_reserve(&e, 4), 0);
+    engine_label lab = {0, 0, 0, 0};
+    size_t cap = e.cap;
+    for (size_t i = 0; i < cap; i++)
+        CU_ASSERT_NOT_EQUAL(engine_add(&e, ENGINE_COMP, 1.0, NULL, 0, lab), ENGINE_NONE);
+    CU_ASSERT_FALSE(e.full);
+    CU_ASSERT_EQUAL(engine_add(&e, ENGINE_COMP, 1.0, NULL, 0, lab), ENGINE_NONE);
+    CU_ASSERT_TRUE(e.full);
+    CU_ASSERT_EQUAL(e.len, cap);
+    engine_reset(&e);
+    CU_ASSERT_FALSE(e.full);
+    CU_ASSERT_EQUAL(engine_reserve(&e, ENGINE_MAX_EVENTS + 1), -1);
+    CU_ASSERT_EQUAL(engine_reserve(&e, (size_t)-1), -1);
+    engine_free(&e);
+}
+
 /* ------------------------------------------------------------ JSON */
 
 static void json_of(const char *s, char *out, size_t size)
@@ -252,6 +274,7 @@ int main(void)
     CU_pSuite s = CU_add_suite("robust", NULL, NULL);
     CU_add_test(s, "launcher task count against the MPI world", test_launch);
     CU_add_test(s, "non-finite and negative figures become invalid:*", test_eval_figures);
+    CU_add_test(s, "the engine never writes past its reservation", test_engine_bounds);
     CU_add_test(s, "JSON strings are valid UTF-8", test_json_utf8);
     CU_add_test(s, "lint: shipped configs pass, exits and leaks refused", test_lint);
     CU_add_test(s, "digests see every changed bit", test_digest);
