@@ -18,7 +18,9 @@ shift
 targets=("$@")
 ((${#targets[@]})) || targets=(point spec results)
 
-scripts/setup.sh --install clang
+# libFuzzer and the sanitizer runtimes of clang are in libclang-rt-14-dev,
+# only recommended by clang (setup.sh installs without recommends)
+scripts/setup.sh --install clang libclang-rt-14-dev
 CC=clang cmake -S . -B build-fuzz -DMADSWEEP_FUZZ=ON \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build-fuzz -j "$(nproc)" >/dev/null
