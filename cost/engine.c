@@ -18,6 +18,7 @@ void engine_init(engine *e, bool record)
     e->records = NULL;
     e->len = e->cap = 0;
     e->record = record;
+    e->full = false;
 }
 
 void engine_free(engine *e)
@@ -32,12 +33,15 @@ void engine_reset(engine *e)
     e->clock[0] = e->clock[1] = 0.0;
     e->count[0] = e->count[1] = 0;
     e->len = 0;
+    e->full = false;
 }
 
 int engine_reserve(engine *e, size_t n)
 {
     if (n <= e->cap)
         return 0;
+    if (n > ENGINE_MAX_EVENTS) /* the doubling and sizes below stay in range */
+        return -1;
     size_t cap = e->cap ? e->cap : 256;
     while (cap < n)
         cap *= 2;
@@ -63,6 +67,10 @@ void engine_phase(engine *e, double t)
 engine_ev engine_add(engine *e, engine_stream s, double duration,
                      const engine_ev *deps, int ndeps, engine_label label)
 {
+    if (e->len >= e->cap) { /* never past the reservation */
+        e->full = true;
+        return ENGINE_NONE;
+    }
     double start = e->clock[s];
     for (int i = 0; i < ndeps; i++) {
         engine_ev d = deps[i];

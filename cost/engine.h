@@ -74,6 +74,7 @@ typedef struct engine {
     engine_record *records; /* per event, only when recording */
     size_t len, cap;
     bool record;
+    bool full; /* an event was dropped: more than reserved (see engine_add) */
 } engine;
 
 /* Initializes an empty engine; no allocation until engine_reserve(). */
@@ -83,13 +84,18 @@ void engine_free(engine *e);
 /* Clears all events and sets both clocks to 0. */
 void engine_reset(engine *e);
 
-/* Ensures room for n events in total; returns 0 or -1 (out of memory). */
+/* Ensures room for n events in total; returns 0 or -1 (out of memory,
+ * or more than ENGINE_MAX_EVENTS). */
+#define ENGINE_MAX_EVENTS ((size_t)1 << 30)
 int engine_reserve(engine *e, size_t n);
 
 /* Sets both clocks to t: the next events start no earlier than t. */
 void engine_phase(engine *e, double t);
 
-/* Adds an event (capacity must have been reserved). */
+/* Adds an event (capacity must have been reserved). Past the reserved
+ * capacity nothing is written: the event is dropped, ENGINE_NONE
+ * returned and e->full set until engine_reset (eval_run then reports
+ * STATUS_NOMEM), so a wrong reservation can never write out of bounds. */
 engine_ev engine_add(engine *e, engine_stream s, double duration,
                      const engine_ev *deps, int ndeps, engine_label label);
 

@@ -206,16 +206,66 @@ static void eval_derive(const point_t *p, result_t *r)
     r->cost_per_million_tokens_usd = out.cost_per_million_tokens_usd;
 }
 
-status_code eval_run(const point_t *p, engine *e, result_t *r)
+/* Is figure `off` one the point keeps after its verdict? (computed and,
+ * when infeasible, not masked) */
+static bool eval_kept(const point_t *p, const result_t *r, size_t off)
+{
+    for (const size_t *o = eval_computed(p); *o != EVAL_END; o++)
+        if (*o == off)
+            return r->status == STATUS_OK ||
+                   (r->status == STATUS_INFEASIBLE_MEMORY && eval_is_memory(off));
+    return false;
+}
+
+/* The first figure of r that is bad, or NULL: a kept figure (eval_kept)
+ * that is not finite, any other that is infinite (NaN there means "not
+ * computed"), or any figure negative beyond rounding. Figures that are
+ * differences of sums (overlapped = comm - exposed) can come out a few
+ * ulps below zero: a negative figure within 1e-9 of the iteration time
+ * is rounding, not an error, and is kept as it is (the MAD-Max reference
+ * itself prints comm_overlapped_s = -9.5e-12 s in its sample025, and
+ * parity keeps such figures). */
+static const result_field *eval_bad_figure(const point_t *p, const result_t *r,
+                                           status_code *why)
+{
+    double tol = isfinite(r->iteration_time_s) ? 1e-9 * fabs(r->iteration_time_s)
+                                               : 0.0;
+    for (size_t i = 0; i < result_nfields; i++) {
+        const result_field *f = &result_fields[i];
+        double v = result_get(r, f);
+        bool bad_nan = isnan(v) && f->type == RESULT_F64 && eval_kept(p, r, f->offset);
+        if (isinf(v) || bad_nan || v < -tol) {
+            *why = v < -tol ? STATUS_INVALID_NEGATIVE : STATUS_INVALID_NONFINITE;
+            return f;
+        }
+    }
+    return NULL;
+}
+
+status_code eval_run(const point_t *p, engine *e, result_t *r, const char **where)
 {
     eval_init(p, r);
+    e->full = false;
     status_code rc = eval_registry[p->fidelity]->run(p, e, r);
+    if (rc == STATUS_NOMEM || e->full) /* events past the reservation */
+        return STATUS_NOMEM;
     if (!status_is_data(rc))
         return rc;
     r->status = (int32_t)rc;
     if (rc != STATUS_OK)
         eval_mask_infeasible(p, r);
     eval_derive(p, r);
+    status_code why = STATUS_OK;
+    const result_field *f = eval_bad_figure(p, r, &why);
+    if (f) {
+        int64_t gb = r->global_batch;
+        memset(r, 0, sizeof *r);
+        r->global_batch = gb;
+        rc = why;
+        r->status = (int32_t)rc;
+        if (where)
+            *where = f->name;
+    }
     return rc;
 }
 
@@ -226,5 +276,5 @@ status_code eval_point(const point_t *p, engine *e, result_t *r,
     status_code rc = eval_check(p, where);
     if (rc != STATUS_OK)
         return rc;
-    return eval_run(p, e, r);
+    return eval_run(p, e, r, where);
 }

@@ -20,7 +20,8 @@
  * Return value: STATUS_OK or STATUS_INFEASIBLE_* (the point was evaluated
  * or found infeasible: data, written to r->status), or STATUS_INVALID_*
  * (the point breaks a rule; *where names the part at fault, e.g. "dense
- * plan"), or STATUS_NOMEM.
+ * plan"; STATUS_INVALID_NONFINITE/NEGATIVE: a figure, see eval_run), or
+ * STATUS_NOMEM.
  */
 #ifndef MADSWEEP_EVAL_H
 #define MADSWEEP_EVAL_H
@@ -85,9 +86,18 @@ status_code eval_point(const point_t *p, engine *e, result_t *r,
 /* Evaluates a point already checked (sweeps check every point in their
  * enumeration): the fidelity's run between the NaN initialisation of the
  * figures it does not compute and the derived figures (memory verdict,
- * per-device throughput, energy and cost; see eval.c). Same return value
- * as eval_point. */
-status_code eval_run(const point_t *p, engine *e, result_t *r);
+ * per-device throughput, energy and cost; see eval.c), then the figure
+ * check: a computed figure (eval_computed, the ones an infeasible point
+ * keeps) or a derived one that is infinite, or negative beyond rounding
+ * (below -1e-9 x the iteration time), or a computed figure that is NaN,
+ * makes the point STATUS_INVALID_NONFINITE or STATUS_INVALID_NEGATIVE
+ * (inputs that passed their range checks but combine badly), with
+ * *where (when not NULL) naming the figure and every figure zeroed, so
+ * that no such figure reaches a report or a sweep row. A figure that is
+ * NaN because the fidelity does not compute it is not checked. Same
+ * return value as eval_point; r->status is set unless STATUS_NOMEM (also
+ * returned when the engine dropped events past its reservation). */
+status_code eval_run(const point_t *p, engine *e, result_t *r, const char **where);
 
 /* Offsets in result_t of the figures the point's fidelity computes for
  * its model and task kind, ending with (size_t)-1. */

@@ -56,6 +56,12 @@ static const status_info status_table[] = {
     {STATUS_INVALID_BATCH_KIND, "invalid:batch-kind",
      "the sweep spec lists this global batch for another model kind "
      "(global_batch = { llm = [...]; dlrm = [...]; })"},
+    {STATUS_INVALID_NONFINITE, "invalid:non-finite",
+     "the evaluation gave a figure that is not finite (an input outside "
+     "its physical range, e.g. a denormal or infinite bandwidth)"},
+    {STATUS_INVALID_NEGATIVE, "invalid:negative",
+     "the evaluation gave a negative time, rate or size (an input outside "
+     "its physical range)"},
     {STATUS_NOMEM, "error:nomem", "out of memory"},
 };
 

@@ -38,6 +38,11 @@ typedef enum status_code {
     STATUS_INVALID_FIDELITY = 113,    /* model/task unsupported by fidelity */
     STATUS_INVALID_NODES = 114,       /* devices not divisible by nodes */
     STATUS_INVALID_BATCH_KIND = 115,  /* sweep: batch listed for another model kind */
+    /* the evaluation gave a figure that is not finite, or negative: an
+     * input outside its physical range (eval_run; a sweep row, figures
+     * zeroed) */
+    STATUS_INVALID_NONFINITE = 116,
+    STATUS_INVALID_NEGATIVE = 117,
     STATUS_NOMEM = 200                /* allocation failed */
 } status_code;
 

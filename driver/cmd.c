@@ -18,6 +18,8 @@
 #include "../cost/eval.h"
 #include "best.h"
 #include "list.h"
+#include "job.h"
+#include "launch.h"
 #include "load.h"
 #include "pointfile.h"
 #include "report.h"
@@ -98,7 +100,8 @@ static const cmd_opt opt_table[OPT_N] = {
     {"seconds", "S", ON(CMD_BENCH), "bench: run for about S seconds (default 2)"},
     {"count", "N", ON(CMD_BENCH), "bench: run exactly N evaluations"},
     {"out", "FILE", ON(CMD_SWEEP),
-     "sweep: the HDF5 file to write (required; replaced unless --resume)"},
+     "sweep: the HDF5 file to write (required; replaced unless --resume; "
+     "never an input, a non-HDF5 file or one a running sweep holds)"},
     {"resume", NULL, ON(CMD_SWEEP),
      "sweep: continue an interrupted sweep of the same spec in --out"},
     {"quiet", NULL, ON(CMD_SWEEP), "sweep: no progress line and no summary"},
@@ -168,6 +171,22 @@ static void cmd_usage(FILE *f)
         }
         fputc('\n', f);
     }
+    fprintf(f, "\nexit codes:\n"
+            "  0   success\n"
+            "  1   runtime failure: I/O (a full file system), a damaged or "
+            "foreign sweep file,\n"
+            "      an output another running sweep holds, out of memory\n"
+            "  2   bad usage or bad input: options, configs, specs (with "
+            "FILE:LINE), an output\n"
+            "      that is an input, an MPI world that disagrees with "
+            "the launcher's task count\n"
+            "  %d  sweep stopped by a signal: the file keeps what was "
+            "written (complete = 0)\n"
+            "      and `madsweep sweep SPEC -o OUT --resume` finishes it\n"
+            "\nsignals (sweep): SIGTERM, SIGUSR1 (Slurm's --signal=B:USR1@120, "
+            "forwarded by\nscripts/sweep.sbatch; mpirun forwards SIGUSR1) "
+            "or SIGINT stop every rank within\none chunk; a second signal "
+            "ends the process at once.\n", JOB_EXIT_STOPPED);
 }
 
 static int cmd_parse(int argc, char **argv, cmd_args *a, FILE *err)
@@ -287,7 +306,13 @@ static int cmd_parse(int argc, char **argv, cmd_args *a, FILE *err)
 static int cmd_load_point(const cmd_args *a, point_t *p, FILE *err)
 {
     load_err le;
-    if (load_point(a->file, load_configs_dir(a->val[OPT_CONFIGS]), p, &le) == 0)
+    char what[300];
+    snprintf(what, sizeof what, "loading %s", a->file);
+    job_init();
+    job_guard_begin(what);
+    int rc = load_point(a->file, load_configs_dir(a->val[OPT_CONFIGS]), p, &le);
+    job_guard_end();
+    if (rc == 0)
         return 0;
     fprintf(err, "madsweep: %s\n", le.text);
     return -1;
@@ -409,27 +434,19 @@ static int cmd_bench(const cmd_args *a, FILE *out, FILE *err)
     return 0;
 }
 
-static void cmd_mpi_finalize(void)
-{
-    int done = 0;
-    MPI_Finalized(&done);
-    if (!done)
-        MPI_Finalize();
-}
-
-/* Initializes MPI once per process (finalized at exit), so `sweep` works
- * under mpirun, srun or as a single process. */
+/* Initializes MPI once per process (finalized at exit by job.c's
+ * handler), so `sweep` works under mpirun, srun or as a single process. */
 static int cmd_mpi_init(FILE *err)
 {
     int up = 0;
     MPI_Initialized(&up);
     if (up)
         return 0;
+    job_init();
     if (MPI_Init(NULL, NULL) != MPI_SUCCESS) {
         fprintf(err, "madsweep sweep: MPI_Init failed\n");
         return -1;
     }
-    atexit(cmd_mpi_finalize);
     return 0;
 }
 
@@ -471,21 +488,48 @@ static char *cmd_line_text(int argc, char **argv)
     return s;
 }
 
+/* A non-negative integer from a test-hook variable, 0 when unset. */
+static int64_t cmd_hook(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v ? strtoll(v, NULL, 10) : 0;
+}
+
 static int cmd_sweep(const cmd_args *a, FILE *out, FILE *err)
 {
     if (!a->set[OPT_OUT]) {
         fprintf(err, "madsweep sweep: missing -o/--out FILE\n");
         return 2;
     }
+    /* the launcher's task count, read before MPI_Init adds variables */
+    launch_env le;
+    launch_capture(&le);
+    char msg[600];
+    if (launch_check_env(&le, msg, sizeof msg) != 0) {
+        if (launch_reports(&le))
+            fprintf(err, "madsweep sweep: %s\n", msg);
+        return 2;
+    }
     if (cmd_mpi_init(err) != 0)
         return 1;
+    int world = 1, rank = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &world);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (launch_check_world(&le, world, msg, sizeof msg) != 0) {
+        if (rank == 0 && launch_reports(&le))
+            fprintf(err, "madsweep sweep: %s\n", msg);
+        return 2;
+    }
     sweep_opts o = {.spec_path = a->file, .out_path = a->val[OPT_OUT],
                     .configs_dir = a->val[OPT_CONFIGS],
                     .resume = a->set[OPT_RESUME], .quiet = a->set[OPT_QUIET]};
-    /* test hook: every rank SIGKILLs itself after this many chunks */
-    const char *kill = getenv("MADSWEEP_KILL_AFTER_CHUNKS");
-    if (kill && *kill)
-        o.kill_after = strtoll(kill, NULL, 10);
+    /* test hooks: every rank SIGKILLs itself after this many chunks;
+     * rank 0 raises SIGUSR1 after this many of its chunks */
+    o.kill_after = cmd_hook("MADSWEEP_KILL_AFTER_CHUNKS");
+    o.stop_after = cmd_hook("MADSWEEP_STOP_AFTER_CHUNKS");
+    /* test hook: every rank sleeps this many ms after each chunk (a sweep
+     * slow enough for the stop and fault tests to interrupt) */
+    o.delay_ms = cmd_hook("MADSWEEP_CHUNK_DELAY_MS");
     if (a->set[OPT_CHECKPOINT]) {
         char *end = NULL;
         double v = strtod(a->val[OPT_CHECKPOINT], &end);
@@ -498,9 +542,17 @@ static int cmd_sweep(const cmd_args *a, FILE *out, FILE *err)
     /* test hook: rank 0 SIGKILLs itself in the count pass */
     const char *kc = getenv("MADSWEEP_KILL_IN_COUNT");
     o.kill_in_count = kc && *kc && strcmp(kc, "0") != 0;
+    /* test hook: rank 0 raises SIGTERM in the count pass */
+    o.stop_in_count = cmd_hook("MADSWEEP_STOP_IN_COUNT") != 0;
     char *line = cmd_line_text(a->argc, a->argv);
     o.command_line = line;
+    job_signals_install();
+    char what[300];
+    snprintf(what, sizeof what, "sweeping %s into %s", a->file,
+             a->val[OPT_OUT]);
+    job_guard_begin(what);
     int rc = sweep_run(MPI_COMM_WORLD, &o, NULL, out, err);
+    job_guard_end();
     free(line);
     return rc;
 }

@@ -1,9 +1,12 @@
 /*
  * frame.c - the columns of a finished sweep file (see frame.h).
  *
- * Invariant after frame_open(): every column's offset lies inside its
- * table's converted row; axis tables are read whole (they are small:
- * one row per axis value), /results only in blocks.
+ * Invariant after frame_open(): the file passed verify_file() (its
+ * counts, tables, provenance and every chunk's rows against their
+ * digests: a damaged file is refused before a byte is read as data);
+ * every column's offset lies inside its table's converted row; axis
+ * tables are read whole (they are small: one row per axis value),
+ * /results only in blocks.
  */
 #include "frame.h"
 
@@ -13,6 +16,7 @@
 #include <string.h>
 
 #include "../worker/check.h"
+#include "../worker/verify.h"
 #include "suggest.h"
 
 /* A member of a file table as a candidate column. */
@@ -278,16 +282,24 @@ static void frame_axes(frame *f, const frame_member *rm, int nrm)
         free(am[x]);
 }
 
-static int64_t frame_attr_i64(hid_t f, const char *name, int64_t def)
+/* An integer attribute (0), or -1 when absent, damaged or of another
+ * kind. */
+static int frame_int_attr(hid_t f, const char *name, int64_t *v)
 {
     if (H5Aexists(f, name) <= 0)
-        return def;
-    int64_t v = def;
-    hid_t a = CHECK_H5ID(H5Aopen(f, name, H5P_DEFAULT));
-    if (H5Aread(a, H5T_NATIVE_INT64, &v) < 0)
-        v = def;
-    CHECK_H5(H5Aclose(a));
-    return v;
+        return -1;
+    hid_t a = H5Aopen(f, name, H5P_DEFAULT);
+    if (a < 0)
+        return -1;
+    hid_t t = H5Aget_type(a);
+    int rc = t >= 0 && H5Tget_class(t) == H5T_INTEGER &&
+                     H5Aread(a, H5T_NATIVE_INT64, v) >= 0
+                 ? 0
+                 : -1;
+    if (t >= 0)
+        H5Tclose(t);
+    H5Aclose(a);
+    return rc;
 }
 
 int frame_open(frame *f, const char *path, char *msg, size_t size)
@@ -297,7 +309,8 @@ int frame_open(frame *f, const char *path, char *msg, size_t size)
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     f->file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (f->file < 0) {
-        snprintf(msg, size, "cannot open %s as an HDF5 file", path);
+        snprintf(msg, size, "cannot open %s: not an HDF5 file, or truncated or "
+                 "corrupted", path);
         return 1;
     }
     if (H5Aexists(f->file, "complete") <= 0 ||
@@ -306,9 +319,23 @@ int frame_open(frame *f, const char *path, char *msg, size_t size)
         frame_close(f);
         return 1;
     }
-    if (frame_attr_i64(f->file, "complete", 0) != 1) {
+    int64_t complete = -1;
+    if (frame_int_attr(f->file, "complete", &complete) != 0) {
+        snprintf(msg, size, "%s: its attribute 'complete' is not an integer "
+                 "(corrupted?)", path);
+        frame_close(f);
+        return 1;
+    }
+    if (complete != 1) {
         snprintf(msg, size, "%s is an unfinished sweep (complete = 0); finish "
                  "it with `madsweep sweep SPEC --resume -o %s`", path, path);
+        frame_close(f);
+        return 1;
+    }
+    char vmsg[VERIFY_MSG];
+    if (verify_file(f->file, vmsg, sizeof vmsg) != 0) {
+        snprintf(msg, size, "%s is corrupted or not a madsweep sweep file: %s", path,
+                 vmsg);
         frame_close(f);
         return 1;
     }

@@ -75,8 +75,11 @@ typedef struct frame {
     char fidelity[32];
 } frame;
 
-/* Opens a finished sweep file (complete = 1). Returns 0, 1 with msg set
- * when it cannot be read or is not a finished sweep file. */
+/* Opens a finished sweep file (complete = 1) and verifies it whole
+ * (worker/verify.h: a truncated, corrupted or foreign file is reported
+ * as such, never read; this reads the file once more). Returns 0, 1
+ * with msg set when it cannot be read, is damaged or is not a finished
+ * sweep file. */
 int frame_open(frame *f, const char *path, char *msg, size_t size);
 void frame_close(frame *f);
 

@@ -26,17 +26,53 @@ void report_json_number(FILE *out, double v)
     fprintf(out, "%.17g", v);
 }
 
+/* Length of the well-formed UTF-8 sequence at s (RFC 3629: no overlong
+ * forms, no surrogates, at most U+10FFFF), or 0 when s[0] starts none. */
+static size_t report_utf8_len(const unsigned char *s)
+{
+    unsigned char c = s[0];
+    if (c < 0x80)
+        return 1;
+    size_t n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3
+               : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    if (n == 0)
+        return 0;
+    unsigned char lo = 0x80, hi = 0xbf; /* the second byte's range */
+    if (c == 0xe0)
+        lo = 0xa0;
+    else if (c == 0xed)
+        hi = 0x9f;
+    else if (c == 0xf0)
+        lo = 0x90;
+    else if (c == 0xf4)
+        hi = 0x8f;
+    if (s[1] < lo || s[1] > hi)
+        return 0;
+    for (size_t i = 2; i < n; i++)
+        if (s[i] < 0x80 || s[i] > 0xbf)
+            return 0;
+    return n;
+}
+
 void report_json_string(FILE *out, const char *s)
 {
     fputc('"', out);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        unsigned char ch = *p;
+        size_t n = report_utf8_len(p);
+        if (n == 0) { /* not UTF-8 (a Latin-1 name?): U+FFFD, one byte */
+            fputs("\\ufffd", out);
+            p++;
+            continue;
+        }
         if (ch == '"' || ch == '\\')
             fprintf(out, "\\%c", ch);
-        else if (ch < 0x20)
+        else if (ch < 0x20 || ch == 0x7f)
             fprintf(out, "\\u%04x", ch);
         else
-            fputc(ch, out);
+            fwrite(p, 1, n, out);
+        p += n;
     }
     fputc('"', out);
 }

@@ -20,7 +20,10 @@ void report_json(FILE *out, const point_t *p, const result_t *r);
  * finite. */
 void report_json_number(FILE *out, double v);
 
-/* Writes s as a JSON string literal (quotes and escapes included). */
+/* Writes s as a JSON string literal (quotes and escapes included). The
+ * output is always valid UTF-8: each byte of s that does not begin a
+ * well-formed UTF-8 sequence becomes U+FFFD (names in configs may be in
+ * any encoding). */
 void report_json_string(FILE *out, const char *s);
 
 #endif

@@ -195,6 +195,22 @@ fail:
     return -1;
 }
 
+/* The largest value of an array key (spec_numbers), from the key tables
+ * (speckeys.h): the device bound for node and device counts, 2^40
+ * samples for batches (also per model kind, global_batch = { llm =
+ * [...]; dlrm = [...]; }); bandwidth scales and Gb/s up to 1e6 and 1e9.
+ * Checked before any conversion to int64. */
+static double spec_upper(const char *key)
+{
+    double lo = 0, hi = 0;
+    if (strcmp(key, "llm") == 0 || strcmp(key, "dlrm") == 0)
+        key = "global_batch";
+    if (speckeys_range(SPECKEYS_GRID, key, &lo, &hi) ||
+        speckeys_range(SPECKEYS_TOP, key, &lo, &hi))
+        return hi;
+    return (double)SPEC_MAX_DEVICES;
+}
+
 /* Reads an optional array of numbers; `def` when absent. */
 static int spec_numbers(const config_setting_t *g, const char *key,
                         bool integer, double lo, double def, double **out,
@@ -238,9 +254,9 @@ static int spec_numbers(const config_setting_t *g, const char *key,
             free(v);
             return -1;
         }
-        if (!(v[i] >= lo) || !isfinite(v[i])) {
-            load_fail(err, s, "key '%s': element %d: must be >= %g", key, i,
-                      lo);
+        if (!(v[i] >= lo) || !isfinite(v[i]) || v[i] > spec_upper(key)) {
+            load_fail(err, s, "key '%s': element %d: must be >= %g and at "
+                      "most %g", key, i, lo, spec_upper(key));
             free(v);
             return -1;
         }
@@ -340,6 +356,13 @@ static int spec_grid(spec *sp, const config_setting_t *grid, spec_cat *cat,
                     *s = base;
                     s->nodes = (int64_t)nodes[a];
                     s->devices = (int64_t)nodes[a] * (int64_t)dpn[b];
+                    if (s->devices > SPEC_MAX_DEVICES) {
+                        load_fail(err, g, "system_grid: %lld nodes x %lld "
+                                  "devices is more than %lld devices",
+                                  (long long)s->nodes, (long long)dpn[b],
+                                  (long long)SPEC_MAX_DEVICES);
+                        goto out;
+                    }
                     s->nic_bidir_bytes_per_s = base.nic_bidir_bytes_per_s * nic[c];
                     if (s->nodes == 1)
                         s->allreduce_intra_fraction = 1.0;
@@ -463,6 +486,12 @@ static int spec_dgrid_hw(spec *sp, const config_setting_t *g, const hw_t *hw,
                         goto out;
                     }
                     n /= per;
+                }
+                if (n > SPEC_MAX_DEVICES / per) {
+                    load_fail(err, g, "system_grid: %lld nodes x %lld devices "
+                              "is more than %lld devices", (long long)n,
+                              (long long)per, (long long)SPEC_MAX_DEVICES);
+                    goto out;
                 }
                 y->devices_per_node = per;
                 y->devices = n * per;
@@ -633,8 +662,10 @@ static int spec_tasks(spec *sp, const config_setting_t *s, load_err *err)
                 continue;
             int ty = config_setting_type(ks);
             if ((ty != CONFIG_TYPE_INT && ty != CONFIG_TYPE_INT64) ||
-                config_setting_get_int64(ks) < 1) {
-                load_fail(err, ks, "key '%s': expected an integer >= 1", tok[j]);
+                config_setting_get_int64(ks) < 1 ||
+                config_setting_get_int64(ks) > SPEC_MAX_TOKENS) {
+                load_fail(err, ks, "key '%s': expected an integer from 1 to %lld",
+                          tok[j], (long long)SPEC_MAX_TOKENS);
                 return -1;
             }
             if (t->kind != TASK_INFERENCE) {
@@ -648,9 +679,10 @@ static int spec_tasks(spec *sp, const config_setting_t *s, load_err *err)
         if (mf) {
             int ty = config_setting_type(mf);
             if ((ty != CONFIG_TYPE_INT && ty != CONFIG_TYPE_INT64) ||
-                config_setting_get_int64(mf) < 0) {
+                config_setting_get_int64(mf) < 0 ||
+                config_setting_get_int64(mf) > SPEC_MAX_LAYERS) {
                 load_fail(err, mf, "key 'min_frozen_layer': expected an "
-                          "integer >= 0");
+                          "integer from 0 to %lld", (long long)SPEC_MAX_LAYERS);
                 return -1;
             }
             t->min_frozen_layer = (int64_t)config_setting_get_int64(mf);
@@ -659,9 +691,10 @@ static int spec_tasks(spec *sp, const config_setting_t *s, load_err *err)
         if (fl) {
             int ty = config_setting_type(fl);
             if ((ty != CONFIG_TYPE_INT && ty != CONFIG_TYPE_INT64) ||
-                config_setting_get_int64(fl) < 0) {
+                config_setting_get_int64(fl) < 0 ||
+                config_setting_get_int64(fl) > SPEC_MAX_LAYERS) {
                 load_fail(err, fl, "key 'frozen_layers': expected an "
-                          "integer >= 0");
+                          "integer from 0 to %lld", (long long)SPEC_MAX_LAYERS);
                 return -1;
             }
             t->frozen_layers = (int64_t)config_setting_get_int64(fl);
@@ -741,6 +774,19 @@ static int spec_batches(spec *sp, const config_setting_t *s, load_err *err)
     return 0;
 }
 
+/* A literal degree larger than any system (the product of all of them
+ * is then bounded too: autoplan_resolve checks it against devices). */
+static bool spec_degrees_too_large(const autoplan_tmpl *t, const char **why)
+{
+    for (int i = 0; i < t->nlevels; i++)
+        if (t->level[i].kind == AUTOPLAN_NUM &&
+            t->level[i].degree > SPEC_MAX_DEVICES) {
+            *why = "a degree is larger than 2^24 devices";
+            return true;
+        }
+    return false;
+}
+
 static int spec_strategies(spec *sp, const config_setting_t *s, load_err *err)
 {
     const char *text = config_setting_get_string(s);
@@ -795,7 +841,8 @@ static int spec_strategies(spec *sp, const config_setting_t *s, load_err *err)
             const config_setting_t *m = config_setting_get_member(e, comp[c]);
             const char *pt = config_setting_get_string(m);
             const char *why = "expected a string like \"fsdp:node,ddp:rest\"";
-            if (!pt || autoplan_parse(pt, dst[c], &why) != 0) {
+            if (!pt || autoplan_parse(pt, dst[c], &why) != 0 ||
+                spec_degrees_too_large(dst[c], &why)) {
                 load_fail(err, m, "key '%s': %s%s%s: %s", comp[c],
                           pt ? "\"" : "", pt ? pt : "", pt ? "\"" : "", why);
                 return -1;

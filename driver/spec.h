@@ -121,6 +121,13 @@
 #include "sources.h"
 
 #define SPEC_DECODE_TOKENS 128 /* detailed inference default */
+/* Bounds of the spec's own integers (the catalogues' are load.c's):
+ * devices of a generated system, tokens, layer indices. global_batch
+ * elements are 1 to 2^40. */
+#define SPEC_MAX_DEVICES (INT64_C(1) << 24)
+#define SPEC_MAX_TOKENS (INT64_C(1) << 24)
+#define SPEC_MAX_LAYERS (INT64_C(1) << 16)
+#define SPEC_MAX_BATCH (INT64_C(1) << 40)
 
 /* Loads a spec; returns 0, or -1 with err set (s left empty). */
 int spec_load(const char *path, const char *configs_dir, spec *s,

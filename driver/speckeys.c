@@ -6,90 +6,105 @@
 
 #include <string.h>
 
+#include "load.h"
+#include "spec.h"
 #include "suggest.h"
 
+/* A key, its fidelities and help; numbers: the accepted range [lo, hi]
+ * (hi 0: not a number of the spec's own; SPECKEYS_LOAD: the range of the
+ * catalogue key of that name, load.c's). */
 typedef struct speckey {
     const char *name;
     unsigned fid;
     const char *doc;
+    double lo, hi;
 } speckey;
+
+#define SPECKEYS_LOAD -1.0
+#define SPECKEYS_DEV 1, (double)SPEC_MAX_DEVICES
 
 #define M SPECKEYS_MADMAX
 #define D SPECKEYS_DETAILED
 #define B SPECKEYS_BOTH
 
 static const speckey speckeys_top[] = {
-    {"name", B, "label of the sweep (optional)"},
-    {"fidelity", B, "\"detailed\" (default) or \"madmax\""},
-    {"models", B, "catalogue names, inline model groups, or \"all\""},
+    {"name", B, "label of the sweep (optional)", 0, 0},
+    {"fidelity", B, "\"detailed\" (default) or \"madmax\"", 0, 0},
+    {"models", B, "catalogue names, inline model groups, or \"all\"", 0, 0},
     {"systems", B,
      "catalogue names, inline system groups (may start from a `base` entry "
-     "and override it), or \"all\"; optional with system_grid"},
-    {"system_grid", B, "list of groups generating systems (keys below)"},
+     "and override it), or \"all\"; optional with system_grid", 0, 0},
+    {"system_grid", B, "list of groups generating systems (keys below)", 0, 0},
     {"hardware", D,
      "custom hardware generations for system_grid: groups { name = \"...\"; "
      "base = \"h100-sxm-80g\"; nic_bytes_per_s = 100e9; } (a base and the "
-     "figures it overrides, or every key of `madsweep keys` hardware)"},
-    {"tasks", B, "task types or task groups (keys below)"},
+     "figures it overrides, or every key of `madsweep keys` hardware)", 0, 0},
+    {"tasks", B, "task types or task groups (keys below)", 0, 0},
     {"global_batch", B,
      "global batch sizes, samples per step (detailed: sequences; serving: "
      "sequences decoded concurrently), or a group per model kind "
-     "{ llm = [...]; dlrm = [...]; }"},
+     "{ llm = [...]; dlrm = [...]; }", 1, (double)SPEC_MAX_BATCH},
     {"strategies", B,
      "\"auto\" (every candidate of the fidelity) or, madmax, groups "
-     "{ dense = \"fsdp:node,ddp:rest\"; embedding = \"mp:all\"; }"},
+     "{ dense = \"fsdp:node,ddp:rest\"; embedding = \"mp:all\"; }", 0, 0},
     {"stacks", B,
      "software stacks of configs/stacks.cfg (names, inline groups or \"all\"; "
      "default [\"unknown\"]): an axis of the sweep; detailed fidelity only "
-     "(a madmax spec refuses it)"},
-    {"chunk", B, "ids per work chunk on average, 1 to 2^20 (default 4096)"},
+     "(a madmax spec refuses it)", 0, 0},
+    {"chunk", B, "ids per work chunk on average (default 4096)", 1, (double)SPEC_CHUNK_MAX},
     {"keep", B,
      "what the sweep keeps (default \"all\"): { top = K; by = \"FIGURE\"; "
      "group = [...]; }, { pareto = [\"F1\", \"F2\"]; group = [...]; } or "
-     "{ feasible = true; }, reduced in situ"},
+     "{ feasible = true; }, reduced in situ", 0, 0},
 };
 
 static const speckey speckeys_grid[] = {
-    {"base", M, "madmax: the catalogue system to start from (systems.cfg)"},
+    {"base", M, "madmax: the catalogue system to start from (systems.cfg)", 0, 0},
     {"hardware", D,
      "detailed: hardware generations, names (the spec's `hardware` list, "
-     "then hardware.cfg) or inline groups"},
+     "then hardware.cfg) or inline groups", 0, 0},
     {"nodes", B,
      "node counts (madmax: nodes of the base's size; detailed: scale-up "
-     "domains of devices_per_node)"},
+     "domains of devices_per_node)", SPECKEYS_DEV},
     {"devices", D,
      "detailed: device counts instead of nodes, each a whole number of "
-     "devices_per_node (an error names the nearest valid sizes)"},
+     "devices_per_node (an error names the nearest valid sizes)", SPECKEYS_DEV},
     {"devices_per_node", B,
      "devices per node (default: the base's; detailed: the hardware's "
-     "scale-up domain, e.g. 72 for an NVL72 rack)"},
+     "scale-up domain, e.g. 72 for an NVL72 rack)", SPECKEYS_DEV},
     {"nic_scale", B,
      "factors on the NIC bandwidth (madmax: the base's ports; detailed: "
-     "the hardware's nic_bytes_per_s), default [1.0]"},
+     "the hardware's nic_bytes_per_s), default [1.0]", 1e-9, 1e6},
     {"nic_gbps_per_device", D,
      "detailed: absolute NIC bandwidths per device, Gb/s one direction "
-     "(instead of nic_scale)"},
+     "(instead of nic_scale)", 1e-9, 1e9},
     {"board_power_w", B,
-     "board power per device, W, over the hardware's (energy figures)"},
+     "board power per device, W, over the hardware's (energy figures)", 0,
+     SPECKEYS_LOAD},
     {"idle_power_w", B,
      "idle power per device, W, over the hardware's (default 30 % of board "
-     "power)"},
+     "power)", 0, SPECKEYS_LOAD},
     {"price_per_hour_usd", B,
-     "price per device-hour, USD, over the hardware's (cost figures)"},
+     "price per device-hour, USD, over the hardware's (cost figures)", 0,
+     SPECKEYS_LOAD},
 };
 
 static const speckey speckeys_task[] = {
-    {"type", B, "\"pretrain\", \"finetune\" or \"inference\""},
-    {"name", B, "label (default: the type)"},
-    {"freeze_emb", B, "finetune: embeddings frozen"},
-    {"freeze_top_mlp", B, "finetune, DLRM: top MLP frozen"},
-    {"freeze_bot_mlp", B, "finetune, DLRM: bottom MLP frozen"},
-    {"freeze_dense", M, "madmax finetune: all transformer layers frozen"},
-    {"min_frozen_layer", M, "madmax finetune: layers below it get gradients"},
-    {"frozen_layers", D, "detailed finetune: the first N layers frozen"},
-    {"precision", D, "detailed: \"bf16\" (default), \"fp16\", \"fp8\", \"tf32\", \"fp32\""},
-    {"prompt_tokens", D, "detailed inference: prompt length (default seq_len)"},
-    {"decode_tokens", D, "detailed inference: generated tokens (default 128)"},
+    {"type", B, "\"pretrain\", \"finetune\" or \"inference\"", 0, 0},
+    {"name", B, "label (default: the type)", 0, 0},
+    {"freeze_emb", B, "finetune: embeddings frozen", 0, 0},
+    {"freeze_top_mlp", B, "finetune, DLRM: top MLP frozen", 0, 0},
+    {"freeze_bot_mlp", B, "finetune, DLRM: bottom MLP frozen", 0, 0},
+    {"freeze_dense", M, "madmax finetune: all transformer layers frozen", 0, 0},
+    {"min_frozen_layer", M, "madmax finetune: layers below it get gradients", 0,
+     (double)SPEC_MAX_LAYERS},
+    {"frozen_layers", D, "detailed finetune: the first N layers frozen", 0,
+     (double)SPEC_MAX_LAYERS},
+    {"precision", D, "detailed: \"bf16\" (default), \"fp16\", \"fp8\", \"tf32\", \"fp32\"", 0, 0},
+    {"prompt_tokens", D, "detailed inference: prompt length (default seq_len)", 1,
+     (double)SPEC_MAX_TOKENS},
+    {"decode_tokens", D, "detailed inference: generated tokens (default 128)", 1,
+     (double)SPEC_MAX_TOKENS},
 };
 
 #undef M
@@ -107,6 +122,24 @@ static const struct {
     {speckeys_task, sizeof speckeys_task / sizeof speckeys_task[0],
      "sweep spec: a group of tasks"},
 };
+
+static const speckey *speckeys_find(speckeys_ns ns, const char *key)
+{
+    for (size_t i = 0; i < speckeys_tables[ns].n; i++)
+        if (strcmp(speckeys_tables[ns].k[i].name, key) == 0)
+            return &speckeys_tables[ns].k[i];
+    return NULL;
+}
+
+bool speckeys_range(speckeys_ns ns, const char *key, double *lo, double *hi)
+{
+    const speckey *k = speckeys_find(ns, key);
+    if (!k || k->hi <= 0)
+        return false;
+    *lo = k->lo;
+    *hi = k->hi;
+    return true;
+}
 
 bool speckeys_known(speckeys_ns ns, unsigned fid, const char *key)
 {
@@ -149,7 +182,15 @@ void speckeys_print(FILE *out)
         fprintf(out, "%s:\n", speckeys_tables[ns].title);
         for (size_t i = 0; i < speckeys_tables[ns].n; i++) {
             const speckey *k = &speckeys_tables[ns].k[i];
-            fprintf(out, "  %-26s %s%s\n", k->name, k->doc,
+            char range[80] = "";
+            if (k->hi > 0)
+                snprintf(range, sizeof range, " {%.15g to %.15g}", k->lo, k->hi);
+            else if (k->hi == SPECKEYS_LOAD) {
+                char r[64];
+                load_range_text(k->name, r, sizeof r);
+                snprintf(range, sizeof range, " {%s}", r);
+            }
+            fprintf(out, "  %-26s %s%s%s\n", k->name, k->doc, range,
                     k->fid == SPECKEYS_MADMAX     ? " [madmax]"
                     : k->fid == SPECKEYS_DETAILED ? " [detailed]"
                                                   : "");

@@ -3,8 +3,8 @@
  *
  * The spec loader checks every key against these tables (an unknown key
  * is an error naming the closest known one) and `madsweep keys` prints
- * them with their meaning, so the documentation and the checks cannot
- * drift apart. A key belongs to one fidelity or to both.
+ * them with their meaning and, for numbers, their accepted range, so the
+ * documentation and the checks cannot drift apart. A key belongs to one fidelity or to both.
  */
 #ifndef MADSWEEP_SPECKEYS_H
 #define MADSWEEP_SPECKEYS_H
@@ -31,7 +31,12 @@ bool speckeys_known(speckeys_ns ns, unsigned fid, const char *key);
 const char *speckeys_unknown(speckeys_ns ns, unsigned fid, const char *key,
                              const char *where, char *buf, size_t size);
 
-/* Prints every namespace for `madsweep keys`. */
+/* The accepted range [*lo, *hi] of numeric key `key` of namespace ns
+ * (what the spec loader checks, and `madsweep keys` prints as {lo to
+ * hi}); false for other keys. */
+bool speckeys_range(speckeys_ns ns, const char *key, double *lo, double *hi);
+
+/* Prints every namespace for `madsweep keys`, numbers with their range. */
 void speckeys_print(FILE *out);
 
 #endif

@@ -286,7 +286,7 @@ static void summary_model(FILE *out, const space *s, const summary_best *b,
         const char *name = summary_group_name(sp, g[k].first);
         result_t r;
         if (g[k].best.id < 0 || space_point(s, cur, g[k].best.id, NULL) != STATUS_OK ||
-            eval_run(&cur->p, e, &r) != STATUS_OK) {
+            eval_run(&cur->p, e, &r, NULL) != STATUS_OK) {
             char sizes[48];
             if (g[k].lo == g[k].hi)
                 snprintf(sizes, sizeof sizes, "%lld", (long long)g[k].lo);

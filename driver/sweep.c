@@ -19,12 +19,15 @@
 
 #include "../worker/check.h"
 #include "../worker/chunks.h"
+#include "../worker/claim.h"
 #include "../worker/count.h"
 #include "../worker/kept.h"
 #include "../worker/output.h"
 #include "../worker/sha256.h"
 #include "../worker/space.h"
+#include "../worker/verify.h"
 #include "../worker/worker.h"
+#include "job.h"
 #include "spec.h"
 #include "summary.h"
 
@@ -243,7 +246,7 @@ static int sweep_agree(MPI_Comm comm, int bad)
 /* Progress of the count pass on rank 0 (its share of the blocks). */
 typedef struct sweep_count_tick {
     FILE *err;
-    bool tty, quiet, kill;
+    bool tty, quiet, kill, stop;
     double t0, last, every;
 } sweep_count_tick;
 
@@ -252,6 +255,10 @@ static void sweep_on_count(int64_t done, int64_t mine, void *arg)
     sweep_count_tick *t = arg;
     if (t->kill)
         raise(SIGKILL); /* test hook: the file exists, the layout does not */
+    if (t->stop) {
+        t->stop = false;
+        raise(SIGTERM); /* test hook: a stop while counting */
+    }
     double now = MPI_Wtime();
     if (t->quiet || (now - t->last < t->every && done < mine))
         return;
@@ -263,6 +270,194 @@ static void sweep_on_count(int64_t done, int64_t mine, void *arg)
             now - t->t0, t->tty && done < mine ? "   " : "\n");
     fflush(t->err);
     t->last = now;
+}
+
+/* Phase 2a: rank 0 claims the output (worker/claim.h: never the spec
+ * or a catalogue it read, never a non-HDF5 file, never a file another
+ * running sweep holds), before any rank touches it. Returns 0 (*empty:
+ * the file is empty, so a --resume starts afresh) or the exit code. */
+static int sweep_claim(MPI_Comm comm, int rank, const sweep_opts *o, const spec *sp,
+                       claim *cl, bool *empty, FILE *err)
+{
+    int state[2] = {0, 1}; /* exit code of a refusal; file empty */
+    cl->fd = -1;
+    if (rank == 0) {
+        const char **inputs = calloc((size_t)sp->files.n + 2, sizeof *inputs);
+        if (!inputs)
+            check_die("out of memory", __FILE__, __LINE__);
+        int k = 0;
+        inputs[k++] = o->spec_path;
+        for (int i = 0; i < sp->files.n; i++)
+            inputs[k++] = sp->files.f[i].path;
+        char msg[1200] = "";
+        bool e = true;
+        claim_rc cr = claim_take(cl, o->out_path, !o->resume, inputs, &e, msg,
+                                 sizeof msg);
+        free(inputs);
+        if (cr != CLAIM_OK)
+            fprintf(err, "madsweep: %s\n", msg);
+        state[0] = cr == CLAIM_REFUSED ? 2 : cr < 0 ? 1 : 0;
+        state[1] = e;
+    }
+    CHECK_MPI(MPI_Bcast(state, 2, MPI_INT, 0, comm));
+    *empty = state[1] != 0;
+    return state[0];
+}
+
+/* The checkpoint tables of a reduced sweep's file (the slot keep_slot
+ * names), checked against their digests on rank 0; 0, or -1 with msg. */
+static int sweep_verify_keep(output *fo, int rank, char *msg, size_t size)
+{
+    int64_t slot = -1;
+    if (output_get_i64(fo, "keep_slot", &slot) != 0)
+        return 0; /* no checkpoint yet */
+    if (slot != 0 && slot != 1) {
+        snprintf(msg, size, "its attribute keep_slot is %lld (damaged)", (long long)slot);
+        return -1;
+    }
+    static const char *const tabs[3] = {"keep/state", "keep/groups", "keep/summary"};
+    for (int i = 0; i < 3; i++) {
+        char name[32];
+        int64_t n;
+        snprintf(name, sizeof name, "%s%lld", tabs[i], (long long)slot);
+        if (verify_table(fo->file, name, rank == 0, &n, msg, size) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* --resume (also of a complete file): every rank checks its share of the
+ * chunks already written (keep = "all"; reduced sweeps: rank 0 checks
+ * the checkpoint tables and, keep = { feasible = true; }, streams the
+ * rows the checkpoint committed; a complete reduced file: /groups and
+ * all its rows), after rank 0 checked the tables (verify.h); the first
+ * failure (lowest chunk) is reported by rank 0. Returns 0, or 1 when
+ * the file is damaged. */
+static int sweep_verify(MPI_Comm comm, int rank, int nranks, output *fo,
+                        const space *s, const chunks *ch, const uint8_t *done,
+                        spec_keep_mode mode, int64_t complete, FILE *err)
+{
+    bool all = mode == SPEC_KEEP_ALL;
+    char msg[VERIFY_MSG] = "";
+    int64_t bad = INT64_MAX; /* chunk of the failure; -1: the file as a whole */
+    for (int64_t c = 0; c < ch->n && complete && bad == INT64_MAX; c++)
+        if (!done[c]) {
+            snprintf(msg, sizeof msg, "it is marked complete but /progress "
+                     "says chunk %lld was never written", (long long)c);
+            bad = -1;
+        }
+    verify_shape vs;
+    memset(&vs, 0, sizeof vs);
+    uint64_t *dg = malloc(((size_t)ch->n + 1) * sizeof *dg);
+    if (!dg)
+        check_die("out of memory", __FILE__, __LINE__);
+    if (bad == INT64_MAX &&
+        (verify_shape_read(fo->file, rank == 0, &vs, msg, sizeof msg) != 0 ||
+         verify_read_progress(fo->file, ch->n, NULL, dg, msg, sizeof msg) != 0))
+        bad = -1;
+    for (int a = 0; a < SPACE_NAXES && bad == INT64_MAX; a++)
+        if (vs.radix[a] != s->radix[a]) {
+            snprintf(msg, sizeof msg, "/axes/%s has %lld rows, the spec %lld",
+                     space_axis_names[a], (long long)vs.radix[a],
+                     (long long)s->radix[a]);
+            bad = -1;
+        }
+    if (bad == INT64_MAX && !all && !complete &&
+        sweep_verify_keep(fo, rank, msg, sizeof msg) != 0)
+        bad = -1;
+    int64_t kept = -1, ng = 0;
+    if (bad == INT64_MAX && !all && complete &&
+        (output_get_i64(fo, "rows_kept", &kept) != 0 || kept != vs.rows ||
+         verify_table(fo->file, "groups", rank == 0, &ng, msg, sizeof msg) != 0)) {
+        if (kept != vs.rows)
+            snprintf(msg, sizeof msg, "/results has %lld rows but rows_kept says "
+                     "%lld: truncated or damaged", (long long)vs.rows, (long long)kept);
+        bad = -1;
+    }
+    /* the rows only when the file as a whole passed on every rank (rank 0
+     * alone reads the tables' data), so that every rank opens the same */
+    verify_rows v;
+    bool rows_ok = !sweep_agree(comm, bad != INT64_MAX);
+    if (rows_ok && verify_rows_open(&v, fo->file, &vs, msg, sizeof msg) != 0) {
+        bad = -1;
+        rows_ok = false;
+    }
+    if (rows_ok) {
+        if (all) {
+            for (int64_t c = rank; c < ch->n && bad == INT64_MAX; c += nranks)
+                if (done[c] && verify_chunk(&v, c, dg[c], msg, sizeof msg) != 0)
+                    bad = c;
+        } else if (rank == 0) {
+            int64_t rows = vs.rows, nch = ch->n;
+            /* ranked sweeps write rows and digests only when they finish */
+            if (!complete && (mode != SPEC_KEEP_FEASIBLE ||
+                              output_get_i64(fo, "keep_rows", &rows) != 0 ||
+                              output_get_i64(fo, "keep_chunks", &nch) != 0))
+                rows = nch = 0; /* nothing committed */
+            if (rows < 0 || rows > vs.rows || nch < 0 || nch > ch->n) {
+                snprintf(msg, sizeof msg, "its checkpoint covers rows %lld and "
+                         "chunks %lld, more than it holds (damaged)", (long long)rows,
+                         (long long)nch);
+                bad = -1;
+            } else if (verify_stream(&v, rows, nch, dg, msg, sizeof msg) != 0) {
+                bad = -1;
+            }
+        }
+        verify_rows_close(&v);
+    }
+    verify_shape_free(&vs);
+    free(dg);
+    int64_t first = INT64_MAX;
+    CHECK_MPI(MPI_Allreduce(&bad, &first, 1, MPI_INT64_T, MPI_MIN, comm));
+    if (first == INT64_MAX)
+        return 0;
+    /* the rank that found the first failure tells rank 0 */
+    int mine = bad == first ? rank : nranks, who = nranks;
+    CHECK_MPI(MPI_Allreduce(&mine, &who, 1, MPI_INT, MPI_MIN, comm));
+    CHECK_MPI(MPI_Bcast(msg, sizeof msg, MPI_CHAR, who, comm));
+    if (rank == 0)
+        fprintf(err, "madsweep: cannot resume: %s is corrupted: %s; run "
+                "without --resume to start it over\n", fo->path, msg);
+    return 1;
+}
+
+static const char *sweep_signal_name(int sig)
+{
+    return sig == SIGTERM ? "SIGTERM" : sig == SIGUSR1 ? "SIGUSR1"
+           : sig == SIGINT ? "SIGINT" : "a signal";
+}
+
+/* A stopped run: the file keeps complete = 0 with the chunks written so
+ * far (a reduced sweep: its last checkpoint); rank 0 says how to finish
+ * it. `written`: rows in the file, -1 while counting. Returns
+ * JOB_EXIT_STOPPED. */
+static int sweep_stopped(MPI_Comm comm, int rank, const sweep_opts *o, output *fo,
+                         output_meta *m, int64_t written, bool reduced, FILE *err)
+{
+    int sig = job_stop_signal(), any = 0;
+    CHECK_MPI(MPI_Allreduce(&sig, &any, 1, MPI_INT, MPI_MAX, comm));
+    char e_text[32] = "";
+    if (rank == 0)
+        sweep_time_text(e_text, sizeof e_text);
+    CHECK_MPI(MPI_Bcast(e_text, sizeof e_text, MPI_CHAR, 0, comm));
+    m->end_time = e_text;
+    m->complete = 0;
+    m->evaluated = written > 0 ? written : 0;
+    output_set_meta(fo, m);
+    char what[160];
+    if (written < 0)
+        snprintf(what, sizeof what, "during the count pass, no rows yet in");
+    else if (reduced)
+        snprintf(what, sizeof what, "%lld of %lld points reduced (checkpointed) in",
+                 (long long)written, (long long)m->valid);
+    else
+        snprintf(what, sizeof what, "%lld of %lld points are in", (long long)written,
+                 (long long)m->valid);
+    if (rank == 0)
+        fprintf(err, "madsweep: stopped by %s: %s %s (complete = 0); finish "
+                "it with `madsweep sweep %s -o %s --resume`\n",
+                sweep_signal_name(any), what, o->out_path, o->spec_path, o->out_path);
+    return JOB_EXIT_STOPPED;
 }
 
 int sweep_run(MPI_Comm comm, const sweep_opts *o, sweep_stats *stats,
@@ -293,8 +488,17 @@ int sweep_run(MPI_Comm comm, const sweep_opts *o, sweep_stats *stats,
     int64_t by_code[SPACE_NCODES] = {0};
     int bad = 0;
     summary_best *best = NULL;
+    claim cl = {.fd = -1};
+    output fo;
+    memset(&fo, 0, sizeof fo);
+    bool all = sp.keep.mode == SPEC_KEEP_ALL;
 
-    /* phase 2: the file exists before anything long runs */
+    /* phase 2: the output claimed, then the file exists before anything
+     * long runs (complete = 0, points_valid -1 until the count pass) */
+    bool empty = true;
+    rc = sweep_claim(comm, rank, o, &sp, &cl, &empty, err);
+    if (rc)
+        goto out;
     char t_text[32] = "";
     if (rank == 0)
         sweep_time_text(t_text, sizeof t_text);
@@ -307,68 +511,57 @@ int sweep_run(MPI_Comm comm, const sweep_opts *o, sweep_stats *stats,
         .spec_text = sp.text, .spec_path = o->spec_path,
         .start_time = t_text, .end_time = "",
         .fidelity = sp.ops->name, .cost_version = sp.ops->version,
-        .ranks = nranks, .total = s.candidates, .valid = 0,
-        .invalid = 0, .evaluated = 0, .chunk = sp.chunk,
+        .ranks = nranks, .total = s.candidates, .valid = -1,
+        .invalid = -1, .evaluated = 0, .chunk = sp.chunk,
         .nchunks = 0, .elapsed_s = 0, .evals_per_s = 0, .complete = 0};
     output_rows rows;
     output_rows_init(&rows, sp.fidelity);
-    output fo;
     char msg[1200];
     int64_t complete = 0;
-    if (o->resume)
+    bool resume = o->resume && !empty;
+    if (o->resume && empty && rank == 0 && !o->quiet)
+        fprintf(err, "madsweep: %s is empty: starting the sweep\n", o->out_path);
+    if (resume)
         bad = output_open(&fo, comm, o->out_path, &meta, &complete, msg, sizeof msg);
     else
         bad = output_create(&fo, comm, o->out_path, &s, &meta, msg, sizeof msg);
     if (bad) {
         if (rank == 0)
             fprintf(err, "madsweep: %s\n", msg);
-        rc = o->resume ? 2 : 1;
-        goto out;
-    }
-    if (complete) {
-        output_close(&fo);
-        st.complete = 1;
-        /* the counts (quietly: the pass is cheap), for the stats and for
-         * the summary, which decodes the winners' ids */
-        int counted = count_run(comm, &s, by_code, NULL, NULL);
-        if (counted == 0) {
-            st.total = s.candidates;
-            st.valid = s.total;
-            st.invalid = s.candidates - s.total;
-        }
-        if (rank == 0 && !o->quiet)
-            fprintf(err, "madsweep: %s is already complete (%lld points)\n",
-                    o->out_path, (long long)st.valid);
-        if (counted == 0)
-            goto report;
+        rc = resume ? 2 : 1;
         goto out;
     }
 
-    /* phase 3: count pass */
+    /* phase 3: count pass (quiet for a complete file: it is cheap, and
+     * the file is verified against it before it is called complete) */
     sweep_count_tick ct = {.err = err, .tty = isatty(fileno(err)) != 0,
-                           .quiet = o->quiet || rank != 0, .kill = o->kill_in_count,
+                           .quiet = o->quiet || rank != 0 || complete,
+                           .kill = o->kill_in_count, .stop = o->stop_in_count,
                            .t0 = MPI_Wtime(), .last = MPI_Wtime(),
                            .every = o->progress_s > 0 ? o->progress_s : 5.0};
     double t_count = MPI_Wtime();
-    int counted = count_run(comm, &s, by_code, sweep_on_count, &ct);
+    int counted = count_run(comm, &s, by_code, sweep_on_count, &ct,
+                            complete ? NULL : job_stop_signal);
     t_count = MPI_Wtime() - t_count;
+    if (counted == 1) {
+        rc = sweep_stopped(comm, rank, o, &fo, &meta, -1, !all, err);
+        goto close;
+    }
     if (counted != 0 ||
         chunks_plan(&ch, &s, sp.chunk, SPEC_MAX_CHUNKS, SPEC_CHUNK_MAX) != 0) {
         if (rank == 0)
             fprintf(err, "madsweep: out of memory (or more than 2^63 points) "
                     "counting the space\n");
-        output_close(&fo);
         rc = 1;
-        goto out;
+        goto close;
     }
     done = calloc((size_t)ch.n + 1, 1);
     bad = !done;
     if (sweep_agree(comm, bad)) {
         if (rank == 0)
             fprintf(err, "madsweep: out of memory for %lld chunks\n", (long long)ch.n);
-        output_close(&fo);
         rc = 1;
-        goto out;
+        goto close;
     }
     st.total = s.candidates;
     st.valid = s.total;
@@ -377,20 +570,38 @@ int sweep_run(MPI_Comm comm, const sweep_opts *o, sweep_stats *stats,
     meta.invalid = st.invalid;
     meta.chunk = ch.ids;
     meta.nchunks = ch.n;
+
+    /* phase 3, continued: the datasets, or (resuming) the file checked
+     * against this space and verified (verify.h): a damaged file is
+     * refused */
     int laid = 1;
-    if (o->resume) {
-        laid = output_reopen_layout(&fo, &rows, &meta, done, msg, sizeof msg);
-        if (laid < 0) {
+    if (resume) {
+        laid = output_reopen_layout(&fo, &rows, &meta, ch.lo, done, msg, sizeof msg);
+        if (laid < 0 || (laid == 1 && complete)) {
             if (rank == 0)
-                fprintf(err, "madsweep: %s: %s\n", o->out_path, msg);
-            output_close(&fo);
+                fprintf(err, "madsweep: %s: %s\n", o->out_path, laid < 0 ? msg :
+                        "cannot resume: it is marked complete but has no datasets "
+                        "(damaged); run without --resume to start it over");
             rc = 2;
-            goto out;
+            goto close;
+        }
+        if (laid == 0 && sweep_verify(comm, rank, nranks, &fo, &s, &ch, done,
+                                      sp.keep.mode, complete, err) != 0) {
+            rc = 1;
+            goto close;
         }
     }
-    bool all = sp.keep.mode == SPEC_KEEP_ALL;
+    if (complete) {
+        output_close(&fo);
+        claim_release(&cl);
+        st.complete = 1;
+        if (rank == 0 && !o->quiet)
+            fprintf(err, "madsweep: %s is already complete (%lld points)\n",
+                    o->out_path, (long long)st.valid);
+        goto report;
+    }
     if (laid) {
-        output_layout(&fo, &rows, all ? s.total : 0, !all, by_code, &meta);
+        output_layout(&fo, &rows, all ? s.total : 0, !all, by_code, ch.lo, &meta);
         char kt[256];
         spec_keep_text(&sp.keep, kt, sizeof kt);
         output_set_str(&fo, "keep", kt);
@@ -399,23 +610,22 @@ int sweep_run(MPI_Comm comm, const sweep_opts *o, sweep_stats *stats,
     if (sweep_agree(comm, !best)) {
         if (rank == 0)
             fprintf(err, "madsweep: out of memory for the summary\n");
-        output_close(&fo);
         rc = 1;
-        goto out;
+        goto close;
     }
     summary_clear(best, summary_slots(&s));
     reduce red;
     memset(&red, 0, sizeof red);
     int64_t first = 0, rows_done = 0;
     if (!all && (rc = sweep_keep_setup(comm, rank, o, &fo, &s, &sp.keep, &red, &first,
-                                       &rows_done, best, err)) != 0) {
-        output_close(&fo);
-        goto out;
-    }
-    int64_t already = 0;
+                                       &rows_done, best, err)) != 0)
+        goto close;
+    int64_t already = 0, chunks_before = 0;
     for (int64_t c = 0; c < ch.n; c++)
-        if (all ? done[c] != 0 : c < first)
+        if (all ? done[c] != 0 : c < first) {
             already += ch.lo[c + 1] - ch.lo[c];
+            chunks_before++;
+        }
 
     /* phase 4: evaluate and write */
     sweep_tick tick = {.err = err, .tty = isatty(fileno(err)) != 0,
@@ -428,6 +638,8 @@ int sweep_run(MPI_Comm comm, const sweep_opts *o, sweep_stats *stats,
     tick.t0 = tick.last = t_eval;
     worker w = {.comm = comm, .s = &s, .rows = &rows, .out = &fo,
                 .ch = &ch, .done = done, .kill_after = o->kill_after,
+                .stop_after = o->stop_after, .delay_ms = o->delay_ms,
+                .stop = job_stop_signal,
                 .tick = o->quiet ? NULL : sweep_on_tick, .tick_arg = &tick,
                 .red = all ? NULL : &red, .first_chunk = first, .rows_done = rows_done,
                 .best = best,
@@ -436,18 +648,30 @@ int sweep_run(MPI_Comm comm, const sweep_opts *o, sweep_stats *stats,
     if (worker_run(&w) != 0) {
         if (rank == 0)
             fprintf(err, "madsweep: out of memory for a chunk of rows\n");
-        output_close(&fo);
         reduce_free(&red);
         rc = 1;
-        goto out;
+        goto close;
+    }
+    int64_t mine[5] = {w.evaluated, w.ok, w.infeasible, w.invalid, w.chunks_done}, sum[5];
+    CHECK_MPI(MPI_Allreduce(mine, sum, 5, MPI_INT64_T, MPI_SUM, comm));
+    /* stopped: keep = "all" when a chunk is left undone (a rank that was
+     * asked to stop left early); reduced sweeps agreed at their sync */
+    if (all ? chunks_before + sum[4] < ch.n : w.stopped != 0) {
+        reduce_free(&red);
+        int64_t written = already + sum[0], kc = 0;
+        if (!all) /* the ids of the checkpointed chunks */
+            written = output_get_i64(&fo, "keep_chunks", &kc) == 0 && kc >= 0
+                          ? ch.lo[kc < ch.n ? kc : ch.n]
+                          : 0;
+        rc = sweep_stopped(comm, rank, o, &fo, &meta, written, !all, err);
+        st.evaluated_run = sum[0];
+        goto close;
     }
     sweep_costs costs;
     sweep_costs_report(comm, &fo, &w, all ? s.total : w.kept, t_count, &costs);
     reduce_free(&red);
 
     /* phase 5: gather, attributes, report */
-    int64_t mine[3] = {w.evaluated, w.ok, w.infeasible}, sum[3];
-    CHECK_MPI(MPI_Allreduce(mine, sum, 3, MPI_INT64_T, MPI_SUM, comm));
     summary_merge(comm, best, summary_slots(&s));
     double tw[2] = {w.t_eval, w.t_write}, twmax[2];
     CHECK_MPI(MPI_Reduce(tw, twmax, 2, MPI_DOUBLE, MPI_MAX, 0, comm));
@@ -457,6 +681,7 @@ int sweep_run(MPI_Comm comm, const sweep_opts *o, sweep_stats *stats,
     st.evaluated_run = sum[0];
     st.ok = sum[1];
     st.infeasible = sum[2];
+    st.invalid_rows = sum[3];
     st.elapsed_s = times[0];
     st.evals_per_s = times[0] > 0 ? (double)sum[0] / times[0] : 0;
     st.complete = 1;
@@ -471,6 +696,7 @@ int sweep_run(MPI_Comm comm, const sweep_opts *o, sweep_stats *stats,
     meta.complete = 1;
     output_set_meta(&fo, &meta);
     output_close(&fo);
+    claim_release(&cl);
     if (rank == 0 && !o->quiet) {
         sweep_report_progress(&tick, sum[0], true);
         fprintf(out, "sweep %s: %lld combinations of the axes, %lld valid "
@@ -481,6 +707,10 @@ int sweep_run(MPI_Comm comm, const sweep_opts *o, sweep_stats *stats,
                 (long long)st.invalid, (long long)sum[0], (long long)sum[1],
                 (long long)sum[2], nranks, st.elapsed_s, st.evals_per_s,
                 st.evals_per_s / nranks);
+        if (sum[3] > 0)
+            fprintf(out, "%lld rows have status invalid:non-finite or "
+                    "invalid:negative (an input outside its physical range; "
+                    "their figures are zero)\n", (long long)sum[3]);
         fprintf(out, "wrote %s (slowest rank: %.2f s evaluating, %.2f s "
                 "writing rows; count pass %.2f s; the rest is setup and waiting); "
                 "peak memory of a rank %.1f MB\n",
@@ -519,6 +749,10 @@ report:
         }
         free(b);
     }
+    goto out;
+close:
+    output_close(&fo);
+    claim_release(&cl);
 out:
     if (stats)
         *stats = st;

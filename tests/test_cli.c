@@ -172,6 +172,10 @@ static void test_usage_errors(void)
     cli(&r, 2, a5);
     CU_ASSERT_EQUAL(r.rc, 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "--trace FILE"));
+    /* exit codes and signals are documented in --help */
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "exit codes:"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "  75  sweep stopped by a signal"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "SIGUSR1"));
     const char *a6[] = {"madsweep", "version"};
     cli(&r, 2, a6);
     CU_ASSERT_EQUAL(r.rc, 0);

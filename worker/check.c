@@ -1,10 +1,12 @@
 /*
  * check.c - failure paths of the checked-call macros (see check.h).
  */
+#define _POSIX_C_SOURCE 200809L
 #include "check.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/statvfs.h>
 
 _Noreturn void check_die(const char *msg, const char *file, int line)
 {
@@ -50,4 +52,23 @@ hid_t check_h5id(hid_t id, const char *call, const char *file, int line)
     if (id < 0)
         check_h5_fail(call, file, line);
     return id;
+}
+
+_Noreturn void check_write_die(const char *path, int rank, const char *what,
+                               const char *file, int line)
+{
+    struct statvfs fs;
+    int full = path && statvfs(path, &fs) == 0 &&
+               (unsigned long long)fs.f_bavail * fs.f_frsize < (1ull << 20);
+    fprintf(stderr, "madsweep: rank %d: cannot write %s to %s: %s; the file "
+            "keeps complete = 0 and the chunks written so far: once the "
+            "cause is gone, `madsweep sweep SPEC -o %s --resume` finishes it\n",
+            rank, what, path ? path : "the sweep file",
+            full ? "the file system is full (No space left on device)"
+                 : "the file system refused the write (full, over quota or "
+                   "failing; the HDF5 error stack follows)",
+            path ? path : "OUT");
+    if (!full)
+        H5Eprint2(H5E_DEFAULT, stderr);
+    check_die("write failed", file, line);
 }

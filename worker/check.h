@@ -22,6 +22,12 @@ void check_mpi(int rc, const char *call, const char *file, int line);
 void check_h5(herr_t rc, const char *call, const char *file, int line);
 hid_t check_h5id(hid_t id, const char *call, const char *file, int line);
 
+/* A write to the sweep file `path` failed: prints which (`what`), and
+ * that the file system is full when statvfs says so (else the HDF5
+ * error stack), notes that the file stays resumable, and aborts. */
+_Noreturn void check_write_die(const char *path, int rank, const char *what,
+                               const char *file, int line);
+
 /* Prints "FILE:LINE: msg" and aborts the job (MPI_Abort when MPI is up). */
 _Noreturn void check_die(const char *msg, const char *file, int line);
 

@@ -21,7 +21,8 @@ static void count_sum(MPI_Comm comm, int64_t *v, int64_t n)
     }
 }
 
-int count_run(MPI_Comm comm, space *s, int64_t *rejected, count_tick tick, void *arg)
+int count_run(MPI_Comm comm, space *s, int64_t *rejected, count_tick tick, void *arg,
+              int (*stop)(void))
 {
     int rank, nranks;
     CHECK_MPI(MPI_Comm_rank(comm, &rank));
@@ -42,13 +43,21 @@ int count_run(MPI_Comm comm, space *s, int64_t *rejected, count_tick tick, void 
     }
     memset(rejected, 0, SPACE_NCODES * sizeof *rejected);
     int64_t mine = nb / nranks + (rank < nb % nranks), done = 0;
-    for (int64_t b = rank; b < nb; b += nranks) {
+    int halt = 0;
+    for (int64_t b = rank; b < nb && !halt; b += nranks) {
         n[b] = space_count_block(s, cur, b, rejected, &w[b]);
         if (rank == 0 && tick)
             tick(++done, mine, arg);
+        halt = stop && stop() != 0;
     }
     space_cursor_free(cur);
     free(cur);
+    CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, &halt, 1, MPI_INT, MPI_MAX, comm));
+    if (halt) {
+        free(n);
+        free(w);
+        return 1;
+    }
     count_sum(comm, n, nb);
     count_sum(comm, w, nb);
     count_sum(comm, rejected, SPACE_NCODES);

@@ -21,8 +21,11 @@
 typedef void (*count_tick)(int64_t done, int64_t mine, void *arg);
 
 /* Collective. Fills s's counts and rejected[SPACE_NCODES] (summed over
- * ranks). Returns 0, or -1 on every rank when out of memory or when the
- * total overflows (nothing set). */
-int count_run(MPI_Comm comm, space *s, int64_t *rejected, count_tick tick, void *arg);
+ * ranks). `stop` (may be NULL) is polled between blocks: a rank asked to
+ * stop (a signal, driver/job.h) counts no further block. Returns 0; 1 on
+ * every rank when a rank was asked to stop (nothing set); or -1 on every
+ * rank when out of memory or when the total overflows (nothing set). */
+int count_run(MPI_Comm comm, space *s, int64_t *rejected, count_tick tick, void *arg,
+              int (*stop)(void));
 
 #endif

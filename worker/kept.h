@@ -11,8 +11,10 @@
  * keep_chunks (C) and keep_rows (rows of /results committed: keep =
  * { feasible = true; } streams its rows at every checkpoint). A run
  * killed while writing a slot leaves the other one, still named, intact.
- * The finished file holds /groups (one row per group: the group's key
- * values, points evaluated, per status code, kept) and no /keep.
+ * Every table carries its digest (output.h), which --resume checks
+ * before it restores a checkpoint (driver/sweep.c). The finished file
+ * holds /groups (one row per group: the group's key values, points
+ * evaluated, per status code, kept) and no /keep.
  */
 #ifndef MADSWEEP_KEPT_H
 #define MADSWEEP_KEPT_H

@@ -2,10 +2,13 @@
  * output.c - the sweep file: layout, axis tables, attributes, row writes.
  *
  * Invariants: every rank makes the same sequence of metadata calls with
- * the same values (HDF5's rule for parallel metadata); the file is
- * flushed once its structure exists, so a run killed later leaves a file
- * that reopens (complete = 0) and whose /progress says which chunks are
- * in it; `complete` becomes 1 only after every other attribute is set.
+ * the same values (HDF5's rule for parallel metadata; a table's digest is
+ * rank 0's, broadcast); the file is flushed once its structure exists, so
+ * a run killed later leaves a file that reopens (complete = 0) and whose
+ * /progress says which chunks are in it; a chunk's rows and digest are
+ * written before its progress byte; `complete` becomes 1 only after
+ * every other attribute is set. A failed write of rows or per-chunk data
+ * says which and where (check_write_die), never a bare HDF5 stack.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "output.h"
@@ -17,6 +20,7 @@
 #include "../cost/detailed.h"
 #include "version.h"
 #include "check.h"
+#include "digest.h"
 
 #define OUTPUT_CHUNK_ROWS 4096
 #define OUTPUT_DEFLATE_ROWS 1024
@@ -247,10 +251,16 @@ static int output_attr_read_i64(hid_t loc, const char *name, int64_t *v)
     CHECK_H5(e);
     if (e == 0)
         return -1;
-    hid_t a = CHECK_H5ID(H5Aopen(loc, name, H5P_DEFAULT));
-    CHECK_H5(H5Aread(a, H5T_NATIVE_INT64, v));
+    hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
+    if (a < 0)
+        return -1; /* damaged */
+    hid_t t = H5Aget_type(a);
+    int ok = t >= 0 && H5Tget_class(t) == H5T_INTEGER &&
+             H5Aread(a, H5T_NATIVE_INT64, v) >= 0; /* a damaged one fails */
+    if (t >= 0)
+        CHECK_H5(H5Tclose(t));
     CHECK_H5(H5Aclose(a));
-    return 0;
+    return ok ? 0 : -1;
 }
 
 void output_set_meta(output *o, const output_meta *m)
@@ -365,7 +375,7 @@ static const char *output_unit(const table_col *c)
 {
     if (c->kind == TABLE_STR)
         return "text";
-    if (strncmp(c->name, "infeasible_", 11) == 0)
+    if (strncmp(c->name, "infeasible_", 11) == 0 || strncmp(c->name, "invalid_", 8) == 0)
         return "points"; /* /groups: points per status code */
     for (int a = 0; a < SPACE_NAXES; a++) {
         char idx[TABLE_NAME_MAX];
@@ -409,9 +419,20 @@ static void output_attr_units(hid_t d, const table *t)
 
 /* ------------------------------------------------------------ tables */
 
-/* Writes a small dataset from rank 0 (the others join with nothing). */
+/* The digest attribute of a dataset: rank 0's digest of `bytes` bytes
+ * (collective: every rank writes rank 0's value). */
+static void output_attr_digest(hid_t d, const void *rows, size_t bytes, MPI_Comm comm,
+                               int rank)
+{
+    uint64_t dg = rank == 0 ? digest_bytes(rows, bytes) : 0;
+    CHECK_MPI(MPI_Bcast(&dg, 1, MPI_UINT64_T, 0, comm));
+    output_attr_num(d, "digest", H5T_STD_U64LE, H5T_NATIVE_UINT64, &dg);
+}
+
+/* Writes a small dataset from rank 0 (the others join with nothing),
+ * with its units and its digest. */
 static void output_table(hid_t loc, const char *name, const table *t,
-                         int64_t n, const void *rows, int rank)
+                         int64_t n, const void *rows, MPI_Comm comm, int rank)
 {
     hsize_t dims[1] = {(hsize_t)n};
     hid_t fs = CHECK_H5ID(H5Screate_simple(1, dims, NULL));
@@ -428,6 +449,7 @@ static void output_table(hid_t loc, const char *name, const table *t,
                                     dcpl, H5P_DEFAULT));
     CHECK_H5(H5Pclose(dcpl));
     output_attr_units(d, t);
+    output_attr_digest(d, rows, (size_t)n * t->size, comm, rank);
     hid_t ms = CHECK_H5ID(H5Screate_simple(1, dims, NULL));
     if (rank != 0) {
         CHECK_H5(H5Sselect_none(fs));
@@ -454,7 +476,7 @@ static char *output_rows_alloc(int64_t n, size_t size)
 }
 
 /* Model and system tables of the madmax fidelity. */
-static void output_axes_madmax(hid_t g, const spec *sp, int rank)
+static void output_axes_madmax(hid_t g, const spec *sp, MPI_Comm comm, int rank)
 {
     table t;
     char *b;
@@ -481,7 +503,7 @@ static void output_axes_madmax(hid_t g, const spec *sp, int rank)
         table_put_f64(row, o_fl, m->total_flops);
         table_put_i64(row, o_bp, m->bytes_per_dense_param);
     }
-    output_table(g, "model", &t, sp->nmodels, b, rank);
+    output_table(g, "model", &t, sp->nmodels, b, comm, rank);
     free(b);
 
     /* systems */
@@ -519,13 +541,13 @@ static void output_axes_madmax(hid_t g, const spec *sp, int rank)
         table_put_f64(row, o_ib, c->eff_intra_bw);
         table_put_f64(row, o_eb, c->eff_inter_bw);
     }
-    output_table(g, "system", &t, sp->nsystems, b, rank);
+    output_table(g, "system", &t, sp->nsystems, b, comm, rank);
     free(b);
 
 }
 
 /* Model and system tables of the detailed fidelity. */
-static void output_axes_detailed(hid_t g, const spec *sp, int rank)
+static void output_axes_detailed(hid_t g, const spec *sp, MPI_Comm comm, int rank)
 {
     table t;
     char *b;
@@ -568,7 +590,7 @@ static void output_axes_detailed(hid_t g, const spec *sp, int rank)
         table_put_i64(row, o_ex, m->d.experts);
         table_put_i64(row, o_tk, m->d.experts > 0 ? (m->d.top_k > 0 ? m->d.top_k : 2) : 0);
     }
-    output_table(g, "model", &t, sp->nmodels, b, rank);
+    output_table(g, "model", &t, sp->nmodels, b, comm, rank);
     free(b);
 
     /* systems: generation, sizes and the figures of its topology */
@@ -619,13 +641,13 @@ static void output_axes_detailed(hid_t g, const spec *sp, int rank)
         table_put_f64(row, o_iw, y->hw.idle_power_w);
         table_put_f64(row, o_pr, y->hw.price_per_hour_usd);
     }
-    output_table(g, "system", &t, sp->nsystems, b, rank);
+    output_table(g, "system", &t, sp->nsystems, b, comm, rank);
     free(b);
 }
 
 /* The software stacks of the spec: name and summary (their facts are in
  * configs/stacks.cfg, whose text the spec names; madmax: "none"). */
-static void output_axes_stack(hid_t g, const spec *sp, int rank)
+static void output_axes_stack(hid_t g, const spec *sp, MPI_Comm comm, int rank)
 {
     table t;
     table_init(&t);
@@ -637,11 +659,11 @@ static void output_axes_stack(hid_t g, const spec *sp, int rank)
         table_put_str(b + (size_t)i * t.size, c_name, sp->stacks[i].name);
         table_put_str(b + (size_t)i * t.size, c_sum, sp->stacks[i].summary);
     }
-    output_table(g, "stack", &t, sp->nstacks, b, rank);
+    output_table(g, "stack", &t, sp->nstacks, b, comm, rank);
     free(b);
 }
 
-static void output_axes(hid_t file, const space *s, int rank)
+static void output_axes(hid_t file, const space *s, MPI_Comm comm, int rank)
 {
     const spec *sp = s->sp;
     hid_t g = CHECK_H5ID(H5Gcreate2(file, "axes", H5P_DEFAULT, H5P_DEFAULT,
@@ -650,9 +672,9 @@ static void output_axes(hid_t file, const space *s, int rank)
     char *b;
 
     if (sp->fidelity == EVAL_DETAILED)
-        output_axes_detailed(g, sp, rank);
+        output_axes_detailed(g, sp, comm, rank);
     else
-        output_axes_madmax(g, sp, rank);
+        output_axes_madmax(g, sp, comm, rank);
 
     /* tasks */
     table_init(&t);
@@ -692,7 +714,7 @@ static void output_axes(hid_t file, const space *s, int rank)
             table_put_i64(row, o_fl, k->frozen_layers);
         }
     }
-    output_table(g, "task", &t, sp->ntasks, b, rank);
+    output_table(g, "task", &t, sp->ntasks, b, comm, rank);
     free(b);
 
     /* global batches */
@@ -708,9 +730,9 @@ static void output_axes(hid_t file, const space *s, int rank)
         table_put_str(b + (size_t)i * t.size, c_mk,
                       l && d ? "llm,dlrm" : l ? "llm" : "dlrm");
     }
-    output_table(g, "global_batch", &t, sp->nbatches, b, rank);
+    output_table(g, "global_batch", &t, sp->nbatches, b, comm, rank);
     free(b);
-    output_axes_stack(g, sp, rank);
+    output_axes_stack(g, sp, comm, rank);
 
     /* strategies: madmax templates, or each detailed auto candidate's
      * texts and degrees (dp 0: the rest of the devices; `applies` 0 when
@@ -758,7 +780,7 @@ static void output_axes(hid_t file, const space *s, int rank)
         table_put_str(row, c_e, e);
         table_put_str(row, c_t, text);
     }
-    output_table(g, "strategy", &t, sp->nstrats, b, rank);
+    output_table(g, "strategy", &t, sp->nstrats, b, comm, rank);
     free(b);
 
     /* status codes */
@@ -778,7 +800,7 @@ static void output_axes(hid_t file, const space *s, int rank)
         table_put_str(row, c_name, status_name((status_code)code));
         table_put_str(row, c_text, status_text((status_code)code));
     }
-    output_table(g, "status", &t, n, b, rank);
+    output_table(g, "status", &t, n, b, comm, rank);
     free(b);
     CHECK_H5(H5Gclose(g));
 
@@ -786,7 +808,8 @@ static void output_axes(hid_t file, const space *s, int rank)
 
 /* /skipped: per status code, how many combinations of the axes the
  * enumeration left out (a rule of the fidelity rejects them). */
-static void output_skipped(hid_t file, const int64_t *by_code, int rank)
+static void output_skipped(hid_t file, const int64_t *by_code, MPI_Comm comm,
+                           int rank)
 {
     table t;
     table_init(&t);
@@ -805,7 +828,7 @@ static void output_skipped(hid_t file, const int64_t *by_code, int rank)
         table_put_str(row, c_name, status_name(code));
         table_put_i64(row, o_cnt, by_code[k]);
     }
-    output_table(file, "skipped", &t, n, b, rank);
+    output_table(file, "skipped", &t, n, b, comm, rank);
     free(b);
 }
 
@@ -815,6 +838,9 @@ static hid_t output_fapl(MPI_Comm comm)
 {
     hid_t fapl = CHECK_H5ID(H5Pcreate(H5P_FILE_ACCESS));
     CHECK_H5(H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL));
+    /* the 1.10 file format: superblock, object headers and chunk index
+     * carry checksums, so damaged metadata fails to open or read */
+    CHECK_H5(H5Pset_libver_bounds(fapl, H5F_LIBVER_V110, H5F_LIBVER_V110));
     return fapl;
 }
 
@@ -830,6 +856,7 @@ int output_create(output *o, MPI_Comm comm, const char *path, const space *s,
 {
     memset(o, 0, sizeof *o);
     o->comm = comm;
+    o->path = path;
     CHECK_MPI(MPI_Comm_rank(comm, &o->rank));
     hid_t fapl = output_fapl(comm);
     o->file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
@@ -839,11 +866,12 @@ int output_create(output *o, MPI_Comm comm, const char *path, const space *s,
                  "and is writable)", path);
         if (o->file >= 0)
             H5Fclose(o->file);
+        memset(o, 0, sizeof *o);
         return -1;
     }
-    output_axes(o->file, s, o->rank);
+    output_axes(o->file, s, comm, o->rank);
     if (m->prov)
-        provenance_write(o->file, m->prov, o->rank);
+        provenance_write(o->file, m->prov, comm, o->rank);
     output_set_meta(o, m);
     return 0;
 }
@@ -871,39 +899,80 @@ static void output_results(output *o, const output_rows *r, int64_t rows, bool g
     CHECK_H5(H5Sclose(fs));
 }
 
-void output_layout(output *o, const output_rows *r, int64_t rows, bool grow,
-                   const int64_t *by_code, const output_meta *m)
+/* A dataset of one element per work chunk, allocated now, unfilled. */
+static hid_t output_per_chunk(hid_t file, const char *name, hid_t type, int64_t n)
 {
-    output_results(o, r, rows, grow);
-    o->mtype = table_mtype(&r->t);
-
-    /* /progress: zeros written by rank 0 */
-    hsize_t dims[1] = {(hsize_t)m->nchunks};
+    hsize_t dims[1] = {(hsize_t)n};
     hid_t fs = CHECK_H5ID(H5Screate_simple(1, dims, NULL));
     hid_t dcpl = CHECK_H5ID(H5Pcreate(H5P_DATASET_CREATE));
     CHECK_H5(H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY));
     CHECK_H5(H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER));
-    o->progress = CHECK_H5ID(H5Dcreate2(o->file, "progress", H5T_STD_U8LE, fs,
-                                        H5P_DEFAULT, dcpl, H5P_DEFAULT));
+    hid_t d = CHECK_H5ID(H5Dcreate2(file, name, type, fs, H5P_DEFAULT, dcpl,
+                                    H5P_DEFAULT));
     CHECK_H5(H5Pclose(dcpl));
-    uint8_t *zeros = calloc((size_t)m->nchunks + 1, 1);
-    if (!zeros)
-        check_die("out of memory", __FILE__, __LINE__);
-    hid_t ms = CHECK_H5ID(H5Screate_simple(1, dims, NULL));
+    CHECK_H5(H5Sclose(fs));
+    return d;
+}
+
+/* Collective write of a whole per-chunk dataset from rank 0's buffer. */
+static void output_per_chunk_fill(output *o, hid_t d, hid_t mtype, const void *buf)
+{
+    hid_t fs = CHECK_H5ID(H5Dget_space(d));
+    hid_t ms = CHECK_H5ID(H5Scopy(fs));
     if (o->rank != 0) {
         CHECK_H5(H5Sselect_none(fs));
         CHECK_H5(H5Sselect_none(ms));
     }
     hid_t x = CHECK_H5ID(H5Pcreate(H5P_DATASET_XFER));
     CHECK_H5(H5Pset_dxpl_mpio(x, H5FD_MPIO_COLLECTIVE));
-    CHECK_H5(H5Dwrite(o->progress, H5T_NATIVE_UINT8, ms, fs, x, zeros));
+    CHECK_H5(H5Dwrite(d, mtype, ms, fs, x, buf));
     CHECK_H5(H5Pclose(x));
     CHECK_H5(H5Sclose(ms));
     CHECK_H5(H5Sclose(fs));
+}
+
+void output_layout(output *o, const output_rows *r, int64_t rows, bool grow,
+                   const int64_t *by_code, const int64_t *chunk_lo,
+                   const output_meta *m)
+{
+    output_results(o, r, rows, grow);
+    o->mtype = table_mtype(&r->t);
+
+    /* /progress: zeros written by rank 0; /digests: set with each chunk */
+    o->progress = output_per_chunk(o->file, "progress", H5T_STD_U8LE, m->nchunks);
+    o->digests = output_per_chunk(o->file, "digests", H5T_STD_U64LE, m->nchunks);
+    uint8_t *zeros = calloc((size_t)m->nchunks + 1, 1);
+    if (!zeros)
+        check_die("out of memory", __FILE__, __LINE__);
+    output_per_chunk_fill(o, o->progress, H5T_NATIVE_UINT8, zeros);
     free(zeros);
 
-    output_skipped(o->file, by_code, o->rank);
+    /* /chunk_starts: the cut, with its digest */
+    hid_t cs = output_per_chunk(o->file, "chunk_starts", H5T_STD_I64LE, m->nchunks + 1);
+    output_per_chunk_fill(o, cs, H5T_NATIVE_INT64, chunk_lo);
+    output_attr_digest(cs, chunk_lo, ((size_t)m->nchunks + 1) * sizeof *chunk_lo,
+                       o->comm, o->rank);
+    CHECK_H5(H5Dclose(cs));
+
+    output_skipped(o->file, by_code, o->comm, o->rank);
     output_set_meta(o, m);
+}
+
+/* The per-chunk datasets of a laid-out file that exist: a bit per name of
+ * output_sets (-1 when the root group does not read). */
+static const char *const output_sets[4] = {"results", "progress", "digests",
+                                           "chunk_starts"};
+
+static int output_sets_present(hid_t file)
+{
+    int bits = 0;
+    for (int i = 0; i < 4; i++) {
+        htri_t e = H5Lexists(file, output_sets[i], H5P_DEFAULT);
+        if (e < 0)
+            return -1;
+        bits |= (e > 0) << i;
+    }
+    return bits;
 }
 
 int output_open(output *o, MPI_Comm comm, const char *path,
@@ -911,16 +980,18 @@ int output_open(output *o, MPI_Comm comm, const char *path,
 {
     memset(o, 0, sizeof *o);
     o->comm = comm;
+    o->path = path;
     CHECK_MPI(MPI_Comm_rank(comm, &o->rank));
     hid_t fapl = output_fapl(comm);
     o->file = H5Fopen(path, H5F_ACC_RDWR, fapl);
     CHECK_H5(H5Pclose(fapl));
     if (output_agree(comm, o->file < 0)) {
         snprintf(msg, msize, "cannot resume: %s does not open as an HDF5 "
-                 "file (missing, or killed before its layout was written; "
-                 "run again without --resume)", path);
+                 "file of this format (truncated, corrupted, or not a sweep "
+                 "file; run again without --resume)", path);
         if (o->file >= 0)
             H5Fclose(o->file);
+        memset(o, 0, sizeof *o);
         return -1;
     }
     /* the first difference found names the reason (same on every rank:
@@ -930,14 +1001,27 @@ int output_open(output *o, MPI_Comm comm, const char *path,
     char *text = output_attr_read_str(o->file, "spec_text");
     char *tool = output_attr_read_str(o->file, "tool_version");
     char *cost = output_attr_read_str(o->file, "cost_model_version");
+    int64_t valid = -2;
+    int sets = output_sets_present(o->file);
     if (!text || output_attr_read_i64(o->file, "complete", complete) != 0)
         why = "it is not a madsweep sweep file";
+    else if (sets < 0)
+        why = "its root group is damaged";
+    else if (sets == 0 && (output_attr_read_i64(o->file, "points_valid", &valid) != 0 ||
+                           valid != -1))
+        why = "it has no datasets although its count pass ended (damaged)";
+    else if (sets != 0 && sets != 15)
+        why = "its datasets are incomplete (/results, /progress, /digests or "
+              "/chunk_starts is missing: written by a madsweep without "
+              "checksums, or damaged)";
     else if (strcmp(text, m->spec_text) != 0)
         why = "its spec_text differs from this spec";
     else if (!tool || strcmp(tool, MADSWEEP_VERSION) != 0 || !cost ||
              strcmp(cost, m->cost_version) != 0)
         why = "it was written by another tool or cost-model version "
               "(its rows would mix two models)";
+    else if (m->prov && provenance_verify(o->file, pwhy, sizeof pwhy) < 0)
+        why = pwhy;
     else if (m->prov && provenance_compare(o->file, m->prov, pwhy,
                                            sizeof pwhy) != 0)
         why = pwhy;
@@ -949,6 +1033,7 @@ int output_open(output *o, MPI_Comm comm, const char *path,
                  "to start it over", path, why ? why : "another rank "
                  "read it differently");
         CHECK_H5(H5Fclose(o->file));
+        memset(o, 0, sizeof *o);
         return -1;
     }
     if (m->prov && !*complete)
@@ -956,61 +1041,97 @@ int output_open(output *o, MPI_Comm comm, const char *path,
     return 0;
 }
 
+/* The file's /chunk_starts equals chunk_lo[0 .. n]? (0: yes) */
+static int output_same_cut(hid_t file, const int64_t *chunk_lo, int64_t n)
+{
+    hid_t d = H5Dopen2(file, "chunk_starts", H5P_DEFAULT);
+    if (d < 0)
+        return -1;
+    hid_t sp = H5Dget_space(d);
+    hssize_t len = sp >= 0 ? H5Sget_simple_extent_npoints(sp) : -1;
+    if (sp >= 0)
+        H5Sclose(sp);
+    int64_t *b = len == n + 1 ? malloc((size_t)len * sizeof *b) : NULL;
+    int rc = -1;
+    if (b && H5Dread(d, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, b) >= 0)
+        rc = memcmp(b, chunk_lo, (size_t)len * sizeof *b) == 0 ? 0 : -1;
+    free(b);
+    H5Dclose(d);
+    return rc;
+}
+
 int output_reopen_layout(output *o, const output_rows *r, const output_meta *m,
-                         uint8_t *done, char *msg, size_t msize)
+                         const int64_t *chunk_lo, uint8_t *done, char *msg,
+                         size_t msize)
 {
     MPI_Comm comm = o->comm;
-    htri_t have = H5Lexists(o->file, "results", H5P_DEFAULT);
-    CHECK_H5(have);
-    int rc = 0;
-    if (have == 0) {
-        rc = 1; /* killed before the layout: the caller lays it out */
-        return rc;
-    }
+    int sets = output_sets_present(o->file);
+    if (sets == 0)
+        return 1; /* stopped or killed before the layout: the caller lays it out */
     int64_t total = -1, chunk = -1, valid = -1, nchunks = -1;
     output_attr_read_i64(o->file, "points_total", &total);
     output_attr_read_i64(o->file, "chunk_ids", &chunk);
     output_attr_read_i64(o->file, "points_valid", &valid);
     output_attr_read_i64(o->file, "chunks", &nchunks);
-    int bad = H5Lexists(o->file, "progress", H5P_DEFAULT) <= 0 || total != m->total ||
-              chunk != m->chunk || valid != m->valid || nchunks != m->nchunks;
+    int bad = sets != 15 || total != m->total || chunk != m->chunk ||
+              valid != m->valid || nchunks != m->nchunks ||
+              output_same_cut(o->file, chunk_lo, m->nchunks) != 0;
     if (output_agree(comm, bad)) {
         snprintf(msg, msize, "cannot resume: its space differs (the catalogues "
-                 "or the configs directory changed); run without --resume to "
-                 "start it over");
+                 "or the configs directory changed; or its counts or "
+                 "/chunk_starts are damaged); run without --resume to start "
+                 "it over");
         return -1;
     }
-    o->results = CHECK_H5ID(H5Dopen2(o->file, "results", H5P_DEFAULT));
-    o->progress = CHECK_H5ID(H5Dopen2(o->file, "progress", H5P_DEFAULT));
-    hid_t ft = CHECK_H5ID(H5Dget_type(o->results));
-    hid_t mt = table_ftype(&r->t);
-    htri_t same = H5Tequal(ft, mt);
-    CHECK_H5(same);
-    CHECK_H5(H5Tclose(mt));
-    CHECK_H5(H5Tclose(ft));
-    if (output_agree(comm, same <= 0)) {
-        snprintf(msg, msize, "cannot resume: it was written by another "
-                 "version (row layout differs)");
+    const char *why = NULL;
+    hid_t d[3] = {-1, -1, -1};
+    for (int i = 0; i < 3 && !why; i++)
+        if ((d[i] = H5Dopen2(o->file, output_sets[i], H5P_DEFAULT)) < 0)
+            why = "a dataset does not open (damaged)";
+    if (!why) {
+        hid_t ft = H5Dget_type(d[0]);
+        hid_t mt = table_ftype(&r->t);
+        if (ft < 0 || H5Tequal(ft, mt) <= 0)
+            why = "it was written by another version (row layout differs)";
+        if (ft >= 0)
+            CHECK_H5(H5Tclose(ft));
+        CHECK_H5(H5Tclose(mt));
+    }
+    if (!why && m->nchunks > 0) {
+        hid_t x = CHECK_H5ID(H5Pcreate(H5P_DATASET_XFER));
+        CHECK_H5(H5Pset_dxpl_mpio(x, H5FD_MPIO_COLLECTIVE));
+        if (H5Dread(d[1], H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, x, done) < 0)
+            why = "its /progress does not read (damaged)";
+        CHECK_H5(H5Pclose(x));
+    }
+    if (output_agree(comm, why != NULL)) {
+        snprintf(msg, msize, "cannot resume: %s; run without --resume to start "
+                 "it over", why ? why : "another rank read it differently");
+        for (int i = 0; i < 3; i++)
+            if (d[i] >= 0)
+                H5Dclose(d[i]);
         return -1;
     }
+    o->results = d[0];
+    o->progress = d[1];
+    o->digests = d[2];
     o->mtype = table_mtype(&r->t);
-    hid_t x = CHECK_H5ID(H5Pcreate(H5P_DATASET_XFER));
-    CHECK_H5(H5Pset_dxpl_mpio(x, H5FD_MPIO_COLLECTIVE));
-    if (m->nchunks > 0)
-        CHECK_H5(H5Dread(o->progress, H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, x,
-                         done));
-    CHECK_H5(H5Pclose(x));
-    return rc;
+    return 0;
 }
 
-static void output_write(hid_t d, hid_t mtype, int64_t at, int64_t n,
-                         const void *buf)
+static void output_write(const output *o, hid_t d, hid_t mtype, int64_t at,
+                         int64_t n, const void *buf, const char *what)
 {
     hsize_t start[1] = {(hsize_t)at}, count[1] = {(hsize_t)n};
     hid_t fs = CHECK_H5ID(H5Dget_space(d));
     CHECK_H5(H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL));
     hid_t ms = CHECK_H5ID(H5Screate_simple(1, count, NULL));
-    CHECK_H5(H5Dwrite(d, mtype, ms, fs, H5P_DEFAULT, buf));
+    if (H5Dwrite(d, mtype, ms, fs, H5P_DEFAULT, buf) < 0) {
+        char text[600];
+        snprintf(text, sizeof text, "%s %lld-%lld", what, (long long)at,
+                 (long long)(at + n - 1));
+        check_write_die(o->path, o->rank, text, __FILE__, __LINE__);
+    }
     CHECK_H5(H5Sclose(ms));
     CHECK_H5(H5Sclose(fs));
 }
@@ -1018,13 +1139,22 @@ static void output_write(hid_t d, hid_t mtype, int64_t at, int64_t n,
 void output_write_rows(output *o, int64_t row0, int64_t n, const void *buf)
 {
     if (n > 0)
-        output_write(o->results, o->mtype, row0, n, buf);
+        output_write(o, o->results, o->mtype, row0, n, buf, "rows");
 }
 
-void output_mark_done(output *o, int64_t chunk)
+void output_mark_done(output *o, int64_t chunk, uint64_t digest)
 {
     const uint8_t one = 1;
-    output_write(o->progress, H5T_NATIVE_UINT8, chunk, 1, &one);
+    output_write(o, o->digests, H5T_NATIVE_UINT64, chunk, 1, &digest,
+                 "the digest of chunk");
+    output_write(o, o->progress, H5T_NATIVE_UINT8, chunk, 1, &one,
+                 "the progress byte of chunk");
+}
+
+void output_write_digests(output *o, int64_t c0, int64_t n, const uint64_t *d)
+{
+    if (n > 0)
+        output_write(o, o->digests, H5T_NATIVE_UINT64, c0, n, d, "the digests of chunks");
 }
 
 /* ------------------------------------------------------------ for kept.c */
@@ -1032,7 +1162,7 @@ void output_mark_done(output *o, int64_t chunk)
 void output_table_write(output *o, const char *name, const table *t, int64_t n,
                         const void *rows)
 {
-    output_table(o->file, name, t, n, rows, o->rank);
+    output_table(o->file, name, t, n, rows, o->comm, o->rank);
 }
 
 void output_set_i64(output *o, const char *name, int64_t v)
@@ -1074,7 +1204,8 @@ void output_write_rows_all(output *o, int64_t row0, int64_t n, const void *buf)
     }
     hid_t x = CHECK_H5ID(H5Pcreate(H5P_DATASET_XFER));
     CHECK_H5(H5Pset_dxpl_mpio(x, H5FD_MPIO_COLLECTIVE));
-    CHECK_H5(H5Dwrite(o->results, o->mtype, ms, fs, x, n > 0 ? buf : NULL));
+    if (H5Dwrite(o->results, o->mtype, ms, fs, x, n > 0 ? buf : NULL) < 0)
+        check_write_die(o->path, o->rank, "the kept rows", __FILE__, __LINE__);
     CHECK_H5(H5Pclose(x));
     CHECK_H5(H5Sclose(ms));
     CHECK_H5(H5Sclose(fs));
@@ -1118,6 +1249,8 @@ void output_close(output *o)
         CHECK_H5(H5Dclose(o->results));
     if (o->progress > 0)
         CHECK_H5(H5Dclose(o->progress));
+    if (o->digests > 0)
+        CHECK_H5(H5Dclose(o->digests));
     if (o->file > 0)
         CHECK_H5(H5Fclose(o->file));
     memset(o, 0, sizeof *o);

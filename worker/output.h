@@ -23,8 +23,17 @@
  *                   length (every id is a valid point: row i is point i),
  *                   never filled.
  *   /progress       uint8 per work chunk: 1 once the chunk's rows are
- *                   written (written after the rows: a set byte implies
- *                   its rows are in the file).
+ *                   written (written after the rows and the digest: a
+ *                   set byte implies both are in the file).
+ *   /digests        uint64 per work chunk: the digest of the chunk's rows
+ *                   as stored (worker/digest.h): its rows of /results,
+ *                   those whose ids lie in the chunk (for reduced sweeps
+ *                   the rows it kept, none: the digest of no rows);
+ *                   readers check it (worker/verify.h).
+ *   /chunk_starts   int64 per work chunk and one more: the first id of
+ *                   every chunk, then points_valid (the cost-based cut of
+ *                   worker/chunks.h, so that a reader finds the chunk of
+ *                   an id without the spec).
  *   /axes/model, /axes/system, /axes/task, /axes/global_batch,
  *   /axes/strategy  one row per axis value (names and key figures; the
  *                   model, system, task and strategy tables have the
@@ -55,14 +64,24 @@
  *   /provenance     the text and SHA-256 of every catalogue read (the
  *                   stacks catalogue among them), the absolute spec path,
  *                   command line and build commit (provenance.h).
- * Every table (/results, each /axes table, /skipped) has an attribute
- * `units`: one string per member of its compound type, in member order
+ * Every table (/results, each /axes table, /skipped, /groups, the
+ * checkpoints of /keep) has an attribute `units`: one string per member
+ * of its compound type, in member order
  * ("s", "bytes", "samples/s", "1" for plain counts and ratios, "text",
  * "index into /axes/model", ...; figures take result_fields[]' units).
  * Everything run-dependent (ranks, times, rates) is an attribute, so the
  * datasets of two runs of one spec are byte-identical. After --resume the
  * run attributes (ranks, times, elapsed_s, evals_per_s) describe the run
  * that finished the file; points_evaluated counts every row written.
+ * Every table written whole (each /axes table, /skipped, /groups, /keep,
+ * /chunk_starts, /provenance/catalogues) also has an attribute `digest`,
+ * the digest of its bytes. The file is created in two steps:
+ * output_create() before the count pass (root attributes with complete =
+ * 0 and points_valid = -1, axis tables, provenance: a sweep stopped or
+ * killed from then on leaves a file that --resume takes up) and
+ * output_layout() after it (the datasets sized by the count). The HDF5
+ * 1.10 format is used: its metadata carries checksums, so damage to the
+ * file's structure fails to open or to read.
  * Rows and progress bytes are written with independent MPI-IO transfers
  * (dynamic scheduling gives ranks different numbers of chunks); all
  * metadata operations are collective with identical arguments.
@@ -128,48 +147,62 @@ typedef struct output_meta {
 
 typedef struct output {
     MPI_Comm comm;
-    hid_t file, results, progress;
+    hid_t file, results, progress, digests;
     hid_t mtype;
     int rank;
+    const char *path; /* the caller's, for messages */
 } output;
 
-/* Creates the file with its axis tables and attributes (complete = 0)
- * and flushes it: the file exists before the count pass. Collective.
- * Returns 0, or -1 with msg set (same on every rank). */
+/* Creates (truncates) the file with its axis tables, provenance and
+ * attributes (complete = 0) and flushes it: the file exists before the
+ * count pass. The caller has claimed the path (worker/claim.h).
+ * Collective. Returns 0, or -1 with msg set (same on every rank). */
 int output_create(output *o, MPI_Comm comm, const char *path, const space *s,
                   const output_meta *m, char *msg, size_t msize);
 
 /* After the count pass: /results with `rows` rows (keep = "all": one per
  * id; reduced sweeps, `grow`: 0, extended when rows are known, in smaller
- * chunks), /progress (all chunks to do), /skipped (by_code) and the
- * attributes. Collective. */
+ * chunks), /progress (all chunks to do), /digests, /chunk_starts
+ * (chunk_lo[0 .. m->nchunks]), /skipped (by_code) and the attributes.
+ * Collective. */
 void output_layout(output *o, const output_rows *r, int64_t rows, bool grow,
-                   const int64_t *by_code, const output_meta *m);
+                   const int64_t *by_code, const int64_t *chunk_lo,
+                   const output_meta *m);
 
-/* Reopens a sweep file to resume it: checks that it holds the same spec
- * text, tool and cost-model versions and catalogue files (by digest,
- * m->prov: msg names the changed catalogue; the space is compared after
- * the count pass, output_reopen_layout), notes the resuming run
- * (provenance_note_resume) and reads *complete. Collective; returns 0,
- * or -1 with msg set. */
+/* Reopens a sweep file to resume it: checks that it is a sweep file
+ * whose root group and datasets read (all of /results, /progress,
+ * /digests and /chunk_starts, or none of them before its layout), that
+ * it holds the same spec text, tool and cost-model versions and, its
+ * stored catalogues intact (verify_provenance), the same catalogue files
+ * (by digest, m->prov: msg names the changed catalogue; the space is
+ * compared after the count pass, output_reopen_layout), notes the
+ * resuming run (provenance_note_resume) and reads *complete. Collective;
+ * returns 0, or -1 with msg set. */
 int output_open(output *o, MPI_Comm comm, const char *path,
                 const output_meta *m, int64_t *complete, char *msg, size_t msize);
 
 /* After the count pass of a resumed run: returns 1 when the file has no
- * layout yet (killed while counting: the caller calls output_layout), 0
- * when its layout matches this space (done[nchunks] read from /progress),
- * or -1 with msg set when it does not. Collective. */
+ * layout yet (stopped or killed while counting: the caller calls
+ * output_layout), 0 when its layout matches this space (its counts and
+ * /chunk_starts equal chunk_lo[0 .. m->nchunks]; done[nchunks] read from
+ * /progress), or -1 with msg set when it does not. Collective. */
 int output_reopen_layout(output *o, const output_rows *r, const output_meta *m,
-                         uint8_t *done, char *msg, size_t msize);
+                         const int64_t *chunk_lo, uint8_t *done, char *msg,
+                         size_t msize);
 
-/* Independent writes: rows [row0, row0 + n) and the progress byte. */
+/* Independent writes: rows [row0, row0 + n); the chunk's digest, then its
+ * progress byte; digests [c0, c0 + n) (reduced sweeps). A failed write (a
+ * full file system, a quota, a failing disk) is a message naming the
+ * file, what was written and, when the file system says so, that it is
+ * full; then every rank is aborted (check.h), the file left resumable. */
 void output_write_rows(output *o, int64_t row0, int64_t n, const void *buf);
-void output_mark_done(output *o, int64_t chunk);
+void output_mark_done(output *o, int64_t chunk, uint64_t digest);
+void output_write_digests(output *o, int64_t c0, int64_t n, const uint64_t *d);
 
 /* For reduced sweeps (worker/kept.h). output_table_write: a small table
  * written by rank 0 with its units (collective; deflated when large).
  * output_set_* / output_get_i64: root attributes (set: collective;
- * get: -1 when absent). output_results_resize: the row count of /results
+ * get: -1 when absent or not an integer). output_results_resize: the row count of /results
  * (collective). output_write_rows_all: collective write of rows [row0,
  * row0 + n) (n may be 0). output_mark_range: progress bytes [c0, c1) set
  * (collective, written by rank 0). output_flush: collective flush. */

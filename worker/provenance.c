@@ -11,10 +11,12 @@
 #include <string.h>
 
 #include "check.h"
+#include "digest.h"
 #include "madsweep_git_commit.h"
 #include "table.h"
 
 #define PROV_NAME 256
+#define PROV_TEXT_MAX (INT64_C(1) << 30) /* bytes of a stored catalogue, at most */
 
 const char *provenance_commit(void)
 {
@@ -93,7 +95,7 @@ static void prov_write(hid_t d, hid_t mt, hid_t fs, const void *buf, int rank)
     CHECK_H5(H5Sclose(ms));
 }
 
-void provenance_write(hid_t file, const provenance *p, int rank)
+void provenance_write(hid_t file, const provenance *p, MPI_Comm comm, int rank)
 {
     const sources *s = p->files;
     hid_t g = CHECK_H5ID(H5Gcreate2(file, "provenance", H5P_DEFAULT,
@@ -135,6 +137,16 @@ void provenance_write(hid_t file, const provenance *p, int rank)
     hid_t d = CHECK_H5ID(H5Dcreate2(g, "catalogues", ft, fs, H5P_DEFAULT,
                                     H5P_DEFAULT, H5P_DEFAULT));
     prov_units_attr(d, c.t.ncols);
+    /* rank 0's digest of the rows (verify.h checks it, and each text
+     * against the row's sha256) */
+    uint64_t dg = rank == 0 ? digest_bytes(rows, (size_t)s->n * c.t.size) : 0;
+    CHECK_MPI(MPI_Bcast(&dg, 1, MPI_UINT64_T, 0, comm));
+    hid_t asp = CHECK_H5ID(H5Screate(H5S_SCALAR));
+    hid_t a = CHECK_H5ID(H5Acreate2(d, "digest", H5T_STD_U64LE, asp, H5P_DEFAULT,
+                                    H5P_DEFAULT));
+    CHECK_H5(H5Awrite(a, H5T_NATIVE_UINT64, &dg));
+    CHECK_H5(H5Aclose(a));
+    CHECK_H5(H5Sclose(asp));
     if (s->n > 0)
         prov_write(d, mt, fs, rows, rank);
     CHECK_H5(H5Dclose(d));
@@ -290,5 +302,83 @@ int provenance_read(hid_t file, sources *s)
     free(rows);
     if (rc != 0)
         sources_free(s);
+    return rc;
+}
+
+/* The `digest` attribute of dataset d (0), or -1 when absent or unreadable. */
+static int prov_digest_attr(hid_t d, uint64_t *v)
+{
+    if (H5Aexists(d, "digest") <= 0)
+        return -1;
+    hid_t a = H5Aopen(d, "digest", H5P_DEFAULT);
+    int rc = a >= 0 && H5Aread(a, H5T_NATIVE_UINT64, v) >= 0 ? 0 : -1;
+    if (a >= 0)
+        H5Aclose(a);
+    return rc;
+}
+
+/* The stored text `dname` of `bytes` bytes hashes to `sha`? (0: yes) */
+static int prov_text_matches(hid_t file, const char *dname, int64_t bytes,
+                             const char *sha)
+{
+    if (bytes < 0 || bytes > PROV_TEXT_MAX ||
+        strncmp(dname, "/provenance/text/", 17) != 0)
+        return -1;
+    char *text = calloc((size_t)bytes + 2, 1);
+    hid_t d = text ? H5Dopen2(file, dname, H5P_DEFAULT) : -1;
+    hid_t st = H5Tcopy(H5T_C_S1);
+    int rc = -1;
+    if (d >= 0 && st >= 0 && H5Tset_size(st, (size_t)(bytes > 0 ? bytes : 1)) >= 0 &&
+        H5Tset_strpad(st, H5T_STR_NULLPAD) >= 0 &&
+        H5Dread(d, st, H5S_ALL, H5S_ALL, H5P_DEFAULT, text) >= 0) {
+        char got[SHA256_HEX_LEN + 1];
+        sha256_hex(text, (size_t)bytes, got);
+        rc = strcmp(got, sha) == 0 ? 0 : -1;
+    }
+    if (st >= 0)
+        H5Tclose(st);
+    if (d >= 0)
+        H5Dclose(d);
+    free(text);
+    return rc;
+}
+
+int provenance_verify(hid_t file, char *why, size_t size)
+{
+    prov_cols c;
+    prov_cols_init(&c);
+    hssize_t n = 0;
+    int absent = 0;
+    char *rows = prov_rows(file, &c, &n, &absent);
+    if (!rows) {
+        if (absent)
+            return 1;
+        snprintf(why, size, "/provenance/catalogues does not read (damaged)");
+        return -1;
+    }
+    hid_t d = H5Dopen2(file, "provenance/catalogues", H5P_DEFAULT);
+    uint64_t want = 0;
+    int rc = d >= 0 && prov_digest_attr(d, &want) == 0 ? 0 : -1;
+    if (d >= 0)
+        H5Dclose(d);
+    if (rc != 0 || digest_bytes(rows, (size_t)n * c.t.size) != want) {
+        snprintf(why, size, "/provenance/catalogues fails its checksum (the "
+                 "file is corrupted)");
+        free(rows);
+        return -1;
+    }
+    for (hssize_t i = 0; i < n && rc == 0; i++) {
+        const char *row = rows + (size_t)i * c.t.size;
+        char name[PROV_NAME + 1], sha[SHA256_HEX_LEN + 2], dname[49];
+        prov_str(row, c.name, name, sizeof name);
+        prov_str(row, c.sha, sha, sizeof sha);
+        prov_str(row, c.text, dname, sizeof dname);
+        if (prov_text_matches(file, dname, table_get_i64(row, c.bytes), sha) != 0) {
+            snprintf(why, size, "the stored text of catalogue %s does not match "
+                     "its recorded sha256 (the file is corrupted)", name);
+            rc = -1;
+        }
+    }
+    free(rows);
     return rc;
 }

@@ -24,6 +24,7 @@
 #define MADSWEEP_PROVENANCE_H
 
 #include <hdf5.h>
+#include <mpi.h>
 #include <stddef.h>
 
 #include "sources.h"
@@ -38,8 +39,9 @@ typedef struct provenance {
 /* The build's git commit ("unknown" when not built from a checkout). */
 const char *provenance_commit(void);
 
-/* Collective: the datasets and attributes above. */
-void provenance_write(hid_t file, const provenance *p, int rank);
+/* Collective: the datasets and attributes above; the catalogues table
+ * has an attribute `digest` (digest.h) of its rows. */
+void provenance_write(hid_t file, const provenance *p, MPI_Comm comm, int rank);
 
 /* Compares the catalogues recorded in `file` with p->files by name and
  * digest. Returns 0 when they are the same files with the same digests,
@@ -50,6 +52,12 @@ int provenance_compare(hid_t file, const provenance *p, char *why,
 
 /* Collective: the resume_* attributes of a run that resumes `file`. */
 void provenance_note_resume(hid_t file, const provenance *p);
+
+/* Checks the stored records: the catalogues table against its `digest`
+ * attribute, and every stored text against the row's sha256. Returns 1
+ * when the file records none, 0 when intact, -1 with `why` set when
+ * damaged. Reads only. */
+int provenance_verify(hid_t file, char *why, size_t size);
 
 /* Reads the catalogues stored in an open file (names, paths, digests,
  * texts) into *s. Returns 1 when the file records none (written before

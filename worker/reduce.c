@@ -118,6 +118,10 @@ int reduce_init(reduce *r, const space *s, const spec_keep *k, char *err, size_t
     for (int c = 0; c < 100 && r->ncodes < REDUCE_MAX_CODES; c++)
         if (strcmp(status_name((status_code)c), "unknown") != 0)
             r->codes[r->ncodes++] = c;
+    /* the evaluation's own verdicts on bad figures (eval_run): rows too */
+    static const int evald[2] = {STATUS_INVALID_NONFINITE, STATUS_INVALID_NEGATIVE};
+    for (int i = 0; i < 2 && r->ncodes < REDUCE_MAX_CODES; i++)
+        r->codes[r->ncodes++] = evald[i];
     r->ncols = 1 + r->ncodes;
     r->counts = calloc((size_t)r->ngroups * (size_t)r->ncols, sizeof *r->counts);
     if (!r->counts)

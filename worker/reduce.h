@@ -37,7 +37,8 @@
 #define REDUCE_MAX_SLOTS (INT64_C(1) << 22)
 
 /* Count columns per group: evaluated, then one per data status code (ok,
- * infeasible:*) with a name in status.h. */
+ * infeasible:*) with a name in status.h, then invalid:non-finite and
+ * invalid:negative (a point whose figures eval_run found bad). */
 #define REDUCE_MAX_CODES 16
 
 typedef struct reduce_entry {

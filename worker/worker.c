@@ -2,13 +2,16 @@
  * worker.c - dynamic chunk scheduling, evaluation, row output and the
  * sync points of reduced sweeps (see worker.h).
  *
- * Counters on rank 0 (an MPI window of three int64): [0] next chunk to
+ * Counters on rank 0 (an MPI window of four int64): [0] next chunk to
  * draw (plus W_STOP once per requested sync), [1] points evaluated, [2]
- * ids processed. Every rank holds a shared lock on the window for the
- * whole loop (MPI_Win_lock_all) and draws with MPI_Fetch_and_op +
- * MPI_Win_flush, one chunk of thousands of ids per round trip, so rank 0
- * is never a bottleneck and no message is sent per point. Invariants: a
- * chunk's rows are written before its progress byte; every id of a chunk
+ * ids processed, [3] halt requests (keep = "all": a rank that was asked
+ * to stop adds one; every rank reads it with each draw, in the same round
+ * trip, and leaves the loop when it is set). Every rank holds a shared
+ * lock on the window for the whole loop (MPI_Win_lock_all) and draws with
+ * MPI_Fetch_and_op + MPI_Win_flush, one chunk of thousands of ids per
+ * round trip, so rank 0 is never a bottleneck and no message is sent per
+ * point. Invariants: a chunk's rows and digest are written before its
+ * progress byte; every id of a chunk
  * is a valid point (checked: the enumeration and the fidelity's rules
  * agree, or the run stops); at a sync point every chunk below the stop
  * chunk X has been evaluated and every chunk at or above it has not, so
@@ -20,14 +23,24 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "check.h"
+#include "digest.h"
 #include "kept.h"
 
-enum { W_NEXT = 0, W_EVALUATED = 1, W_IDS = 2, W_NCOUNTERS = 3 };
+enum { W_NEXT = 0, W_EVALUATED = 1, W_IDS = 2, W_HALT = 3, W_NCOUNTERS = 4 };
 
 /* Added to the chunk counter to make every rank's next draw a stop. */
 #define W_STOP (INT64_C(1) << 40)
+
+/* Evaluated ids between two looks at the stop flag inside a chunk. */
+#define WORKER_STOP_POLL 1024
+
+static bool worker_asked(const worker *w)
+{
+    return w->stop && w->stop() != 0;
+}
 
 static int64_t worker_fetch_add(worker *w, int slot, int64_t add)
 {
@@ -36,6 +49,41 @@ static int64_t worker_fetch_add(worker *w, int slot, int64_t add)
                                w->win));
     CHECK_MPI(MPI_Win_flush(0, w->win));
     return old;
+}
+
+/* keep = "all": draws the next chunk and reads the halt counter in one
+ * round trip. */
+static int64_t worker_draw(worker *w, int64_t *halt)
+{
+    int64_t old = 0, one = 1;
+    CHECK_MPI(MPI_Fetch_and_op(&one, &old, MPI_INT64_T, 0, W_NEXT, MPI_SUM, w->win));
+    CHECK_MPI(MPI_Fetch_and_op(NULL, halt, MPI_INT64_T, 0, W_HALT, MPI_NO_OP, w->win));
+    CHECK_MPI(MPI_Win_flush(0, w->win));
+    return old;
+}
+
+/* keep = "all": tells every rank to stop drawing (this one was asked). */
+static void worker_request_halt(worker *w)
+{
+    int64_t one = 1;
+    CHECK_MPI(MPI_Accumulate(&one, 1, MPI_INT64_T, 0, W_HALT, 1, MPI_INT64_T,
+                             MPI_SUM, w->win));
+    CHECK_MPI(MPI_Win_flush(0, w->win));
+}
+
+/* The test hooks after each chunk of this rank. */
+static void worker_hooks(worker *w)
+{
+    if (w->kill_after > 0 && w->chunks_done >= w->kill_after)
+        raise(SIGKILL);
+    if (w->stop_after > 0 && w->rank == 0 && w->chunks_done == w->stop_after)
+        raise(SIGUSR1);
+    if (w->delay_ms > 0) { /* a slow sweep, so that a test can interrupt it */
+        struct timespec t = {.tv_sec = (time_t)(w->delay_ms / 1000),
+                             .tv_nsec = (long)(w->delay_ms % 1000) * 1000000L};
+        while (nanosleep(&t, &t) != 0 && !worker_asked(w))
+            ;
+    }
 }
 
 void worker_progress(worker *w, int64_t *chunks_drawn, int64_t *evaluated)
@@ -75,6 +123,7 @@ typedef struct worker_rows {
     char *buf;
     int64_t n, cap;            /* rows */
     int64_t *chunk, *count;    /* per buffered chunk */
+    uint64_t *digest;          /* per buffered chunk: of its rows */
     int64_t nchunks, ccap;
 } worker_rows;
 
@@ -101,10 +150,10 @@ static status_code worker_eval(worker *w, worker_ctx *x, int64_t id, result_t *r
         check_die("internal error: a point id of the space breaks the "
                   "fidelity's rules (enumeration and rules disagree)",
                   __FILE__, __LINE__);
-    status_code rc = eval_run(&x->cur->p, &x->e, res);
-    if (!status_is_data(rc))
+    status_code rc = eval_run(&x->cur->p, &x->e, res, NULL);
+    if (rc == STATUS_NOMEM)
         check_die("evaluation failed (out of memory)", __FILE__, __LINE__);
-    return rc;
+    return rc; /* data, or invalid:non-finite / invalid:negative (a row) */
 }
 
 static void worker_pack(worker *w, worker_ctx *x, int64_t id, const result_t *res,
@@ -120,7 +169,10 @@ static void worker_count(worker *w, const worker_ctx *x, int64_t id, status_code
 {
     w->evaluated++;
     if (rc != STATUS_OK) {
-        w->infeasible++;
+        if (status_is_data(rc))
+            w->infeasible++;
+        else
+            w->invalid++; /* a non-finite or negative figure (eval_run) */
         return;
     }
     w->ok++;
@@ -128,12 +180,16 @@ static void worker_count(worker *w, const worker_ctx *x, int64_t id, status_code
                      summary_value(&x->cur->p, res), id);
 }
 
-/* keep = "all": evaluates ids [lo, hi) into x->buf; returns the rows. */
+/* keep = "all": evaluates ids [lo, hi) into x->buf; returns the rows,
+ * or -1 when this process was asked to stop meanwhile (the chunk is
+ * dropped: the caller restores its counts). */
 static int64_t worker_chunk(worker *w, worker_ctx *x, int64_t lo, int64_t hi)
 {
     size_t rs = w->rows->t.size;
     result_t res;
     for (int64_t id = lo; id < hi; id++) {
+        if ((id - lo) % WORKER_STOP_POLL == WORKER_STOP_POLL - 1 && worker_asked(w))
+            return -1;
         status_code rc = worker_eval(w, x, id, &res);
         worker_pack(w, x, id, &res, x->buf + (size_t)(id - lo) * rs);
         worker_count(w, x, id, rc, &res);
@@ -161,7 +217,10 @@ static int worker_rows_room(worker_rows *rb, size_t rs, int64_t rows)
         int64_t *k = realloc(rb->count, (size_t)cap * sizeof *k);
         if (k)
             rb->count = k;
-        if (!c || !k)
+        uint64_t *d = realloc(rb->digest, (size_t)cap * sizeof *d);
+        if (d)
+            rb->digest = d;
+        if (!c || !k || !d)
             return -1;
         rb->ccap = cap;
     }
@@ -188,6 +247,7 @@ static void worker_chunk_kept(worker *w, worker_ctx *x, int64_t c, worker_rows *
     }
     if (rows) {
         rb->chunk[rb->nchunks] = c;
+        rb->digest[rb->nchunks] = digest_rows(rb->buf + (size_t)rb->n * rs, n, rs);
         rb->count[rb->nchunks++] = n;
         rb->n += n;
     }
@@ -219,10 +279,80 @@ static void worker_flush_rows(worker *w, worker_rows *rb, int64_t base, int64_t 
                           rb->buf + (size_t)at * rs);
         at += rb->count[i];
     }
+    /* the chunks' digests: each from the rank that evaluated it, summed
+     * into rank 0's copy and written by it in one piece */
+    uint64_t *dg = calloc((size_t)(m > 0 ? m : 1), sizeof *dg);
+    if (!dg)
+        check_die("out of memory for chunk digests", __FILE__, __LINE__);
+    for (int64_t i = 0; i < rb->nchunks; i++)
+        dg[rb->chunk[i] - base] = rb->digest[i];
+    for (int64_t at2 = 0; at2 < m; at2 += 1 << 24) {
+        int k = (int)(m - at2 < (1 << 24) ? m - at2 : (1 << 24));
+        CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, dg + at2, k, MPI_UINT64_T, MPI_BXOR,
+                                w->comm));
+    }
+    if (w->rank == 0)
+        output_write_digests(w->out, base, m, dg);
+    free(dg);
     w->t_write += MPI_Wtime() - t0;
     w->rows_done += off[m];
     rb->n = rb->nchunks = 0;
     free(off);
+}
+
+/* The chunk of id (bisection of the cut). */
+static int64_t worker_chunk_of(const chunks *ch, int64_t id)
+{
+    int64_t a = 0, b = ch->n - 1;
+    while (a < b) {
+        int64_t mid = a + (b - a + 1) / 2;
+        if (ch->lo[mid] <= id)
+            a = mid;
+        else
+            b = mid - 1;
+    }
+    return a;
+}
+
+/* Where rank r's slice of the n kept ids (sorted) starts: at n * r /
+ * nranks, moved on to the next chunk boundary, so that the kept rows of
+ * a chunk are all one rank's (it digests them). */
+static int64_t worker_slice_start(const chunks *ch, const int64_t *ids, int64_t n,
+                                  int r, int nranks)
+{
+    int64_t i = n * r / nranks;
+    if (r == 0 || i >= n)
+        return r == 0 ? 0 : n;
+    int64_t c = worker_chunk_of(ch, ids[i - 1]);
+    while (i < n && ids[i] < ch->lo[c + 1])
+        i++;
+    return i;
+}
+
+/* A ranked sweep's /digests: this rank writes those of the chunks from
+ * its slice's first chunk (rank 0: chunk 0) up to the next slice's, the
+ * digest of each one's kept rows (none: the digest of no rows). */
+static void worker_kept_digests(worker *w, const int64_t *ids, int64_t n, int64_t lo,
+                                int64_t hi, const char *buf, int nranks)
+{
+    int64_t c0 = w->rank == 0 ? 0 : lo < n ? worker_chunk_of(w->ch, ids[lo]) : w->ch->n;
+    int64_t c1 = w->rank == nranks - 1 ? w->ch->n
+                 : hi < n ? worker_chunk_of(w->ch, ids[hi]) : w->ch->n;
+    if (c1 < c0)
+        c1 = c0;
+    uint64_t *dg = malloc((size_t)(c1 - c0 > 0 ? c1 - c0 : 1) * sizeof *dg);
+    if (!dg)
+        check_die("out of memory for chunk digests", __FILE__, __LINE__);
+    for (int64_t c = c0; c < c1; c++)
+        dg[c - c0] = DIGEST_SEED;
+    size_t rs = w->rows->t.size;
+    for (int64_t i = lo; i < hi; i++) {
+        int64_t c = worker_chunk_of(w->ch, ids[i]);
+        if (c >= c0 && c < c1)
+            dg[c - c0] = digest_row(dg[c - c0], buf + (size_t)(i - lo) * rs, rs);
+    }
+    output_write_digests(w->out, c0, c1 - c0, dg);
+    free(dg);
 }
 
 /* The last sync of a ranked sweep: rank 0's kept entries, sorted by id,
@@ -259,7 +389,8 @@ static void worker_finish_ranked(worker *w, worker_ctx *x)
     }
     int nranks;
     CHECK_MPI(MPI_Comm_size(w->comm, &nranks));
-    int64_t lo = n * w->rank / nranks, hi = n * (w->rank + 1) / nranks;
+    int64_t lo = worker_slice_start(w->ch, ids, n, w->rank, nranks);
+    int64_t hi = worker_slice_start(w->ch, ids, n, w->rank + 1, nranks);
     size_t rs = w->rows->t.size;
     char *buf = calloc((size_t)(hi - lo > 0 ? hi - lo : 1), rs);
     if (!buf)
@@ -271,6 +402,7 @@ static void worker_finish_ranked(worker *w, worker_ctx *x)
     }
     output_results_resize(w->out, n);
     output_write_rows_all(w->out, lo, hi - lo, buf);
+    worker_kept_digests(w, ids, n, lo, hi, buf, nranks);
     w->kept = n;
     free(buf);
     free(ids);
@@ -283,13 +415,18 @@ static void worker_finish_ranked(worker *w, worker_ctx *x)
 }
 
 /* A sync point (collective): `held` is the chunk this rank drew after
- * the stop (-1: none, or past the end). Returns 1 after the last one. */
+ * the stop (-1: none, or past the end); `halting`: this rank was asked
+ * to stop. Returns 1 after the last one, and after a checkpoint that
+ * ends the run because a rank was asked to stop (w->stopped set). */
 static int worker_sync(worker *w, worker_ctx *x, worker_rows *rb, int64_t held,
-                       int64_t *base)
+                       bool halting, int64_t *base)
 {
-    int64_t h = held >= 0 ? held : INT64_MAX, stop = INT64_MAX;
-    CHECK_MPI(MPI_Allreduce(&h, &stop, 1, MPI_INT64_T, MPI_MIN, w->comm));
+    int64_t h[2] = {held >= 0 ? -held : INT64_MIN, halting}, agreed[2];
+    CHECK_MPI(MPI_Allreduce(h, agreed, 2, MPI_INT64_T, MPI_MAX, w->comm));
+    int64_t stop = agreed[0] == INT64_MIN ? INT64_MAX : -agreed[0];
     bool last = stop == INT64_MAX;
+    if (!last && agreed[1])
+        w->stopped = 1; /* checkpoint [0, stop) as usual, then leave */
     if (last)
         stop = w->ch->n;
     if (w->rank == 0 && !last) {
@@ -330,7 +467,7 @@ static int worker_sync(worker *w, worker_ctx *x, worker_rows *rb, int64_t held,
     *base = stop;
     w->syncs++;
     CHECK_MPI(MPI_Barrier(w->comm));
-    return last;
+    return last || w->stopped;
 }
 
 static void worker_loop_kept(worker *w, worker_ctx *x)
@@ -340,8 +477,17 @@ static void worker_loop_kept(worker *w, worker_ctx *x)
     int64_t base = w->first_chunk, held = -1;
     int64_t limit = 8 * (w->ch->max_len > 0 ? w->ch->max_len : 1);
     double last_ck = MPI_Wtime();
-    bool asked = false;
+    bool asked = false, halting = false;
     for (;;) {
+        if (!halting && worker_asked(w)) {
+            halting = true; /* finish at the next sync, with a checkpoint */
+            if (!asked)
+                worker_fetch_add(w, W_NEXT, W_STOP);
+            asked = true;
+        }
+        /* a held chunk is evaluated even when halting: every chunk below
+         * the next stop chunk must be in the state the checkpoint saves,
+         * and no chunk above it */
         int64_t c;
         if (held >= 0) {
             c = held;
@@ -351,7 +497,7 @@ static void worker_loop_kept(worker *w, worker_ctx *x)
             c = v % W_STOP;
             if (v >= W_STOP || c >= w->ch->n) {
                 held = v >= W_STOP && c < w->ch->n ? c : -1;
-                if (worker_sync(w, x, &rb, held, &base))
+                if (worker_sync(w, x, &rb, held, halting, &base))
                     break;
                 asked = false;
                 last_ck = MPI_Wtime();
@@ -368,8 +514,7 @@ static void worker_loop_kept(worker *w, worker_ctx *x)
                                  MPI_INT64_T, MPI_SUM, w->win));
         CHECK_MPI(MPI_Accumulate(&add[1], 1, MPI_INT64_T, 0, W_IDS, 1,
                                  MPI_INT64_T, MPI_SUM, w->win));
-        if (w->kill_after > 0 && w->chunks_done >= w->kill_after)
-            raise(SIGKILL);
+        worker_hooks(w);
         if (w->rank == 0 && w->tick)
             w->tick(w, w->tick_arg);
         bool due = (w->rank == 0 && MPI_Wtime() - last_ck >= w->checkpoint_s) ||
@@ -382,22 +527,43 @@ static void worker_loop_kept(worker *w, worker_ctx *x)
     free(rb.buf);
     free(rb.chunk);
     free(rb.count);
+    free(rb.digest);
 }
 
 static void worker_loop_all(worker *w, worker_ctx *x)
 {
     for (;;) {
-        int64_t c = worker_fetch_add(w, W_NEXT, 1);
+        if (worker_asked(w)) {
+            worker_request_halt(w);
+            w->stopped = 1;
+            break;
+        }
+        int64_t halt = 0;
+        int64_t c = worker_draw(w, &halt);
+        if (halt > 0) {
+            w->stopped = 1;
+            break;
+        }
         if (c >= w->ch->n)
             break;
         if (w->done[c])
             continue;
         int64_t lo = w->ch->lo[c], hi = w->ch->lo[c + 1];
+        int64_t b[4] = {w->evaluated, w->ok, w->infeasible, w->invalid};
         double t0 = MPI_Wtime();
         int64_t n = worker_chunk(w, x, lo, hi);
+        if (n < 0) { /* asked to stop inside the chunk: dropped, not written */
+            w->evaluated = b[0];
+            w->ok = b[1];
+            w->infeasible = b[2];
+            w->invalid = b[3];
+            worker_request_halt(w);
+            w->stopped = 1;
+            break;
+        }
         double t1 = MPI_Wtime();
         output_write_rows(w->out, lo, n, x->buf);
-        output_mark_done(w->out, c);
+        output_mark_done(w->out, c, digest_rows(x->buf, n, w->rows->t.size));
         w->t_eval += t1 - t0;
         w->t_write += MPI_Wtime() - t1;
         w->chunks_done++;
@@ -406,8 +572,7 @@ static void worker_loop_all(worker *w, worker_ctx *x)
                                  MPI_INT64_T, MPI_SUM, w->win));
         CHECK_MPI(MPI_Accumulate(&add[1], 1, MPI_INT64_T, 0, W_IDS, 1,
                                  MPI_INT64_T, MPI_SUM, w->win));
-        if (w->kill_after > 0 && w->chunks_done >= w->kill_after)
-            raise(SIGKILL);
+        worker_hooks(w);
         if (w->rank == 0 && w->tick)
             w->tick(w, w->tick_arg);
     }

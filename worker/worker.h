@@ -24,6 +24,23 @@
  * sync (no chunk left) writes the kept points, re-evaluated in slices by
  * every rank, to /results in id order, and /groups. Memory per rank: the
  * reducer, plus for feasible-only a bounded buffer of rows.
+ *
+ * Stops (w->stop, polled: a stop signal, driver/job.h): keep = "all", a
+ * rank that sees one drops the chunk it is evaluating (polled every 1024
+ * ids) and raises the window's halt counter, which every rank reads with
+ * each draw, so every rank leaves the loop within one chunk; the file
+ * keeps the chunks written so far. Reduced sweeps finish the chunk
+ * (their reducer already holds its points) and ask for a sync point;
+ * there the ranks agree that one of them stops, write a checkpoint of
+ * chunks [0, X) as at any sync, and leave, so --resume continues from
+ * exactly that state. Either way w->stopped is set on every rank.
+ *
+ * Digests (output.h /digests): keep = "all" writes each chunk's with its
+ * progress byte; feasible-only, each rank the digests of its buffered
+ * chunks' rows at every sync (before the progress bytes and the
+ * checkpoint); ranked sweeps at the end, each rank those of the chunks
+ * whose kept rows it re-evaluated (its slice of the kept ids is cut at
+ * chunk boundaries, so each chunk's rows are one rank's).
  */
 #ifndef MADSWEEP_WORKER_H
 #define MADSWEEP_WORKER_H
@@ -51,6 +68,10 @@ struct worker {
     const chunks *ch;
     const uint8_t *done;    /* [ch->n]: skip (resume, keep = "all") */
     int64_t kill_after; /* test hook: SIGKILL self after N chunks (0: off) */
+    int64_t stop_after; /* test hook: rank 0 raises SIGUSR1 after N chunks */
+    int64_t delay_ms;   /* test hook: sleep N ms after each chunk (0: off) */
+    int (*stop)(void);  /* nonzero once this process was asked to stop
+                           (a signal; NULL: never) */
     worker_tick tick;
     void *tick_arg;
     /* reduced sweeps: NULL for keep = "all" */
@@ -64,6 +85,8 @@ struct worker {
     summary_best *best;
     /* results of this rank */
     int64_t evaluated, ok, infeasible, chunks_done;
+    int64_t invalid; /* rows with a non-finite or negative figure (eval_run) */
+    int stopped;     /* left the loop on a stop request (any rank's) */
     double t_eval, t_write; /* seconds evaluating and writing rows */
     double t_merge;         /* seconds in reduction merges */
     double t_root;          /* rank 0: seconds of root-only work (state and
@@ -77,8 +100,9 @@ struct worker {
     int64_t *counters;
 };
 
-/* Runs the loop until every chunk is drawn. Collective. Returns 0, or -1
- * when out of memory (before any collective output call). */
+/* Runs the loop until every chunk is drawn, or until a rank is asked to
+ * stop (w->stopped, see above). Collective. Returns 0, or -1 when out of
+ * memory (before any collective output call). */
 int worker_run(worker *w);
 
 /* Rank 0, inside a tick: chunks drawn so far and points evaluated by all

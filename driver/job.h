@@ -1,0 +1,44 @@
+/*
+ * job.h - the process as one rank of an HPC job: stop signals and exits.
+ *
+ * Two things arrive through callbacks that take no arguments (a signal
+ * handler, an atexit handler), so their state is the program's only
+ * mutable process-wide state (the exception to the no-globals rule):
+ *   - a stop request. SIGTERM (a time limit, scancel), SIGUSR1 (Slurm's
+ *     --signal=B:USR1@120, forwarded by sweep.sbatch and by mpirun) and
+ *     SIGINT set a flag that the sweep polls between and inside chunks
+ *     (job_stop_signal); each handler resets itself, so a second signal
+ *     of the same kind ends the process at once.
+ *   - an exit guard. While a guarded phase runs (job_guard_begin), an
+ *     exit() called from inside a library (libconfig's scanner exits on
+ *     an @include of a directory) prints what was being done and, under
+ *     MPI, calls MPI_Abort: no other rank is left waiting in a
+ *     collective. Outside guarded phases the handler only finalizes MPI
+ *     when it is still up.
+ * Exit codes of the program (cmd.h) include JOB_EXIT_STOPPED.
+ */
+#ifndef MADSWEEP_JOB_H
+#define MADSWEEP_JOB_H
+
+/* A sweep stopped by a signal: its file is incomplete and `--resume`
+ * finishes it (EX_TEMPFAIL of sysexits.h: "try again later"). */
+#define JOB_EXIT_STOPPED 75
+
+/* Registers the exit handler (once per process; later calls do nothing). */
+void job_init(void);
+
+/* Installs the stop handlers for SIGTERM, SIGUSR1 and SIGINT. */
+void job_signals_install(void);
+
+/* The first stop signal received (SIGTERM, ...), or 0. */
+int job_stop_signal(void);
+
+/* Records a stop request as if `sig` had arrived (test hooks). */
+void job_stop_request(int sig);
+
+/* Guards a phase: `what` (copied, truncated to 255 bytes) names it in
+ * the message printed if a library exits the process meanwhile. */
+void job_guard_begin(const char *what);
+void job_guard_end(void);
+
+#endif

@@ -1,0 +1,111 @@
+#!/bin/sh
+# test_stop.sh - graceful stops, one writer per file (issue 9), under
+# mpirun with 2 ranks:
+#   1. rank 0 raises SIGUSR1 after 2 chunks (MADSWEEP_STOP_AFTER_CHUNKS):
+#      every rank stops, exit 75, complete = 0, best refuses the file,
+#      --resume finishes it with datasets identical to an uninterrupted
+#      run;
+#   2. a real SIGUSR1 to mpirun (which forwards it, as sweep.sbatch does
+#      with srun): the file exists with complete = 0 while the job runs, a
+#      second sweep on it is refused before touching it, the job stops
+#      with 75, --resume gives identical datasets;
+#   3. SIGTERM to both ranks as soon as the file exists: exit 75, --resume
+#      gives identical datasets;
+#   4. a stop in the count pass (MADSWEEP_STOP_IN_COUNT: rank 0 raises
+#      SIGTERM there): exit 75 before any row, no datasets yet, --resume
+#      lays the file out and gives identical datasets;
+#   5. reduced sweeps (keep top 2 per model and system; keep feasible
+#      rows): a SIGUSR1 after 3 chunks makes the ranks checkpoint what
+#      they reduced (keep_chunks > 0) and exit 75; --resume continues from
+#      the checkpoint to datasets identical to an uninterrupted reduced run
+# (an output equal to an input: tests/data/bad/spec_output_is_input.cfg).
+# usage: test_stop.sh MADSWEEP H5SAME SRC TMP MPIRUN...
+set -u
+BIN=$1 SAME=$2 SRC=$3 TMP=$4
+shift 4
+MPIRUN="$* -np 2"
+SPEC="$SRC/tests/sweep_jobs.cfg"
+mkdir -p "$TMP"
+. "$SRC/tests/jobs_lib.sh"
+reference
+
+say "1. stop requested by rank 0 after 2 chunks"
+f="$TMP/stop_hook.h5"
+rm -f "$f"
+MADSWEEP_STOP_AFTER_CHUNKS=2 $MPIRUN "$BIN" sweep "$SPEC" -o "$f" --quiet >"$TMP/hook.log" 2>&1
+rc=$?
+[ $rc -eq 75 ] || { cat "$TMP/hook.log"; fail "exit $rc, want 75"; }
+grep -q "stopped by SIGUSR1" "$TMP/hook.log" || fail "no stop message"
+grep -q -- "--resume" "$TMP/hook.log" || fail "the message does not say how to resume"
+[ "$(attr "$f" complete)" = 0 ] || fail "complete is not 0"
+"$BIN" best "$f" >"$TMP/best.log" 2>&1 && fail "best read an unfinished file"
+grep -q unfinished "$TMP/best.log" || fail "best does not say unfinished"
+resume "$f"
+
+say "2. SIGUSR1 to mpirun while it runs; a second sweep on the file"
+f="$TMP/stop_usr1.h5"
+start "$f"
+wait_file "$f"
+"$BIN" sweep "$SRC/configs/sweeps/quickstart.cfg" -o "$f" >"$TMP/second.log" 2>&1
+rc=$?
+[ $rc -eq 1 ] || { cat "$TMP/second.log"; fail "second sweep: exit $rc, want 1"; }
+grep -q "being written by another running sweep" "$TMP/second.log" ||
+  fail "second sweep: no message"
+wait_rows "$f"
+kill -USR1 "$job"
+wait "$job"
+rc=$?
+[ $rc -eq 75 ] || { cat "$TMP/job.log"; fail "SIGUSR1: exit $rc, want 75"; }
+[ "$(attr "$f" complete)" = 0 ] || fail "complete is not 0 after SIGUSR1"
+resume "$f"
+
+say "3. SIGTERM to the ranks as soon as the file exists"
+f="$TMP/stop_term.h5"
+start "$f"
+wait_file "$f"
+pids=$(ranks)
+[ -n "$pids" ] || fail "no rank processes found"
+kill -TERM $pids
+wait "$job"
+rc=$?
+[ $rc -eq 75 ] || { cat "$TMP/job.log"; fail "SIGTERM: exit $rc, want 75"; }
+grep -q "stopped by SIGTERM" "$TMP/job.log" || { cat "$TMP/job.log"; fail "no stop message"; }
+resume "$f"
+
+say "4. a stop in the count pass"
+f="$TMP/stop_count.h5"
+rm -f "$f"
+MADSWEEP_STOP_IN_COUNT=1 $MPIRUN "$BIN" sweep "$SPEC" -o "$f" --quiet >"$TMP/count.log" 2>&1
+rc=$?
+[ $rc -eq 75 ] || { cat "$TMP/count.log"; fail "stop in the count pass: exit $rc, want 75"; }
+grep -q "during the count pass" "$TMP/count.log" ||
+  { cat "$TMP/count.log"; fail "the stop did not land in the count pass"; }
+[ "$(attr "$f" complete)" = 0 ] || fail "complete is not 0 after a stop in the count pass"
+h5dump -H -d /results "$f" >/dev/null 2>&1 && fail "the file has rows after a stop in the count pass"
+resume "$f"
+
+say "5. reduced sweeps: a stop checkpoints, --resume completes exactly"
+for keep in 'top = 2; by = "iteration_time_s"; group = ["model", "system"];' \
+            'feasible = true; group = ["model"];'; do
+  kspec="$TMP/stop_keep.cfg"
+  { cat "$SPEC"; echo "keep = { $keep };"; } >"$kspec"
+  kref="$TMP/stop_keep_ref.h5"
+  f="$TMP/stop_keep.h5"
+  rm -f "$kref" "$f"
+  $MPIRUN "$BIN" sweep "$kspec" -o "$kref" --quiet >"$TMP/keep_ref.log" 2>&1 ||
+    { cat "$TMP/keep_ref.log"; fail "reduced reference sweep ($keep)"; }
+  MADSWEEP_STOP_AFTER_CHUNKS=3 MADSWEEP_CHUNK_DELAY_MS=$JOBS_DELAY_MS \
+    $MPIRUN "$BIN" sweep "$kspec" -o "$f" --quiet >"$TMP/keep.log" 2>&1
+  rc=$?
+  [ $rc -eq 75 ] || { cat "$TMP/keep.log"; fail "reduced ($keep): exit $rc, want 75"; }
+  grep -q "reduced (checkpointed)" "$TMP/keep.log" ||
+    { cat "$TMP/keep.log"; fail "reduced ($keep): no checkpoint message"; }
+  [ "$(attr "$f" complete)" = 0 ] || fail "reduced ($keep): complete is not 0"
+  kc=$(attr "$f" keep_chunks)
+  [ -n "$kc" ] && [ "$kc" -gt 0 ] || fail "reduced ($keep): no checkpoint (keep_chunks '$kc')"
+  resume "$f" "$kspec" "$kref"
+  echo "reduced ($keep): stopped with $kc chunks checkpointed, resumed identical"
+done
+
+rm -f "$TMP"/stop_*.h5 "$TMP"/stop_*.cfg
+echo "test_stop: all passed"
