@@ -11,6 +11,7 @@
 #include "../cost/detailed.h"
 #include "suggest.h"
 #include "lint.h"
+#include "range.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -430,174 +431,6 @@ int load_open(config_t *cfg, const char *path, const char *configs_dir,
     return -1;
 }
 
-/* ------------------------------------------------------------ ranges */
-
-/* Every number read is range-checked here, before any arithmetic, so
- * that products of counts fit in int64 and times stay finite: counts of
- * layers, heads, experts and MLP stacks at most 2^16, widths, tokens and
- * degrees at most 2^24 (the device bound), rows and batches at most 2^36
- * to 2^40. Rates, capacities and peaks are 0 (where allowed) or at
- * least 1 per second or byte (no denormals), at most 1e24; fractions
- * and efficiencies in [1e-6, 1]; latencies in [0, 3600] s. A key
- * missing from the tables gets the defaults (integers [0, 2^40], other
- * numbers [0, 1e30], always finite). Products of several keys are
- * checked where they are formed (load_product). */
-#define LOAD_P16 (INT64_C(1) << 16)
-#define LOAD_P24 (INT64_C(1) << 24)
-#define LOAD_P36 (INT64_C(1) << 36)
-#define LOAD_P40 (INT64_C(1) << 40)
-
-typedef struct load_irange {
-    const char *key;
-    int64_t lo, hi;
-} load_irange;
-
-static const load_irange load_iranges[] = {
-    {"bytes_per_dense_param", 1, 8}, {"bytes_per_emb_param", 0, 8},
-    {"bot_mlp_layers", 1, LOAD_P16}, {"top_mlp_layers", 1, LOAD_P16},
-    {"mlp_dim", 1, LOAD_P24}, {"tables", 1, INT64_C(1) << 20},
-    {"rows_per_table", 1, LOAD_P40}, {"emb_dim", 1, LOAD_P16},
-    {"pooling", 1, INT64_C(1) << 20}, {"layers", 1, LOAD_P16},
-    {"heads", 1, LOAD_P16}, {"kv_heads", 0, LOAD_P16}, {"hidden", 1, LOAD_P24},
-    {"ffn", 1, LOAD_P24}, {"seq_len", 1, LOAD_P24}, {"vocab", 0, LOAD_P24},
-    {"experts", 0, LOAD_P16}, {"top_k", 0, LOAD_P16},
-    {"shared_experts", 0, LOAD_P16}, {"expert_ffn", 0, LOAD_P24},
-    {"dense_layers", 0, LOAD_P16}, {"devices", 1, LOAD_P24},
-    {"nodes", 1, LOAD_P24}, {"nvlinks", 1, LOAD_P16}, {"nic_ports", 1, LOAD_P16},
-    {"local_batch_dense", 1, LOAD_P36}, {"local_batch_emb", 1, LOAD_P36},
-    {"min_frozen_layer", 0, LOAD_P16}, {"scaleup_devices", 1, LOAD_P24},
-    {"devices_per_node", 0, LOAD_P24}, {"pod_devices", 0, LOAD_P24},
-    {"tp", 0, LOAD_P24}, {"pp", 0, LOAD_P24}, {"dp", 0, LOAD_P24},
-    {"cp", 0, LOAD_P24}, {"ep", 0, LOAD_P24}, {"vpp", 0, LOAD_P16},
-    {"zero_stage", 0, 3}, {"micro_batch", 0, LOAD_P40},
-    {"global_batch", 0, LOAD_P40}, {"grad_accum", 0, LOAD_P40},
-    {"prompt_tokens", 0, LOAD_P24}, {"decode_tokens", 0, LOAD_P24},
-    {"shard_degree", 0, LOAD_P24}, {"emb_column_shards", 0, LOAD_P16},
-    {"frozen_layers", 0, LOAD_P16},
-    /* software stacks (as cost/stack.c's stack_check bounds them) */
-    {"dp_rails", 0, 1024}, {"zero3_prefetch", 0, 64}, {"default_vpp", 1, 1024},
-    {"default_micro_batch", 1, INT64_C(1) << 20}, {"default_zero_stage", 0, 3},
-};
-
-typedef struct load_frange {
-    const char *key;
-    double lo, hi;
-    int zero; /* 0 allowed besides [lo, hi] */
-} load_frange;
-
-#define LOAD_RATE(k) {k, 1.0, 1e24, 0}
-#define LOAD_PEAK(k) {k, 1.0, 1e24, 1}
-#define LOAD_FRAC(k) {k, 1e-6, 1.0, 0}
-#define LOAD_LAT(k) {k, 0.0, 3600.0, 1}
-static const load_frange load_franges[] = {
-    LOAD_PEAK("peak_fp64_flops"), LOAD_PEAK("peak_fp32_flops"),
-    LOAD_PEAK("peak_fp16_flops"), LOAD_PEAK("peak_int8_ops"),
-    LOAD_PEAK("peak_tf32_flops"), LOAD_RATE("peak_bf16_flops"),
-    LOAD_PEAK("peak_fp8_flops"), LOAD_FRAC("flops_util"),
-    LOAD_RATE("mem_capacity_bytes"), LOAD_RATE("mem_bw_bytes_per_s"),
-    LOAD_FRAC("mem_bw_util"), LOAD_RATE("nvlink_bidir_bytes_per_s"),
-    LOAD_FRAC("nvlink_util"), LOAD_RATE("nic_bidir_bytes_per_s"),
-    LOAD_FRAC("nic_util"), {"allreduce_intra_fraction", 0.0, 1.0, 1},
-    LOAD_FRAC("mem_bw_efficiency"), LOAD_FRAC("attention_efficiency"),
-    LOAD_FRAC("gemm_efficiency"), {"gemm_log10_flops", -10.0, 40.0, 1},
-    LOAD_LAT("kernel_overhead_s"), LOAD_RATE("scaleup_bytes_per_s"),
-    LOAD_LAT("scaleup_latency_s"), LOAD_FRAC("scaleup_efficiency"),
-    LOAD_RATE("nic_bytes_per_s"), LOAD_LAT("nic_latency_s"),
-    LOAD_FRAC("nic_efficiency"), {"nic_gbps_per_device", 1e-3, 1e9, 1},
-    {"pod_oversubscription", 1.0, 1e6, 1}, {"capacity_factor", 1e-3, 1e3, 1},
-    {"grad_reduce_bytes", 0.125, 16.0, 1},
-    /* hardware: the FP8 GEMM table, the bands, power and price (cost/hw.c
-     * hw_check: uncertainties below 0.5, idle power at most board power) */
-    {"attention_tuned_efficiency", 1e-6, 1.0, 1}, {"gemm_fp8_log10_flops", -10.0, 40.0, 1},
-    LOAD_FRAC("gemm_fp8_efficiency"), {"efficiency_uncertainty", 0.0, 0.49, 1},
-    {"network_uncertainty", 0.0, 0.49, 1}, {"board_power_w", 1e-3, 1e6, 1},
-    {"idle_power_w", 1e-3, 1e6, 1}, {"price_per_hour_usd", 1e-6, 1e6, 1},
-    /* software stacks: numbers and [low, nominal, high] facts, each value
-     * (as cost/stack.c's stack_check bounds them) */
-    {"elementwise_passes", 1.0, 100.0, 0}, {"launch_s", 0.0, 1e-3, 1},
-    {"fp8_cast_passes", 0.0, 100.0, 1}, {"tp_overlap_fwd", 0.0, 1.0, 1},
-    {"tp_overlap_bwd", 0.0, 1.0, 1}, {"dp_overlap", 0.0, 1.0, 1},
-    {"comm_slowdown", 0.0, 1.0, 1}, LOAD_FRAC("dp_bus_efficiency"),
-    {"selective_gemm_fraction", 0.0, 1.0, 1}, {"pp_embedding_layers", 0.0, 64.0, 1},
-    {"pp_loss_layers", 0.0, 64.0, 1}, {"param_bytes", 0.0, 64.0, 1},
-    {"master_bytes", 0.0, 64.0, 1}, {"grad_bytes", 0.0, 64.0, 1},
-    {"optimizer_bytes", 0.0, 64.0, 1}, {"optimizer_step_bytes", 0.0, 1024.0, 1},
-    {"reserve_bytes", 0.0, 1e13, 1}, {"logit_bytes", 0.0, 64.0, 1},
-    {"loss_bytes", 0.0, 1024.0, 1},
-};
-
-static load_irange load_irange_of(const char *key)
-{
-    for (size_t i = 0; i < sizeof load_iranges / sizeof load_iranges[0]; i++)
-        if (strcmp(load_iranges[i].key, key) == 0)
-            return load_iranges[i];
-    return (load_irange){key, 0, LOAD_P40};
-}
-
-static load_frange load_frange_of(const char *key)
-{
-    for (size_t i = 0; i < sizeof load_franges / sizeof load_franges[0]; i++)
-        if (strcmp(load_franges[i].key, key) == 0)
-            return load_franges[i];
-    return (load_frange){key, 0.0, 1e30, 1};
-}
-
-/* The range of an integer key as text ("1 to 65536"). */
-static void load_irange_text(const char *key, char *buf, size_t size)
-{
-    load_irange r = load_irange_of(key);
-    snprintf(buf, size, "%lld to %lld", (long long)r.lo, (long long)r.hi);
-}
-
-static void load_frange_text(const char *key, char *buf, size_t size)
-{
-    load_frange r = load_frange_of(key);
-    snprintf(buf, size, "%s%g to %g", r.zero && r.lo > 0 ? "0, or " : "", r.lo,
-             r.hi);
-}
-
-void load_range_text(const char *key, char *buf, size_t size)
-{
-    load_frange_text(key, buf, size);
-}
-
-static int load_int_range(const config_setting_t *s, const char *key, int64_t v,
-                          load_err *err)
-{
-    load_irange r = load_irange_of(key);
-    if (v >= r.lo && v <= r.hi)
-        return 0;
-    char range[64];
-    load_irange_text(key, range, sizeof range);
-    load_fail(err, s, "key '%s': %lld is out of range: must be %s%s", key,
-              (long long)v, r.lo == 1 ? "positive, " : "", range);
-    return -1;
-}
-
-static int load_float_range(const config_setting_t *s, const char *key, double v,
-                            load_err *err)
-{
-    load_frange r = load_frange_of(key);
-    if (isfinite(v) && ((v >= r.lo && v <= r.hi) || (r.zero && v == 0.0)))
-        return 0;
-    char range[64];
-    load_frange_text(key, range, sizeof range);
-    load_fail(err, s, "key '%s': %g is out of range: must be a finite number%s "
-              "from %s", key, v, r.zero ? "" : " > 0", range);
-    return -1;
-}
-
-/* *out = a * b when the product is at most `max` (checked: no overflow
- * on any int64 inputs); -1 otherwise. */
-static int load_product(int64_t a, int64_t b, int64_t max, int64_t *out)
-{
-    int64_t p;
-    if (__builtin_mul_overflow(a, b, &p) || p > max || p < -max)
-        return -1;
-    *out = p;
-    return 0;
-}
-
 /* ------------------------------------------------------------ values */
 
 static const char *load_type_name(int type)
@@ -660,9 +493,9 @@ static int load_plan(const config_setting_t *s, plan_t *p, load_err *err)
     }
     int64_t prod = 1;
     for (int i = 0; i < p->nlevels; i++)
-        if (load_product(prod, p->degree[i], LOAD_P24, &prod) != 0) {
+        if (range_product(prod, p->degree[i], RANGE_P24, &prod) != 0) {
             load_fail(err, s, "key '%s': the degrees multiply past %lld "
-                      "devices", config_setting_name(s), (long long)LOAD_P24);
+                      "devices", config_setting_name(s), (long long)RANGE_P24);
             return -1;
         }
     return 0;
@@ -715,7 +548,7 @@ static int load_fact(const config_setting_t *s, stack_fact *f, load_err *err)
         return -1;
     }
     for (int i = 0; i < 3; i++)
-        if (load_float_range(s, name, v[i], err) != 0)
+        if (range_check_float(s, name, v[i], err) != 0)
             return -1;
     f->lo = v[0];
     f->v = v[1];
@@ -738,7 +571,7 @@ static int load_value(const config_setting_t *s, const load_key *k, void *obj,
                       load_type_name(t));
             return -1;
         }
-        if (load_int_range(s, name, (int64_t)config_setting_get_int64(s), err))
+        if (range_check_int(s, name, (int64_t)config_setting_get_int64(s), err))
             return -1;
         *(int64_t *)(void *)dst = (int64_t)config_setting_get_int64(s);
         return 0;
@@ -753,7 +586,7 @@ static int load_value(const config_setting_t *s, const load_key *k, void *obj,
                       load_type_name(t));
             return -1;
         }
-        if (load_float_range(s, name, v, err))
+        if (range_check_float(s, name, v, err))
             return -1;
         *(double *)(void *)dst = v;
         return 0;
@@ -776,7 +609,7 @@ static int load_value(const config_setting_t *s, const load_key *k, void *obj,
                       load_type_name(t));
             return -1;
         }
-        if (load_int_range(s, name, (int64_t)config_setting_get_int64(s), err))
+        if (range_check_int(s, name, (int64_t)config_setting_get_int64(s), err))
             return -1;
         *(int64_t *)(void *)dst = (int64_t)config_setting_get_int64(s);
         return 0;
@@ -1004,7 +837,7 @@ int load_power(const config_setting_t *g, double *board_w, double *idle_w,
             load_fail(err, s, "key '%s': expected a number >= 0", keys[i]);
             return -1;
         }
-        if (load_float_range(s, keys[i], v, err) != 0)
+        if (range_check_float(s, keys[i], v, err) != 0)
             return -1;
         *dst[i] = v;
     }
@@ -1249,9 +1082,9 @@ static int load_iarray(const config_setting_t *g, const char *key, int64_t *out,
         const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
         int et = config_setting_type(e);
         if ((et != CONFIG_TYPE_INT && et != CONFIG_TYPE_INT64) ||
-            config_setting_get_int64(e) < 1 || config_setting_get_int64(e) > LOAD_P24) {
+            config_setting_get_int64(e) < 1 || config_setting_get_int64(e) > RANGE_P24) {
             load_fail(err, s, "key '%s': element %d must be a positive integer "
-                      "of at most %lld", key, i, (long long)LOAD_P24);
+                      "of at most %lld", key, i, (long long)RANGE_P24);
             return -1;
         }
         out[i] = (int64_t)config_setting_get_int64(e);
@@ -1350,7 +1183,7 @@ static int load_farray(const config_setting_t *g, const char *key, double *out,
                       i, load_type_name(et));
             return -1;
         }
-        if (load_float_range(e, key, out[i], err) != 0)
+        if (range_check_float(e, key, out[i], err) != 0)
             return -1;
     }
     *n = len;
@@ -1527,17 +1360,17 @@ static int load_dtask_products(const config_setting_t *g,
     const int64_t bat[3] = {t->micro_batch, t->dp, t->grad_accum};
     int64_t p = 1;
     for (int i = 0; i < 4; i++)
-        if (load_product(p, deg[i] > 0 ? deg[i] : 1, LOAD_P24, &p) != 0) {
+        if (range_product(p, deg[i] > 0 ? deg[i] : 1, RANGE_P24, &p) != 0) {
             load_fail(err, load_member_or(g, "dp"), "keys tp, pp, dp, cp: "
-                      "their product exceeds %lld devices", (long long)LOAD_P24);
+                      "their product exceeds %lld devices", (long long)RANGE_P24);
             return -1;
         }
     p = 1;
     for (int i = 0; i < 3; i++)
-        if (load_product(p, bat[i] > 0 ? bat[i] : 1, LOAD_P40, &p) != 0) {
+        if (range_product(p, bat[i] > 0 ? bat[i] : 1, RANGE_P40, &p) != 0) {
             load_fail(err, load_member_or(g, "micro_batch"), "keys micro_batch, "
                       "dp, grad_accum: their product exceeds %lld sequences",
-                      (long long)LOAD_P40);
+                      (long long)RANGE_P40);
             return -1;
         }
     return 0;
@@ -1883,9 +1716,9 @@ static void load_print_table(FILE *out, const char *title,
         if (ty == LT_INT || ty == LT_MB || ty == LT_FLOAT || ty == LT_FACT || power) {
             char r[64];
             if (ty == LT_INT || ty == LT_MB)
-                load_irange_text(keys[i].name, r, sizeof r);
+                range_int_text(keys[i].name, r, sizeof r);
             else
-                load_frange_text(keys[i].name, r, sizeof r);
+                range_float_text(keys[i].name, r, sizeof r);
             snprintf(range, sizeof range, " {%s}", r);
         }
         fprintf(out, "  %-26s %s%s%s%s\n", keys[i].name, keys[i].doc, range,

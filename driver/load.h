@@ -143,15 +143,11 @@ void load_fail(load_err *err, const config_setting_t *s, const char *fmt, ...)
     ;
 
 /* Prints the documented keys of every namespace (for `madsweep keys`),
- * each number with its accepted range {lo to hi}: every number read is
- * checked against these ranges (and products of counts against their
- * bounds) before any arithmetic. */
+ * each number with its accepted range {lo to hi} (range.h): every number
+ * read is checked against these ranges (and products of counts against
+ * their bounds) before any arithmetic. */
 void load_print_keys(FILE *out);
 
-/* The accepted range of the number key `key` as text ("0, or 0.001 to
- * 1e+06"), as load_print_keys shows it (the sweep spec's key tables
- * show the catalogue keys they share this way). */
-void load_range_text(const char *key, char *buf, size_t size);
 
 /* Writing configuration back (`madsweep point`): the key tables of the
  * namespaces, as for loading. */

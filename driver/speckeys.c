@@ -6,13 +6,13 @@
 
 #include <string.h>
 
-#include "load.h"
+#include "range.h"
 #include "spec.h"
 #include "suggest.h"
 
 /* A key, its fidelities and help; numbers: the accepted range [lo, hi]
  * (hi 0: not a number of the spec's own; SPECKEYS_LOAD: the range of the
- * catalogue key of that name, load.c's). */
+ * catalogue key of that name, range.h's). */
 typedef struct speckey {
     const char *name;
     unsigned fid;
@@ -187,7 +187,7 @@ void speckeys_print(FILE *out)
                 snprintf(range, sizeof range, " {%.15g to %.15g}", k->lo, k->hi);
             else if (k->hi == SPECKEYS_LOAD) {
                 char r[64];
-                load_range_text(k->name, r, sizeof r);
+                range_float_text(k->name, r, sizeof r);
                 snprintf(range, sizeof range, " {%s}", r);
             }
             fprintf(out, "  %-26s %s%s%s\n", k->name, k->doc, range,
