@@ -529,7 +529,7 @@ int sweep_run(MPI_Comm comm, const sweep_opts *o, sweep_stats *stats,
         if (rank == 0)
             fprintf(err, "madsweep: %s\n", msg);
         rc = resume ? 2 : 1;
-        goto out;
+        goto close; /* releases the claim; fo is empty */
     }
 
     /* phase 3: count pass (quiet for a complete file: it is cheap, and
