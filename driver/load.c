@@ -1297,6 +1297,15 @@ static void load_dsystem_fail(const config_setting_t *g, const topo_system_t *sy
                   ? "this system" : sys->hw.name, advice);
         return;
     }
+    if (bad && strcmp(bad, "pod_devices") == 0 && st == STATUS_INVALID_VALUE) {
+        load_fail(err, load_member_or(g, "pod_devices"),
+                  "key 'pod_devices' in system '%s': a pod of %lld devices must "
+                  "be a whole number of scale-up domains of %lld and divide the "
+                  "system's %lld devices into whole pods",
+                  sys->name, (long long)sys->pod_devices, (long long)domain,
+                  (long long)sys->devices);
+        return;
+    }
     load_fail(err, load_member_or(g, bad ? bad : "devices"),
               "key '%s' in system '%s': %s (devices %lld, per node "
               "%lld, pod %lld)", bad ? bad : "?", sys->name,
