@@ -436,6 +436,7 @@ static void apply_damage(const char *path, damage k)
     if (ri.d >= 0)
         H5Dclose(ri.d);
     H5Fclose(f);
+    free(ri.lo);
 }
 
 /* File offsets of the raw data of /results' first, middle and last
