@@ -459,7 +459,7 @@ double frame_num(const frame *f, const frame_col *c, const char *row)
 {
     const char *r = frame_row_of(f, c, row);
     if (!r || c->kind == FRAME_STR)
-        return NAN;
+        return (double)NAN;
     if (c->kind == FRAME_INT) {
         int64_t v;
         memcpy(&v, r + c->off, sizeof v);
