@@ -441,7 +441,8 @@ static void output_table(hid_t loc, const char *name, const table *t,
      * deflated: they would otherwise dominate a reduced sweep's file */
     hid_t dcpl = CHECK_H5ID(H5Pcreate(H5P_DATASET_CREATE));
     if (n >= OUTPUT_DEFLATE_ROWS) {
-        hsize_t cdims[1] = {OUTPUT_CHUNK_ROWS};
+        /* a chunk may not exceed a fixed-size dataset's extent */
+        hsize_t cdims[1] = {n < OUTPUT_CHUNK_ROWS ? (hsize_t)n : OUTPUT_CHUNK_ROWS};
         CHECK_H5(H5Pset_chunk(dcpl, 1, cdims));
         CHECK_H5(H5Pset_deflate(dcpl, 4));
     }
