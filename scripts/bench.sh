@@ -20,7 +20,7 @@ if [ "$(id -u)" -eq 0 ]; then
 fi
 
 if [ "$part" = all ] || [ "$part" = cost ]; then
-echo "== cost model on one core (targets: >= 50,000/s MAD-Max LLaMA2-70B, >= 200,000/s detailed Llama-3-70B)"
+echo "== cost model on one core (targets: >= 50,000/s MAD-Max LLaMA2-70B, >= 1,000,000/s detailed Llama-3-70B with its band)"
 for p in configs/points/llama2_70b_dc_A_2048_fsdp.cfg configs/points/dlrm_a_zionex_128.cfg \
          configs/points/detailed_llama3_70b.cfg; do
   echo "-- $p"
