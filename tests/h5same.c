@@ -11,8 +11,9 @@
  */
 #include <hdf5.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
+
+#include "h5read.h"
 
 typedef struct h5same_list {
     char names[64][256];
@@ -27,24 +28,6 @@ static herr_t h5same_visit(hid_t o, const char *name, const H5O_info_t *info,
     if (info->type == H5O_TYPE_DATASET && l->n < 64)
         snprintf(l->names[l->n++], 256, "%s", name);
     return 0;
-}
-
-static char *h5same_read(hid_t f, const char *name, size_t *size)
-{
-    hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
-    if (d < 0)
-        return NULL;
-    hid_t t = H5Dget_type(d), s = H5Dget_space(d);
-    *size = (size_t)H5Sget_simple_extent_npoints(s) * H5Tget_size(t);
-    char *buf = malloc(*size + 1);
-    if (buf && *size && H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
-        free(buf);
-        buf = NULL;
-    }
-    H5Sclose(s);
-    H5Tclose(t);
-    H5Dclose(d);
-    return buf;
 }
 
 int main(int argc, char **argv)
@@ -70,14 +53,9 @@ int main(int argc, char **argv)
         status = 1;
     }
     for (int k = 0; k < l[0].n; k++) {
-        size_t na = 0, nb = 0;
-        char *a = h5same_read(f[0], l[0].names[k], &na);
-        char *b = h5same_read(f[1], l[0].names[k], &nb);
-        int same = a && b && na == nb && memcmp(a, b, na) == 0;
+        int same = h5read_same(f[0], f[1], l[0].names[k]);
         printf("%s: /%s\n", same ? "identical" : "DIFFERENT", l[0].names[k]);
         status |= !same;
-        free(a);
-        free(b);
     }
     H5Fclose(f[0]);
     H5Fclose(f[1]);

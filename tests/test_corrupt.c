@@ -32,6 +32,7 @@
 
 #include "../worker/digest.h"
 #include "../worker/output.h"
+#include "h5read.h"
 #include "sweep.h"
 #include "unit.h"
 
@@ -83,26 +84,6 @@ static int spit(const char *path, const char *b, size_t n)
     return fclose(f) == 0 && w == n ? 0 : -1;
 }
 
-/* Reads a whole dataset in its own type; NULL on failure. */
-static char *read_all(hid_t f, const char *name, size_t *size)
-{
-    hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
-    if (d < 0)
-        return NULL;
-    hid_t t = H5Dget_type(d);
-    hid_t s = H5Dget_space(d);
-    *size = (size_t)H5Sget_simple_extent_npoints(s) * H5Tget_size(t);
-    char *buf = calloc(*size + 1, 1);
-    if (buf && *size && H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
-        free(buf);
-        buf = NULL;
-    }
-    H5Sclose(s);
-    H5Tclose(t);
-    H5Dclose(d);
-    return buf;
-}
-
 /* Every dataset of a and b holds the same bytes. */
 static int same_datasets(const char *a, const char *b)
 {
@@ -113,12 +94,7 @@ static int same_datasets(const char *a, const char *b)
         if (H5Lexists(fa, datasets[i], H5P_DEFAULT) <= 0 &&
             H5Lexists(fb, datasets[i], H5P_DEFAULT) <= 0)
             continue; /* in neither (/groups: reduced sweeps only) */
-        size_t na = 0, nb = 0;
-        char *x = read_all(fa, datasets[i], &na);
-        char *y = read_all(fb, datasets[i], &nb);
-        same = x && y && na == nb && memcmp(x, y, na) == 0;
-        free(x);
-        free(y);
+        same = h5read_same(fa, fb, datasets[i]);
     }
     if (fa >= 0)
         H5Fclose(fa);

@@ -24,6 +24,7 @@
 
 #include "../worker/provenance.h"
 #include "../worker/sha256.h"
+#include "h5read.h"
 #include "sources.h"
 #include "unit.h"
 
@@ -35,41 +36,6 @@ static const char *const prov_spec =
     "tasks = [\"pretrain\"];\n"
     "strategies = \"auto\";\n"
     "chunk = 64;\n";
-
-static char *attr_str(hid_t f, const char *name)
-{
-    hid_t a = H5Aopen(f, name, H5P_DEFAULT);
-    if (a < 0)
-        return NULL;
-    hid_t t = H5Aget_type(a);
-    size_t n = H5Tget_size(t);
-    char *v = calloc(n + 1, 1);
-    hid_t mt = H5Tcopy(H5T_C_S1);
-    H5Tset_size(mt, n + 1);
-    if (v && H5Aread(a, mt, v) < 0) {
-        free(v);
-        v = NULL;
-    }
-    H5Tclose(mt);
-    H5Tclose(t);
-    H5Aclose(a);
-    return v;
-}
-
-static int64_t attr_i64(const char *path, const char *name)
-{
-    int64_t v = -1;
-    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (f < 0)
-        return -2;
-    hid_t a = H5Aopen(f, name, H5P_DEFAULT);
-    if (a >= 0) {
-        H5Aread(a, H5T_NATIVE_INT64, &v);
-        H5Aclose(a);
-    }
-    H5Fclose(f);
-    return v;
-}
 
 /* Replaces the first `from` in file `path` by `to`; 0 on success. */
 static int edit_file(const char *path, const char *from, const char *to)
@@ -96,8 +62,10 @@ static void check_records(const char *h5, const char *spec, const char *dir)
 {
     hid_t f = H5Fopen(h5, H5F_ACC_RDONLY, H5P_DEFAULT);
     CU_ASSERT_FATAL(f >= 0);
-    char *abs = attr_str(f, "spec_abspath"), *line = attr_str(f, "command_line"),
-         *commit = attr_str(f, "git_commit"), *ssha = attr_str(f, "spec_sha256");
+    char *abs = h5read_attr_str(f, "spec_abspath"),
+         *line = h5read_attr_str(f, "command_line"),
+         *commit = h5read_attr_str(f, "git_commit"),
+         *ssha = h5read_attr_str(f, "spec_sha256");
     char real[PATH_MAX];
     CU_ASSERT_PTR_NOT_NULL_FATAL(realpath(spec, real));
     CU_ASSERT_PTR_NOT_NULL_FATAL(abs);
@@ -154,17 +122,7 @@ static char *read_results(const char *path, size_t *size)
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (f < 0)
         return NULL;
-    hid_t d = H5Dopen2(f, "results", H5P_DEFAULT);
-    hid_t t = H5Dget_type(d), s = H5Dget_space(d);
-    *size = (size_t)H5Sget_simple_extent_npoints(s) * H5Tget_size(t);
-    char *buf = calloc(*size + 1, 1);
-    if (buf && *size && H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
-        free(buf);
-        buf = NULL;
-    }
-    H5Sclose(s);
-    H5Tclose(t);
-    H5Dclose(d);
+    char *buf = h5read_dataset(f, "results", size);
     H5Fclose(f);
     return buf;
 }
@@ -194,14 +152,14 @@ static void test_provenance_and_resume(void)
     if (rc)
         fprintf(stderr, "%s\n", out);
     CU_ASSERT_EQUAL_FATAL(rc, 0);
-    CU_ASSERT_EQUAL(attr_i64(ref, "complete"), 1);
+    CU_ASSERT_EQUAL(h5read_attr_i64(ref, "complete"), 1);
     check_records(ref, spec, dir);
 
     /* killed midway, then a catalogue edited: refused, naming it */
     snprintf(cmd, sizeof cmd, "MADSWEEP_CONFIGS=%s MADSWEEP_KILL_AFTER_CHUNKS=3 "
              "%s %s sweep %s -o %s --quiet", dir, mpirun, bin, spec, res);
     CU_ASSERT(unit_run_command(cmd, out, sizeof out) != 0);
-    CU_ASSERT_EQUAL_FATAL(attr_i64(res, "complete"), 0);
+    CU_ASSERT_EQUAL_FATAL(h5read_attr_i64(res, "complete"), 0);
     CU_ASSERT_EQUAL_FATAL(edit_file(hw, "nic_efficiency = 0.85;",
                                     "nic_efficiency = 0.80;"), 0);
     char resume[2048];
@@ -210,7 +168,7 @@ static void test_provenance_and_resume(void)
     CU_ASSERT_EQUAL(unit_run_command(resume, out, sizeof out), 2);
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "catalogue hardware.cfg changed"));
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "--resume"));
-    CU_ASSERT_EQUAL(attr_i64(res, "complete"), 0);
+    CU_ASSERT_EQUAL(h5read_attr_i64(res, "complete"), 0);
     CU_ASSERT_EQUAL_FATAL(edit_file(hw, "nic_efficiency = 0.80;",
                                     "nic_efficiency = 0.85;"), 0);
     /* so is an edited stacks catalogue (the stack axis' source) */
@@ -233,7 +191,7 @@ static void test_provenance_and_resume(void)
     if (rc)
         fprintf(stderr, "%s\n", out);
     CU_ASSERT_EQUAL_FATAL(rc, 0);
-    CU_ASSERT_EQUAL(attr_i64(res, "complete"), 1);
+    CU_ASSERT_EQUAL(h5read_attr_i64(res, "complete"), 1);
     size_t na = 0, nb = 0;
     char *a = read_results(ref, &na), *b = read_results(res, &nb);
     CU_ASSERT(a && b && na == nb && na > 0 && memcmp(a, b, na) == 0);
@@ -241,7 +199,7 @@ static void test_provenance_and_resume(void)
     free(b);
     hid_t f = H5Fopen(res, H5F_ACC_RDONLY, H5P_DEFAULT);
     CU_ASSERT_FATAL(f >= 0);
-    char *rl = attr_str(f, "resume_command_line");
+    char *rl = h5read_attr_str(f, "resume_command_line");
     CU_ASSERT_PTR_NOT_NULL(rl);
     CU_ASSERT(rl && strstr(rl, "--resume"));
     free(rl);

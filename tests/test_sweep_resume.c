@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "h5read.h"
 #include "unit.h"
 
 static const char *const resume_spec =
@@ -33,39 +34,22 @@ static const char *const datasets[] = {
     "axes/task", "axes/global_batch", "axes/strategy", "axes/stack",
     "axes/status"};
 
-/* Reads a whole dataset in its file type; NULL on failure. */
-static char *read_all(hid_t f, const char *name, size_t *size)
+/* Every dataset of `names` holds the same bytes in files ref and got;
+ * names each one that does not (" differs" then `after`). */
+static void check_same(const char *ref, const char *got,
+                       const char *const *names, size_t n, const char *after)
 {
-    hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
-    if (d < 0)
-        return NULL;
-    hid_t t = H5Dget_type(d);
-    hid_t s = H5Dget_space(d);
-    *size = (size_t)H5Sget_simple_extent_npoints(s) * H5Tget_size(t);
-    char *buf = calloc(*size + 1, 1);
-    if (buf && *size && H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
-        free(buf);
-        buf = NULL;
+    hid_t a = H5Fopen(ref, H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t b = H5Fopen(got, H5F_ACC_RDONLY, H5P_DEFAULT);
+    CU_ASSERT_FATAL(a >= 0 && b >= 0);
+    for (size_t i = 0; i < n; i++) {
+        int same = h5read_same(a, b, names[i]);
+        if (!same)
+            fprintf(stderr, "dataset %s differs%s\n", names[i], after);
+        CU_ASSERT(same);
     }
-    H5Sclose(s);
-    H5Tclose(t);
-    H5Dclose(d);
-    return buf;
-}
-
-static int64_t attr_i64(const char *path, const char *name)
-{
-    int64_t v = -1;
-    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (f < 0)
-        return -2;
-    hid_t a = H5Aopen(f, name, H5P_DEFAULT);
-    if (a >= 0) {
-        H5Aread(a, H5T_NATIVE_INT64, &v);
-        H5Aclose(a);
-    }
-    H5Fclose(f);
-    return v;
+    H5Fclose(a);
+    H5Fclose(b);
 }
 
 /* Replaces a string attribute of the root group; 0 on success. */
@@ -102,7 +86,7 @@ static void test_resume(void)
     snprintf(cmd, sizeof cmd, "%s %s sweep %s -o %s --quiet", mpirun, bin,
              spec, ref);
     CU_ASSERT_EQUAL_FATAL(unit_run_command(cmd, out, sizeof out), 0);
-    CU_ASSERT_EQUAL(attr_i64(ref, "complete"), 1);
+    CU_ASSERT_EQUAL(h5read_attr_i64(ref, "complete"), 1);
 
     /* killed: every rank SIGKILLs itself after 5 chunks */
     snprintf(cmd, sizeof cmd,
@@ -110,7 +94,7 @@ static void test_resume(void)
              mpirun, bin, spec, res);
     int rc = unit_run_command(cmd, out, sizeof out);
     CU_ASSERT(rc != 0);
-    CU_ASSERT_EQUAL(attr_i64(res, "complete"), 0);
+    CU_ASSERT_EQUAL(h5read_attr_i64(res, "complete"), 0);
     snprintf(cmd, sizeof cmd, "%s best %s", bin, res);
     CU_ASSERT_EQUAL(unit_run_command(cmd, out, sizeof out), 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "unfinished"));
@@ -131,18 +115,14 @@ static void test_resume(void)
              spec, res);
     CU_ASSERT_EQUAL(unit_run_command(cmd, out, sizeof out), 2);
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "cost-model version"));
-    CU_ASSERT_EQUAL(attr_i64(res, "complete"), 0);
+    CU_ASSERT_EQUAL(h5read_attr_i64(res, "complete"), 0);
     /* put the version back (read from the reference) */
-    char ver[256] = "";
     hid_t rf = H5Fopen(ref, H5F_ACC_RDONLY, H5P_DEFAULT);
-    hid_t ra = H5Aopen(rf, "cost_model_version", H5P_DEFAULT);
-    hid_t rt = H5Tcopy(H5T_C_S1);
-    H5Tset_size(rt, sizeof ver);
-    CU_ASSERT(H5Aread(ra, rt, ver) >= 0);
-    H5Tclose(rt);
-    H5Aclose(ra);
+    char *ver = h5read_attr_str(rf, "cost_model_version");
     H5Fclose(rf);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ver);
     CU_ASSERT_EQUAL(set_attr_str(res, "cost_model_version", ver), 0);
+    free(ver);
 
     /* resumed */
     snprintf(cmd, sizeof cmd, "%s %s sweep %s -o %s --resume", mpirun, bin,
@@ -151,26 +131,11 @@ static void test_resume(void)
     if (rc)
         fprintf(stderr, "%s\n", out);
     CU_ASSERT_EQUAL_FATAL(rc, 0);
-    CU_ASSERT_EQUAL(attr_i64(res, "complete"), 1);
-    CU_ASSERT_EQUAL(attr_i64(res, "points_evaluated"),
-                    attr_i64(ref, "points_valid"));
+    CU_ASSERT_EQUAL(h5read_attr_i64(res, "complete"), 1);
+    CU_ASSERT_EQUAL(h5read_attr_i64(res, "points_evaluated"),
+                    h5read_attr_i64(ref, "points_valid"));
 
-    hid_t a = H5Fopen(ref, H5F_ACC_RDONLY, H5P_DEFAULT);
-    hid_t b = H5Fopen(res, H5F_ACC_RDONLY, H5P_DEFAULT);
-    CU_ASSERT_FATAL(a >= 0 && b >= 0);
-    for (size_t i = 0; i < sizeof datasets / sizeof datasets[0]; i++) {
-        size_t na = 0, nb = 0;
-        char *x = read_all(a, datasets[i], &na);
-        char *y = read_all(b, datasets[i], &nb);
-        int same = x && y && na == nb && memcmp(x, y, na) == 0;
-        if (!same)
-            fprintf(stderr, "dataset %s differs\n", datasets[i]);
-        CU_ASSERT(same);
-        free(x);
-        free(y);
-    }
-    H5Fclose(a);
-    H5Fclose(b);
+    check_same(ref, res, datasets, sizeof datasets / sizeof datasets[0], "");
 
     /* killed while counting: the file exists (complete = 0, no rows yet)
      * and --resume lays it out and finishes it, identical again */
@@ -179,31 +144,16 @@ static void test_resume(void)
     snprintf(cmd, sizeof cmd, "MADSWEEP_KILL_IN_COUNT=1 %s %s sweep %s -o %s --quiet",
              mpirun, bin, spec, cnt);
     CU_ASSERT(unit_run_command(cmd, out, sizeof out) != 0);
-    CU_ASSERT_EQUAL(attr_i64(cnt, "complete"), 0);
+    CU_ASSERT_EQUAL(h5read_attr_i64(cnt, "complete"), 0);
     snprintf(cmd, sizeof cmd, "%s %s sweep %s -o %s --resume --quiet", mpirun, bin,
              spec, cnt);
     rc = unit_run_command(cmd, out, sizeof out);
     if (rc)
         fprintf(stderr, "%s\n", out);
     CU_ASSERT_EQUAL(rc, 0);
-    CU_ASSERT_EQUAL(attr_i64(cnt, "complete"), 1);
-    a = H5Fopen(ref, H5F_ACC_RDONLY, H5P_DEFAULT);
-    b = H5Fopen(cnt, H5F_ACC_RDONLY, H5P_DEFAULT);
-    CU_ASSERT_FATAL(a >= 0 && b >= 0);
-    for (size_t i = 0; i < sizeof datasets / sizeof datasets[0]; i++) {
-        size_t na = 0, nb = 0;
-        char *x = read_all(a, datasets[i], &na);
-        char *y = read_all(b, datasets[i], &nb);
-        int same = x && y && na == nb && memcmp(x, y, na) == 0;
-        if (!same)
-            fprintf(stderr, "dataset %s differs after a kill in the count pass\n",
-                    datasets[i]);
-        CU_ASSERT(same);
-        free(x);
-        free(y);
-    }
-    H5Fclose(a);
-    H5Fclose(b);
+    CU_ASSERT_EQUAL(h5read_attr_i64(cnt, "complete"), 1);
+    check_same(ref, cnt, datasets, sizeof datasets / sizeof datasets[0],
+               " after a kill in the count pass");
 
     /* a reduced sweep (top 2 per model and system, checkpointed after
      * every chunk of rank 0), killed and resumed from its checkpoint,
@@ -221,35 +171,23 @@ static void test_resume(void)
              "MADSWEEP_KILL_AFTER_CHUNKS=12 %s %s sweep %s -o %s --quiet --checkpoint 0",
              mpirun, bin, kspec, kres);
     CU_ASSERT(unit_run_command(cmd, out, sizeof out) != 0);
-    CU_ASSERT_EQUAL(attr_i64(kres, "complete"), 0);
-    CU_ASSERT(attr_i64(kres, "keep_chunks") > 0); /* a checkpoint was taken */
+    CU_ASSERT_EQUAL(h5read_attr_i64(kres, "complete"), 0);
+    CU_ASSERT(h5read_attr_i64(kres, "keep_chunks") > 0); /* a checkpoint was taken */
     snprintf(cmd, sizeof cmd, "%s %s sweep %s -o %s --resume --quiet", mpirun, bin,
              kspec, kres);
     rc = unit_run_command(cmd, out, sizeof out);
     if (rc)
         fprintf(stderr, "%s\n", out);
     CU_ASSERT_EQUAL(rc, 0);
-    CU_ASSERT_EQUAL(attr_i64(kres, "complete"), 1);
-    CU_ASSERT(attr_i64(kres, "points_evaluated") < attr_i64(kref, "points_evaluated") ||
-              attr_i64(kres, "points_evaluated") == attr_i64(kref, "points_valid"));
-    a = H5Fopen(kref, H5F_ACC_RDONLY, H5P_DEFAULT);
-    b = H5Fopen(kres, H5F_ACC_RDONLY, H5P_DEFAULT);
-    CU_ASSERT_FATAL(a >= 0 && b >= 0);
+    CU_ASSERT_EQUAL(h5read_attr_i64(kres, "complete"), 1);
+    CU_ASSERT(h5read_attr_i64(kres, "points_evaluated") < h5read_attr_i64(kref, "points_evaluated") ||
+              h5read_attr_i64(kres, "points_evaluated") == h5read_attr_i64(kref, "points_valid"));
     static const char *const kdatasets[] = {"results", "groups", "progress", "skipped"};
-    for (size_t i = 0; i < sizeof kdatasets / sizeof kdatasets[0]; i++) {
-        size_t na = 0, nb = 0;
-        char *x = read_all(a, kdatasets[i], &na);
-        char *y = read_all(b, kdatasets[i], &nb);
-        int same = x && y && na == nb && memcmp(x, y, na) == 0;
-        if (!same)
-            fprintf(stderr, "dataset %s of the reduced sweep differs after resume\n",
-                    kdatasets[i]);
-        CU_ASSERT(same);
-        free(x);
-        free(y);
-    }
+    check_same(kref, kres, kdatasets, sizeof kdatasets / sizeof kdatasets[0],
+               " in the reduced sweep after resume");
+    hid_t b = H5Fopen(kres, H5F_ACC_RDONLY, H5P_DEFAULT);
+    CU_ASSERT_FATAL(b >= 0);
     CU_ASSERT(H5Lexists(b, "keep", H5P_DEFAULT) == 0);
-    H5Fclose(a);
     H5Fclose(b);
 
     /* best works on the finished file */
