@@ -32,7 +32,6 @@
 #include <string.h>
 
 #include "../worker/output.h"
-#include "cmd.h"
 #include "sweep.h"
 #include "unit.h"
 
@@ -79,21 +78,7 @@ typedef struct cli_run {
 
 static void cli(cli_run *r, int argc, const char **argv)
 {
-    FILE *out = tmpfile(), *err = tmpfile();
-    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(err);
-    r->rc = cmd_main(argc, (char **)(void *)argv, out, err);
-    long n = ftell(out);
-    rewind(out);
-    rewind(err);
-    r->out = calloc((size_t)n + 1, 1);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(r->out);
-    size_t got = fread(r->out, 1, (size_t)n, out);
-    r->out[got] = '\0';
-    got = fread(r->err, 1, sizeof r->err - 1, err);
-    r->err[got] = '\0';
-    fclose(out);
-    fclose(err);
+    r->rc = unit_cli_capture(argc, argv, &r->out, r->err, sizeof r->err);
 }
 
 /* Splits one CSV line into fields (quotes honoured); returns the count. */

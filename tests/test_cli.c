@@ -11,28 +11,6 @@
 #include "cmd.h"
 #include "unit.h"
 
-typedef struct cli_run {
-    int rc;
-    char out[65536];
-    char err[8192];
-} cli_run;
-
-static void cli(cli_run *r, int argc, const char **argv)
-{
-    FILE *out = tmpfile(), *err = tmpfile();
-    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(err);
-    r->rc = cmd_main(argc, (char **)(void *)argv, out, err);
-    rewind(out);
-    rewind(err);
-    size_t n = fread(r->out, 1, sizeof r->out - 1, out);
-    r->out[n] = '\0';
-    n = fread(r->err, 1, sizeof r->err - 1, err);
-    r->err[n] = '\0';
-    fclose(out);
-    fclose(err);
-}
-
 static const char *point_path(const char *name, char *buf, size_t size)
 {
     snprintf(buf, size, "%s/points/%s", unit_configs(), name);
@@ -51,10 +29,10 @@ static double json_num(const char *json, const char *key)
 static void test_eval_report(void)
 {
     char path[1024];
-    cli_run r;
+    unit_cli r;
     const char *argv[] = {"madsweep", "eval",
                           point_path("llama2_70b_dc_A_2048_fsdp.cfg", path, sizeof path)};
-    cli(&r, 3, argv);
+    unit_cli_run(&r, 3, argv);
     CU_ASSERT_EQUAL(r.rc, 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "Iteration time"));
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "exposed"));
@@ -67,17 +45,17 @@ static void test_eval_report(void)
 static void test_eval_detailed_report(void)
 {
     char path[1024];
-    cli_run r;
+    unit_cli r;
     const char *argv[] = {"madsweep", "eval",
                           point_path("detailed_llama3_70b.cfg", path, sizeof path)};
-    cli(&r, 3, argv);
+    unit_cli_run(&r, 3, argv);
     CU_ASSERT_EQUAL(r.rc, 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "tp8 pp8 vpp5 1f1b-int dp16 zero1"));
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "MFU"));
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "optimizer states"));
     CU_ASSERT_PTR_NULL(strstr(r.out, "nan"));
     const char *argj[] = {"madsweep", "eval", "--json", path};
-    cli(&r, 4, argj);
+    unit_cli_run(&r, 4, argj);
     CU_ASSERT_EQUAL(r.rc, 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"strategy\":\"tp8 pp8 vpp5"));
     CU_ASSERT(json_num(r.out, "mfu") > 0 && json_num(r.out, "mfu") < 1);
@@ -94,10 +72,10 @@ static void test_eval_json_and_trace(void)
     char path[1024], trace[1024];
     snprintf(trace, sizeof trace, "%s/trace.json",
              getenv("MADSWEEP_TEST_TMP") ? getenv("MADSWEEP_TEST_TMP") : "/tmp");
-    cli_run r;
+    unit_cli r;
     const char *argv[] = {"madsweep", "eval", "--json", "--trace", trace,
                           point_path("dlrm_a_zionex_128.cfg", path, sizeof path)};
-    cli(&r, 6, argv);
+    unit_cli_run(&r, 6, argv);
     CU_ASSERT_EQUAL_FATAL(r.rc, 0);
     const char *keys[] = {"iteration_time_s", "throughput_samples_per_s", "global_batch",
                           "compute_gemm_s", "compute_emb_s", "comm_alltoall_s",
@@ -141,10 +119,10 @@ static void test_eval_json_and_trace(void)
 static void test_bench(void)
 {
     char path[1024];
-    cli_run r;
+    unit_cli r;
     const char *argv[] = {"madsweep", "bench", "--count", "500",
                           point_path("dlrm_a_zionex_128.cfg", path, sizeof path)};
-    cli(&r, 5, argv);
+    unit_cli_run(&r, 5, argv);
     CU_ASSERT_EQUAL(r.rc, 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, " evaluations/s\n"));
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "ns per evaluation (500 evaluations"));
@@ -152,24 +130,24 @@ static void test_bench(void)
 
 static void test_usage_errors(void)
 {
-    cli_run r;
+    unit_cli r;
     const char *a1[] = {"madsweep", "frobnicate"};
-    cli(&r, 2, a1);
+    unit_cli_run(&r, 2, a1);
     CU_ASSERT_EQUAL(r.rc, 2);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "unknown command"));
     const char *a2[] = {"madsweep", "eval", "--bogus", "x.cfg"};
-    cli(&r, 4, a2);
+    unit_cli_run(&r, 4, a2);
     CU_ASSERT_EQUAL(r.rc, 2);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "unknown option '--bogus'"));
     const char *a3[] = {"madsweep", "eval"};
-    cli(&r, 2, a3);
+    unit_cli_run(&r, 2, a3);
     CU_ASSERT_EQUAL(r.rc, 2);
     const char *a4[] = {"madsweep", "eval", "/nonexistent.cfg"};
-    cli(&r, 3, a4);
+    unit_cli_run(&r, 3, a4);
     CU_ASSERT_EQUAL(r.rc, 2);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "/nonexistent.cfg: cannot read"));
     const char *a5[] = {"madsweep", "--help"};
-    cli(&r, 2, a5);
+    unit_cli_run(&r, 2, a5);
     CU_ASSERT_EQUAL(r.rc, 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "--trace FILE"));
     /* exit codes and signals are documented in --help */
@@ -177,11 +155,11 @@ static void test_usage_errors(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "  75  sweep stopped by a signal"));
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "SIGUSR1"));
     const char *a6[] = {"madsweep", "version"};
-    cli(&r, 2, a6);
+    unit_cli_run(&r, 2, a6);
     CU_ASSERT_EQUAL(r.rc, 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, MADSWEEP_VERSION));
     const char *a7[] = {"madsweep", "keys"};
-    cli(&r, 2, a7);
+    unit_cli_run(&r, 2, a7);
     CU_ASSERT_EQUAL(r.rc, 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "nvlink_bidir_bytes_per_s"));
 }

@@ -15,37 +15,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd.h"
 #include "load.h"
 #include "spec.h"
 #include "unit.h"
 
-typedef struct cli_run {
-    int rc;
-    char out[1 << 16];
-    char err[8192];
-} cli_run;
-
-static void cli(cli_run *r, int argc, const char **argv)
-{
-    FILE *out = tmpfile(), *err = tmpfile();
-    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(err);
-    r->rc = cmd_main(argc, (char **)(void *)argv, out, err);
-    rewind(out);
-    rewind(err);
-    size_t n = fread(r->out, 1, sizeof r->out - 1, out);
-    r->out[n] = '\0';
-    n = fread(r->err, 1, sizeof r->err - 1, err);
-    r->err[n] = '\0';
-    fclose(out);
-    fclose(err);
-}
-
 #define CLI(r, ...)                                                            \
     do {                                                                       \
         const char *argv_[] = {"madsweep", __VA_ARGS__};                       \
-        cli((r), (int)(sizeof argv_ / sizeof argv_[0]), argv_);                \
+        unit_cli_run((r), (int)(sizeof argv_ / sizeof argv_[0]), argv_);       \
     } while (0)
 
 /* Loads a spec from text; returns spec_load's result, message in err. */
@@ -73,7 +50,7 @@ static int point_text(const char *name, const char *text, point_t *p,
 
 static void test_list_and_keys(void)
 {
-    cli_run r;
+    unit_cli r;
     CLI(&r, "list", "hardware");
     CU_ASSERT_EQUAL(r.rc, 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "gb200-nvl72"));
@@ -115,7 +92,7 @@ static void test_list_and_keys(void)
 /* stacks: a catalogue directory without stacks.cfg, then one with it */
 static void test_list_stacks(void)
 {
-    cli_run r;
+    unit_cli r;
     char dir[600], path[700], cmd[2048], out[1024];
     const char *tmp = getenv("MADSWEEP_TEST_TMP");
     snprintf(dir, sizeof dir, "%s/stacks_configs", tmp && *tmp ? tmp : "/tmp");
@@ -199,7 +176,7 @@ static void test_did_you_mean(void)
                          &p, &err) != 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.text, "unknown key 'sytem' in point; did you "
                                             "mean \"system\"?"));
-    cli_run r;
+    unit_cli r;
     CLI(&r, "bset");
     CU_ASSERT_EQUAL(r.rc, 2);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "did you mean \"best\"?"));

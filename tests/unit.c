@@ -1,5 +1,6 @@
 /*
- * unit.c - CUnit runner and file helpers shared by the test programs.
+ * unit.c - CUnit runner, file helpers and the in-process command line
+ * shared by the test programs.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "unit.h"
@@ -13,6 +14,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+
+#include "cmd.h"
 
 int unit_close(double a, double b, double rel, double abs)
 {
@@ -144,4 +147,37 @@ int unit_row_costs_ok(const point_t *p, const result_t *r)
         }
     }
     return 1;
+}
+
+int unit_cli_capture(int argc, const char **argv, char **out, char *err,
+                     size_t errsize)
+{
+    FILE *o = tmpfile(), *e = tmpfile();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+    int rc = cmd_main(argc, (char **)(void *)argv, o, e);
+    long n = ftell(o);
+    rewind(o);
+    rewind(e);
+    *out = calloc((size_t)n + 1, 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(*out);
+    size_t got = fread(*out, 1, (size_t)n, o);
+    (*out)[got] = '\0';
+    got = fread(err, 1, errsize - 1, e);
+    err[got] = '\0';
+    fclose(o);
+    fclose(e);
+    return rc;
+}
+
+void unit_cli_run(unit_cli *r, int argc, const char **argv)
+{
+    char *out = NULL;
+    r->rc = unit_cli_capture(argc, argv, &out, r->err, sizeof r->err);
+    size_t n = strlen(out);
+    if (n > sizeof r->out - 1)
+        n = sizeof r->out - 1;
+    memcpy(r->out, out, n);
+    r->out[n] = '\0';
+    free(out);
 }

@@ -3,7 +3,8 @@
  *
  * unit_run() runs every registered suite and turns the failure count
  * into the exit code, so CTest sees each failing assertion. Helpers to
- * build points from text keep the tests close to what users write.
+ * build points from text keep the tests close to what users write, and
+ * unit_cli_* run the command line in-process with its streams captured.
  */
 #ifndef MADSWEEP_UNIT_H
 #define MADSWEEP_UNIT_H
@@ -53,5 +54,23 @@ const char *unit_configs(void);
 /* Runs a shell command; captures stdout and stderr (merged into `out`),
  * returns the exit status or -1. */
 int unit_run_command(const char *cmd, char *out, size_t size);
+
+/* Runs `madsweep` in-process: cmd_main on argv (argv[0] is the program
+ * name) with stdout and stderr captured in temporary files. Returns its
+ * exit code; *out is all of stdout (malloc'ed, NUL-terminated, the caller
+ * frees it), err the first errsize - 1 bytes of stderr. A failure to
+ * capture is a FATAL assertion. */
+int unit_cli_capture(int argc, const char **argv, char **out, char *err,
+                     size_t errsize);
+
+/* The same into fixed buffers: the first 64 KiB of stdout, 8 KiB of
+ * stderr (nothing to free). */
+typedef struct unit_cli {
+    int rc;
+    char out[1 << 16];
+    char err[8192];
+} unit_cli;
+
+void unit_cli_run(unit_cli *r, int argc, const char **argv);
 
 #endif
