@@ -91,15 +91,8 @@ static void test_sweep_file(void)
 
     /* the serial reference, built in-process */
     spec sp;
-    load_err err;
-    CU_ASSERT_EQUAL_FATAL(spec_load(spath, unit_configs(), &sp, &err), 0);
     space s;
-    CU_ASSERT_EQUAL_FATAL(space_init(&s, &sp, err.text, sizeof err.text), 0);
-    space_cursor *cnt = malloc(sizeof *cnt);
-    CU_ASSERT_FATAL(cnt && space_cursor_init(cnt, &s) == 0);
-    CU_ASSERT_EQUAL_FATAL(space_count_all(&s, cnt, NULL), 0);
-    space_cursor_free(cnt);
-    free(cnt);
+    unit_space_load(spath, &sp, &s);
     CU_ASSERT_EQUAL(s.total, st.valid);
     output_rows rows;
     output_rows_init(&rows, sp.fidelity);
@@ -221,11 +214,7 @@ static void test_bad_spec(void)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &g_size);
-    if (CU_initialize_registry() != CUE_SUCCESS)
-        MPI_Abort(MPI_COMM_WORLD, 1);
+    unit_mpi_start(&argc, &argv, &g_rank, &g_size);
     CU_pSuite s = CU_add_suite("sweep", NULL, NULL);
     CU_add_test(s, "datasets equal a serial evaluation", test_sweep_file);
     CU_add_test(s, "bad specs fail on every rank", test_bad_spec);

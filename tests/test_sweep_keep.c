@@ -326,11 +326,7 @@ static void test_keep(void)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &g_size);
-    if (CU_initialize_registry() != CUE_SUCCESS)
-        MPI_Abort(MPI_COMM_WORLD, 1);
+    unit_mpi_start(&argc, &argv, &g_rank, &g_size);
     CU_pSuite s = CU_add_suite("keep", NULL, NULL);
     CU_add_test(s, "reduced sweeps equal the full sweep's answers", test_keep);
     return unit_run_mpi();

@@ -15,7 +15,9 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "../worker/space.h"
 #include "cmd.h"
+#include "spec.h"
 
 int unit_close(double a, double b, double rel, double abs)
 {
@@ -53,6 +55,27 @@ int unit_run_mpi(void)
         fprintf(stderr, "%d failure(s) over %d ranks\n", all, size);
     MPI_Finalize();
     return all ? 1 : 0;
+}
+
+void unit_mpi_start(int *argc, char ***argv, int *rank, int *size)
+{
+    MPI_Init(argc, argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, rank);
+    MPI_Comm_size(MPI_COMM_WORLD, size);
+    if (CU_initialize_registry() != CUE_SUCCESS)
+        MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+void unit_space_load(const char *path, struct spec *sp, struct space *s)
+{
+    load_err err;
+    CU_ASSERT_EQUAL_FATAL(spec_load(path, unit_configs(), sp, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(space_init(s, sp, err.text, sizeof err.text), 0);
+    space_cursor *cnt = malloc(sizeof *cnt);
+    CU_ASSERT_FATAL(cnt && space_cursor_init(cnt, s) == 0);
+    CU_ASSERT_EQUAL_FATAL(space_count_all(s, cnt, NULL), 0);
+    space_cursor_free(cnt);
+    free(cnt);
 }
 
 char *unit_read_results(hid_t f, const table *t, hssize_t *n)

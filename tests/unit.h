@@ -31,6 +31,18 @@ int unit_run(void);
  * MPI_Finalize. A failing assertion must not skip a collective. */
 int unit_run_mpi(void);
 
+/* The start of an MPI test program: MPI_Init, this rank and the number of
+ * ranks, and the CUnit registry (MPI_Abort when it cannot be made). */
+void unit_mpi_start(int *argc, char ***argv, int *rank, int *size);
+
+/* Loads spec file `path` (catalogues of unit_configs()) and lays out its
+ * space with the count pass, as a sweep does before its rows, for a
+ * serial reference; a failure is a FATAL assertion. (Struct tags, so
+ * that tests which do not use them keep the names spec and space free.) */
+struct spec;
+struct space;
+void unit_space_load(const char *path, struct spec *sp, struct space *s);
+
 /* Reads all of dataset "results" of file f in the memory layout of table
  * t (as the sweep wrote it); returns a malloc'ed buffer of *n rows (at
  * least one byte), or NULL on an HDF5 error. */
