@@ -19,6 +19,7 @@
 
 #include "../cost/detailed.h"
 #include "version.h"
+#include "attr.h"
 #include "check.h"
 #include "digest.h"
 
@@ -174,50 +175,6 @@ void output_pack(const output_rows *r, char *buf, int64_t id,
 
 /* ------------------------------------------------------------ attributes */
 
-static void output_attr_delete(hid_t loc, const char *name)
-{
-    htri_t e = H5Aexists(loc, name);
-    CHECK_H5(e);
-    if (e > 0)
-        CHECK_H5(H5Adelete(loc, name));
-}
-
-static void output_attr_str(hid_t loc, const char *name, const char *v)
-{
-    output_attr_delete(loc, name);
-    hid_t t = CHECK_H5ID(H5Tcopy(H5T_C_S1));
-    CHECK_H5(H5Tset_size(t, strlen(v) + 1));
-    CHECK_H5(H5Tset_strpad(t, H5T_STR_NULLTERM));
-    hid_t sp = CHECK_H5ID(H5Screate(H5S_SCALAR));
-    hid_t a = CHECK_H5ID(H5Acreate2(loc, name, t, sp, H5P_DEFAULT, H5P_DEFAULT));
-    CHECK_H5(H5Awrite(a, t, v));
-    CHECK_H5(H5Aclose(a));
-    CHECK_H5(H5Sclose(sp));
-    CHECK_H5(H5Tclose(t));
-}
-
-static void output_attr_num(hid_t loc, const char *name, hid_t ftype,
-                            hid_t mtype, const void *v)
-{
-    output_attr_delete(loc, name);
-    hid_t sp = CHECK_H5ID(H5Screate(H5S_SCALAR));
-    hid_t a = CHECK_H5ID(H5Acreate2(loc, name, ftype, sp, H5P_DEFAULT,
-                                    H5P_DEFAULT));
-    CHECK_H5(H5Awrite(a, mtype, v));
-    CHECK_H5(H5Aclose(a));
-    CHECK_H5(H5Sclose(sp));
-}
-
-static void output_attr_i64(hid_t loc, const char *name, int64_t v)
-{
-    output_attr_num(loc, name, H5T_STD_I64LE, H5T_NATIVE_INT64, &v);
-}
-
-static void output_attr_f64(hid_t loc, const char *name, double v)
-{
-    output_attr_num(loc, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &v);
-}
-
 /* Reads a string attribute into a malloc'd buffer; NULL if absent. */
 static char *output_attr_read_str(hid_t loc, const char *name)
 {
@@ -266,26 +223,26 @@ static int output_attr_read_i64(hid_t loc, const char *name, int64_t *v)
 void output_set_meta(output *o, const output_meta *m)
 {
     hid_t f = o->file;
-    output_attr_i64(f, "complete", 0);
-    output_attr_str(f, "spec_text", m->spec_text);
-    output_attr_str(f, "spec_path", m->spec_path);
-    output_attr_str(f, "tool_version", MADSWEEP_VERSION);
-    output_attr_str(f, "cost_model_version", m->cost_version);
-    output_attr_str(f, "fidelity", m->fidelity);
-    output_attr_str(f, "start_time", m->start_time);
-    output_attr_str(f, "end_time", m->end_time);
-    output_attr_i64(f, "ranks", m->ranks);
-    output_attr_i64(f, "points_total", m->total);
-    output_attr_i64(f, "points_valid", m->valid);
-    output_attr_i64(f, "points_invalid", m->invalid);
-    output_attr_i64(f, "points_evaluated", m->evaluated);
-    output_attr_i64(f, "chunk_ids", m->chunk);
-    output_attr_i64(f, "chunks", m->nchunks);
-    output_attr_f64(f, "elapsed_s", m->elapsed_s);
-    output_attr_f64(f, "evals_per_s", m->evals_per_s);
+    attr_i64(f, "complete", 0);
+    attr_str(f, "spec_text", m->spec_text);
+    attr_str(f, "spec_path", m->spec_path);
+    attr_str(f, "tool_version", MADSWEEP_VERSION);
+    attr_str(f, "cost_model_version", m->cost_version);
+    attr_str(f, "fidelity", m->fidelity);
+    attr_str(f, "start_time", m->start_time);
+    attr_str(f, "end_time", m->end_time);
+    attr_i64(f, "ranks", m->ranks);
+    attr_i64(f, "points_total", m->total);
+    attr_i64(f, "points_valid", m->valid);
+    attr_i64(f, "points_invalid", m->invalid);
+    attr_i64(f, "points_evaluated", m->evaluated);
+    attr_i64(f, "chunk_ids", m->chunk);
+    attr_i64(f, "chunks", m->nchunks);
+    attr_f64(f, "elapsed_s", m->elapsed_s);
+    attr_f64(f, "evals_per_s", m->evals_per_s);
     CHECK_H5(H5Fflush(f, H5F_SCOPE_GLOBAL));
     if (m->complete) {
-        output_attr_i64(f, "complete", 1);
+        attr_i64(f, "complete", 1);
         CHECK_H5(H5Fflush(f, H5F_SCOPE_GLOBAL));
     }
 }
@@ -403,17 +360,7 @@ static void output_attr_units(hid_t d, const table *t)
         check_die("out of memory", __FILE__, __LINE__);
     for (int i = 0; i < t->ncols; i++)
         snprintf(u + (size_t)i * W, W, "%s", output_unit(&t->col[i]));
-    hsize_t dims[1] = {(hsize_t)t->ncols};
-    hid_t st = CHECK_H5ID(H5Tcopy(H5T_C_S1));
-    CHECK_H5(H5Tset_size(st, W));
-    CHECK_H5(H5Tset_strpad(st, H5T_STR_NULLTERM));
-    hid_t sp = CHECK_H5ID(H5Screate_simple(1, dims, NULL));
-    hid_t a = CHECK_H5ID(H5Acreate2(d, "units", st, sp, H5P_DEFAULT,
-                                    H5P_DEFAULT));
-    CHECK_H5(H5Awrite(a, st, u));
-    CHECK_H5(H5Aclose(a));
-    CHECK_H5(H5Sclose(sp));
-    CHECK_H5(H5Tclose(st));
+    attr_strs(d, "units", u, t->ncols, W);
     free(u);
 }
 
@@ -426,7 +373,7 @@ static void output_attr_digest(hid_t d, const void *rows, size_t bytes, MPI_Comm
 {
     uint64_t dg = rank == 0 ? digest_bytes(rows, bytes) : 0;
     CHECK_MPI(MPI_Bcast(&dg, 1, MPI_UINT64_T, 0, comm));
-    output_attr_num(d, "digest", H5T_STD_U64LE, H5T_NATIVE_UINT64, &dg);
+    attr_num(d, "digest", H5T_STD_U64LE, H5T_NATIVE_UINT64, &dg);
 }
 
 /* Writes a small dataset from rank 0 (the others join with nothing),
@@ -1168,12 +1115,12 @@ void output_table_write(output *o, const char *name, const table *t, int64_t n,
 
 void output_set_i64(output *o, const char *name, int64_t v)
 {
-    output_attr_i64(o->file, name, v);
+    attr_i64(o->file, name, v);
 }
 
 void output_set_f64(output *o, const char *name, double v)
 {
-    output_attr_f64(o->file, name, v);
+    attr_f64(o->file, name, v);
 }
 
 int output_get_i64(output *o, const char *name, int64_t *v)
@@ -1183,7 +1130,7 @@ int output_get_i64(output *o, const char *name, int64_t *v)
 
 void output_set_str(output *o, const char *name, const char *v)
 {
-    output_attr_str(o->file, name, v);
+    attr_str(o->file, name, v);
 }
 
 void output_results_resize(output *o, int64_t rows)

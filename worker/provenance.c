@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attr.h"
 #include "check.h"
 #include "digest.h"
 #include "madsweep_git_commit.h"
@@ -21,23 +22,6 @@
 const char *provenance_commit(void)
 {
     return MADSWEEP_GIT_COMMIT;
-}
-
-static void prov_attr_str(hid_t loc, const char *name, const char *v)
-{
-    htri_t e = H5Aexists(loc, name);
-    CHECK_H5(e);
-    if (e > 0)
-        CHECK_H5(H5Adelete(loc, name));
-    hid_t t = CHECK_H5ID(H5Tcopy(H5T_C_S1));
-    CHECK_H5(H5Tset_size(t, strlen(v) + 1));
-    CHECK_H5(H5Tset_strpad(t, H5T_STR_NULLTERM));
-    hid_t sp = CHECK_H5ID(H5Screate(H5S_SCALAR));
-    hid_t a = CHECK_H5ID(H5Acreate2(loc, name, t, sp, H5P_DEFAULT, H5P_DEFAULT));
-    CHECK_H5(H5Awrite(a, t, v));
-    CHECK_H5(H5Aclose(a));
-    CHECK_H5(H5Sclose(sp));
-    CHECK_H5(H5Tclose(t));
 }
 
 /* The columns of /provenance/catalogues and their units. */
@@ -69,15 +53,7 @@ static void prov_units_attr(hid_t d, int n)
     char u[5][W];
     for (int i = 0; i < n; i++)
         snprintf(u[i], W, "%s", prov_units[i]);
-    hsize_t dims[1] = {(hsize_t)n};
-    hid_t st = CHECK_H5ID(H5Tcopy(H5T_C_S1));
-    CHECK_H5(H5Tset_size(st, W));
-    hid_t sp = CHECK_H5ID(H5Screate_simple(1, dims, NULL));
-    hid_t a = CHECK_H5ID(H5Acreate2(d, "units", st, sp, H5P_DEFAULT, H5P_DEFAULT));
-    CHECK_H5(H5Awrite(a, st, u));
-    CHECK_H5(H5Aclose(a));
-    CHECK_H5(H5Sclose(sp));
-    CHECK_H5(H5Tclose(st));
+    attr_strs(d, "units", &u[0][0], n, W);
 }
 
 /* Collective write of a dataset from rank 0's buffer. */
@@ -141,12 +117,7 @@ void provenance_write(hid_t file, const provenance *p, MPI_Comm comm, int rank)
      * against the row's sha256) */
     uint64_t dg = rank == 0 ? digest_bytes(rows, (size_t)s->n * c.t.size) : 0;
     CHECK_MPI(MPI_Bcast(&dg, 1, MPI_UINT64_T, 0, comm));
-    hid_t asp = CHECK_H5ID(H5Screate(H5S_SCALAR));
-    hid_t a = CHECK_H5ID(H5Acreate2(d, "digest", H5T_STD_U64LE, asp, H5P_DEFAULT,
-                                    H5P_DEFAULT));
-    CHECK_H5(H5Awrite(a, H5T_NATIVE_UINT64, &dg));
-    CHECK_H5(H5Aclose(a));
-    CHECK_H5(H5Sclose(asp));
+    attr_num(d, "digest", H5T_STD_U64LE, H5T_NATIVE_UINT64, &dg);
     if (s->n > 0)
         prov_write(d, mt, fs, rows, rank);
     CHECK_H5(H5Dclose(d));
@@ -159,16 +130,16 @@ void provenance_write(hid_t file, const provenance *p, MPI_Comm comm, int rank)
 
     char sha[SHA256_HEX_LEN + 1];
     sha256_hex(p->spec_text, strlen(p->spec_text), sha);
-    prov_attr_str(file, "spec_abspath", p->spec_abspath);
-    prov_attr_str(file, "spec_sha256", sha);
-    prov_attr_str(file, "command_line", p->command_line);
-    prov_attr_str(file, "git_commit", provenance_commit());
+    attr_str(file, "spec_abspath", p->spec_abspath);
+    attr_str(file, "spec_sha256", sha);
+    attr_str(file, "command_line", p->command_line);
+    attr_str(file, "git_commit", provenance_commit());
 }
 
 void provenance_note_resume(hid_t file, const provenance *p)
 {
-    prov_attr_str(file, "resume_command_line", p->command_line);
-    prov_attr_str(file, "resume_git_commit", provenance_commit());
+    attr_str(file, "resume_command_line", p->command_line);
+    attr_str(file, "resume_git_commit", provenance_commit());
 }
 
 /* Rows of /provenance/catalogues (malloc'ed, *n of them); NULL when the
