@@ -58,8 +58,14 @@ static void sweep_fmt_secs(double s, char *buf, size_t size)
         snprintf(buf, size, "%dh%02dm", (int)(s / 3600), (int)fmod(s / 60, 60));
 }
 
+/* A progress line on stderr; `final` ends a terminal's \r line. Off a
+ * terminal the final line is left out: the summary on stdout says the
+ * same, and mpirun forwards the two streams separately, so a late stderr
+ * line would land inside the summary's tables in a `2>&1` log. */
 static void sweep_report_progress(sweep_tick *t, int64_t done, bool final)
 {
+    if (final && !t->tty)
+        return;
     double now = MPI_Wtime();
     double dt = now - t->t0;
     double rate = dt > 0 ? (double)done / dt : 0;
