@@ -60,6 +60,8 @@ typedef struct model_detailed_t {
     int64_t shared_experts;  /* always-active experts (DeepSeek) */
     int64_t expert_ffn;      /* FFN dimension of one expert */
     int64_t dense_layers;    /* leading layers that stay dense (MoE) */
+    int64_t head_dim;        /* per-head dimension (0: hidden / heads);
+                                Qwen3 sets 128 with heads x head_dim != hidden */
     /* DLRM: MLP widths. bot_mlp[0] is the dense-feature input, the last
      * bottom width the bottom output (= emb_dim for the dot interaction);
      * top_mlp lists the top layers' output widths (input: the

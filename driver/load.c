@@ -191,6 +191,7 @@ static const load_key dmodel_keys[] = {
     DKD(shared_experts, LT_INT, "MoE: always-active experts (default 0)"),
     DKD(expert_ffn, LT_INT, "MoE: FFN dimension of one expert (default ffn)"),
     DKD(dense_layers, LT_INT, "MoE: leading dense layers (default 0)"),
+    DKD(head_dim, LT_INT, "per-head dimension (default hidden / heads; Qwen3: 128)"),
 };
 
 #define HWO(i) (offsetof(hw_t, peak_flops) + (size_t)(i) * sizeof(double))
@@ -1148,11 +1149,11 @@ int load_dmodel(const config_setting_t *g, model_t *m, load_err *err)
                       m->name);
             return -1;
         }
-    if (m->hidden % m->heads != 0 ||
+    if ((m->d.head_dim <= 0 && m->hidden % m->heads != 0) ||
         (m->kv_heads > 0 && m->heads % m->kv_heads != 0) || m->vocab < 0) {
         load_fail(err, load_member_or(g, "heads"),
-                  "model '%s': heads must divide hidden, kv_heads must divide "
-                  "heads, vocab must be >= 0", m->name);
+                  "model '%s': heads must divide hidden (unless head_dim is "
+                  "given), kv_heads must divide heads, vocab must be >= 0", m->name);
         return -1;
     }
     if (m->vocab == 0 && m->d.arch != MODEL_ARCH_VIT) {

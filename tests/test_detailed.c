@@ -380,6 +380,36 @@ static void test_eval_rules(void)
     engine_free(&e);
 }
 
+/* head_dim: the default (hidden / heads) changes nothing; Qwen3-32B's
+ * explicit 128 (Qwen/Qwen3-32B config.json) gives the model card's
+ * 32.8B parameters, 31.2B without the embeddings. */
+static void test_head_dim(void)
+{
+    point_t p = tidy_point(1, 1, 1, 0);
+    engine e;
+    engine_init(&e, false);
+    result_t r0, r1;
+    CU_ASSERT_EQUAL(eval_point(&p, &e, &r0, NULL), STATUS_OK);
+    p.model.d.head_dim = p.model.hidden / p.model.heads;
+    CU_ASSERT_EQUAL(eval_point(&p, &e, &r1, NULL), STATUS_OK);
+    CU_ASSERT_EQUAL(r0.iteration_time_s, r1.iteration_time_s);
+    engine_free(&e);
+
+    model_t q = gpt(64, 5120, 64, 4096, 151936);
+    q.kv_heads = 8;
+    q.ffn = 25600;
+    q.mlp = MODEL_MLP_SWIGLU;
+    q.d.untied_embeddings = true;
+    q.d.head_dim = 128;
+    task_detailed_t t;
+    memset(&t, 0, sizeof t);
+    t.tp = t.pp = t.dp = 1;
+    double total, dev;
+    detailed_params(&q, &t, &total, &dev);
+    CU_ASSERT(fabs(total / 1e9 - 32.8) < 0.05);
+    CU_ASSERT(fabs((total - 2.0 * 151936.0 * 5120.0) / 1e9 - 31.2) < 0.05);
+}
+
 static void test_eval_moe_and_inference(void)
 {
     /* Mixtral-like MoE with 8 experts, top-2, ep 4 on 8 devices: expert
@@ -883,6 +913,7 @@ int main(void)
     CU_add_test(s, "infeasible: memory", test_eval_infeasible_memory);
     CU_add_test(s, "rules", test_eval_rules);
     CU_add_test(s, "uneven pipeline stages", test_eval_uneven_pipeline);
+    CU_add_test(s, "head_dim", test_head_dim);
     CU_add_test(s, "MoE and inference", test_eval_moe_and_inference);
     CU_add_test(s, "layout and hybrid sharding", test_layout_and_hybrid_sharding);
     CU_add_test(s, "auto strategies", test_auto);

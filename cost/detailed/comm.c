@@ -61,7 +61,7 @@ void dt_layer_comm(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
     double cpx_f = 0.0, cpx_b = 0.0;
     if (c->d.cp > 1) {
         double kv = (double)(m->kv_heads > 0 ? m->kv_heads : m->heads);
-        double kvt = kv >= tp ? kv / tp : 1.0, dh = h / (double)m->heads;
+        double kvt = kv >= tp ? kv / tp : 1.0, dh = dt_head_dim(m);
         double kvb = 2.0 * T * kvt * dh * ab;
         double ring = (double)(c->d.cp - 1) * dt_coll(c, TOPO_P2P, 2, c->stride[DT_CP], kvb);
         L->cp_comm = ring;

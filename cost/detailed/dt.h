@@ -153,12 +153,18 @@ double dt_elem(const dt_ctx *c, double bytes, double kernels);
 
 /* ---- model shape (params.c) */
 
+/* Per-head dimension: the model's head_dim, else hidden / heads. */
+static inline double dt_head_dim(const model_t *m)
+{
+    return m->d.head_dim > 0 ? (double)m->d.head_dim : (double)m->hidden / (double)m->heads;
+}
+
 /* Parameters of one layer's attention (QKV with kv heads, output). */
 static inline double dt_attn_params(const model_t *m)
 {
-    double h = (double)m->hidden, dh = h / (double)m->heads;
+    double h = (double)m->hidden, dh = dt_head_dim(m), a = (double)m->heads;
     double kv = (double)(m->kv_heads > 0 ? m->kv_heads : m->heads);
-    return h * (h + 2.0 * kv * dh) + h * h;
+    return h * (a + 2.0 * kv) * dh + a * dh * h;
 }
 
 /* Weight matrices of the MLP: GeLU 2, SwiGLU 3. */

@@ -59,7 +59,8 @@ static status_code dt_check(const point_t *p, const char **where)
         m->kv_heads > DT_MAX_COUNT || m->d.experts > DT_MAX_COUNT ||
         m->d.top_k > DT_MAX_COUNT || m->d.expert_ffn < 0 || m->d.expert_ffn > DT_MAX_COUNT ||
         m->d.shared_experts > DT_MAX_COUNT || m->d.dense_layers > m->layers ||
-        m->hidden % m->heads != 0 ||
+        (m->d.head_dim <= 0 && m->hidden % m->heads != 0) || m->d.head_dim < 0 ||
+        m->d.head_dim > DT_MAX_COUNT ||
         (m->kv_heads > 0 && m->heads % m->kv_heads != 0) ||
         m->d.experts < 0 || m->d.top_k < 0 ||
         (m->d.experts > 0 && dt_top_k(m) > m->d.experts) ||

@@ -58,7 +58,7 @@ void dt_infer_stage(const dt_ctx *c, const dt_stages *st, const dt_infer_k *k, i
     double wb = hw_dtype_bytes(c->dt);
     double lpd = dt_layer_params(c, false), lpm = dt_layer_params(c, true);
     double kv = (double)(m->kv_heads > 0 ? m->kv_heads : m->heads);
-    double kvt = kv / tp > 1.0 ? kv / tp : 1.0, dh = h / (double)m->heads;
+    double kvt = kv / tp > 1.0 ? kv / tp : 1.0, dh = dt_head_dim(m);
     double prompt = (double)(c->t->prompt_tokens > 0 ? c->t->prompt_tokens : m->seq_len);
     double steps = (double)c->t->decode_tokens;
     double ctx_mean = prompt + 0.5 * steps; /* KV read per step, averaged */

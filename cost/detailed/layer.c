@@ -91,7 +91,7 @@ void dt_layer_cost(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
     const model_t *m = c->m;
     const hw_t *hw = c->hw;
     double tp = (double)c->d.tp, T = c->tok, h = (double)m->hidden;
-    double a = (double)m->heads, dh = h / a;
+    double a = (double)m->heads, dh = dt_head_dim(m);
     double kv = (double)(m->kv_heads > 0 ? m->kv_heads : m->heads);
     double at = a / tp, kvt = kv >= tp ? kv / tp : 1.0;
     double mats = dt_mlp_mats(m), ab = c->ab, ov = hw->kernel_overhead_s;

@@ -64,7 +64,8 @@ double dt_act_bytes(const dt_ctx *c, task_recompute rc)
         cols = (double)dt_top_k(m) * c->d.cf * dt_expert_ffn(m) +
                (double)m->d.shared_experts * dt_expert_ffn(m);
     double mlp = (m->mlp == MODEL_MLP_SWIGLU ? 6.0 : 4.0) * cols;
-    double qkvo = 4.0 * h + 4.0 * h * kv / a;
+    double dh = dt_head_dim(m);
+    double qkvo = 4.0 * a * dh + 4.0 * kv * dh; /* Q, K, V, O in and out */
     double par = qkvo + mlp;
     double scores = 0.0;
     if (c->attention == TASK_ATTENTION_UNFUSED)
@@ -96,7 +97,7 @@ static void dt_memory_infer(const dt_ctx *c, const dt_stages *st, dt_mem *mem)
     double lpd = dt_layer_params(c, false), lpm = dt_layer_params(c, true);
     double wb = hw_dtype_bytes(c->dt), h = (double)m->hidden;
     double kv = (double)(m->kv_heads > 0 ? m->kv_heads : m->heads);
-    double kvt = fmax(kv / (double)c->d.tp, 1.0), dh = h / (double)m->heads;
+    double kvt = fmax(kv / (double)c->d.tp, 1.0), dh = dt_head_dim(m);
     double ctx = (double)(c->t->prompt_tokens > 0 ? c->t->prompt_tokens : m->seq_len) +
                  (double)c->t->decode_tokens;
     double tp = (double)c->d.tp, mb = (double)c->d.mb;

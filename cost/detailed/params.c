@@ -76,7 +76,7 @@ double dt_layer_params(const dt_ctx *c, bool moe)
 {
     const model_t *m = c->m;
     double tp = (double)c->d.tp, h = (double)m->hidden;
-    double a = (double)m->heads, dh = h / a;
+    double a = (double)m->heads, dh = dt_head_dim(m);
     double kv = (double)(m->kv_heads > 0 ? m->kv_heads : m->heads);
     double at = a / tp, kvt = kv >= tp ? kv / tp : 1.0, mats = dt_mlp_mats(m);
     double p = h * (at + 2.0 * kvt) * dh + at * dh * h;
@@ -128,6 +128,7 @@ double detailed_model_flops(const model_t *m, bool causal_half)
     double per_token = 2.0 * ((double)m->layers * attn +
                               dense_l * mats * h * (double)m->ffn +
                               moe_l * active_expert + (double)m->vocab * h);
-    double core = 4.0 * s * h * (double)m->layers * (causal_half && m->causal ? 0.5 : 1.0);
+    double core = 4.0 * s * (double)m->heads * dt_head_dim(m) * (double)m->layers *
+                  (causal_half && m->causal ? 0.5 : 1.0);
     return s * (per_token + core);
 }
