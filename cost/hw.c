@@ -102,6 +102,8 @@ status_code hw_check(const hw_t *h, const char **bad)
     HW_BAD(isfinite(h->kernel_overhead_s) && h->kernel_overhead_s >= 0,
            "kernel_overhead_s");
     HW_BAD(h->scaleup_devices >= 1, "scaleup_devices");
+    HW_BAD(h->scaleup_tray_devices >= 0 && h->scaleup_tray_devices <= h->scaleup_devices,
+           "scaleup_tray_devices");
     HW_BAD(isfinite(h->scaleup_bytes_per_s) && h->scaleup_bytes_per_s > 0,
            "scaleup_bytes_per_s");
     HW_BAD(isfinite(h->scaleup_latency_s) && h->scaleup_latency_s >= 0,
@@ -170,4 +172,17 @@ double hw_gemm_time(const hw_t *h, hw_dtype d, double m, double n, double k,
 double hw_mem_time(const hw_t *h, double bytes)
 {
     return bytes / (h->mem_bw_bytes_per_s * h->mem_bw_efficiency);
+}
+
+int64_t hw_job_domain(const hw_t *h, int64_t devices, int64_t domain)
+{
+    if (domain < 1 || devices <= domain || devices % domain == 0)
+        return domain;
+    int64_t tray = h->scaleup_tray_devices;
+    if (tray < 1 || tray > domain || devices % tray != 0)
+        return domain;
+    for (int64_t d = domain - domain % tray; d >= tray; d -= tray)
+        if (devices % d == 0)
+            return d;
+    return tray;
 }

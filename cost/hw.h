@@ -62,6 +62,9 @@ typedef struct hw_t {
     double network_uncertainty;
     /* scale-up domain (NVLink/NVSwitch, Infinity Fabric) */
     int64_t scaleup_devices;             /* devices per domain */
+    /* devices per compute tray (GB200 NVL72: 4), the unit a scheduler
+     * allocates inside a domain (0: whole domains only) */
+    int64_t scaleup_tray_devices;
     double scaleup_bytes_per_s;          /* per device, one direction */
     double scaleup_latency_s;            /* alpha per algorithm step */
     double scaleup_efficiency;           /* beta: fraction reached */
@@ -103,5 +106,15 @@ double hw_gemm_time_scaled(const hw_t *h, hw_dtype d, double m, double n, double
 
 /* Time of a memory-bound kernel moving `bytes` bytes. */
 double hw_mem_time(const hw_t *h, double bytes);
+
+/* The scale-up domain a job of `devices` devices sees on hardware whose
+ * domains hold `domain` devices: the domain when the job is a whole
+ * number of them (or smaller than one); otherwise, when the hardware has
+ * compute trays and the job is a whole number of trays, the job spans
+ * whole and partial domains, placed as equal domains of the largest
+ * whole number of trays that divides the job (a 128-GPU job on NVL72
+ * racks: two domains of 64 = 16 trays of 4); else `domain` unchanged
+ * (the caller refuses it). */
+int64_t hw_job_domain(const hw_t *h, int64_t devices, int64_t domain);
 
 #endif

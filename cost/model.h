@@ -62,6 +62,17 @@ typedef struct model_detailed_t {
     int64_t dense_layers;    /* leading layers that stay dense (MoE) */
     int64_t head_dim;        /* per-head dimension (0: hidden / heads);
                                 Qwen3 sets 128 with heads x head_dim != hidden */
+    /* Multi-head latent attention (DeepSeek-V2/V3; kv_lora_rank > 0
+     * turns it on): queries through a rank-q_lora_rank bottleneck (0: a
+     * full projection), keys and values through a shared rank-
+     * kv_lora_rank latent; per head qk_nope_head_dim + qk_rope_head_dim
+     * query/key dimensions (the RoPE key shared by the heads) and
+     * v_head_dim value dimensions */
+    int64_t q_lora_rank;
+    int64_t kv_lora_rank;
+    int64_t qk_nope_head_dim;
+    int64_t qk_rope_head_dim;
+    int64_t v_head_dim;
     /* DLRM: MLP widths. bot_mlp[0] is the dense-feature input, the last
      * bottom width the bottom output (= emb_dim for the dot interaction);
      * top_mlp lists the top layers' output widths (input: the

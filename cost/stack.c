@@ -66,6 +66,10 @@ status_code stack_check(const stack_desc *s, const char **bad)
            "reserve_bytes");
     ST_BAD(stack_bytes_ok(s->logit_bytes), "logit_bytes");
     ST_BAD(stack_range_ok(s->loss_bytes, 0.0, 1024.0), "loss_bytes");
+    ST_BAD(s->expert_tensor_parallel >= 0 && s->expert_tensor_parallel <= (1 << 24),
+           "expert_tensor_parallel");
+    ST_BAD(stack_range_ok(s->moe_a2a_overlap, 0.0, 1.0), "moe_a2a_overlap");
+    ST_BAD(stack_range_ok(s->selective_block_fraction, 0.0, 1.0), "selective_block_fraction");
 #undef ST_BAD
     return STATUS_OK;
 }

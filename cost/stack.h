@@ -105,6 +105,13 @@ typedef struct stack_desc {
                                    the loss's copy and the gradient */
     stack_fact loss_bytes;      /* HBM bytes the loss moves per logit, forward and
                                    backward (fused kernel ~14, unfused fp32 ~56) */
+    /* ---- mixture of experts */
+    int64_t expert_tensor_parallel; /* ETP when a run does not say (0: = tp) */
+    stack_fact moe_a2a_overlap; /* fraction of the EP all-to-all hidden (overlapped
+                                   with the other micro-batch's compute) */
+    /* "selective" as whole-block checkpointing of this fraction of the
+     * layers (0: op-level selective recompute as above) */
+    stack_fact selective_block_fraction;
 } stack_desc;
 
 /* Checks the facts (ranges ordered, fractions in [0, 1], bytes >= 0);

@@ -82,6 +82,9 @@ typedef struct task_detailed_t {
     int64_t global_batch;          /* sequences per iteration (0: derived) */
     int64_t grad_accum;            /* micro-batches per replica (0: derived) */
     double capacity_factor;        /* MoE (0: 1.0) */
+    int64_t etp;                   /* MoE: expert tensor parallelism (0: tp); with
+                                      etp < tp the expert parallel group folds over
+                                      tp x dp x cp (Megatron-Core MoE parallel folding) */
     double grad_reduce_bytes;      /* bytes per gradient element reduced (0: the stack's) */
     int64_t prompt_tokens;         /* inference: prompt length (0: seq_len) */
     int64_t decode_tokens;         /* inference: generated tokens */

@@ -32,6 +32,7 @@ status_code topo_build(topo_t *t, const hw_t *h, int64_t devices,
         domain = h->scaleup_devices;
     if (domain > devices)
         domain = devices;
+    domain = hw_job_domain(h, devices, domain); /* partial domains of whole trays */
     if (devices % domain != 0) {
         *bad = "devices_per_node";
         return STATUS_INVALID_NODES;

@@ -192,6 +192,13 @@ static const load_key dmodel_keys[] = {
     DKD(expert_ffn, LT_INT, "MoE: FFN dimension of one expert (default ffn)"),
     DKD(dense_layers, LT_INT, "MoE: leading dense layers (default 0)"),
     DKD(head_dim, LT_INT, "per-head dimension (default hidden / heads; Qwen3: 128)"),
+    DKD(q_lora_rank, LT_INT,
+        "MLA: rank of the query down-projection (default 0: full query projection)"),
+    DKD(kv_lora_rank, LT_INT,
+        "MLA: rank of the shared key/value latent (default 0: no MLA; DeepSeek-V3: 512)"),
+    DKD(qk_nope_head_dim, LT_INT, "MLA: per-head query/key dimensions without RoPE (V3: 128)"),
+    DKD(qk_rope_head_dim, LT_INT, "MLA: per-head RoPE query/key dimensions (V3: 64)"),
+    DKD(v_head_dim, LT_INT, "MLA: per-head value dimension (V3: 128)"),
 };
 
 #define HWO(i) (offsetof(hw_t, peak_flops) + (size_t)(i) * sizeof(double))
@@ -227,6 +234,9 @@ static const load_key hw_keys[] = {
     HK(network_uncertainty, LT_FLOAT, LR_NO,
        "relative +- of the network figures, for the band (default 0)"),
     HK(scaleup_devices, LT_INT, LR_YES, "devices per NVLink/NVSwitch (scale-up) domain"),
+    HK(scaleup_tray_devices, LT_INT, LR_NO,
+       "devices per compute tray inside a scale-up domain (default 0: jobs take whole "
+       "domains; GB200 NVL72: 4, a job of whole trays spans whole and partial domains)"),
     HK(scaleup_bytes_per_s, LT_FLOAT, LR_YES, "scale-up bandwidth per device, one direction, bytes/s"),
     HK(scaleup_latency_s, LT_FLOAT, LR_YES, "scale-up latency per collective step, s"),
     HK(scaleup_efficiency, LT_FLOAT, LR_YES, "fraction of scale-up bandwidth collectives reach"),
@@ -312,6 +322,9 @@ static const load_key dtask_keys[] = {
     DTA(global_batch, LT_INT, LR_NO, "sequences per iteration (default micro_batch*dp*grad_accum)"),
     DTA(grad_accum, LT_INT, LR_NO, "micro-batches per replica (default global/(micro*dp))"),
     DTK(capacity_factor, LT_FLOAT, LR_NO, "MoE capacity factor (default 1.0)"),
+    DTK(etp, LT_INT, LR_NO,
+        "MoE expert tensor parallelism, dividing tp (default: the stack's expert_tensor_parallel; "
+        "0 = tp); below tp, ep folds over tp*dp*cp"),
     DTA(grad_reduce_bytes, LT_FLOAT, LR_NO,
         "bytes per reduced gradient element (default: the stack's)"),
     DTK(prompt_tokens, LT_INT, LR_NO, "inference: prompt length (default seq_len)"),
@@ -365,6 +378,14 @@ static const load_key stack_keys[] = {
     STK(reserve_bytes, LT_FLOAT, LR_YES, "CUDA context, allocator and workspace reserve, bytes"),
     STK(logit_bytes, LT_FLOAT, LR_YES,
         "bytes per logit held on the last stage (logits, the loss's copy, gradient)"),
+    STK(expert_tensor_parallel, LT_INT, LR_NO,
+        "MoE: expert tensor parallelism when a run does not say (default 0: = tp; "
+        "Megatron-Core MoE: 1, experts whole and ep folded over tp*dp*cp)"),
+    STK(moe_a2a_overlap, LT_FACT, LR_NO,
+        "MoE: fraction of the expert-parallel all-to-all hidden behind other work (default 0)"),
+    STK(selective_block_fraction, LT_FACT, LR_NO,
+        "\"selective\" = whole-block checkpointing of this fraction of the layers (fms-fsdp; "
+        "default 0: op-level selective recompute)"),
     STK(loss_bytes, LT_FACT, LR_YES,
         "HBM bytes the loss moves per logit, forward + backward (fused ~14, unfused fp32 ~56)"),
 };
@@ -1474,6 +1495,8 @@ void load_dtask_defaults(const config_setting_t *g, const stack_desc *st, task_t
         d->zero_stage = st->default_zero_stage;
     if (!config_setting_get_member(g, "sequence_parallel"))
         d->sequence_parallel = st->sequence_parallel && d->tp > 1;
+    if (!config_setting_get_member(g, "etp"))
+        d->etp = st->expert_tensor_parallel;
     const config_setting_t *sch = config_setting_get_member(g, "schedule");
     const char *sv = sch ? config_setting_get_string(sch) : NULL;
     if (sv && strcmp(sv, "interleaved") == 0 && !config_setting_get_member(g, "vpp"))

@@ -35,6 +35,9 @@ static const range_int range_ints[] = {
     {"experts", 0, RANGE_P16}, {"top_k", 0, RANGE_P16},
     {"shared_experts", 0, RANGE_P16}, {"expert_ffn", 0, RANGE_P24},
     {"dense_layers", 0, RANGE_P16}, {"head_dim", 0, RANGE_P16},
+    {"q_lora_rank", 0, RANGE_P24}, {"kv_lora_rank", 0, RANGE_P24},
+    {"qk_nope_head_dim", 0, RANGE_P16}, {"qk_rope_head_dim", 0, RANGE_P16},
+    {"v_head_dim", 0, RANGE_P16}, {"scaleup_tray_devices", 0, RANGE_P24},
     {"devices", 1, RANGE_P24},
     {"nodes", 1, RANGE_P24}, {"nvlinks", 1, RANGE_P16}, {"nic_ports", 1, RANGE_P16},
     {"local_batch_dense", 1, RANGE_P36}, {"local_batch_emb", 1, RANGE_P36},
@@ -48,6 +51,7 @@ static const range_int range_ints[] = {
     {"shard_degree", 0, RANGE_P24}, {"emb_column_shards", 0, RANGE_P16},
     {"frozen_layers", 0, RANGE_P16},
     /* software stacks (as cost/stack.c's stack_check bounds them) */
+    {"etp", 0, RANGE_P24}, {"expert_tensor_parallel", 0, RANGE_P24},
     {"dp_rails", 0, 1024}, {"zero3_prefetch", 0, 64}, {"default_vpp", 1, 1024},
     {"default_micro_batch", 1, INT64_C(1) << 20}, {"default_zero_stage", 0, 3},
 };

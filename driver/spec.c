@@ -475,6 +475,7 @@ static int spec_dgrid_hw(spec *sp, const config_setting_t *g, const hw_t *hw,
                 if (nn == 0) { /* devices: whole scale-up domains */
                     if (n < per)
                         per = n; /* one partial domain */
+                    per = hw_job_domain(hw, n, per); /* whole trays */
                     if (n % per != 0) {
                         char advice[160];
                         load_domain_advice(advice, sizeof advice, n, per);

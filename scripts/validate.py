@@ -41,6 +41,7 @@ import csv
 import glob
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -49,8 +50,18 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
 GPUS = {"a100-40g", "a100-80g", "h100-sxm-80g", "h100-96g-500w", "v100-32g",
-        "h200", "b200", "gb200-nvl72", "mi300x"}
-ARCHS = {"gpt", "llama", "mpt", "bloom", "vit", "mixtral", "deepseek"}
+        "h200", "b200", "gb200-nvl72", "mi300x", "mi325x"}
+ARCHS = {"gpt", "llama", "mpt", "bloom", "vit", "mixtral", "deepseek", "deepseek-mla"}
+# Architecture names of calibration_v3.md ("New values") that stand for a
+# layout the columns cannot hold: the tool's arch and model keys.
+# deepseek-mla: DeepSeek-V3's multi-head latent attention (config.json of
+# deepseek-ai/DeepSeek-V3: q_lora_rank 1536, kv_lora_rank 512,
+# qk_nope_head_dim 128, qk_rope_head_dim 64, v_head_dim 128).
+ARCH_KEYS = {"deepseek-mla": ("deepseek", {"q_lora_rank": 1536, "kv_lora_rank": 512,
+                                           "qk_nope_head_dim": 128, "qk_rope_head_dim": 64,
+                                           "v_head_dim": 128})}
+# Mixture-of-experts columns of calibration_v3_additions.csv -> model keys.
+MOE_KEYS = ("experts", "top_k", "shared_experts", "expert_ffn", "dense_layers")
 PRECISIONS = {"bf16", "fp16", "fp8", "tf32", "fp32"}
 RECOMPUTE = {"none", "selective", "full"}
 POSITIONS = {"learned", "rope", "alibi", "none"}
@@ -86,6 +97,16 @@ def point_text(row, used):
     arch = (row.get("arch") or "").strip()
     if arch not in ARCHS:
         raise Unmappable(f"unknown arch {arch!r}")
+    arch, extra = ARCH_KEYS.get(arch, (arch, {}))
+    extra = dict(extra)
+    for key in MOE_KEYS:
+        if (row.get(key) or "").strip():
+            extra[key] = cell(row, key, 0, used)
+    # calibration_v3.md: a head size that is not hidden/heads (Qwen3) is
+    # given in `notes` as "head_dim N"
+    hd = re.search(r"\bhead_dim (\d+)", row.get("notes") or "")
+    if hd and "kv_lora_rank" not in extra:
+        extra["head_dim"] = int(hd.group(1))
     gpu = (row.get("gpu") or "").strip()
     if gpu not in GPUS:
         raise Unmappable(f"unknown gpu {gpu!r}")
@@ -129,6 +150,10 @@ def point_text(row, used):
     task = ['  type = "pretrain";',
             f"  tp = {tp}; pp = {pp}; dp = {dp}; cp = {cp}; ep = {ep}; vpp = {vpp};",
             f'  precision = "{prec}";']
+    if (row.get("capacity_factor") or "").strip():
+        task.append(f'  capacity_factor = {cell(row, "capacity_factor", 1.0, used, float)!r};')
+    elif extra.get("experts"):
+        used.append("capacity_factor=1 (balanced)")
     if (row.get("zero_stage") or "").strip():
         task.append(f'  zero_stage = {cell(row, "zero_stage", 0, used)};')
     else:
@@ -168,6 +193,7 @@ def point_text(row, used):
         f"  layers = {layers}; hidden = {hidden}; ffn = {ffn}; heads = {heads};",
         f"  kv_heads = {kv}; seq_len = {seq}; vocab = {vocab};",
         f'  mlp = "{mlp}"; position = "{pos}"; causal = {"true" if causal else "false"};',
+    ] + [f"  {k} = {v};" for k, v in extra.items()] + [
         "};",
         "system = {",
         f'  name = "{row["point_id"]}"; hardware = "{gpu}"; devices = {gpus};',

@@ -307,9 +307,11 @@ static void test_domain_sizes(void)
 {
     spec sp;
     load_err err;
-    CU_ASSERT(spec_text("dom1.cfg", DSPEC("{ hardware = \"gb200-nvl72\"; devices = [1024]; }"),
+    /* NVL72 racks are allocated in compute trays of 4: 1026 GPUs is not
+     * a whole number of trays (1024 is, below) */
+    CU_ASSERT(spec_text("dom1.cfg", DSPEC("{ hardware = \"gb200-nvl72\"; devices = [1026]; }"),
                         &sp, &err) != 0);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.text, "1024 devices of hardware 'gb200-nvl72'"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.text, "1026 devices of hardware 'gb200-nvl72'"));
     CU_ASSERT_PTR_NOT_NULL(strstr(err.text, "scale-up domains of 72 devices"));
     CU_ASSERT_PTR_NOT_NULL(strstr(err.text, "1008 (14 x 72) and 1080 (15 x 72)"));
     CU_ASSERT(spec_text("dom2.cfg", DSPEC("{ hardware = \"h100-sxm-80g\"; devices = [100]; }"),
@@ -328,15 +330,22 @@ static void test_domain_sizes(void)
     CU_ASSERT_STRING_EQUAL(sp.dsystems[3].name, "h100-sxm-80g/72x8");
     CU_ASSERT_STRING_EQUAL(sp.dsystems[4].name, "gb200-nvl72/1x8"); /* part of a rack */
     spec_free(&sp);
-    /* a system of the catalogue's kind, 1024 GPUs of NVL72 racks */
+    /* 1024 GPUs of NVL72 racks: whole trays, placed as 16 domains of 64
+     * (whole and partial racks); 1026 are refused */
+    CU_ASSERT_EQUAL(spec_text("dom5.cfg",
+                              DSPEC("{ hardware = \"gb200-nvl72\"; devices = [1024]; }"), &sp,
+                              &err), 0);
+    CU_ASSERT_EQUAL(sp.nsystems, 1);
+    CU_ASSERT_STRING_EQUAL(sp.dsystems[0].name, "gb200-nvl72/16x64");
+    spec_free(&sp);
     point_t p;
     CU_ASSERT(point_text("dom4.cfg",
                          "fidelity = \"detailed\";\nmodel = \"llama3-8b\";\n"
                          "system = { name = \"gb-1k\"; hardware = \"gb200-nvl72\"; "
-                         "devices = 1024; };\n"
-                         "task = { type = \"pretrain\"; tp = 8; pp = 1; dp = 128; };\n",
+                         "devices = 1026; };\n"
+                         "task = { type = \"pretrain\"; tp = 2; pp = 1; dp = 513; };\n",
                          &p, &err) != 0);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.text, "1024 devices are not a whole number of "
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.text, "1026 devices are not a whole number of "
                                             "scale-up domains of 72 devices"));
     CU_ASSERT_PTR_NOT_NULL(strstr(err.text, "1008 (14 x 72) and 1080 (15 x 72)"));
 }

@@ -74,11 +74,14 @@ void dt_layer_comm(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
     if (moe && c->d.ep > 1) {
         double k = (double)dt_top_k(m);
         double bytes = T * k * c->d.cf * h * ab / (c->sp ? tp : 1.0);
-        a2a = 2.0 * dt_coll(c, TOPO_ALLTOALL, c->d.ep, c->s_dpcp, bytes);
+        a2a = 2.0 * dt_coll(c, TOPO_ALLTOALL, c->d.ep, c->s_ep, bytes);
     }
     L->a2a = a2a;
+    /* the stack's share hides behind the other micro-batch's compute */
+    double ao = c->f.a2a_overlap;
+    double a2ax_f = (1.0 - ao) * a2a + fmax(0.0, ao * a2a - L->comp_fwd);
 
-    L->fwd = L->comp_fwd + tpx_f + cpx_f + a2a;
+    L->fwd = L->comp_fwd + tpx_f + cpx_f + a2ax_f;
     if (!training)
         return;
     bool overlap = c->t->overlap_dp_comm;
@@ -86,12 +89,12 @@ void dt_layer_comm(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
     double params = L->params, pb = c->ab > 2.0 ? 4.0 : 2.0; /* gathered dtype */
     double expert_part = 0.0;
     if (moe) {
-        double fe = dt_expert_ffn(m) / tp;
+        double fe = dt_expert_ffn(m) / (double)c->etp;
         expert_part = (double)m->d.experts / (double)c->d.ep * dt_mlp_mats(m) * h * fe;
     }
     double dense_part = params - expert_part;
-    int64_t zs = c->zs, zse = zs / c->d.ep > 0 ? zs / c->d.ep : 1;
-    int64_t es = c->s_dpcp * c->d.ep;
+    int64_t zs = c->zs, zse = c->zse;
+    int64_t es = c->s_edp;
     if (mode == DT_NOBWD) {
         /* frozen, nothing trained below: forward only (ZeRO 3 still
          * gathers the parameters for it) */
@@ -104,14 +107,15 @@ void dt_layer_comm(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
         return;
     }
     double tpx_b = (1.0 - ob) * tpc + fmax(0.0, ob * tpc - L->gemm_b);
-    L->bwd = L->comp_bwd + tpx_b + cpx_b + a2a;
+    double a2ax_b = (1.0 - ao) * a2a + fmax(0.0, ao * a2a - L->comp_bwd);
+    L->bwd = L->comp_bwd + tpx_b + cpx_b + a2ax_b;
     if (c->rc == TASK_RECOMPUTE_FULL)
-        L->bwd += tpx_f + cpx_f + a2a;
+        L->bwd += tpx_f + cpx_f + a2ax_f;
 
     /* data-parallel traffic of this layer's parameters */
     double gscale = mode == DT_DGRAD ? 0.0 : 1.0; /* frozen: no gradients */
     double grb = c->gbytes;
-    int64_t edp = c->dpcp / c->d.ep;
+    int64_t edp = c->edp;
     if (c->d.zero >= 3) {
         L->zero3_ag = dt_dpcoll(c, TOPO_ALLGATHER, zs, c->s_dpcp, dense_part * pb) +
                       dt_dpcoll(c, TOPO_ALLGATHER, zse, es, expert_part * pb);

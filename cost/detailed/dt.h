@@ -71,6 +71,8 @@ typedef struct dt_facts {
     double tpo_f, tpo_b;         /* TP overlap fractions */
     double dpo, slow, dp_bus;    /* DP overlap, compute slowdown, DP ring efficiency */
     double sel_gemm;             /* selective: fraction of GEMMs recomputed */
+    double sel_block;            /* selective: fraction of blocks checkpointed whole (0: op-level) */
+    double a2a_overlap;          /* MoE: fraction of the EP all-to-all hidden */
     double loss_bytes;           /* HBM bytes per logit of the loss, fwd + bwd */
 } dt_facts;
 
@@ -112,6 +114,10 @@ typedef struct dt_ctx {
     int64_t s_dpcp;      /* stride of the dp x cp group */
     int64_t zs;          /* ZeRO shard group size (hybrid sharding) */
     int64_t dpcp;
+    /* MoE expert grid: expert tensor parallelism etp, the EP group's
+     * stride, the expert data-parallel group (size, stride) and its ZeRO
+     * shard group; etp = tp: ep inside dp x cp as before */
+    int64_t etp, s_ep, edp, s_edp, zse;
 } dt_ctx;
 
 /* Plain min and max (the fidelity's figures are never NaN; libm's fmin
@@ -159,12 +165,30 @@ static inline double dt_head_dim(const model_t *m)
     return m->d.head_dim > 0 ? (double)m->d.head_dim : (double)m->hidden / (double)m->heads;
 }
 
-/* Parameters of one layer's attention (QKV with kv heads, output). */
+/* The attention projections of one layer per device at tensor
+ * parallelism tp (params.c): grouped-query attention (QKV with kv heads
+ * as one GEMM, output), or multi-head latent attention (query down- and
+ * up-projection, the shared key/value latent with the RoPE key and its
+ * up-projection, output; the down-projections replicated over tp as
+ * Megatron-Core's MLASelfAttention keeps them). Per token: GEMMs (n
+ * output columns, k inputs), parameters, the q, k, v columns the
+ * attention core reads, the per-head query/key and value dimensions and
+ * the latent columns stored beside them. */
+#define DT_ATTN_GEMMS 5
+typedef struct dt_attn_sh {
+    int n;
+    double gn[DT_ATTN_GEMMS], gk[DT_ATTN_GEMMS];
+    double params, q, k, v, dqk, dv, latent;
+    double rope; /* q and k columns RoPE rotates */
+} dt_attn_sh;
+void dt_attn_shape(const model_t *m, double tp, dt_attn_sh *o);
+
+/* Parameters of one layer's attention (whole, tp = 1). */
 static inline double dt_attn_params(const model_t *m)
 {
-    double h = (double)m->hidden, dh = dt_head_dim(m), a = (double)m->heads;
-    double kv = (double)(m->kv_heads > 0 ? m->kv_heads : m->heads);
-    return h * (a + 2.0 * kv) * dh + a * dh * h;
+    dt_attn_sh a;
+    dt_attn_shape(m, 1.0, &a);
+    return a.params;
 }
 
 /* Weight matrices of the MLP: GeLU 2, SwiGLU 3. */

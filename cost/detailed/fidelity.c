@@ -64,7 +64,14 @@ static status_code dt_check(const point_t *p, const char **where)
         (m->kv_heads > 0 && m->heads % m->kv_heads != 0) ||
         m->d.experts < 0 || m->d.top_k < 0 ||
         (m->d.experts > 0 && dt_top_k(m) > m->d.experts) ||
-        m->d.dense_layers < 0 || m->d.shared_experts < 0) {
+        m->d.dense_layers < 0 || m->d.shared_experts < 0 ||
+        m->d.q_lora_rank < 0 || m->d.kv_lora_rank < 0 || m->d.qk_nope_head_dim < 0 ||
+        m->d.qk_rope_head_dim < 0 || m->d.v_head_dim < 0 ||
+        m->d.q_lora_rank > DT_MAX_COUNT || m->d.kv_lora_rank > DT_MAX_COUNT ||
+        m->d.qk_nope_head_dim > DT_MAX_COUNT || m->d.qk_rope_head_dim > DT_MAX_COUNT ||
+        m->d.v_head_dim > DT_MAX_COUNT ||
+        (m->d.kv_lora_rank > 0 && (m->d.qk_nope_head_dim + m->d.qk_rope_head_dim < 1 ||
+                                   m->d.v_head_dim < 1))) {
         *where = "model";
         return STATUS_INVALID_VALUE;
     }
@@ -124,8 +131,10 @@ static status_code dt_check(const point_t *p, const char **where)
         *where = "task";
         return STATUS_INVALID_STRATEGY;
     }
-    if (d.ep > 1 && (m->d.experts == 0 || (d.dp * d.cp) % d.ep != 0 ||
-                     m->d.experts % d.ep != 0)) {
+    int64_t etp = t->etp > 0 ? t->etp : d.tp;
+    if (t->etp < 0 || d.tp % etp != 0 ||
+        (d.ep > 1 && (m->d.experts == 0 || (d.tp / etp * d.dp * d.cp) % d.ep != 0 ||
+                      m->d.experts % d.ep != 0))) {
         *where = "task";
         return STATUS_INVALID_STRATEGY;
     }
@@ -151,8 +160,33 @@ void dt_facts_resolve(dt_ctx *c, stack_scenario sc)
     f->dp_bus = stack_pick(st->dp_bus_efficiency, sc, true);
     f->sel_gemm = stack_pick(st->selective_gemm_fraction, sc, false);
     f->loss_bytes = stack_pick(st->loss_bytes, sc, false);
+    f->sel_block = stack_pick(st->selective_block_fraction, sc, false);
+    f->a2a_overlap = stack_pick(st->moe_a2a_overlap, sc, true);
     c->dpnet.rails = st->dp_rails;
     c->dpnet.eff = f->dp_bus;
+}
+
+/* The expert grid of Megatron-Core's MoE parallel folding: the tp x cp x
+ * dp ranks of a stage regrouped as etp x ep x edp, innermost first. With
+ * etp = tp (the default of stacks without folding) ep lies inside dp x
+ * cp, as the attention's data-parallel group. */
+static void dt_expert_grid(dt_ctx *c)
+{
+    int64_t tp = c->d.tp, ep = c->d.ep > 0 ? c->d.ep : 1;
+    int64_t etp = c->t->etp > 0 && c->t->etp <= tp ? c->t->etp : tp;
+    c->etp = etp;
+    if (etp == tp) {
+        c->s_ep = c->s_dpcp;
+        c->edp = c->dpcp / ep > 0 ? c->dpcp / ep : 1;
+        c->s_edp = c->s_dpcp * ep;
+        c->zse = c->zs / ep > 0 ? c->zs / ep : 1;
+        return;
+    }
+    c->s_ep = c->stride[DT_TP] * etp;
+    c->edp = tp * c->dpcp / (etp * ep) > 0 ? tp * c->dpcp / (etp * ep) : 1;
+    c->s_edp = c->s_ep * ep;
+    int64_t z = c->zs * tp / (etp * ep);
+    c->zse = z > 0 && z <= c->edp ? z : c->edp;
 }
 
 void dt_ctx_init(dt_ctx *c, const point_t *p, stack_desc *ideal, dt_memo *memo)
@@ -200,6 +234,7 @@ void dt_ctx_init(dt_ctx *c, const point_t *p, stack_desc *ideal, dt_memo *memo)
     if (c->d.dp == 1)
         c->s_dpcp = c->stride[DT_CP];
     c->zs = c->t->shard_degree > 0 ? c->t->shard_degree : c->dpcp;
+    dt_expert_grid(c);
     bool training = p->task.kind != TASK_INFERENCE;
     c->kv_len = (double)(!training && c->t->prompt_tokens > 0 ? c->t->prompt_tokens
                                                              : m->seq_len);

@@ -38,7 +38,7 @@ void dt_infer_common(const dt_ctx *c, dt_infer_k *k)
                              : 0.0;
     k->a2a_step = 0.0;
     if (m->d.experts > 0 && c->d.ep > 1)
-        k->a2a_step = 2.0 * dt_coll(c, TOPO_ALLTOALL, c->d.ep, c->s_dpcp,
+        k->a2a_step = 2.0 * dt_coll(c, TOPO_ALLTOALL, c->d.ep, c->s_ep,
                                     mb * (double)dt_top_k(m) * h * c->ab);
     k->p2p_pre = k->p2p_dec = 0.0;
     if (c->d.pp > 1) {

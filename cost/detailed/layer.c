@@ -50,19 +50,29 @@ static double dt_gemm_eff(const dt_ctx *c, hw_dtype d, double flops)
     return e;
 }
 
-double dt_gemm_p(const dt_ctx *c, double m, double n, double k, double batch, bool lowp)
+/* A batched GEMM (one kernel over `batch` equal problems) reaches the
+ * efficiency of its total size; a grouped one (MoE experts: TE
+ * GroupedLinear runs one GEMM per local expert) that of one problem. */
+static double dt_gemm_x(const dt_ctx *c, double m, double n, double k, double batch, bool lowp,
+                        bool grouped)
 {
     hw_dtype d = lowp ? c->dt : (c->dt == HW_FP8 ? HW_BF16 : c->dt);
     /* roofline as hw_gemm_time_scaled, the efficiency looked up once */
     const hw_t *hw = c->hw;
     double flops = 2.0 * m * n * k * batch;
     double peak = hw->peak_flops[d] > 0 ? hw->peak_flops[d] : hw->peak_flops[HW_BF16];
-    double tc = flops / (peak * c->f.gemm * dt_gemm_eff(c, d, flops));
+    double eff = dt_gemm_eff(c, d, grouped ? flops / batch : flops);
+    double tc = flops / (peak * c->f.gemm * eff);
     double tm = hw_mem_time(hw, batch * hw_dtype_bytes(d) * (m * k + k * n + m * n)) / c->f.mem;
     double t = (tc > tm ? tc : tm) + hw->kernel_overhead_s;
     if (d == HW_FP8 && c->f.fp8_cast > 0.0) /* casts and amax of both inputs */
         t += hw_mem_time(c->hw, c->f.fp8_cast * 2.0 * batch * (m * k + k * n)) / c->f.mem;
     return t;
+}
+
+double dt_gemm_p(const dt_ctx *c, double m, double n, double k, double batch, bool lowp)
+{
+    return dt_gemm_x(c, m, n, k, batch, lowp, false);
 }
 
 double dt_elem(const dt_ctx *c, double bytes, double kernels)
@@ -91,31 +101,41 @@ void dt_layer_cost(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
     const model_t *m = c->m;
     const hw_t *hw = c->hw;
     double tp = (double)c->d.tp, T = c->tok, h = (double)m->hidden;
-    double a = (double)m->heads, dh = dt_head_dim(m);
-    double kv = (double)(m->kv_heads > 0 ? m->kv_heads : m->heads);
-    double at = a / tp, kvt = kv >= tp ? kv / tp : 1.0;
+    double at = (double)m->heads / tp;
     double mats = dt_mlp_mats(m), ab = c->ab, ov = hw->kernel_overhead_s;
     memset(L, 0, sizeof *L);
+    dt_attn_sh as;
+    dt_attn_shape(m, tp, &as);
 
     /* GEMMs */
-    double g = dt_gemm(c, T, (at + 2.0 * kvt) * dh, h, 1) + dt_gemm(c, T, h, at * dh, 1);
-    double params = (h * (at + 2.0 * kvt) * dh + at * dh * h);
+    double g = 0.0;
+    for (int i = 0; i < as.n; i++)
+        g += dt_gemm(c, T, as.gn[i], as.gk[i], 1);
+    double params = as.params, permute = 0.0;
     double ffn_t = (double)m->ffn / tp;
     double act_cols = ffn_t; /* MLP activation columns per token */
     if (!moe) {
         g += dt_gemm(c, T, (mats - 1.0) * ffn_t, h, 1) + dt_gemm(c, T, h, ffn_t, 1);
         params += mats * h * ffn_t;
     } else {
-        double E = (double)m->d.experts, ep = (double)c->d.ep;
-        double fe = dt_expert_ffn(m) / tp, k = (double)dt_top_k(m);
+        double E = (double)m->d.experts, ep = (double)c->d.ep, etp = (double)c->etp;
+        double fe = dt_expert_ffn(m) / etp, k = (double)dt_top_k(m);
         double local = E / ep;
-        double rows = T * k * c->d.cf / local; /* tokens per local expert */
+        /* tokens per local expert: this rank's share of its expert
+         * group's routed tokens (T k cf / tp per rank at full width when
+         * etp = 1; T k cf at fe / tp when etp = tp) */
+        double rows = T * k * c->d.cf * etp / (tp * local);
         g += dt_gemm_p(c, T, E, h, 1, false); /* router */
-        g += dt_gemm(c, rows, (mats - 1.0) * fe, h, local) + dt_gemm(c, rows, h, fe, local);
+        g += dt_gemm_x(c, rows, (mats - 1.0) * fe, h, local, true, true) +
+             dt_gemm_x(c, rows, h, fe, local, true, true);
         params += local * mats * h * fe + h * E;
-        act_cols = k * c->d.cf * fe;
+        act_cols = k * c->d.cf * dt_expert_ffn(m) / tp;
+        /* token permutation before the dispatch and unpermutation with
+         * the router's weights after the combine (Megatron-Core
+         * moe_utils.permute/unpermute): read T h, write T k h, and back */
+        permute = 2.0 * (T + T * k * c->d.cf) * h * ab / (c->sp ? tp : 1.0);
         if (m->d.shared_experts > 0) {
-            double fs = (double)m->d.shared_experts * fe;
+            double fs = (double)m->d.shared_experts * dt_expert_ffn(m) / tp;
             g += dt_gemm(c, T, (mats - 1.0) * fs, h, 1) + dt_gemm(c, T, h, fs, 1);
             params += mats * h * fs;
             act_cols += fs;
@@ -127,13 +147,13 @@ void dt_layer_cost(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
     double s = c->kv_len, mbat = (double)c->d.mb;
     double attn_f, attn_b, attn_elem_f = 0.0, attn_elem_b = 0.0;
     if (c->attention != TASK_ATTENTION_UNFUSED) {
-        double fl = 4.0 * mbat * at * c->seq * s * dh * (m->causal ? 0.5 : 1.0);
+        double fl = 2.0 * mbat * at * c->seq * s * (as.dqk + as.dv) * (m->causal ? 0.5 : 1.0);
         attn_f = fl / dt_attn_rate(c) + ov;
         attn_b = 2.5 * (attn_f - ov) + ov;
     } else {
         double batch = mbat * at;
-        attn_f = dt_gemm_p(c, c->seq, s, dh, batch, false) +
-                 dt_gemm_p(c, c->seq, dh, s, batch, false);
+        attn_f = dt_gemm_p(c, c->seq, s, as.dqk, batch, false) +
+                 dt_gemm_p(c, c->seq, as.dv, s, batch, false);
         attn_b = 2.0 * attn_f;
         double el = batch * c->seq * s;
         attn_elem_f = hw_mem_time(hw, el * (4.0 * ab + 1.0)) / c->f.mem + 3.0 * ov;
@@ -146,8 +166,8 @@ void dt_layer_cost(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
     double rep = 11.0 * T * h * ab / (c->sp ? tp : 1.0);
     double act = (mats == 3.0 ? 3.0 : 2.0) * T * act_cols * ab;
     if (m->d.position == MODEL_POS_ROPE)
-        act += 2.0 * T * (at + kvt) * dh * ab;
-    double elem_f = dt_elem(c, rep + act, 8.0);
+        act += 2.0 * T * as.rope * ab;
+    double elem_f = dt_elem(c, rep + act, 8.0) + (permute > 0.0 ? dt_elem(c, permute, 4.0) : 0.0);
 
     L->gemm_f = g;
     L->comp_fwd = g + attn_f + attn_elem_f + elem_f;
@@ -161,6 +181,8 @@ void dt_layer_cost(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
     L->comp_bwd = gb + attn_b + attn_elem_b + 2.0 * elem_f;
     if (c->rc == TASK_RECOMPUTE_FULL) {
         L->recomp = L->comp_fwd;
+    } else if (c->rc == TASK_RECOMPUTE_SELECTIVE && c->f.sel_block > 0.0) {
+        L->recomp = c->f.sel_block * L->comp_fwd; /* whole blocks, every 1/f-th */
     } else if (c->rc == TASK_RECOMPUTE_SELECTIVE) {
         double sg = c->f.sel_gemm;
         L->recomp = (c->st->selective_attention ? attn_f + attn_elem_f : 0.0) +

@@ -56,7 +56,9 @@ double dt_act_bytes(const dt_ctx *c, task_recompute rc)
     double tok = s * b;
     if (rc == TASK_RECOMPUTE_FULL)
         return w * tok * 2.0 * h / spdiv;
-    double kv = (double)(m->kv_heads > 0 ? m->kv_heads : m->heads);
+    if (rc == TASK_RECOMPUTE_SELECTIVE && c->f.sel_block > 0.0) /* whole blocks */
+        return c->f.sel_block * dt_act_bytes(c, TASK_RECOMPUTE_FULL) +
+               (1.0 - c->f.sel_block) * dt_act_bytes(c, TASK_RECOMPUTE_NONE);
     double drop = c->dropout ? 1.0 : 0.0;
     double rep = 8.0 * h + 2.0 * drop * h;
     double cols = (double)m->ffn;
@@ -64,8 +66,10 @@ double dt_act_bytes(const dt_ctx *c, task_recompute rc)
         cols = (double)dt_top_k(m) * c->d.cf * dt_expert_ffn(m) +
                (double)m->d.shared_experts * dt_expert_ffn(m);
     double mlp = (m->mlp == MODEL_MLP_SWIGLU ? 6.0 : 4.0) * cols;
-    double dh = dt_head_dim(m);
-    double qkvo = 4.0 * a * dh + 4.0 * kv * dh; /* Q, K, V, O in and out */
+    dt_attn_sh as;
+    dt_attn_shape(m, 1.0, &as);
+    /* Q, K, V, O in and out (and MLA's latents, replicated over tp) */
+    double qkvo = 2.0 * (as.q + as.k + as.v) + 2.0 * a * as.dv + 2.0 * as.latent * t;
     double par = qkvo + mlp;
     double scores = 0.0;
     if (c->attention == TASK_ATTENTION_UNFUSED)
@@ -165,14 +169,18 @@ void dt_memory(const dt_ctx *c, const dt_stages *stg, task_recompute rc, dt_mem 
             all += hp;
             tr += (m->d.untied_embeddings || emb_train) ? hp : 0.0;
         }
-        double weights = pbytes * all, opt = (mbytes + st->optimizer_bytes) * tr;
-        double grads = st->grad_bytes * tr;
+        /* experts' states shard over the expert data-parallel group */
+        double ex_all = (double)(stg->s[s].n[DT_MOE] + stg->s[s].n[DT_FMOE]) * dt_expert_params(c);
+        double ex_tr = (double)stg->s[s].n[DT_MOE] * dt_expert_params(c);
+        double ne = (double)c->zse;
+        double opt = (mbytes + st->optimizer_bytes) * tr, grads = st->grad_bytes * tr;
         if (c->d.zero >= 1)
-            opt /= n;
+            opt = (mbytes + st->optimizer_bytes) * ((tr - ex_tr) / n + ex_tr / ne);
         if (c->d.zero >= 2)
-            grads /= n;
+            grads = st->grad_bytes * ((tr - ex_tr) / n + ex_tr / ne);
+        double weights = pbytes * all;
         if (c->d.zero >= 3) {
-            weights /= n;
+            weights = pbytes * ((all - ex_all) / n + ex_all / ne);
             weights += (1.0 + (double)st->zero3_prefetch) * lp * gather;
             if (!c->z3_reshard)
                 weights += (all - lp) * gather;

@@ -6,6 +6,8 @@
  */
 #include "dt.h"
 
+#include <string.h>
+
 double detailed_megatron_flops(int64_t batch, int64_t seq, int64_t layers,
                                int64_t hidden, int64_t vocab)
 {
@@ -72,20 +74,66 @@ void detailed_params(const model_t *m, const task_detailed_t *t, double *total,
     *per_device = per + emb;
 }
 
+static void dt_attn_gemm(dt_attn_sh *o, double n, double k)
+{
+    o->gn[o->n] = n;
+    o->gk[o->n++] = k;
+    o->params += n * k;
+}
+
+void dt_attn_shape(const model_t *m, double tp, dt_attn_sh *o)
+{
+    double h = (double)m->hidden, a = (double)m->heads, at = a / tp;
+    memset(o, 0, sizeof *o);
+    if (m->d.kv_lora_rank <= 0) {
+        double dh = dt_head_dim(m);
+        double kv = (double)(m->kv_heads > 0 ? m->kv_heads : m->heads);
+        double kvt = kv >= tp ? kv / tp : 1.0;
+        dt_attn_gemm(o, (at + 2.0 * kvt) * dh, h);
+        dt_attn_gemm(o, h, at * dh);
+        o->q = at * dh;
+        o->k = o->v = kvt * dh;
+        o->dqk = o->dv = dh;
+        o->rope = o->q + o->k;
+        return;
+    }
+    /* DeepSeek-V2 (arXiv:2405.04434) section 2.1.2; Megatron-Core
+     * multi_latent_attention.py: linear_q_down_proj and
+     * linear_kv_down_proj are not tensor-parallel, the up-projections
+     * and linear_proj are */
+    double ql = (double)m->d.q_lora_rank, kvl = (double)m->d.kv_lora_rank;
+    double nope = (double)m->d.qk_nope_head_dim, rope = (double)m->d.qk_rope_head_dim;
+    double dv = (double)m->d.v_head_dim, dqk = nope + rope;
+    if (ql > 0.0) {
+        dt_attn_gemm(o, ql, h);
+        dt_attn_gemm(o, at * dqk, ql);
+    } else {
+        dt_attn_gemm(o, at * dqk, h);
+    }
+    dt_attn_gemm(o, kvl + rope, h);
+    dt_attn_gemm(o, at * (nope + dv), kvl);
+    dt_attn_gemm(o, h, at * dv);
+    o->q = o->k = at * dqk;
+    o->v = at * dv;
+    o->dqk = dqk;
+    o->dv = dv;
+    o->latent = ql + kvl + rope;
+    o->rope = (at + 1.0) * rope; /* per-head query parts, one shared key */
+}
+
 double dt_layer_params(const dt_ctx *c, bool moe)
 {
     const model_t *m = c->m;
-    double tp = (double)c->d.tp, h = (double)m->hidden;
-    double a = (double)m->heads, dh = dt_head_dim(m);
-    double kv = (double)(m->kv_heads > 0 ? m->kv_heads : m->heads);
-    double at = a / tp, kvt = kv >= tp ? kv / tp : 1.0, mats = dt_mlp_mats(m);
-    double p = h * (at + 2.0 * kvt) * dh + at * dh * h;
+    double tp = (double)c->d.tp, h = (double)m->hidden, mats = dt_mlp_mats(m);
+    dt_attn_sh as;
+    dt_attn_shape(m, tp, &as);
+    double p = as.params;
     if (!moe)
         return p + mats * h * (double)m->ffn / tp;
-    double E = (double)m->d.experts, fe = dt_expert_ffn(m) / tp;
+    double E = (double)m->d.experts, fe = dt_expert_ffn(m) / (double)c->etp;
     p += E / (double)c->d.ep * mats * h * fe + h * E;
-    if (m->d.shared_experts > 0)
-        p += mats * h * (double)m->d.shared_experts * fe;
+    if (m->d.shared_experts > 0) /* shared experts: tensor-parallel as a dense MLP */
+        p += mats * h * (double)m->d.shared_experts * dt_expert_ffn(m) / tp;
     return p;
 }
 
@@ -95,7 +143,7 @@ double dt_expert_params(const dt_ctx *c)
     if (m->d.experts <= 0)
         return 0.0;
     return (double)m->d.experts / (double)c->d.ep * dt_mlp_mats(m) * (double)m->hidden *
-           dt_expert_ffn(m) / (double)c->d.tp;
+           dt_expert_ffn(m) / (double)c->etp;
 }
 
 double dt_emb_params_dev(const dt_ctx *c)

@@ -243,7 +243,9 @@ status_code dt_train_time(const dt_ctx *c, const dt_split *sp, const dt_stages *
     double trained = (double)g0->n[DT_DENSE] * dt_layer_params(c, false) +
                      (double)g0->n[DT_MOE] * dt_layer_params(c, true) +
                      (emb_train ? dt_emb_params_dev(c) : 0.0);
-    double opt_params = trained / (c->d.zero >= 1 ? (double)c->zs : 1.0);
+    double ex = (double)g0->n[DT_MOE] * dt_expert_params(c); /* sharded over the expert DP group */
+    double opt_params = c->d.zero >= 1 ? (trained - ex) / (double)c->zs + ex / (double)c->zse
+                                       : trained;
     double opt_time = hw_mem_time(hw, c->st->optimizer_step_bytes * opt_params) / c->f.mem;
     comp_end = fmax(comp_end, comm_end) + opt_time;
     /* ZeRO 1/2: updated parameters all-gathered; with overlap they are
@@ -251,7 +253,8 @@ status_code dt_train_time(const dt_ctx *c, const dt_split *sp, const dt_stages *
      * (only what exceeds that forward stays exposed) */
     double ag = 0.0, ag_exposed = 0.0;
     if (c->d.zero == 1 || c->d.zero == 2) {
-        ag = dt_dpcoll(c, TOPO_ALLGATHER, c->zs, c->s_dpcp, trained * c->ab);
+        ag = dt_dpcoll(c, TOPO_ALLGATHER, c->zs, c->s_dpcp, (trained - ex) * c->ab) +
+             dt_dpcoll(c, TOPO_ALLGATHER, c->zse, c->s_edp, ex * c->ab);
         ag_exposed = (1.0 - f) * ag + fmax(0.0, f * ag - fwd0);
     }
     double iter = comp_end + ag_exposed;
