@@ -175,10 +175,14 @@ static void eval_derive(const point_t *p, result_t *r)
     double cap = det ? p->system.hw.mem_capacity_bytes : p->cluster.mem_capacity_bytes;
     double need = det ? r->mem_total_bytes_per_device : r->mem_weights_bytes_per_device;
     r->mem_capacity_bytes_per_device = cap;
+    double frac = det && p->task.detailed.memory_fraction > 0.0 ? p->task.detailed.memory_fraction
+                                                                : 1.0;
+    if (isfinite(need))
+        r->mem_headroom_bytes_per_device = cap * frac - need;
     if (r->status == STATUS_INFEASIBLE_MEMORY)
         r->mem_fits = 0.0;
     else if (isfinite(need))
-        r->mem_fits = need <= cap ? 1.0 : 0.0;
+        r->mem_fits = need <= cap * frac ? 1.0 : det ? 0.5 : 0.0;
     if (r->status != STATUS_OK)
         return;
     double tokens = eval_tokens(p, r);
@@ -219,7 +223,7 @@ static bool eval_kept(const point_t *p, const result_t *r, size_t off)
 
 /* The first figure of r that is bad, or NULL: a kept figure (eval_kept)
  * that is not finite, any other that is infinite (NaN there means "not
- * computed"), or any figure negative beyond rounding. Figures that are
+ * computed"), or any figure but the headroom negative beyond rounding. Figures that are
  * differences of sums (overlapped = comm - exposed) can come out a few
  * ulps below zero: a negative figure within 1e-9 of the iteration time
  * is rounding, not an error, and is kept as it is (the MAD-Max reference
@@ -234,7 +238,8 @@ static const result_field *eval_bad_figure(const point_t *p, const result_t *r,
         const result_field *f = &result_fields[i];
         double v = result_get(r, f);
         bool bad_nan = isnan(v) && f->type == RESULT_F64 && eval_kept(p, r, f->offset);
-        if (isinf(v) || bad_nan || v < -tol) {
+        bool signed_fig = f->offset == EO(mem_headroom_bytes_per_device); /* < 0: over */
+        if (isinf(v) || bad_nan || (v < -tol && !signed_fig)) {
             *why = v < -tol ? STATUS_INVALID_NEGATIVE : STATUS_INVALID_NONFINITE;
             return f;
         }

@@ -35,9 +35,14 @@ const result_field result_fields[] = {
     RF(mem_kv_cache_bytes_per_device, "bytes", RESULT_F64, "detailed: inference KV cache per device"),
     RF(mem_total_bytes_per_device, "bytes", RESULT_F64, "detailed: all of the above"),
     RF(mem_capacity_bytes_per_device, "bytes", RESULT_F64, "device memory of the system"),
-    RF(mem_fits, "bool (1 fits, 0 exceeds)", RESULT_F64,
+    RF(mem_fits, "1 fits, 0.5 marginal, 0 exceeds", RESULT_F64,
        "the memory counted fits the capacity (madmax counts weights only; its "
-       "figures are computed either way)"),
+       "figures are computed either way); detailed: 0.5 = over the usable capacity "
+       "by less than the stack's reserve (fits when the allocator fragments little: "
+       "flagged, not refused)"),
+    RF(mem_headroom_bytes_per_device, "bytes", RESULT_F64,
+       "usable capacity (detailed: times the task's memory_fraction) minus the memory "
+       "counted; negative when over"),
     RF(comm_p2p_s, "s", RESULT_F64, "detailed: summed pipeline point-to-point time"),
     RF(pipeline_bubble_s, "s", RESULT_F64, "detailed: pipeline fill and drain time"),
     RF(tokens_per_s, "tokens/s", RESULT_F64,

@@ -56,7 +56,9 @@ typedef struct result_t {
     int64_t recompute_resolved;
     /* derived after the fidelity's run, both fidelities (cost/eval.c) */
     double mem_capacity_bytes_per_device;
-    double mem_fits;                 /* 1 fits, 0 exceeds, NaN not known */
+    double mem_fits;                 /* 1 fits, 0.5 within the band of fitting
+                                        (flagged), 0 exceeds, NaN not known */
+    double mem_headroom_bytes_per_device; /* usable capacity minus use */
     double samples_per_s_per_device;
     double tokens_per_s_per_device;
     double energy_per_iteration_j;   /* cost/energy.h */

@@ -112,6 +112,10 @@ typedef struct stack_desc {
     /* "selective" as whole-block checkpointing of this fraction of the
      * layers (0: op-level selective recompute as above) */
     stack_fact selective_block_fraction;
+    /* "selective" also recomputes the norms and the MLP activation
+     * function (Megatron-Core --recompute-modules layernorm moe_act/mlp):
+     * their outputs are not kept */
+    bool selective_norm_act;
 } stack_desc;
 
 /* Checks the facts (ranges ordered, fractions in [0, 1], bytes >= 0);

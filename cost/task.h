@@ -82,6 +82,8 @@ typedef struct task_detailed_t {
     int64_t global_batch;          /* sequences per iteration (0: derived) */
     int64_t grad_accum;            /* micro-batches per replica (0: derived) */
     double capacity_factor;        /* MoE (0: 1.0) */
+    double memory_fraction;        /* usable share of device memory, as the caching
+                                      allocator's per-process fraction (0: 1.0) */
     int64_t etp;                   /* MoE: expert tensor parallelism (0: tp); with
                                       etp < tp the expert parallel group folds over
                                       tp x dp x cp (Megatron-Core MoE parallel folding) */

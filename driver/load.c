@@ -322,6 +322,9 @@ static const load_key dtask_keys[] = {
     DTA(global_batch, LT_INT, LR_NO, "sequences per iteration (default micro_batch*dp*grad_accum)"),
     DTA(grad_accum, LT_INT, LR_NO, "micro-batches per replica (default global/(micro*dp))"),
     DTK(capacity_factor, LT_FLOAT, LR_NO, "MoE capacity factor (default 1.0)"),
+    DTK(memory_fraction, LT_FLOAT, LR_NO,
+        "usable share of device memory (torch.cuda.set_per_process_memory_fraction; "
+        "default 1.0)"),
     DTK(etp, LT_INT, LR_NO,
         "MoE expert tensor parallelism, dividing tp (default: the stack's expert_tensor_parallel; "
         "0 = tp); below tp, ep folds over tp*dp*cp"),
@@ -386,6 +389,9 @@ static const load_key stack_keys[] = {
     STK(selective_block_fraction, LT_FACT, LR_NO,
         "\"selective\" = whole-block checkpointing of this fraction of the layers (fms-fsdp; "
         "default 0: op-level selective recompute)"),
+    STK(selective_norm_act, LT_BOOL, LR_NO,
+        "\"selective\" also recomputes the norms and the MLP activation (Megatron-Core "
+        "recompute_modules layernorm, moe_act; default false)"),
     STK(loss_bytes, LT_FACT, LR_YES,
         "HBM bytes the loss moves per logit, forward + backward (fused ~14, unfused fp32 ~56)"),
 };

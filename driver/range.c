@@ -82,6 +82,7 @@ static const range_float range_floats[] = {
     RANGE_RATE("nic_bytes_per_s"), RANGE_LAT("nic_latency_s"),
     RANGE_FRAC("nic_efficiency"), {"nic_gbps_per_device", 1e-3, 1e9, 1},
     {"pod_oversubscription", 1.0, 1e6, 1}, {"capacity_factor", 1e-3, 1e3, 1},
+    {"memory_fraction", 1e-3, 1.0, 1},
     {"grad_reduce_bytes", 0.125, 16.0, 1},
     /* hardware: the FP8 GEMM table, the bands, power and price (cost/hw.c
      * hw_check: uncertainties below 0.5, idle power at most board power) */

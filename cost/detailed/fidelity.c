@@ -243,6 +243,13 @@ void dt_ctx_init(dt_ctx *c, const point_t *p, stack_desc *ideal, dt_memo *memo)
     dt_facts_resolve(c, STACK_NOMINAL);
 }
 
+/* Usable device memory: the capacity times the task's memory_fraction. */
+static double dt_capacity(const dt_ctx *c)
+{
+    double f = c->t->memory_fraction > 0.0 ? c->t->memory_fraction : 1.0;
+    return c->hw->mem_capacity_bytes * f;
+}
+
 static void dt_put_mem(result_t *r, const dt_mem *mem, double capacity)
 {
     r->mem_weights_bytes_per_device = mem->weights;
@@ -258,7 +265,7 @@ static void dt_put_mem(result_t *r, const dt_mem *mem, double capacity)
  * fits; c->rc is set to the mode taken). */
 static void dt_fit_memory(dt_ctx *c, const dt_stages *st, task_recompute want, dt_mem *mem)
 {
-    double cap = c->hw->mem_capacity_bytes;
+    double cap = dt_capacity(c);
     if (c->p->task.kind == TASK_INFERENCE) {
         c->rc = TASK_RECOMPUTE_NONE;
     } else if (want == TASK_RECOMPUTE_AUTO) {
@@ -299,7 +306,7 @@ status_code dt_prepare(const point_t *p, engine *e, dt_ctx *c, stack_desc *ideal
     if (!dt_split_ok(c, sp) || c->d.pp > DT_MAX_STAGES)
         return STATUS_INFEASIBLE_SHAPE;
     dt_stages_build(c, sp, st);
-    double cap = c->hw->mem_capacity_bytes;
+    double cap = dt_capacity(c);
     task_recompute want = c->t->recompute;
     if (training && c->t->micro_batch_auto) {
         /* the fastest micro-batch that divides the replica's batch and
@@ -333,7 +340,10 @@ status_code dt_prepare(const point_t *p, engine *e, dt_ctx *c, stack_desc *ideal
     dt_fit_memory(c, st, want, mem);
     dt_put_mem(r, mem, cap);
     r->recompute_resolved = c->rc;
-    return mem->total > cap ? STATUS_INFEASIBLE_MEMORY : STATUS_OK;
+    /* the reserve is the uncertain part of the count (fragmentation,
+     * workspaces): over the capacity by less than it, the point may fit
+     * and is kept, flagged (mem_fits 0.5); beyond it, it does not */
+    return mem->total - c->st->reserve_bytes > cap ? STATUS_INFEASIBLE_MEMORY : STATUS_OK;
 }
 
 status_code dt_run_llm(const point_t *p, engine *e, result_t *r)

@@ -187,6 +187,9 @@ void dt_layer_cost(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
         double sg = c->f.sel_gemm;
         L->recomp = (c->st->selective_attention ? attn_f + attn_elem_f : 0.0) +
                     sg * (g + elem_f);
+        if (c->st->selective_norm_act) /* norms (read T h, write T h, twice), activation */
+            L->recomp += dt_elem(c, 4.0 * T * h * ab / (c->sp ? tp : 1.0) +
+                                        (mats == 3.0 ? 3.0 : 2.0) * T * act_cols * ab, 3.0);
     }
     L->comp_bwd += L->recomp;
 }

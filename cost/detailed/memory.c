@@ -77,6 +77,10 @@ double dt_act_bytes(const dt_ctx *c, task_recompute rc)
     if (rc == TASK_RECOMPUTE_SELECTIVE) {
         if (c->st->selective_attention)
             scores = 0.0;
+        if (c->st->selective_norm_act) { /* two norm outputs, the activation's output */
+            rep -= 4.0 * h;
+            par -= 2.0 * cols;
+        }
         par -= c->f.sel_gemm * (qkvo - 2.0 * h + (m->mlp == MODEL_MLP_SWIGLU ? 4.0 : 2.0) * cols);
     }
     return w * tok * (rep / spdiv + (par + scores) / t);
