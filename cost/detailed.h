@@ -56,6 +56,10 @@ double detailed_bubble_fraction(int64_t p, int64_t m, int64_t v);
  * optimizer sharded over n from stage 1, grads from 2, params from 3. */
 double detailed_zero_bytes(double params, int64_t stage, int64_t n);
 
+/* Parameters of one layer's attention projections (grouped-query, or
+ * multi-head latent attention when model.d.kv_lora_rank > 0). */
+double detailed_attn_params(const model_t *m);
+
 /* Parameters of the model: total, and per device for a task's degrees
  * (out: total, per_device). */
 void detailed_params(const model_t *m, const task_detailed_t *t, double *total,

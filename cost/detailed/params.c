@@ -121,6 +121,11 @@ void dt_attn_shape(const model_t *m, double tp, dt_attn_sh *o)
     o->rope = (at + 1.0) * rope; /* per-head query parts, one shared key */
 }
 
+double detailed_attn_params(const model_t *m)
+{
+    return dt_attn_params(m);
+}
+
 double dt_layer_params(const dt_ctx *c, bool moe)
 {
     const model_t *m = c->m;

@@ -1,0 +1,176 @@
+/*
+ * test_moe.c - mixture-of-experts and latent attention as Megatron-Core
+ * runs them, jobs on partial NVL72 racks, and memory that flags rather
+ * than refuses a point within its band of fitting (issue 17).
+ *
+ * Points are written as text and loaded with the shipped catalogues
+ * (configs/), as a user writes them. Reference figures: DeepSeek-V3 671B
+ * parameters without its multi-token-prediction module (model card of
+ * deepseek-ai/DeepSeek-V3), Qwen3-30B-A3B 30.5B and Qwen3-235B-A22B 235B
+ * (their cards); the layouts are those of calibration_v3_additions.csv
+ * (ModelZoo Qwen3-235B on 256 H100: tp 2, pp 8, dp 16, ep 32, expert-TP
+ * 1; Megatron-Bridge Llama 3.1 405B on 128 GB200).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../cost/detailed.h"
+#include "load.h"
+#include "unit.h"
+
+static int point_text(const char *name, const char *text, point_t *p, load_err *err)
+{
+    char path[512];
+    if (!unit_write_file(name, text, path, sizeof path))
+        return -2;
+    int rc = load_point(path, unit_configs(), p, err);
+    if (rc)
+        fprintf(stderr, "%s\n", err->text);
+    return rc;
+}
+
+static double total_params(const char *model)
+{
+    char text[512];
+    snprintf(text, sizeof text,
+             "fidelity = \"detailed\";\nmodel = \"%s\";\n"
+             "system = { name = \"s\"; hardware = \"h100-sxm-80g\"; devices = 8; };\n"
+             "task = { type = \"pretrain\"; tp = 1; pp = 1; dp = 8; };\n",
+             model);
+    point_t p;
+    load_err err;
+    CU_ASSERT_EQUAL_FATAL(point_text("moe-params.cfg", text, &p, &err), 0);
+    double total, dev;
+    detailed_params(&p.model, &p.task.detailed, &total, &dev);
+    return total;
+}
+
+/* Parameters of the catalogue's MoE models against their cards: MLA's
+ * low-rank projections, shared experts and leading dense layers. */
+static void test_catalogue_params(void)
+{
+    CU_ASSERT(fabs(total_params("deepseek-v3") / 671e9 - 1.0) < 0.005);
+    CU_ASSERT(fabs(total_params("qwen3-30b-a3b") / 30.5e9 - 1.0) < 0.01);
+    CU_ASSERT(fabs(total_params("qwen3-235b-a22b") / 235e9 - 1.0) < 0.01);
+}
+
+/* MLA: one layer's projections in closed form (DeepSeek-V2 section
+ * 2.1.2), and a model without kv_lora_rank is grouped-query attention. */
+static void test_mla_shape(void)
+{
+    model_t m;
+    memset(&m, 0, sizeof m);
+    m.hidden = 7168;
+    m.heads = 128;
+    m.kv_heads = 128;
+    m.d.q_lora_rank = 1536;
+    m.d.kv_lora_rank = 512;
+    m.d.qk_nope_head_dim = 128;
+    m.d.qk_rope_head_dim = 64;
+    m.d.v_head_dim = 128;
+    double want = 7168.0 * 1536 + 1536.0 * 128 * 192 + 7168.0 * (512 + 64) +
+                  512.0 * 128 * (128 + 128) + 128.0 * 128 * 7168;
+    UNIT_ASSERT_CLOSE(detailed_attn_params(&m), want, 1e-12);
+    m.d.kv_lora_rank = 0;
+    UNIT_ASSERT_CLOSE(detailed_attn_params(&m), 4.0 * 7168.0 * 7168.0, 1e-12);
+}
+
+#define QWEN_XEP(etp)                                                          \
+    "fidelity = \"detailed\";\nstack = \"megatron-core-moe\";\n"                 \
+    "model = \"qwen3-235b-a22b\";\n"                                           \
+    "system = { name = \"h100-256\"; hardware = \"h100-sxm-80g\"; devices = 256; "  \
+    "nic_gbps_per_device = 400.0; };\n"                                        \
+    "task = { type = \"pretrain\"; tp = 2; pp = 8; dp = 16; ep = 32; vpp = 4; " \
+    "precision = \"bf16\"; recompute = \"selective\"; micro_batch = 1; "       \
+    "global_batch = 2048; zero_stage = 1; " etp " };\n"
+
+/* MoE parallel folding: with expert-TP 1 (the stack's default) ep 32
+ * folds over tp 2 x dp 16 and the point runs, with its all-to-all;
+ * expert-TP = tp keeps ep inside dp 16, which 32 does not divide. */
+static void test_expert_folding(void)
+{
+    point_t p;
+    load_err err;
+    engine e;
+    engine_init(&e, false);
+    result_t r;
+    CU_ASSERT_EQUAL_FATAL(point_text("xep1.cfg", QWEN_XEP(""), &p, &err), 0);
+    CU_ASSERT_EQUAL(p.task.detailed.etp, 1);
+    CU_ASSERT_EQUAL(eval_point(&p, &e, &r, NULL), STATUS_OK);
+    CU_ASSERT(r.comm_alltoall_s > 0.0);
+    CU_ASSERT(r.mem_fits > 0.0);
+    CU_ASSERT_NOT_EQUAL(point_text("xep2.cfg", QWEN_XEP("etp = 2;"), &p, &err), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.text, "invalid:strategy"));
+    engine_free(&e);
+}
+
+/* 128 GB200 GPUs are whole compute trays: the job spans whole and
+ * partial NVL72 racks and evaluates (it was refused before). */
+static void test_partial_rack(void)
+{
+    point_t p;
+    load_err err;
+    engine e;
+    engine_init(&e, false);
+    result_t r;
+    CU_ASSERT_EQUAL_FATAL(
+        point_text("gb128.cfg",
+                   "fidelity = \"detailed\";\nstack = \"megatron-core\";\n"
+                   "model = \"llama3-405b\";\n"
+                   "system = { name = \"gb-128\"; hardware = \"gb200-nvl72\"; devices = 128; };\n"
+                   "task = { type = \"pretrain\"; tp = 2; pp = 1; dp = 64; precision = \"fp8\"; "
+                   "zero_stage = 3; micro_batch = 1; global_batch = 64; recompute = \"full\"; };\n",
+                   &p, &err),
+        0);
+    status_code rc = eval_point(&p, &e, &r, NULL);
+    if (rc != STATUS_OK)
+        fprintf(stderr, "gb-128: %s\n", status_text(rc));
+    CU_ASSERT_EQUAL(rc, STATUS_OK);
+    CU_ASSERT(r.iteration_time_s > 0.0);
+    engine_free(&e);
+}
+
+/* Memory: headroom is usable capacity minus use; a point over the
+ * capacity by less than the stack's reserve is kept and flagged
+ * (mem_fits 0.5), and the same point with half the memory usable
+ * (memory_fraction) is refused. */
+static void test_memory_band(void)
+{
+    point_t p;
+    load_err err;
+    engine e;
+    engine_init(&e, false);
+    result_t r;
+    CU_ASSERT_EQUAL_FATAL(point_text("mem1.cfg", QWEN_XEP(""), &p, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(eval_point(&p, &e, &r, NULL), STATUS_OK);
+    double use = r.mem_total_bytes_per_device, cap = r.mem_capacity_bytes_per_device;
+    UNIT_ASSERT_CLOSE(r.mem_headroom_bytes_per_device, cap - use, 1e-12);
+    /* a capacity just below the use, within the reserve */
+    double reserve = p.stack.reserve_bytes;
+    p.system.hw.mem_capacity_bytes = use - 0.5 * reserve;
+    CU_ASSERT_EQUAL(eval_point(&p, &e, &r, NULL), STATUS_OK);
+    CU_ASSERT_EQUAL(r.mem_fits, 0.5);
+    CU_ASSERT(r.mem_headroom_bytes_per_device < 0.0);
+    p.system.hw.mem_capacity_bytes = use - 2.0 * reserve;
+    CU_ASSERT_EQUAL(eval_point(&p, &e, &r, NULL), STATUS_INFEASIBLE_MEMORY);
+    CU_ASSERT_EQUAL(r.mem_fits, 0.0);
+    p.system.hw.mem_capacity_bytes = cap;
+    p.task.detailed.memory_fraction = 0.5 * use / cap;
+    CU_ASSERT_EQUAL(eval_point(&p, &e, &r, NULL), STATUS_INFEASIBLE_MEMORY);
+    engine_free(&e);
+}
+
+int main(void)
+{
+    if (CU_initialize_registry() != CUE_SUCCESS)
+        return 2;
+    CU_pSuite s = CU_add_suite("moe", NULL, NULL);
+    CU_add_test(s, "catalogue MoE/MLA parameters", test_catalogue_params);
+    CU_add_test(s, "MLA projections", test_mla_shape);
+    CU_add_test(s, "expert parallel folding", test_expert_folding);
+    CU_add_test(s, "partial NVL72 racks", test_partial_rack);
+    CU_add_test(s, "memory band and headroom", test_memory_band);
+    return unit_run();
+}
