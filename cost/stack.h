@@ -116,6 +116,10 @@ typedef struct stack_desc {
      * function (Megatron-Core --recompute-modules layernorm moe_act/mlp):
      * their outputs are not kept */
     bool selective_norm_act;
+    /* MoE dispatch through the network: share of it that is hierarchical
+     * (DeepEP, HybridEP: a token crosses to a remote scale-up domain once
+     * and fans out there over NVLink; 0: flat all-to-all) */
+    stack_fact moe_hierarchical_dispatch;
 } stack_desc;
 
 /* Checks the facts (ranges ordered, fractions in [0, 1], bytes >= 0);

@@ -386,6 +386,9 @@ static const load_key stack_keys[] = {
         "Megatron-Core MoE: 1, experts whole and ep folded over tp*dp*cp)"),
     STK(moe_a2a_overlap, LT_FACT, LR_NO,
         "MoE: fraction of the expert-parallel all-to-all hidden behind other work (default 0)"),
+    STK(moe_hierarchical_dispatch, LT_FACT, LR_NO,
+        "MoE: share of the dispatch that is hierarchical (DeepEP/HybridEP: one network copy "
+        "per remote scale-up domain, NVLink fan-out; default 0: flat all-to-all)"),
     STK(selective_block_fraction, LT_FACT, LR_NO,
         "\"selective\" = whole-block checkpointing of this fraction of the layers (fms-fsdp; "
         "default 0: op-level selective recompute)"),

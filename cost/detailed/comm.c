@@ -32,6 +32,26 @@
 
 #include <math.h>
 
+/* One expert-parallel dispatch (or combine) of `bytes` per rank. Flat:
+ * an all-to-all over the ep ranks. Hierarchical (DeepEP, HybridEP), when
+ * the group spans n scale-up domains: a token routed to k experts crosses
+ * to each remote domain once, so the network carries the expected
+ * distinct domains n (1 - (1 - 1/n)^k) over the k copies of the flat
+ * exchange, and fans out inside the domain over NVLink. */
+static double dt_ep_a2a(const dt_ctx *c, double bytes)
+{
+    int64_t ep = c->d.ep, span = c->topo->level[0].span, extent = ep * c->s_ep;
+    double flat = dt_coll(c, TOPO_ALLTOALL, ep, c->s_ep, bytes);
+    double x = c->f.a2a_hier;
+    if (x <= 0.0 || span <= 0 || extent <= span || c->s_ep >= span)
+        return flat;
+    double n = (double)extent / (double)span, k = (double)dt_top_k(c->m);
+    double f = fmin(1.0, n * (1.0 - pow(1.0 - 1.0 / n, k)) / k);
+    double hier = dt_coll(c, TOPO_ALLTOALL, ep, c->s_ep, bytes * f) +
+                  dt_coll(c, TOPO_ALLTOALL, span / c->s_ep, c->s_ep, bytes);
+    return x * fmin(hier, flat) + (1.0 - x) * flat;
+}
+
 double dt_overlap(const dt_ctx *c, double comp, double comm, double f)
 {
     double hid = f * comm;
@@ -74,7 +94,7 @@ void dt_layer_comm(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
     if (moe && c->d.ep > 1) {
         double k = (double)dt_top_k(m);
         double bytes = T * k * c->d.cf * h * ab / (c->sp ? tp : 1.0);
-        a2a = 2.0 * dt_coll(c, TOPO_ALLTOALL, c->d.ep, c->s_ep, bytes);
+        a2a = 2.0 * dt_ep_a2a(c, bytes);
     }
     L->a2a = a2a;
     /* the stack's share hides behind the other micro-batch's compute */

@@ -73,6 +73,7 @@ typedef struct dt_facts {
     double sel_gemm;             /* selective: fraction of GEMMs recomputed */
     double sel_block;            /* selective: fraction of blocks checkpointed whole (0: op-level) */
     double a2a_overlap;          /* MoE: fraction of the EP all-to-all hidden */
+    double a2a_hier;             /* MoE: share of the dispatch that is hierarchical */
     double loss_bytes;           /* HBM bytes per logit of the loss, fwd + bwd */
 } dt_facts;
 

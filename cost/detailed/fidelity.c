@@ -162,6 +162,7 @@ void dt_facts_resolve(dt_ctx *c, stack_scenario sc)
     f->loss_bytes = stack_pick(st->loss_bytes, sc, false);
     f->sel_block = stack_pick(st->selective_block_fraction, sc, false);
     f->a2a_overlap = stack_pick(st->moe_a2a_overlap, sc, true);
+    f->a2a_hier = stack_pick(st->moe_hierarchical_dispatch, sc, true);
     c->dpnet.rails = st->dp_rails;
     c->dpnet.eff = f->dp_bus;
 }
