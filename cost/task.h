@@ -97,6 +97,14 @@ typedef struct task_detailed_t {
     /* fine-tuning (with task_t.freeze_*): the first frozen_layers
      * transformer layers are frozen, the rest trained */
     int64_t frozen_layers;
+    /* fine-tuning with low-rank adapters (LoRA) of this rank in every
+     * layer: the base weights frozen, data gradients through every layer,
+     * weight gradients and optimizer states only for the adapters
+     * (0: none) */
+    int64_t lora_rank;
+    /* recompute = "full" on only this many layers per pipeline stage
+     * (NeMo activations_checkpoint_method "block", _num_layers); 0: all */
+    int64_t recompute_layers;
     /* DLRM */
     int emb_sharding;              /* task_emb_sharding */
     int emb_optimizer;             /* task_emb_optimizer */

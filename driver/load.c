@@ -334,6 +334,12 @@ static const load_key dtask_keys[] = {
     DTK(decode_tokens, LT_INT, LR_NO, "inference: generated tokens per sequence (required)"),
     DTK(layout, LT_LAYOUT, LR_NO,
         "device order of the parallel dimensions, innermost first (default \"tp-cp-dp-pp\")"),
+    DTK(lora_rank, LT_INT, LR_NO,
+        "finetune: low-rank adapters of this rank in every layer; base weights frozen, data "
+        "gradients through all layers (default 0: none)"),
+    DTK(recompute_layers, LT_INT, LR_NO,
+        "recompute = \"full\" on this many layers per pipeline stage (NeMo block method; "
+        "default 0: all)"),
     DTK(shard_degree, LT_INT, LR_NO,
         "ZeRO/FSDP shard group inside dp*cp; smaller = hybrid sharding (default dp*cp)"),
 };

@@ -49,7 +49,8 @@ static const range_int range_ints[] = {
     {"global_batch", 0, RANGE_P40}, {"grad_accum", 0, RANGE_P40},
     {"prompt_tokens", 0, RANGE_P24}, {"decode_tokens", 0, RANGE_P24},
     {"shard_degree", 0, RANGE_P24}, {"emb_column_shards", 0, RANGE_P16},
-    {"frozen_layers", 0, RANGE_P16},
+    {"frozen_layers", 0, RANGE_P16}, {"lora_rank", 0, RANGE_P24},
+    {"recompute_layers", 0, RANGE_P16},
     /* software stacks (as cost/stack.c's stack_check bounds them) */
     {"etp", 0, RANGE_P24}, {"expert_tensor_parallel", 0, RANGE_P24},
     {"dp_rails", 0, 1024}, {"zero3_prefetch", 0, 64}, {"default_vpp", 1, 1024},

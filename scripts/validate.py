@@ -156,7 +156,22 @@ def point_text(row, used):
     if not stack:
         stack = "unknown"
         used.append("stack=unknown")
-    task = ['  type = "pretrain";',
+    # calibration_v3.md: LoRA fine-tuning rows say so in `notes` ("LoRA
+    # adapters rank N"; base weights frozen, embeddings too) and a partial
+    # full recompute as "recompute of N of the L layers"
+    notes = row.get("notes") or ""
+    lora = re.search(r"LoRA adapters rank (\d+)", notes)
+    part = re.search(r"recompute of (\d+) of the (\d+) layers", notes)
+    if lora:
+        task = ['  type = "finetune";', f"  lora_rank = {int(lora.group(1))};",
+                f"  frozen_layers = {layers}; freeze_emb = true;"]
+        used.append("lora (notes)")
+    else:
+        task = ['  type = "pretrain";']
+    if part:
+        task.append(f"  recompute_layers = {int(part.group(1))};")
+        used.append(f"recompute_layers={part.group(1)} (notes)")
+    task += [
             f"  tp = {tp}; pp = {pp}; dp = {dp}; cp = {cp}; ep = {ep}; vpp = {vpp};",
             f'  precision = "{prec}";']
     if (row.get("capacity_factor") or "").strip():

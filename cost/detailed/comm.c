@@ -130,7 +130,7 @@ void dt_layer_comm(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
     double a2ax_b = (1.0 - ao) * a2a + fmax(0.0, ao * a2a - L->comp_bwd);
     L->bwd = L->comp_bwd + tpx_b + cpx_b + a2ax_b;
     if (c->rc == TASK_RECOMPUTE_FULL)
-        L->bwd += tpx_f + cpx_f + a2ax_f;
+        L->bwd += c->rc_frac * (tpx_f + cpx_f + a2ax_f);
 
     /* data-parallel traffic of this layer's parameters */
     double gscale = mode == DT_DGRAD ? 0.0 : 1.0; /* frozen: no gradients */

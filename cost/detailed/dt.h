@@ -103,6 +103,8 @@ typedef struct dt_ctx {
     bool dropout;
     int attention;       /* task_attention, resolved */
     task_recompute rc;   /* resolved (auto: the mode chosen) */
+    double rc_frac;      /* full recompute: share of a stage's layers recomputed */
+    bool lora;           /* adapters in every layer: data gradients through all */
     bool z3_ag_mb;       /* ZeRO 3 gathers every micro-batch (else once per step) */
     bool z3_reshard;     /* ... and again for the backward */
     bool z3_rs_mb;       /* ZeRO 3 reduce-scatters every micro-batch (else after the last) */

@@ -48,7 +48,9 @@ static status_code dt_check(const point_t *p, const char **where)
         return STATUS_INVALID_FIDELITY;
     }
     if (t->frozen_layers < 0 || t->frozen_layers > m->layers ||
-        (p->task.kind != TASK_FINETUNE && (t->frozen_layers > 0 || p->task.freeze_emb))) {
+        (p->task.kind != TASK_FINETUNE && (t->frozen_layers > 0 || p->task.freeze_emb ||
+                                            t->lora_rank > 0)) ||
+        t->lora_rank < 0 || t->recompute_layers < 0) {
         *where = "task";
         return STATUS_INVALID_VALUE;
     }
@@ -219,6 +221,11 @@ void dt_ctx_init(dt_ctx *c, const point_t *p, stack_desc *ideal, dt_memo *memo)
                                       m->d.arch == MODEL_ARCH_VIT);
     c->attention = c->t->attention >= 0 ? c->t->attention : c->st->attention;
     c->rc = c->t->recompute;
+    double per_stage = (double)m->layers / (double)c->d.pp;
+    c->rc_frac = c->t->recompute_layers > 0 && (double)c->t->recompute_layers < per_stage
+                     ? (double)c->t->recompute_layers / per_stage
+                     : 1.0;
+    c->lora = p->task.kind == TASK_FINETUNE && c->t->lora_rank > 0;
     bool defer = c->st->zero3_pp_defer && c->d.pp > 1;
     c->z3_ag_mb = !defer;
     c->z3_reshard = c->st->zero3_reshard && !defer;

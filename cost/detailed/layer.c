@@ -180,7 +180,7 @@ void dt_layer_cost(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
     L->gemm_b = gb;
     L->comp_bwd = gb + attn_b + attn_elem_b + 2.0 * elem_f;
     if (c->rc == TASK_RECOMPUTE_FULL) {
-        L->recomp = L->comp_fwd;
+        L->recomp = c->rc_frac * L->comp_fwd;
     } else if (c->rc == TASK_RECOMPUTE_SELECTIVE && c->f.sel_block > 0.0) {
         L->recomp = c->f.sel_block * L->comp_fwd; /* whole blocks, every 1/f-th */
     } else if (c->rc == TASK_RECOMPUTE_SELECTIVE) {

@@ -54,6 +54,9 @@ double dt_act_bytes(const dt_ctx *c, task_recompute rc)
     double a = (double)m->heads, t = (double)c->d.tp;
     double w = c->ab / 2.0, spdiv = c->sp ? t : 1.0;
     double tok = s * b;
+    if (rc == TASK_RECOMPUTE_FULL && c->rc_frac < 1.0) /* only some layers */
+        return c->rc_frac * w * tok * 2.0 * h / spdiv +
+               (1.0 - c->rc_frac) * dt_act_bytes(c, TASK_RECOMPUTE_NONE);
     if (rc == TASK_RECOMPUTE_FULL)
         return w * tok * 2.0 * h / spdiv;
     if (rc == TASK_RECOMPUTE_SELECTIVE && c->f.sel_block > 0.0) /* whole blocks */
@@ -70,6 +73,23 @@ double dt_act_bytes(const dt_ctx *c, task_recompute rc)
     dt_attn_shape(m, 1.0, &as);
     /* Q, K, V, O in and out (and MLA's latents, replicated over tp) */
     double qkvo = 2.0 * (as.q + as.k + as.v) + 2.0 * a * as.dv + 2.0 * as.latent * t;
+    if (c->lora) {
+        /* frozen linears keep no input for a weight gradient (Transformer
+         * Engine saves inputmat only when the weight requires grad): the
+         * MLP keeps its first GEMM's output for the activation's backward,
+         * not the second norm's output nor the activation's; the attention
+         * projections' inputs stay for the adapters */
+        mlp = (m->mlp == MODEL_MLP_SWIGLU ? 4.0 : 2.0) * cols;
+        rep -= 2.0 * h;
+    } else if (c->dt == HW_FP8) {
+        /* FP8 linears save the FP8 cast of their input for the weight
+         * gradient (TE Linear/LayerNormLinear, torchao Float8Linear): one
+         * byte, not two, of both norm outputs, the attention output and
+         * the activation's output */
+        rep -= 2.0 * h;
+        qkvo -= a * as.dv;
+        mlp -= cols;
+    }
     double par = qkvo + mlp;
     double scores = 0.0;
     if (c->attention == TASK_ATTENTION_UNFUSED)
@@ -96,7 +116,7 @@ static void dt_stage_params(const dt_ctx *c, const dt_stage *g, double lp_dense,
     *trained = (double)g->n[DT_DENSE] * lp_dense + (double)g->n[DT_MOE] * lp_moe;
     bool emb_train = c->m->vocab > 0 && !c->p->task.freeze_emb;
     *kept = g->n[DT_DENSE] + g->n[DT_MOE] +
-            (emb_train ? g->n[DT_FDENSE] + g->n[DT_FMOE] : 0);
+            (emb_train || c->lora ? g->n[DT_FDENSE] + g->n[DT_FMOE] : 0);
 }
 
 static void dt_memory_infer(const dt_ctx *c, const dt_stages *st, dt_mem *mem)

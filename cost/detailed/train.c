@@ -37,7 +37,7 @@ void dt_layers_build(const dt_ctx *c, dt_layers *y)
     bool ft = c->p->task.kind == TASK_FINETUNE;
     bool emb_train = m->vocab > 0 && !(ft && c->p->task.freeze_emb);
     y->frozen = ft ? c->t->frozen_layers : 0;
-    y->fmode = emb_train ? DT_DGRAD : DT_NOBWD;
+    y->fmode = emb_train || c->lora ? DT_DGRAD : DT_NOBWD;
     dt_layer_cost(c, false, true, DT_TRAIN, &y->t[DT_DENSE]);
     dt_layer_comm(c, false, true, DT_TRAIN, &y->t[DT_DENSE]);
     if (m->d.experts > 0) {
@@ -97,7 +97,7 @@ void dt_ends_cost(const dt_ctx *c, const dt_layers *y, dt_ends *x)
     bool ft = c->p->task.kind == TASK_FINETUNE;
     bool emb_train = !(ft && c->p->task.freeze_emb);
     bool head_train = m->d.untied_embeddings || emb_train;
-    bool below_train = emb_train || y->frozen < m->layers; /* head needs dgrad */
+    bool below_train = emb_train || y->frozen < m->layers || c->lora; /* head needs dgrad */
     double h = (double)m->hidden, vocab_t = (double)m->vocab / (double)c->d.tp;
     x->emb_f = dt_elem(c, 2.0 * c->tok * h * c->ab, 1.0);
     if (c->d.tp > 1)
