@@ -289,6 +289,12 @@ static void report_text_detailed(FILE *out, const point_t *p,
                      "%lld shared, expert ffn %lld\n",
                 (long long)m->d.experts, (long long)m->d.top_k,
                 (long long)m->d.shared_experts, (long long)m->d.expert_ffn);
+    if (m->d.kv_lora_rank > 0)
+        fprintf(out, "  latent attention         q rank %lld, kv rank %lld, qk head %lld+%lld "
+                     "RoPE, v head %lld\n",
+                (long long)m->d.q_lora_rank, (long long)m->d.kv_lora_rank,
+                (long long)m->d.qk_nope_head_dim, (long long)m->d.qk_rope_head_dim,
+                (long long)m->d.v_head_dim);
     fprintf(out, "  parameters               %12.3f B (%.3f B per device)\n",
             params / 1e9, per_device / 1e9);
     fprintf(out, "  forward FLOPs per seq    %12.3f TFLOP\n",

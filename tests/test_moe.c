@@ -162,6 +162,32 @@ static void test_memory_band(void)
     engine_free(&e);
 }
 
+/* Inference with latent attention caches the compressed latent and the
+ * shared RoPE key per token and layer (kv_lora_rank + qk_rope_head_dim
+ * elements, whole on every TP rank), not K and V of every head. */
+static void test_mla_kv_cache(void)
+{
+    const char *text =
+        "fidelity = \"detailed\";\n"
+        "model = { name = \"mla-small\"; type = \"llm\"; arch = \"deepseek\"; layers = 4; "
+        "hidden = 1024; ffn = 4096; heads = 8; seq_len = 2048; vocab = 32000; "
+        "mlp = \"swiglu\"; position = \"rope\"; q_lora_rank = 256; kv_lora_rank = 128; "
+        "qk_nope_head_dim = 64; qk_rope_head_dim = 32; v_head_dim = 64; };\n"
+        "system = { name = \"h100-2\"; hardware = \"h100-sxm-80g\"; devices = 2; };\n"
+        "task = { type = \"inference\"; tp = 2; pp = 1; dp = 1; micro_batch = 4; "
+        "prompt_tokens = 1024; decode_tokens = 64; };\n";
+    point_t p;
+    load_err err;
+    engine e;
+    engine_init(&e, false);
+    result_t r;
+    CU_ASSERT_EQUAL_FATAL(point_text("mla-inf.cfg", text, &p, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(eval_point(&p, &e, &r, NULL), STATUS_OK);
+    /* 4 layers x (128 + 32) x (1024 + 64) tokens x 4 sequences x 2 bytes */
+    UNIT_ASSERT_CLOSE(r.mem_kv_cache_bytes_per_device, 4.0 * 160.0 * 1088.0 * 4.0 * 2.0, 1e-12);
+    engine_free(&e);
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS)
@@ -172,5 +198,6 @@ int main(void)
     CU_add_test(s, "expert parallel folding", test_expert_folding);
     CU_add_test(s, "partial NVL72 racks", test_partial_rack);
     CU_add_test(s, "memory band and headroom", test_memory_band);
+    CU_add_test(s, "MLA KV cache", test_mla_kv_cache);
     return unit_run();
 }

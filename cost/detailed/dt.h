@@ -186,6 +186,19 @@ typedef struct dt_attn_sh {
 } dt_attn_sh;
 void dt_attn_shape(const model_t *m, double tp, dt_attn_sh *o);
 
+/* Elements one token keeps in one layer's KV cache per device: K and V
+ * of its kv heads (grouped-query), or MLA's compressed latent and shared
+ * RoPE key (kv_lora_rank + qk_rope_head_dim, the absorbed form inference
+ * engines cache; whole on every tensor-parallel rank). */
+static inline double dt_kv_cache_cols(const model_t *m, double tp)
+{
+    if (m->d.kv_lora_rank > 0)
+        return (double)(m->d.kv_lora_rank + m->d.qk_rope_head_dim);
+    double kv = (double)(m->kv_heads > 0 ? m->kv_heads : m->heads);
+    double kvt = kv / tp > 1.0 ? kv / tp : 1.0;
+    return 2.0 * kvt * dt_head_dim(m);
+}
+
 /* Parameters of one layer's attention (whole, tp = 1). */
 static inline double dt_attn_params(const model_t *m)
 {

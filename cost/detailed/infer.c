@@ -57,8 +57,7 @@ void dt_infer_stage(const dt_ctx *c, const dt_stages *st, const dt_infer_k *k, i
     double peak = hw->peak_flops[c->dt] > 0 ? hw->peak_flops[c->dt] : hw->peak_flops[HW_BF16];
     double wb = hw_dtype_bytes(c->dt);
     double lpd = dt_layer_params(c, false), lpm = dt_layer_params(c, true);
-    double kv = (double)(m->kv_heads > 0 ? m->kv_heads : m->heads);
-    double kvt = kv / tp > 1.0 ? kv / tp : 1.0, dh = dt_head_dim(m);
+    double kvcols = dt_kv_cache_cols(m, tp);
     double prompt = (double)(c->t->prompt_tokens > 0 ? c->t->prompt_tokens : m->seq_len);
     double steps = (double)c->t->decode_tokens;
     double ctx_mean = prompt + 0.5 * steps; /* KV read per step, averaged */
@@ -89,7 +88,7 @@ void dt_infer_stage(const dt_ctx *c, const dt_stages *st, const dt_infer_k *k, i
     double touched = local < mb * (double)dt_top_k(m) ? local : mb * (double)dt_top_k(m);
     double active = (double)nd * lpd + (double)nm * (lpm - dt_expert_params(c)) +
                     (double)nm * touched * dt_expert_params(c) / (local > 1.0 ? local : 1.0);
-    double kvbytes = 2.0 * nl * kvt * dh * ctx_mean * mb * c->ab / (double)c->d.cp;
+    double kvbytes = nl * kvcols * ctx_mean * mb * c->ab / (double)c->d.cp;
     double flops = 2.0 * (active + head_p) * mb;
     double stream = hw_mem_time(hw, wb * (active + head_p) + kvbytes) / c->f.mem;
     double crunch =

@@ -124,8 +124,7 @@ static void dt_memory_infer(const dt_ctx *c, const dt_stages *st, dt_mem *mem)
     const model_t *m = c->m;
     double lpd = dt_layer_params(c, false), lpm = dt_layer_params(c, true);
     double wb = hw_dtype_bytes(c->dt), h = (double)m->hidden;
-    double kv = (double)(m->kv_heads > 0 ? m->kv_heads : m->heads);
-    double kvt = fmax(kv / (double)c->d.tp, 1.0), dh = dt_head_dim(m);
+    double kvcols = dt_kv_cache_cols(m, (double)c->d.tp);
     double ctx = (double)(c->t->prompt_tokens > 0 ? c->t->prompt_tokens : m->seq_len) +
                  (double)c->t->decode_tokens;
     double tp = (double)c->d.tp, mb = (double)c->d.mb;
@@ -143,7 +142,7 @@ static void dt_memory_infer(const dt_ctx *c, const dt_stages *st, dt_mem *mem)
         if (s == c->d.pp - 1)
             all += dt_head_params_dev(c);
         double weights = wb * all;
-        double kvc = 2.0 * (double)layers * kvt * dh * ctx * mb * c->ab / (double)c->d.cp;
+        double kvc = (double)layers * kvcols * ctx * mb * c->ab / (double)c->d.cp;
         double acts = c->tok * (4.0 * h + 3.0 * cols / tp) * c->ab +
                       (s == c->d.pp - 1 ? mb * (double)m->vocab / tp * 4.0 : 0.0);
         double total = weights + kvc + acts + c->st->reserve_bytes;

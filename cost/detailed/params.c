@@ -181,7 +181,9 @@ double detailed_model_flops(const model_t *m, bool causal_half)
     double per_token = 2.0 * ((double)m->layers * attn +
                               dense_l * mats * h * (double)m->ffn +
                               moe_l * active_expert + (double)m->vocab * h);
-    double core = 4.0 * s * (double)m->heads * dt_head_dim(m) * (double)m->layers *
+    dt_attn_sh as; /* QK^T over the query/key dimension, PV over the value's */
+    dt_attn_shape(m, 1.0, &as);
+    double core = 2.0 * s * (double)m->heads * (as.dqk + as.dv) * (double)m->layers *
                   (causal_half && m->causal ? 0.5 : 1.0);
     return s * (per_token + core);
 }
