@@ -38,6 +38,7 @@ recompute = auto (the least of none, selective, full whose memory fits
 the device: what a practitioner would run).
 """
 import csv
+import functools
 import glob
 import json
 import os
@@ -48,10 +49,8 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
-GPUS = {"a100-40g", "a100-80g", "h100-sxm-80g", "h100-96g-500w", "v100-32g",
-        "h200", "b200", "gb200-nvl72", "mi300x"}
 ARCHS = {"gpt", "llama", "mpt", "bloom", "vit", "mixtral", "deepseek"}
-PRECISIONS = {"bf16", "fp16", "fp8", "tf32", "fp32"}
+PRECISIONS = {"bf16", "fp16", "fp8", "fp4", "tf32", "fp32"}
 RECOMPUTE = {"none", "selective", "full"}
 POSITIONS = {"learned", "rope", "alibi", "none"}
 
@@ -65,6 +64,17 @@ def binary():
         if os.access(cand, os.X_OK):
             return cand
     sys.exit("validate: no madsweep binary (set MADSWEEP or build into build/)")
+
+
+@functools.lru_cache(maxsize=None)
+def hardware_names():
+    """The generations of the hardware catalogue, as `madsweep list
+    hardware` prints them (its first column, after two header lines)."""
+    proc = subprocess.run([binary(), "list", "hardware"], capture_output=True, text=True)
+    if proc.returncode != 0:
+        sys.exit(f"validate: madsweep list hardware failed: {proc.stderr.strip()}")
+    return frozenset(line.split()[0] for line in proc.stdout.splitlines()[2:]
+                     if line.strip())
 
 
 class Unmappable(Exception):
@@ -87,7 +97,7 @@ def point_text(row, used):
     if arch not in ARCHS:
         raise Unmappable(f"unknown arch {arch!r}")
     gpu = (row.get("gpu") or "").strip()
-    if gpu not in GPUS:
+    if gpu not in hardware_names():
         raise Unmappable(f"unknown gpu {gpu!r}")
     layers = cell(row, "layers", None, used)
     hidden = cell(row, "hidden", None, used)
