@@ -34,6 +34,8 @@ static const card cards[] = {
     {"qwen3-14b", 14.8, 0.1, 0, "Qwen/Qwen3-14B card: 14.8B"},
     {"qwen3-14b", 13.2, 0.1, 1, "Qwen/Qwen3-14B card: 13.2B non-embedding"},
     {"qwen3-32b", 32.8, 0.1, 0, "Qwen/Qwen3-32B card: 32.8B"},
+    /* GPT-J: 6,053,381,344 per its card; the 3 M of biases are not modelled */
+    {"gpt-j-6b", 6.05, 0.01, 0, "EleutherAI/gpt-j-6b card: 6.05B"},
 };
 
 /* Parameters of `m` as card `c` counts them, in billions. */
