@@ -7,7 +7,7 @@
 #include <string.h>
 
 static const char *const hw_dtype_names[HW_NDTYPES] = {"fp32", "tf32", "bf16",
-                                                      "fp8", "int8"};
+                                                      "fp8", "int8", "fp4"};
 
 int hw_dtype_parse(const char *s)
 {
@@ -32,9 +32,16 @@ double hw_dtype_bytes(hw_dtype d)
         return 4.0;
     case HW_BF16:
         return 2.0;
+    case HW_FP4:
+        return 0.5;
     default:
         return 1.0;
     }
+}
+
+int hw_dtype_narrow(hw_dtype d)
+{
+    return d == HW_FP8 || d == HW_FP4;
 }
 
 static int hw_frac(double x)
@@ -93,6 +100,9 @@ status_code hw_check(const hw_t *h, const char **bad)
     if (!hw_table_ok(h->gemm_fp8_log10_flops, h->gemm_fp8_efficiency, h->gemm_fp8_points, 0,
                      "gemm_fp8_log10_flops", "gemm_fp8_efficiency", bad))
         return STATUS_INVALID_VALUE;
+    if (!hw_table_ok(h->gemm_fp4_log10_flops, h->gemm_fp4_efficiency, h->gemm_fp4_points, 0,
+                     "gemm_fp4_log10_flops", "gemm_fp4_efficiency", bad))
+        return STATUS_INVALID_VALUE;
     HW_BAD(isfinite(h->efficiency_uncertainty) && h->efficiency_uncertainty >= 0 &&
                h->efficiency_uncertainty < 0.5,
            "efficiency_uncertainty");
@@ -148,6 +158,9 @@ double hw_gemm_efficiency_dtype(const hw_t *h, hw_dtype d, double flops)
     if (d == HW_FP8 && h->gemm_fp8_points > 0 && h->peak_flops[HW_FP8] > 0)
         return hw_table(h->gemm_fp8_log10_flops, h->gemm_fp8_efficiency,
                         h->gemm_fp8_points, flops);
+    if (d == HW_FP4 && h->gemm_fp4_points > 0 && h->peak_flops[HW_FP4] > 0)
+        return hw_table(h->gemm_fp4_log10_flops, h->gemm_fp4_efficiency,
+                        h->gemm_fp4_points, flops);
     return hw_gemm_efficiency(h, flops);
 }
 

@@ -34,7 +34,8 @@ typedef enum hw_dtype {
     HW_BF16 = 2, /* also FP16 */
     HW_FP8 = 3,
     HW_INT8 = 4,
-    HW_NDTYPES = 5
+    HW_FP4 = 5, /* FP4 tensor cores (NVFP4/MXFP4, Blackwell) */
+    HW_NDTYPES = 6
 } hw_dtype;
 
 typedef struct hw_t {
@@ -54,6 +55,10 @@ typedef struct hw_t {
     int gemm_fp8_points;
     double gemm_fp8_log10_flops[HW_EFF_POINTS];
     double gemm_fp8_efficiency[HW_EFF_POINTS];
+    /* FP4 GEMMs: the same against the FP4 peak (0 points: the BF16 table) */
+    int gemm_fp4_points;
+    double gemm_fp4_log10_flops[HW_EFF_POINTS];
+    double gemm_fp4_efficiency[HW_EFF_POINTS];
     /* relative uncertainty (+-) of the compute efficiencies (GEMM,
      * attention, HBM streaming) and of the network figures: small for
      * generations calibrated on published runs, larger for transferred
@@ -78,19 +83,25 @@ typedef struct hw_t {
     double price_per_hour_usd;     /* per device-hour */
 } hw_t;
 
-/* "fp32", "tf32", "bf16", "fp16" (= bf16 peak), "fp8", "int8"; -1 if
- * unknown. */
+/* "fp32", "tf32", "bf16", "fp16" (= bf16 peak), "fp8", "int8", "fp4";
+ * -1 if unknown. A dtype whose peak a generation lacks (0) runs at its
+ * BF16 peak and BF16 efficiency table. */
 int hw_dtype_parse(const char *s);
 const char *hw_dtype_name(hw_dtype d);
-/* Bytes per element of a dtype (fp32/tf32: 4, bf16: 2, fp8/int8: 1). */
+/* Bytes per element of a dtype (fp32/tf32: 4, bf16: 2, fp8/int8: 1,
+ * fp4: 0.5). */
 double hw_dtype_bytes(hw_dtype d);
+/* A narrow-float GEMM dtype (FP8, FP4): only the GEMMs that take it run
+ * in it, with cast/scaling passes; attention and the other GEMMs in
+ * BF16. */
+int hw_dtype_narrow(hw_dtype d);
 
 /* Checks the figures; on a bad one returns STATUS_INVALID_VALUE and sets
  * *bad to its key name. */
 status_code hw_check(const hw_t *h, const char **bad);
 
-/* GEMM efficiency for an operation of `flops` FLOPs (the FP8 table for
- * HW_FP8 when the generation has one). */
+/* GEMM efficiency for an operation of `flops` FLOPs (the FP8 / FP4 table
+ * for HW_FP8 / HW_FP4 when the generation has that table and peak). */
 double hw_gemm_efficiency(const hw_t *h, double flops);
 double hw_gemm_efficiency_dtype(const hw_t *h, hw_dtype d, double flops);
 

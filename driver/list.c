@@ -45,9 +45,9 @@ static int list_hardware(const char *dir, FILE *out, FILE *err)
     if (!l)
         return 1;
     fprintf(out, "hardware generations (%s/hardware.cfg):\n", dir);
-    fprintf(out, "%-16s %10s %10s %8s %9s %8s %12s %10s %8s %8s\n", "name",
-            "BF16 TF/s", "FP8 TF/s", "HBM GB", "HBM TB/s", "scale-up", "up GB/s/dir",
-            "NIC Gb/s", "board W", "USD/h");
+    fprintf(out, "%-16s %10s %10s %10s %8s %9s %8s %12s %10s %8s %8s\n", "name",
+            "BF16 TF/s", "FP8 TF/s", "FP4 TF/s", "HBM GB", "HBM TB/s", "scale-up",
+            "up GB/s/dir", "NIC Gb/s", "board W", "USD/h");
     int rc = 0;
     for (int i = 0; i < config_setting_length(l); i++) {
         hw_t h;
@@ -58,8 +58,9 @@ static int list_hardware(const char *dir, FILE *out, FILE *err)
             rc = 1;
             continue;
         }
-        fprintf(out, "%-16s %10.0f %10.0f %8.0f %9.2f %8lld %12.0f %10.0f %8.0f %8.2f\n",
+        fprintf(out, "%-16s %10.0f %10.0f %10.0f %8.0f %9.2f %8lld %12.0f %10.0f %8.0f %8.2f\n",
                 h.name, h.peak_flops[HW_BF16] / 1e12, h.peak_flops[HW_FP8] / 1e12,
+                h.peak_flops[HW_FP4] / 1e12,
                 h.mem_capacity_bytes / 1e9, h.mem_bw_bytes_per_s / 1e12,
                 (long long)h.scaleup_devices, h.scaleup_bytes_per_s / 1e9,
                 h.nic_bytes_per_s * 8 / 1e9, h.board_power_w, h.price_per_hour_usd);

@@ -212,6 +212,8 @@ static const load_key hw_keys[] = {
      "BF16/FP16 dense tensor peak, FLOP/s"},
     {"peak_fp8_flops", LT_FLOAT, HWO(HW_FP8), LK_ALL, LR_NO, "FP8 dense peak, FLOP/s (0: none)"},
     {"peak_int8_ops", LT_FLOAT, HWO(HW_INT8), LK_ALL, LR_NO, "INT8 dense peak, OP/s (0: none)"},
+    {"peak_fp4_flops", LT_FLOAT, HWO(HW_FP4), LK_ALL, LR_NO,
+     "FP4 dense peak (NVFP4/MXFP4), FLOP/s (0: none: FP4 runs at the BF16 peak)"},
     HK(mem_capacity_bytes, LT_FLOAT, LR_YES, "device memory, bytes"),
     HK(mem_bw_bytes_per_s, LT_FLOAT, LR_YES, "device memory bandwidth, bytes/s"),
     HK(mem_bw_efficiency, LT_FLOAT, LR_YES, "fraction of memory bandwidth streaming kernels reach"),
@@ -229,6 +231,10 @@ static const load_key hw_keys[] = {
      "FP8 GEMM size points, log10 FLOPs (default: FP8 GEMMs use the BF16 table)"},
     {"gemm_fp8_efficiency", LT_ANY, 0, LK_ALL, LR_NO,
      "FP8 GEMM fraction of the FP8 peak at each size point"},
+    {"gemm_fp4_log10_flops", LT_ANY, 0, LK_ALL, LR_NO,
+     "FP4 GEMM size points, log10 FLOPs (default: FP4 GEMMs use the BF16 table)"},
+    {"gemm_fp4_efficiency", LT_ANY, 0, LK_ALL, LR_NO,
+     "FP4 GEMM fraction of the FP4 peak at each size point"},
     HK(efficiency_uncertainty, LT_FLOAT, LR_NO,
        "relative +- of the compute efficiencies, for the band (default 0)"),
     HK(network_uncertainty, LT_FLOAT, LR_NO,
@@ -315,7 +321,8 @@ static const load_key dtask_keys[] = {
         "TP communication hidden behind the GEMMs: true fully, false never (default: as the "
         "stack does)"),
     {"precision", LT_DTYPE, offsetof(task_t, detailed.dtype), LK_ALL, LR_NO,
-     "\"bf16\" (default), \"fp16\", \"fp8\", \"tf32\", \"fp32\""},
+     "\"bf16\" (default), \"fp16\", \"fp8\", \"fp4\", \"tf32\", \"fp32\" (a peak the "
+     "hardware lacks: its BF16 peak)"},
     DTA(micro_batch, LT_MB, LR_NO,
         "sequences per micro-batch, or \"auto\": the fastest dividing the replica's batch "
         "that fits (default: the stack's)"),
@@ -692,7 +699,7 @@ static int load_value(const config_setting_t *s, const load_key *k, void *obj,
             "\"none\", \"selective\", \"full\" or \"auto\"",
             "\"1f1b\", \"interleaved\" or \"gpipe\"",
             "\"flash\", \"tuned\" or \"unfused\"",
-            "\"fp32\", \"tf32\", \"bf16\", \"fp16\", \"fp8\" or \"int8\"",
+            "\"fp32\", \"tf32\", \"bf16\", \"fp16\", \"fp8\", \"int8\" or \"fp4\"",
             "\"ring\", \"tree\" or \"hierarchical\"",
             "an order of tp, cp, dp, pp joined by '-', innermost first (\"tp-cp-dp-pp\")",
             "\"table\", \"row\" or \"column\"",
@@ -1227,6 +1234,27 @@ static int load_farray(const config_setting_t *g, const char *key, double *out,
     return 0;
 }
 
+/* A narrow-float GEMM table (FP8, FP4) of a hardware entry: both keys or
+ * neither, with or without a base (one table); a base's table stays when
+ * neither is given. */
+static int load_hw_narrow(const config_setting_t *g, const char *xkey, const char *ykey,
+                          const char *name, double *xs, double *ys, int *points,
+                          load_err *err)
+{
+    if (!config_setting_get_member(g, xkey) && !config_setting_get_member(g, ykey))
+        return 0;
+    int nx = 0, ny = 0;
+    if (load_farray(g, xkey, xs, &nx, err) || load_farray(g, ykey, ys, &ny, err))
+        return -1;
+    if (nx != ny) {
+        load_fail(err, load_member_or(g, ykey), "hardware '%s': %s has %d points, %s %d",
+                  name, ykey, ny, xkey, nx);
+        return -1;
+    }
+    *points = nx;
+    return 0;
+}
+
 static int load_hw_at(const config_setting_t *g, const char *configs_dir,
                       load_reads *reads, int depth, hw_t *h, load_err *err)
 {
@@ -1261,22 +1289,13 @@ static int load_hw_at(const config_setting_t *g, const char *configs_dir,
         }
         h->gemm_points = nx;
     }
-    bool fx = config_setting_get_member(g, "gemm_fp8_log10_flops") != NULL;
-    bool fy = config_setting_get_member(g, "gemm_fp8_efficiency") != NULL;
-    if (fx || fy) {
-        /* both or neither, with or without a base: one table */
-        int nx = 0, ny = 0;
-        if (load_farray(g, "gemm_fp8_log10_flops", h->gemm_fp8_log10_flops, &nx, err) ||
-            load_farray(g, "gemm_fp8_efficiency", h->gemm_fp8_efficiency, &ny, err))
-            goto out;
-        if (nx != ny) {
-            load_fail(err, load_member_or(g, "gemm_fp8_efficiency"),
-                      "hardware '%s': gemm_fp8_efficiency has %d points, "
-                      "gemm_fp8_log10_flops %d", h->name, ny, nx);
-            goto out;
-        }
-        h->gemm_fp8_points = nx;
-    }
+    if (load_hw_narrow(g, "gemm_fp8_log10_flops", "gemm_fp8_efficiency", h->name,
+                       h->gemm_fp8_log10_flops, h->gemm_fp8_efficiency,
+                       &h->gemm_fp8_points, err) ||
+        load_hw_narrow(g, "gemm_fp4_log10_flops", "gemm_fp4_efficiency", h->name,
+                       h->gemm_fp4_log10_flops, h->gemm_fp4_efficiency,
+                       &h->gemm_fp4_points, err))
+        goto out;
     const char *bad = NULL;
     if (hw_check(h, &bad) != STATUS_OK) {
         load_fail(err, load_member_or(g, bad), "key '%s' in hardware '%s': out of "
@@ -1803,7 +1822,7 @@ static const char *load_enum_name(load_type t, int v, char *buf, size_t size)
     static const char *const rc[] = {"none", "selective", "full", "auto"};
     static const char *const sched[] = {"1f1b", "gpipe"};
     static const char *const att[] = {"flash", "unfused", "tuned"};
-    static const char *const dt[] = {"bf16", "fp32", "tf32", "fp8", "int8"};
+    static const char *const dt[] = {"bf16", "fp32", "tf32", "fp8", "int8", "fp4"};
     static const char *const algo[] = {"ring", "tree", "hierarchical"};
     static const char *const shard[] = {"table", "row", "column"};
     static const char *const opt[] = {"rowwise_adagrad", "sgd", "adagrad", "adam"};

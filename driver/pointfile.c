@@ -70,6 +70,12 @@ static void pointfile_hw_any(const char *key, void *arg)
     else if (strcmp(key, "gemm_fp8_efficiency") == 0 && h->gemm_fp8_points > 0)
         pointfile_floats(c->out, c->indent, key, h->gemm_fp8_efficiency,
                          h->gemm_fp8_points);
+    else if (strcmp(key, "gemm_fp4_log10_flops") == 0 && h->gemm_fp4_points > 0)
+        pointfile_floats(c->out, c->indent, key, h->gemm_fp4_log10_flops,
+                         h->gemm_fp4_points);
+    else if (strcmp(key, "gemm_fp4_efficiency") == 0 && h->gemm_fp4_points > 0)
+        pointfile_floats(c->out, c->indent, key, h->gemm_fp4_efficiency,
+                         h->gemm_fp4_points);
 }
 
 /* A MAD-Max system's `hardware`: the generation its power and price came

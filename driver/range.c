@@ -71,7 +71,7 @@ static const range_float range_floats[] = {
     RANGE_PEAK("peak_fp64_flops"), RANGE_PEAK("peak_fp32_flops"),
     RANGE_PEAK("peak_fp16_flops"), RANGE_PEAK("peak_int8_ops"),
     RANGE_PEAK("peak_tf32_flops"), RANGE_RATE("peak_bf16_flops"),
-    RANGE_PEAK("peak_fp8_flops"), RANGE_FRAC("flops_util"),
+    RANGE_PEAK("peak_fp8_flops"), RANGE_PEAK("peak_fp4_flops"), RANGE_FRAC("flops_util"),
     RANGE_RATE("mem_capacity_bytes"), RANGE_RATE("mem_bw_bytes_per_s"),
     RANGE_FRAC("mem_bw_util"), RANGE_RATE("nvlink_bidir_bytes_per_s"),
     RANGE_FRAC("nvlink_util"), RANGE_RATE("nic_bidir_bytes_per_s"),
@@ -85,10 +85,11 @@ static const range_float range_floats[] = {
     {"pod_oversubscription", 1.0, 1e6, 1}, {"capacity_factor", 1e-3, 1e3, 1},
     {"memory_fraction", 1e-3, 1.0, 1},
     {"grad_reduce_bytes", 0.125, 16.0, 1},
-    /* hardware: the FP8 GEMM table, the bands, power and price (cost/hw.c
+    /* hardware: the FP8 / FP4 GEMM tables, the bands, power and price (cost/hw.c
      * hw_check: uncertainties below 0.5, idle power at most board power) */
     {"attention_tuned_efficiency", 1e-6, 1.0, 1}, {"gemm_fp8_log10_flops", -10.0, 40.0, 1},
-    RANGE_FRAC("gemm_fp8_efficiency"), {"efficiency_uncertainty", 0.0, 0.49, 1},
+    RANGE_FRAC("gemm_fp8_efficiency"), {"gemm_fp4_log10_flops", -10.0, 40.0, 1},
+    RANGE_FRAC("gemm_fp4_efficiency"), {"efficiency_uncertainty", 0.0, 0.49, 1},
     {"network_uncertainty", 0.0, 0.49, 1}, {"board_power_w", 1e-3, 1e6, 1},
     {"idle_power_w", 1e-3, 1e6, 1}, {"price_per_hour_usd", 1e-6, 1e6, 1},
     /* software stacks: numbers and [low, nominal, high] facts, each value

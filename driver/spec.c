@@ -650,7 +650,7 @@ static int spec_tasks(spec *sp, const config_setting_t *s, load_err *err)
             int d = pt ? hw_dtype_parse(pt) : -1;
             if (d < 0) {
                 load_fail(err, ps, "key 'precision': expected \"bf16\", "
-                          "\"fp16\", \"fp8\", \"tf32\" or \"fp32\"");
+                          "\"fp16\", \"fp8\", \"fp4\", \"tf32\" or \"fp32\"");
                 return -1;
             }
             t->dtype = d;

@@ -100,7 +100,7 @@ static const speckey speckeys_task[] = {
      (double)SPEC_MAX_LAYERS},
     {"frozen_layers", D, "detailed finetune: the first N layers frozen", 0,
      (double)SPEC_MAX_LAYERS},
-    {"precision", D, "detailed: \"bf16\" (default), \"fp16\", \"fp8\", \"tf32\", \"fp32\"", 0, 0},
+    {"precision", D, "detailed: \"bf16\" (default), \"fp16\", \"fp8\", \"fp4\", \"tf32\", \"fp32\"", 0, 0},
     {"prompt_tokens", D, "detailed inference: prompt length (default seq_len)", 1,
      (double)SPEC_MAX_TOKENS},
     {"decode_tokens", D, "detailed inference: generated tokens (default 128)", 1,

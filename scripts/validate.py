@@ -47,6 +47,7 @@ recompute = auto (the least of none, selective, full whose memory fits
 the device: what a practitioner would run).
 """
 import csv
+import functools
 import glob
 import json
 import os
@@ -58,8 +59,6 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
-GPUS = {"a100-40g", "a100-80g", "h100-sxm-80g", "h100-96g-500w", "v100-32g",
-        "h200", "b200", "gb200-nvl72", "mi300x", "mi325x"}
 ARCHS = {"gpt", "llama", "mpt", "bloom", "vit", "mixtral", "deepseek", "deepseek-mla"}
 # Architecture names of calibration_v3.md ("New values") that stand for a
 # layout the columns cannot hold: the tool's arch and model keys.
@@ -71,7 +70,7 @@ ARCH_KEYS = {"deepseek-mla": ("deepseek", {"q_lora_rank": 1536, "kv_lora_rank": 
                                            "v_head_dim": 128})}
 # Mixture-of-experts columns of calibration_v3_additions.csv -> model keys.
 MOE_KEYS = ("experts", "top_k", "shared_experts", "expert_ffn", "dense_layers")
-PRECISIONS = {"bf16", "fp16", "fp8", "tf32", "fp32"}
+PRECISIONS = {"bf16", "fp16", "fp8", "fp4", "tf32", "fp32"}
 RECOMPUTE = {"none", "selective", "full"}
 POSITIONS = {"learned", "rope", "alibi", "none"}
 
@@ -85,6 +84,17 @@ def binary():
         if os.access(cand, os.X_OK):
             return cand
     sys.exit("validate: no madsweep binary (set MADSWEEP or build into build/)")
+
+
+@functools.lru_cache(maxsize=None)
+def hardware_names():
+    """The generations of the hardware catalogue, as `madsweep list
+    hardware` prints them (its first column, after two header lines)."""
+    proc = subprocess.run([binary(), "list", "hardware"], capture_output=True, text=True)
+    if proc.returncode != 0:
+        sys.exit(f"validate: madsweep list hardware failed: {proc.stderr.strip()}")
+    return frozenset(line.split()[0] for line in proc.stdout.splitlines()[2:]
+                     if line.strip())
 
 
 class Unmappable(Exception):
@@ -117,7 +127,7 @@ def point_text(row, used):
     if hd and "kv_lora_rank" not in extra:
         extra["head_dim"] = int(hd.group(1))
     gpu = (row.get("gpu") or "").strip()
-    if gpu not in GPUS:
+    if gpu not in hardware_names():
         raise Unmappable(f"unknown gpu {gpu!r}")
     layers = cell(row, "layers", None, used)
     hidden = cell(row, "hidden", None, used)

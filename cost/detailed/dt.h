@@ -148,8 +148,8 @@ static inline double dt_dpcoll(const dt_ctx *c, topo_coll k, int64_t n, int64_t 
     return topo_coll_time_net(c->topo, k, n, stride, bytes / c->f.net, &c->dpnet);
 }
 
-/* A GEMM in the compute dtype (FP8 GEMMs with their cast overhead when
- * `lowp` and the compute dtype is FP8; others in BF16). */
+/* A GEMM in the compute dtype (FP8/FP4 GEMMs with their cast overhead
+ * when `lowp` and the compute dtype is FP8 or FP4; others in BF16). */
 double dt_gemm_p(const dt_ctx *c, double m, double n, double k, double batch, bool lowp);
 static inline double dt_gemm(const dt_ctx *c, double m, double n, double k, double batch)
 {

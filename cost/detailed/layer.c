@@ -9,9 +9,10 @@
  *             as one GEMM), MoE router (BF16) and experts (top-k tokens
  *             times capacity factor), shared experts; all split by tp.
  *             Backward = data and weight gradients, each the forward's
- *             FLOPs. Time = roofline (hw_gemm_time_scaled); FP8 GEMMs run
- *             at the FP8 table and pay the stack's cast/scaling passes.
- *   attention core (BF16 even under FP8): fused (flash) at the
+ *             FLOPs. Time = roofline (hw_gemm_time_scaled); FP8 (FP4)
+ *             GEMMs run at the FP8 (FP4) peak and table and pay the
+ *             stack's cast/scaling passes.
+ *   attention core (BF16 even under FP8/FP4): fused (flash) at the
  *             hardware's attention efficiency, 4 T s dh a/tp FLOPs
  *             forward (halved when causal), backward 2.5 x forward
  *             (FlashAttention-2 recomputes the scores); or unfused
@@ -56,7 +57,7 @@ static double dt_gemm_eff(const dt_ctx *c, hw_dtype d, double flops)
 static double dt_gemm_x(const dt_ctx *c, double m, double n, double k, double batch, bool lowp,
                         bool grouped)
 {
-    hw_dtype d = lowp ? c->dt : (c->dt == HW_FP8 ? HW_BF16 : c->dt);
+    hw_dtype d = lowp ? c->dt : (hw_dtype_narrow(c->dt) ? HW_BF16 : c->dt);
     /* roofline as hw_gemm_time_scaled, the efficiency looked up once */
     const hw_t *hw = c->hw;
     double flops = 2.0 * m * n * k * batch;
@@ -65,7 +66,7 @@ static double dt_gemm_x(const dt_ctx *c, double m, double n, double k, double ba
     double tc = flops / (peak * c->f.gemm * eff);
     double tm = hw_mem_time(hw, batch * hw_dtype_bytes(d) * (m * k + k * n + m * n)) / c->f.mem;
     double t = (tc > tm ? tc : tm) + hw->kernel_overhead_s;
-    if (d == HW_FP8 && c->f.fp8_cast > 0.0) /* casts and amax of both inputs */
+    if (hw_dtype_narrow(d) && c->f.fp8_cast > 0.0) /* casts and amax of both inputs */
         t += hw_mem_time(c->hw, c->f.fp8_cast * 2.0 * batch * (m * k + k * n)) / c->f.mem;
     return t;
 }
@@ -88,7 +89,7 @@ double dt_elem(const dt_ctx *c, double bytes, double kernels)
 static double dt_attn_rate(const dt_ctx *c)
 {
     const hw_t *hw = c->hw;
-    hw_dtype d = c->dt == HW_FP8 ? HW_BF16 : c->dt;
+    hw_dtype d = hw_dtype_narrow(c->dt) ? HW_BF16 : c->dt;
     double peak = hw->peak_flops[d] > 0 ? hw->peak_flops[d] : hw->peak_flops[HW_BF16];
     double eff = c->attention == TASK_ATTENTION_TUNED && hw->attention_tuned_efficiency > 0
                      ? hw->attention_tuned_efficiency
