@@ -36,6 +36,9 @@ int detailed_position_parse(const char *s);
 int detailed_recompute_parse(const char *s);
 int detailed_schedule_parse(const char *s);
 int detailed_attention_parse(const char *s);
+/* "delayed", "current", "blockwise", "mxfp8", "nvfp4" -> task_fp8_recipe
+ * (1..5); -1 if unknown. */
+int detailed_fp8_recipe_parse(const char *s);
 
 /* Forward FLOPs per sequence of the whole model (matrix multiplies of
  * all layers, attention scores and values, vocabulary projection), as

@@ -64,6 +64,20 @@ typedef enum task_emb_optimizer {
     TASK_EMB_OPT_ADAM = 3             /* 2 fp32 values per element */
 } task_emb_optimizer;
 
+/* How narrow-float (FP8, FP4) GEMM inputs are scaled (Transformer Engine
+ * recipes): the stack's default, per-tensor delayed (amax history),
+ * per-tensor current (amax of the tensor itself), blockwise (1x128 /
+ * 128x128 FP8, DeepSeek-V3), MXFP8 (1x32 blocks, Blackwell), NVFP4 (16-
+ * element blocks with an FP8 scale and a per-tensor one, Blackwell). */
+typedef enum task_fp8_recipe {
+    TASK_FP8_STACK = 0,
+    TASK_FP8_DELAYED = 1,
+    TASK_FP8_CURRENT = 2,
+    TASK_FP8_BLOCKWISE = 3,
+    TASK_FP8_MXFP8 = 4,
+    TASK_FP8_NVFP4 = 5
+} task_fp8_recipe;
+
 typedef struct task_detailed_t {
     int64_t tp, pp, dp, cp, ep, vpp;
     int64_t zero_stage;            /* 0..3 */
@@ -105,6 +119,7 @@ typedef struct task_detailed_t {
     /* recompute = "full" on only this many layers per pipeline stage
      * (NeMo activations_checkpoint_method "block", _num_layers); 0: all */
     int64_t recompute_layers;
+    int fp8_recipe;                /* task_fp8_recipe (0: the stack's casts) */
     /* DLRM */
     int emb_sharding;              /* task_emb_sharding */
     int emb_optimizer;             /* task_emb_optimizer */

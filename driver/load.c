@@ -45,6 +45,7 @@ typedef enum load_type {
     LT_LAYOUT,
     LT_EMB_SHARDING,
     LT_EMB_OPT,
+    LT_FP8_RECIPE,
     LT_FACT,    /* a number, or [low, nominal, high] (cost/stack.h) */
     LT_TEXT,    /* a string of up to STACK_SUMMARY_MAX - 1 bytes */
     LT_TRI,     /* true/false stored as an int 1/0 (absent: -1, set by the caller) */
@@ -341,6 +342,9 @@ static const load_key dtask_keys[] = {
     DTK(decode_tokens, LT_INT, LR_NO, "inference: generated tokens per sequence (required)"),
     DTK(layout, LT_LAYOUT, LR_NO,
         "device order of the parallel dimensions, innermost first (default \"tp-cp-dp-pp\")"),
+    DTK(fp8_recipe, LT_FP8_RECIPE, LR_NO,
+        "FP8/FP4 scaling: \"delayed\", \"current\", \"blockwise\", \"mxfp8\", \"nvfp4\" "
+        "(default: the stack's cast passes as they are)"),
     DTK(lora_rank, LT_INT, LR_NO,
         "finetune: low-rank adapters of this rank in every layer; base weights frozen, data "
         "gradients through all layers (default 0: none)"),
@@ -692,7 +696,8 @@ static int load_value(const config_setting_t *s, const load_key *k, void *obj,
     case LT_ALGO:
     case LT_LAYOUT:
     case LT_EMB_SHARDING:
-    case LT_EMB_OPT: {
+    case LT_EMB_OPT:
+    case LT_FP8_RECIPE: {
         static const char *const expect[] = {
             "\"gpt\", \"llama\", \"mpt\", \"bloom\", \"vit\", \"mixtral\" or \"deepseek\"",
             "\"learned\", \"rope\", \"alibi\" or \"none\"",
@@ -703,7 +708,8 @@ static int load_value(const config_setting_t *s, const load_key *k, void *obj,
             "\"ring\", \"tree\" or \"hierarchical\"",
             "an order of tp, cp, dp, pp joined by '-', innermost first (\"tp-cp-dp-pp\")",
             "\"table\", \"row\" or \"column\"",
-            "\"rowwise_adagrad\", \"sgd\", \"adagrad\" or \"adam\""};
+            "\"rowwise_adagrad\", \"sgd\", \"adagrad\" or \"adam\"",
+            "\"delayed\", \"current\", \"blockwise\", \"mxfp8\" or \"nvfp4\""};
         int which = (int)k->type - (int)LT_ARCH;
         v = k->type == LT_ARCH        ? detailed_arch_parse(text)
             : k->type == LT_POSITION  ? detailed_position_parse(text)
@@ -714,6 +720,7 @@ static int load_value(const config_setting_t *s, const load_key *k, void *obj,
             : k->type == LT_LAYOUT    ? detailed_layout_parse(text)
             : k->type == LT_EMB_SHARDING ? detailed_emb_sharding_parse(text)
             : k->type == LT_EMB_OPT   ? detailed_emb_optimizer_parse(text)
+            : k->type == LT_FP8_RECIPE ? detailed_fp8_recipe_parse(text)
                                       : topo_algo_parse(text);
         if (load_enum(s, text, v, expect[which], &v, err))
             return -1;
@@ -1826,6 +1833,7 @@ static const char *load_enum_name(load_type t, int v, char *buf, size_t size)
     static const char *const algo[] = {"ring", "tree", "hierarchical"};
     static const char *const shard[] = {"table", "row", "column"};
     static const char *const opt[] = {"rowwise_adagrad", "sgd", "adagrad", "adam"};
+    static const char *const f8[] = {"delayed", "current", "blockwise", "mxfp8", "nvfp4"};
     const char *const *names = NULL;
     size_t n = 0;
     int (*parse)(const char *) = NULL;
@@ -1840,6 +1848,7 @@ static const char *load_enum_name(load_type t, int v, char *buf, size_t size)
     case LT_ALGO: LOAD_NAMES(algo, topo_algo_parse); break;
     case LT_EMB_SHARDING: LOAD_NAMES(shard, detailed_emb_sharding_parse); break;
     case LT_EMB_OPT: LOAD_NAMES(opt, detailed_emb_optimizer_parse); break;
+    case LT_FP8_RECIPE: LOAD_NAMES(f8, detailed_fp8_recipe_parse); break;
     case LT_LAYOUT: {
         /* every order of the four dimensions */
         static const char *const dims[4] = {"tp", "cp", "dp", "pp"};

@@ -188,6 +188,36 @@ static void test_mla_kv_cache(void)
     engine_free(&e);
 }
 
+/* FP8 scaling recipes: current scaling's separate amax pass and the
+ * column-wise copies of blockwise/MXFP8 cost HBM time over delayed
+ * scaling's fused casts; a BF16 point does not change. */
+static void test_fp8_recipes(void)
+{
+    char text[640];
+    const char *recipes[] = {"delayed", "mxfp8", "current"};
+    double t[3];
+    engine e;
+    engine_init(&e, false);
+    for (int i = 0; i < 3; i++) {
+        snprintf(text, sizeof text,
+                 "fidelity = \"detailed\";\nstack = \"megatron-core\";\nmodel = \"llama3-8b\";\n"
+                 "system = { name = \"h100-8\"; hardware = \"h100-sxm-80g\"; devices = 8; };\n"
+                 "task = { type = \"pretrain\"; tp = 1; pp = 1; dp = 8; precision = \"fp8\"; "
+                 "fp8_recipe = \"%s\"; micro_batch = 1; global_batch = 64; "
+                 "recompute = \"full\"; };\n",
+                 recipes[i]);
+        point_t p;
+        load_err err;
+        result_t r;
+        CU_ASSERT_EQUAL_FATAL(point_text("fp8r.cfg", text, &p, &err), 0);
+        CU_ASSERT_EQUAL_FATAL(eval_point(&p, &e, &r, NULL), STATUS_OK);
+        t[i] = r.iteration_time_s;
+    }
+    CU_ASSERT(t[0] < t[1]);
+    CU_ASSERT(t[1] < t[2]);
+    engine_free(&e);
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS)
@@ -199,5 +229,6 @@ int main(void)
     CU_add_test(s, "partial NVL72 racks", test_partial_rack);
     CU_add_test(s, "memory band and headroom", test_memory_band);
     CU_add_test(s, "MLA KV cache", test_mla_kv_cache);
+    CU_add_test(s, "FP8 recipes", test_fp8_recipes);
     return unit_run();
 }

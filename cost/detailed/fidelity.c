@@ -50,7 +50,8 @@ static status_code dt_check(const point_t *p, const char **where)
     if (t->frozen_layers < 0 || t->frozen_layers > m->layers ||
         (p->task.kind != TASK_FINETUNE && (t->frozen_layers > 0 || p->task.freeze_emb ||
                                             t->lora_rank > 0)) ||
-        t->lora_rank < 0 || t->recompute_layers < 0) {
+        t->lora_rank < 0 || t->recompute_layers < 0 || t->fp8_recipe < 0 ||
+        t->fp8_recipe > TASK_FP8_NVFP4) {
         *where = "task";
         return STATUS_INVALID_VALUE;
     }
@@ -143,6 +144,30 @@ static status_code dt_check(const point_t *p, const char **where)
     return STATUS_OK;
 }
 
+/* HBM passes (in units of an input's 16-bit bytes) a scaling recipe adds
+ * to the stack's fused casts (Transformer Engine recipes; the stack's
+ * figure is the delayed-scaling one, whose amax comes from a history):
+ * current scaling must reduce the tensor's amax before it can cast, so
+ * the cast leaves its producer (read 2 + write 1 byte: 0.75); blockwise
+ * and MXFP8 scale locally but quantize a second, column-wise copy for
+ * the backward's transposed GEMMs (one more 1-byte write: 0.5); NVFP4
+ * needs the per-tensor amax, the column-wise copy and a random Hadamard
+ * transform of the weight-gradient inputs (about 1.5). */
+static double dt_recipe_passes(int recipe)
+{
+    switch (recipe) {
+    case TASK_FP8_CURRENT:
+        return 0.75;
+    case TASK_FP8_BLOCKWISE:
+    case TASK_FP8_MXFP8:
+        return 0.5;
+    case TASK_FP8_NVFP4:
+        return 1.5;
+    default:
+        return 0.0;
+    }
+}
+
 void dt_facts_resolve(dt_ctx *c, stack_scenario sc)
 {
     const hw_t *hw = c->hw;
@@ -153,7 +178,7 @@ void dt_facts_resolve(dt_ctx *c, stack_scenario sc)
     f->net = 1.0 + k * hw->network_uncertainty;
     f->ew_passes = stack_pick(st->elementwise_passes, sc, false);
     f->launch_s = stack_pick(st->launch_s, sc, false);
-    f->fp8_cast = stack_pick(st->fp8_cast_passes, sc, false);
+    f->fp8_cast = stack_pick(st->fp8_cast_passes, sc, false) + dt_recipe_passes(c->t->fp8_recipe);
     int tpo = c->t->overlap_tp_comm;
     f->tpo_f = tpo == 0 ? 0.0 : tpo == 1 ? 1.0 : stack_pick(st->tp_overlap_fwd, sc, true);
     f->tpo_b = tpo == 0 ? 0.0 : tpo == 1 ? 1.0 : stack_pick(st->tp_overlap_bwd, sc, true);

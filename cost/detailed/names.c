@@ -82,6 +82,13 @@ int detailed_attention_parse(const char *s)
     return dt_lookup(s, n, 3);
 }
 
+int detailed_fp8_recipe_parse(const char *s)
+{
+    static const char *const n[] = {"delayed", "current", "blockwise", "mxfp8", "nvfp4"};
+    int v = dt_lookup(s, n, 5);
+    return v < 0 ? -1 : v + 1;
+}
+
 int detailed_emb_sharding_parse(const char *s)
 {
     static const char *const n[] = {"table", "row", "column"};
