@@ -73,6 +73,11 @@ typedef struct model_detailed_t {
     int64_t qk_nope_head_dim;
     int64_t qk_rope_head_dim;
     int64_t v_head_dim;
+    /* multi-token prediction modules (DeepSeek-V3: 1): each one more
+     * transformer layer of the last layer's kind, a 2h x h projection of
+     * the normed hidden state and the next token's embedding, and the
+     * shared output head and loss again, on the last pipeline stage */
+    int64_t mtp_layers;
     /* DLRM: MLP widths. bot_mlp[0] is the dense-feature input, the last
      * bottom width the bottom output (= emb_dim for the dot interaction);
      * top_mlp lists the top layers' output widths (input: the

@@ -200,6 +200,8 @@ static const load_key dmodel_keys[] = {
     DKD(qk_nope_head_dim, LT_INT, "MLA: per-head query/key dimensions without RoPE (V3: 128)"),
     DKD(qk_rope_head_dim, LT_INT, "MLA: per-head RoPE query/key dimensions (V3: 64)"),
     DKD(v_head_dim, LT_INT, "MLA: per-head value dimension (V3: 128)"),
+    DKD(mtp_layers, LT_INT,
+        "multi-token prediction modules on the last stage (DeepSeek-V3: 1; default 0)"),
 };
 
 #define HWO(i) (offsetof(hw_t, peak_flops) + (size_t)(i) * sizeof(double))

@@ -37,7 +37,7 @@ static const range_int range_ints[] = {
     {"dense_layers", 0, RANGE_P16}, {"head_dim", 0, RANGE_P16},
     {"q_lora_rank", 0, RANGE_P24}, {"kv_lora_rank", 0, RANGE_P24},
     {"qk_nope_head_dim", 0, RANGE_P16}, {"qk_rope_head_dim", 0, RANGE_P16},
-    {"v_head_dim", 0, RANGE_P16}, {"scaleup_tray_devices", 0, RANGE_P24},
+    {"v_head_dim", 0, RANGE_P16}, {"mtp_layers", 0, RANGE_P16}, {"scaleup_tray_devices", 0, RANGE_P24},
     {"devices", 1, RANGE_P24},
     {"nodes", 1, RANGE_P24}, {"nvlinks", 1, RANGE_P16}, {"nic_ports", 1, RANGE_P16},
     {"local_batch_dense", 1, RANGE_P36}, {"local_batch_emb", 1, RANGE_P36},

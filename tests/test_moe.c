@@ -51,9 +51,40 @@ static double total_params(const char *model)
  * low-rank projections, shared experts and leading dense layers. */
 static void test_catalogue_params(void)
 {
-    CU_ASSERT(fabs(total_params("deepseek-v3") / 671e9 - 1.0) < 0.005);
+    /* 671B (card) + one MTP module: a MoE layer with MLA and its 2h x h
+     * projection, 187.1M + 11,325.2M + 102.8M (config.json shapes) */
+    CU_ASSERT(fabs(total_params("deepseek-v3") / (671e9 + 11.615e9) - 1.0) < 0.005);
     CU_ASSERT(fabs(total_params("qwen3-30b-a3b") / 30.5e9 - 1.0) < 0.01);
     CU_ASSERT(fabs(total_params("qwen3-235b-a22b") / 235e9 - 1.0) < 0.01);
+}
+
+/* Multi-token prediction: the module's layer, projection and second
+ * head and loss run on the last stage, so the step takes longer. */
+static void test_mtp(void)
+{
+#define MTP_POINT(k)                                                                      \
+    "fidelity = \"detailed\";\nstack = \"megatron-core-moe\";\n"                                 \
+    "model = { name = \"moe-small\"; type = \"llm\"; arch = \"deepseek\"; layers = 8; "          \
+    "hidden = 2048; ffn = 8192; heads = 16; seq_len = 4096; vocab = 32000; "                  \
+    "mlp = \"swiglu\"; position = \"rope\"; experts = 16; top_k = 2; expert_ffn = 1024; "       \
+    "mtp_layers = " k "; };\n"                                                                \
+    "system = { name = \"h100-8\"; hardware = \"h100-sxm-80g\"; devices = 8; };\n"             \
+    "task = { type = \"pretrain\"; tp = 1; pp = 2; dp = 4; ep = 4; micro_batch = 1; "         \
+    "global_batch = 32; recompute = \"full\"; };\n"
+    const char *texts[2] = {MTP_POINT("0"), MTP_POINT("1")};
+    double t[2];
+    engine e;
+    engine_init(&e, false);
+    for (int k = 0; k < 2; k++) {
+        point_t p;
+        load_err err;
+        result_t r;
+        CU_ASSERT_EQUAL_FATAL(point_text("mtp.cfg", texts[k], &p, &err), 0);
+        CU_ASSERT_EQUAL_FATAL(eval_point(&p, &e, &r, NULL), STATUS_OK);
+        t[k] = r.iteration_time_s;
+    }
+    CU_ASSERT(t[1] > t[0]);
+    engine_free(&e);
 }
 
 /* MLA: one layer's projections in closed form (DeepSeek-V2 section
@@ -225,6 +256,7 @@ int main(void)
     CU_pSuite s = CU_add_suite("moe", NULL, NULL);
     CU_add_test(s, "catalogue MoE/MLA parameters", test_catalogue_params);
     CU_add_test(s, "MLA projections", test_mla_shape);
+    CU_add_test(s, "multi-token prediction", test_mtp);
     CU_add_test(s, "expert parallel folding", test_expert_folding);
     CU_add_test(s, "partial NVL72 racks", test_partial_rack);
     CU_add_test(s, "memory band and headroom", test_memory_band);

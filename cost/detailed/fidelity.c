@@ -72,7 +72,8 @@ static status_code dt_check(const point_t *p, const char **where)
         m->d.qk_rope_head_dim < 0 || m->d.v_head_dim < 0 ||
         m->d.q_lora_rank > DT_MAX_COUNT || m->d.kv_lora_rank > DT_MAX_COUNT ||
         m->d.qk_nope_head_dim > DT_MAX_COUNT || m->d.qk_rope_head_dim > DT_MAX_COUNT ||
-        m->d.v_head_dim > DT_MAX_COUNT ||
+        m->d.v_head_dim > DT_MAX_COUNT || m->d.mtp_layers < 0 ||
+        m->d.mtp_layers > DT_MAX_COUNT ||
         (m->d.kv_lora_rank > 0 && (m->d.qk_nope_head_dim + m->d.qk_rope_head_dim < 1 ||
                                    m->d.v_head_dim < 1))) {
         *where = "model";

@@ -214,6 +214,8 @@ void dt_memory(const dt_ctx *c, const dt_stages *stg, task_recompute rc, dt_mem 
         double acts = (double)kept * act_layer * dt_inflight(c, s) + act_full_layer;
         if (s == c->d.pp - 1 && m->vocab > 0)
             acts += logits;
+        if (s == c->d.pp - 1) /* multi-token prediction: its layers and logits */
+            acts += (double)m->d.mtp_layers * (act_layer * dt_inflight(c, s) + logits);
         double total = weights + grads + opt + acts + st->reserve_bytes;
         if (s == 0 || total > mem->total) {
             mem->weights = weights;

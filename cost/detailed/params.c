@@ -57,9 +57,13 @@ void detailed_params(const model_t *m, const task_detailed_t *t, double *total,
     double shared = (double)m->d.shared_experts * expert +
                     h * (double)m->d.experts; /* router */
     double attn = dt_attn_params(m);
+    /* multi-token prediction: a layer of the last kind and its 2h x h
+     * projection per module (embedding and head shared) */
+    double last_mlp = moe_l > 0.0 ? shared + (double)m->d.experts * expert : dense_mlp;
+    double mtp = (double)m->d.mtp_layers * (attn + last_mlp + 2.0 * h * h);
     double tot = (double)m->layers * attn + dense_l * dense_mlp +
                  moe_l * (shared + (double)m->d.experts * expert) +
-                 dt_emb_params(m);
+                 dt_emb_params(m) + mtp;
     *total = tot;
     double tp = (double)(t->tp > 0 ? t->tp : 1), pp = (double)(t->pp > 0 ? t->pp : 1);
     double ep = (double)(t->ep > 0 ? t->ep : 1);
@@ -165,9 +169,15 @@ double dt_head_params_dev(const dt_ctx *c)
     /* untied: its own matrix; tied: the last stage keeps a copy of the
      * word embedding when it is not also the first */
     const model_t *m = c->m;
+    double h = (double)m->hidden, tp = (double)c->d.tp;
+    double mtp = m->d.mtp_layers > 0
+                     ? (double)m->d.mtp_layers *
+                           (dt_layer_params(c, m->d.experts > 0 && m->d.dense_layers < m->layers) +
+                            2.0 * h * h / tp)
+                     : 0.0;
     if (m->vocab <= 0 || (!m->d.untied_embeddings && c->d.pp == 1))
-        return 0.0;
-    return (double)m->vocab * (double)m->hidden / (double)c->d.tp;
+        return mtp;
+    return (double)m->vocab * h / tp + mtp;
 }
 
 double detailed_model_flops(const model_t *m, bool causal_half)

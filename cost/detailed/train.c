@@ -117,6 +117,17 @@ void dt_ends_cost(const dt_ctx *c, const dt_layers *y, dt_ends *x)
     x->head_b = hg > 0.0 ? hg * g + hw_mem_time(c->hw, lb * 3.0 / 7.0) / c->f.mem +
                                2.0 * c->hw->kernel_overhead_s
                          : 0.0;
+    if (m->d.mtp_layers > 0) {
+        /* each module: its projection, a layer of the last kind, the
+         * shared head and loss again (Megatron-Core multi_token_prediction.py) */
+        const dt_layer *L = &y->t[m->d.experts > 0 && m->d.dense_layers < m->layers ? DT_MOE
+                                                                                     : DT_DENSE];
+        double pj = dt_gemm(c, c->tok, h / (double)c->d.tp, 2.0 * h, 1);
+        double k = (double)m->d.mtp_layers;
+        double hf = x->head_f, hb = x->head_b;
+        x->head_f += k * (pj + L->fwd + hf);
+        x->head_b += k * (2.0 * pj + L->bwd + hb);
+    }
 }
 
 status_code dt_train_time(const dt_ctx *c, const dt_split *sp, const dt_stages *st, engine *e,
