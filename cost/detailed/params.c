@@ -188,12 +188,17 @@ double detailed_model_flops(const model_t *m, bool causal_half)
     double attn = dt_attn_params(m);
     double active_expert = (double)(dt_top_k(m) + m->d.shared_experts) * mats *
                            h * dt_expert_ffn(m);
+    /* multi-token prediction: per module a layer of the last kind, its
+     * projection and the head again */
+    double mtp = (double)m->d.mtp_layers *
+                 (attn + (moe_l > 0.0 ? active_expert : mats * h * (double)m->ffn) +
+                  2.0 * h * h + (double)m->vocab * h);
     double per_token = 2.0 * ((double)m->layers * attn +
                               dense_l * mats * h * (double)m->ffn +
-                              moe_l * active_expert + (double)m->vocab * h);
+                              moe_l * active_expert + (double)m->vocab * h + mtp);
     dt_attn_sh as; /* QK^T over the query/key dimension, PV over the value's */
     dt_attn_shape(m, 1.0, &as);
     double core = 2.0 * s * (double)m->heads * (as.dqk + as.dv) * (double)m->layers *
                   (causal_half && m->causal ? 0.5 : 1.0);
-    return s * (per_token + core);
+    return s * (per_token + core * (1.0 + (double)m->d.mtp_layers / (double)m->layers));
 }
