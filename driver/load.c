@@ -230,6 +230,8 @@ static const load_key hw_keys[] = {
     HK(scaleup_bytes_per_s, LT_FLOAT, LR_YES, "scale-up bandwidth per device, one direction, bytes/s"),
     HK(scaleup_latency_s, LT_FLOAT, LR_YES, "scale-up latency per collective step, s"),
     HK(scaleup_efficiency, LT_FLOAT, LR_YES, "fraction of scale-up bandwidth collectives reach"),
+    HK(scaleup_nvls_efficiency, LT_FLOAT, LR_NO,
+       "in-switch reduction (NVLS) efficiency; 0 (default): the switch cannot reduce"),
     HK(nic_bytes_per_s, LT_FLOAT, LR_YES, "default NIC bandwidth per device, one direction, bytes/s"),
     HK(nic_latency_s, LT_FLOAT, LR_YES, "network latency per collective step, s"),
     HK(nic_efficiency, LT_FLOAT, LR_YES, "fraction of NIC bandwidth collectives reach"),
@@ -252,7 +254,8 @@ static const load_key dsystem_keys[] = {
     YK(pod_devices, LT_INT, LR_NO, "devices per pod; above it the network is oversubscribed"),
     YK(pod_oversubscription, LT_FLOAT, LR_NO, "oversubscription above the pod (e.g. 7 for 1:7)"),
     {"collective", LT_ALGO, offsetof(topo_system_t, algo), LK_ALL, LR_NO,
-     "\"ring\" (default), \"tree\" or \"hierarchical\""},
+     "\"auto\" (default: per collective and size the fastest, as NCCL's tuner), "
+     "\"ring\", \"tree\" or \"hierarchical\""},
     {"board_power_w", LT_ANY, 0, LK_ALL, LR_NO, "board power per device, W (default: the hardware's)"},
     {"idle_power_w", LT_ANY, 0, LK_ALL, LR_NO, "idle power per device, W (default: the hardware's)"},
     {"price_per_hour_usd", LT_ANY, 0, LK_ALL, LR_NO,
@@ -1766,7 +1769,7 @@ static const char *load_enum_name(load_type t, int v, char *buf, size_t size)
     static const char *const sched[] = {"1f1b", "gpipe"};
     static const char *const att[] = {"flash", "unfused", "tuned"};
     static const char *const dt[] = {"bf16", "fp32", "tf32", "fp8", "int8"};
-    static const char *const algo[] = {"ring", "tree", "hierarchical"};
+    static const char *const algo[] = {"auto", "ring", "tree", "hierarchical"};
     static const char *const shard[] = {"table", "row", "column"};
     static const char *const opt[] = {"rowwise_adagrad", "sgd", "adagrad", "adam"};
     const char *const *names = NULL;

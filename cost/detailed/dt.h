@@ -232,6 +232,7 @@ typedef struct dt_layers {
 } dt_layers;
 typedef struct dt_ends {
     double emb_f, emb_b, head_f, head_b;
+    double emb_comp; /* emb_f's compute (without its TP all-reduce) */
 } dt_ends;
 
 /* ---- bounds (fidelity.c): every count the fidelity multiplies or loops

@@ -99,7 +99,7 @@ void dt_ends_cost(const dt_ctx *c, const dt_layers *y, dt_ends *x)
     bool head_train = m->d.untied_embeddings || emb_train;
     bool below_train = emb_train || y->frozen < m->layers; /* head needs dgrad */
     double h = (double)m->hidden, vocab_t = (double)m->vocab / (double)c->d.tp;
-    x->emb_f = dt_elem(c, 2.0 * c->tok * h * c->ab, 1.0);
+    x->emb_f = x->emb_comp = dt_elem(c, 2.0 * c->tok * h * c->ab, 1.0);
     if (c->d.tp > 1)
         x->emb_f += dt_coll(c, TOPO_ALLREDUCE, c->d.tp, c->stride[DT_TP], c->tok * h * c->ab);
     x->emb_b = emb_train ? x->emb_f : 0.0;
@@ -163,7 +163,10 @@ status_code dt_train_time(const dt_ctx *c, const dt_split *sp, const dt_stages *
     double tpipe = dt_schedule_time(tmax, tsum, mm, v);
     r->pipeline_bubble_s = (tsum - tmax) / v;
     double f = c->t->overlap_dp_comm ? c->f.dpo : 0.0;
-    double fwd0 = dt_stage_sum(&y, st, g0, DT_OFF(fwd)) + x.emb_f; /* first forward */
+    /* the window that hides parameter gathers: the compute of stage 0's
+     * first forward (its collectives are no window: a faster collective
+     * never leaves a gather more exposed) */
+    double fwd0 = dt_stage_sum(&y, st, g0, DT_OFF(comp_fwd)) + x.emb_comp;
     /* ZeRO 3 gathering once per step: the first stage's gathers beside
      * its first forward */
     if (c->d.zero >= 3 && !c->z3_ag_mb) {
