@@ -170,6 +170,7 @@ typedef struct detailed_auto_shape {
     bool dlrm;
     int64_t experts;
     bool tp_ok[4], cp_ok[2], ep_ok[2], split_ok[5][2];
+    bool zero_ok[4]; /* ZeRO stages the stack runs */
 } detailed_auto_shape;
 typedef struct detailed_auto_tuple {
     int64_t first;       /* rank of its first candidate in the cell */

@@ -359,6 +359,8 @@ static const load_key stack_keys[] = {
     STK(default_vpp, LT_INT, LR_YES, "interleaved chunks per stage when a run does not say"),
     STK(default_micro_batch, LT_INT, LR_YES, "sequences per micro-batch when a run does not say"),
     STK(default_zero_stage, LT_INT, LR_YES, "ZeRO stage (0-3) when a run does not say"),
+    {"zero_stages", LT_ANY, 0, LK_ALL, LR_NO,
+     "ZeRO stages the stack runs, a list of 0-3 (default: all); auto strategies offer only these"},
     STK(param_bytes, LT_FLOAT, LR_YES, "persistent compute-dtype copy, bytes/parameter (0: none)"),
     STK(master_bytes, LT_FLOAT, LR_YES, "fp32 master weights, bytes/parameter"),
     STK(grad_bytes, LT_FLOAT, LR_YES, "gradient buffer, bytes/parameter"),
@@ -1430,6 +1432,25 @@ int load_stack(const config_setting_t *g, stack_desc *st, load_err *err)
     memset(st, 0, sizeof *st);
     if (load_group(g, "stack", stack_keys, NKEYS(stack_keys), LK_ALL, false, st, err))
         return -1;
+    const config_setting_t *zs = config_setting_get_member(g, "zero_stages");
+    if (zs) {
+        int n = config_setting_is_array(zs) || config_setting_is_list(zs)
+                    ? config_setting_length(zs) : -1;
+        for (int i = 0; i < n; i++) {
+            const config_setting_t *e = config_setting_get_elem(zs, (unsigned)i);
+            int z = config_setting_type(e) == CONFIG_TYPE_INT ? config_setting_get_int(e) : -1;
+            if (z < 0 || z > 3) {
+                n = -1;
+                break;
+            }
+            st->zero_stages |= 1u << z;
+        }
+        if (n < 1) {
+            load_fail(err, zs, "key 'zero_stages' in stack '%s': a list of ZeRO stages 0-3, "
+                      "e.g. [0, 1]", st->name);
+            return -1;
+        }
+    }
     const char *bad = NULL;
     if (stack_check(st, &bad) != STATUS_OK) {
         load_fail(err, load_member_or(g, bad), "key '%s' in stack '%s': out of range "

@@ -581,6 +581,21 @@ static void test_auto(void)
     CU_ASSERT(ok > 100);
     point_t p = tidy_point(1, 1, 64, 0);
     CU_ASSERT_NOT_EQUAL(ops->auto_apply(&p, n, 1024), STATUS_OK);
+    /* a stack that runs ZeRO 0 and 1 only (Megatron-Core's distributed
+     * optimizer): auto offers no ZeRO 2 or 3, and still ZeRO 0 and 1 */
+    int64_t z01 = 0, z23 = 0;
+    for (int64_t i = 0; i < n; i++) {
+        point_t q = tidy_point(1, 1, 64, 0);
+        q.stack.zero_stages = 0x3u;
+        if (ops->auto_apply(&q, i, 1024) != STATUS_OK)
+            continue;
+        if (q.task.detailed.zero_stage >= 2)
+            z23++;
+        else
+            z01++;
+    }
+    CU_ASSERT_EQUAL(z23, 0);
+    CU_ASSERT(z01 > 100 && z01 < ok);
 }
 
 /* A small DLRM on the tidy hardware: 6 tables of R rows x 16 fp32,
