@@ -112,15 +112,24 @@ static int64_t topo_members(const topo_t *t, int k, int64_t n, int64_t stride)
     return g > n ? n : g;
 }
 
+/* A group on the topology: its members per level-k domain (g[k]), the
+ * outermost level it spans, its bottleneck bandwidth and that level's
+ * alpha (topo_span). */
+typedef struct topo_grp {
+    int64_t g[TOPO_MAX_LEVELS];
+    int outer;
+    double bw, alpha;
+} topo_grp;
+
 /* The factor by which level k's oversubscription slows `ch` channels
  * of a ring or tree: one edge per channel leaves each level-(k-1)
  * domain, whose g_{k-1} members bring g_{k-1} uplinks over oversub. */
-static double topo_cross(const topo_t *t, int k, int64_t n, int64_t stride, int64_t ch)
+static double topo_cross(const topo_t *t, const topo_grp *q, int k, int64_t ch)
 {
     double o = t->level[k].oversub;
     if (o <= 1.0)
         return 1.0;
-    double f = o * (double)ch / (double)topo_members(t, k - 1, n, stride);
+    double f = o * (double)ch / (double)q->g[k - 1];
     return f > 1.0 ? f : 1.0;
 }
 
@@ -128,26 +137,27 @@ static double topo_cross(const topo_t *t, int k, int64_t n, int64_t stride, int6
  * Outer levels carry min(g_0, rails) channels (rails 0: g_0) of their
  * per-device bandwidth times `eff`, slowed by the oversubscription of
  * what crosses them (topo_cross). */
-static int topo_span(const topo_t *t, int64_t n, int64_t stride, const topo_net *net,
-                     double *bw, double *alpha)
+static void topo_span(const topo_t *t, int64_t n, int64_t stride, const topo_net *net,
+                      topo_grp *q)
 {
-    int64_t g0 = topo_members(t, 0, n, stride);
-    int outer = 0;
-    for (int k = 0; k < t->nlevels - 1; k++)
-        if (topo_members(t, k, n, stride) < n)
-            outer = k + 1;
+    q->outer = 0;
+    for (int k = 0; k < t->nlevels; k++) {
+        q->g[k] = topo_members(t, k, n, stride);
+        if (k < t->nlevels - 1 && q->g[k] < n)
+            q->outer = k + 1;
+    }
+    int64_t g0 = q->g[0];
     int64_t ch = net->rails > 0 && net->rails < g0 ? net->rails : g0;
     double b = g0 > 1 ? t->level[0].bw : (double)INFINITY;
-    for (int k = 1; k <= outer; k++) {
-        double bk = (double)ch * t->level[k].bw * net->eff / topo_cross(t, k, n, stride, ch);
+    for (int k = 1; k <= q->outer; k++) {
+        double bk = (double)ch * t->level[k].bw * net->eff / topo_cross(t, q, k, ch);
         if (bk < b)
             b = bk;
     }
     if (!isfinite(b))
         b = t->level[0].bw;
-    *bw = b;
-    *alpha = t->level[outer].alpha_s;
-    return outer;
+    q->bw = b;
+    q->alpha = t->level[q->outer].alpha_s;
 }
 
 /* Hierarchical all-reduce: reduce-scatter inside the scale-up domain,
@@ -155,10 +165,10 @@ static int topo_span(const topo_t *t, int64_t n, int64_t stride, const topo_net 
  * bandwidth of the levels it spans, the alpha of the outermost: the
  * algorithm does not recurse on network tiers, so adding a 1:1 pod
  * level never makes it faster), all-gather back. */
-static double topo_hier_allreduce(const topo_t *t, int64_t n, int64_t stride,
+static double topo_hier_allreduce(const topo_t *t, const topo_grp *q, int64_t n,
                                   const topo_net *net, double bytes)
 {
-    int64_t g0 = topo_members(t, 0, n, stride);
+    int64_t g0 = q->g[0];
     double time = 0.0, b = bytes;
     if (g0 > 1) {
         time += 2.0 * (double)(g0 - 1) / (double)g0 * b / t->level[0].bw +
@@ -168,20 +178,16 @@ static double topo_hier_allreduce(const topo_t *t, int64_t n, int64_t stride,
     int64_t a = n / g0; /* domains */
     if (a < 2)
         return time;
-    int outer = 0;
-    for (int k = 0; k < t->nlevels - 1; k++)
-        if (topo_members(t, k, n, stride) < n)
-            outer = k + 1;
     double bw = (double)INFINITY;
-    for (int k = 1; k <= outer; k++) {
-        double bk = t->level[k].bw * net->eff / topo_cross(t, k, n, stride, g0);
+    for (int k = 1; k <= q->outer; k++) {
+        double bk = t->level[k].bw * net->eff / topo_cross(t, q, k, g0);
         if (bk < bw)
             bw = bk;
     }
     if (net->rails > 0 && net->rails < g0) /* domains share fewer NICs */
         bw *= (double)net->rails / (double)g0;
     return time + 2.0 * (double)(a - 1) / (double)a * b / bw +
-           2.0 * (double)(a - 1) * t->level[outer].alpha_s;
+           2.0 * (double)(a - 1) * t->level[q->outer].alpha_s;
 }
 
 /* Ring all-reduce (r = 2) or all-gather / reduce-scatter (r = 1): its
@@ -200,24 +206,31 @@ static double topo_ring(double r, int64_t n, double bytes, double bw, double alp
     return best;
 }
 
+/* ceil(log2(a)) for a >= 1, without libm. */
+static double topo_clog2(int64_t a)
+{
+    return a > 1 ? (double)(64 - __builtin_clzll((unsigned long long)(a - 1))) : 0.0;
+}
+
 /* NCCL's correction of the tree's bandwidth at medium sizes. */
 static double topo_tree_correction(int p, double bytes)
 {
-    int e;
-    (void)frexp(bytes / 64.0, &e); /* bytes / 64 in [2^(e-1), 2^e) */
-    int log = e - 1;
-    return log >= 0 && log < 23 ? (double)topo_tree_corr[p][log] : 1.0;
+    double u = bytes / 64.0; /* NCCL: log2i(nBytes >> 6) */
+    if (!(u >= 1.0) || u >= (double)(1 << 23))
+        return 1.0;
+    int log = 63 - __builtin_clzll((unsigned long long)u);
+    return (double)topo_tree_corr[p][log];
 }
 
 /* NCCL's double binary tree all-reduce: a chain through the g_0
  * members of each domain, a tree over the domains; fastest protocol. */
-static double topo_tree(const topo_t *t, int64_t n, int64_t stride, double bytes, double bw,
-                        double alpha)
+static double topo_tree(const topo_t *t, const topo_grp *q, int64_t n, double bytes)
 {
-    int64_t g0 = topo_members(t, 0, n, stride), a = n / g0;
+    int64_t g0 = q->g[0], a = n / g0;
+    double bw = q->bw, alpha = q->alpha;
     double f = (double)(n - 1) / (double)n;
     double intra = (double)(g0 - 1) * t->level[0].alpha_s;
-    double inter = a > 1 ? ceil(log2((double)a)) * alpha : 0.0;
+    double inter = topo_clog2(a) * alpha;
     double best = (double)INFINITY;
     for (int p = TOPO_LL; p < TOPO_NPROTO; p++) {
         double pb = p == TOPO_LL ? 1.0 / 3.8 : p == TOPO_LL128 ? (a > 1 ? 120.0 / 128.0 : 7.0 / 9.0)
@@ -235,23 +248,25 @@ static double topo_tree(const topo_t *t, int64_t n, int64_t stride, double bytes
  * domains, NVLS-tree; all-gather / reduce-scatter inside the domain
  * only (NCCL needs CollNet for them across nodes). INFINITY when the
  * hardware has none or the group cannot use it. */
-static double topo_nvls(const topo_t *t, topo_coll c, int64_t n, int64_t stride, double bytes,
-                        double bw, double alpha, int outer)
+static double topo_nvls(const topo_t *t, const topo_grp *q, topo_coll c, int64_t n,
+                        double bytes)
 {
-    int64_t g0 = topo_members(t, 0, n, stride);
-    if (!(t->nvls > 0) || g0 < 2)
+    int64_t g0 = q->g[0];
+    int outer = q->outer;
+    if (!(t->nvls > 0) || g0 < 2 || (c != TOPO_ALLREDUCE && outer > 0))
         return (double)INFINITY;
+    double bw = q->bw, alpha = q->alpha;
     double lat = TOPO_NVLS_STEPS * t->level[0].alpha_s;
     double inswitch = t->nvls * t->level[0].bw;
     if (c != TOPO_ALLREDUCE)
-        return outer > 0 ? (double)INFINITY : bytes / inswitch + lat;
+        return bytes / inswitch + lat;
     double f = (double)(n - 1) / (double)n;
     if (outer == 0)
         return 2.0 * f * bytes / (2.0 * inswitch) + lat;
     int64_t a = n / g0;
     double b = bw < 2.0 * inswitch ? bw : 2.0 * inswitch;
     return 2.0 * f * bytes / b + lat +
-           2.0 * ceil(log2((double)a)) * alpha * TOPO_NVLS_TREE_STEP;
+           2.0 * topo_clog2(a) * alpha * TOPO_NVLS_TREE_STEP;
 }
 
 double topo_coll_time(const topo_t *t, topo_coll c, int64_t n, int64_t stride,
@@ -269,7 +284,6 @@ static double topo_min(double a, double b)
 double topo_coll_time_net(const topo_t *t, topo_coll c, int64_t n, int64_t stride,
                           double bytes, const topo_net *net)
 {
-    double bw, alpha;
     if (c == TOPO_P2P) {
         /* neighbours `stride` apart: inside the domain when it spans 2;
          * every pair at a boundary crosses it at once */
@@ -281,41 +295,48 @@ double topo_coll_time_net(const topo_t *t, topo_coll c, int64_t n, int64_t strid
     }
     if (n <= 1 || bytes <= 0)
         return 0.0;
-    int outer = topo_span(t, n, stride, net, &bw, &alpha);
+    topo_grp q;
+    topo_span(t, n, stride, net, &q);
+    int outer = q.outer;
+    double bw = q.bw, alpha = q.alpha;
     topo_algo algo = t->algo;
     switch (c) {
     case TOPO_ALLREDUCE: {
         if (algo == TOPO_HIERARCHICAL && outer > 0)
-            return topo_hier_allreduce(t, n, stride, net, bytes);
+            return topo_hier_allreduce(t, &q, n, net, bytes);
         if (algo == TOPO_TREE)
-            return topo_tree(t, n, stride, bytes, bw, alpha);
+            return topo_tree(t, &q, n, bytes);
         double ring = topo_ring(2.0, n, bytes, bw, alpha, outer);
         if (algo != TOPO_AUTO)
             return ring;
-        double best = topo_min(ring, topo_tree(t, n, stride, bytes, bw, alpha));
-        best = topo_min(best, topo_nvls(t, c, n, stride, bytes, bw, alpha, outer));
-        if (outer > 0)
-            best = topo_min(best, topo_hier_allreduce(t, n, stride, net, bytes));
+        double best = ring;
+        /* the tree's bandwidth term alone (every factor of it <= 0.92)
+         * bounds it from below */
+        if (2.0 * (double)(n - 1) / (double)n * bytes / (TOPO_TREE_BW * bw) < best)
+            best = topo_min(best, topo_tree(t, &q, n, bytes));
+        best = topo_min(best, topo_nvls(t, &q, c, n, bytes));
+        if (outer > 0 && q.g[0] > 1) /* with one member per domain: the ring */
+            best = topo_min(best, topo_hier_allreduce(t, &q, n, net, bytes));
         return best;
     }
     case TOPO_ALLGATHER:
     case TOPO_REDUCESCATTER: {
         if (algo == TOPO_HIERARCHICAL && outer > 0)
-            return 0.5 * topo_hier_allreduce(t, n, stride, net, bytes);
+            return 0.5 * topo_hier_allreduce(t, &q, n, net, bytes);
         double ring = topo_ring(1.0, n, bytes, bw, alpha, outer);
         if (algo != TOPO_AUTO)
             return ring; /* NCCL has no tree for these */
-        double best = topo_min(ring, topo_nvls(t, c, n, stride, bytes, bw, alpha, outer));
-        if (outer > 0)
-            best = topo_min(best, 0.5 * topo_hier_allreduce(t, n, stride, net, bytes));
+        double best = topo_min(ring, topo_nvls(t, &q, c, n, bytes));
+        if (outer > 0 && q.g[0] > 1) /* with one member per domain: the ring */
+            best = topo_min(best, 0.5 * topo_hier_allreduce(t, &q, n, net, bytes));
         return best;
     }
     case TOPO_ALLTOALL: {
-        int64_t g0 = topo_members(t, 0, n, stride);
+        int64_t g0 = q.g[0];
         double inner = (double)(g0 - 1) / (double)n * bytes / t->level[0].bw;
         double time = inner;
         for (int k = 1; k <= outer; k++) {
-            int64_t gk = k < t->nlevels ? topo_members(t, k - 1, n, stride) : n;
+            int64_t gk = q.g[k - 1];
             double out = (double)(n - gk) / (double)n * bytes /
                          (t->level[k].bw * net->eff / t->level[k].oversub);
             if (out > time)

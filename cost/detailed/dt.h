@@ -249,6 +249,7 @@ typedef struct dt_sched {
     double p2p, p2p_ag;
     double ts[DT_MAX_STAGES], tf[DT_MAX_STAGES];
     double tmax, pipe, bubble, f, z3x;
+    double params_dense, params_moe; /* dt_layer_params, once */
 } dt_sched;
 /* A stage's end of step: its last micro-batch's backward with the
  * gradient collectives beside it, the rest of the reduction, the
@@ -257,6 +258,9 @@ typedef struct dt_tail {
     double start, comp_end, comm_end, sync_sum, serial, emb_sync;
     double opt_at, opt, ag, ag_exposed, end;
     int64_t ncomp, ncomm;
+    /* in: the last ZeRO 1/2 gather costed (trained parameters -> time),
+     * reused by a stage with as many; out: this stage's */
+    double memo_trained, memo_ag;
 } dt_tail;
 /* What dt_tail_run reports to a trace: a layer's overlapped gradient
  * collective, the backward stretched past the schedule by collectives
@@ -353,7 +357,8 @@ void dt_sched_build(const dt_ctx *c, const dt_stages *st, dt_sched *k);
 /* Idle of stage s before its first op and after its last. */
 double dt_sched_lead(const dt_ctx *c, const dt_sched *k, int64_t s);
 double dt_sched_trail(const dt_ctx *c, const dt_sched *k, int64_t s);
-/* Stage s's tail (emit NULL: no events). */
+/* Stage s's tail (emit NULL: no events); t's memo is read (zero it
+ * first, or carry it from another stage's tail) and updated. */
 void dt_tail_run(const dt_ctx *c, const dt_split *sp, const dt_stages *st, const dt_sched *k,
                  int64_t s, const dt_tail_emit *emit, dt_tail *t);
 /* The context of p with its split and stages, micro-batch and

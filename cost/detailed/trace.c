@@ -214,6 +214,7 @@ static status_code dt_tr_train(dt_tr *t, const dt_stages *st)
                 nb++;
         }
         dt_tail tl;
+        tl.memo_trained = tl.memo_ag = 0.0;
         dt_tr_tail a = {t, s};
         dt_tail_emit emit = {dt_tr_tail_event, &a};
         dt_tail_run(c, t->sp, st, k, s, &emit, &tl);

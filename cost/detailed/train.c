@@ -173,6 +173,8 @@ void dt_sched_build(const dt_ctx *c, const dt_stages *st, dt_sched *k)
     k->pipe = dt_schedule_time(tmax, tsum, (double)c->d.ga, v);
     k->bubble = (tsum - tmax) / v;
     k->f = c->t->overlap_dp_comm ? c->f.dpo : 0.0;
+    k->params_dense = dt_layer_params(c, false);
+    k->params_moe = m->d.experts > 0 ? dt_layer_params(c, true) : k->params_dense;
     /* ZeRO 3 gathering once per step: the first stage's gathers beside
      * the compute of its first forward (its collectives are no window: a
      * faster collective never leaves a gather more exposed) */
@@ -249,7 +251,7 @@ void dt_tail_run(const dt_ctx *c, const dt_split *sp, const dt_stages *st, const
     const dt_layers *y = &k->y;
     const dt_stage *g = &st->s[s];
     double f = k->f;
-    memset(t, 0, sizeof *t);
+    *t = (dt_tail){.memo_trained = t->memo_trained, .memo_ag = t->memo_ag};
     /* ---- the last micro-batch's backward of the stage with the
      * gradient collectives beside it: a compute stream and a
      * communication stream, each collective starting when its layer's
@@ -291,18 +293,22 @@ void dt_tail_run(const dt_ctx *c, const dt_split *sp, const dt_stages *st, const
     }
     t->comp_end += emb_b; /* the embedding's backward */
     bool emb_train = s == 0 && m->vocab > 0 && y->fmode == DT_DGRAD;
+    double emb_params = emb_train ? dt_emb_params_dev(c) : 0.0;
     if (c->d.zero < 3 && emb_train) {
-        double eb = dt_emb_params_dev(c) * c->gbytes;
+        double eb = emb_params * c->gbytes;
         t->emb_sync = c->d.zero == 0 ? dt_dpcoll(c, TOPO_ALLREDUCE, c->dpcp, c->s_dpcp, eb)
                                      : dt_dpcoll(c, TOPO_REDUCESCATTER, c->zs, c->s_dpcp, eb);
     }
     /* what could not overlap, and the first layer's ZeRO 3 reduction,
      * once both streams are done */
-    int64_t lo0, hi0;
-    dt_chunk_range(c, sp, s, &lo0, &hi0);
-    int t0 = st->types == 1 ? st->uniform : dt_layer_type(c, lo0);
+    int t0 = st->uniform;
+    if (st->types != 1) {
+        int64_t lo0, hi0;
+        dt_chunk_range(c, sp, s, &lo0, &hi0);
+        t0 = dt_layer_type(c, lo0);
+    }
     double tail_sync = t->emb_sync + t->serial + (z3_last ? 0.0 : y->t[t0].z3_tail);
-    double at = fmax(t->comm_end, t->comp_end);
+    double at = dt_max(t->comm_end, t->comp_end);
     if (emit) {
         if (t->comp_end > last)
             emit->fn(emit->ctx, DT_EMIT_SLOWED, -1, last, t->comp_end - last);
@@ -311,22 +317,75 @@ void dt_tail_run(const dt_ctx *c, const dt_split *sp, const dt_stages *st, const
     t->comm_end = at + tail_sync;
     /* optimizer on the stage's local (sharded from ZeRO 1) trained
      * parameters, after the reductions */
-    double trained = (double)g->n[DT_DENSE] * dt_layer_params(c, false) +
-                     (double)g->n[DT_MOE] * dt_layer_params(c, true) +
-                     (emb_train ? dt_emb_params_dev(c) : 0.0);
+    double trained = (double)g->n[DT_DENSE] * k->params_dense +
+                     (double)g->n[DT_MOE] * k->params_moe +
+                     emb_params;
     double opt_params = trained / (c->d.zero >= 1 ? (double)c->zs : 1.0);
     t->opt = hw_mem_time(c->hw, c->st->optimizer_step_bytes * opt_params) / c->f.mem;
-    t->opt_at = fmax(t->comp_end, t->comm_end);
+    t->opt_at = dt_max(t->comp_end, t->comm_end);
     t->comp_end = t->opt_at + t->opt;
     /* ZeRO 1/2: updated parameters all-gathered; with overlap they are
      * gathered layer by layer ahead of the next iteration's first forward
      * (only what exceeds that forward's compute stays exposed) */
     if (c->d.zero == 1 || c->d.zero == 2) {
         double win = dt_stage_sum(y, st, g, DT_OFF(comp_fwd)) + (s == 0 ? k->x.emb_comp : 0.0);
-        t->ag = dt_dpcoll(c, TOPO_ALLGATHER, c->zs, c->s_dpcp, trained * c->ab);
-        t->ag_exposed = (1.0 - f) * t->ag + fmax(0.0, f * t->ag - win);
+        if (!(trained == t->memo_trained && trained > 0)) {
+            t->memo_trained = trained;
+            t->memo_ag = dt_dpcoll(c, TOPO_ALLGATHER, c->zs, c->s_dpcp, trained * c->ab);
+        }
+        t->ag = t->memo_ag;
+        t->ag_exposed = (1.0 - f) * t->ag + dt_max(0.0, f * t->ag - win);
     }
     t->end = t->comp_end + t->ag_exposed;
+}
+
+/* Whether stage s holds what stage s - 1 does (layers, chunk ends,
+ * sends). */
+static bool dt_stage_same(const dt_stages *st, int64_t s)
+{
+    const dt_stage *a = &st->s[s], *b = &st->s[s - 1];
+    if (st->types == 1) {
+        int u = st->uniform;
+        return a->n[u] == b->n[u] && a->first[u] == b->first[u] && a->last[u] == b->last[u] &&
+               a->sends == b->sends;
+    }
+    return memcmp(a, b, sizeof *a) == 0;
+}
+
+/* An upper bound of stage s's end (s > 0) that costs no collective:
+ * dt_tail_run's closed form for one kind of layer with its ZeRO 1/2
+ * gather bounded by stage 0's (t0) when the stage holds no more trained
+ * parameters (a collective never takes less for more bytes, and the
+ * exposed part grows with the gather); INFINITY when it does not apply. */
+static double dt_tail_bound(const dt_ctx *c, const dt_stages *st, const dt_sched *k, int64_t s,
+                            const dt_tail *t0)
+{
+    const dt_stage *g = &st->s[s];
+    if (st->types != 1)
+        return (double)INFINITY;
+    const dt_layer *L = &k->y.t[st->uniform];
+    double n = (double)g->n[st->uniform];
+    double trained = (double)g->n[DT_DENSE] * k->params_dense + (double)g->n[DT_MOE] * k->params_moe;
+    bool gather = c->d.zero == 1 || c->d.zero == 2;
+    if (!(n >= 1.0) || (gather && !(trained <= t0->memo_trained)))
+        return (double)INFINITY;
+    double last = k->z3x + k->pipe - dt_sched_trail(c, k, s);
+    double start = last - n * L->bwd;
+    if (!(start >= 0))
+        return (double)INFINITY;
+    bool z3_last = c->d.zero >= 3 && !c->z3_rs_mb;
+    double f = k->f, sync = z3_last ? L->zero3_rs : L->grad_sync, fs = f * sync;
+    double b1 = L->bwd, b = L->bwd + c->f.slow * dt_min(L->bwd, fs);
+    double comp_end = start + b1 + (n - 1.0) * b, comm_end = start;
+    if (f > 0.0 && sync > 0)
+        comm_end = dt_max(start + b1 + n * fs, comp_end + fs);
+    double tail = n * (1.0 - f) * sync + (z3_last ? 0.0 : L->z3_tail);
+    double opt = hw_mem_time(c->hw, c->st->optimizer_step_bytes * trained /
+                                        (c->d.zero >= 1 ? (double)c->zs : 1.0)) /
+                 c->f.mem;
+    double ag = gather ? t0->memo_ag : 0.0, win = n * L->comp_fwd;
+    return dt_max(comp_end, comm_end) + tail + opt + (1.0 - f) * ag +
+           dt_max(0.0, f * ag - win);
 }
 
 status_code dt_train_time(const dt_ctx *c, const dt_split *sp, const dt_stages *st, engine *e,
@@ -343,11 +402,21 @@ status_code dt_train_time(const dt_ctx *c, const dt_split *sp, const dt_stages *
     const dt_stage *g0 = &st->s[0];
     double p2p = k.p2p, p2p_ag = k.p2p_ag;
     r->pipeline_bubble_s = k.bubble;
-    /* every stage's tail; the step ends with the last */
+    /* every stage's tail; the step ends with the last. A middle stage
+     * made like the one before it (same layers, chunks, sends) ends no
+     * later: its tail is the same, shifted by its trailing idle, which
+     * grows with s. */
     dt_tail tl, t0;
+    t0.memo_trained = t0.memo_ag = 0.0;
     dt_tail_run(c, sp, st, &k, 0, NULL, &t0);
     double iter = t0.end;
+    tl.memo_trained = t0.memo_trained;
+    tl.memo_ag = t0.memo_ag;
     for (int64_t s = 1; s < c->d.pp; s++) {
+        if (s > 1 && s < c->d.pp - 1 && dt_stage_same(st, s))
+            continue;
+        if (dt_tail_bound(c, st, &k, s, &t0) <= iter)
+            continue;
         dt_tail_run(c, sp, st, &k, s, NULL, &tl);
         iter = tl.end > iter ? tl.end : iter;
     }
