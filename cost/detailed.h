@@ -143,8 +143,8 @@ typedef struct detailed_event {
 
 typedef void (*detailed_event_fn)(void *ctx, const detailed_event *ev);
 
-/* Simulates point p's iteration op by op and calls fn for every event;
- * *end_s receives the makespan (close to, not equal to, the evaluated
+/* Lays out point p's iteration as the evaluation schedules it and calls
+ * fn for every event; *end_s receives the makespan (the evaluated
  * iteration time: see trace.c). STATUS_OK, or why no trace (infeasible,
  * invalid, a DLRM, STATUS_NOMEM). */
 status_code detailed_trace(const point_t *p, detailed_event_fn fn, void *ctx, double *end_s);
@@ -177,6 +177,7 @@ typedef struct detailed_auto_shape {
     bool dlrm;
     int64_t experts;
     bool tp_ok[4], cp_ok[2], ep_ok[2], split_ok[5][2];
+    bool zero_ok[4]; /* ZeRO stages the stack runs */
 } detailed_auto_shape;
 typedef struct detailed_auto_tuple {
     int64_t first;       /* rank of its first candidate in the cell */

@@ -119,6 +119,9 @@ status_code hw_check(const hw_t *h, const char **bad)
     HW_BAD(isfinite(h->scaleup_latency_s) && h->scaleup_latency_s >= 0,
            "scaleup_latency_s");
     HW_BAD(hw_frac(h->scaleup_efficiency), "scaleup_efficiency");
+    HW_BAD(isfinite(h->scaleup_nvls_efficiency) && h->scaleup_nvls_efficiency >= 0 &&
+               h->scaleup_nvls_efficiency <= 1,
+           "scaleup_nvls_efficiency");
     HW_BAD(isfinite(h->nic_bytes_per_s) && h->nic_bytes_per_s > 0,
            "nic_bytes_per_s");
     HW_BAD(isfinite(h->nic_latency_s) && h->nic_latency_s >= 0,

@@ -73,6 +73,10 @@ typedef struct hw_t {
     double scaleup_bytes_per_s;          /* per device, one direction */
     double scaleup_latency_s;            /* alpha per algorithm step */
     double scaleup_efficiency;           /* beta: fraction reached */
+    double scaleup_nvls_efficiency;      /* in-switch reduction (NVLink
+                                            SHARP, NCCL's NVLS): its
+                                            efficiency; 0: the switch
+                                            cannot reduce */
     /* scale-out (IB/RoCE NIC) */
     double nic_bytes_per_s;              /* per device, one direction */
     double nic_latency_s;

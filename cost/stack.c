@@ -53,6 +53,7 @@ status_code stack_check(const stack_desc *s, const char **bad)
     ST_BAD(s->default_micro_batch >= 1 && s->default_micro_batch <= (1 << 20),
            "default_micro_batch");
     ST_BAD(s->default_zero_stage >= 0 && s->default_zero_stage <= 3, "default_zero_stage");
+    ST_BAD(s->zero_stages <= 15u && stack_zero_ok(s, s->default_zero_stage), "zero_stages");
     ST_BAD(stack_bytes_ok(s->param_bytes), "param_bytes");
     ST_BAD(stack_bytes_ok(s->master_bytes), "master_bytes");
     ST_BAD(stack_bytes_ok(s->grad_bytes), "grad_bytes");

@@ -92,6 +92,7 @@ typedef struct stack_desc {
     int64_t default_vpp;        /* interleaved chunks per stage when a run says interleaved but not how many */
     int64_t default_micro_batch; /* sequences per micro-batch when a run does not say */
     int64_t default_zero_stage; /* data-parallel sharding when a run does not say (0-3) */
+    unsigned zero_stages;       /* ZeRO stages the stack runs: bit z for stage z (0: all) */
     /* ---- precision and optimizer (bytes per parameter) */
     double param_bytes;         /* persistent compute-dtype copy (0: the master is the parameter) */
     double master_bytes;        /* fp32 master weights */
@@ -121,6 +122,12 @@ typedef struct stack_desc {
      * and fans out there over NVLink; 0: flat all-to-all) */
     stack_fact moe_hierarchical_dispatch;
 } stack_desc;
+
+/* Whether the stack runs ZeRO stage z (its zero_stages; 0: every stage). */
+static inline bool stack_zero_ok(const stack_desc *s, int64_t z)
+{
+    return z >= 0 && z <= 3 && (s->zero_stages == 0 || (s->zero_stages >> z) & 1u);
+}
 
 /* Checks the facts (ranges ordered, fractions in [0, 1], bytes >= 0);
  * on a bad one returns STATUS_INVALID_VALUE with *bad its key name. */

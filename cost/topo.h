@@ -13,13 +13,25 @@
  * A communication group is n devices at a constant stride (the product
  * of the parallel degrees mapped inside it). Its members per level-k
  * domain are g_k = clamp(span_k / stride, 1, n). Costs (bytes B per rank
- * buffer, alpha-beta):
- *   ring all-reduce      2(n-1)/n B / bw + 2(n-1) alpha
- *   tree all-reduce      2(n-1)/n B / bw + 2 ceil(log2 n) alpha
+ * buffer, alpha-beta; f = (n-1)/n):
+ *   ring all-reduce      2 f B / bw + 2(n-1) alpha
+ *   tree all-reduce      NCCL's double binary tree: a chain inside the
+ *                        scale-up domain, a tree over the a = n/g_0
+ *                        domains: 2 f B / (0.92 bw) + 2 ((g_0-1) alpha_0
+ *                        + ceil(log2 a) alpha)
+ *   nvls all-reduce      in-switch reduction (NVLink SHARP) inside the
+ *                        domain, each byte crosses the link once each
+ *                        way: 2 f B / (2 e bw_0) + 25/3.4 alpha_0 (e: the
+ *                        hardware's NVLS efficiency); across domains
+ *                        NVLS-tree: the bandwidth of the ring across
+ *                        (at most the in-switch one) and the tree's
+ *                        log2 a network steps
  *   hierarchical         reduce-scatter inside the scale-up domain,
  *                        ring all-reduce of 1/g_0 of the data across
  *                        domains, all-gather inside
- *   all-gather, reduce-scatter   (n-1)/n B / bw + (n-1) alpha
+ *   all-gather, reduce-scatter   ring f B / bw + (n-1) alpha; nvls
+ *                        inside a domain B / (e bw_0) + 25/3.4 alpha_0;
+ *                        hierarchical half its all-reduce
  *   all-to-all           max over levels of the bytes leaving the level
  *                        over its bandwidth + alpha + (n-1) alpha / 8
  *                        (the messages to all peers are posted at once:
@@ -28,8 +40,19 @@
  *   point-to-point       B / bw(level crossed) + alpha
  * where bw is the bottleneck over the levels the group spans: level 0
  * gives the scale-up bandwidth, an outer level k gives g_0 channels of
- * its per-device bandwidth (rings leave a node through g_0 NICs), over
- * the oversubscription. Plain value; no allocation.
+ * its per-device bandwidth (rings leave a node through g_0 NICs). The
+ * oversubscription of a level slows only the traffic that crosses it: a
+ * ring or tree crosses a level-(k-1) domain boundary on one edge per
+ * channel while the g_{k-1} members of that domain bring g_{k-1} links'
+ * worth of uplink over the oversubscription, so its bandwidth divides by
+ * max(1, oversub ch / g_{k-1}); all-to-all and point-to-point send all
+ * their crossing bytes through it (bw / oversub).
+ * Ring and tree run each of NCCL's protocols (src/graph/tuning.cc):
+ * Simple (alpha, full bandwidth), LL128 and LL (per-step latency and
+ * bandwidth scaled by NCCL's ratios to Simple), and take the fastest.
+ * `auto` takes per collective and size the fastest of every algorithm
+ * (what NCCL's tuner does with its own cost model); a system may force
+ * one (ring, tree, hierarchical). Plain value; no allocation.
  */
 #ifndef MADSWEEP_TOPO_H
 #define MADSWEEP_TOPO_H
@@ -52,9 +75,11 @@ typedef enum topo_coll {
 } topo_coll;
 
 typedef enum topo_algo {
-    TOPO_RING = 0,
-    TOPO_TREE = 1,
-    TOPO_HIERARCHICAL = 2
+    TOPO_AUTO = 0, /* the default */
+    TOPO_RING = 1,
+    TOPO_TREE = 2,
+    TOPO_HIERARCHICAL = 3,
+    TOPO_NALGO = 4
 } topo_algo;
 
 typedef struct topo_level {
@@ -67,6 +92,7 @@ typedef struct topo_level {
 typedef struct topo_t {
     int nlevels;
     topo_level level[TOPO_MAX_LEVELS];
+    double nvls;         /* in-switch reduction efficiency of level 0 (0: none) */
     topo_algo algo;
 } topo_t;
 
@@ -119,7 +145,7 @@ double topo_coll_time_net(const topo_t *t, topo_coll c, int64_t n, int64_t strid
  * 2 (n-1)/n B. */
 double topo_ring_allreduce_volume(int64_t n, double bytes);
 
-/* "ring" / "tree" / "hierarchical"; -1 when unknown. */
+/* "auto" / "ring" / "tree" / "hierarchical"; -1 when unknown. */
 int topo_algo_parse(const char *s);
 
 #endif

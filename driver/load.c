@@ -249,6 +249,8 @@ static const load_key hw_keys[] = {
     HK(scaleup_bytes_per_s, LT_FLOAT, LR_YES, "scale-up bandwidth per device, one direction, bytes/s"),
     HK(scaleup_latency_s, LT_FLOAT, LR_YES, "scale-up latency per collective step, s"),
     HK(scaleup_efficiency, LT_FLOAT, LR_YES, "fraction of scale-up bandwidth collectives reach"),
+    HK(scaleup_nvls_efficiency, LT_FLOAT, LR_NO,
+       "in-switch reduction (NVLS) efficiency; 0 (default): the switch cannot reduce"),
     HK(nic_bytes_per_s, LT_FLOAT, LR_YES, "default NIC bandwidth per device, one direction, bytes/s"),
     HK(nic_latency_s, LT_FLOAT, LR_YES, "network latency per collective step, s"),
     HK(nic_efficiency, LT_FLOAT, LR_YES, "fraction of NIC bandwidth collectives reach"),
@@ -271,7 +273,8 @@ static const load_key dsystem_keys[] = {
     YK(pod_devices, LT_INT, LR_NO, "devices per pod; above it the network is oversubscribed"),
     YK(pod_oversubscription, LT_FLOAT, LR_NO, "oversubscription above the pod (e.g. 7 for 1:7)"),
     {"collective", LT_ALGO, offsetof(topo_system_t, algo), LK_ALL, LR_NO,
-     "\"ring\" (default), \"tree\" or \"hierarchical\""},
+     "\"auto\" (default: per collective and size the fastest, as NCCL's tuner), "
+     "\"ring\", \"tree\" or \"hierarchical\""},
     {"board_power_w", LT_ANY, 0, LK_ALL, LR_NO, "board power per device, W (default: the hardware's)"},
     {"idle_power_w", LT_ANY, 0, LK_ALL, LR_NO, "idle power per device, W (default: the hardware's)"},
     {"price_per_hour_usd", LT_ANY, 0, LK_ALL, LR_NO,
@@ -391,6 +394,8 @@ static const load_key stack_keys[] = {
     STK(default_vpp, LT_INT, LR_YES, "interleaved chunks per stage when a run does not say"),
     STK(default_micro_batch, LT_INT, LR_YES, "sequences per micro-batch when a run does not say"),
     STK(default_zero_stage, LT_INT, LR_YES, "ZeRO stage (0-3) when a run does not say"),
+    {"zero_stages", LT_ANY, 0, LK_ALL, LR_NO,
+     "ZeRO stages the stack runs, a list of 0-3 (default: all); auto strategies offer only these"},
     STK(param_bytes, LT_FLOAT, LR_YES, "persistent compute-dtype copy, bytes/parameter (0: none)"),
     STK(master_bytes, LT_FLOAT, LR_YES, "fp32 master weights, bytes/parameter"),
     STK(grad_bytes, LT_FLOAT, LR_YES, "gradient buffer, bytes/parameter"),
@@ -1491,6 +1496,25 @@ int load_stack(const config_setting_t *g, stack_desc *st, load_err *err)
     memset(st, 0, sizeof *st);
     if (load_group(g, "stack", stack_keys, NKEYS(stack_keys), LK_ALL, false, st, err))
         return -1;
+    const config_setting_t *zs = config_setting_get_member(g, "zero_stages");
+    if (zs) {
+        int n = config_setting_is_array(zs) || config_setting_is_list(zs)
+                    ? config_setting_length(zs) : -1;
+        for (int i = 0; i < n; i++) {
+            const config_setting_t *e = config_setting_get_elem(zs, (unsigned)i);
+            int z = config_setting_type(e) == CONFIG_TYPE_INT ? config_setting_get_int(e) : -1;
+            if (z < 0 || z > 3) {
+                n = -1;
+                break;
+            }
+            st->zero_stages |= 1u << z;
+        }
+        if (n < 1) {
+            load_fail(err, zs, "key 'zero_stages' in stack '%s': a list of ZeRO stages 0-3, "
+                      "e.g. [0, 1]", st->name);
+            return -1;
+        }
+    }
     const char *bad = NULL;
     if (stack_check(st, &bad) != STATUS_OK) {
         load_fail(err, load_member_or(g, bad), "key '%s' in stack '%s': out of range "
@@ -1832,7 +1856,7 @@ static const char *load_enum_name(load_type t, int v, char *buf, size_t size)
     static const char *const sched[] = {"1f1b", "gpipe"};
     static const char *const att[] = {"flash", "unfused", "tuned"};
     static const char *const dt[] = {"bf16", "fp32", "tf32", "fp8", "int8", "fp4"};
-    static const char *const algo[] = {"ring", "tree", "hierarchical"};
+    static const char *const algo[] = {"auto", "ring", "tree", "hierarchical"};
     static const char *const shard[] = {"table", "row", "column"};
     static const char *const opt[] = {"rowwise_adagrad", "sgd", "adagrad", "adam"};
     static const char *const f8[] = {"delayed", "current", "blockwise", "mxfp8", "nvfp4"};

@@ -14,6 +14,10 @@
  *     computed is finite and non-negative.
  * The same properties are checked on the collectives alone
  * (topo_coll_time) over random groups, sizes and strides.
+ * The default collective (`auto`: per collective and size the fastest
+ * algorithm and protocol) is never slower than any one fixed algorithm,
+ * on generated LLM points and on the DLRM points of configs/points at
+ * 64 to 1,024 GPUs, flat and with an oversubscribed pod level.
  */
 #include <math.h>
 #include <stdio.h>
@@ -116,7 +120,7 @@ static bool prop_point(prop_rng *r, const prop_cat *cat, point_t *p)
     int64_t dpn = hw->scaleup_devices >= 72 ? 72 : 8;
     p->system.devices = dpn == 72 ? 72 * (int64_t)(1 + prop_next(r) % 4) : prop_pick(r, devs, 4);
     p->system.devices_per_node = dpn;
-    p->system.algo = (topo_algo)(prop_next(r) % 3);
+    p->system.algo = (topo_algo)(prop_next(r) % TOPO_NALGO);
     p->stack = cat->st[prop_next(r) % (uint64_t)cat->nst];
     task_detailed_t *t = &p->task.detailed;
     static const int64_t tps[] = {1, 2, 4, 8}, pps[] = {1, 2, 4, 8}, gas[] = {1, 4, 16};
@@ -255,7 +259,7 @@ static void test_props_collectives(void)
         const hw_t *hw = &cat.hw[prop_next(&rng) % (uint64_t)cat.nhw];
         int64_t dpn = hw->scaleup_devices >= 72 ? 72 : 8;
         int64_t devices = dpn * (int64_t)(4u << (prop_next(&rng) % 6));
-        topo_algo algo = (topo_algo)(prop_next(&rng) % 3);
+        topo_algo algo = (topo_algo)(prop_next(&rng) % TOPO_NALGO);
         topo_coll coll = (topo_coll)(prop_next(&rng) % TOPO_NCOLL);
         int64_t stride = (int64_t)1 << (prop_next(&rng) % 6);
         int64_t n = (int64_t)2 << (prop_next(&rng) % 8);
@@ -287,6 +291,83 @@ static void test_props_collectives(void)
     CU_ASSERT_EQUAL(bad, 0);
 }
 
+/* The time of p with collective algorithm `a`; false when it fails. */
+static bool prop_time_with(const point_t *p, topo_algo a, engine *e, double *t)
+{
+    point_t q = *p;
+    q.system.algo = a;
+    result_t r;
+    if (!prop_derive(&q) || !prop_eval(&q, e, &r))
+        return false;
+    *t = r.iteration_time_s;
+    return true;
+}
+
+/* Counts points where auto is slower than a fixed algorithm. */
+static void prop_auto_check(const point_t *p, engine *e, int *checked, int *bad)
+{
+    double ta;
+    if (!prop_time_with(p, TOPO_AUTO, e, &ta))
+        return;
+    (*checked)++;
+    for (int a = TOPO_RING; a < TOPO_NALGO; a++) {
+        double tf;
+        if (prop_time_with(p, (topo_algo)a, e, &tf) && !prop_le(ta, tf)) {
+            fprintf(stderr, "props: auto slower than algorithm %d (%g > %g s) on %s, %lld "
+                    "devices\n", a, ta, tf, p->model.name, (long long)p->system.devices);
+            (*bad)++;
+        }
+    }
+}
+
+static void test_props_auto(void)
+{
+    prop_cat cat;
+    prop_load(&cat);
+    prop_rng rng = {UINT64_C(0x853c49e6748fea9b)};
+    engine e;
+    engine_init(&e, false);
+    int llm = 0, dlrm = 0, bad = 0, faster = 0;
+    for (int i = 0; i < 1500; i++) {
+        point_t p;
+        if (!prop_point(&rng, &cat, &p) || p.system.devices < 64)
+            continue;
+        prop_auto_check(&p, &e, &llm, &bad);
+    }
+    /* DLRM: the shipped points, data parallel over 64 to 1,024 GPUs at
+     * their global batch, flat and with pods of a quarter at 1:4 */
+    static const char *const files[] = {"detailed_dlrm_mlperf.cfg", "detailed_dlrm_multihot_64.cfg"};
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/points/%s", unit_configs(), files[f]);
+        point_t base;
+        load_err err;
+        CU_ASSERT_EQUAL_FATAL(load_point(path, unit_configs(), &base, &err), 0);
+        for (int64_t n = 64; n <= 1024; n *= 2) {
+            for (int pod = 0; pod < 2; pod++) {
+                point_t p = base;
+                p.system.devices = n;
+                p.system.devices_per_node = 8;
+                p.system.pod_devices = pod ? n / 4 : 0;
+                p.system.pod_oversubscription = pod ? 4.0 : 1.0;
+                p.task.detailed.dp = n;
+                prop_auto_check(&p, &e, &dlrm, &bad);
+                double ta, tr;
+                if (prop_time_with(&p, TOPO_AUTO, &e, &ta) &&
+                    prop_time_with(&p, TOPO_RING, &e, &tr) && ta < tr * 0.99)
+                    faster++;
+            }
+        }
+    }
+    engine_free(&e);
+    fprintf(stderr, "props: auto checked on %d LLM and %d DLRM points, %d DLRM faster than "
+            "ring\n", llm, dlrm, faster);
+    CU_ASSERT(llm > 300);
+    CU_ASSERT(dlrm >= 15);
+    CU_ASSERT(faster > 0); /* small all-reduces at scale: not a ring */
+    CU_ASSERT_EQUAL(bad, 0);
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS)
@@ -295,5 +376,6 @@ int main(void)
     CU_add_test(s, "collectives: bandwidth, pods, oversubscription", test_props_collectives);
     CU_add_test(s, "design points: bandwidth, pods, oversubscription, bands, figures",
                 test_props_points);
+    CU_add_test(s, "default collective never slower than a fixed algorithm", test_props_auto);
     return unit_run();
 }

@@ -23,7 +23,8 @@
  * or duplicates another, is refused with a code for the sweep to skip, in
  * this order: a rule that does not depend on the point (invalid:strategy:
  * vpp without pp, ZeRO 2/3 with pp, sequence parallelism off without tp,
- * GPipe without pp or with vpp, the tp-cp-pp-dp layout without pp); tp x
+ * GPipe without pp or with vpp, the tp-cp-pp-dp layout without pp, a
+ * ZeRO stage the stack does not run: its zero_stages); tp x
  * pp x cp not dividing the devices (invalid:product); ep on a dense
  * model, not dividing the experts or dp x cp, the tp-cp-pp-dp layout with
  * dp 1 (invalid:strategy: the same plan as the default layout, which
@@ -184,6 +185,8 @@ status_code dt_auto_apply(point_t *p, int64_t i, int64_t global_batch)
     task_detailed_t c;
     if (!dt_auto_decode(i, inference, &c))
         return STATUS_INVALID_STRATEGY;
+    if (p->model.kind != MODEL_DLRM && !stack_zero_ok(&p->stack, c.zero_stage))
+        return STATUS_INVALID_STRATEGY; /* a ZeRO stage the stack does not run */
     int64_t dev = p->system.devices;
     bool dlrm = p->model.kind == MODEL_DLRM;
     if (dlrm != (c.emb_sharding != TASK_EMB_NONE))
@@ -256,6 +259,8 @@ void detailed_auto_shape_of(const point_t *p, detailed_auto_shape *sh)
     const model_t *m = &p->model;
     sh->dlrm = m->kind == MODEL_DLRM;
     sh->experts = m->d.experts;
+    for (int z = 0; z < 4; z++)
+        sh->zero_ok[z] = stack_zero_ok(&p->stack, dt_auto_zero[z]);
     if (sh->dlrm)
         return;
     point_t q;
@@ -366,6 +371,10 @@ int64_t detailed_auto_cell_init(const detailed_auto_shape *sh, int64_t devices,
                     u->cp = (uint8_t)c;
                     u->ep = (uint8_t)e;
                     dt_auto_options(a, p, inference, u);
+                    bool zk[4];
+                    for (int i = 0; i < u->n[1]; i++)
+                        zk[i] = sh->zero_ok[u->opt[1][i]];
+                    dt_auto_filter(u, 1, zk); /* counted with the static rules */
                     int64_t all = dt_auto_product(u);
                     dt_auto_reject(rejected, STATUS_INVALID_STRATEGY, DT_AUTO_OPTIONS - all);
                     int64_t deg = dt_auto_tp[a] * dt_auto_pp[p] * dt_auto_cp[c];

@@ -69,8 +69,9 @@ void dt_layer_comm(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
     if (c->d.tp > 1) {
         double bytes = T * h * ab;
         int64_t st = c->stride[DT_TP];
-        tpc = c->sp ? 2.0 * (dt_coll(c, TOPO_ALLGATHER, c->d.tp, st, bytes) +
-                             dt_coll(c, TOPO_REDUCESCATTER, c->d.tp, st, bytes))
+        /* an all-gather and a reduce-scatter of one buffer cost the same
+         * (topo.h): one costed for both */
+        tpc = c->sp ? 4.0 * dt_coll(c, TOPO_ALLGATHER, c->d.tp, st, bytes)
                     : 2.0 * dt_coll(c, TOPO_ALLREDUCE, c->d.tp, st, bytes);
     }
     L->tp_comm = tpc;

@@ -272,7 +272,44 @@ typedef struct dt_layers {
 } dt_layers;
 typedef struct dt_ends {
     double emb_f, emb_b, head_f, head_b;
+    double emb_comp; /* emb_f's compute (without its TP all-reduce) */
 } dt_ends;
+
+/* The closed-form schedule of a training step (train.c), shared by the
+ * evaluation and the trace: per stage its time per micro-batch ts (tf
+ * of it forward), the pipeline's span (pipeline.c's schedule time) and
+ * bubble, ZeRO 3's once-per-step gather exposed before it (z3x). Stage
+ * s idles bubble s/(pp-1) of the bubble before and after its ops (the
+ * fill and drain a later stage waits, forward and backward shares), the
+ * rest of the bubble after its warm-up forwards; it keeps the slowest
+ * stage's pace. Its last backward ends at z3x + pipe - trail(s). */
+typedef struct dt_sched {
+    dt_layers y;
+    dt_ends x;
+    double p2p, p2p_ag;
+    double ts[DT_MAX_STAGES], tf[DT_MAX_STAGES];
+    double tmax, pipe, bubble, f, z3x;
+    double params_dense, params_moe; /* dt_layer_params, once */
+} dt_sched;
+/* A stage's end of step: its last micro-batch's backward with the
+ * gradient collectives beside it, the rest of the reduction, the
+ * optimizer, ZeRO 1/2's exposed parameter gather. */
+typedef struct dt_tail {
+    double start, comp_end, comm_end, sync_sum, serial, emb_sync;
+    double opt_at, opt, ag, ag_exposed, end;
+    int64_t ncomp, ncomm;
+    /* in: the last ZeRO 1/2 gather costed (trained parameters -> time),
+     * reused by a stage with as many; out: this stage's */
+    double memo_trained, memo_ag;
+} dt_tail;
+/* What dt_tail_run reports to a trace: a layer's overlapped gradient
+ * collective, the backward stretched past the schedule by collectives
+ * beside it, the reduction left after both streams. */
+enum { DT_EMIT_SYNC = 0, DT_EMIT_SLOWED = 1, DT_EMIT_TAIL = 2 };
+typedef struct dt_tail_emit {
+    void (*fn)(void *ctx, int kind, int64_t layer, double start, double dur);
+    void *ctx;
+} dt_tail_emit;
 
 /* ---- bounds (fidelity.c): every count the fidelity multiplies or loops
  * over is checked against these before any arithmetic, so a direct
@@ -356,6 +393,14 @@ void dt_infer_stage(const dt_ctx *c, const dt_stages *st, const dt_infer_k *k, i
                     dt_infer_s *o);
 void dt_layers_build(const dt_ctx *c, dt_layers *y);
 void dt_ends_cost(const dt_ctx *c, const dt_layers *y, dt_ends *x);
+void dt_sched_build(const dt_ctx *c, const dt_stages *st, dt_sched *k);
+/* Idle of stage s before its first op and after its last. */
+double dt_sched_lead(const dt_ctx *c, const dt_sched *k, int64_t s);
+double dt_sched_trail(const dt_ctx *c, const dt_sched *k, int64_t s);
+/* Stage s's tail (emit NULL: no events); t's memo is read (zero it
+ * first, or carry it from another stage's tail) and updated. */
+void dt_tail_run(const dt_ctx *c, const dt_split *sp, const dt_stages *st, const dt_sched *k,
+                 int64_t s, const dt_tail_emit *emit, dt_tail *t);
 /* The context of p with its split and stages, micro-batch and
  * recompute mode resolved (auto), memory in *mem: STATUS_OK, or the
  * infeasible status (fidelity.c). */

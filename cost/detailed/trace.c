@@ -6,25 +6,25 @@
  * bubbles), gradient reduction, optimizer and parameter gathers;
  * inference as prefill, then decode steps.
  *
- * Durations come from the model (layer.c, comm.c, train.c's ends); the
- * schedule is simulated op by op in the order a stage runs them: GPipe
- * (every forward, then every backward), 1F1B (pp - s - 1 warm-up
- * forwards, then one forward one backward, then the rest), or
- * Megatron's interleaved 1F1B (forward op k is chunk (k / pp) mod v of
- * micro-batch (k / (pp v)) pp + k mod pp; 2 (pp - s - 1) + (v - 1) pp
- * warm-up ops). A forward waits for the same micro-batch's previous
- * chunk and its send, a backward for the next chunk's backward (the last
- * chunk's for its own forward). The makespan it finds is close to, not
- * equal to, the closed form train.c evaluates (which takes the slowest
- * stage's pace for every micro-batch); detailed_trace returns both.
- * Collectives are drawn at the start of the compute they belong to with
- * their full duration (what overlaps shows as overlap). Allocates O(m
- * chunks) doubles for the simulation; pure otherwise.
+ * It is the evaluation's own schedule (train.c's dt_sched and
+ * dt_tail_run), laid out in time, not a second model: every stage runs
+ * its ops in its schedule's order (GPipe: every forward, then every
+ * backward; 1F1B: pp - s - 1 warm-up forwards, then one forward one
+ * backward, then the rest; Megatron's interleaved 1F1B: forward op k is
+ * chunk (k / pp) mod v of micro-batch (k / (pp v)) pp + k mod pp after
+ * 2 (pp - s - 1) + (v - 1) pp warm-up ops) at the slowest stage's pace,
+ * its share of the closed form's bubble before its first op, after its
+ * warm-up forwards and after its last op (the gaps); then its tail: the
+ * last backward's gradient collectives at the times of the evaluation's
+ * two-stream recurrence, what they leave, the optimizer and ZeRO 1/2's
+ * exposed gather. The trace ends at the evaluated iteration time.
+ * Collectives inside a pass are drawn at its start with their full
+ * duration (what overlaps shows as overlap). Inference: prefill, then
+ * decode steps (infer.c's stage times).
  */
 #include "dt.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 typedef struct dt_tr {
     const dt_ctx *c;
@@ -60,41 +60,6 @@ static double dt_tr_sum(const dt_tr *t, int64_t lo, int64_t hi, size_t off)
 
 #define DT_TR(f) offsetof(dt_layer, f)
 
-/* The simulation's state: per micro-batch and chunk the end of its
- * forward and backward (-1 not yet), per stage when its compute and its
- * DP track are free and how many forwards and backwards it ran. */
-typedef struct dt_sim {
-    double *fend, *bend, *free_at, *dp_free;
-    int64_t *nf, *nb;
-} dt_sim;
-
-static void dt_sim_free(dt_sim *s)
-{
-    free(s->fend);
-    free(s->bend);
-    free(s->free_at);
-    free(s->dp_free);
-    free(s->nf);
-    free(s->nb);
-}
-
-static status_code dt_sim_alloc(dt_sim *s, int64_t ops, int64_t pp)
-{
-    s->fend = malloc((size_t)ops * sizeof *s->fend);
-    s->bend = malloc((size_t)ops * sizeof *s->bend);
-    s->free_at = calloc((size_t)pp, sizeof *s->free_at);
-    s->dp_free = calloc((size_t)pp, sizeof *s->dp_free);
-    s->nf = calloc((size_t)pp, sizeof *s->nf);
-    s->nb = calloc((size_t)pp, sizeof *s->nb);
-    if (!s->fend || !s->bend || !s->free_at || !s->dp_free || !s->nf || !s->nb) {
-        dt_sim_free(s);
-        return STATUS_NOMEM;
-    }
-    for (int64_t i = 0; i < ops; i++)
-        s->fend[i] = s->bend[i] = -1.0;
-    return STATUS_OK;
-}
-
 /* Forward op index k of a stage -> micro-batch and local chunk. */
 static void dt_tr_fwd_op(int64_t k, int64_t pp, int64_t v, int64_t *mb, int64_t *j)
 {
@@ -108,167 +73,159 @@ static void dt_tr_fwd_op(int64_t k, int64_t pp, int64_t v, int64_t *mb, int64_t 
     *mb = (k / (pp * v)) * pp + in % pp;
 }
 
-static status_code dt_tr_train(dt_tr *t)
+/* One op (forward or backward of global chunk g, micro-batch mb, local
+ * chunk j) of stage s at time t: its events; returns its duration (the
+ * schedule's: layers, ZeRO 3 chain ends, embedding, head, send). */
+static double dt_tr_op(dt_tr *t, const dt_sched *k, int64_t s, bool fwd, int64_t g, int64_t mb,
+                       int64_t j, double at)
 {
     const dt_ctx *c = t->c;
-    int64_t pp = c->d.pp, v = c->d.v, m = c->d.ga, C = t->sp->chunks;
+    int64_t C = t->sp->chunks;
+    double h = (double)c->m->hidden, tp = (double)c->d.tp, full = c->tok * h * c->ab;
+    bool split = c->sp || (c->st->pp_send == STACK_PP_SCATTER_GATHER && c->d.tp > 1);
+    double send = k->p2p + k->p2p_ag;
+    int64_t lo, hi;
+    dt_chunk_range(c, t->sp, g, &lo, &hi);
+    const dt_layers *y = &k->y;
+    double tpc = dt_tr_sum(t, lo, hi, DT_TR(tp_comm));
+    double cpc = dt_tr_sum(t, lo, hi, DT_TR(cp_comm));
+    double a2a = dt_tr_sum(t, lo, hi, DT_TR(a2a));
+    const char *tpn = c->sp ? "all-gather + reduce-scatter (tp)" : "all-reduce (tp)";
+    double dur;
+    if (fwd) {
+        dur = dt_tr_sum(t, lo, hi, DT_TR(fwd)) +
+              (hi > lo ? y->t[dt_layer_type(c, lo)].z3_fhead : 0.0) +
+              (g == 0 ? k->x.emb_f : 0.0) + (g == C - 1 ? k->x.head_f : 0.0);
+        dt_tr_emit(t, s, DETAILED_TRACK_COMPUTE, "forward", mb, j, at, dur, 0, 0);
+        dt_tr_emit(t, s, DETAILED_TRACK_TP, tpn, mb, j, at, tpc, full, c->d.tp);
+        dt_tr_emit(t, s, DETAILED_TRACK_CP, "ring attention (cp)", mb, j, at, cpc, full, c->d.cp);
+        dt_tr_emit(t, s, DETAILED_TRACK_EP, "dispatch + combine (ep)", mb, j, at, a2a, full,
+                   c->d.ep);
+        if (c->d.zero >= 3 && (c->z3_ag_mb || mb == 0))
+            dt_tr_emit(t, s, DETAILED_TRACK_DP, "all-gather parameters (zero3)", mb, j, at,
+                       dt_tr_sum(t, lo, hi, DT_TR(zero3_ag)), dt_layer_params(c, false) * c->ab,
+                       c->zs);
+        if (g < C - 1) {
+            dt_tr_emit(t, s, DETAILED_TRACK_PP, "send activation (pp)", mb, j, at + dur, send,
+                       split ? full / tp : full, 2);
+            dur += send;
+        }
+        return dur;
+    }
+    double rec = dt_tr_sum(t, lo, hi, DT_TR(recomp));
+    dur = dt_tr_sum(t, lo, hi, DT_TR(bwd)) +
+          (hi > lo ? y->t[dt_layer_type(c, hi - 1)].z3_bhead : 0.0) +
+          (g == 0 ? k->x.emb_b : 0.0) + (g == C - 1 ? k->x.head_b : 0.0);
+    dt_tr_emit(t, s, DETAILED_TRACK_COMPUTE, "recompute", mb, j, at, rec, 0, 0);
+    dt_tr_emit(t, s, DETAILED_TRACK_COMPUTE, "backward", mb, j, at + rec, dur - rec, 0, 0);
+    dt_tr_emit(t, s, DETAILED_TRACK_TP, tpn, mb, j, at, tpc, full, c->d.tp);
+    dt_tr_emit(t, s, DETAILED_TRACK_CP, "ring attention (cp)", mb, j, at, 2.0 * cpc, full,
+               c->d.cp);
+    dt_tr_emit(t, s, DETAILED_TRACK_EP, "dispatch + combine (ep)", mb, j, at, a2a, full, c->d.ep);
+    if (c->d.zero >= 3) {
+        /* the gathers, then the reduce-scatters: the pass lasts at least
+         * both (comm.c's dt_overlap) */
+        double agb = dt_tr_sum(t, lo, hi, DT_TR(zero3_agb));
+        dt_tr_emit(t, s, DETAILED_TRACK_DP, "all-gather parameters (zero3)", mb, j, at, agb,
+                   dt_layer_params(c, false) * c->ab, c->zs);
+        if (c->z3_rs_mb)
+            dt_tr_emit(t, s, DETAILED_TRACK_DP, "reduce-scatter gradients (zero3)", mb, j,
+                       at + agb, dt_tr_sum(t, lo, hi, DT_TR(zero3_rs)),
+                       dt_layer_params(c, false) * c->gbytes, c->zs);
+    }
+    if (g > 0) {
+        dt_tr_emit(t, s, DETAILED_TRACK_PP, "send gradient (pp)", mb, j, at + dur, send,
+                   split ? full / tp : full, 2);
+        dur += send;
+    }
+    return dur;
+}
+
+/* The tail's events of one stage (dt_tail_run's reports). */
+typedef struct dt_tr_tail {
+    dt_tr *t;
+    int64_t s;
+} dt_tr_tail;
+
+static void dt_tr_tail_event(void *ctx, int kind, int64_t layer, double start, double dur)
+{
+    dt_tr_tail *a = ctx;
+    const dt_ctx *c = a->t->c;
+    int64_t m = c->d.ga;
+    bool z3 = c->d.zero >= 3;
+    const char *sync = z3 ? "reduce-scatter gradients (zero3)"
+                      : c->d.zero == 0 ? "all-reduce gradients (dp)"
+                                       : "reduce-scatter gradients (dp)";
+    int64_t group = c->d.zero == 0 ? c->dpcp : c->zs;
+    double bytes = dt_layer_params(c, false) * c->gbytes;
+    if (kind == DT_EMIT_SYNC)
+        dt_tr_emit(a->t, a->s, DETAILED_TRACK_DP, sync, m - 1, layer, start, dur, bytes, group);
+    else if (kind == DT_EMIT_SLOWED)
+        dt_tr_emit(a->t, a->s, DETAILED_TRACK_COMPUTE, "backward (beside gradient collectives)",
+                   m - 1, -1, start, dur, 0, 0);
+    else
+        dt_tr_emit(a->t, a->s, DETAILED_TRACK_DP, "gradient reduction (not overlapped)", m - 1,
+                   -1, start, dur, bytes, group);
+}
+
+/* The step from the closed-form schedule the evaluation uses (train.c's
+ * dt_sched): every stage's ops in its schedule's order at the slowest
+ * stage's pace, its share of the bubble before its first op, after its
+ * warm-up forwards and after its last op; then its tail. */
+static status_code dt_tr_train(dt_tr *t, const dt_stages *st)
+{
+    const dt_ctx *c = t->c;
+    int64_t pp = c->d.pp, v = c->d.v, m = c->d.ga;
     /* interleaving needs whole groups of pp micro-batches */
     if (v > 1 && m % pp != 0)
         return STATUS_INFEASIBLE_BATCH;
-    dt_sim sim;
-    if (dt_sim_alloc(&sim, m * C, pp) != STATUS_OK)
+    dt_sched *k = malloc(sizeof *k);
+    if (!k)
         return STATUS_NOMEM;
-    double *fend = sim.fend, *bend = sim.bend, *free_at = sim.free_at, *dp_free = sim.dp_free;
-    int64_t *nf = sim.nf, *nb = sim.nb;
-    double h = (double)c->m->hidden, tp = (double)c->d.tp;
-    double full = c->tok * h * c->ab;
-    bool split = c->sp || (c->st->pp_send == STACK_PP_SCATTER_GATHER && c->d.tp > 1);
-    double send = 0.0;
-    if (pp > 1) {
-        send = dt_coll(c, TOPO_P2P, 2, c->stride[DT_PP], split ? full / tp : full);
-        if (split && !c->sp)
-            send += dt_coll(c, TOPO_ALLGATHER, c->d.tp, c->stride[DT_TP], full);
-    }
-    int64_t total = 2 * m * v, done = 0;
+    dt_sched_build(c, st, k);
+    t->y = &k->y;
+    t->x = &k->x;
     bool gpipe = c->t->schedule == TASK_SCHEDULE_GPIPE;
-    while (done < total * pp) {
-        bool progress = false;
-        for (int64_t s = 0; s < pp; s++) {
-            for (;;) {
-                int64_t n = m * v;
-                if (nf[s] + nb[s] >= 2 * n)
-                    break;
-                /* the stage's next op: forward or backward */
-                int64_t warm = gpipe ? n : v > 1 ? 2 * (pp - s - 1) + (v - 1) * pp : pp - s - 1;
-                if (warm > n)
-                    warm = n;
-                bool fwd;
-                if (nf[s] < warm)
-                    fwd = true;
-                else if (nf[s] >= n)
-                    fwd = false;
-                else
-                    fwd = nb[s] >= nf[s] - warm; /* steady state: one forward, one backward */
-                int64_t mb, j, k = fwd ? nf[s] : nb[s];
-                dt_tr_fwd_op(k, pp, v, &mb, &j);
-                if (!fwd)
-                    j = v - 1 - j;
-                int64_t g = j * pp + s; /* global chunk */
-                double ready;
-                if (fwd)
-                    ready = g == 0 ? 0.0 : fend[mb * C + g - 1];
-                else
-                    ready = g == C - 1 ? fend[mb * C + g] : bend[mb * C + g + 1];
-                if (ready < 0.0)
-                    break; /* waits for another stage */
-                if ((fwd && g > 0) || (!fwd && g < C - 1))
-                    ready += send;
-                double start = ready > free_at[s] ? ready : free_at[s];
-                int64_t lo, hi;
-                dt_chunk_range(c, t->sp, g, &lo, &hi);
-                const dt_layers *y = t->y;
-                double tpc = dt_tr_sum(t, lo, hi, DT_TR(tp_comm));
-                double cpc = dt_tr_sum(t, lo, hi, DT_TR(cp_comm));
-                double a2a = dt_tr_sum(t, lo, hi, DT_TR(a2a));
-                if (fwd) {
-                    double dur = dt_tr_sum(t, lo, hi, DT_TR(fwd)) +
-                                 (hi > lo ? y->t[dt_layer_type(c, lo)].z3_fhead : 0.0) +
-                                 (g == 0 ? t->x->emb_f : 0.0) + (g == C - 1 ? t->x->head_f : 0.0);
-                    dt_tr_emit(t, s, DETAILED_TRACK_COMPUTE, "forward", mb, j, start, dur, 0, 0);
-                    dt_tr_emit(t, s, DETAILED_TRACK_TP, c->sp ? "all-gather + reduce-scatter (tp)"
-                                                             : "all-reduce (tp)",
-                               mb, j, start, tpc, full, c->d.tp);
-                    dt_tr_emit(t, s, DETAILED_TRACK_CP, "ring attention (cp)", mb, j, start, cpc,
-                               full, c->d.cp);
-                    dt_tr_emit(t, s, DETAILED_TRACK_EP, "dispatch + combine (ep)", mb, j, start,
-                               a2a, full, c->d.ep);
-                    if (c->d.zero >= 3 && (c->z3_ag_mb || mb == 0))
-                        dt_tr_emit(t, s, DETAILED_TRACK_DP, "all-gather parameters (zero3)", mb,
-                                   j, start, dt_tr_sum(t, lo, hi, DT_TR(zero3_ag)),
-                                   dt_layer_params(c, false) * c->ab, c->zs);
-                    fend[mb * C + g] = start + dur;
-                    if (g < C - 1)
-                        dt_tr_emit(t, s, DETAILED_TRACK_PP, "send activation (pp)", mb, j,
-                                   start + dur, send, split ? full / tp : full, 2);
-                    free_at[s] = start + dur;
-                    nf[s]++;
-                } else {
-                    double rec = dt_tr_sum(t, lo, hi, DT_TR(recomp));
-                    double dur = dt_tr_sum(t, lo, hi, DT_TR(bwd)) +
-                                 (hi > lo ? y->t[dt_layer_type(c, hi - 1)].z3_bhead : 0.0) +
-                                 (g == 0 ? t->x->emb_b : 0.0) + (g == C - 1 ? t->x->head_b : 0.0);
-                    dt_tr_emit(t, s, DETAILED_TRACK_COMPUTE, "recompute", mb, j, start, rec, 0, 0);
-                    dt_tr_emit(t, s, DETAILED_TRACK_COMPUTE, "backward", mb, j, start + rec,
-                               dur - rec, 0, 0);
-                    dt_tr_emit(t, s, DETAILED_TRACK_TP, c->sp ? "all-gather + reduce-scatter (tp)"
-                                                             : "all-reduce (tp)",
-                               mb, j, start, tpc, full, c->d.tp);
-                    dt_tr_emit(t, s, DETAILED_TRACK_CP, "ring attention (cp)", mb, j, start,
-                               2.0 * cpc, full, c->d.cp);
-                    dt_tr_emit(t, s, DETAILED_TRACK_EP, "dispatch + combine (ep)", mb, j, start,
-                               a2a, full, c->d.ep);
-                    if (c->d.zero >= 3) {
-                        dt_tr_emit(t, s, DETAILED_TRACK_DP, "all-gather parameters (zero3)", mb, j,
-                                   start, dt_tr_sum(t, lo, hi, DT_TR(zero3_agb)),
-                                   dt_layer_params(c, false) * c->ab, c->zs);
-                        if (c->z3_rs_mb || mb == m - 1)
-                            dt_tr_emit(t, s, DETAILED_TRACK_DP, "reduce-scatter gradients (zero3)",
-                                       mb, j, start + dur * 0.5,
-                                       dt_tr_sum(t, lo, hi, DT_TR(zero3_rs)),
-                                       dt_layer_params(c, false) * c->gbytes, c->zs);
-                    }
-                    if ((c->d.zero < 3 || !c->z3_rs_mb) && mb == m - 1) {
-                        /* the last micro-batch's gradients, one after the
-                         * other on the stage's DP track */
-                        double sync = dt_tr_sum(t, lo, hi,
-                                                c->d.zero < 3 ? DT_TR(grad_sync) : DT_TR(zero3_rs));
-                        double at = start > dp_free[s] ? start : dp_free[s];
-                        if (!c->t->overlap_dp_comm)
-                            at = start + dur > dp_free[s] ? start + dur : dp_free[s];
-                        dt_tr_emit(t, s, DETAILED_TRACK_DP,
-                                   c->d.zero == 0 ? "all-reduce gradients (dp)"
-                                                  : "reduce-scatter gradients (dp)",
-                                   mb, j, at, sync, dt_layer_params(c, false) * c->gbytes,
-                                   c->d.zero == 0 ? c->dpcp : c->zs);
-                        if (sync > 0.0)
-                            dp_free[s] = at + sync;
-                    }
-                    bend[mb * C + g] = start + dur;
-                    if (g > 0)
-                        dt_tr_emit(t, s, DETAILED_TRACK_PP, "send gradient (pp)", mb, j,
-                                   start + dur, send, split ? full / tp : full, 2);
-                    free_at[s] = start + dur;
-                    nb[s]++;
-                }
-                done++;
-                progress = true;
-            }
+    if (k->z3x > 0)
+        dt_tr_emit(t, 0, DETAILED_TRACK_DP, "all-gather parameters (zero3, exposed)", -1, -1,
+                   0.0, k->z3x, dt_layer_params(c, false) * c->ab, c->zs);
+    double end = 0.0;
+    for (int64_t s = 0; s < pp; s++) {
+        int64_t n = m * v, nf = 0, nb = 0;
+        int64_t warm = gpipe ? n : v > 1 ? 2 * (pp - s - 1) + (v - 1) * pp : pp - s - 1;
+        if (warm > n)
+            warm = n;
+        double stretch = k->ts[s] > 0 ? k->tmax / k->ts[s] : 1.0;
+        double mid = pp > 1 ? k->bubble * (1.0 - (double)s / (double)(pp - 1)) : 0.0;
+        double at = k->z3x + dt_sched_lead(c, k, s);
+        while (nf + nb < 2 * n) {
+            if (nf == warm && nb == 0)
+                at += mid; /* waiting for the first backward */
+            bool fwd = nf < warm || (nf < n && nb >= nf - warm);
+            int64_t mb, j;
+            dt_tr_fwd_op(fwd ? nf : nb, pp, v, &mb, &j);
+            if (!fwd)
+                j = v - 1 - j;
+            double dur = dt_tr_op(t, k, s, fwd, j * pp + s, mb, j, at);
+            at += dur * stretch;
+            if (fwd)
+                nf++;
+            else
+                nb++;
         }
-        if (!progress)
-            break;
+        dt_tail tl;
+        tl.memo_trained = tl.memo_ag = 0.0;
+        dt_tr_tail a = {t, s};
+        dt_tail_emit emit = {dt_tr_tail_event, &a};
+        dt_tail_run(c, t->sp, st, k, s, &emit, &tl);
+        dt_tr_emit(t, s, DETAILED_TRACK_COMPUTE, "optimizer", -1, -1, tl.opt_at, tl.opt, 0, 0);
+        dt_tr_emit(t, s, DETAILED_TRACK_DP, "all-gather parameters (exposed)", -1, -1,
+                   tl.comp_end, tl.ag_exposed, 0, c->zs);
+        end = tl.end > end ? tl.end : end;
     }
-    status_code rc = done == total * pp ? STATUS_OK : STATUS_INFEASIBLE_SHAPE;
-    /* per stage: the optimizer once its gradients are reduced, then
-     * ZeRO 1/2's parameter all-gather (what the next forward cannot
-     * hide) */
-    double f = c->t->overlap_dp_comm ? c->f.dpo : 0.0;
-    for (int64_t s = 0; rc == STATUS_OK && s < pp; s++) {
-        double local = (double)dt_stage_layers(c, t->sp, s) * dt_layer_params(c, false);
-        double opt = hw_mem_time(c->hw, c->st->optimizer_step_bytes * local /
-                                            (c->d.zero >= 1 ? (double)c->zs : 1.0)) /
-                     c->f.mem;
-        double at = free_at[s] > dp_free[s] ? free_at[s] : dp_free[s];
-        dt_tr_emit(t, s, DETAILED_TRACK_COMPUTE, "optimizer", -1, -1, at, opt, 0, 0);
-        if (c->d.zero == 1 || c->d.zero == 2) {
-            double ag = dt_dpcoll(c, TOPO_ALLGATHER, c->zs, c->s_dpcp, local * c->ab);
-            double fwd = fend[0 * C + s] > 0 ? fend[0 * C + s] : 0.0; /* its first forward */
-            double exposed = (1.0 - f) * ag + dt_max(0.0, f * ag - fwd);
-            dt_tr_emit(t, s, DETAILED_TRACK_DP, "all-gather parameters (exposed)", -1, -1,
-                       at + opt, exposed, local * c->ab, c->zs);
-        }
-    }
-    dt_sim_free(&sim);
-    return rc;
+    free(k);
+    t->end = end > t->end ? end : t->end;
+    return STATUS_OK;
 }
 
 static status_code dt_tr_infer(dt_tr *t, const dt_stages *st)
@@ -347,15 +304,11 @@ status_code detailed_trace(const point_t *p, detailed_event_fn fn, void *ctx, do
     engine_free(&e);
     if (rc != STATUS_OK)
         return rc;
-    dt_layers y;
-    dt_ends x;
-    dt_tr t = {&c, &sp, &y, &x, fn, ctx, 0.0};
+    dt_tr t = {&c, &sp, NULL, NULL, fn, ctx, 0.0};
     if (p->task.kind == TASK_INFERENCE) {
         rc = dt_tr_infer(&t, &st);
     } else {
-        dt_layers_build(&c, &y);
-        dt_ends_cost(&c, &y, &x);
-        rc = dt_tr_train(&t);
+        rc = dt_tr_train(&t, &st);
     }
     if (end_s)
         *end_s = t.end;

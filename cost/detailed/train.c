@@ -99,7 +99,7 @@ void dt_ends_cost(const dt_ctx *c, const dt_layers *y, dt_ends *x)
     bool head_train = m->d.untied_embeddings || emb_train;
     bool below_train = emb_train || y->frozen < m->layers || c->lora; /* head needs dgrad */
     double h = (double)m->hidden, vocab_t = (double)m->vocab / (double)c->d.tp;
-    x->emb_f = dt_elem(c, 2.0 * c->tok * h * c->ab, 1.0);
+    x->emb_f = x->emb_comp = dt_elem(c, 2.0 * c->tok * h * c->ab, 1.0);
     if (c->d.tp > 1)
         x->emb_f += dt_coll(c, TOPO_ALLREDUCE, c->d.tp, c->stride[DT_TP], c->tok * h * c->ab);
     x->emb_b = emb_train ? x->emb_f : 0.0;
@@ -130,145 +130,315 @@ void dt_ends_cost(const dt_ctx *c, const dt_layers *y, dt_ends *x)
     }
 }
 
+/* Forward sends of stage s per micro-batch (chunks not last), and backward
+ * ones (chunks not first). */
+static double dt_fwd_sends(const dt_ctx *c, int64_t s)
+{
+    return (double)c->d.v - (s == c->d.pp - 1 ? 1.0 : 0.0);
+}
+
+void dt_sched_build(const dt_ctx *c, const dt_stages *st, dt_sched *k)
+{
+    const model_t *m = c->m;
+    dt_layers_build(c, &k->y);
+    dt_ends_cost(c, &k->y, &k->x);
+    const dt_layers *y = &k->y;
+    double h = (double)m->hidden, tp = (double)c->d.tp, v = (double)c->d.v;
+
+    /* point-to-point per chunk boundary and pass: sequence parallel (or
+     * the scatter/gather scheme) sends 1/tp and all-gathers it inside
+     * the node */
+    k->p2p = k->p2p_ag = 0.0;
+    if (c->d.pp > 1) {
+        double full = c->tok * h * c->ab;
+        bool split = c->sp || (c->st->pp_send == STACK_PP_SCATTER_GATHER && c->d.tp > 1);
+        k->p2p = dt_coll(c, TOPO_P2P, 2, c->stride[DT_PP], split ? full / tp : full);
+        if (split && !c->sp)
+            k->p2p_ag = dt_coll(c, TOPO_ALLGATHER, c->d.tp, c->stride[DT_TP], full);
+    }
+
+    /* stages: their layers, the exposed first gathers of each chunk's
+     * passes (ZeRO 3), their sends, the embedding and the head */
+    double tmax = 0.0, tsum = 0.0, send = k->p2p + k->p2p_ag;
+    for (int64_t s = 0; s < c->d.pp; s++) {
+        const dt_stage *g = &st->s[s];
+        double tf = dt_stage_sum(y, st, g, DT_OFF(fwd)) +
+                    dt_stage_ends(y, st, g->first, DT_OFF(z3_fhead)) + dt_fwd_sends(c, s) * send;
+        double tb = dt_stage_sum(y, st, g, DT_OFF(bwd)) +
+                    dt_stage_ends(y, st, g->last, DT_OFF(z3_bhead)) +
+                    ((double)g->sends - dt_fwd_sends(c, s)) * send;
+        if (s == 0) {
+            tf += k->x.emb_f;
+            tb += k->x.emb_b;
+        }
+        if (s == c->d.pp - 1) {
+            tf += k->x.head_f;
+            tb += k->x.head_b;
+        }
+        k->tf[s] = tf;
+        k->ts[s] = tf + tb;
+        tmax = k->ts[s] > tmax ? k->ts[s] : tmax;
+        tsum += k->ts[s];
+    }
+    k->tmax = tmax;
+    k->pipe = dt_schedule_time(tmax, tsum, (double)c->d.ga, v);
+    k->bubble = (tsum - tmax) / v;
+    k->f = c->t->overlap_dp_comm ? c->f.dpo : 0.0;
+    k->params_dense = dt_layer_params(c, false);
+    k->params_moe = m->d.experts > 0 ? dt_layer_params(c, true) : k->params_dense;
+    /* ZeRO 3 gathering once per step: the first stage's gathers beside
+     * the compute of its first forward (its collectives are no window: a
+     * faster collective never leaves a gather more exposed) */
+    k->z3x = 0.0;
+    if (c->d.zero >= 3 && !c->z3_ag_mb) {
+        const dt_stage *g0 = &st->s[0];
+        double ag0 = dt_stage_sum(y, st, g0, DT_OFF(zero3_ag));
+        double win = dt_stage_sum(y, st, g0, DT_OFF(comp_fwd)) + k->x.emb_comp;
+        k->z3x = (1.0 - k->f) * ag0 + fmax(0.0, k->f * ag0 - win);
+    }
+}
+
+double dt_sched_lead(const dt_ctx *c, const dt_sched *k, int64_t s)
+{
+    if (c->d.pp <= 1 || !(k->ts[s] > 0))
+        return 0.0;
+    return k->bubble * (double)s / (double)(c->d.pp - 1) * (k->tf[s] / k->ts[s]);
+}
+
+double dt_sched_trail(const dt_ctx *c, const dt_sched *k, int64_t s)
+{
+    if (c->d.pp <= 1 || !(k->ts[s] > 0))
+        return 0.0;
+    return k->bubble * (double)s / (double)(c->d.pp - 1) * (1.0 - k->tf[s] / k->ts[s]);
+}
+
+/* Stage s's layers in backward order, calling fn on each (chunk by
+ * chunk from its last, layers from the last). */
+static void dt_tail_layers(const dt_ctx *c, const dt_split *sp, int64_t s,
+                           void (*fn)(void *, const dt_layer *, int64_t), void *ctx,
+                           const dt_layers *y, const dt_stages *st)
+{
+    for (int64_t k = sp->chunks - c->d.pp + s; k >= 0; k -= c->d.pp) {
+        int64_t lo, hi;
+        dt_chunk_range(c, sp, k, &lo, &hi);
+        for (int64_t i = hi - 1; i >= lo; i--)
+            fn(ctx, &y->t[st->types == 1 ? st->uniform : dt_layer_type(c, i)], i);
+    }
+}
+
+/* The replay's recurrence, one layer at a time. */
+typedef struct dt_rec {
+    const dt_ctx *c;
+    dt_tail *t;
+    bool z3_last;
+    double f, prev;
+    const dt_tail_emit *emit;
+} dt_rec;
+
+static void dt_rec_layer(void *ctx, const dt_layer *L, int64_t i)
+{
+    dt_rec *r = ctx;
+    dt_tail *t = r->t;
+    double sync = r->z3_last ? L->zero3_rs : L->grad_sync;
+    /* compute beside the previous layer's collective slows */
+    t->comp_end += L->bwd + r->c->f.slow * dt_min(L->bwd, r->f * r->prev);
+    t->ncomp++;
+    t->sync_sum += sync;
+    t->serial += (1.0 - r->f) * sync;
+    r->prev = sync;
+    if (r->f > 0.0 && sync > 0) {
+        double at = dt_max(t->comm_end, t->comp_end);
+        t->comm_end = at + r->f * sync;
+        t->ncomm++;
+        if (r->emit)
+            r->emit->fn(r->emit->ctx, DT_EMIT_SYNC, i, at, r->f * sync);
+    }
+}
+
+void dt_tail_run(const dt_ctx *c, const dt_split *sp, const dt_stages *st, const dt_sched *k,
+                 int64_t s, const dt_tail_emit *emit, dt_tail *t)
+{
+    const model_t *m = c->m;
+    const dt_layers *y = &k->y;
+    const dt_stage *g = &st->s[s];
+    double f = k->f;
+    *t = (dt_tail){.memo_trained = t->memo_trained, .memo_ag = t->memo_ag};
+    /* ---- the last micro-batch's backward of the stage with the
+     * gradient collectives beside it: a compute stream and a
+     * communication stream, each collective starting when its layer's
+     * backward and the previous collective are done (the two-stream
+     * engine's rule, as a recurrence: O(layers), no events stored). It
+     * ends where the schedule ends the stage's last backward. */
+    double emb_b = s == 0 ? k->x.emb_b : 0.0;
+    double bwd = dt_stage_sum(y, st, g, DT_OFF(bwd));
+    double last = k->z3x + k->pipe - dt_sched_trail(c, k, s);
+    double start = last - bwd - emb_b;
+    if (start < 0)
+        start = 0;
+    t->start = start;
+    /* ZeRO 3 reducing only the last micro-batch: its reduce-scatters are
+     * this replay's gradient collectives */
+    bool z3_last = c->d.zero >= 3 && !c->z3_rs_mb;
+    t->comp_end = t->comm_end = start;
+    int64_t nl = 0;
+    for (int ty = 0; ty < DT_TYPES; ty++)
+        nl += g->n[ty];
+    if (st->types == 1 && nl > 0 && !emit) {
+        /* identical layers: the recurrence in closed form (the first
+         * backward runs alone, the others beside a collective) */
+        const dt_layer *L = &y->t[st->uniform];
+        double sync = z3_last ? L->zero3_rs : L->grad_sync, fs = f * sync;
+        double b1 = L->bwd, b = L->bwd + c->f.slow * dt_min(L->bwd, fs);
+        double n = (double)nl;
+        t->sync_sum = n * sync;
+        t->serial = n * (1.0 - f) * sync;
+        t->ncomp = nl;
+        t->comp_end = start + b1 + (n - 1.0) * b;
+        if (f > 0.0 && sync > 0) {
+            t->comm_end = dt_max(start + b1 + n * fs, t->comp_end + fs);
+            t->ncomm = nl;
+        }
+    } else {
+        dt_rec r = {c, t, z3_last, f, 0.0, emit};
+        dt_tail_layers(c, sp, s, dt_rec_layer, &r, y, st);
+    }
+    t->comp_end += emb_b; /* the embedding's backward */
+    bool emb_train = s == 0 && m->vocab > 0 && y->fmode == DT_DGRAD;
+    double emb_params = emb_train ? dt_emb_params_dev(c) : 0.0;
+    if (c->d.zero < 3 && emb_train) {
+        double eb = emb_params * c->gbytes;
+        t->emb_sync = c->d.zero == 0 ? dt_dpcoll(c, TOPO_ALLREDUCE, c->dpcp, c->s_dpcp, eb)
+                                     : dt_dpcoll(c, TOPO_REDUCESCATTER, c->zs, c->s_dpcp, eb);
+    }
+    /* what could not overlap, and the first layer's ZeRO 3 reduction,
+     * once both streams are done */
+    int t0 = st->uniform;
+    if (st->types != 1) {
+        int64_t lo0, hi0;
+        dt_chunk_range(c, sp, s, &lo0, &hi0);
+        t0 = dt_layer_type(c, lo0);
+    }
+    double tail_sync = t->emb_sync + t->serial + (z3_last ? 0.0 : y->t[t0].z3_tail);
+    double at = dt_max(t->comm_end, t->comp_end);
+    if (emit) {
+        if (t->comp_end > last)
+            emit->fn(emit->ctx, DT_EMIT_SLOWED, -1, last, t->comp_end - last);
+        emit->fn(emit->ctx, DT_EMIT_TAIL, -1, at, tail_sync);
+    }
+    t->comm_end = at + tail_sync;
+    /* optimizer on the stage's local (sharded from ZeRO 1) trained
+     * parameters, after the reductions */
+    double trained = (double)g->n[DT_DENSE] * k->params_dense +
+                     (double)g->n[DT_MOE] * k->params_moe +
+                     emb_params;
+    double ex = (double)g->n[DT_MOE] * dt_expert_params(c); /* sharded over the expert DP group */
+    double opt_params = c->d.zero >= 1 ? (trained - ex) / (double)c->zs + ex / (double)c->zse
+                                       : trained;
+    t->opt = hw_mem_time(c->hw, c->st->optimizer_step_bytes * opt_params) / c->f.mem;
+    t->opt_at = dt_max(t->comp_end, t->comm_end);
+    t->comp_end = t->opt_at + t->opt;
+    /* ZeRO 1/2: updated parameters all-gathered; with overlap they are
+     * gathered layer by layer ahead of the next iteration's first forward
+     * (only what exceeds that forward's compute stays exposed) */
+    if (c->d.zero == 1 || c->d.zero == 2) {
+        double win = dt_stage_sum(y, st, g, DT_OFF(comp_fwd)) + (s == 0 ? k->x.emb_comp : 0.0);
+        if (!(trained == t->memo_trained && trained > 0 && ex == 0.0)) {
+            t->memo_trained = ex == 0.0 ? trained : 0.0;
+            t->memo_ag = dt_dpcoll(c, TOPO_ALLGATHER, c->zs, c->s_dpcp, (trained - ex) * c->ab) +
+                         dt_dpcoll(c, TOPO_ALLGATHER, c->zse, c->s_edp, ex * c->ab);
+        }
+        t->ag = t->memo_ag;
+        t->ag_exposed = (1.0 - f) * t->ag + dt_max(0.0, f * t->ag - win);
+    }
+    t->end = t->comp_end + t->ag_exposed;
+}
+
+/* Whether stage s holds what stage s - 1 does (layers, chunk ends,
+ * sends). */
+static bool dt_stage_same(const dt_stages *st, int64_t s)
+{
+    const dt_stage *a = &st->s[s], *b = &st->s[s - 1];
+    if (st->types == 1) {
+        int u = st->uniform;
+        return a->n[u] == b->n[u] && a->first[u] == b->first[u] && a->last[u] == b->last[u] &&
+               a->sends == b->sends;
+    }
+    return memcmp(a, b, sizeof *a) == 0;
+}
+
+/* An upper bound of stage s's end (s > 0) that costs no collective:
+ * dt_tail_run's closed form for one kind of layer with its ZeRO 1/2
+ * gather bounded by stage 0's (t0) when the stage holds no more trained
+ * parameters (a collective never takes less for more bytes, and the
+ * exposed part grows with the gather); INFINITY when it does not apply. */
+static double dt_tail_bound(const dt_ctx *c, const dt_stages *st, const dt_sched *k, int64_t s,
+                            const dt_tail *t0)
+{
+    const dt_stage *g = &st->s[s];
+    if (st->types != 1)
+        return (double)INFINITY;
+    const dt_layer *L = &k->y.t[st->uniform];
+    double n = (double)g->n[st->uniform];
+    double trained = (double)g->n[DT_DENSE] * k->params_dense + (double)g->n[DT_MOE] * k->params_moe;
+    bool gather = c->d.zero == 1 || c->d.zero == 2;
+    /* experts shard over their own DP group: no bound, run the stage */
+    if (!(n >= 1.0) || (gather && !(trained <= t0->memo_trained)) || g->n[DT_MOE] > 0)
+        return (double)INFINITY;
+    double last = k->z3x + k->pipe - dt_sched_trail(c, k, s);
+    double start = last - n * L->bwd;
+    if (!(start >= 0))
+        return (double)INFINITY;
+    bool z3_last = c->d.zero >= 3 && !c->z3_rs_mb;
+    double f = k->f, sync = z3_last ? L->zero3_rs : L->grad_sync, fs = f * sync;
+    double b1 = L->bwd, b = L->bwd + c->f.slow * dt_min(L->bwd, fs);
+    double comp_end = start + b1 + (n - 1.0) * b, comm_end = start;
+    if (f > 0.0 && sync > 0)
+        comm_end = dt_max(start + b1 + n * fs, comp_end + fs);
+    double tail = n * (1.0 - f) * sync + (z3_last ? 0.0 : L->z3_tail);
+    double opt = hw_mem_time(c->hw, c->st->optimizer_step_bytes * trained /
+                                        (c->d.zero >= 1 ? (double)c->zs : 1.0)) /
+                 c->f.mem;
+    double ag = gather ? t0->memo_ag : 0.0, win = n * L->comp_fwd;
+    return dt_max(comp_end, comm_end) + tail + opt + (1.0 - f) * ag +
+           dt_max(0.0, f * ag - win);
+}
+
 status_code dt_train_time(const dt_ctx *c, const dt_split *sp, const dt_stages *st, engine *e,
                           result_t *r, bool figures)
 {
     const model_t *m = c->m;
     const hw_t *hw = c->hw;
-    dt_layers y;
-    dt_layers_build(c, &y);
-    dt_ends x;
-    dt_ends_cost(c, &y, &x);
-    double h = (double)m->hidden, tp = (double)c->d.tp, v = (double)c->d.v;
+    (void)e;
+    dt_sched k;
+    dt_sched_build(c, st, &k);
+    const dt_layers *yp = &k.y;
+    const dt_ends *xp = &k.x;
     double mm = (double)c->d.ga;
     const dt_stage *g0 = &st->s[0];
-
-    /* point-to-point per chunk boundary and pass: sequence parallel (or
-     * the scatter/gather scheme) sends 1/tp and all-gathers it inside
-     * the node */
-    double p2p = 0.0, p2p_ag = 0.0;
-    if (c->d.pp > 1) {
-        double full = c->tok * h * c->ab;
-        bool split = c->sp || (c->st->pp_send == STACK_PP_SCATTER_GATHER && c->d.tp > 1);
-        p2p = dt_coll(c, TOPO_P2P, 2, c->stride[DT_PP], split ? full / tp : full);
-        if (split && !c->sp)
-            p2p_ag = dt_coll(c, TOPO_ALLGATHER, c->d.tp, c->stride[DT_TP], full);
+    double p2p = k.p2p, p2p_ag = k.p2p_ag;
+    r->pipeline_bubble_s = k.bubble;
+    /* every stage's tail; the step ends with the last. A middle stage
+     * made like the one before it (same layers, chunks, sends) ends no
+     * later: its tail is the same, shifted by its trailing idle, which
+     * grows with s. */
+    dt_tail tl, t0;
+    t0.memo_trained = t0.memo_ag = 0.0;
+    dt_tail_run(c, sp, st, &k, 0, NULL, &t0);
+    double iter = t0.end;
+    tl.memo_trained = t0.memo_trained;
+    tl.memo_ag = t0.memo_ag;
+    for (int64_t s = 1; s < c->d.pp; s++) {
+        if (s > 1 && s < c->d.pp - 1 && dt_stage_same(st, s))
+            continue;
+        if (dt_tail_bound(c, st, &k, s, &t0) <= iter)
+            continue;
+        dt_tail_run(c, sp, st, &k, s, NULL, &tl);
+        iter = tl.end > iter ? tl.end : iter;
     }
-
-    /* stages: their layers, the exposed first gathers of each chunk's
-     * passes (ZeRO 3), their sends, the embedding and the head */
-    double tmax = 0.0, tsum = 0.0;
-    for (int64_t s = 0; s < c->d.pp; s++) {
-        const dt_stage *g = &st->s[s];
-        double ts = dt_stage_sum(&y, st, g, DT_OFF(fwd)) + dt_stage_sum(&y, st, g, DT_OFF(bwd)) +
-                    dt_stage_ends(&y, st, g->first, DT_OFF(z3_fhead)) +
-                    dt_stage_ends(&y, st, g->last, DT_OFF(z3_bhead)) +
-                    (double)g->sends * (p2p + p2p_ag);
-        if (s == 0)
-            ts += x.emb_f + x.emb_b;
-        if (s == c->d.pp - 1)
-            ts += x.head_f + x.head_b;
-        tmax = ts > tmax ? ts : tmax;
-        tsum += ts;
-    }
-    double tpipe = dt_schedule_time(tmax, tsum, mm, v);
-    r->pipeline_bubble_s = (tsum - tmax) / v;
-    double f = c->t->overlap_dp_comm ? c->f.dpo : 0.0;
-    double fwd0 = dt_stage_sum(&y, st, g0, DT_OFF(fwd)) + x.emb_f; /* first forward */
-    /* ZeRO 3 gathering once per step: the first stage's gathers beside
-     * its first forward */
-    if (c->d.zero >= 3 && !c->z3_ag_mb) {
-        double ag0 = dt_stage_sum(&y, st, g0, DT_OFF(zero3_ag));
-        tpipe += (1.0 - f) * ag0 + fmax(0.0, f * ag0 - fwd0);
-    }
-
-    /* ---- the last micro-batch's backward of stage 0 with the gradient
-     * collectives beside it: a compute stream and a communication
-     * stream, each collective starting when its layer's backward and the
-     * previous collective are done (the two-stream engine's rule, as a
-     * recurrence: O(layers), no events stored) */
-    double bwd0 = dt_stage_sum(&y, st, g0, DT_OFF(bwd));
-    double start = tpipe - bwd0 - x.emb_b;
-    if (start < 0)
-        start = 0;
-    (void)e;
-    /* ZeRO 3 reducing only the last micro-batch: its reduce-scatters are
-     * this replay's gradient collectives */
+    double sync_sum = t0.sync_sum, emb_sync = t0.emb_sync, ag = t0.ag, ag_exposed = t0.ag_exposed;
+    double opt_time = t0.opt;
+    int64_t ncomp = t0.ncomp, ncomm = t0.ncomm;
     bool z3_last = c->d.zero >= 3 && !c->z3_rs_mb;
-    double sync_sum = 0.0, serial = 0.0, prev = 0.0;
-    double comp_end = start, comm_end = start;
-    int64_t ncomp = 0, ncomm = 0;
-    int64_t nl0 = 0;
-    for (int t = 0; t < DT_TYPES; t++)
-        nl0 += g0->n[t];
-    if (st->types == 1 && nl0 > 0) {
-        /* identical layers: the recurrence in closed form (the first
-         * backward runs alone, the others beside a collective) */
-        const dt_layer *L = &y.t[st->uniform];
-        double sync = z3_last ? L->zero3_rs : L->grad_sync, fs = f * sync;
-        double b1 = L->bwd, b = L->bwd + c->f.slow * dt_min(L->bwd, fs);
-        double n = (double)nl0;
-        sync_sum = n * sync;
-        serial = n * (1.0 - f) * sync;
-        ncomp = nl0;
-        comp_end = start + b1 + (n - 1.0) * b;
-        if (f > 0.0 && sync > 0) {
-            comm_end = dt_max(start + b1 + n * fs, comp_end + fs);
-            ncomm = nl0;
-        }
-    } else {
-        for (int64_t k = sp->chunks - c->d.pp; k >= 0; k -= c->d.pp) {
-            int64_t lo, hi;
-            dt_chunk_range(c, sp, k, &lo, &hi);
-            for (int64_t i = hi - 1; i >= lo; i--) {
-                const dt_layer *L = &y.t[st->types == 1 ? st->uniform : dt_layer_type(c, i)];
-                double sync = z3_last ? L->zero3_rs : L->grad_sync;
-                /* compute beside the previous layer's collective slows */
-                comp_end += L->bwd + c->f.slow * dt_min(L->bwd, f * prev);
-                ncomp++;
-                sync_sum += sync;
-                serial += (1.0 - f) * sync;
-                prev = sync;
-                if (f > 0.0 && sync > 0) {
-                    comm_end = dt_max(comm_end, comp_end) + f * sync;
-                    ncomm++;
-                }
-            }
-        }
-    }
-    comp_end += x.emb_b; /* the embedding's backward */
-    double emb_sync = 0.0;
-    bool emb_train = m->vocab > 0 && y.fmode == DT_DGRAD;
-    if (c->d.zero < 3 && emb_train) {
-        double eb = dt_emb_params_dev(c) * c->gbytes;
-        emb_sync = c->d.zero == 0 ? dt_dpcoll(c, TOPO_ALLREDUCE, c->dpcp, c->s_dpcp, eb)
-                                  : dt_dpcoll(c, TOPO_REDUCESCATTER, c->zs, c->s_dpcp, eb);
-    }
-    /* what could not overlap, and the last layer's ZeRO 3 reduction,
-     * once both streams are done */
-    int t0 = st->types == 1 ? st->uniform : dt_layer_type(c, 0);
-    double tail_sync = emb_sync + serial + (z3_last ? 0.0 : y.t[t0].z3_tail);
-    comm_end = fmax(comm_end, comp_end) + tail_sync;
-    /* optimizer on stage 0's local (sharded from ZeRO 1) trained
-     * parameters, after the reductions */
-    double trained = (double)g0->n[DT_DENSE] * dt_layer_params(c, false) +
-                     (double)g0->n[DT_MOE] * dt_layer_params(c, true) +
-                     (emb_train ? dt_emb_params_dev(c) : 0.0);
-    double ex = (double)g0->n[DT_MOE] * dt_expert_params(c); /* sharded over the expert DP group */
-    double opt_params = c->d.zero >= 1 ? (trained - ex) / (double)c->zs + ex / (double)c->zse
-                                       : trained;
-    double opt_time = hw_mem_time(hw, c->st->optimizer_step_bytes * opt_params) / c->f.mem;
-    comp_end = fmax(comp_end, comm_end) + opt_time;
-    /* ZeRO 1/2: updated parameters all-gathered; with overlap they are
-     * gathered layer by layer ahead of the next iteration's first forward
-     * (only what exceeds that forward stays exposed) */
-    double ag = 0.0, ag_exposed = 0.0;
-    if (c->d.zero == 1 || c->d.zero == 2) {
-        ag = dt_dpcoll(c, TOPO_ALLGATHER, c->zs, c->s_dpcp, (trained - ex) * c->ab) +
-             dt_dpcoll(c, TOPO_ALLGATHER, c->zse, c->s_edp, ex * c->ab);
-        ag_exposed = (1.0 - f) * ag + fmax(0.0, f * ag - fwd0);
-    }
-    double iter = comp_end + ag_exposed;
     r->iteration_time_s = iter;
     if (!figures)
         return STATUS_OK;
@@ -276,20 +446,20 @@ status_code dt_train_time(const dt_ctx *c, const dt_split *sp, const dt_stages *
     /* ---- figures of the busiest device: stage 0 */
     r->throughput_samples_per_s = (double)c->d.gb / iter;
     r->tokens_per_s = (double)c->d.gb * (double)m->seq_len / iter;
-    double comp0 = dt_stage_sum(&y, st, g0, DT_OFF(comp_fwd)) + dt_stage_sum(&y, st, g0, DT_OFF(comp_bwd));
-    r->compute_gemm_s = mm * (comp0 + x.emb_f + x.emb_b +
-                              (c->d.pp == 1 ? x.head_f + x.head_b : 0.0)) +
+    double comp0 = dt_stage_sum(yp, st, g0, DT_OFF(comp_fwd)) + dt_stage_sum(yp, st, g0, DT_OFF(comp_bwd));
+    r->compute_gemm_s = mm * (comp0 + xp->emb_f + xp->emb_b +
+                              (c->d.pp == 1 ? xp->head_f + xp->head_b : 0.0)) +
                         opt_time;
     double pass = c->rc == TASK_RECOMPUTE_FULL ? 3.0 : 2.0;
-    double tpcomm = pass * dt_stage_sum(&y, st, g0, DT_OFF(tp_comm));
-    if (y.fmode == DT_NOBWD) /* frozen layers without a backward: one pass */
-        tpcomm -= (pass - 1.0) * ((double)g0->n[DT_FDENSE] * y.t[DT_FDENSE].tp_comm +
-                                  (double)g0->n[DT_FMOE] * y.t[DT_FMOE].tp_comm);
+    double tpcomm = pass * dt_stage_sum(yp, st, g0, DT_OFF(tp_comm));
+    if (yp->fmode == DT_NOBWD) /* frozen layers without a backward: one pass */
+        tpcomm -= (pass - 1.0) * ((double)g0->n[DT_FDENSE] * yp->t[DT_FDENSE].tp_comm +
+                                  (double)g0->n[DT_FMOE] * yp->t[DT_FMOE].tp_comm);
     tpcomm *= mm;
-    double z3 = mm * (dt_stage_sum(&y, st, g0, DT_OFF(zero3_ag)) * (c->z3_ag_mb ? 1.0 : 1.0 / mm) +
-                      dt_stage_sum(&y, st, g0, DT_OFF(zero3_agb)));
-    double z3rs = dt_stage_sum(&y, st, g0, DT_OFF(zero3_rs)) * (z3_last ? 1.0 : mm);
-    double a2a = mm * pass * dt_stage_sum(&y, st, g0, DT_OFF(a2a));
+    double z3 = mm * (dt_stage_sum(yp, st, g0, DT_OFF(zero3_ag)) * (c->z3_ag_mb ? 1.0 : 1.0 / mm) +
+                      dt_stage_sum(yp, st, g0, DT_OFF(zero3_agb)));
+    double z3rs = dt_stage_sum(yp, st, g0, DT_OFF(zero3_rs)) * (z3_last ? 1.0 : mm);
+    double a2a = mm * pass * dt_stage_sum(yp, st, g0, DT_OFF(a2a));
     if (c->sp) {
         r->comm_allgather_s = 0.5 * tpcomm;
         r->comm_reducescatter_s = 0.5 * tpcomm;
@@ -311,7 +481,7 @@ status_code dt_train_time(const dt_ctx *c, const dt_split *sp, const dt_stages *
     /* point-to-point: the stage's pipeline sends and context parallelism's
      * ring passes (forward, backward twice, the recomputed forward) */
     r->comm_p2p_s = mm * ((double)g0->sends * (p2p + p2p_ag) +
-                          (pass + 1.0) * dt_stage_sum(&y, st, g0, DT_OFF(cp_comm)));
+                          (pass + 1.0) * dt_stage_sum(yp, st, g0, DT_OFF(cp_comm)));
     double comm = r->comm_allreduce_s + r->comm_allgather_s + r->comm_reducescatter_s +
                   r->comm_alltoall_s + r->comm_p2p_s;
     double exposed = iter - r->compute_gemm_s - r->pipeline_bubble_s;
@@ -326,7 +496,7 @@ status_code dt_train_time(const dt_ctx *c, const dt_split *sp, const dt_stages *
     double peak = hw->peak_flops[c->dt] > 0 ? hw->peak_flops[c->dt] : hw->peak_flops[HW_BF16];
     /* model FLOPs: forward, plus per layer two backward GEMM passes when
      * trained, one when it only passes data gradients down */
-    double lt = (double)(m->layers - y.frozen), ld = y.fmode == DT_DGRAD ? (double)y.frozen : 0.0;
+    double lt = (double)(m->layers - yp->frozen), ld = yp->fmode == DT_DGRAD ? (double)yp->frozen : 0.0;
     double ffac = 1.0 + (2.0 * lt + ld) / (double)m->layers;
     r->mfu = ffac * detailed_model_flops(m, true) * (double)c->d.gb /
              (iter * (double)c->p->system.devices * peak);
