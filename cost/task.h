@@ -96,7 +96,21 @@ typedef struct task_detailed_t {
     int emb_sharding;              /* task_emb_sharding */
     int emb_optimizer;             /* task_emb_optimizer */
     int64_t emb_column_shards;     /* column-wise: shards per table (0: default) */
+    /* serving (inference; cost/detailed/serve_*.c) */
+    int scheduler;                 /* TASK_SCHED_*: continuous batching (default) or static */
+    int64_t concurrency;           /* requests in flight over all replicas; TASK_CONC_* */
+    double request_rate;           /* open loop: requests/s over all replicas (0: closed loop) */
+    int kv_dtype;                  /* 1 + hw_dtype of the KV cache (0: the compute dtype) */
+    double ttft_max_s, tpot_max_s; /* the SLA (0: none) */
 } task_detailed_t;
+
+/* Serving scheduler. */
+enum { TASK_SCHED_CONTINUOUS = 0, TASK_SCHED_STATIC = 1 };
+/* concurrency: a count > 0, or 0 = micro_batch x dp (the static batch),
+ * TASK_CONC_MAX = the largest the KV cache and the engine admit (offline:
+ * all requests queued), TASK_CONC_SLA = the largest meeting the SLA. */
+#define TASK_CONC_MAX (-1)
+#define TASK_CONC_SLA (-2)
 
 typedef struct task_t {
     task_kind kind;

@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """validate.py - compare the detailed fidelity with published training runs.
 
-Usage: scripts/validate.py FILE.csv [--keep DIR] [--check MEDIAN MAX]
+Usage: scripts/validate.py FILE.csv [--keep DIR] [--check MEDIAN MAX [TPOT_MEDIAN]]
+
+A serving file (header with measured_output_tokens_per_s) is validated by
+scripts/validate_serving.py (its docstring says how each scenario maps).
 
 Every row of FILE.csv (schema: ../shared/reference/README.md, section
 measured/calibration.csv) becomes a `fidelity = "detailed"` point file; the
@@ -190,8 +193,9 @@ def main(argv):
     check = None
     if "--check" in args:
         i = args.index("--check")
-        check = (float(args[i + 1]), float(args[i + 2]))
-        del args[i:i + 3]
+        n = 3 + (i + 3 < len(args) and args[i + 3].replace(".", "", 1).isdigit())
+        check = tuple(float(a) for a in args[i + 1:i + n])
+        del args[i:i + n]
     if "--keep" in args:
         i = args.index("--keep")
         keep = args[i + 1]
@@ -205,6 +209,9 @@ def main(argv):
     inside, widths = 0, []
     with open(args[0], newline="") as f:
         rows = list(csv.DictReader(f))
+    if rows and "measured_output_tokens_per_s" in rows[0]:  # a serving file
+        import validate_serving
+        return validate_serving.run(rows, exe, keep, check)
     print(f"{'point':<30} {'rel':>3} {'predicted_s':>12} {'measured_s':>12} {'error':>8} "
           f"{'band_lo_s':>10} {'band_hi_s':>10} in  defaults")
     for row in rows:
