@@ -2012,7 +2012,7 @@ static void load_write_value(FILE *out, const load_key *k, const void *obj,
         memcpy(&v, p, sizeof v);
         if (v == TASK_CONC_MAX || v == TASK_CONC_SLA)
             text = v == TASK_CONC_MAX ? "max" : "sla";
-        else
+        else if (v > 0) /* 0: not stated, micro_batch x dp */
             fprintf(out, "%*s%s = %lld;\n", indent, "", k->name, (long long)v);
         if (!text)
             return;

@@ -9,7 +9,8 @@
  * (a chunk of min(ISL, K - d) tokens, several prompts packed when they
  * queue):
  *   concurrency C  TPOT = t_dec(C) + C ISL delta / (OSL - 1);
- *                  TTFT = host + TPOT/2 + n_c t(chunk, C);
+ *                  TTFT = host + n_c t(chunk, C) (a request arrives
+ *                  as another leaves, at the end of a step);
  *                  output tokens/s = C OSL / (TTFT + (OSL - 1) TPOT);
  *   request rate   t_dec(d) ~ a + b d (secant, re-taken at the solution
  *                  three times), rho_p = lambda ISL delta:
@@ -85,7 +86,8 @@ static void sv_at(const sv_model *k, const sv_load *w, double C, sv_state *s)
     memset(s, 0, sizeof *s);
     s->conc = C;
     s->tpot = td + (w->osl > 1.0 ? C * w->isl * p.delta / o1 : 0.0);
-    s->ttft = k->host_req + 0.5 * s->tpot + p.nc * p.t;
+    /* closed loop: a request arrives as another leaves, at a step's end */
+    s->ttft = k->host_req + p.nc * p.t;
     s->ttft_p90 = s->ttft_p99 = s->ttft;
     s->itl_p50 = td;
     s->itl_p99 = p.t;
@@ -126,6 +128,7 @@ static bool sv_rate(const sv_model *k, const sv_load *w, double lam, double cmax
     s->itl_p50 = sv_t(k, 0, 0, 0, d, cd);
     s->itl_p99 = lam * p.nc * tpot >= 0.01 ? p.t : s->itl_p50;
     s->e2e = s->ttft + (w->osl - 1.0) * tpot;
+    s->conc = lam * s->e2e; /* requests in flight (Little), prefilling or decoding */
     s->req_s = lam;
     return true;
 }

@@ -285,12 +285,12 @@ static status_code dt_tr_infer(dt_tr *t, const dt_stages *st)
         return rc;
     double tok = (double)r.global_batch / (double)c->d.dp * (double)c->m->hidden * c->ab;
     double ar = r.iteration_time_s > 0.0 ? r.comm_allreduce_s / r.iteration_time_s : 0.0;
-    dt_tr_emit(t, 0, DETAILED_TRACK_COMPUTE, "prefill and first token (TTFT)", -1, -1, 0.0,
+    dt_tr_emit(t, 0, DETAILED_TRACK_COMPUTE, "prefill", -1, -1, 0.0,
                r.ttft_s, 0, 0);
     int64_t steps = c->t->decode_tokens;
     for (int64_t i = 1; i < steps; i++) {
         double start = r.ttft_s + (double)(i - 1) * r.tpot_s;
-        dt_tr_emit(t, 0, DETAILED_TRACK_COMPUTE, "decode step (TPOT)", i, -1, start, r.tpot_s,
+        dt_tr_emit(t, 0, DETAILED_TRACK_COMPUTE, "decode step", i, -1, start, r.tpot_s,
                    0, 0);
         if (c->d.tp > 1)
             dt_tr_emit(t, 0, DETAILED_TRACK_TP, "all-reduce (tp)", i, -1, start,
