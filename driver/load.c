@@ -1523,6 +1523,7 @@ int load_stack(const config_setting_t *g, stack_desc *st, load_err *err)
     }
     if (load_group(g, "stack", stack_keys, NKEYS(stack_keys), LK_ALL, flags, st, err))
         return -1;
+    st->serving_only = serving && !config_setting_get_member(g, "dp_overlap");
     const char *bad = NULL;
     if (stack_check(st, &bad) != STATUS_OK) {
         load_fail(err, load_member_or(g, bad), "key '%s' in stack '%s': out of range "

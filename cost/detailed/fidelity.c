@@ -75,6 +75,10 @@ static status_code dt_check(const point_t *p, const char **where)
             return STATUS_INVALID_VALUE;
         }
     }
+    if (p->task.kind != TASK_INFERENCE && p->stack.serving_only) {
+        *where = "stack"; /* a serving engine does not train */
+        return STATUS_INVALID_VALUE;
+    }
     if (p->task.kind == TASK_INFERENCE &&
         ((p->stack.name[0] && !p->stack.serving) || t->scheduler < 0 || t->scheduler > 1 ||
          t->concurrency < TASK_CONC_SLA || t->concurrency > DT_MAX_BATCH ||
