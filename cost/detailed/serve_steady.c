@@ -21,6 +21,10 @@
  *                  the M/D/1 wait of the prefill chunks, W = rho_p S /
  *                  (2 (1 - rho_p)), percentiles from P(W > x) ~ rho_p
  *                  exp(-x rho_p / W) (model estimates);
+ *   ITL            p50 a decode step t_dec; p99 the step with a prefill
+ *                  chunk once a fraction f >= 1 % of the steps carries one
+ *                  (f = arrivals per step x chunks per prompt / prompts
+ *                  packed per prefill step);
  *   offline        C = C_max ("max"); its TTFT is the backlog's, which a
  *                  closed form does not know: reported at C_max, never
  *                  ranked on;
@@ -76,6 +80,17 @@ static void sv_prefill(const sv_model *k, const sv_load *w, double d, double arr
     o->delta = (o->t - td) / (o->np * o->len);
 }
 
+/* Inter-token latency: a fraction f = arrivals per step x chunks per
+ * prompt / prompts per prefill step of the steps carries a prefill (its
+ * time p->t); the median is a decode step (td: prompts pack into few
+ * steps), the 99th percentile the prefill step once f >= 1 %. */
+static void sv_itl(double td, const sv_pre *p, double arrivals, sv_state *s)
+{
+    double f = arrivals * p->nc / p->np;
+    s->itl_p50 = td;
+    s->itl_p99 = f >= 0.01 ? p->t : td;
+}
+
 /* Closed loop at C requests in flight. */
 static void sv_at(const sv_model *k, const sv_load *w, double C, sv_state *s)
 {
@@ -89,8 +104,7 @@ static void sv_at(const sv_model *k, const sv_load *w, double C, sv_state *s)
     /* closed loop: a request arrives as another leaves, at a step's end */
     s->ttft = k->host_req + p.nc * p.t;
     s->ttft_p90 = s->ttft_p99 = s->ttft;
-    s->itl_p50 = td;
-    s->itl_p99 = p.t;
+    sv_itl(td, &p, C / o1, s);
     s->e2e = s->ttft + (w->osl - 1.0) * s->tpot;
     s->req_s = C / s->e2e;
 }
@@ -125,8 +139,7 @@ static bool sv_rate(const sv_model *k, const sv_load *w, double lam, double cmax
     for (int i = 0; i < 2; i++)
         *dst[i] = k->host_req + 0.5 * tpot + S +
                   (rho > q[i] && wq > 0.0 ? wq / rho * log(rho / q[i]) : 0.0);
-    s->itl_p50 = sv_t(k, 0, 0, 0, d, cd);
-    s->itl_p99 = lam * p.nc * tpot >= 0.01 ? p.t : s->itl_p50;
+    sv_itl(sv_t(k, 0, 0, 0, d, cd), &p, lam * tpot, s);
     s->e2e = s->ttft + (w->osl - 1.0) * tpot;
     s->conc = lam * s->e2e; /* requests in flight (Little), prefilling or decoding */
     s->req_s = lam;

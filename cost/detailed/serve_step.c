@@ -16,7 +16,8 @@
  *   TP            two all-reduces a layer by the engine's custom kernel;
  *   MoE           routed experts: distinct experts touched E_loc (1 -
  *                 (1 - k/E)^T), FLOPs of k experts per token, the busiest
- *                 EP rank (mu + sqrt(2 mu ln ep));
+ *                 EP rank (mu + sqrt(2 mu ln ep)), the routing kernels
+ *                 (permute into expert order and back);
  *   LM head       for the sequences producing a token, with sampling;
  *   host          the engine's host time per step that it does not
  *                 overlap with the GPU.
@@ -59,7 +60,11 @@ static double sv_experts(const sv_model *k, double m)
     double rows = pairs / touched;
     double mem = 2.0 * k->t0 + touched * k->exp_bytes / (k->bw * k->eta_w);
     double comp = pairs * k->exp_flops / (k->peak * sv_eta(k, rows));
-    return mem > comp ? mem : comp;
+    /* routing: top-k, the permutation of the routed copies into expert
+     * order and back with the weighted sum (read + write each way), four
+     * kernels with their floors */
+    double perm = 4.0 * pairs * k->ar_bytes / k->bw, pf = 4.0 * k->ew_floor;
+    return (mem > comp ? mem : comp) + (perm > pf ? perm : pf);
 }
 
 double sv_step(const sv_model *k, double np, double len, double ctx, double d, double cd,
