@@ -53,6 +53,7 @@ typedef enum load_type {
     LT_SCHEDULER, /* serving: "continuous" or "static" */
     LT_CONC,    /* serving concurrency: an integer, "max" or "sla" */
     LT_KVDTYPE, /* a KV-cache dtype stored as 1 + hw_dtype (absent: 0, the compute dtype) */
+    LT_WDTYPE,  /* stored weights, TASK_W_* (absent: 0, the compute dtype) */
     LT_ANY /* resolved by the caller (a group or a catalogue name) */
 } load_type;
 
@@ -330,6 +331,10 @@ static const load_key dtask_keys[] = {
         "inference: Poisson arrivals, requests/s over all replicas (open loop; 0: closed)"),
     {"kv_precision", LT_KVDTYPE, offsetof(task_t, detailed.kv_dtype), LK_LLM, LR_NO,
      "inference: KV-cache dtype \"bf16\", \"fp16\", \"fp8\" or \"int8\" (default: "
+     "precision)"},
+    {"weight_precision", LT_WDTYPE, offsetof(task_t, detailed.weight_dtype), LK_LLM, LR_NO,
+     "inference: stored weights \"bf16\", \"fp16\", \"fp8\", \"int8\", \"int4\" (group "
+     "scales per 128) or \"fp4\" (NVFP4, scales per 16); GEMMs in precision (default: "
      "precision)"},
     DTK(ttft_max_s, LT_FLOAT, LR_NO, "inference SLA: time to first token at most, s"),
     DTK(tpot_max_s, LT_FLOAT, LR_NO, "inference SLA: time per output token at most, s"),
@@ -706,6 +711,14 @@ static int load_value(const config_setting_t *s, const load_key *k, void *obj,
             : strcmp(text, "static") == 0   ? TASK_SCHED_STATIC
                                             : -1;
         if (load_enum(s, text, v, "\"continuous\" or \"static\"", &v, err))
+            return -1;
+        *(int *)(void *)dst = v;
+        return 0;
+    case LT_WDTYPE:
+        v = task_weight_parse(text);
+        if (load_enum(s, text, v,
+                      "\"bf16\", \"fp16\", \"fp8\", \"int8\", \"int4\" or \"fp4\"", &v,
+                      err))
             return -1;
         *(int *)(void *)dst = v;
         return 0;
@@ -2001,6 +2014,12 @@ static void load_write_value(FILE *out, const load_key *k, const void *obj,
     case LT_SCHEDULER:
         memcpy(&iv, p, sizeof iv);
         text = iv == TASK_SCHED_STATIC ? "static" : "continuous";
+        break;
+    case LT_WDTYPE:
+        memcpy(&iv, p, sizeof iv);
+        text = task_weight_name(iv);
+        if (!text)
+            return; /* not stated: the compute dtype */
         break;
     case LT_KVDTYPE:
         memcpy(&iv, p, sizeof iv);

@@ -295,6 +295,20 @@ static void test_kv_precision_and_engines(void)
     result_t b = run(&p);
     CU_ASSERT(b.concurrency_max >= 2 * a.concurrency_max - 1 &&
               b.concurrency_max <= 2 * a.concurrency_max + 1);
+    /* weights stored in 4 bits with group scales (W4A16): the weight
+     * bytes fall to (0.5 + 2/128) / 2 of BF16's; a light-load decode step
+     * loses most of its weight streaming (17 GB a device at TP8: ~7 ms of
+     * ~13) but keeps its fixed kernel, all-reduce and host costs; more KV
+     * room */
+    point_t w = serve_point();
+    w.task.detailed.concurrency = 1;
+    result_t w16 = run(&w);
+    w.task.detailed.weight_dtype = TASK_W_INT4;
+    result_t w4 = run(&w);
+    UNIT_ASSERT_CLOSE(w4.mem_weights_bytes_per_device / w16.mem_weights_bytes_per_device,
+                      (0.5 + 2.0 / 128.0) / 2.0, 1e-12);
+    CU_ASSERT(w4.itl_p50_s < 0.7 * w16.itl_p50_s);
+    CU_ASSERT(w4.concurrency_max > w16.concurrency_max);
     /* a training stack (no serving facts) does not serve: refused */
     point_t t = serve_point();
     t.stack.serving = false;

@@ -54,6 +54,14 @@ static inline hw_dtype sv_kv_dtype(const dt_ctx *c)
     return c->dt == HW_FP8 || c->dt == HW_INT8 ? HW_BF16 : c->dt;
 }
 
+/* Bytes per stored weight: the task's weight_precision, else the
+ * compute dtype's. */
+static inline double sv_weight_bytes(const dt_ctx *c)
+{
+    double b = task_weight_bytes(c->t->weight_dtype);
+    return b > 0.0 ? b : hw_dtype_bytes(c->dt);
+}
+
 /* The parts of one step's time on the busiest stage. */
 typedef struct sv_parts {
     double gemm, attn, ew, tp, head, host, total;

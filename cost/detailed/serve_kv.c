@@ -13,7 +13,8 @@
  *            occupancy prompt + output / 2 (allocation on demand);
  *   C_max  = min(max_seqs, floor(pool / seq)).
  * The KV cache is in its own precision (task kv_precision), weights in
- * the compute dtype; the busiest pipeline stage decides.
+ * theirs (weight_precision: 16, 8 or 4 bits with group scales); the
+ * busiest pipeline stage decides.
  */
 #include "serve.h"
 
@@ -26,7 +27,7 @@ void sv_kv_init(const dt_ctx *c, const dt_stages *st, bool reserve, sv_kv *kv)
     const stack_desc *s = c->st;
     double tp = (double)c->d.tp, h = (double)m->hidden;
     double lpd = dt_layer_params(c, false), lpm = dt_layer_params(c, true);
-    double wb = hw_dtype_bytes(c->dt), dh = dt_head_dim(m);
+    double wb = sv_weight_bytes(c), dh = dt_head_dim(m);
     double kvh = (double)(m->kv_heads > 0 ? m->kv_heads : m->heads);
     double kvt = kvh / tp > 1.0 ? kvh / tp : 1.0;
     hw_dtype kvd = sv_kv_dtype(c);

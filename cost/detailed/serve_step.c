@@ -4,8 +4,11 @@
  * (../shared/design/serving.md section 2):
  *   weight GEMM   max(t0 + weight bytes / (HBM x eta_w),
  *                     FLOPs / (peak x eta_c(m))), eta_c(m) = eta_max m /
- *                 (m + m_half) for m tokens: a serving-shape GEMM is
- *                 memory bound at small m and reaches eta_max at large m;
+ *                 (m + m_half) for m tokens (below 16 a GEMV kernel:
+ *                 compute shrinking with m); a
+ *                 serving-shape GEMM is memory bound at small m and
+ *                 reaches eta_max at large m; weights in their own
+ *                 precision (4-bit with group scales: W4A16, NVFP4);
  *   attention     decode: its own kernel reading each sequence's KV,
  *                 max(floor, d c_d kv / (HBM x eta_kv)); a prefill chunk:
  *                 causal FLOPs 4 p (c_p + p/2) heads dh at the prefill
@@ -33,12 +36,24 @@ static double sv_eta(const sv_model *k, double m)
     return k->eff_top * m / (m + k->m_half);
 }
 
+/* Compute time of m rows of `fpt` FLOPs each on the serving-shape curve;
+ * below SV_GEMV rows engines run GEMV/split-K kernels whose compute
+ * shrinks with m (linearly to the curve's value there), so that weight
+ * streaming bounds them (what 4-bit weights gain at batch 1). */
+#define SV_GEMV 16.0
+static double sv_comp(const sv_model *k, double fpt, double m, double peak)
+{
+    double mm = m > SV_GEMV ? m : SV_GEMV;
+    double t = fpt * mm / (peak * sv_eta(k, mm));
+    return m >= SV_GEMV ? t : t * m / SV_GEMV;
+}
+
 static double sv_gemm_time(const sv_model *k, const sv_gemm *g, double m, double peak)
 {
     if (m <= 0.0)
         return 0.0;
     double mem = k->t0 + g->wbytes / (k->bw * k->eta_w);
-    double comp = g->flops * m / (peak * sv_eta(k, m));
+    double comp = sv_comp(k, g->flops, m, peak);
     return mem > comp ? mem : comp;
 }
 
@@ -59,7 +74,7 @@ static double sv_experts(const sv_model *k, double m)
         touched = 1.0;
     double rows = pairs / touched;
     double mem = 2.0 * k->t0 + touched * k->exp_bytes / (k->bw * k->eta_w);
-    double comp = pairs * k->exp_flops / (k->peak * sv_eta(k, rows));
+    double comp = touched * sv_comp(k, k->exp_flops, rows, k->peak);
     /* routing: top-k, the permutation of the routed copies into expert
      * order and back with the weighted sum (read + write each way), four
      * kernels with their floors */
@@ -165,7 +180,7 @@ void sv_model_init(const dt_ctx *c, const dt_stages *st, stack_scenario sc, sv_m
             k->nm = nm;
         }
     }
-    double wb = hw_dtype_bytes(c->dt);
+    double wb = sv_weight_bytes(c);
     sv_layer_gemms(c, wb, k);
     double kv = (double)(m->kv_heads > 0 ? m->kv_heads : m->heads);
     double kvt = kv / tp > 1.0 ? kv / tp : 1.0;
