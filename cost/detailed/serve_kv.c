@@ -33,7 +33,11 @@ void sv_kv_init(const dt_ctx *c, const dt_stages *st, bool reserve, sv_kv *kv)
     hw_dtype kvd = sv_kv_dtype(c);
     double K = (double)s->token_budget;
     double cols = m->d.experts > 0 ? (double)dt_top_k(m) * dt_expert_ffn(m) : (double)m->ffn;
-    double sampled = (double)s->max_seqs < K ? (double)s->max_seqs : K;
+    /* logits of the sequences one step samples, as the engines' memory
+     * profiling sizes them: at most max_seqs, the budget, and 1024 (vLLM
+     * profiles max_num_seqs 1024 on >= 70 GiB GPUs; SGLang samples a
+     * CUDA-graph batch of at most 512-1024) */
+    double sampled = dt_min(dt_min((double)s->max_seqs, K), 1024.0);
     double prompt = (double)(c->t->prompt_tokens > 0 ? c->t->prompt_tokens : m->seq_len);
     double out = (double)c->t->decode_tokens;
     double len = reserve ? prompt + out : prompt + 0.5 * out;
