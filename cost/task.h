@@ -103,6 +103,9 @@ typedef struct task_detailed_t {
     int kv_dtype;                  /* 1 + hw_dtype of the KV cache (0: the compute dtype) */
     int weight_dtype;              /* TASK_W_*: stored weights (0: the compute dtype) */
     double ttft_max_s, tpot_max_s; /* the SLA (0: none) */
+    int64_t spec_tokens;           /* speculative decoding: draft tokens gamma (0: off) */
+    double spec_acceptance;        /* ... acceptance rate alpha, [0, 1] */
+    double spec_draft_cost;        /* ... a draft step in target decode steps (0: 0.05) */
 } task_detailed_t;
 
 /* Stored weights of a served model (the GEMMs' math stays `dtype`):

@@ -336,6 +336,11 @@ static const load_key dtask_keys[] = {
      "inference: stored weights \"bf16\", \"fp16\", \"fp8\", \"int8\", \"int4\" (group "
      "scales per 128) or \"fp4\" (NVFP4, scales per 16); GEMMs in precision (default: "
      "precision)"},
+    DTK(spec_tokens, LT_INT, LR_NO,
+        "inference: speculative decoding, draft tokens per step (default 0: off)"),
+    DTK(spec_acceptance, LT_FLOAT, LR_NO, "inference: speculative decoding acceptance rate, 0-1"),
+    DTK(spec_draft_cost, LT_FLOAT, LR_NO,
+        "inference: a draft step in target decode steps (default 0.05)"),
     DTK(ttft_max_s, LT_FLOAT, LR_NO, "inference SLA: time to first token at most, s"),
     DTK(tpot_max_s, LT_FLOAT, LR_NO, "inference SLA: time per output token at most, s"),
     DTK(layout, LT_LAYOUT, LR_NO,

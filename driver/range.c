@@ -47,7 +47,7 @@ static const range_int range_ints[] = {
     {"prompt_tokens", 0, RANGE_P24}, {"decode_tokens", 0, RANGE_P24},
     {"shard_degree", 0, RANGE_P24}, {"emb_column_shards", 0, RANGE_P16},
     {"frozen_layers", 0, RANGE_P16}, {"concurrency", 1, RANGE_P24},
-    {"token_budget", 16, RANGE_P24}, {"max_seqs", 1, RANGE_P24}, {"kv_block", 1, 4096},
+    {"token_budget", 16, RANGE_P24}, {"spec_tokens", 0, 64}, {"max_seqs", 1, RANGE_P24}, {"kv_block", 1, 4096},
     /* software stacks (as cost/stack.c's stack_check bounds them) */
     {"dp_rails", 0, 1024}, {"zero3_prefetch", 0, 64}, {"default_vpp", 1, 1024},
     {"default_micro_batch", 1, INT64_C(1) << 20}, {"default_zero_stage", 0, 3},
@@ -106,6 +106,7 @@ static const range_float range_floats[] = {
     RANGE_FRAC("prefill_attn_eff"), {"ew_floor_s", 0.0, 1e-3, 1},
     {"allreduce_s", 0.0, 1e-2, 1}, RANGE_FRAC("allreduce_bw_eff"),
     {"step_host_s", 0.0, 1.0, 1}, {"request_host_s", 0.0, 10.0, 1},
+    {"spec_acceptance", 0.0, 1.0, 1}, {"spec_draft_cost", 1e-6, 10.0, 1},
 };
 
 static range_int range_int_of(const char *key)

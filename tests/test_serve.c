@@ -317,6 +317,47 @@ static void test_kv_precision_and_engines(void)
     CU_ASSERT_STRING_EQUAL(where, "stack");
 }
 
+static void test_speculative(void)
+{
+    /* gamma 4, alpha 0.8: E = (1 - 0.8^5) / 0.2 = 3.3616 tokens a step.
+     * At one request in flight a verify step of 5 rows costs about a
+     * plain one (weights streamed once): TPOT falls by about E / (1 + 4 x
+     * 0.05) = 2.8; at 512 short requests with FP8 KV the steps are
+     * compute bound, verifying 5 rows a sequence costs ~5 plain steps and
+     * speculation loses (the gain turns negative). */
+    point_t p = serve_point();
+    p.task.detailed.concurrency = 1;
+    result_t base1 = run(&p);
+    p.task.detailed.spec_tokens = 4;
+    p.task.detailed.spec_acceptance = 0.8;
+    result_t spec1 = run(&p);
+    double gain1 = base1.itl_p50_s / spec1.itl_p50_s;
+    CU_ASSERT(gain1 > 2.0 && gain1 < 3.3616 / 1.2 + 1e-9);
+    point_t q = serve_point();
+    q.task.detailed.kv_dtype = 1 + HW_FP8;
+    q.task.detailed.prompt_tokens = 128;
+    q.task.detailed.decode_tokens = 128;
+    q.task.detailed.concurrency = 512;
+    result_t base = run(&q);
+    q.task.detailed.spec_tokens = 4;
+    q.task.detailed.spec_acceptance = 0.8;
+    result_t spec = run(&q);
+    CU_ASSERT(spec.tpot_s > base.tpot_s);
+    CU_ASSERT(spec.output_tokens_per_s < base.output_tokens_per_s);
+    /* the gain falls monotonically with the batch */
+    double prev = 1e300;
+    for (int64_t C = 1; C <= 512; C *= 4) {
+        p.task.detailed.concurrency = C;
+        p.task.detailed.spec_tokens = 0;
+        result_t b = run(&p);
+        p.task.detailed.spec_tokens = 4;
+        result_t s = run(&p);
+        double g = b.itl_p50_s / s.itl_p50_s;
+        CU_ASSERT(g <= prev * (1.0 + 1e-9));
+        prev = g;
+    }
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS)
@@ -328,5 +369,6 @@ int main(void)
                 test_limits);
     CU_add_test(s, "concurrency = sla", test_sla);
     CU_add_test(s, "KV precision, training stacks refused", test_kv_precision_and_engines);
+    CU_add_test(s, "speculative decoding: gain falls with the batch", test_speculative);
     return unit_run();
 }

@@ -42,7 +42,16 @@ typedef struct sv_model {
     /* resolved serving facts (cost/stack.h) */
     double t0, eta_w, eta_kv, attn_floor, pre_eff, ew_floor, ar_lat, ar_eff;
     double host_step, host_req;
+    /* speculative decoding (serve_spec.c): query rows per decoding
+     * sequence (gamma + 1; 1 without), tokens per step E, draft cost of a
+     * step in plain target decode steps (gamma x spec_draft_cost) */
+    double rows, spec_e, draft;
 } sv_model;
+
+/* Draft step cost, in target decode steps, when a task does not say: a
+ * draft model of about a twentieth of the target (Llama 3.2 1B drafting
+ * for 3.1 70B; EAGLE/MTP heads of one layer cost less). */
+#define SV_DRAFT_COST 0.05
 
 /* The KV cache's dtype: the task's kv_precision, else the engines'
  * "auto": the activations' dtype (BF16 under FP8 or INT8 weights: FP8 KV
@@ -73,6 +82,12 @@ void sv_model_init(const dt_ctx *c, const dt_stages *st, stack_scenario sc, sv_m
  * mean context of `cd` tokens: its time, parts in *o when o is not NULL. */
 double sv_step(const sv_model *k, double np, double len, double ctx, double d, double cd,
                sv_parts *o);
+/* Speculative decoding (serve_spec.c): k's rows, E and draft cost from
+ * the task; the time per output token of a decode-only step of d
+ * sequences (the step itself without speculation). */
+void sv_spec_init(const dt_ctx *c, sv_model *k);
+double sv_decode_token(const sv_model *k, double d, double cd);
+
 /* TP all-reduce of `bytes` by the engine's custom kernel (one-shot for
  * small messages, two-shot bandwidth above). */
 double sv_allreduce(const sv_model *k, double bytes);

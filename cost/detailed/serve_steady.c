@@ -32,6 +32,8 @@
  *                  task's limits (bisection: TPOT and TTFT grow with C).
  * Static batching (scheduler = "static"): the batch prefills in one step
  * (TTFT), then decodes in lock-step at the mean context (TPOT).
+ * Speculative decoding (serve_spec.c) replaces t_dec by the time per
+ * accepted token of its verify and draft steps.
  * Pipeline parallel: pp micro-batches in flight, a token every pp stage
  * steps of C/pp sequences plus the sends. Replicas (dp) multiply the
  * rates.
@@ -52,6 +54,15 @@ static double sv_t(const sv_model *k, double np, double len, double ctx, double 
         return sv_step(k, np, len, ctx, d, cd, NULL);
     return k->pp * sv_step(k, np / k->pp, len, ctx, d / k->pp, cd, NULL) +
            (k->pp - 1.0) * k->p2p_tok;
+}
+
+/* Time per output token of decode-only steps of d sequences (with
+ * speculation: the verify and draft steps over the tokens accepted). */
+static double sv_tok(const sv_model *k, double d, double cd)
+{
+    if (k->pp <= 1.0)
+        return sv_decode_token(k, d, cd);
+    return k->pp * sv_decode_token(k, d / k->pp, cd) + (k->pp - 1.0) * k->p2p_tok / k->spec_e;
 }
 
 /* Prefill of a step beside d decodes: prompts per step np, chunk length,
@@ -95,7 +106,7 @@ static void sv_itl(double td, const sv_pre *p, double arrivals, sv_state *s)
 static void sv_at(const sv_model *k, const sv_load *w, double C, sv_state *s)
 {
     double cd = w->isl + 0.5 * w->osl, o1 = w->osl > 1.0 ? w->osl - 1.0 : 1.0;
-    double td = sv_t(k, 0, 0, 0, C, cd);
+    double td = sv_tok(k, C, cd);
     sv_pre p;
     sv_prefill(k, w, C, C / o1, &p);
     memset(s, 0, sizeof *s);
@@ -117,7 +128,7 @@ static bool sv_rate(const sv_model *k, const sv_load *w, double lam, double cmax
     sv_pre p = {0};
     for (int i = 0; i < 3; i++) {
         double d0 = d > 1.0 ? d : 1.0, d1 = 2.0 * d0;
-        double t0 = sv_t(k, 0, 0, 0, d0, cd), t1 = sv_t(k, 0, 0, 0, d1, cd);
+        double t0 = sv_tok(k, d0, cd), t1 = sv_tok(k, d1, cd);
         double b = (t1 - t0) / (d1 - d0), a = t0 - b * d0;
         sv_prefill(k, w, d0, lam * p.t, &p);
         double den = 1.0 - lam * w->isl * p.delta - lam * o1 * b;
@@ -139,7 +150,7 @@ static bool sv_rate(const sv_model *k, const sv_load *w, double lam, double cmax
     for (int i = 0; i < 2; i++)
         *dst[i] = k->host_req + 0.5 * tpot + S +
                   (rho > q[i] && wq > 0.0 ? wq / rho * log(rho / q[i]) : 0.0);
-    sv_itl(sv_t(k, 0, 0, 0, d, cd), &p, lam * tpot, s);
+    sv_itl(sv_tok(k, d, cd), &p, lam * tpot, s);
     s->e2e = s->ttft + (w->osl - 1.0) * tpot;
     s->conc = lam * s->e2e; /* requests in flight (Little), prefilling or decoding */
     s->req_s = lam;
@@ -153,7 +164,7 @@ static void sv_static(const sv_model *k, const sv_load *w, double B, sv_state *s
     s->conc = B;
     s->ttft = k->host_req + sv_t(k, B, w->isl, 0, 0, 0);
     s->ttft_p90 = s->ttft_p99 = s->ttft;
-    s->tpot = sv_t(k, 0, 0, 0, B, w->isl + 0.5 * w->osl);
+    s->tpot = sv_tok(k, B, w->isl + 0.5 * w->osl);
     s->itl_p50 = s->itl_p99 = s->tpot;
     s->e2e = s->ttft + (w->osl - 1.0) * s->tpot;
     s->req_s = B / s->e2e;

@@ -85,7 +85,7 @@ static double sv_experts(const sv_model *k, double m)
 double sv_step(const sv_model *k, double np, double len, double ctx, double d, double cd,
                sv_parts *o)
 {
-    double p = np * len, m = p + d;
+    double p = np * len, m = p + d * k->rows; /* speculation: gamma + 1 rows a sequence */
     /* weight GEMMs per layer */
     double gd = 0.0, gm = 0.0;
     for (int i = 0; i < 4; i++) {
@@ -115,7 +115,7 @@ double sv_step(const sv_model *k, double np, double len, double ctx, double d, d
     double ar = 2.0 * sv_allreduce(k, m * k->ar_bytes);
     double layers = k->nd + k->nm;
     /* LM head and sampling for the sequences producing a token */
-    double rows = d + np;
+    double rows = d * k->rows + np;
     double head = rows > 0.0 ? sv_gemm_time(k, &k->head, rows, k->peak16) +
                                    3.0 * rows * k->vocab_t * 4.0 / k->bw + k->ew_floor
                              : 0.0;
@@ -219,4 +219,5 @@ void sv_model_init(const dt_ctx *c, const dt_stages *st, stack_scenario sc, sv_m
     k->ar_eff = stack_pick(s->allreduce_bw_eff, sc, true);
     k->host_step = stack_pick(s->step_host_s, sc, false);
     k->host_req = stack_pick(s->request_host_s, sc, false);
+    sv_spec_init(c, k);
 }
