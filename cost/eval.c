@@ -89,7 +89,10 @@ static const size_t eval_detailed_llm_infer[] = {
     EO(mem_grads_bytes_per_device), EO(mem_optimizer_bytes_per_device),
     EO(mem_activations_bytes_per_device), EO(mem_kv_cache_bytes_per_device),
     EO(mem_total_bytes_per_device), EO(tokens_per_s), EO(ttft_s), EO(tpot_s), EO(mfu),
-    EO(iteration_time_lo_s), EO(iteration_time_hi_s), EVAL_END};
+    EO(iteration_time_lo_s), EO(iteration_time_hi_s), EO(output_tokens_per_s),
+    EO(output_tokens_per_s_per_device), EO(total_tokens_per_s), EO(requests_per_s),
+    EO(tokens_per_s_per_user), EO(ttft_p90_s), EO(ttft_p99_s), EO(itl_p50_s), EO(itl_p99_s),
+    EO(kv_use), EO(goodput_requests_per_s), EO(sla_met), EVAL_END};
 static const size_t eval_detailed_dlrm[] = {
     EO(iteration_time_s), EO(throughput_samples_per_s), EO(compute_gemm_s),
     EO(compute_emb_s), EO(comm_alltoall_s), EO(comm_allreduce_s),

@@ -67,6 +67,21 @@ typedef struct result_t {
     double cost_per_iteration_usd;
     double cost_per_sample_usd;
     double cost_per_million_tokens_usd;
+    /* detailed inference, serving (cost/detailed/serve_*.c) */
+    double output_tokens_per_s;
+    double output_tokens_per_s_per_device;
+    double total_tokens_per_s;
+    double requests_per_s;
+    double tokens_per_s_per_user;
+    double ttft_p90_s;
+    double ttft_p99_s;
+    double itl_p50_s;
+    double itl_p99_s;
+    int64_t concurrency_resolved;
+    int64_t concurrency_max;
+    double kv_use;
+    double goodput_requests_per_s;
+    double sla_met;
 } result_t;
 
 typedef enum result_type { RESULT_F64 = 0, RESULT_I64 = 1 } result_type;

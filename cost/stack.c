@@ -72,6 +72,24 @@ status_code stack_check(const stack_desc *s, const char **bad)
     ST_BAD(stack_range_ok(s->moe_a2a_overlap, 0.0, 1.0), "moe_a2a_overlap");
     ST_BAD(stack_range_ok(s->moe_hierarchical_dispatch, 0.0, 1.0), "moe_hierarchical_dispatch");
     ST_BAD(stack_range_ok(s->selective_block_fraction, 0.0, 1.0), "selective_block_fraction");
+    if (s->serving) {
+        ST_BAD(s->token_budget >= 16 && s->token_budget <= (1 << 24), "token_budget");
+        ST_BAD(s->max_seqs >= 1 && s->max_seqs <= (1 << 24), "max_seqs");
+        ST_BAD(stack_range_ok(s->mem_fraction, 0.05, 1.0), "mem_fraction");
+        ST_BAD(s->kv_block >= 1 && s->kv_block <= 4096, "kv_block");
+        ST_BAD(stack_range_ok(s->gemm_floor_s, 0.0, 1e-3), "gemm_floor_s");
+        ST_BAD(stack_range_ok(s->weight_bw_eff, 0.05, 1.0), "weight_bw_eff");
+        ST_BAD(stack_range_ok(s->gemm_eff_max, 0.05, 1.5), "gemm_eff_max");
+        ST_BAD(stack_range_ok(s->gemm_m_half, 0.0, 1e6), "gemm_m_half");
+        ST_BAD(stack_range_ok(s->kv_bw_eff, 0.05, 1.0), "kv_bw_eff");
+        ST_BAD(stack_range_ok(s->attn_floor_s, 0.0, 1e-3), "attn_floor_s");
+        ST_BAD(stack_range_ok(s->prefill_attn_eff, 0.01, 1.0), "prefill_attn_eff");
+        ST_BAD(stack_range_ok(s->ew_floor_s, 0.0, 1e-3), "ew_floor_s");
+        ST_BAD(stack_range_ok(s->allreduce_s, 0.0, 1e-2), "allreduce_s");
+        ST_BAD(stack_range_ok(s->allreduce_bw_eff, 0.01, 1.0), "allreduce_bw_eff");
+        ST_BAD(stack_range_ok(s->step_host_s, 0.0, 1.0), "step_host_s");
+        ST_BAD(stack_range_ok(s->request_host_s, 0.0, 10.0), "request_host_s");
+    }
 #undef ST_BAD
     return STATUS_OK;
 }
@@ -117,6 +135,32 @@ void stack_ideal(stack_desc *s)
     s->reserve_bytes = 0.0;
     s->logit_bytes = 6.0; /* 16-bit logits + fp32 softmax (Megatron's fused loss) */
     s->loss_bytes = stack_exact(14.0); /* a fused kernel: read 2+2, write 4; read 4, write 2 */
+    stack_serving_defaults(s);
+}
+
+void stack_serving_defaults(stack_desc *s)
+{
+    /* the silicon figures of ../shared/design/serving.md section 2 at
+     * their middles; engine facts as vLLM V1's defaults */
+    s->serving = true;
+    s->token_budget = 8192;
+    s->max_seqs = 1024;
+    s->mem_fraction = stack_exact(0.9);
+    s->mem_fraction_of_free = false;
+    s->kv_block = 16;
+    s->kv_reserve = false;
+    s->gemm_floor_s = stack_exact(4e-6);
+    s->weight_bw_eff = stack_exact(0.85);
+    s->gemm_eff_max = stack_exact(1.0);
+    s->gemm_m_half = stack_exact(100.0);
+    s->kv_bw_eff = stack_exact(0.85);
+    s->attn_floor_s = stack_exact(8e-6);
+    s->prefill_attn_eff = stack_exact(0.5);
+    s->ew_floor_s = stack_exact(2e-6);
+    s->allreduce_s = stack_exact(5e-6);
+    s->allreduce_bw_eff = stack_exact(0.7);
+    s->step_host_s = stack_exact(0.0);
+    s->request_host_s = stack_exact(0.0);
 }
 
 double stack_pick(stack_fact f, stack_scenario sc, bool faster_high)

@@ -121,6 +121,31 @@ typedef struct stack_desc {
      * (DeepEP, HybridEP: a token crosses to a remote scale-up domain once
      * and fans out there over NVLink; 0: flat all-to-all) */
     stack_fact moe_hierarchical_dispatch;
+    /* ---- serving (cost/detailed/serve_*.c): an engine's facts; only a
+     * stack with `serving` true serves inference */
+    bool serving;
+    bool serving_only;          /* an engine without training facts: does not train */
+    int64_t token_budget;       /* K: tokens per engine step (chunked prefill budget) */
+    int64_t max_seqs;           /* sequences running at once at most */
+    stack_fact mem_fraction;    /* memory for weights + KV (of total), or KV (of free) */
+    bool mem_fraction_of_free;  /* TensorRT-LLM: fraction of the memory left after weights */
+    int64_t kv_block;           /* tokens per KV block */
+    bool kv_reserve;            /* reserve prompt + output on admission (else on demand) */
+    stack_fact gemm_floor_s;    /* fixed cost per weight GEMM (t0) */
+    stack_fact weight_bw_eff;   /* fraction of HBM bandwidth a decode GEMM streams weights at */
+    stack_fact gemm_eff_max;    /* GEMM efficiency of serving shapes at large m, as a fraction
+                                   of the generation's large-GEMM efficiency (hw table) */
+    stack_fact gemm_m_half;     /* tokens m at which a GEMM reaches half of gemm_eff_max */
+    stack_fact kv_bw_eff;       /* fraction of HBM bandwidth decode attention reads KV at */
+    bool kv_per_query_head;     /* decode attention reads K/V once per query head (masked
+                                   MHA without GQA sharing), else once per KV head */
+    stack_fact attn_floor_s;    /* decode attention kernel floor per layer */
+    stack_fact prefill_attn_eff; /* prefill attention FLOP/s, fraction of the BF16 peak */
+    stack_fact ew_floor_s;      /* floor per fused element-wise kernel (4 per layer) */
+    stack_fact allreduce_s;     /* custom all-reduce: latency per call (small messages) */
+    stack_fact allreduce_bw_eff; /* ... and its fraction of the scale-up bandwidth */
+    stack_fact step_host_s;     /* host time per engine step not overlapped with the GPU */
+    stack_fact request_host_s;  /* host time in each request's TTFT (tokenize, schedule, return) */
 } stack_desc;
 
 /* Whether the stack runs ZeRO stage z (its zero_stages; 0: every stage). */
@@ -128,6 +153,10 @@ static inline bool stack_zero_ok(const stack_desc *s, int64_t z)
 {
     return z >= 0 && z <= 3 && (s->zero_stages == 0 || (s->zero_stages >> z) & 1u);
 }
+
+/* A serving engine with middle-of-the-road facts (stack_ideal's serving
+ * part, and what tests use). */
+void stack_serving_defaults(stack_desc *s);
 
 /* Checks the facts (ranges ordered, fractions in [0, 1], bytes >= 0);
  * on a bad one returns STATUS_INVALID_VALUE with *bad its key name. */

@@ -32,3 +32,37 @@ void task_factors_of(const task_t *t, task_factors *f)
     f->global_batch_dense = t->local_batch_dense * f->dense_duplicate;
     f->global_batch_emb = t->local_batch_emb * f->emb_duplicate;
 }
+
+int task_weight_parse(const char *s)
+{
+    static const char *const names[] = {"bf16", "fp16", "fp8", "int8", "int4", "fp4"};
+    static const int codes[] = {TASK_W_BF16, TASK_W_BF16, TASK_W_FP8, TASK_W_INT8, TASK_W_INT4,
+                                TASK_W_FP4};
+    for (size_t i = 0; s && i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(s, names[i]) == 0)
+            return codes[i];
+    return -1;
+}
+
+const char *task_weight_name(int w)
+{
+    static const char *const names[] = {NULL, "bf16", "fp8", "int8", "int4", "fp4"};
+    return w > 0 && w <= TASK_W_FP4 ? names[w] : NULL;
+}
+
+double task_weight_bytes(int w)
+{
+    switch (w) {
+    case TASK_W_BF16:
+        return 2.0;
+    case TASK_W_FP8:
+    case TASK_W_INT8:
+        return 1.0;
+    case TASK_W_INT4:
+        return 0.5 + 2.0 / 128.0; /* AWQ/GPTQ: an FP16 scale per group of 128 */
+    case TASK_W_FP4:
+        return 0.5 + 1.0 / 16.0; /* NVFP4: an FP8 (E4M3) scale per block of 16 */
+    default:
+        return 0.0;
+    }
+}

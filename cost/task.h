@@ -124,7 +124,35 @@ typedef struct task_detailed_t {
     int emb_sharding;              /* task_emb_sharding */
     int emb_optimizer;             /* task_emb_optimizer */
     int64_t emb_column_shards;     /* column-wise: shards per table (0: default) */
+    /* serving (inference; cost/detailed/serve_*.c) */
+    int scheduler;                 /* TASK_SCHED_*: continuous batching (default) or static */
+    int64_t concurrency;           /* requests in flight over all replicas; TASK_CONC_* */
+    double request_rate;           /* open loop: requests/s over all replicas (0: closed loop) */
+    int kv_dtype;                  /* 1 + hw_dtype of the KV cache (0: the compute dtype) */
+    int weight_dtype;              /* TASK_W_*: stored weights (0: the compute dtype) */
+    double ttft_max_s, tpot_max_s; /* the SLA (0: none) */
+    int64_t spec_tokens;           /* speculative decoding: draft tokens gamma (0: off) */
+    double spec_acceptance;        /* ... acceptance rate alpha, [0, 1] */
+    double spec_draft_cost;        /* ... a draft step in target decode steps (0: 0.05) */
 } task_detailed_t;
+
+/* Stored weights of a served model (the GEMMs' math stays `dtype`):
+ * 16-bit, 8-bit (FP8, INT8), and 4-bit with group scales (INT4 as
+ * AWQ/GPTQ: an FP16 scale per 128 weights; FP4 as NVFP4: an FP8 scale per
+ * 16). */
+enum { TASK_W_SAME = 0, TASK_W_BF16 = 1, TASK_W_FP8 = 2, TASK_W_INT8 = 3, TASK_W_INT4 = 4,
+       TASK_W_FP4 = 5 };
+int task_weight_parse(const char *s);
+const char *task_weight_name(int w);
+double task_weight_bytes(int w);
+
+/* Serving scheduler. */
+enum { TASK_SCHED_CONTINUOUS = 0, TASK_SCHED_STATIC = 1 };
+/* concurrency: a count > 0, or 0 = micro_batch x dp (the static batch),
+ * TASK_CONC_MAX = the largest the KV cache and the engine admit (offline:
+ * all requests queued), TASK_CONC_SLA = the largest meeting the SLA. */
+#define TASK_CONC_MAX (-1)
+#define TASK_CONC_SLA (-2)
 
 typedef struct task_t {
     task_kind kind;

@@ -51,6 +51,10 @@ typedef enum load_type {
     LT_TRI,     /* true/false stored as an int 1/0 (absent: -1, set by the caller) */
     LT_MB,      /* a task's micro_batch: an integer, or "auto" (micro_batch_auto) */
     LT_PP_SEND, /* "full" or "scatter_gather" */
+    LT_SCHEDULER, /* serving: "continuous" or "static" */
+    LT_CONC,    /* serving concurrency: an integer, "max" or "sla" */
+    LT_KVDTYPE, /* a KV-cache dtype stored as 1 + hw_dtype (absent: 0, the compute dtype) */
+    LT_WDTYPE,  /* stored weights, TASK_W_* (absent: 0, the compute dtype) */
     LT_ANY /* resolved by the caller (a group or a catalogue name) */
 } load_type;
 
@@ -345,6 +349,29 @@ static const load_key dtask_keys[] = {
         "bytes per reduced gradient element (default: the stack's)"),
     DTK(prompt_tokens, LT_INT, LR_NO, "inference: prompt length (default seq_len)"),
     DTK(decode_tokens, LT_INT, LR_NO, "inference: generated tokens per sequence (required)"),
+    DTK(scheduler, LT_SCHEDULER, LR_NO,
+        "inference: \"continuous\" batching (default: steps of decodes plus prefill chunks) "
+        "or \"static\" (the batch prefills, then decodes in lock-step)"),
+    DTK(concurrency, LT_CONC, LR_NO,
+        "inference: requests in flight over all replicas, \"max\" (the KV cache's limit; "
+        "offline) or \"sla\" (the largest meeting ttft_max_s/tpot_max_s); default "
+        "micro_batch*dp"),
+    DTK(request_rate, LT_FLOAT, LR_NO,
+        "inference: Poisson arrivals, requests/s over all replicas (open loop; 0: closed)"),
+    {"kv_precision", LT_KVDTYPE, offsetof(task_t, detailed.kv_dtype), LK_LLM, LR_NO,
+     "inference: KV-cache dtype \"bf16\", \"fp16\", \"fp8\" or \"int8\" (default: "
+     "precision)"},
+    {"weight_precision", LT_WDTYPE, offsetof(task_t, detailed.weight_dtype), LK_LLM, LR_NO,
+     "inference: stored weights \"bf16\", \"fp16\", \"fp8\", \"int8\", \"int4\" (group "
+     "scales per 128) or \"fp4\" (NVFP4, scales per 16); GEMMs in precision (default: "
+     "precision)"},
+    DTK(spec_tokens, LT_INT, LR_NO,
+        "inference: speculative decoding, draft tokens per step (default 0: off)"),
+    DTK(spec_acceptance, LT_FLOAT, LR_NO, "inference: speculative decoding acceptance rate, 0-1"),
+    DTK(spec_draft_cost, LT_FLOAT, LR_NO,
+        "inference: a draft step in target decode steps (default 0.05)"),
+    DTK(ttft_max_s, LT_FLOAT, LR_NO, "inference SLA: time to first token at most, s"),
+    DTK(tpot_max_s, LT_FLOAT, LR_NO, "inference SLA: time per output token at most, s"),
     DTK(layout, LT_LAYOUT, LR_NO,
         "device order of the parallel dimensions, innermost first (default \"tp-cp-dp-pp\")"),
     DTK(fp8_recipe, LT_FP8_RECIPE, LR_NO,
@@ -396,6 +423,32 @@ static const load_key stack_keys[] = {
     STK(default_zero_stage, LT_INT, LR_YES, "ZeRO stage (0-3) when a run does not say"),
     {"zero_stages", LT_ANY, 0, LK_ALL, LR_NO,
      "ZeRO stages the stack runs, a list of 0-3 (default: all); auto strategies offer only these"},
+    STK(serving, LT_BOOL, LR_NO,
+        "a serving engine (its training facts optional: the idealized stack's)"),
+    STK(token_budget, LT_INT, LR_NO, "serving: tokens per engine step (chunked-prefill budget)"),
+    STK(max_seqs, LT_INT, LR_NO, "serving: sequences running at once at most"),
+    STK(mem_fraction, LT_FACT, LR_NO,
+        "serving: memory for weights + KV (of the total), or for KV (of the free memory)"),
+    STK(mem_fraction_of_free, LT_BOOL, LR_NO,
+        "serving: mem_fraction is of the memory left after weights (TensorRT-LLM)"),
+    STK(kv_block, LT_INT, LR_NO, "serving: tokens per KV-cache block"),
+    STK(kv_reserve, LT_BOOL, LR_NO,
+        "serving: a request reserves its prompt + output KV on admission (else on demand)"),
+    STK(gemm_floor_s, LT_FACT, LR_NO, "serving: fixed cost per weight GEMM, s"),
+    STK(weight_bw_eff, LT_FACT, LR_NO, "serving: HBM fraction decode GEMMs stream weights at"),
+    STK(gemm_eff_max, LT_FACT, LR_NO,
+        "serving: GEMM efficiency of serving shapes at large m, fraction of the hardware's"),
+    STK(gemm_m_half, LT_FACT, LR_NO, "serving: tokens at which a GEMM reaches half of it"),
+    STK(kv_bw_eff, LT_FACT, LR_NO, "serving: HBM fraction decode attention reads the KV at"),
+    STK(kv_per_query_head, LT_BOOL, LR_NO,
+        "serving: decode attention reads K/V per query head (no GQA sharing; default false)"),
+    STK(attn_floor_s, LT_FACT, LR_NO, "serving: decode attention floor per layer, s"),
+    STK(prefill_attn_eff, LT_FACT, LR_NO, "serving: prefill attention, fraction of the BF16 peak"),
+    STK(ew_floor_s, LT_FACT, LR_NO, "serving: floor per fused element-wise kernel, s"),
+    STK(allreduce_s, LT_FACT, LR_NO, "serving: TP all-reduce kernel latency per call, s"),
+    STK(allreduce_bw_eff, LT_FACT, LR_NO, "serving: ... its fraction of scale-up bandwidth"),
+    STK(step_host_s, LT_FACT, LR_NO, "serving: host time per step not overlapped, s"),
+    STK(request_host_s, LT_FACT, LR_NO, "serving: host time in each request's TTFT, s"),
     STK(param_bytes, LT_FLOAT, LR_YES, "persistent compute-dtype copy, bytes/parameter (0: none)"),
     STK(master_bytes, LT_FLOAT, LR_YES, "fp32 master weights, bytes/parameter"),
     STK(grad_bytes, LT_FLOAT, LR_YES, "gradient buffer, bytes/parameter"),
@@ -668,6 +721,24 @@ static int load_value(const config_setting_t *s, const load_key *k, void *obj,
             return -1;
         *(int64_t *)(void *)dst = (int64_t)config_setting_get_int64(s);
         return 0;
+    case LT_CONC:
+        if (t == CONFIG_TYPE_STRING) {
+            const char *text = config_setting_get_string(s);
+            int v = strcmp(text, "max") == 0 ? 1 : strcmp(text, "sla") == 0 ? 2 : -1;
+            if (load_enum(s, text, v, "an integer, \"max\" or \"sla\"", &v, err))
+                return -1;
+            *(int64_t *)(void *)dst = v == 1 ? TASK_CONC_MAX : TASK_CONC_SLA;
+            return 0;
+        }
+        if (t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64) {
+            load_fail(err, s, "key '%s': expected an integer, \"max\" or \"sla\", got %s",
+                      name, load_type_name(t));
+            return -1;
+        }
+        if (range_check_int(s, name, (int64_t)config_setting_get_int64(s), err))
+            return -1;
+        *(int64_t *)(void *)dst = (int64_t)config_setting_get_int64(s);
+        return 0;
     case LT_TRI:
         if (t != CONFIG_TYPE_BOOL) {
             load_fail(err, s, "key '%s': expected true or false, got %s", name,
@@ -693,6 +764,30 @@ static int load_value(const config_setting_t *s, const load_key *k, void *obj,
     int v = 0;
     switch (k->type) {
     case LT_NOTE:
+        return 0;
+    case LT_SCHEDULER:
+        v = strcmp(text, "continuous") == 0 ? TASK_SCHED_CONTINUOUS
+            : strcmp(text, "static") == 0   ? TASK_SCHED_STATIC
+                                            : -1;
+        if (load_enum(s, text, v, "\"continuous\" or \"static\"", &v, err))
+            return -1;
+        *(int *)(void *)dst = v;
+        return 0;
+    case LT_WDTYPE:
+        v = task_weight_parse(text);
+        if (load_enum(s, text, v,
+                      "\"bf16\", \"fp16\", \"fp8\", \"int8\", \"int4\" or \"fp4\"", &v,
+                      err))
+            return -1;
+        *(int *)(void *)dst = v;
+        return 0;
+    case LT_KVDTYPE:
+        v = hw_dtype_parse(text);
+        if (v != HW_BF16 && v != HW_FP8 && v != HW_INT8)
+            v = -1;
+        if (load_enum(s, text, v, "\"bf16\", \"fp16\", \"fp8\" or \"int8\"", &v, err))
+            return -1;
+        *(int *)(void *)dst = v + 1;
         return 0;
     case LT_ARCH:
     case LT_POSITION:
@@ -1494,7 +1589,26 @@ int load_dtask(const config_setting_t *g, model_kind kind, task_t *t,
 int load_stack(const config_setting_t *g, stack_desc *st, load_err *err)
 {
     memset(st, 0, sizeof *st);
-    if (load_group(g, "stack", stack_keys, NKEYS(stack_keys), LK_ALL, false, st, err))
+    /* a serving engine states its serving facts; the training facts it
+     * leaves out are the idealized stack's (they only shape its forward
+     * kernels: attention, element-wise passes, FP8 casts, reserve) */
+    int serving = 0;
+    unsigned flags = 0;
+    if (config_setting_lookup_bool(g, "serving", &serving) == CONFIG_TRUE && serving) {
+        stack_ideal(st);
+        flags = LG_BASED;
+        static const char *const need[] = {
+            "token_budget", "max_seqs", "mem_fraction", "mem_fraction_of_free", "kv_block",
+            "kv_reserve", "gemm_floor_s", "weight_bw_eff", "gemm_eff_max", "gemm_m_half",
+            "kv_bw_eff", "attn_floor_s", "prefill_attn_eff", "ew_floor_s", "allreduce_s",
+            "allreduce_bw_eff", "step_host_s", "request_host_s", "reserve_bytes"};
+        for (size_t i = 0; i < NKEYS(need); i++)
+            if (!config_setting_get_member(g, need[i])) {
+                load_fail(err, g, "missing key '%s' in serving stack", need[i]);
+                return -1;
+            }
+    }
+    if (load_group(g, "stack", stack_keys, NKEYS(stack_keys), LK_ALL, flags, st, err))
         return -1;
     const config_setting_t *zs = config_setting_get_member(g, "zero_stages");
     if (zs) {
@@ -1515,6 +1629,7 @@ int load_stack(const config_setting_t *g, stack_desc *st, load_err *err)
             return -1;
         }
     }
+    st->serving_only = serving && !config_setting_get_member(g, "dp_overlap");
     const char *bad = NULL;
     if (stack_check(st, &bad) != STATUS_OK) {
         load_fail(err, load_member_or(g, bad), "key '%s' in stack '%s': out of range "
@@ -1993,6 +2108,33 @@ static void load_write_value(FILE *out, const load_key *k, const void *obj,
         memcpy(&iv, p, sizeof iv);
         text = iv == STACK_PP_SCATTER_GATHER ? "scatter_gather" : "full";
         break;
+    case LT_SCHEDULER:
+        memcpy(&iv, p, sizeof iv);
+        text = iv == TASK_SCHED_STATIC ? "static" : "continuous";
+        break;
+    case LT_WDTYPE:
+        memcpy(&iv, p, sizeof iv);
+        text = task_weight_name(iv);
+        if (!text)
+            return; /* not stated: the compute dtype */
+        break;
+    case LT_KVDTYPE:
+        memcpy(&iv, p, sizeof iv);
+        if (iv <= 0)
+            return; /* not stated: the compute dtype */
+        text = load_enum_name(LT_DTYPE, iv - 1, buf, sizeof buf);
+        break;
+    case LT_CONC: {
+        int64_t v;
+        memcpy(&v, p, sizeof v);
+        if (v == TASK_CONC_MAX || v == TASK_CONC_SLA)
+            text = v == TASK_CONC_MAX ? "max" : "sla";
+        else if (v > 0) /* 0: not stated, micro_batch x dp */
+            fprintf(out, "%*s%s = %lld;\n", indent, "", k->name, (long long)v);
+        if (!text)
+            return;
+        break;
+    }
     case LT_PLAN: {
         const plan_t *pl = (const plan_t *)(const void *)p;
         fprintf(out, "%*s%s = [", indent, "", k->name);

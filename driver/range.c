@@ -51,6 +51,8 @@ static const range_int range_ints[] = {
     {"shard_degree", 0, RANGE_P24}, {"emb_column_shards", 0, RANGE_P16},
     {"frozen_layers", 0, RANGE_P16}, {"lora_rank", 0, RANGE_P24},
     {"recompute_layers", 0, RANGE_P16},
+    {"concurrency", 1, RANGE_P24},
+    {"token_budget", 16, RANGE_P24}, {"spec_tokens", 0, 64}, {"max_seqs", 1, RANGE_P24}, {"kv_block", 1, 4096},
     /* software stacks (as cost/stack.c's stack_check bounds them) */
     {"etp", 0, RANGE_P24}, {"expert_tensor_parallel", 0, RANGE_P24},
     {"dp_rails", 0, 1024}, {"zero3_prefetch", 0, 64}, {"default_vpp", 1, 1024},
@@ -104,6 +106,15 @@ static const range_float range_floats[] = {
     {"optimizer_bytes", 0.0, 64.0, 1}, {"optimizer_step_bytes", 0.0, 1024.0, 1},
     {"reserve_bytes", 0.0, 1e13, 1}, {"logit_bytes", 0.0, 64.0, 1},
     {"loss_bytes", 0.0, 1024.0, 1},
+    /* serving (cost/stack.c's stack_check, task SLA and rate) */
+    {"request_rate", 1e-9, 1e9, 1}, {"ttft_max_s", 1e-6, 3600.0, 1},
+    {"tpot_max_s", 1e-6, 3600.0, 1}, {"mem_fraction", 0.05, 1.0, 0},
+    {"gemm_floor_s", 0.0, 1e-3, 1}, RANGE_FRAC("weight_bw_eff"), {"gemm_eff_max", 0.05, 1.5, 0},
+    {"gemm_m_half", 0.0, 1e6, 1}, RANGE_FRAC("kv_bw_eff"), {"attn_floor_s", 0.0, 1e-3, 1},
+    RANGE_FRAC("prefill_attn_eff"), {"ew_floor_s", 0.0, 1e-3, 1},
+    {"allreduce_s", 0.0, 1e-2, 1}, RANGE_FRAC("allreduce_bw_eff"),
+    {"step_host_s", 0.0, 1.0, 1}, {"request_host_s", 0.0, 10.0, 1},
+    {"spec_acceptance", 0.0, 1.0, 1}, {"spec_draft_cost", 1e-6, 10.0, 1},
 };
 
 static range_int range_int_of(const char *key)

@@ -335,7 +335,25 @@ static void report_text_detailed(FILE *out, const point_t *p,
     report_pct_line(out, "comm: pipeline sends", r->comm_p2p_s, it);
     report_pct_line(out, "pipeline bubble", r->pipeline_bubble_s, it);
     report_pct_line(out, "exposed communication", r->comm_exposed_s, it);
-    if (p->task.kind == TASK_INFERENCE) {
+    if (p->task.kind == TASK_INFERENCE && p->model.kind == MODEL_LLM) {
+        fprintf(out, "Requests in flight         %12lld (at most %lld: KV cache %.0f %% used)\n",
+                (long long)r->concurrency_resolved, (long long)r->concurrency_max,
+                100.0 * r->kv_use);
+        fprintf(out, "Time to first token        %12.3f ms mean (p90 %.3f, p99 %.3f: model "
+                     "estimates)\n",
+                r->ttft_s * 1e3, r->ttft_p90_s * 1e3, r->ttft_p99_s * 1e3);
+        fprintf(out, "Time per output token      %12.3f ms (ITL p50 %.3f, p99 %.3f ms; %.1f "
+                     "tokens/s per user)\n",
+                r->tpot_s * 1e3, r->itl_p50_s * 1e3, r->itl_p99_s * 1e3,
+                r->tokens_per_s_per_user);
+        fprintf(out, "Output tokens/s            %12.0f (%.1f per GPU; %.0f with the prompts; "
+                     "%.2f requests/s)\n",
+                r->output_tokens_per_s, r->output_tokens_per_s_per_device,
+                r->total_tokens_per_s, r->requests_per_s);
+        if (p->task.detailed.ttft_max_s > 0.0 || p->task.detailed.tpot_max_s > 0.0)
+            fprintf(out, "SLA                        %12s (goodput %.2f requests/s)\n",
+                    r->sla_met == 1.0 ? "met" : "missed", r->goodput_requests_per_s);
+    } else if (p->task.kind == TASK_INFERENCE) {
         fprintf(out, "Time to first token        %12.3f ms\n", r->ttft_s * 1e3);
         fprintf(out, "Time per output token      %12.3f ms\n", r->tpot_s * 1e3);
     } else {

@@ -581,6 +581,54 @@ static int spec_bool(const config_setting_t *g, const char *key, bool *out,
     return 0;
 }
 
+/* Serving keys of an inference task: concurrency (an integer, "max" or
+ * "sla") and the SLA (ttft_max_s, tpot_max_s). */
+static int spec_serving(const config_setting_t *e, spec_task *t, load_err *err)
+{
+    static const char *const lim[2] = {"ttft_max_s", "tpot_max_s"};
+    double *limv[2] = {&t->ttft_max_s, &t->tpot_max_s};
+    const config_setting_t *cs = config_setting_get_member(e, "concurrency");
+    for (int j = 0; j < 3; j++) {
+        const config_setting_t *ks = j < 2 ? config_setting_get_member(e, lim[j]) : cs;
+        if (ks && t->kind != TASK_INFERENCE) {
+            load_fail(err, ks, "task '%s': key '%s' only applies to type \"inference\"",
+                      t->name, j < 2 ? lim[j] : "concurrency");
+            return -1;
+        }
+    }
+    for (int j = 0; j < 2; j++) {
+        const config_setting_t *ks = config_setting_get_member(e, lim[j]);
+        if (!ks)
+            continue;
+        int ty = config_setting_type(ks);
+        double v = ty == CONFIG_TYPE_FLOAT ? config_setting_get_float(ks)
+                   : ty == CONFIG_TYPE_INT || ty == CONFIG_TYPE_INT64
+                       ? (double)config_setting_get_int64(ks)
+                       : -1.0;
+        if (!(v > 0.0 && v <= 3600.0)) {
+            load_fail(err, ks, "key '%s': expected a number of seconds in (0, 3600]", lim[j]);
+            return -1;
+        }
+        *limv[j] = v;
+    }
+    if (!cs)
+        return 0;
+    int ty = config_setting_type(cs);
+    const char *text = ty == CONFIG_TYPE_STRING ? config_setting_get_string(cs) : NULL;
+    if (text && (strcmp(text, "max") == 0 || strcmp(text, "sla") == 0)) {
+        t->concurrency = strcmp(text, "max") == 0 ? TASK_CONC_MAX : TASK_CONC_SLA;
+    } else if ((ty == CONFIG_TYPE_INT || ty == CONFIG_TYPE_INT64) &&
+               config_setting_get_int64(cs) >= 1 &&
+               config_setting_get_int64(cs) <= (INT64_C(1) << 24)) {
+        t->concurrency = (int64_t)config_setting_get_int64(cs);
+    } else {
+        load_fail(err, cs, "key 'concurrency': expected an integer from 1 to %lld, \"max\" "
+                  "or \"sla\"", (long long)(INT64_C(1) << 24));
+        return -1;
+    }
+    return 0;
+}
+
 static int spec_tasks(spec *sp, const config_setting_t *s, load_err *err)
 {
     if (!config_setting_is_list(s) && !config_setting_is_array(s)) {
@@ -676,6 +724,8 @@ static int spec_tasks(spec *sp, const config_setting_t *s, load_err *err)
             }
             *tokv[j] = (int64_t)config_setting_get_int64(ks);
         }
+        if (spec_serving(e, t, err))
+            return -1;
         const config_setting_t *mf = config_setting_get_member(e, "min_frozen_layer");
         if (mf) {
             int ty = config_setting_type(mf);

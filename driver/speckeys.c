@@ -105,6 +105,10 @@ static const speckey speckeys_task[] = {
      (double)SPEC_MAX_TOKENS},
     {"decode_tokens", D, "detailed inference: generated tokens (default 128)", 1,
      (double)SPEC_MAX_TOKENS},
+    {"concurrency", D, "detailed inference: requests in flight, \"max\" or \"sla\" "
+     "(default: the batch axis)", 0, 0},
+    {"ttft_max_s", D, "detailed inference SLA: time to first token at most, s", 0, 3600},
+    {"tpot_max_s", D, "detailed inference SLA: time per output token at most, s", 0, 3600},
 };
 
 #undef M

@@ -23,7 +23,7 @@ typedef struct summary_row {
     int64_t id;
     int32_t status;
     int32_t idx[SPACE_NAXES];
-    double tok, smp, fits;
+    double tok, smp, fits, sla;
 } summary_row;
 
 static hid_t summary_mtype(void)
@@ -42,6 +42,7 @@ static hid_t summary_mtype(void)
     CHECK_H5(H5Tinsert(t, "samples_per_s_per_device", HOFFSET(summary_row, smp),
                        H5T_NATIVE_DOUBLE));
     CHECK_H5(H5Tinsert(t, "mem_fits", HOFFSET(summary_row, fits), H5T_NATIVE_DOUBLE));
+    CHECK_H5(H5Tinsert(t, "sla_met", HOFFSET(summary_row, sla), H5T_NATIVE_DOUBLE));
     return t;
 }
 
@@ -92,7 +93,7 @@ int summary_scan(const char *path, const space *s, summary_best *b, FILE *err)
                 continue;
             model_kind k = s->sp->models[idx[SPACE_MODEL]].kind;
             summary_consider(&b[summary_slot(s, idx)],
-                             summary_rank(k, r->status, r->fits, r->tok, r->smp),
+                             summary_rank(k, r->status, r->fits, r->sla, r->tok, r->smp),
                              r->id);
         }
     }
@@ -202,7 +203,7 @@ static void summary_header(FILE *out, int wname, bool serve, bool llm, bool det)
 {
     const char *thr = llm ? "tok/s/GPU" : "smp/s/GPU";
     fprintf(out, "    %-*s %6s %7s  %-36s", wname, det ? "hardware" : "system",
-            "GPUs", serve ? (llm ? "seqs" : "batch") : (llm ? "seqs" : "batch"),
+            "GPUs", serve ? (llm ? "reqs" : "batch") : (llm ? "seqs" : "batch"),
             "strategy");
     if (det)
         fprintf(out, " %-*s", SUMMARY_STACK_W, "stack");
@@ -293,8 +294,8 @@ static void summary_model(FILE *out, const space *s, const summary_best *b,
             else
                 snprintf(sizes, sizeof sizes, "%lld-%lld", (long long)g[k].lo,
                          (long long)g[k].hi);
-            fprintf(out, "    %-*s %6s  no point runs and fits in memory (%s GPUs)\n",
-                    wname, name, "-", sizes);
+            fprintf(out, "    %-*s %6s  no point runs and fits in memory%s (%s GPUs)\n",
+                    wname, name, "-", serve ? " and meets the SLA" : "", sizes);
             continue;
         }
         summary_row_print(out, wname, name, &cur->p, &r);
@@ -328,11 +329,16 @@ void summary_print(FILE *out, const space *s, const summary_best *b)
     for (int64_t t = 0; t < s->radix[SPACE_TASK]; t++) {
         const spec_task *k = &sp->tasks[t];
         bool serve = k->kind == TASK_INFERENCE;
-        fprintf(out, "\n%s: %s (%s)\n", k->name,
+        char sla[96] = "no SLA";
+        if (serve && (k->ttft_max_s > 0.0 || k->tpot_max_s > 0.0))
+            snprintf(sla, sizeof sla, "SLA: TTFT <= %g ms, TPOT <= %g ms",
+                     1e3 * k->ttft_max_s, 1e3 * k->tpot_max_s);
+        fprintf(out, "\n%s: %s (%s%s)\n", k->name,
                 serve ? "serving" : k->kind == TASK_FINETUNE ? "fine-tuning" : "pretraining",
-                serve ? "TTFT, TPOT and cost per generated token; batch = concurrent "
-                        "sequences"
-                      : "energy and cost per trained token");
+                serve ? "output tokens/s per GPU with the prefill, at the SLA, per workload; "
+                        "batch = requests in flight; "
+                      : "energy and cost per trained token",
+                serve ? sla : "");
         for (int64_t m = 0; m < s->radix[SPACE_MODEL]; m++)
             summary_model(out, s, b, m, t, g, cur, &e);
     }

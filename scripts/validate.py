@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """validate.py - compare the detailed fidelity with published training runs.
 
-Usage: scripts/validate.py FILE.csv [FILE.csv ...] [--keep DIR] [--check MEDIAN MAX]
-                           [--max-failed N]
+Usage: scripts/validate.py FILE.csv [FILE.csv ...] [--keep DIR]
+                           [--check MEDIAN MAX [TPOT_MEDIAN]] [--max-failed N]
+
+A serving file (header with measured_output_tokens_per_s) is validated by
+scripts/validate_serving.py (its docstring says how each scenario maps).
 
 Every row of FILE.csv (schema: ../shared/reference/README.md, section
 measured/calibration.csv) becomes a `fidelity = "detailed"` point file; the
@@ -250,8 +253,9 @@ def main(argv):
     check = None
     if "--check" in args:
         i = args.index("--check")
-        check = (float(args[i + 1]), float(args[i + 2]))
-        del args[i:i + 3]
+        n = 3 + (i + 3 < len(args) and args[i + 3].replace(".", "", 1).isdigit())
+        check = tuple(float(a) for a in args[i + 1:i + n])
+        del args[i:i + n]
     if "--keep" in args:
         i = args.index("--keep")
         keep = args[i + 1]
@@ -274,6 +278,9 @@ def main(argv):
             for row in csv.DictReader(f):
                 row["_file"] = os.path.basename(name)
                 rows.append(row)
+    if rows and "measured_output_tokens_per_s" in rows[0]:  # a serving file
+        import validate_serving
+        return validate_serving.run(rows, exe, keep, check)
     print(f"{'point':<30} {'rel':>3} {'predicted_s':>12} {'measured_s':>12} {'error':>8} "
           f"{'band_lo_s':>10} {'band_hi_s':>10} in  defaults")
     for row in rows:

@@ -138,6 +138,9 @@ static void space_cell_point(const space *s, space_cursor *c, int64_t b, int64_t
     t->detailed.dtype = st->dtype;
     t->detailed.prompt_tokens = st->prompt_tokens;
     t->detailed.decode_tokens = st->kind == TASK_INFERENCE ? st->decode_tokens : 0;
+    t->detailed.concurrency = st->concurrency;
+    t->detailed.ttft_max_s = st->ttft_max_s;
+    t->detailed.tpot_max_s = st->tpot_max_s;
 }
 
 /* Applies candidate k with the cell's batch to c->p (the task of the

@@ -75,6 +75,10 @@ typedef struct spec_task {
     int dtype;                /* detailed: hw_dtype of compute */
     int64_t prompt_tokens;    /* detailed inference (0: seq_len) */
     int64_t decode_tokens;    /* detailed inference */
+    /* detailed inference, serving: requests in flight (0: the batch
+     * axis; TASK_CONC_MAX, TASK_CONC_SLA) and the SLA (0: none) */
+    int64_t concurrency;
+    double ttft_max_s, tpot_max_s;
 } spec_task;
 
 typedef struct spec {

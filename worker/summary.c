@@ -29,10 +29,12 @@ void summary_clear(summary_best *b, int64_t n)
     }
 }
 
-double summary_rank(model_kind kind, int32_t status, double fits, double tokens_dev,
-                    double samples_dev)
+double summary_rank(model_kind kind, int32_t status, double fits, double sla_met,
+                    double tokens_dev, double samples_dev)
 {
-    if (status != STATUS_OK || fits != 1.0)
+    /* serving ranks at the SLA: a point that misses it is not a winner
+     * (sla_met NaN: a figure the point does not have) */
+    if (status != STATUS_OK || fits != 1.0 || sla_met == 0.0)
         return (double)NAN;
     double v = kind == MODEL_LLM ? tokens_dev : samples_dev;
     return isfinite(v) ? v : (double)NAN;
@@ -40,7 +42,7 @@ double summary_rank(model_kind kind, int32_t status, double fits, double tokens_
 
 double summary_value(const point_t *p, const result_t *r)
 {
-    return summary_rank(p->model.kind, r->status, r->mem_fits,
+    return summary_rank(p->model.kind, r->status, r->mem_fits, r->sla_met,
                         r->tokens_per_s_per_device, r->samples_per_s_per_device);
 }
 

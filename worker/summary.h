@@ -35,7 +35,8 @@ void summary_clear(summary_best *b, int64_t n);
 /* The figure a point ranks by (see above); NaN when it may not win.
  * summary_rank is the same from a row's columns. */
 double summary_value(const point_t *p, const result_t *r);
-double summary_rank(model_kind kind, int32_t status, double fits, double tokens_dev,
+double summary_rank(model_kind kind, int32_t status, double fits, double sla_met,
+                    double tokens_dev,
                     double samples_dev);
 
 /* Keeps (v, id) in *b when it is better (higher, then lower id). */

@@ -15,7 +15,8 @@
  *               the schedule's time and bubble, micro-batches in flight
  *   train.c     the training iteration: stages, schedule, gradient
  *               reduction on the two-stream engine, figures
- *   infer.c     inference: prefill (TTFT) and decode steps (TPOT)
+ *   infer.c     inference: the entry to serving (serve.h: serve_step.c,
+ *               serve_kv.c, serve_steady.c)
  *   dlrm.c      DLRM (embeddings sharded, MLPs data parallel)
  *   auto.c      the `auto` candidate strategies of sweeps
  *   names.c     enum names and strategy texts
@@ -95,6 +96,7 @@ typedef struct dt_ctx {
     const topo_t *topo;
     const stack_desc *st;
     dt_facts f;
+    stack_scenario scenario; /* of the facts in f */
     dt_memo *memo;       /* the evaluation's GEMM efficiency lookups */
     topo_net dpnet;      /* how DP rings use the network (stack) */
     dt_deg d;
@@ -378,19 +380,6 @@ status_code dt_run_llm(const point_t *p, engine *e, result_t *r);
 status_code dt_train_time(const dt_ctx *c, const dt_split *sp, const dt_stages *st, engine *e,
                           result_t *r, bool figures);
 status_code dt_infer_time(const dt_ctx *c, const dt_stages *st, result_t *r);
-/* Inference (infer.c): what every stage shares (layer costs, per-step
- * collectives, sends) and one stage's prefill and decode step. */
-typedef struct dt_infer_k {
-    dt_layer dense, moe;
-    double tp_step, a2a_step, p2p_pre, p2p_dec;
-} dt_infer_k;
-typedef struct dt_infer_s {
-    double pre, pre_comp, pre_tp, pre_cp, pre_a2a; /* prefill: wall, compute, comm */
-    double step_comp, step_tp, step_a2a;           /* one decode step */
-} dt_infer_s;
-void dt_infer_common(const dt_ctx *c, dt_infer_k *k);
-void dt_infer_stage(const dt_ctx *c, const dt_stages *st, const dt_infer_k *k, int64_t s,
-                    dt_infer_s *o);
 void dt_layers_build(const dt_ctx *c, dt_layers *y);
 void dt_ends_cost(const dt_ctx *c, const dt_layers *y, dt_ends *x);
 void dt_sched_build(const dt_ctx *c, const dt_stages *st, dt_sched *k);

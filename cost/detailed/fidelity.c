@@ -86,6 +86,21 @@ static status_code dt_check(const point_t *p, const char **where)
             return STATUS_INVALID_VALUE;
         }
     }
+    if (p->task.kind != TASK_INFERENCE && p->stack.serving_only) {
+        *where = "stack"; /* a serving engine does not train */
+        return STATUS_INVALID_VALUE;
+    }
+    if (p->task.kind == TASK_INFERENCE &&
+        ((p->stack.name[0] && !p->stack.serving) || t->scheduler < 0 || t->scheduler > 1 ||
+         t->concurrency < TASK_CONC_SLA || t->concurrency > DT_MAX_BATCH ||
+         !(t->request_rate >= 0.0 && t->request_rate <= 1e9) || t->kv_dtype < 0 ||
+         t->kv_dtype > HW_NDTYPES || t->weight_dtype < 0 || t->weight_dtype > TASK_W_FP4 || !(t->ttft_max_s >= 0.0 && t->ttft_max_s <= 3600.0) ||
+         !(t->tpot_max_s >= 0.0 && t->tpot_max_s <= 3600.0) || t->spec_tokens < 0 ||
+         t->spec_tokens > 64 || !(t->spec_acceptance >= 0.0 && t->spec_acceptance <= 1.0) ||
+         !(t->spec_draft_cost >= 0.0 && t->spec_draft_cost <= 10.0))) {
+        *where = p->stack.name[0] && !p->stack.serving ? "stack" : "task";
+        return STATUS_INVALID_VALUE;
+    }
     if ((int)t->recompute < 0 || (int)t->recompute > TASK_RECOMPUTE_AUTO ||
         t->attention < TASK_ATTENTION_STACK || t->attention > TASK_ATTENTION_TUNED ||
         t->overlap_tp_comm < -1 || t->overlap_tp_comm > 1) {
@@ -174,6 +189,7 @@ void dt_facts_resolve(dt_ctx *c, stack_scenario sc)
     const hw_t *hw = c->hw;
     const stack_desc *st = c->st;
     dt_facts *f = &c->f;
+    c->scenario = sc;
     double k = sc == STACK_FAST ? 1.0 : sc == STACK_SLOW ? -1.0 : 0.0;
     f->gemm = f->attn = f->mem = 1.0 + k * hw->efficiency_uncertainty;
     f->net = 1.0 + k * hw->network_uncertainty;

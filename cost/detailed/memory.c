@@ -22,9 +22,7 @@
  *                (the stack's bytes per logit: the logits, the loss's
  *                copy, the gradient; 32-bit compute twice);
  *   reserve      the stack's CUDA context, allocator and workspace bytes.
- * Inference: weights in the compute dtype, the KV cache of prompt and
- * generated tokens, one layer's prefill working set (sized by the batch)
- * and the last token's logits, the reserve.
+ * Inference: the serving engine's memory (serve_kv.c).
  *
  * Activation bytes per token and layer (16-bit; 32-bit activations
  * twice), after Korthikanti et al. 2022, term by term so that GQA, SwiGLU
@@ -42,7 +40,7 @@
  * Selective recompute with the stack's GEMM fraction g also drops g of
  * the GEMM outputs; full recompute keeps only each layer's input.
  */
-#include "dt.h"
+#include "serve.h"
 
 #include <math.h>
 #include <string.h>
@@ -119,42 +117,21 @@ static void dt_stage_params(const dt_ctx *c, const dt_stage *g, double lp_dense,
             (emb_train || c->lora ? g->n[DT_FDENSE] + g->n[DT_FMOE] : 0);
 }
 
+/* Inference: the serving replica's memory (serve_kv.c): weights, the
+ * activation working set of one step's token budget, the reserve and the
+ * KV pool the engine allocates up front; a total above the capacity when
+ * not even one request fits (or a static batch does not). */
 static void dt_memory_infer(const dt_ctx *c, const dt_stages *st, dt_mem *mem)
 {
-    const model_t *m = c->m;
-    double lpd = dt_layer_params(c, false), lpm = dt_layer_params(c, true);
-    double wb = hw_dtype_bytes(c->dt), h = (double)m->hidden;
-    double kvcols = dt_kv_cache_cols(m, (double)c->d.tp);
-    double ctx = (double)(c->t->prompt_tokens > 0 ? c->t->prompt_tokens : m->seq_len) +
-                 (double)c->t->decode_tokens;
-    double tp = (double)c->d.tp, mb = (double)c->d.mb;
-    double cols = m->d.experts > 0 ? (double)dt_top_k(m) * c->d.cf * dt_expert_ffn(m)
-                                   : (double)m->ffn;
+    sv_kv kv;
+    bool fits = sv_fits(c, st, &kv);
     memset(mem, 0, sizeof *mem);
-    for (int64_t s = 0; s < c->d.pp; s++) {
-        double all, tr;
-        int64_t kept;
-        const dt_stage *g = &st->s[s];
-        dt_stage_params(c, g, lpd, lpm, &all, &tr, &kept);
-        int64_t layers = g->n[DT_DENSE] + g->n[DT_MOE] + g->n[DT_FDENSE] + g->n[DT_FMOE];
-        if (s == 0)
-            all += dt_emb_params_dev(c);
-        if (s == c->d.pp - 1)
-            all += dt_head_params_dev(c);
-        double weights = wb * all;
-        double kvc = (double)layers * kvcols * ctx * mb * c->ab / (double)c->d.cp;
-        double acts = c->tok * (4.0 * h + 3.0 * cols / tp) * c->ab +
-                      (s == c->d.pp - 1 ? mb * (double)m->vocab / tp * 4.0 : 0.0);
-        double total = weights + kvc + acts + c->st->reserve_bytes;
-        if (s == 0 || total > mem->total) {
-            mem->weights = weights;
-            mem->grads = mem->optimizer = 0.0;
-            mem->kv_cache = kvc;
-            mem->activations = acts;
-            mem->total = total;
-            mem->stage = s;
-        }
-    }
+    mem->weights = kv.weights;
+    mem->activations = kv.acts;
+    mem->kv_cache = kv.pool > 0.0 ? kv.pool : 0.0;
+    mem->total = kv.weights + kv.acts + kv.reserve + mem->kv_cache;
+    if (!fits && mem->total <= c->hw->mem_capacity_bytes)
+        mem->total = nextafter(c->hw->mem_capacity_bytes, INFINITY);
 }
 
 void dt_memory(const dt_ctx *c, const dt_stages *stg, task_recompute rc, dt_mem *mem)

@@ -25,6 +25,7 @@
 #include "dt.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct dt_tr {
     const dt_ctx *c;
@@ -228,58 +229,31 @@ static status_code dt_tr_train(dt_tr *t, const dt_stages *st)
     return STATUS_OK;
 }
 
+/* Serving: one request's life in the steady state the evaluation
+ * resolves (serve_steady.c): its TTFT, then a step per further token of
+ * TPOT, each with its share of TP all-reduce; the same figures the
+ * result carries. */
 static status_code dt_tr_infer(dt_tr *t, const dt_stages *st)
 {
     const dt_ctx *c = t->c;
-    dt_infer_k k;
-    dt_infer_common(c, &k);
-    int64_t pp = c->d.pp, steps = c->t->decode_tokens;
-    double *stage_free = calloc((size_t)pp, sizeof *stage_free);
-    if (!stage_free)
-        return STATUS_NOMEM;
-    double h = (double)c->m->hidden, full = c->tok * h * c->ab;
-    double tok = (double)c->d.mb * h * c->ab;
-    double prev = 0.0;
-    for (int64_t s = 0; s < pp; s++) {
-        dt_infer_s o;
-        dt_infer_stage(c, st, &k, s, &o);
-        double start = s == 0 ? 0.0 : prev + k.p2p_pre;
-        dt_tr_emit(t, s, DETAILED_TRACK_COMPUTE, "prefill", -1, -1, start, o.pre, 0, 0);
-        dt_tr_emit(t, s, DETAILED_TRACK_TP, "all-reduce (tp)", -1, -1, start, o.pre_tp, full,
-                   c->d.tp);
-        dt_tr_emit(t, s, DETAILED_TRACK_EP, "dispatch + combine (ep)", -1, -1, start, o.pre_a2a,
-                   full, c->d.ep);
-        if (s < pp - 1)
-            dt_tr_emit(t, s, DETAILED_TRACK_PP, "send activation (pp)", -1, -1, start + o.pre,
-                       k.p2p_pre, full, 2);
-        prev = start + o.pre;
-        stage_free[s] = prev;
+    result_t r;
+    memset(&r, 0, sizeof r);
+    status_code rc = dt_infer_time(c, st, &r);
+    if (rc != STATUS_OK)
+        return rc;
+    double tok = (double)r.global_batch / (double)c->d.dp * (double)c->m->hidden * c->ab;
+    double ar = r.iteration_time_s > 0.0 ? r.comm_allreduce_s / r.iteration_time_s : 0.0;
+    dt_tr_emit(t, 0, DETAILED_TRACK_COMPUTE, "prefill", -1, -1, 0.0,
+               r.ttft_s, 0, 0);
+    int64_t steps = c->t->decode_tokens;
+    for (int64_t i = 1; i < steps; i++) {
+        double start = r.ttft_s + (double)(i - 1) * r.tpot_s;
+        dt_tr_emit(t, 0, DETAILED_TRACK_COMPUTE, "decode step", i, -1, start, r.tpot_s,
+                   0, 0);
+        if (c->d.tp > 1)
+            dt_tr_emit(t, 0, DETAILED_TRACK_TP, "all-reduce (tp)", i, -1, start,
+                       ar * r.tpot_s, tok, c->d.tp);
     }
-    /* decode: each token crosses the stages in turn */
-    double token_ready = prev;
-    for (int64_t i = 0; i < steps; i++) {
-        double ready = token_ready;
-        for (int64_t s = 0; s < pp; s++) {
-            dt_infer_s o;
-            dt_infer_stage(c, st, &k, s, &o);
-            double start = ready > stage_free[s] ? ready : stage_free[s];
-            double dur = o.step_comp + o.step_tp + o.step_a2a;
-            dt_tr_emit(t, s, DETAILED_TRACK_COMPUTE, "decode step", i, -1, start, dur, 0, 0);
-            dt_tr_emit(t, s, DETAILED_TRACK_TP, "all-reduce (tp)", i, -1, start + o.step_comp,
-                       o.step_tp, tok, c->d.tp);
-            dt_tr_emit(t, s, DETAILED_TRACK_EP, "dispatch + combine (ep)", i, -1,
-                       start + o.step_comp + o.step_tp, o.step_a2a, tok, c->d.ep);
-            stage_free[s] = start + dur;
-            ready = start + dur;
-            if (s < pp - 1) {
-                dt_tr_emit(t, s, DETAILED_TRACK_PP, "send token (pp)", i, -1, ready, k.p2p_dec,
-                           tok, 2);
-                ready += k.p2p_dec;
-            }
-        }
-        token_ready = ready;
-    }
-    free(stage_free);
     return STATUS_OK;
 }
 

@@ -1,0 +1,121 @@
+/*
+ * serve.h - serving with continuous batching (private to cost/detailed/):
+ * the cost of one engine step (serve_step.c), the KV-cache capacity and
+ * the concurrency it admits (serve_kv.c), and the closed-form steady
+ * state of a server under a closed-loop concurrency, an open-loop request
+ * rate or an offline backlog (serve_steady.c). Design:
+ * ../shared/design/serving.md section 2; engine facts: the serving stacks
+ * of configs/stacks.cfg (cost/stack.h, "serving").
+ */
+#ifndef MADSWEEP_SERVE_H
+#define MADSWEEP_SERVE_H
+
+#include "dt.h"
+
+/* A weight GEMM of one layer on one device: bytes of weights streamed
+ * and FLOPs per token. */
+typedef struct sv_gemm {
+    double wbytes, flops;
+} sv_gemm;
+
+/* What one evaluation's steps share (sv_model_init, per scenario of the
+ * stack's and hardware's ranges): the busiest pipeline stage's layers,
+ * per-layer operator sizes on one device, and the resolved facts. */
+typedef struct sv_model {
+    double nd, nm;            /* dense and MoE layers on the busiest stage */
+    sv_gemm g[4];             /* a layer's QKV, output, gate+up, down */
+    int ng_moe;               /* GEMMs of g[] a MoE layer has (attention only: 2) */
+    sv_gemm router, shared;   /* MoE: router (BF16), shared experts */
+    double exp_bytes, exp_flops; /* one routed expert: weight bytes, FLOPs per routed token */
+    double experts, e_loc, topk, ep;
+    double kv_tok;            /* KV bytes per token and layer on one device */
+    double kv_read;           /* times decode attention reads it (1: shared over a GQA group) */
+    double attn_flops;        /* prefill attention FLOPs per query-key pair and layer */
+    double ew_bytes;          /* element-wise bytes per token and layer */
+    double ar_bytes;          /* TP all-reduce bytes per token */
+    sv_gemm head;             /* LM head on the last stage */
+    double vocab_t;           /* vocabulary columns per device */
+    double peak, peak16, bw;  /* math-dtype and BF16 peaks, HBM bandwidth (scaled) */
+    double eff_top, m_half;   /* GEMM efficiency at large m, and its half point */
+    double tp, pp, sbw;       /* degrees; scale-up bandwidth per device */
+    double p2p_tok;           /* pipeline send per token between stages, s */
+    /* resolved serving facts (cost/stack.h) */
+    double t0, eta_w, eta_kv, attn_floor, pre_eff, ew_floor, ar_lat, ar_eff;
+    double host_step, host_req;
+    /* speculative decoding (serve_spec.c): query rows per decoding
+     * sequence (gamma + 1; 1 without), tokens per step E, draft cost of a
+     * step in plain target decode steps (gamma x spec_draft_cost) */
+    double rows, spec_e, draft;
+} sv_model;
+
+/* Draft step cost, in target decode steps, when a task does not say: a
+ * draft model of about a twentieth of the target (Llama 3.2 1B drafting
+ * for 3.1 70B; EAGLE/MTP heads of one layer cost less). */
+#define SV_DRAFT_COST 0.05
+
+/* The KV cache's dtype: the task's kv_precision, else the engines'
+ * "auto": the activations' dtype (BF16 under FP8 or INT8 weights: FP8 KV
+ * is opt-in in vLLM and SGLang and in TensorRT-LLM's PyTorch flow). */
+static inline hw_dtype sv_kv_dtype(const dt_ctx *c)
+{
+    if (c->t->kv_dtype > 0)
+        return (hw_dtype)(c->t->kv_dtype - 1);
+    return c->dt == HW_FP8 || c->dt == HW_INT8 ? HW_BF16 : c->dt;
+}
+
+/* Bytes per stored weight: the task's weight_precision, else the
+ * compute dtype's. */
+static inline double sv_weight_bytes(const dt_ctx *c)
+{
+    double b = task_weight_bytes(c->t->weight_dtype);
+    return b > 0.0 ? b : hw_dtype_bytes(c->dt);
+}
+
+/* The parts of one step's time on the busiest stage. */
+typedef struct sv_parts {
+    double gemm, attn, ew, tp, head, host, total;
+} sv_parts;
+
+void sv_model_init(const dt_ctx *c, const dt_stages *st, stack_scenario sc, sv_model *k);
+/* One engine step on one stage carrying `np` prefill chunks of `len`
+ * tokens each (after `ctx` tokens already cached) and `d` decodes at a
+ * mean context of `cd` tokens: its time, parts in *o when o is not NULL. */
+double sv_step(const sv_model *k, double np, double len, double ctx, double d, double cd,
+               sv_parts *o);
+/* Speculative decoding (serve_spec.c): k's rows, E and draft cost from
+ * the task; the time per output token of a decode-only step of d
+ * sequences (the step itself without speculation). */
+void sv_spec_init(const dt_ctx *c, sv_model *k);
+double sv_decode_token(const sv_model *k, double d, double cd);
+
+/* TP all-reduce of `bytes` by the engine's custom kernel (one-shot for
+ * small messages, two-shot bandwidth above). */
+double sv_allreduce(const sv_model *k, double bytes);
+
+/* KV-cache capacity of one replica (serve_kv.c). */
+typedef struct sv_kv {
+    double weights, acts, reserve; /* bytes per device, busiest stage */
+    double pool;                   /* bytes for the KV cache per device */
+    double seq_bytes;              /* KV bytes one request holds (blocks, admission rule) */
+    double tok_bytes;              /* KV bytes per token on the busiest stage's device */
+    int64_t cmax;                  /* requests one replica admits (KV and max_seqs) */
+} sv_kv;
+void sv_kv_init(const dt_ctx *c, const dt_stages *st, bool reserve, sv_kv *kv);
+/* The replica's KV capacity under the task's scheduler (static batches
+ * reserve their whole length); false when not even one request (or, for
+ * a static batch, not the whole batch) fits. */
+bool sv_fits(const dt_ctx *c, const dt_stages *st, sv_kv *kv);
+
+/* The steady state (serve_steady.c) of one replica, and the figures. */
+typedef struct sv_state {
+    double conc;         /* requests in flight per replica */
+    double ttft, ttft_p90, ttft_p99, tpot, itl_p50, itl_p99;
+    double e2e;          /* TTFT + (OSL - 1) TPOT */
+    double req_s;        /* requests/s per replica */
+    double busy;         /* GPU time per second of the stage (compute share) */
+    double tp_share;     /* TP all-reduce share of the step time */
+    bool saturated;      /* request rate at or above the capacity */
+} sv_state;
+status_code sv_serve(const dt_ctx *c, const dt_stages *st, result_t *r);
+
+#endif

@@ -1,0 +1,87 @@
+/*
+ * serve_kv.c - the KV cache of a serving replica and the concurrency it
+ * admits (../shared/design/serving.md section 2, "Concurrency from KV
+ * capacity"):
+ *   pool   = f_mem x HBM - weights - A(K) - reserve (vLLM, SGLang: a
+ *            fraction of the total memory), or f_kv x (HBM - weights -
+ *            A(K) - reserve) (TensorRT-LLM: of the free memory);
+ *   A(K)   the activation working set of one step of the engine's token
+ *            budget K (one layer's hidden states, QKV and MLP
+ *            intermediates) and the logits of the sequences sampled;
+ *   seq    KV bytes one request holds: blocks of the engine's size over
+ *            prompt + output (reserve on admission) or over its mean
+ *            occupancy prompt + output / 2 (allocation on demand);
+ *   C_max  = min(max_seqs, floor(pool / seq)).
+ * The KV cache is in its own precision (task kv_precision), weights in
+ * theirs (weight_precision: 16, 8 or 4 bits with group scales); the
+ * busiest pipeline stage decides.
+ */
+#include "serve.h"
+
+#include <math.h>
+#include <string.h>
+
+void sv_kv_init(const dt_ctx *c, const dt_stages *st, bool reserve, sv_kv *kv)
+{
+    const model_t *m = c->m;
+    const stack_desc *s = c->st;
+    double tp = (double)c->d.tp, h = (double)m->hidden;
+    double lpd = dt_layer_params(c, false), lpm = dt_layer_params(c, true);
+    double wb = sv_weight_bytes(c);
+    double kvcols = dt_kv_cache_cols(m, tp); /* GQA K+V, or MLA's latent */
+    hw_dtype kvd = sv_kv_dtype(c);
+    double K = (double)s->token_budget;
+    double cols = m->d.experts > 0 ? (double)dt_top_k(m) * dt_expert_ffn(m) : (double)m->ffn;
+    /* logits of the sequences one step samples, as the engines' memory
+     * profiling sizes them: at most max_seqs, the budget, and 1024 (vLLM
+     * profiles max_num_seqs 1024 on >= 70 GiB GPUs; SGLang samples a
+     * CUDA-graph batch of at most 512-1024) */
+    double sampled = dt_min(dt_min((double)s->max_seqs, K), 1024.0);
+    double prompt = (double)(c->t->prompt_tokens > 0 ? c->t->prompt_tokens : m->seq_len);
+    double out = (double)c->t->decode_tokens;
+    double len = reserve ? prompt + out : prompt + 0.5 * out;
+    double blocks = ceil(len / (double)s->kv_block) * (double)s->kv_block;
+    double cap = c->hw->mem_capacity_bytes;
+    memset(kv, 0, sizeof *kv);
+    double least = -1.0;
+    for (int64_t i = 0; i < c->d.pp; i++) {
+        const dt_stage *g = &st->s[i];
+        double nl = (double)(g->n[DT_DENSE] + g->n[DT_FDENSE] + g->n[DT_MOE] + g->n[DT_FMOE]);
+        double w = (double)(g->n[DT_DENSE] + g->n[DT_FDENSE]) * lpd +
+                   (double)(g->n[DT_MOE] + g->n[DT_FMOE]) * lpm;
+        if (i == 0)
+            w += dt_emb_params_dev(c);
+        if (i == c->d.pp - 1)
+            w += dt_head_params_dev(c);
+        double weights = wb * w;
+        double acts = K * (4.0 * h + 3.0 * cols / tp) * c->ab +
+                      (i == c->d.pp - 1 ? sampled * (double)m->vocab / tp * 4.0 : 0.0);
+        double f = s->mem_fraction.v;
+        double pool = s->mem_fraction_of_free
+                          ? f * (cap - weights - acts - s->reserve_bytes)
+                          : f * cap - weights - acts - s->reserve_bytes;
+        double tok = nl * kvcols * hw_dtype_bytes(kvd) / (double)c->d.cp;
+        double per = pool / (tok * blocks);
+        if (least < 0.0 || per < least) {
+            least = per > 0.0 ? per : 0.0;
+            kv->weights = weights;
+            kv->acts = acts;
+            kv->reserve = s->reserve_bytes;
+            kv->pool = pool;
+            kv->tok_bytes = tok;
+            kv->seq_bytes = tok * blocks;
+            double n = per > 0.0 ? floor(per) : 0.0;
+            kv->cmax = n < (double)s->max_seqs ? (int64_t)n : s->max_seqs;
+        }
+    }
+}
+
+bool sv_fits(const dt_ctx *c, const dt_stages *st, sv_kv *kv)
+{
+    bool stat = c->t->scheduler == TASK_SCHED_STATIC;
+    sv_kv_init(c, st, stat || c->st->kv_reserve, kv);
+    if (kv->cmax < 1)
+        return false;
+    /* a static batch is admitted whole */
+    return !stat || c->d.mb <= kv->cmax;
+}

@@ -1,0 +1,279 @@
+/*
+ * serve_steady.c - the closed-form steady state of a serving replica on
+ * the step cost of serve_step.c (../shared/design/serving.md section 2),
+ * and the figures a serving user asks for.
+ *
+ * Continuous batching (decode-first, chunked prefill under the engine's
+ * token budget K): with t_dec(d) the step of d decodes at the mean
+ * context ISL + OSL/2 and delta the marginal step time per prefill token
+ * (a chunk of min(ISL, K - d) tokens, several prompts packed when they
+ * queue):
+ *   concurrency C  TPOT = t_dec(C) + C ISL delta / (OSL - 1);
+ *                  TTFT = host + n_c t(chunk, C) (a request arrives
+ *                  as another leaves, at the end of a step);
+ *                  output tokens/s = C OSL / (TTFT + (OSL - 1) TPOT);
+ *   request rate   t_dec(d) ~ a + b d (secant, re-taken at the solution
+ *                  three times), rho_p = lambda ISL delta:
+ *                  TPOT = a / (1 - rho_p - lambda (OSL - 1) b), d =
+ *                  lambda (OSL - 1) TPOT; unstable (the capacity) when
+ *                  the denominator reaches 0 or d exceeds the KV limit:
+ *                  then the replica runs at C_max as offline; TTFT adds
+ *                  the M/D/1 wait of the prefill chunks, W = rho_p S /
+ *                  (2 (1 - rho_p)), percentiles from P(W > x) ~ rho_p
+ *                  exp(-x rho_p / W) (model estimates);
+ *   ITL            p50 a decode step t_dec; p99 the step with a prefill
+ *                  chunk once a fraction f >= 1 % of the steps carries one
+ *                  (f = arrivals per step x chunks per prompt / prompts
+ *                  packed per prefill step);
+ *   offline        C = C_max ("max"); its TTFT is the backlog's, which a
+ *                  closed form does not know: reported at C_max, never
+ *                  ranked on;
+ *   SLA            the largest C <= C_max with TTFT and TPOT within the
+ *                  task's limits (bisection: TPOT and TTFT grow with C).
+ * Static batching (scheduler = "static"): the batch prefills in one step
+ * (TTFT), then decodes in lock-step at the mean context (TPOT).
+ * Speculative decoding (serve_spec.c) replaces t_dec by the time per
+ * accepted token of its verify and draft steps.
+ * Pipeline parallel: pp micro-batches in flight, a token every pp stage
+ * steps of C/pp sequences plus the sends. Replicas (dp) multiply the
+ * rates.
+ */
+#include "serve.h"
+
+#include <math.h>
+#include <string.h>
+
+typedef struct sv_load {
+    double isl, osl, K;
+} sv_load;
+
+/* A step of the replica: pp stage steps of 1/pp of the work, the sends. */
+static double sv_t(const sv_model *k, double np, double len, double ctx, double d, double cd)
+{
+    if (k->pp <= 1.0)
+        return sv_step(k, np, len, ctx, d, cd, NULL);
+    return k->pp * sv_step(k, np / k->pp, len, ctx, d / k->pp, cd, NULL) +
+           (k->pp - 1.0) * k->p2p_tok;
+}
+
+/* Time per output token of decode-only steps of d sequences (with
+ * speculation: the verify and draft steps over the tokens accepted). */
+static double sv_tok(const sv_model *k, double d, double cd)
+{
+    if (k->pp <= 1.0)
+        return sv_decode_token(k, d, cd);
+    return k->pp * sv_decode_token(k, d / k->pp, cd) + (k->pp - 1.0) * k->p2p_tok / k->spec_e;
+}
+
+/* Prefill of a step beside d decodes: prompts per step np, chunk length,
+ * chunks per prompt, the step's time, delta per prefill token. */
+typedef struct sv_pre {
+    double np, len, nc, t, delta;
+} sv_pre;
+
+static void sv_prefill(const sv_model *k, const sv_load *w, double d, double arrivals,
+                       sv_pre *o)
+{
+    double cd = w->isl + 0.5 * w->osl;
+    double room = w->K - d;
+    if (room < 0.25 * w->K)
+        room = 0.25 * w->K; /* engines keep prefill moving under a full decode batch */
+    o->len = w->isl < room ? w->isl : room;
+    o->nc = ceil(w->isl / o->len);
+    /* prompts that queue pack into one step, up to the budget */
+    double fit = floor(room / o->len);
+    o->np = arrivals > 1.0 ? (arrivals < fit ? arrivals : fit) : 1.0;
+    if (o->np < 1.0)
+        o->np = 1.0;
+    double ctx = o->nc > 1.0 ? 0.5 * (w->isl - o->len) : 0.0;
+    double td = sv_t(k, 0, 0, 0, d, cd);
+    o->t = sv_t(k, o->np, o->len, ctx, d, cd);
+    o->delta = (o->t - td) / (o->np * o->len);
+}
+
+/* Inter-token latency: a fraction f = arrivals per step x chunks per
+ * prompt / prompts per prefill step of the steps carries a prefill (its
+ * time p->t); the median is a decode step (td: prompts pack into few
+ * steps), the 99th percentile the prefill step once f >= 1 %. */
+static void sv_itl(double td, const sv_pre *p, double arrivals, sv_state *s)
+{
+    double f = arrivals * p->nc / p->np;
+    s->itl_p50 = td;
+    s->itl_p99 = f >= 0.01 ? p->t : td;
+}
+
+/* Closed loop at C requests in flight. */
+static void sv_at(const sv_model *k, const sv_load *w, double C, sv_state *s)
+{
+    double cd = w->isl + 0.5 * w->osl, o1 = w->osl > 1.0 ? w->osl - 1.0 : 1.0;
+    double td = sv_tok(k, C, cd);
+    sv_pre p;
+    sv_prefill(k, w, C, C / o1, &p);
+    memset(s, 0, sizeof *s);
+    s->conc = C;
+    s->tpot = td + (w->osl > 1.0 ? C * w->isl * p.delta / o1 : 0.0);
+    /* closed loop: a request arrives as another leaves, at a step's end */
+    s->ttft = k->host_req + p.nc * p.t;
+    s->ttft_p90 = s->ttft_p99 = s->ttft;
+    sv_itl(td, &p, C / o1, s);
+    s->e2e = s->ttft + (w->osl - 1.0) * s->tpot;
+    s->req_s = C / s->e2e;
+}
+
+/* Open loop at lambda requests/s; false when unstable. */
+static bool sv_rate(const sv_model *k, const sv_load *w, double lam, double cmax, sv_state *s)
+{
+    double cd = w->isl + 0.5 * w->osl, o1 = w->osl > 1.0 ? w->osl - 1.0 : 0.0;
+    double d = 1.0, tpot = 0.0;
+    sv_pre p = {0};
+    for (int i = 0; i < 3; i++) {
+        double d0 = d > 1.0 ? d : 1.0, d1 = 2.0 * d0;
+        double t0 = sv_tok(k, d0, cd), t1 = sv_tok(k, d1, cd);
+        double b = (t1 - t0) / (d1 - d0), a = t0 - b * d0;
+        sv_prefill(k, w, d0, lam * p.t, &p);
+        double den = 1.0 - lam * w->isl * p.delta - lam * o1 * b;
+        if (den <= 0.0)
+            return false;
+        tpot = a / den;
+        d = lam * o1 * tpot;
+    }
+    if (d > cmax)
+        return false;
+    double rho = lam * w->isl * p.delta, S = p.nc * p.t;
+    double wq = rho < 1.0 ? rho * S / (2.0 * (1.0 - rho)) : 0.0;
+    memset(s, 0, sizeof *s);
+    s->conc = d;
+    s->tpot = tpot;
+    s->ttft = k->host_req + 0.5 * tpot + S + wq;
+    /* P(W > x) ~ rho exp(-x rho / W): the q-quantile */
+    double q[2] = {0.10, 0.01}, *dst[2] = {&s->ttft_p90, &s->ttft_p99};
+    for (int i = 0; i < 2; i++)
+        *dst[i] = k->host_req + 0.5 * tpot + S +
+                  (rho > q[i] && wq > 0.0 ? wq / rho * log(rho / q[i]) : 0.0);
+    sv_itl(sv_tok(k, d, cd), &p, lam * tpot, s);
+    s->e2e = s->ttft + (w->osl - 1.0) * tpot;
+    s->conc = lam * s->e2e; /* requests in flight (Little), prefilling or decoding */
+    s->req_s = lam;
+    return true;
+}
+
+/* Static batching of B sequences. */
+static void sv_static(const sv_model *k, const sv_load *w, double B, sv_state *s)
+{
+    memset(s, 0, sizeof *s);
+    s->conc = B;
+    s->ttft = k->host_req + sv_t(k, B, w->isl, 0, 0, 0);
+    s->ttft_p90 = s->ttft_p99 = s->ttft;
+    s->tpot = sv_tok(k, B, w->isl + 0.5 * w->osl);
+    s->itl_p50 = s->itl_p99 = s->tpot;
+    s->e2e = s->ttft + (w->osl - 1.0) * s->tpot;
+    s->req_s = B / s->e2e;
+}
+
+static bool sv_meets(const dt_ctx *c, const sv_state *s)
+{
+    return (c->t->ttft_max_s <= 0.0 || s->ttft <= c->t->ttft_max_s) &&
+           (c->t->tpot_max_s <= 0.0 || s->tpot <= c->t->tpot_max_s);
+}
+
+/* The largest concurrency meeting the SLA (1 when none does). */
+static void sv_sla(const dt_ctx *c, const sv_model *k, const sv_load *w, int64_t cmax,
+                   sv_state *s)
+{
+    int64_t lo = 1, hi = cmax;
+    sv_at(k, w, (double)hi, s);
+    if (sv_meets(c, s))
+        return;
+    while (hi - lo > 1) {
+        int64_t mid = lo + (hi - lo) / 2;
+        sv_at(k, w, (double)mid, s);
+        if (sv_meets(c, s))
+            lo = mid;
+        else
+            hi = mid;
+    }
+    sv_at(k, w, (double)lo, s);
+}
+
+/* The replica's state under the task's load. */
+static void sv_solve(const dt_ctx *c, const sv_model *k, const sv_load *w, int64_t cmax,
+                     sv_state *s)
+{
+    const task_detailed_t *t = c->t;
+    double dp = (double)c->d.dp;
+    if (t->scheduler == TASK_SCHED_STATIC) {
+        sv_static(k, w, (double)c->d.mb, s);
+        return;
+    }
+    if (t->request_rate > 0.0) {
+        if (!sv_rate(k, w, t->request_rate / dp, (double)cmax, s)) {
+            sv_at(k, w, (double)cmax, s);
+            s->saturated = true;
+        }
+        return;
+    }
+    if (t->concurrency == TASK_CONC_SLA) {
+        sv_sla(c, k, w, cmax, s);
+        return;
+    }
+    double C = t->concurrency == TASK_CONC_MAX ? (double)cmax
+               : t->concurrency > 0            ? ceil((double)t->concurrency / dp)
+                                               : (double)c->d.mb;
+    sv_at(k, w, C < (double)cmax ? C : (double)cmax, s);
+}
+
+status_code sv_serve(const dt_ctx *c, const dt_stages *st, result_t *r)
+{
+    sv_kv kv;
+    if (!sv_fits(c, st, &kv))
+        return STATUS_INFEASIBLE_MEMORY;
+    sv_model k;
+    sv_model_init(c, st, c->scenario, &k);
+    const model_t *m = c->m;
+    sv_load w = {(double)(c->t->prompt_tokens > 0 ? c->t->prompt_tokens : m->seq_len),
+                 (double)c->t->decode_tokens, (double)c->st->token_budget};
+    sv_state s;
+    sv_solve(c, &k, &w, kv.cmax, &s);
+    double dp = (double)c->d.dp, devices = (double)c->p->system.devices;
+    double req = s.req_s * dp;
+    /* the parts of a decode step: compute, TP all-reduce, host */
+    sv_parts pt;
+    sv_step(&k, 0, 0, 0, s.conc / k.pp, w.isl + 0.5 * w.osl, &pt);
+    double comp = pt.total > 0.0 ? (pt.gemm + pt.attn + pt.ew + pt.head) / pt.total : 0.0;
+    double tpsh = pt.total > 0.0 ? pt.tp / pt.total : 0.0;
+    r->ttft_s = s.ttft;
+    r->tpot_s = s.tpot;
+    r->iteration_time_s = s.e2e;
+    r->global_batch = (int64_t)llround(s.conc * dp) > 0 ? (int64_t)llround(s.conc * dp) : 1;
+    r->throughput_samples_per_s = req;
+    r->output_tokens_per_s = req * w.osl;
+    r->tokens_per_s = r->output_tokens_per_s;
+    r->output_tokens_per_s_per_device = r->output_tokens_per_s / devices;
+    r->total_tokens_per_s = req * (w.isl + w.osl);
+    r->requests_per_s = req;
+    r->tokens_per_s_per_user = 1.0 / s.tpot;
+    r->ttft_p90_s = s.ttft_p90;
+    r->ttft_p99_s = s.ttft_p99;
+    r->itl_p50_s = s.itl_p50;
+    r->itl_p99_s = s.itl_p99;
+    r->concurrency_resolved = r->global_batch;
+    r->concurrency_max = (int64_t)kv.cmax * c->d.dp;
+    double used = (s.conc < (double)kv.cmax ? s.conc : (double)kv.cmax) * kv.seq_bytes;
+    r->kv_use = kv.pool > 0.0 ? used / kv.pool : 0.0;
+    bool met = sv_meets(c, &s) && !s.saturated;
+    r->sla_met = met ? 1.0 : 0.0;
+    r->goodput_requests_per_s = met ? req : 0.0;
+    r->compute_gemm_s = comp * s.e2e;
+    r->comm_allreduce_s = tpsh * s.e2e;
+    r->comm_allgather_s = r->comm_reducescatter_s = r->comm_alltoall_s = 0.0;
+    r->comm_p2p_s = (k.pp - 1.0) * k.p2p_tok * (w.osl - 1.0);
+    r->comm_exposed_s = r->comm_allreduce_s + r->comm_p2p_s;
+    r->comm_overlapped_s = 0.0;
+    r->mem_kv_cache_bytes_per_device = used;
+    r->mem_total_bytes_per_device = kv.weights + kv.acts + kv.reserve + used;
+    double peak = c->hw->peak_flops[c->dt] > 0 ? c->hw->peak_flops[c->dt]
+                                               : c->hw->peak_flops[HW_BF16];
+    double fl = 2.0 * detailed_model_flops(m, true) / (double)m->seq_len;
+    r->mfu = req * (w.isl + w.osl) * fl / (devices * peak);
+    return STATUS_OK;
+}
