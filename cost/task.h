@@ -53,7 +53,10 @@ typedef enum task_emb_sharding {
     TASK_EMB_NONE = 0,
     TASK_EMB_TABLE = 1,   /* whole tables per device */
     TASK_EMB_ROW = 2,     /* every table split by rows over all devices */
-    TASK_EMB_COLUMN = 3   /* tables split into column shards, placed whole */
+    TASK_EMB_COLUMN = 3,  /* tables split into column shards, placed whole */
+    TASK_EMB_AUTO = 4     /* per table, as the stacks' planners: replicated
+                             (data-parallel), whole on one device, or split
+                             by rows over a node (cost/detailed/emb.c) */
 } task_emb_sharding;
 
 /* Sparse optimizer of DLRM embedding rows: state values per row. */
@@ -96,6 +99,12 @@ typedef struct task_detailed_t {
     int emb_sharding;              /* task_emb_sharding */
     int emb_optimizer;             /* task_emb_optimizer */
     int64_t emb_column_shards;     /* column-wise: shards per table (0: default) */
+    /* auto: tables of at most this many bytes are replicated
+     * (data-parallel); < 0: the stack's threshold, 0: none */
+    double emb_dp_threshold_bytes;
+    /* auto: hybrid embedding (HugeCTR): every table's frequent rows
+     * replicated, the stack's emb_hot_fraction of lookups local */
+    bool emb_hybrid;
 } task_detailed_t;
 
 typedef struct task_t {
