@@ -282,7 +282,7 @@ static const load_key dtask_keys[] = {
     DTR(emb_hybrid, LT_BOOL, LR_NO,
         "auto: hybrid embedding, frequent rows replicated (HugeCTR; default false)"),
     DTR(emb_dp_threshold_bytes, LT_FLOAT, LR_NO,
-        "auto: tables of at most this many bytes replicated (0: none; default the stack's)"),
+        "auto: tables of at most this many bytes replicated (0: none; < 0 or absent: the stack's)"),
     DTR(emb_optimizer, LT_EMB_OPT, LR_NO,
         "sparse optimizer: \"rowwise_adagrad\" (default, 1 value per row), \"sgd\", "
         "\"adagrad\", \"adam\""),
@@ -1536,9 +1536,10 @@ int load_dtask(const config_setting_t *g, model_kind kind, task_t *t,
         t->detailed.emb_sharding = TASK_EMB_TABLE;
     if (!config_setting_get_member(g, "emb_dp_threshold_bytes"))
         t->detailed.emb_dp_threshold_bytes = -1.0; /* the stack's */
-    else if (!(t->detailed.emb_dp_threshold_bytes >= 0.0)) {
+    else if (!(t->detailed.emb_dp_threshold_bytes < 1e15)) {
         load_fail(err, load_member_or(g, "emb_dp_threshold_bytes"),
-                  "key 'emb_dp_threshold_bytes': expected a number >= 0");
+                  "key 'emb_dp_threshold_bytes': expected a number below 1e15 "
+                  "(< 0: the stack's)");
         return -1;
     }
     return load_dtask_products(g, &t->detailed, err);
