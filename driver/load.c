@@ -1892,7 +1892,7 @@ static const char *load_enum_name(load_type t, int v, char *buf, size_t size)
     static const char *const att[] = {"flash", "unfused", "tuned"};
     static const char *const dt[] = {"bf16", "fp32", "tf32", "fp8", "int8"};
     static const char *const algo[] = {"ring", "tree", "hierarchical"};
-    static const char *const shard[] = {"table", "row", "column"};
+    static const char *const shard[] = {"table", "row", "column", "auto"};
     static const char *const opt[] = {"rowwise_adagrad", "sgd", "adagrad", "adam"};
     const char *const *names = NULL;
     size_t n = 0;

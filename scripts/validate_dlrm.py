@@ -14,7 +14,9 @@ about its embeddings:
     emb_sharding or notes -> emb_hybrid = true;
   - "DP_SHARDING_THRESHOLD X GB" in notes -> emb_dp_threshold_bytes = X e9;
     "no DP threshold" -> 0;
-  - precision amp -> fp16 MLPs, tf32 -> tf32, fp32 -> fp32.
+  - precision amp -> fp16 MLPs, tf32 -> tf32, fp32 -> fp32;
+  - nic_gbps_per_gpu empty and "accelerator_interconnect: N x M Gbe" in
+    notes -> N x M / gpus_per_node Gb/s per GPU (else the hardware's).
 Nothing is keyed on point_id or source_short. The comparison is over
 samples/s (measured_samples_per_s); the band comes from the stack's
 ranges (iteration_time_hi_s gives the low end of samples/s).
@@ -108,8 +110,14 @@ def point_text(row, used, unmappable):
     system = ["system = {", f'  name = "{row["point_id"]}"; hardware = "{gpu}"; devices = {gpus};']
     if per_node:
         system.append(f"  devices_per_node = {int(per_node)};")
+    link = re.search(r"accelerator_interconnect: (\d+) x (\d+) ?Gbe", notes, re.I)
     if nic:
         system.append(f"  nic_gbps_per_device = {float(nic)!r};")
+    elif link and per_node:
+        # the node's stated links shared by its GPUs
+        gbps = int(link.group(1)) * int(link.group(2)) / int(per_node)
+        system.append(f"  nic_gbps_per_device = {gbps!r};")
+        used.append(f"nic={gbps:g}(node links/gpus)")
     else:
         used.append("nic=hardware's")
     system.append("};")

@@ -110,11 +110,13 @@ static void dt_emb_sort(dt_emb_tab *t, int n)
 }
 
 /* Tables of one node over its g devices: longest first to the least
- * loaded device with room; split by rows over all g when the table
- * alone exceeds the node's balanced load or fits no device. */
+ * loaded device with room; split by rows over all g when the table fits
+ * no device, or when it alone exceeds the node's balanced load and the
+ * split (its share on every device plus `split_s`, the exchange of its
+ * partial sums) ends sooner than the least loaded device would. */
 static void dt_emb_node(const dt_emb_tab *t, int n, int64_t g, double cap,
                         double base_load, double base_fwd, double base_mem,
-                        dt_emb_plan *out)
+                        double split_s, dt_emb_plan *out)
 {
     double load[DT_EMB_NODE_MAX], fwd[DT_EMB_NODE_MAX], mem[DT_EMB_NODE_MAX], total = 0.0;
     int64_t k = g < DT_EMB_NODE_MAX ? g : DT_EMB_NODE_MAX;
@@ -132,7 +134,13 @@ static void dt_emb_node(const dt_emb_tab *t, int n, int64_t g, double cap,
         for (int64_t d = 0; d < k; d++)
             if (mem[d] + t[i].bytes <= cap && (best < 0 || load[d] < load[best]))
                 best = d;
-        if (g > 1 && (best < 0 || t[i].work > target)) {
+        double maxl = 0.0;
+        for (int64_t d = 0; d < k; d++)
+            maxl = load[d] > maxl ? load[d] : maxl;
+        bool worth = best >= 0 && t[i].work > target &&
+                     maxl + t[i].work / (double)g + split_s <
+                         (load[best] + t[i].work > maxl ? load[best] + t[i].work : maxl);
+        if (g > 1 && (best < 0 || worth)) {
             for (int64_t d = 0; d < k; d++) {
                 load[d] += t[i].work / (double)g;
                 fwd[d] += t[i].fwd / (double)g;
@@ -241,6 +249,15 @@ void dt_emb_plan_run(const dt_emb_in *in, dt_emb_plan *out)
         }
         dt_emb_sort(mp, nmp);
     }
+    /* exchange of one split table's partial sums (reduce-scatter in the
+     * node, forward and backward) */
+    double split_s = 0.0;
+    if (g > 1 && !in->split_columns) {
+        const topo_level *l0 = &in->topo->level[0];
+        split_s = 2.0 * ((B / (double)nodes) * in->dim * in->cb * (double)(g - 1) / (double)g /
+                             l0->bw +
+                         (double)(g - 1) * l0->alpha_s);
+    }
     /* tables to nodes (LPT with the node's memory), then inside each */
     double nload[DT_EMB_NODES_MAX] = {0}, nmem[DT_EMB_NODES_MAX] = {0};
     int owner[DT_MAX_TABLES];
@@ -264,7 +281,7 @@ void dt_emb_plan_run(const dt_emb_in *in, dt_emb_plan *out)
         for (int i = 0; i < nmp; i++)
             if (owner[i] == k)
                 sub[ns++] = mp[i];
-        dt_emb_node(sub, ns, g, in->cap, dp_load, dp_fwd, dp_mem, out);
+        dt_emb_node(sub, ns, g, in->cap, dp_load, dp_fwd, dp_mem, split_s, out);
     }
     if (nmp == 0) {
         out->work_s = dp_load;
