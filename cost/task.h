@@ -105,6 +105,9 @@ typedef struct task_detailed_t {
     /* auto: hybrid embedding (HugeCTR): every table's frequent rows
      * replicated, the stack's emb_hot_fraction of lookups local */
     bool emb_hybrid;
+    /* DLRM: all-reduces reduced in the network switches (SHARP / NCCL
+     * CollNet) */
+    bool allreduce_sharp;
 } task_detailed_t;
 
 typedef struct task_t {

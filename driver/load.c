@@ -279,6 +279,8 @@ static const load_key dtask_keys[] = {
     DTR(emb_sharding, LT_EMB_SHARDING, LR_NO,
         "embedding tables \"table\"-wise (default), \"row\"-wise, \"column\"-wise or "
         "\"auto\" (per table by a cost planner: replicated, whole or row-split)"),
+    DTR(allreduce_sharp, LT_BOOL, LR_NO,
+        "DLRM: gradient all-reduces reduced in the switches (SHARP, NCCL CollNet; default false)"),
     DTR(emb_hybrid, LT_BOOL, LR_NO,
         "auto: hybrid embedding, frequent rows replicated (HugeCTR; default false)"),
     DTR(emb_dp_threshold_bytes, LT_FLOAT, LR_NO,

@@ -15,6 +15,7 @@ about its embeddings:
   - "DP_SHARDING_THRESHOLD X GB" in notes -> emb_dp_threshold_bytes = X e9;
     "no DP threshold" -> 0;
   - precision amp -> fp16 MLPs, tf32 -> tf32, fp32 -> fp32;
+  - "SHARP" in notes (several nodes) -> allreduce_sharp = true;
   - nic_gbps_per_gpu empty and "accelerator_interconnect: N x M Gbe" in
     notes -> N x M / gpus_per_node Gb/s per GPU (else the hardware's).
 Nothing is keyed on point_id or source_short. The comparison is over
@@ -128,6 +129,8 @@ def point_text(row, used, unmappable):
         task.append("  emb_hybrid = true;")
     if thr is not None:
         task.append(f"  emb_dp_threshold_bytes = {thr!r};")
+    if "SHARP" in notes and gpus > (int(per_node) if per_node else 8):
+        task.append("  allreduce_sharp = true;")
     task.append("};")
     return "\n".join(['fidelity = "detailed";', f'stack = "{stack}";'] + model + system +
                      task) + "\n"

@@ -189,6 +189,16 @@ status_code dt_check_dlrm(const point_t *p, const char **where)
     return STATUS_OK;
 }
 
+/* A GEMM at geff times the hardware curve's rate, never above peak. */
+static double dt_dlrm_gemm(const hw_t *hw, hw_dtype dt, double m, double n, double k,
+                           double batch, double geff)
+{
+    double peak = hw->peak_flops[dt] > 0 ? hw->peak_flops[dt] : hw->peak_flops[HW_BF16];
+    double t = hw_gemm_time(hw, dt, m, n, k, batch) / geff;
+    double floor = 2.0 * m * n * k * batch / peak + hw->kernel_overhead_s;
+    return t > floor ? t : floor;
+}
+
 /* One MLP layer of `in` x `out` on b samples; GEMMs at geff of the
  * hardware's rate. */
 typedef struct dt_mlp_layer {
@@ -200,12 +210,12 @@ static void dt_mlp_cost(const hw_t *hw, hw_dtype dt, double ab, double b, double
 {
     double ov = hw->kernel_overhead_s;
     L->params = in * out + out;
-    L->fwd = hw_gemm_time(hw, dt, b, out, in, 1) / geff + hw_mem_time(hw, 2.0 * b * out * ab) + ov;
+    L->fwd = dt_dlrm_gemm(hw, dt, b, out, in, 1, geff) + hw_mem_time(hw, 2.0 * b * out * ab) + ov;
     L->flops = 2.0 * b * in * out * (1.0 + (dgrad ? 1.0 : 0.0) + (wgrad ? 1.0 : 0.0));
     L->bwd = 0.0;
     if (dgrad || wgrad)
-        L->bwd = ((dgrad ? hw_gemm_time(hw, dt, b, in, out, 1) : 0.0) +
-                  (wgrad ? hw_gemm_time(hw, dt, in, out, b, 1) : 0.0)) / geff +
+        L->bwd = (dgrad ? dt_dlrm_gemm(hw, dt, b, in, out, 1, geff) : 0.0) +
+                 (wgrad ? dt_dlrm_gemm(hw, dt, in, out, b, 1, geff) : 0.0) +
                  hw_mem_time(hw, 3.0 * b * out * ab) + ov;
 }
 
@@ -220,7 +230,7 @@ static void dt_dlrm_interaction(const model_t *m, const hw_t *hw, hw_dtype dt, d
     double ov = hw->kernel_overhead_s;
     if (m->d.interaction == MODEL_INTERACTION_DCNV2) {
         double W = F * D, r = (double)m->d.cross_rank, Lc = (double)m->d.cross_layers;
-        double g = (hw_gemm_time(hw, dt, b, r, W, 1) + hw_gemm_time(hw, dt, b, W, r, 1)) / geff;
+        double g = dt_dlrm_gemm(hw, dt, b, r, W, 1, geff) + dt_dlrm_gemm(hw, dt, b, W, r, 1, geff);
         double ew = hw_mem_time(hw, 4.0 * b * W * ab);
         *f = Lc * (g + ew + 3.0 * ov);
         *bk = bwd ? Lc * (2.0 * g + 2.0 * ew + 5.0 * ov) : 0.0;
@@ -463,7 +473,7 @@ static status_code dt_dlrm_iter(const point_t *p, engine *e, result_t *r, stack_
 #define DT_DLRM_FLUSH(force)                                                     \
     do {                                                                         \
         if (pending > 0 && ((force) || pending >= DT_DLRM_BUCKET)) {            \
-            double ar = dt_dlrm_allreduce(topo, n, pending);                     \
+            double ar = dt_dlrm_allreduce(topo, n, pending, t->allreduce_sharp); \
             ar_sum += ar;                                                        \
             pending = 0.0;                                                       \
             if (overlap) {                                                       \

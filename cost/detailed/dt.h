@@ -349,7 +349,7 @@ typedef struct dt_emb_plan {
 void dt_emb_plan_run(const dt_emb_in *in, dt_emb_plan *out);
 /* A small all-reduce as NCCL runs it: reduce-scatter in the node, tree
  * across nodes, all-gather in the node. */
-double dt_dlrm_allreduce(const topo_t *topo, int64_t n, double bytes);
+double dt_dlrm_allreduce(const topo_t *topo, int64_t n, double bytes, bool sharp);
 
 status_code dt_check_dlrm(const point_t *p, const char **where);
 status_code dt_run_dlrm(const point_t *p, engine *e, result_t *r);

@@ -36,7 +36,9 @@
  * Small all-reduces (MLP gradients, replicated rows) take NCCL's path
  * for small messages: reduce-scatter in the node, a tree across nodes,
  * all-gather in the node: 2 log2(nodes) network latencies, not the
- * 2 (n - 1) of a flat ring.
+ * 2 (n - 1) of a flat ring. With in-network reduction (SHARP, NCCL
+ * CollNet; the task's allreduce_sharp) the switches reduce: each node's
+ * share crosses the network once each way, two latencies.
  */
 #include "dt.h"
 
@@ -51,7 +53,7 @@ static double dt_emb_gather_sec(const hw_t *hw, double row)
     return hw_mem_time(hw, 1.0) * (row + DT_EMB_BURST) / row;
 }
 
-double dt_dlrm_allreduce(const topo_t *topo, int64_t n, double bytes)
+double dt_dlrm_allreduce(const topo_t *topo, int64_t n, double bytes, bool sharp)
 {
     if (n <= 1 || bytes <= 0)
         return 0.0;
@@ -64,8 +66,11 @@ double dt_dlrm_allreduce(const topo_t *topo, int64_t n, double bytes)
     if (nodes > 1 && topo->nlevels > 1) {
         const topo_level *l1 = &topo->level[1];
         double part = bytes / (double)g;
-        t += 2.0 * (double)(nodes - 1) / (double)nodes * part * l1->oversub / l1->bw +
-             2.0 * ceil(log2((double)nodes)) * l1->alpha_s;
+        if (sharp) /* reduced in the switches: sent once, received once */
+            t += part * l1->oversub / l1->bw + 2.0 * l1->alpha_s;
+        else
+            t += 2.0 * (double)(nodes - 1) / (double)nodes * part * l1->oversub / l1->bw +
+                 2.0 * ceil(log2((double)nodes)) * l1->alpha_s;
     }
     return t;
 }
