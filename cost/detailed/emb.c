@@ -264,9 +264,13 @@ void dt_emb_plan_run(const dt_emb_in *in, dt_emb_plan *out)
                          (double)(g - 1) * l0->alpha_s);
     }
     /* tables to nodes (LPT with the node's memory), then inside each */
-    double nload[DT_EMB_NODES_MAX] = {0}, nmem[DT_EMB_NODES_MAX] = {0};
+    double nload[DT_EMB_NODES_MAX], nmem[DT_EMB_NODES_MAX];
     int owner[DT_MAX_TABLES];
     int64_t kn = nodes < DT_EMB_NODES_MAX ? nodes : DT_EMB_NODES_MAX;
+    if (kn > nmp && nmp > 0)
+        kn = nmp; /* nodes beyond the tables hold none */
+    for (int64_t k = 0; k < kn; k++)
+        nload[k] = nmem[k] = 0.0;
     double ncap = (double)g * (in->cap - dp_mem);
     for (int i = 0; i < nmp; i++) {
         int64_t best = 0;
