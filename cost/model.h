@@ -23,6 +23,7 @@
 
 #define MODEL_NAME_MAX 64
 #define MODEL_MLP_MAX 16 /* DLRM MLP widths (detailed fidelity) */
+#define MODEL_TABLES_MAX 64 /* DLRM tables listed one by one (detailed fidelity) */
 
 typedef enum model_kind { MODEL_DLRM = 0, MODEL_LLM = 1 } model_kind;
 
@@ -40,6 +41,12 @@ typedef enum model_arch {
     MODEL_ARCH_DEEPSEEK = 6,
     MODEL_NARCHS = 7
 } model_arch;
+
+/* DLRM feature interaction (detailed fidelity). */
+typedef enum model_interaction {
+    MODEL_INTERACTION_DOT = 0,  /* pairwise dots of the tables + 1 vectors (Naumov et al. 2019) */
+    MODEL_INTERACTION_DCNV2 = 1 /* low-rank cross layers on their concatenation (Wang et al. 2021) */
+} model_interaction;
 
 typedef enum model_position {
     MODEL_POS_LEARNED = 0,
@@ -85,6 +92,16 @@ typedef struct model_detailed_t {
     int bot_n, top_n;
     int64_t bot_mlp[MODEL_MLP_MAX];
     int64_t top_mlp[MODEL_MLP_MAX];
+    /* DLRM interaction: dot, or DCNv2 = cross_layers layers
+     * x_{l+1} = x0 * (U_l V_l^T x_l + b_l) + x_l of rank cross_rank on
+     * x0 = the (tables + 1) emb_dim concatenation, feeding the top MLP */
+    int interaction;          /* model_interaction */
+    int64_t cross_layers, cross_rank;
+    /* DLRM tables one by one (n_tables > 0; rows_per_table and pooling
+     * then hold their means, rounded up, for the uniform formulas) */
+    int n_tables;
+    int64_t table_rows[MODEL_TABLES_MAX];
+    int32_t table_pooling[MODEL_TABLES_MAX];
 } model_detailed_t;
 
 typedef struct model_t {

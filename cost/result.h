@@ -54,6 +54,9 @@ typedef struct result_t {
      * recompute = "auto"): sequences per micro-batch, recompute mode */
     int64_t micro_batch_resolved;
     int64_t recompute_resolved;
+    /* detailed DLRM, emb_sharding = "auto": the placement chosen, tables
+     * replicated / whole on one device / split by rows in a node */
+    int64_t emb_dp_tables, emb_whole_tables, emb_split_tables;
     /* derived after the fidelity's run, both fidelities (cost/eval.c) */
     double mem_capacity_bytes_per_device;
     double mem_fits;                 /* 1 fits, 0.5 within the band of fitting

@@ -90,6 +90,16 @@ status_code stack_check(const stack_desc *s, const char **bad)
         ST_BAD(stack_range_ok(s->step_host_s, 0.0, 1.0), "step_host_s");
         ST_BAD(stack_range_ok(s->request_host_s, 0.0, 10.0), "request_host_s");
     }
+    ST_BAD(stack_bytes_ok(s->emb_comm_bytes), "emb_comm_bytes");
+    ST_BAD(isfinite(s->emb_dp_threshold_bytes) && s->emb_dp_threshold_bytes >= 0.0 &&
+               s->emb_dp_threshold_bytes < 1e13,
+           "emb_dp_threshold_bytes");
+    ST_BAD(stack_range_ok(s->emb_hot_fraction, 0.0, 1.0), "emb_hot_fraction");
+    ST_BAD(isfinite(s->emb_hot_rows) && s->emb_hot_rows >= 0.0 && s->emb_hot_rows < 1e12,
+           "emb_hot_rows");
+    ST_BAD(stack_range_ok(s->emb_overlap, 0.0, 1.0), "emb_overlap");
+    ST_BAD(stack_range_ok(s->step_overhead_s, 0.0, 1.0), "step_overhead_s");
+    ST_BAD(stack_range_ok(s->mlp_efficiency, 0.0, 4.0), "mlp_efficiency");
 #undef ST_BAD
     return STATUS_OK;
 }

@@ -146,6 +146,23 @@ typedef struct stack_desc {
     stack_fact allreduce_bw_eff; /* ... and its fraction of the scale-up bandwidth */
     stack_fact step_host_s;     /* host time per engine step not overlapped with the GPU */
     stack_fact request_host_s;  /* host time in each request's TTFT (tokenize, schedule, return) */
+    /* ---- recommendation models (DLRM; 0 where a stack does not say) */
+    double emb_comm_bytes;      /* bytes per pooled element on the wire (0: the table's) */
+    double emb_dp_threshold_bytes; /* tables this small replicated (0: none) */
+    bool emb_hierarchical;      /* all-to-all in two steps: NVLink in the node, one
+                                   message per node pair over the network */
+    bool emb_split_columns;     /* tables too large or too hot split by columns
+                                   (else by rows, partial sums reduce-scattered) */
+    stack_fact emb_hot_fraction; /* hybrid embedding: lookups that hit the replicated
+                                    frequent rows (0: no hybrid embedding) */
+    double emb_hot_rows;        /* hybrid embedding: frequent rows replicated */
+    stack_fact emb_overlap;     /* fraction of the embedding work and exchange hidden
+                                   behind the MLPs (pipelined iterations) */
+    stack_fact step_overhead_s; /* per-iteration host cost of the distributed loop
+                                   not hidden (Horovod negotiation; 0 with CUDA
+                                   graphs); runs on one device have none */
+    stack_fact mlp_efficiency;  /* dense GEMM rate relative to the hardware's curve
+                                   (0: 1, the curve itself) */
 } stack_desc;
 
 /* Whether the stack runs ZeRO stage z (its zero_stages; 0: every stage). */

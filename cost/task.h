@@ -53,7 +53,10 @@ typedef enum task_emb_sharding {
     TASK_EMB_NONE = 0,
     TASK_EMB_TABLE = 1,   /* whole tables per device */
     TASK_EMB_ROW = 2,     /* every table split by rows over all devices */
-    TASK_EMB_COLUMN = 3   /* tables split into column shards, placed whole */
+    TASK_EMB_COLUMN = 3,  /* tables split into column shards, placed whole */
+    TASK_EMB_AUTO = 4     /* per table, as the stacks' planners: replicated
+                             (data-parallel), whole on one device, or split
+                             by rows over a node (cost/detailed/emb.c) */
 } task_emb_sharding;
 
 /* Sparse optimizer of DLRM embedding rows: state values per row. */
@@ -134,6 +137,15 @@ typedef struct task_detailed_t {
     int64_t spec_tokens;           /* speculative decoding: draft tokens gamma (0: off) */
     double spec_acceptance;        /* ... acceptance rate alpha, [0, 1] */
     double spec_draft_cost;        /* ... a draft step in target decode steps (0: 0.05) */
+    /* auto: tables of at most this many bytes are replicated
+     * (data-parallel); < 0: the stack's threshold, 0: none */
+    double emb_dp_threshold_bytes;
+    /* auto: hybrid embedding (HugeCTR): every table's frequent rows
+     * replicated, the stack's emb_hot_fraction of lookups local */
+    bool emb_hybrid;
+    /* DLRM: all-reduces reduced in the network switches (SHARP / NCCL
+     * CollNet) */
+    bool allreduce_sharp;
 } task_detailed_t;
 
 /* Stored weights of a served model (the GEMMs' math stays `dtype`):

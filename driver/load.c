@@ -167,9 +167,17 @@ static const load_key dmodel_keys[] = {
     {"name", LT_STRING, offsetof(model_t, name), LK_ALL, LR_YES, "catalogue name"},
     {"type", LT_MODEL_KIND, offsetof(model_t, kind), LK_ALL, LR_YES, "\"llm\" or \"dlrm\""},
     DKR(tables, LT_INT, LR_YES, "embedding tables"),
-    DKR(rows_per_table, LT_INT, LR_YES, "rows per embedding table"),
+    {"rows_per_table", LT_ANY, 0, LK_DLRM, LR_YES,
+     "rows per embedding table: one number, or a list with one per table"},
     DKR(emb_dim, LT_INT, LR_YES, "embedding dimension (= the bottom MLP's output)"),
-    DKR(pooling, LT_INT, LR_YES, "lookups pooled per table per sample"),
+    {"pooling", LT_ANY, 0, LK_DLRM, LR_YES,
+     "lookups pooled per table per sample: one number, or a list with one per table (multi-hot)"},
+    {"interaction", LT_ANY, 0, LK_DLRM, LR_NO,
+     "\"dot\" (default, pairwise dots) or \"dcnv2\" (low-rank cross layers)"},
+    {"cross_layers", LT_INT, offsetof(model_t, d.cross_layers), LK_DLRM, LR_NO,
+     "dcnv2: cross layers (default 3)"},
+    {"cross_rank", LT_INT, offsetof(model_t, d.cross_rank), LK_DLRM, LR_NO,
+     "dcnv2: rank of each cross layer's projection (default 512)"},
     DKR(bytes_per_emb_param, LT_INT, LR_NO, "bytes per embedding element (default 4, fp32)"),
     {"bot_mlp", LT_ANY, 0, LK_DLRM, LR_YES,
      "bottom MLP widths, dense features first, emb_dim last: [13, 512, 256, 128]"},
@@ -296,7 +304,14 @@ static const load_key dtask_keys[] = {
     DTK(pp, LT_INT, LR_YES, "pipeline stages (outermost)"),
     DTA(dp, LT_INT, LR_YES, "data-parallel degree; tp*pp*dp*cp = devices (DLRM: devices)"),
     DTR(emb_sharding, LT_EMB_SHARDING, LR_NO,
-        "embedding tables \"table\"-wise (default), \"row\"-wise or \"column\"-wise"),
+        "embedding tables \"table\"-wise (default), \"row\"-wise, \"column\"-wise or "
+        "\"auto\" (per table by a cost planner: replicated, whole or row-split)"),
+    DTR(allreduce_sharp, LT_BOOL, LR_NO,
+        "DLRM: gradient all-reduces reduced in the switches (SHARP, NCCL CollNet; default false)"),
+    DTR(emb_hybrid, LT_BOOL, LR_NO,
+        "auto: hybrid embedding, frequent rows replicated (HugeCTR; default false)"),
+    DTR(emb_dp_threshold_bytes, LT_FLOAT, LR_NO,
+        "auto: tables of at most this many bytes replicated (0: none; < 0 or absent: the stack's)"),
     DTR(emb_optimizer, LT_EMB_OPT, LR_NO,
         "sparse optimizer: \"rowwise_adagrad\" (default, 1 value per row), \"sgd\", "
         "\"adagrad\", \"adam\""),
@@ -474,6 +489,22 @@ static const load_key stack_keys[] = {
         "recompute_modules layernorm, moe_act; default false)"),
     STK(loss_bytes, LT_FACT, LR_YES,
         "HBM bytes the loss moves per logit, forward + backward (fused ~14, unfused fp32 ~56)"),
+    STK(emb_comm_bytes, LT_FLOAT, LR_NO,
+        "DLRM: bytes per pooled embedding element exchanged (default: the table's)"),
+    STK(emb_dp_threshold_bytes, LT_FLOAT, LR_NO,
+        "DLRM auto placement: tables of at most this many bytes replicated (default 0: none)"),
+    STK(emb_hierarchical, LT_BOOL, LR_NO,
+        "DLRM: hierarchical all-to-all (NVLink in the node, then between nodes)"),
+    STK(emb_split_columns, LT_BOOL, LR_NO,
+        "DLRM: split tables by columns (default false: by rows, partial sums reduced)"),
+    STK(emb_hot_fraction, LT_FACT, LR_NO,
+        "DLRM hybrid embedding: fraction of lookups hitting replicated frequent rows (0: none)"),
+    STK(emb_hot_rows, LT_FLOAT, LR_NO, "DLRM hybrid embedding: frequent rows replicated"),
+    STK(emb_overlap, LT_FACT, LR_NO,
+        "DLRM: fraction of the embedding work and exchange hidden behind the MLPs"),
+    STK(step_overhead_s, LT_FACT, LR_NO, "DLRM: per-iteration host cost not hidden, s"),
+    STK(mlp_efficiency, LT_FACT, LR_NO,
+        "DLRM: dense GEMM rate relative to the hardware's curve (default 1)"),
 };
 
 #define NKEYS(t) (sizeof(t) / sizeof((t)[0]))
@@ -1246,11 +1277,100 @@ static int load_iarray(const config_setting_t *g, const char *key, int64_t *out,
     return 0;
 }
 
+/* rows_per_table / pooling: one positive integer (every table), or a
+ * list of exactly `tables` of them (the model then lists its tables one
+ * by one; *mean receives their mean, rounded up). */
+static int load_table_figure(const config_setting_t *g, const char *key, model_t *m,
+                             int64_t max, int64_t *mean, bool rows, load_err *err)
+{
+    const config_setting_t *s = config_setting_get_member(g, key);
+    int t = s ? config_setting_type(s) : CONFIG_TYPE_NONE;
+    if (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64) {
+        *mean = (int64_t)config_setting_get_int64(s);
+        return 0;
+    }
+    if (t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST) {
+        load_fail(err, s, "key '%s' in model '%s': expected an integer or a list of "
+                  "integers, one per table, got %s", key, m->name, load_type_name(t));
+        return -1;
+    }
+    int len = config_setting_length(s);
+    if (len != m->tables || len > MODEL_TABLES_MAX) {
+        load_fail(err, s, "key '%s' in model '%s': the list has %d entries, tables is %lld "
+                  "(at most %d tables listed)", key, m->name, len, (long long)m->tables,
+                  MODEL_TABLES_MAX);
+        return -1;
+    }
+    double sum = 0.0;
+    for (int i = 0; i < len; i++) {
+        const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+        int et = config_setting_type(e);
+        long long v = (et == CONFIG_TYPE_INT || et == CONFIG_TYPE_INT64)
+                          ? config_setting_get_int64(e) : 0;
+        if (v < 1 || v > max) {
+            load_fail(err, s, "key '%s' in model '%s': element %d must be a positive "
+                      "integer of at most %lld", key, m->name, i, (long long)max);
+            return -1;
+        }
+        if (rows)
+            m->d.table_rows[i] = (int64_t)v;
+        else
+            m->d.table_pooling[i] = (int32_t)v;
+        sum += (double)v;
+    }
+    m->d.n_tables = len;
+    *mean = (int64_t)ceil(sum / len);
+    return 0;
+}
+
+/* interaction and the cross layers' defaults (Wang et al. 2021; the
+ * DCNv2 of MLPerf and of NVIDIA's TF2 code: 3 layers of rank 512). */
+static int load_dmodel_interaction(const config_setting_t *g, model_t *m, load_err *err)
+{
+    const config_setting_t *s = config_setting_get_member(g, "interaction");
+    const char *text = s ? config_setting_get_string(s) : "dot";
+    if (!text || (strcmp(text, "dot") != 0 && strcmp(text, "dcnv2") != 0)) {
+        load_fail(err, s, "key 'interaction' in model '%s': expected \"dot\" or \"dcnv2\"",
+                  m->name);
+        return -1;
+    }
+    m->d.interaction = strcmp(text, "dcnv2") == 0 ? MODEL_INTERACTION_DCNV2
+                                                   : MODEL_INTERACTION_DOT;
+    if (m->d.interaction == MODEL_INTERACTION_DCNV2) {
+        if (!config_setting_get_member(g, "cross_layers"))
+            m->d.cross_layers = 3;
+        if (!config_setting_get_member(g, "cross_rank"))
+            m->d.cross_rank = 512;
+    }
+    if (m->d.cross_layers < 0 || m->d.cross_layers > MODEL_MLP_MAX ||
+        m->d.cross_rank < 0 || m->d.cross_rank > RANGE_P24 ||
+        (m->d.interaction == MODEL_INTERACTION_DCNV2 &&
+         (m->d.cross_layers < 1 || m->d.cross_rank < 1))) {
+        load_fail(err, load_member_or(g, "cross_layers"),
+                  "model '%s': cross_layers must be 1 to %d and cross_rank positive "
+                  "(dcnv2 only)", m->name, MODEL_MLP_MAX);
+        return -1;
+    }
+    return 0;
+}
+
 static int load_dmodel_dlrm(const config_setting_t *g, model_t *m, load_err *err)
 {
     if (load_iarray(g, "bot_mlp", m->d.bot_mlp, &m->d.bot_n, err) ||
         load_iarray(g, "top_mlp", m->d.top_mlp, &m->d.top_n, err))
         return -1;
+    if (m->tables > 0 &&
+        (load_table_figure(g, "rows_per_table", m, RANGE_P40, &m->rows_per_table, true, err) ||
+         load_table_figure(g, "pooling", m, RANGE_P24, &m->pooling, false, err) ||
+         load_dmodel_interaction(g, m, err)))
+        return -1;
+    /* one figure listed, the other not: the list takes the single value */
+    for (int i = 0; i < m->d.n_tables; i++) {
+        if (m->d.table_rows[i] == 0)
+            m->d.table_rows[i] = m->rows_per_table;
+        if (m->d.table_pooling[i] == 0)
+            m->d.table_pooling[i] = (int32_t)(m->pooling < RANGE_P24 ? m->pooling : RANGE_P24);
+    }
     static const char *const pos[] = {"tables", "rows_per_table", "emb_dim", "pooling"};
     const int64_t vals[] = {m->tables, m->rows_per_table, m->emb_dim, m->pooling};
     for (size_t i = 0; i < NKEYS(pos); i++)
@@ -1581,6 +1701,14 @@ int load_dtask(const config_setting_t *g, model_kind kind, task_t *t,
     }
     if (kind == MODEL_DLRM && t->detailed.emb_sharding == TASK_EMB_NONE)
         t->detailed.emb_sharding = TASK_EMB_TABLE;
+    if (!config_setting_get_member(g, "emb_dp_threshold_bytes"))
+        t->detailed.emb_dp_threshold_bytes = -1.0; /* the stack's */
+    else if (!(t->detailed.emb_dp_threshold_bytes < 1e15)) {
+        load_fail(err, load_member_or(g, "emb_dp_threshold_bytes"),
+                  "key 'emb_dp_threshold_bytes': expected a number below 1e15 "
+                  "(< 0: the stack's)");
+        return -1;
+    }
     return load_dtask_products(g, &t->detailed, err);
 }
 
@@ -1972,7 +2100,7 @@ static const char *load_enum_name(load_type t, int v, char *buf, size_t size)
     static const char *const att[] = {"flash", "unfused", "tuned"};
     static const char *const dt[] = {"bf16", "fp32", "tf32", "fp8", "int8", "fp4"};
     static const char *const algo[] = {"auto", "ring", "tree", "hierarchical"};
-    static const char *const shard[] = {"table", "row", "column"};
+    static const char *const shard[] = {"table", "row", "column", "auto"};
     static const char *const opt[] = {"rowwise_adagrad", "sgd", "adagrad", "adam"};
     static const char *const f8[] = {"delayed", "current", "blockwise", "mxfp8", "nvfp4"};
     const char *const *names = NULL;

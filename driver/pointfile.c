@@ -114,6 +114,21 @@ static void pointfile_dmodel_any(const char *key, void *arg)
         pointfile_ints(c->out, c->indent, key, d->bot_mlp, d->bot_n);
     else if (strcmp(key, "top_mlp") == 0)
         pointfile_ints(c->out, c->indent, key, d->top_mlp, d->top_n);
+    else if (strcmp(key, "rows_per_table") == 0 && d->n_tables > 0)
+        pointfile_ints(c->out, c->indent, key, d->table_rows, d->n_tables);
+    else if (strcmp(key, "rows_per_table") == 0)
+        fprintf(c->out, "%*srows_per_table = %lld;\n", c->indent, "",
+                (long long)c->p->model.rows_per_table);
+    else if (strcmp(key, "pooling") == 0 && d->n_tables > 0) {
+        int64_t pool[MODEL_TABLES_MAX];
+        for (int i = 0; i < d->n_tables; i++)
+            pool[i] = d->table_pooling[i];
+        pointfile_ints(c->out, c->indent, key, pool, d->n_tables);
+    } else if (strcmp(key, "pooling") == 0)
+        fprintf(c->out, "%*spooling = %lld;\n", c->indent, "", (long long)c->p->model.pooling);
+    else if (strcmp(key, "interaction") == 0)
+        fprintf(c->out, "%*sinteraction = \"%s\";\n", c->indent, "",
+                d->interaction == MODEL_INTERACTION_DCNV2 ? "dcnv2" : "dot");
 }
 
 void pointfile_write(FILE *out, const point_t *p, const hw_t *mad_hw)

@@ -217,17 +217,24 @@ static void report_text_dlrm(FILE *out, const point_t *p, const result_t *r)
     detailed_dlrm_shard(m, d, n, (double)r->global_batch, &s);
     char strat[160];
     detailed_strategy_text(d, strat, sizeof strat);
-    fprintf(out, "Model   %s (dlrm): %lld tables of %lld x %lld, pooling %lld, "
+    fprintf(out, "Model   %s (dlrm): %lld tables of %s%lld x %lld, pooling %s%lld, "
                  "%lld B per element\n",
-            m->name, (long long)m->tables, (long long)m->rows_per_table,
-            (long long)m->emb_dim, (long long)m->pooling,
+            m->name, (long long)m->tables, m->d.n_tables > 0 ? "(listed; mean) " : "",
+            (long long)m->rows_per_table, (long long)m->emb_dim,
+            m->d.n_tables > 0 ? "(mean) " : "", (long long)m->pooling,
             (long long)(m->bytes_per_emb_param > 0 ? m->bytes_per_emb_param : 4));
     fprintf(out, "  bottom MLP               ");
     report_widths(out, m->d.bot_mlp, m->d.bot_n);
+    bool dcn = m->d.interaction == MODEL_INTERACTION_DCNV2;
+    if (dcn)
+        fprintf(out, "\n  cross network            %lld layers of rank %lld on %lld",
+                (long long)m->d.cross_layers, (long long)m->d.cross_rank,
+                (long long)((m->tables + 1) * m->emb_dim));
     fprintf(out, "\n  top MLP                  %lld-",
-            (long long)(m->emb_dim + m->tables * (m->tables + 1) / 2));
+            (long long)(dcn ? (m->tables + 1) * m->emb_dim
+                            : m->emb_dim + m->tables * (m->tables + 1) / 2));
     report_widths(out, m->d.top_mlp, m->d.top_n);
-    fprintf(out, " (after the dot interaction)\n");
+    fprintf(out, dcn ? " (after the DCNv2 cross network)\n" : " (after the dot interaction)\n");
     fprintf(out, "  parameters               %12.3f B (MLPs %.3f M, tables %.3f B)\n",
             (bot + top + emb) / 1e9, (bot + top) / 1e6, emb / 1e9);
     report_system_detailed(out, &p->system, d->dtype);
@@ -240,9 +247,15 @@ static void report_text_dlrm(FILE *out, const point_t *p, const result_t *r)
                 t->freeze_top_mlp ? "top-MLP" : "");
     fprintf(out, "  global batch             %12lld samples (%lld per device)\n",
             (long long)r->global_batch, (long long)(r->global_batch / n));
-    fprintf(out, "  embedding shard          %12.0f shards of %.0f rows x %.0f, "
-                 "%.3g lookups per iteration\n",
-            s.shards, s.rows, s.width, s.lookups);
+    if (d->emb_sharding == TASK_EMB_AUTO)
+        fprintf(out, "  embedding placement      %lld replicated, %lld whole, %lld split "
+                     "(per-table planner)\n",
+                (long long)r->emb_dp_tables, (long long)r->emb_whole_tables,
+                (long long)r->emb_split_tables);
+    else
+        fprintf(out, "  embedding shard          %12.0f shards of %.0f rows x %.0f, "
+                     "%.3g lookups per iteration\n",
+                s.shards, s.rows, s.width, s.lookups);
     if (report_memory(out, r, p->system.hw.mem_capacity_bytes, true) != 0)
         return;
     double it = r->iteration_time_s;

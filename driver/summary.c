@@ -127,9 +127,9 @@ static void summary_strategy(const point_t *p, char *buf, size_t size)
     } while (0)
     buf[0] = '\0';
     if (t->emb_sharding != TASK_EMB_NONE) {
-        static const char *const sh[4] = {"", "table", "row", "column"};
+        static const char *const sh[5] = {"", "table", "row", "column", "auto"};
         SUMMARY_ADD("dp%lld emb-%s%s", (long long)t->dp,
-                    sh[t->emb_sharding >= 0 && t->emb_sharding <= 3 ? t->emb_sharding : 0],
+                    sh[t->emb_sharding >= 0 && t->emb_sharding <= 4 ? t->emb_sharding : 0],
                     t->overlap_dp_comm ? "" : " noovl");
         return;
     }

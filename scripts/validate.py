@@ -59,6 +59,8 @@ import subprocess
 import sys
 import tempfile
 
+import validate_dlrm
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
@@ -247,6 +249,37 @@ def pct(xs, f):
     return 100 * f(xs) if xs else float("nan")
 
 
+def eval_point(exe, tmp, pid, text):
+    """Writes and evaluates one point: (result dict, None) or (None, why)."""
+    path = os.path.join(tmp, f"{pid}.cfg")
+    with open(path, "w") as out:
+        out.write(text)
+    proc = subprocess.run([exe, "eval", path, "--json"], capture_output=True, text=True)
+    if proc.returncode != 0:
+        return None, "rejected: " + (proc.stderr.strip() or proc.stdout.strip())
+    try:
+        res = json.loads(proc.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return None, "no JSON from madsweep eval"
+    if res.get("status") != "ok":
+        mem = res.get("mem_total_bytes_per_device") or 0
+        return None, f"status {res.get('status')} (memory {mem / 2**30:.1f} GiB)"
+    return res, None
+
+
+def main_dlrm(exe, tmp, rows, check):
+    """A DLRM file (scripts/validate_dlrm.py): samples/s per row."""
+    import statistics as st
+    errors_ab, failed_ab = validate_dlrm.evaluate(
+        rows, lambda pid, text: eval_point(exe, tmp, pid, text), Unmappable, pct)
+    if failed_ab:
+        return 1
+    if check and not (pct(errors_ab, st.median) <= check[0] and
+                      pct(errors_ab, max) <= check[1]):
+        return 1
+    return 0
+
+
 def main(argv):
     args = argv[1:]
     keep = None
@@ -281,6 +314,8 @@ def main(argv):
     if rows and "measured_output_tokens_per_s" in rows[0]:  # a serving file
         import validate_serving
         return validate_serving.run(rows, exe, keep, check)
+    if rows and validate_dlrm.is_dlrm(list(rows[0].keys())):
+        return main_dlrm(exe, tmp, rows, check)
     print(f"{'point':<30} {'rel':>3} {'predicted_s':>12} {'measured_s':>12} {'error':>8} "
           f"{'band_lo_s':>10} {'band_hi_s':>10} in  defaults")
     for row in rows:

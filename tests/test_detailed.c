@@ -766,6 +766,84 @@ static void test_dlrm_eval(void)
     engine_free(&e);
 }
 
+/* The per-table planner (emb_sharding "auto", cost/detailed/emb.c) and
+ * the DCNv2 cross network. */
+static void test_dlrm_planner(void)
+{
+    engine e;
+    engine_init(&e, false);
+    result_t r, r1;
+    /* DCNv2 parameters: 2 tables of dim 4, bottom 3-4, top 2-1, one cross
+     * layer of rank 2 on W = (2 + 1) x 4 = 12: U, V 12 x 2 each and a
+     * bias of 12 -> 60; top MLP from 12: 12 x 2 + 2 + 2 x 1 + 1 = 29 */
+    model_t m;
+    memset(&m, 0, sizeof m);
+    m.kind = MODEL_DLRM;
+    m.tables = 2;
+    m.emb_dim = 4;
+    m.rows_per_table = 5;
+    m.d.bot_n = 2;
+    m.d.bot_mlp[0] = 3;
+    m.d.bot_mlp[1] = 4;
+    m.d.top_n = 2;
+    m.d.top_mlp[0] = 2;
+    m.d.top_mlp[1] = 1;
+    m.d.interaction = MODEL_INTERACTION_DCNV2;
+    m.d.cross_layers = 1;
+    m.d.cross_rank = 2;
+    m.d.n_tables = 2;
+    m.d.table_rows[0] = 5;
+    m.d.table_rows[1] = 7;
+    double bot, top, emb;
+    detailed_dlrm_params(&m, &bot, &top, &emb);
+    UNIT_ASSERT_CLOSE(top, 60 + 29, 1e-15);
+    UNIT_ASSERT_CLOSE(emb, (5 + 7) * 4, 1e-15);
+
+    /* Tables listed one by one: three of 10 rows (640 B) and three of
+     * 100000; with a threshold of 1 kB the small ones are replicated, the
+     * others model-parallel (whole or split); without, all six are
+     * model-parallel, whole (four devices for six tables of equal
+     * lookups: splitting would not shorten the busiest device). */
+    point_t p = dlrm_point(TASK_EMB_AUTO, 1000);
+    p.model.d.n_tables = 6;
+    for (int i = 0; i < 6; i++) {
+        p.model.d.table_rows[i] = i < 3 ? 10 : 100000;
+        p.model.d.table_pooling[i] = 10;
+    }
+    p.task.detailed.emb_dp_threshold_bytes = 1000.0;
+    CU_ASSERT_EQUAL(eval_check(&p, NULL), STATUS_OK);
+    CU_ASSERT_EQUAL(eval_point(&p, &e, &r, NULL), STATUS_OK);
+    CU_ASSERT_EQUAL(r.emb_dp_tables, 3);
+    CU_ASSERT_EQUAL(r.emb_whole_tables + r.emb_split_tables, 3);
+    CU_ASSERT(r.iteration_time_s > 0 && r.comm_alltoall_s > 0);
+    p.task.detailed.emb_dp_threshold_bytes = 0.0;
+    CU_ASSERT_EQUAL(eval_point(&p, &e, &r1, NULL), STATUS_OK);
+    CU_ASSERT_EQUAL(r1.emb_dp_tables, 0);
+    CU_ASSERT_EQUAL(r1.emb_whole_tables, 6);
+    /* replicated tables' row gradients join the MLPs' all-reduce */
+    CU_ASSERT(r.comm_allreduce_s > r1.comm_allreduce_s);
+    /* a hybrid embedding keeps half the lookups local (stack fact): less
+     * exchanged than with every lookup remote */
+    p.stack.emb_hot_fraction = (stack_fact){0.5, 0.5, 0.5};
+    p.task.detailed.emb_hybrid = true;
+    CU_ASSERT_EQUAL(eval_point(&p, &e, &r, NULL), STATUS_OK);
+    result_t r2;
+    p.task.detailed.emb_hybrid = false;
+    CU_ASSERT_EQUAL(eval_point(&p, &e, &r2, NULL), STATUS_OK);
+    p.task.detailed.emb_hybrid = true;
+    CU_ASSERT(r.comm_alltoall_s < r2.comm_alltoall_s);
+    /* the band from the stack's ranges: a host cost of 0 to 1 ms per
+     * iteration (nominal 0) puts the slow end 1 ms later */
+    p.stack.step_overhead_s = (stack_fact){0.0, 0.0, 1e-3};
+    CU_ASSERT_EQUAL(eval_point(&p, &e, &r, NULL), STATUS_OK);
+    UNIT_ASSERT_CLOSE(r.iteration_time_hi_s, r.iteration_time_s + 1e-3, 1e-9);
+    UNIT_ASSERT_CLOSE(r.iteration_time_lo_s, r.iteration_time_s, 1e-12);
+    /* a list that does not match the tables is refused */
+    p.model.d.n_tables = 5;
+    CU_ASSERT_EQUAL(eval_check(&p, NULL), STATUS_INVALID_VALUE);
+    engine_free(&e);
+}
+
 static void test_dlrm_auto(void)
 {
     /* the DLRM candidates follow the transformer ones: the last three,
@@ -1075,6 +1153,7 @@ int main(void)
     CU_add_test(s, "DLRM embedding sharding", test_dlrm_sharding);
     CU_add_test(s, "DLRM evaluation", test_dlrm_eval);
     CU_add_test(s, "DLRM auto strategies", test_dlrm_auto);
+    CU_add_test(s, "DLRM planner, hybrid embedding, DCNv2", test_dlrm_planner);
     CU_add_test(s, "fine-tuning: frozen layers and embeddings", test_finetune);
     CU_add_test(s, "point files", test_load_points);
     CU_add_test(s, "trace ends at the evaluated iteration", test_trace_matches_eval);

@@ -125,7 +125,7 @@ static void output_pack_strategy(const output_rows *r, char *buf, const point_t 
                                  const output_texts *x)
 {
     static const char *const recompute[3] = {"none", "selective", "full"};
-    static const char *const sharding[4] = {"", "table", "row", "column"};
+    static const char *const sharding[5] = {"", "table", "row", "column", "auto"};
     const task_detailed_t *t = &p->task.detailed;
     int64_t pp = t->pp > 0 ? t->pp : 1;
     int64_t v[OUTPUT_NSTRAT_INT] = {
@@ -140,7 +140,7 @@ static void output_pack_strategy(const output_rows *r, char *buf, const point_t 
                         : t->vpp > 1                         ? "1f1b-interleaved"
                                                              : "1f1b";
     int rc = t->recompute >= 0 && t->recompute <= 2 ? (int)t->recompute : 0;
-    int es = t->emb_sharding >= 0 && t->emb_sharding <= 3 ? t->emb_sharding : 0;
+    int es = t->emb_sharding >= 0 && t->emb_sharding <= 4 ? t->emb_sharding : 0;
     const char *str[OUTPUT_NSTRAT_STR] = {sched, recompute[rc], x->layout,
                                           x->overlap, sharding[es]};
     for (int k = 0; k < OUTPUT_NSTRAT_STR; k++)

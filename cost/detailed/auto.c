@@ -35,8 +35,8 @@
  * Inference takes the candidates without training options (ZeRO 0, no
  * recompute, vpp 1, 1F1B, overlap, the first micro-batch) and serves the
  * global batch concurrently: micro_batch = global_batch / dp. After them
- * come the DLRM candidates (table-, row-, column-wise embeddings; see
- * DT_AUTO_DLRM), which only DLRM models take. */
+ * come the DLRM candidates (the per-table planner, then table-, row-,
+ * column-wise embeddings; see DT_AUTO_DLRM), which only DLRM models take. */
 static const int64_t dt_auto_tp[] = {1, 2, 4, 8};
 static const int64_t dt_auto_pp[] = {1, 2, 4, 8, 16};
 static const int64_t dt_auto_cp[] = {1, 2};
@@ -47,9 +47,10 @@ static const int64_t dt_auto_ep[] = {1, 8};
 #define DT_N(a) ((int64_t)(sizeof(a) / sizeof((a)[0])))
 
 /* DLRM candidates follow the transformer ones (whose numbering they leave
- * as it was): data-parallel MLPs over all devices with table-wise,
- * row-wise or column-wise embedding sharding. */
-#define DT_AUTO_DLRM 3
+ * as it was): data-parallel MLPs over all devices with the embeddings
+ * placed per table by the planner (emb.c), or table-wise, row-wise or
+ * column-wise. */
+#define DT_AUTO_DLRM 4
 
 /* Options of one degree tuple (tp, pp, cp, ep): 2 x 4 x 3 x 3 x 2 x 2 x
  * 2 x 2 (vpp, zero, recompute, micro-batch, layout, overlap, sp off,
@@ -127,7 +128,9 @@ static bool dt_auto_decode(int64_t i, bool inference, task_detailed_t *t)
     memset(t, 0, sizeof *t);
     if (i >= dt_auto_llm_count()) {
         t->tp = t->pp = t->cp = t->ep = t->vpp = 1;
-        t->emb_sharding = TASK_EMB_TABLE + (int)(i - dt_auto_llm_count());
+        int64_t k = i - dt_auto_llm_count();
+        t->emb_sharding = k == 0 ? TASK_EMB_AUTO : TASK_EMB_TABLE + (int)(k - 1);
+        t->emb_dp_threshold_bytes = -1.0; /* the stack's */
         t->overlap_dp_comm = true;
         t->dtype = HW_BF16;
         return true;

@@ -18,6 +18,7 @@
  *   infer.c     inference: the entry to serving (serve.h: serve_step.c,
  *               serve_kv.c, serve_steady.c)
  *   dlrm.c      DLRM (embeddings sharded, MLPs data parallel)
+ *   emb.c       DLRM embeddings placed per table (planner), small all-reduces
  *   auto.c      the `auto` candidate strategies of sweeps
  *   names.c     enum names and strategy texts
  * Invariants: every function is a pure function of its inputs (no
@@ -395,6 +396,41 @@ void dt_tail_run(const dt_ctx *c, const dt_split *sp, const dt_stages *st, const
  * infeasible status (fidelity.c). */
 status_code dt_prepare(const point_t *p, engine *e, dt_ctx *c, stack_desc *ideal, dt_memo *memo,
                        dt_split *sp, dt_stages *st, dt_mem *mem, result_t *r);
+/* DLRM embeddings placed per table (emb.c). */
+#define DT_MAX_TABLES 1024   /* tables the planner places one by one */
+#define DT_EMB_NODE_MAX 128  /* devices per node it balances */
+#define DT_EMB_NODES_MAX 1024 /* nodes it assigns tables to */
+typedef struct dt_emb_in {
+    const model_t *m;
+    const hw_t *hw;
+    const topo_t *topo;
+    int64_t devices, per_node;
+    double batch;         /* global samples per iteration */
+    double dim, eb, cb;   /* emb_dim, table bytes, bytes on the wire */
+    double state_values;  /* optimizer values per row (fp32) */
+    double hot, hot_rows; /* hybrid embedding: lookup fraction, rows */
+    double dp_threshold;  /* replicated tables up to these bytes (0: none) */
+    double cap;           /* device memory for tables and states */
+    double mean_pool;     /* lookups per table per sample (mean) */
+    bool train, hierarchical;
+    bool split_columns;   /* split tables by columns (no partial sums) */
+} dt_emb_in;
+typedef struct dt_emb_plan {
+    double work_s;        /* busiest device: lookups, pooling, update */
+    double fwd_s;         /* its forward part (lookups, pooling) */
+    double a2a_s;         /* one pooled exchange (forward; backward the same) */
+    double ids_s;         /* ids to the model-parallel tables */
+    double grad_bytes;    /* replicated rows' gradients all-reduced */
+    double table_bytes;   /* busiest device: tables and their states */
+    double pooled_bytes;  /* pooled vectors per device */
+    double imbalance;     /* busiest device / mean */
+    int n_dp, n_table, n_row, n_mp, split_per_node;
+} dt_emb_plan;
+void dt_emb_plan_run(const dt_emb_in *in, dt_emb_plan *out);
+/* A small all-reduce as NCCL runs it: reduce-scatter in the node, tree
+ * across nodes, all-gather in the node. */
+double dt_dlrm_allreduce(const topo_t *topo, int64_t n, double bytes, bool sharp);
+
 status_code dt_check_dlrm(const point_t *p, const char **where);
 status_code dt_run_dlrm(const point_t *p, engine *e, result_t *r);
 int64_t dt_auto_count(void);

@@ -91,8 +91,8 @@ int detailed_fp8_recipe_parse(const char *s)
 
 int detailed_emb_sharding_parse(const char *s)
 {
-    static const char *const n[] = {"table", "row", "column"};
-    int v = dt_lookup(s, n, 3);
+    static const char *const n[] = {"table", "row", "column", "auto"};
+    int v = dt_lookup(s, n, 4);
     return v < 0 ? -1 : v + 1;
 }
 
@@ -104,7 +104,10 @@ int detailed_emb_optimizer_parse(const char *s)
 
 const char *dt_sharding_name(int s)
 {
-    return s == TASK_EMB_ROW ? "row" : s == TASK_EMB_COLUMN ? "column" : "table";
+    return s == TASK_EMB_ROW      ? "row"
+           : s == TASK_EMB_COLUMN ? "column"
+           : s == TASK_EMB_AUTO   ? "auto"
+                                  : "table";
 }
 
 const char *dt_emb_opt_name(int o)

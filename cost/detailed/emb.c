@@ -1,0 +1,332 @@
+/*
+ * emb.c - DLRM embeddings placed per table (emb_sharding = "auto"), as
+ * the planners of HugeCTR (embedding collection, hier_auto) and TorchRec
+ * do it, and the small all-reduces of DLRM training.
+ *
+ * Physics. A lookup is a random gather of one row (emb_dim x the table's
+ * bytes) from HBM: the gather reaches the hardware's streaming bandwidth
+ * times row / (row + 64 B), a DRAM access of a row costing one extra
+ * 64-byte burst of row activation and sector waste. Pooling writes one
+ * vector per table and sample. Training: the pooled gradients are read
+ * and scattered to the rows, and the sparse optimizer reads and writes
+ * every touched row once (after de-duplication) with its state (SGD
+ * none, row-wise Adagrad 1 value per row, Adagrad 1 and Adam 2 per
+ * element, fp32). Touched rows of a table of R rows hit n times:
+ * R (1 - exp(-n / R)) (uniform hashing; skewed ids touch fewer).
+ *
+ * Placement. A table of at most the data-parallel threshold bytes is
+ * replicated: every device looks it up for its own samples, and its row
+ * gradients are all-reduced with the MLP gradients. A hybrid embedding
+ * (HugeCTR's, stack emb_hot_fraction) also replicates the most frequent
+ * rows of every table: that fraction of the lookups stays local. The
+ * other tables are model-parallel: assigned whole to the least loaded
+ * node (longest-processing-time first, node memory permitting), inside a
+ * node to the least loaded device, or split by rows over the node's
+ * devices when a table alone would exceed the balanced load or does not
+ * fit a device (its partial sums then reduce-scattered over NVLink).
+ * The busiest device sets the embedding time.
+ *
+ * Exchange. Every device receives, for its own samples, the pooled
+ * vector of every model-parallel table (and sends as much): the forward
+ * all-to-all; the backward sends their gradients back. Hierarchical (the
+ * stack's emb_hierarchical): the bytes cross NVLink once and the network
+ * once, one message per node pair, so the latency grows with the nodes,
+ * not the devices.
+ *
+ * Small all-reduces (MLP gradients, replicated rows) take NCCL's path
+ * for small messages: reduce-scatter in the node, a tree across nodes,
+ * all-gather in the node: 2 log2(nodes) network latencies, not the
+ * 2 (n - 1) of a flat ring. With in-network reduction (SHARP, NCCL
+ * CollNet; the task's allreduce_sharp) the switches reduce: each node's
+ * share crosses the network once each way, two latencies.
+ */
+#include "dt.h"
+
+#include <math.h>
+#include <string.h>
+
+#define DT_EMB_BURST 64.0 /* bytes of row activation / sector waste per gather */
+
+/* Seconds per byte of random row gathers of `row` bytes. */
+static double dt_emb_gather_sec(const hw_t *hw, double row)
+{
+    return hw_mem_time(hw, 1.0) * (row + DT_EMB_BURST) / row;
+}
+
+double dt_dlrm_allreduce(const topo_t *topo, int64_t n, double bytes, bool sharp)
+{
+    if (n <= 1 || bytes <= 0)
+        return 0.0;
+    const topo_level *l0 = &topo->level[0];
+    int64_t g = l0->span < n ? l0->span : n;
+    int64_t nodes = (n + g - 1) / g;
+    double t = 0.0;
+    if (g > 1) /* reduce-scatter and all-gather in the node */
+        t += 2.0 * ((double)(g - 1) / (double)g * bytes / l0->bw + (double)(g - 1) * l0->alpha_s);
+    if (nodes > 1 && topo->nlevels > 1) {
+        const topo_level *l1 = &topo->level[1];
+        double part = bytes / (double)g;
+        if (sharp) /* reduced in the switches: sent once, received once */
+            t += part * l1->oversub / l1->bw + 2.0 * l1->alpha_s;
+        else
+            t += 2.0 * (double)(nodes - 1) / (double)nodes * part * l1->oversub / l1->bw +
+                 2.0 * ceil(log2((double)nodes)) * l1->alpha_s;
+    }
+    return t;
+}
+
+/* One table's figures for the planner. */
+typedef struct dt_emb_tab {
+    double rows, pool, work, fwd, bytes;
+    int idx;
+} dt_emb_tab;
+
+/* Work (s) of `n` lookups on a table of `rows` rows for a batch of `bsz`
+ * samples on one device: gathers, pooled writes, and in training the
+ * gradient scatter and the optimizer's read-modify-write. */
+static double dt_emb_work(const dt_emb_in *in, double rows, double n, double bsz,
+                          double *fwd)
+{
+    double row = in->dim * in->eb, gs = dt_emb_gather_sec(in->hw, row);
+    double t = n * row * gs + bsz * in->dim * in->cb * hw_mem_time(in->hw, 1.0);
+    *fwd += t;
+    if (in->train) {
+        /* pooled gradients read, gathered per lookup, summed per touched
+         * row; the row and its state read and written */
+        double touched = rows * -expm1(-n / rows);
+        t += bsz * in->dim * in->cb * hw_mem_time(in->hw, 1.0) +
+             n * in->dim * in->cb * dt_emb_gather_sec(in->hw, in->dim * in->cb) +
+             touched * (2.0 * row + 2.0 * 4.0 * in->state_values) * gs;
+    }
+    return t;
+}
+
+static void dt_emb_sort(dt_emb_tab *t, int n)
+{
+    for (int i = 1; i < n; i++) { /* insertion sort: few tables */
+        dt_emb_tab x = t[i];
+        int j = i - 1;
+        while (j >= 0 && t[j].work < x.work) {
+            t[j + 1] = t[j];
+            j--;
+        }
+        t[j + 1] = x;
+    }
+}
+
+/* Tables of one node over its g devices: longest first to the least
+ * loaded device with room; split by rows over all g when the table fits
+ * no device, or when it alone exceeds the node's balanced load and the
+ * split (its share on every device plus `split_s`, the exchange of its
+ * partial sums) ends sooner than the least loaded device would. */
+static void dt_emb_node(const dt_emb_tab *t, int n, int64_t g, double cap,
+                        double base_load, double base_fwd, double base_mem,
+                        double split_s, dt_emb_plan *out)
+{
+    double load[DT_EMB_NODE_MAX], fwd[DT_EMB_NODE_MAX], mem[DT_EMB_NODE_MAX], total = 0.0;
+    int64_t k = g < DT_EMB_NODE_MAX ? g : DT_EMB_NODE_MAX;
+    for (int64_t d = 0; d < k; d++) {
+        load[d] = base_load;
+        fwd[d] = base_fwd;
+        mem[d] = base_mem;
+    }
+    for (int i = 0; i < n; i++)
+        total += t[i].work;
+    double target = total / (double)g;
+    int split = 0;
+    for (int i = 0; i < n; i++) {
+        int64_t best = -1;
+        for (int64_t d = 0; d < k; d++)
+            if (mem[d] + t[i].bytes <= cap && (best < 0 || load[d] < load[best]))
+                best = d;
+        double maxl = 0.0;
+        for (int64_t d = 0; d < k; d++)
+            maxl = load[d] > maxl ? load[d] : maxl;
+        bool worth = best >= 0 && t[i].work > target &&
+                     maxl + t[i].work / (double)g + split_s <
+                         (load[best] + t[i].work > maxl ? load[best] + t[i].work : maxl);
+        if (g > 1 && (best < 0 || worth)) {
+            for (int64_t d = 0; d < k; d++) {
+                load[d] += t[i].work / (double)g;
+                fwd[d] += t[i].fwd / (double)g;
+                mem[d] += t[i].bytes / (double)g;
+            }
+            split++;
+        } else {
+            if (best < 0)
+                best = 0; /* fits nowhere: memory check reports it */
+            load[best] += t[i].work;
+            fwd[best] += t[i].fwd;
+            mem[best] += t[i].bytes;
+            out->n_table++;
+        }
+    }
+    out->n_row += split;
+    for (int64_t d = 0; d < k; d++) {
+        if (load[d] > out->work_s) {
+            out->work_s = load[d];
+            out->fwd_s = fwd[d];
+        }
+        if (mem[d] > out->table_bytes)
+            out->table_bytes = mem[d];
+    }
+    if (split > out->split_per_node)
+        out->split_per_node = split;
+}
+
+void dt_emb_plan_run(const dt_emb_in *in, dt_emb_plan *out)
+{
+    const model_t *m = in->m;
+    int T = (int)m->tables;
+    memset(out, 0, sizeof *out);
+    int64_t n = in->devices, g = in->per_node < n ? in->per_node : n;
+    if (g < 1)
+        g = 1;
+    int64_t nodes = (n + g - 1) / g;
+    double B = in->batch, b = B / (double)n, h = in->hot;
+    double row = in->dim * in->eb;
+    double per_row_state = 4.0 * in->state_values;
+    dt_emb_tab mp[DT_MAX_TABLES];
+    int nmp = 0;
+    double dp_load = 0.0, dp_fwd = 0.0, dp_mem = 0.0, mp_pool = 0.0, total_work = 0.0;
+    for (int i = 0; i < T && i < DT_MAX_TABLES; i++) {
+        double R = m->d.n_tables > 0 ? (double)m->d.table_rows[i] : (double)m->rows_per_table;
+        double L = m->d.n_tables > 0 ? (double)m->d.table_pooling[i] : (double)m->pooling;
+        double bytes = R * (row + (in->train ? per_row_state : 0.0));
+        if (n > 1 && in->dp_threshold > 0 && R * row <= in->dp_threshold) {
+            /* replicated: own samples' lookups, every touched row updated */
+            dp_load += dt_emb_work(in, R, b * L, b, &dp_fwd);
+            if (in->train) {
+                double touched = R * -expm1(-B * L / R);
+                dp_load += touched * (2.0 * row + 2.0 * per_row_state) *
+                           dt_emb_gather_sec(in->hw, row);
+                out->grad_bytes += touched * in->dim * in->cb;
+            }
+            dp_mem += bytes;
+            out->n_dp++;
+            continue;
+        }
+        /* hybrid: the hot fraction served from local replicas */
+        if (h > 0 && n > 1)
+            dp_load += dt_emb_work(in, in->hot_rows > 0 ? in->hot_rows : R, b * L * h, b * h,
+                                   &dp_fwd);
+        mp[nmp].rows = R;
+        mp[nmp].pool = L;
+        mp[nmp].fwd = 0.0;
+        double cold = n > 1 ? 1.0 - h : 1.0;
+        mp[nmp].work = dt_emb_work(in, R, B * L * cold, B * cold, &mp[nmp].fwd);
+        mp[nmp].bytes = bytes;
+        mp[nmp].idx = i;
+        total_work += mp[nmp].work;
+        mp_pool += 1.0;
+        nmp++;
+    }
+    if (h > 0 && n > 1 && in->train) {
+        out->grad_bytes += in->hot_rows * in->dim * in->cb;
+        dp_mem += in->hot_rows * (row + per_row_state);
+    }
+    dt_emb_sort(mp, nmp);
+    /* a table heavier than a node's share is split by rows over as many
+     * nodes as it needs (its parts placed like tables; their partial sums
+     * cross the network like extra tables' vectors) */
+    double extra_parts = 0.0;
+    if (nodes > 1 && total_work > 0) {
+        double node_target = total_work / (double)nodes;
+        int n0 = nmp;
+        for (int i = 0; i < n0; i++) {
+            double k = ceil(mp[i].work / node_target - 1e-9);
+            if (k > (double)nodes)
+                k = (double)nodes;
+            for (int j = 1; j < (int)k && nmp < DT_MAX_TABLES; j++) {
+                mp[nmp] = mp[i];
+                nmp++;
+            }
+            int parts = 1 + (nmp - n0) - (int)extra_parts;
+            if (parts > 1) {
+                double kk = (double)parts;
+                mp[i].work /= kk;
+                mp[i].fwd /= kk;
+                mp[i].bytes /= kk;
+                for (int j = nmp - parts + 1; j < nmp; j++)
+                    mp[j] = mp[i];
+                extra_parts += kk - 1.0;
+            }
+        }
+        dt_emb_sort(mp, nmp);
+    }
+    /* exchange of one split table's partial sums (reduce-scatter in the
+     * node, forward and backward) */
+    double split_s = 0.0;
+    if (g > 1 && !in->split_columns) {
+        const topo_level *l0 = &in->topo->level[0];
+        split_s = 2.0 * ((B / (double)nodes) * in->dim * in->cb * (double)(g - 1) / (double)g /
+                             l0->bw +
+                         (double)(g - 1) * l0->alpha_s);
+    }
+    /* tables to nodes (LPT with the node's memory), then inside each */
+    double nload[DT_EMB_NODES_MAX], nmem[DT_EMB_NODES_MAX];
+    int owner[DT_MAX_TABLES];
+    int64_t kn = nodes < DT_EMB_NODES_MAX ? nodes : DT_EMB_NODES_MAX;
+    if (kn > nmp && nmp > 0)
+        kn = nmp; /* nodes beyond the tables hold none */
+    for (int64_t k = 0; k < kn; k++)
+        nload[k] = nmem[k] = 0.0;
+    double ncap = (double)g * (in->cap - dp_mem);
+    for (int i = 0; i < nmp; i++) {
+        int64_t best = 0;
+        for (int64_t k = 1; k < kn; k++)
+            if ((nmem[k] + mp[i].bytes <= ncap) > (nmem[best] + mp[i].bytes <= ncap) ||
+                ((nmem[k] + mp[i].bytes <= ncap) == (nmem[best] + mp[i].bytes <= ncap) &&
+                 nload[k] < nload[best]))
+                best = k;
+        owner[i] = (int)best;
+        nload[best] += mp[i].work;
+        nmem[best] += mp[i].bytes;
+    }
+    out->work_s = 0.0;
+    for (int64_t k = 0; k < kn; k++) {
+        dt_emb_tab sub[DT_MAX_TABLES];
+        int ns = 0;
+        for (int i = 0; i < nmp; i++)
+            if (owner[i] == k)
+                sub[ns++] = mp[i];
+        dt_emb_node(sub, ns, g, in->cap, dp_load, dp_fwd, dp_mem, split_s, out);
+    }
+    if (nmp == 0) {
+        out->work_s = dp_load;
+        out->fwd_s = dp_fwd;
+        out->table_bytes = dp_mem;
+    }
+    double mean = dp_load + total_work / (double)n;
+    out->imbalance = mean > 0 ? out->work_s / mean : 1.0;
+    out->n_mp = nmp;
+
+    /* the pooled exchange: every device receives the model-parallel
+     * tables' vectors for its samples (the cold part with a hybrid
+     * embedding); split tables add their partial sums' reduce-scatter
+     * inside the node */
+    double cold = n > 1 ? 1.0 - h : 1.0;
+    double x = b * in->dim * in->cb * (mp_pool + extra_parts) * cold;
+    double part = (double)out->split_per_node * (B / (double)nodes) * in->dim * in->cb *
+                  (double)(g - 1) / (double)g;
+    const topo_t *topo = in->topo;
+    double t = 0.0;
+    if (n > 1) {
+        const topo_level *l0 = &topo->level[0];
+        if (nodes > 1 && in->hierarchical && topo->nlevels > 1) {
+            const topo_level *l1 = &topo->level[1];
+            t = x / l0->bw + l0->alpha_s + (double)(g - 1) * l0->alpha_s * TOPO_A2A_PER_PEER +
+                x * (double)(nodes - 1) / (double)nodes * l1->oversub / l1->bw + l1->alpha_s +
+                (double)(nodes - 1) * l1->alpha_s * TOPO_A2A_PER_PEER;
+        } else {
+            t = topo_coll_time(topo, TOPO_ALLTOALL, n, 1, x);
+        }
+        if (part > 0 && g > 1 && !in->split_columns)
+            t += part / l0->bw + (double)(g - 1) * l0->alpha_s;
+    }
+    out->a2a_s = t;
+    out->ids_s = n > 1 ? topo_coll_time(topo, TOPO_ALLTOALL, n, 1,
+                                        x / (in->dim * in->cb) * 4.0 * in->mean_pool)
+                       : 0.0;
+    out->pooled_bytes = x + b * in->dim * in->cb * (double)out->n_dp;
+}

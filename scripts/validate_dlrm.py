@@ -1,0 +1,200 @@
+"""validate_dlrm.py - the DLRM rows of validate.py (imported by it).
+
+A file is a DLRM file when its header has the columns `tables`,
+`rows_per_table`, `emb_dim`, `pooling`, `bot_mlp`, `top_mlp` and
+`interaction` (schema: ../shared/reference/measured/calibration_v3.md,
+"DLRM file"). Every row becomes a `fidelity = "detailed"` point with the
+model written out (per-table rows and pooling as lists), the system
+(hardware, devices, devices per node, NIC), the row's stack and a task of
+dp = gpus, emb_sharding = "auto" (the planner), and what the row states
+about its embeddings:
+  - optimizer: "Adagrad" in notes -> adagrad; "Adam (DCNv2)" with a dcnv2
+    model -> adam; else sgd (the file's DLRM rows say SGD);
+  - hybrid embedding: "HybridSparseEmbedding" or "hybrid embedding" in
+    emb_sharding or notes -> emb_hybrid = true;
+  - "DP_SHARDING_THRESHOLD X GB" in notes -> emb_dp_threshold_bytes = X e9;
+    "no DP threshold" -> 0;
+  - precision amp -> fp16 MLPs, tf32 -> tf32, fp32 -> fp32;
+  - "SHARP" in notes (several nodes) -> allreduce_sharp = true;
+  - nic_gbps_per_gpu empty and "accelerator_interconnect: N x M Gbe" in
+    notes -> N x M / gpus_per_node Gb/s per GPU (else the hardware's).
+Nothing is keyed on point_id or source_short. The comparison is over
+samples/s (measured_samples_per_s); the band comes from the stack's
+ranges (iteration_time_hi_s gives the low end of samples/s).
+"""
+import re
+
+DLRM_COLUMNS = {"tables", "rows_per_table", "emb_dim", "pooling", "bot_mlp", "top_mlp",
+                "interaction"}
+GPUS = {"a100-40g", "a100-80g", "h100-sxm-80g", "h100-96g-500w", "v100-32g",
+        "h200", "b200", "gb200-nvl72", "mi300x"}
+PRECISION = {"amp": "fp16", "fp16": "fp16", "bf16": "bf16", "tf32": "tf32", "fp32": "fp32"}
+
+
+def is_dlrm(fieldnames):
+    return DLRM_COLUMNS.issubset(set(fieldnames or []))
+
+
+def _ints(text, what):
+    try:
+        vals = [int(x) for x in text.replace(",", ";").split(";") if x.strip()]
+    except ValueError:
+        raise ValueError(f"column {what}: not a ;-list of integers: {text!r}")
+    if not vals or min(vals) < 1:
+        raise ValueError(f"column {what}: empty or not positive")
+    return vals
+
+
+def _list(vals):
+    return "[" + ", ".join(str(v) for v in vals) + "]"
+
+
+def point_text(row, used, unmappable):
+    """The point file of one DLRM row; raises unmappable(reason)."""
+    gpu = (row.get("gpu") or "").strip()
+    if gpu not in GPUS:
+        raise unmappable(f"unknown gpu {gpu!r}")
+    try:
+        tables = int(row["tables"])
+        rows = _ints(row["rows_per_table"], "rows_per_table")
+        pool = _ints(row["pooling"], "pooling")
+        dim = int(row["emb_dim"])
+        bot = _ints(row["bot_mlp"], "bot_mlp")
+        top = _ints(row["top_mlp"], "top_mlp")
+        gpus = int(row["gpus"])
+        gb = int(row["global_batch"])
+    except (KeyError, ValueError) as e:
+        raise unmappable(str(e))
+    if len(rows) not in (1, tables) or len(pool) not in (1, tables):
+        raise unmappable("rows_per_table / pooling: neither one value nor one per table")
+    inter = (row.get("interaction") or "dot").strip()
+    if inter not in ("dot", "dcnv2"):
+        raise unmappable(f"unknown interaction {inter!r}")
+    prec_text = (row.get("precision") or "").strip() or "amp"
+    if prec_text not in PRECISION:
+        raise unmappable(f"unknown precision {prec_text!r}")
+    notes = row.get("notes") or ""
+    sharding = row.get("emb_sharding") or ""
+    if "Adagrad" in notes:
+        opt = "adagrad"
+    elif inter == "dcnv2" and "Adam (DCNv2)" in notes:
+        opt = "adam"
+    else:
+        opt = "sgd"
+        used.append("emb_optimizer=sgd")
+    hybrid = ("HybridSparseEmbedding" in notes or "hybrid embedding" in sharding.lower()
+              or "hybrid embedding" in notes.lower())
+    m = re.search(r"DP_SHARDING_THRESHOLD\s+([0-9.eE+-]+)\s*GB", notes)
+    thr = None
+    if "no DP threshold" in notes:
+        thr = 0.0
+    elif m:
+        thr = float(m.group(1)) * 1e9
+    per_node = (row.get("gpus_per_node") or "").strip()
+    nic = (row.get("nic_gbps_per_gpu") or "").strip()
+    stack = (row.get("stack") or "").strip()
+    if not stack:
+        stack = "unknown"
+        used.append("stack=unknown")
+    rows_text = str(rows[0]) if len(rows) == 1 else _list(rows)
+    pool_text = str(pool[0]) if len(pool) == 1 else _list(pool)
+    model = [
+        "model = {",
+        f'  name = "{row["point_id"]}"; type = "dlrm"; tables = {tables};',
+        f"  rows_per_table = {rows_text};",
+        f"  pooling = {pool_text};",
+        f"  emb_dim = {dim}; bytes_per_emb_param = 4;",
+        f"  bot_mlp = {_list(bot)}; top_mlp = {_list(top[:])};",
+        f'  interaction = "{inter}";',
+        "};",
+    ]
+    system = ["system = {", f'  name = "{row["point_id"]}"; hardware = "{gpu}"; devices = {gpus};']
+    if per_node:
+        system.append(f"  devices_per_node = {int(per_node)};")
+    link = re.search(r"accelerator_interconnect: (\d+) x (\d+) ?Gbe", notes, re.I)
+    if nic:
+        system.append(f"  nic_gbps_per_device = {float(nic)!r};")
+    elif link and per_node:
+        # the node's stated links shared by its GPUs
+        gbps = int(link.group(1)) * int(link.group(2)) / int(per_node)
+        system.append(f"  nic_gbps_per_device = {gbps!r};")
+        used.append(f"nic={gbps:g}(node links/gpus)")
+    else:
+        used.append("nic=hardware's")
+    system.append("};")
+    task = ["task = {", '  type = "pretrain";', f"  dp = {gpus}; global_batch = {gb};",
+            f'  precision = "{PRECISION[prec_text]}";',
+            f'  emb_sharding = "auto"; emb_optimizer = "{opt}";']
+    if hybrid:
+        task.append("  emb_hybrid = true;")
+    if thr is not None:
+        task.append(f"  emb_dp_threshold_bytes = {thr!r};")
+    if "SHARP" in notes and gpus > (int(per_node) if per_node else 8):
+        task.append("  allreduce_sharp = true;")
+    task.append("};")
+    return "\n".join(['fidelity = "detailed";', f'stack = "{stack}";'] + model + system +
+                     task) + "\n"
+
+
+def measured_of(row):
+    return float(row["measured_samples_per_s"])
+
+
+def evaluate(rows, run_point, unmappable, pct):
+    """Prints per row predicted and measured samples/s and the band, then
+    the summary lines; returns (errors_ab, failed_ab, all_errors)."""
+    import statistics as st
+    errors, errors_ab, failures = [], [], []
+    inside, widths = 0, []
+    by_source = {}
+    print(f"{'point':<30} {'rel':>3} {'predicted/s':>12} {'measured/s':>12} {'error':>8} "
+          f"{'band_lo/s':>12} {'band_hi/s':>12} in  placement  defaults")
+    for n, row in enumerate(rows, 1):
+        pid = row.get("point_id", f"row{n}")
+        rel = (row.get("reliability") or "").strip() or "?"
+        used = []
+        try:
+            measured = measured_of(row)
+            text = point_text(row, used, unmappable)
+        except (unmappable, KeyError, ValueError, TypeError) as e:
+            failures.append((pid, rel, f"unmappable: {e}"))
+            continue
+        res, why = run_point(pid, text)
+        if res is None:
+            failures.append((pid, rel, why))
+            continue
+        it = res["iteration_time_s"]
+        gb = res.get("global_batch") or int(row["global_batch"])
+        pred = gb / it
+        lo = gb / (res.get("iteration_time_hi_s") or it)
+        hi = gb / (res.get("iteration_time_lo_s") or it)
+        err = pred / measured - 1.0
+        errors.append(abs(err))
+        ok = lo <= measured <= hi
+        if rel in ("A", "B"):
+            errors_ab.append(abs(err))
+            inside += ok
+            widths.append((hi - lo) / pred)
+            by_source.setdefault(row.get("source_short", "?"), []).append(abs(err))
+        place = (f"dp{res.get('emb_dp_tables', 0)}/t{res.get('emb_whole_tables', 0)}"
+                 f"/r{res.get('emb_split_tables', 0)}")
+        print(f"{pid:<30} {rel:>3} {pred:12.4g} {measured:12.4g} {100 * err:+7.1f}% "
+              f"{lo:12.4g} {hi:12.4g} {'yes' if ok else 'no ':<3} {place:<10} "
+              f"{','.join(used) if used else '-'}")
+    for pid, rel, why in failures:
+        print(f"{pid:<30} {rel:>3} FAILED: {why}")
+    failed_ab = [x for x in failures if x[1] in ("A", "B")]
+    if failures:
+        print(f"validate: {len(failures)} of {len(rows)} rows failed ({len(failed_ab)} of "
+              f"reliability A or B, counted as failures)")
+    for src, errs in sorted(by_source.items()):
+        print(f"validate: source {src}: {len(errs)} rows, median |err| "
+              f"{pct(errs, st.median):.1f}%, max |err| {pct(errs, max):.1f}%")
+    print(f"validate: reliability A+B: {len(errors_ab)} rows, median |err| "
+          f"{pct(errors_ab, st.median):.1f}%, mean |err| {pct(errors_ab, st.fmean):.1f}%, "
+          f"max |err| {pct(errors_ab, max):.1f}% (samples/s)")
+    print(f"validate: band: {inside} of {len(errors_ab)} A+B rows inside, median width "
+          f"{pct(widths, st.median):.1f}%")
+    print(f"validate: {len(rows)} rows, median |err| {pct(errors, st.median):.1f}%, mean |err| "
+          f"{pct(errors, st.fmean):.1f}%, max |err| {pct(errors, max):.1f}%")
+    return errors_ab, failed_ab
