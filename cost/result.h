@@ -65,6 +65,24 @@ typedef struct result_t {
     double cost_per_iteration_usd;
     double cost_per_sample_usd;
     double cost_per_million_tokens_usd;
+    /* what bounds the step (cost/bound.h), times of the busiest device
+     * per iteration: compute split into math-bound kernels (GEMMs and
+     * attention) and memory-bound ones (element-wise, norms, loss,
+     * embedding; serving: decode steps whose HBM streaming outlasts
+     * their math), the optimizer step, exposed communication by parallel
+     * dimension and by network tier, and the largest of them (with the
+     * pipeline bubble) as a code; NaN where a fidelity does not split */
+    double compute_math_s;
+    double compute_memory_s;
+    double optimizer_s;
+    double comm_exposed_tp_s;
+    double comm_exposed_cp_s;
+    double comm_exposed_ep_s;
+    double comm_exposed_pp_s;
+    double comm_exposed_dp_s;
+    double comm_exposed_scaleup_s;
+    double comm_exposed_scaleout_s;
+    int64_t bound_code;
 } result_t;
 
 typedef enum result_type { RESULT_F64 = 0, RESULT_I64 = 1 } result_type;

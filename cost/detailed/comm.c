@@ -79,6 +79,8 @@ void dt_layer_comm(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
     L->a2a = a2a;
 
     L->fwd = L->comp_fwd + tpx_f + cpx_f + a2a;
+    L->tp_exp = tpx_f;
+    L->cp_exp = cpx_f;
     if (!training)
         return;
     bool overlap = c->t->overlap_dp_comm;
@@ -107,6 +109,8 @@ void dt_layer_comm(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
     L->bwd = L->comp_bwd + tpx_b + cpx_b + a2a;
     if (c->rc == TASK_RECOMPUTE_FULL)
         L->bwd += tpx_f + cpx_f + a2a;
+    L->tp_exp += tpx_b + (c->rc == TASK_RECOMPUTE_FULL ? tpx_f : 0.0);
+    L->cp_exp += cpx_b + (c->rc == TASK_RECOMPUTE_FULL ? cpx_f : 0.0);
 
     /* data-parallel traffic of this layer's parameters */
     double gscale = mode == DT_DGRAD ? 0.0 : 1.0; /* frozen: no gradients */

@@ -52,6 +52,8 @@ typedef struct dt_layer {
     double gemm_f, gemm_b;      /* their GEMM parts (what TP overlap hides behind) */
     double attn_f, attn_b;      /* attention core */
     double recomp;              /* recomputation inside comp_bwd */
+    double mem_f, mem_b;        /* memory-bound kernels inside comp_fwd, comp_bwd */
+    double tp_exp, cp_exp;      /* exposed TP and CP communication, fwd + bwd */
     double tp_comm, a2a, cp_comm; /* per pass */
     double grad_sync;           /* ZeRO 0-2: this layer's gradient collective */
     double zero3_ag, zero3_agb, zero3_rs; /* ZeRO 3 per micro-batch: gathers fwd, bwd; RS */
@@ -226,6 +228,7 @@ typedef struct dt_layers {
 } dt_layers;
 typedef struct dt_ends {
     double emb_f, emb_b, head_f, head_b;
+    double head_mf, head_mb; /* the loss's memory-bound part of head_f, head_b */
 } dt_ends;
 
 /* ---- bounds (fidelity.c): every count the fidelity multiplies or loops
@@ -244,6 +247,20 @@ static inline bool dt_mul_ok(int64_t a, int64_t b, int64_t max, int64_t *out)
     *out = r;
     return true;
 }
+
+/* ---- what bounds the step (breakdown.c) */
+
+/* Parallel dimensions of the exposed-communication split. */
+enum { DT_B_TP = 0, DT_B_CP = 1, DT_B_EP = 2, DT_B_PP = 3, DT_B_DP = 4, DT_B_DIMS = 5 };
+
+/* Splits exposed communication `exposed` over the dimensions into r's
+ * comm_exposed_*_s: est[] the exposed time of each dimension the
+ * fidelity knows (est[DT_B_DP] < 0: data parallelism takes what the
+ * others leave), scaled down together when they pass `exposed`; and
+ * over the tiers, a dimension's group inside one scale-up domain or
+ * across domains. */
+void dt_breakdown_comm(const dt_ctx *c, double exposed, const double est[DT_B_DIMS],
+                       result_t *r);
 
 /* ---- across files */
 
@@ -304,6 +321,7 @@ typedef struct dt_infer_k {
 typedef struct dt_infer_s {
     double pre, pre_comp, pre_tp, pre_cp, pre_a2a; /* prefill: wall, compute, comm */
     double step_comp, step_tp, step_a2a;           /* one decode step */
+    double pre_mem, step_mem; /* memory-bound parts of pre_comp and step_comp */
 } dt_infer_s;
 void dt_infer_common(const dt_ctx *c, dt_infer_k *k);
 void dt_infer_stage(const dt_ctx *c, const dt_stages *st, const dt_infer_k *k, int64_t s,

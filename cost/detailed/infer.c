@@ -69,16 +69,19 @@ void dt_infer_stage(const dt_ctx *c, const dt_stages *st, const dt_infer_k *k, i
     /* prefill */
     o->pre = (double)nd * k->dense.fwd + (double)nm * k->moe.fwd;
     o->pre_comp = (double)nd * k->dense.comp_fwd + (double)nm * k->moe.comp_fwd;
+    o->pre_mem = (double)nd * k->dense.mem_f + (double)nm * k->moe.mem_f;
     if (s == 0 && m->vocab > 0) {
         double e = dt_elem(c, 2.0 * c->tok * h * c->ab, 1.0);
         o->pre += e;
         o->pre_comp += e;
+        o->pre_mem += e;
     }
     if (s == c->d.pp - 1 && m->vocab > 0) { /* the head for the last prompt token */
-        double head = dt_gemm_p(c, mb, vocab_t, h, 1, false) +
-                      dt_elem(c, 10.0 * mb * vocab_t * 4.0, 6.0);
+        double loss = dt_elem(c, 10.0 * mb * vocab_t * 4.0, 6.0);
+        double head = dt_gemm_p(c, mb, vocab_t, h, 1, false) + loss;
         o->pre += head;
         o->pre_comp += head;
+        o->pre_mem += loss;
     }
     o->pre_tp = (double)nd * k->dense.tp_comm + (double)nm * k->moe.tp_comm;
     o->pre_cp = (double)nd * k->dense.cp_comm + (double)nm * k->moe.cp_comm;
@@ -96,6 +99,7 @@ void dt_infer_stage(const dt_ctx *c, const dt_stages *st, const dt_infer_k *k, i
         nl > 0 ? flops / (peak * c->f.gemm * hw_gemm_efficiency_dtype(hw, c->dt, flops / nl))
                : 0.0;
     o->step_comp = dt_max(stream, crunch) + nl * 12.0 * hw->kernel_overhead_s;
+    o->step_mem = stream >= crunch ? o->step_comp : 0.0; /* HBM-bound step */
     o->step_tp = nl * k->tp_step;
     o->step_a2a = (double)nm * k->a2a_step;
 }
@@ -106,12 +110,14 @@ status_code dt_infer_time(const dt_ctx *c, const dt_stages *st, result_t *r)
     dt_infer_common(c, &k);
     double steps = (double)c->t->decode_tokens;
     double ttft = 0.0, tpot = 0.0, comp = 0.0, tpcomm = 0.0, a2a = 0.0, cpcomm = 0.0;
+    double memc = 0.0;
     double p2p_pre = k.p2p_pre, p2p_dec = k.p2p_dec;
     for (int64_t s = 0; s < c->d.pp; s++) {
         dt_infer_s o;
         dt_infer_stage(c, st, &k, s, &o);
         ttft += o.pre + (s < c->d.pp - 1 ? p2p_pre : 0.0);
         comp += o.pre_comp + steps * o.step_comp;
+        memc += o.pre_mem + steps * o.step_mem;
         tpcomm += o.pre_tp + steps * o.step_tp;
         cpcomm += o.pre_cp;
         a2a += o.pre_a2a + steps * o.step_a2a;
@@ -136,6 +142,17 @@ status_code dt_infer_time(const dt_ctx *c, const dt_stages *st, result_t *r)
     double exposed = r->iteration_time_s - comp;
     r->comm_exposed_s = exposed < 0 ? 0 : exposed;
     r->comm_overlapped_s = comm > r->comm_exposed_s ? comm - r->comm_exposed_s : 0.0;
+    /* what bounds the step: math- and memory-bound compute, the exposed
+     * communication by dimension (serving has no data parallelism's
+     * collectives) */
+    r->compute_memory_s = memc;
+    r->compute_math_s = dt_max(0.0, comp - memc);
+    double est[DT_B_DIMS] = {[DT_B_TP] = tpcomm,
+                             [DT_B_CP] = cpcomm,
+                             [DT_B_EP] = a2a,
+                             [DT_B_PP] = pp1 * (p2p_pre + steps * p2p_dec),
+                             [DT_B_DP] = 0.0};
+    dt_breakdown_comm(c, r->comm_exposed_s, est, r);
     r->events_compute = 0;
     r->events_comm = 0;
     const model_t *m = c->m;

@@ -151,6 +151,7 @@ void dt_layer_cost(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
 
     L->gemm_f = g;
     L->comp_fwd = g + attn_f + attn_elem_f + elem_f;
+    L->mem_f = attn_elem_f + elem_f;
     if (!training)
         return;
     if (mode == DT_NOBWD)
@@ -159,12 +160,15 @@ void dt_layer_cost(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
     double gb = mode == DT_DGRAD ? g : 2.0 * g;
     L->gemm_b = gb;
     L->comp_bwd = gb + attn_b + attn_elem_b + 2.0 * elem_f;
+    L->mem_b = attn_elem_b + 2.0 * elem_f;
     if (c->rc == TASK_RECOMPUTE_FULL) {
         L->recomp = L->comp_fwd;
+        L->mem_b += L->mem_f;
     } else if (c->rc == TASK_RECOMPUTE_SELECTIVE) {
         double sg = c->f.sel_gemm;
-        L->recomp = (c->st->selective_attention ? attn_f + attn_elem_f : 0.0) +
-                    sg * (g + elem_f);
+        bool sa = c->st->selective_attention;
+        L->recomp = (sa ? attn_f + attn_elem_f : 0.0) + sg * (g + elem_f);
+        L->mem_b += (sa ? attn_elem_f : 0.0) + sg * elem_f;
     }
     L->comp_bwd += L->recomp;
 }
