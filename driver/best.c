@@ -517,6 +517,7 @@ static int best_columns(const best_query *q, const frame_col **cols, int max)
     }
     best_push(cols, &n, max, q->by);
     best_push(cols, &n, max, frame_find(f, "throughput_samples_per_s", NULL, 0));
+    best_push(cols, &n, max, best_results_col(f, "bound_by", FRAME_STR));
     return n;
 }
 

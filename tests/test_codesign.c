@@ -41,6 +41,7 @@
 #include "unit.h"
 
 static char g_file[600];
+static char g_summary[1 << 16]; /* the sweep's end-of-sweep tables */
 
 static const char *const cod_spec =
     "fidelity = \"detailed\";\n"
@@ -459,6 +460,22 @@ static void test_spec_keys(void)
     spec_free(&sp);
 }
 
+/* The end-of-sweep tables name each of the 8 variants of the generation
+ * once per table (pretraining and serving), without their size. */
+static void test_summary_variants(void)
+{
+    int rows = 0;
+    for (const char *p = g_summary; (p = strstr(p, "    h100-sxm-80g/bf16x")); p++) {
+        rows++;
+        char name[80];
+        CU_ASSERT_EQUAL(sscanf(p, "%79s", name), 1);
+        CU_ASSERT_PTR_NULL(strstr(name, "x8/")); /* no nodes x devices part */
+        CU_ASSERT_PTR_NOT_NULL(strstr(name, "/hbmbwx"));
+    }
+    CU_ASSERT_EQUAL(rows, 16);
+    CU_ASSERT_PTR_NOT_NULL(strstr(g_summary, "bound by"));
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -468,9 +485,15 @@ int main(int argc, char **argv)
         return 1;
     }
     snprintf(g_file, sizeof g_file, "%s.h5", sp);
-    sweep_opts o = {.spec_path = sp, .out_path = g_file,
-                    .configs_dir = unit_configs(), .quiet = true};
-    if (sweep_run(MPI_COMM_WORLD, &o, NULL, stdout, stderr) != 0) {
+    sweep_opts o = {.spec_path = sp, .out_path = g_file, .configs_dir = unit_configs()};
+    FILE *tab = tmpfile();
+    int rc = tab ? sweep_run(MPI_COMM_WORLD, &o, NULL, tab, stderr) : -1;
+    if (tab) {
+        rewind(tab);
+        g_summary[fread(g_summary, 1, sizeof g_summary - 1, tab)] = '\0';
+        fclose(tab);
+    }
+    if (rc != 0) {
         fprintf(stderr, "the sweep of the test failed\n");
         MPI_Finalize();
         return 1;
@@ -483,5 +506,6 @@ int main(int argc, char **argv)
     CU_add_test(s, "every ok row names what bounds it", test_bound_by);
     CU_add_test(s, "best --baseline: speedup against a brute force", test_baseline);
     CU_add_test(s, "grid keys: scale errors, pod, collective", test_spec_keys);
+    CU_add_test(s, "the summary keeps the variants apart", test_summary_variants);
     return unit_run_mpi();
 }
