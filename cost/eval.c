@@ -183,6 +183,7 @@ static void eval_derive(const point_t *p, result_t *r)
     double cap = det ? p->system.hw.mem_capacity_bytes : p->cluster.mem_capacity_bytes;
     double need = det ? r->mem_total_bytes_per_device : r->mem_weights_bytes_per_device;
     r->mem_capacity_bytes_per_device = cap;
+    r->comm_latency_modeled = det ? 1 : 0;
     if (r->status == STATUS_INFEASIBLE_MEMORY)
         r->mem_fits = 0.0;
     else if (isfinite(need))

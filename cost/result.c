@@ -89,6 +89,9 @@ const result_field result_fields[] = {
     RF(bound_code, "enum (cost/bound.h; the text column bound_by names it)", RESULT_I64,
        "the largest share of the step: 1 compute_math, 2 compute_memory, 3 compute, "
        "4-8 comm_tp/cp/ep/pp/dp, 9 comm, 10 bubble, 11 optimizer (0: not ok)"),
+    RF(comm_latency_modeled, "bool", RESULT_I64,
+       "1: collectives pay a latency per step (detailed); 0: bandwidth only (MAD-Max), "
+       "so plans of many small messages (serving, wide TP) look faster than they are"),
 };
 
 const size_t result_nfields = sizeof result_fields / sizeof result_fields[0];

@@ -83,6 +83,10 @@ typedef struct result_t {
     double comm_exposed_scaleup_s;
     double comm_exposed_scaleout_s;
     int64_t bound_code;
+    /* 1 when the fidelity's collectives pay a latency per step (detailed),
+     * 0 when they are priced by bandwidth alone (MAD-Max): its plans of
+     * many small messages look faster than they are */
+    int64_t comm_latency_modeled;
 } result_t;
 
 typedef enum result_type { RESULT_F64 = 0, RESULT_I64 = 1 } result_type;

@@ -55,6 +55,8 @@ typedef struct best_query {
     const frame_col *deg[4], *dense, *layout, *emb;
     int64_t seen, matched, not_ok; /* not_ok: not ok, or not fitting */
     int64_t nan_by;                /* rows whose `by` is NaN (not computed) */
+    const frame_col *lat;          /* comm_latency_modeled */
+    int64_t nolat;                 /* rows matched whose collectives have no latency */
 } best_query;
 
 static const char *const best_dims[4] = {"tp", "cp", "dp", "pp"};
@@ -129,6 +131,7 @@ static int best_setup(best_query *q, FILE *err)
     q->fits = best_results_col(&q->f, "mem_fits", FRAME_NUM);
     q->id = best_results_col(&q->f, "id", FRAME_INT);
     q->strat = best_results_col(&q->f, "strategy_idx", FRAME_INT);
+    q->lat = best_results_col(&q->f, "comm_latency_modeled", FRAME_INT);
     for (int d = 0; d < 4; d++)
         q->deg[d] = best_results_col(&q->f, best_dims[d], FRAME_INT);
     q->dense = best_results_col(&q->f, "dense_plan", FRAME_STR);
@@ -413,6 +416,7 @@ static int best_scan(best_query *q, FILE *err)
                 continue;
             }
             q->matched++;
+            q->nolat += q->lat && frame_int(&q->f, q->lat, row) == 0;
             best_group *g = best_group_of(q, row, err);
             if (!g) {
                 rc = 2;
@@ -620,6 +624,12 @@ static void best_footer(const best_query *q, FILE *out)
         fprintf(out, "; speedup = the best's %s over the baseline's (%s), per group",
                 q->by->name, q->o->baseline);
     fputs(")\n", out);
+    if (q->nolat)
+        fprintf(out, "note: %lld matching rows (comm_latency_modeled = 0, the MAD-Max "
+                "fidelity) price collectives by bandwidth alone, with no latency term: "
+                "plans of many small messages (serving, wide tensor parallelism) look "
+                "faster than they are, and their speedups are upper bounds; the detailed "
+                "fidelity models the latency\n", (long long)q->nolat);
 }
 
 static void best_print(const best_query *q, FILE *out)

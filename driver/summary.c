@@ -376,6 +376,10 @@ void summary_print(FILE *out, const space *s, const summary_best *b)
                   "several: scaled figures, NIC, domain, pod, collective)"
                 : "system",
             det ? "cluster sizes" : "plans", det ? ", software stacks" : "");
+    if (!det)
+        fprintf(out, "note: the MAD-Max fidelity prices collectives by bandwidth "
+                "alone, with no latency term (comm_latency_modeled = 0): plans of many "
+                "small messages, serving above all, look faster than they are\n");
     for (int64_t t = 0; t < s->radix[SPACE_TASK]; t++) {
         const spec_task *k = &sp->tasks[t];
         bool serve = k->kind == TASK_INFERENCE;

@@ -22,7 +22,10 @@
  *     force over the rows) and a speedup >= 1 equal to their ratio;
  *   - spec errors: an unknown scale key names the closest, a name longer
  *     than a system name can hold is refused, a figure set twice too;
- *     pod_devices and collective are grid axes.
+ *     pod_devices and collective are grid axes;
+ *   - the end-of-sweep tables keep the 8 variants apart;
+ *   - a MAD-Max file's rows say their collectives have no latency term
+ *     (comm_latency_modeled = 0) and best notes it under its table.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <CUnit/Basic.h>
@@ -42,6 +45,15 @@
 
 static char g_file[600];
 static char g_summary[1 << 16]; /* the sweep's end-of-sweep tables */
+static char g_mad[600];          /* a MAD-Max serving sweep */
+
+static const char *const mad_spec =
+    "fidelity = \"madmax\";\n"
+    "models = [\"llama2_70b\"];\n"
+    "systems = [\"dc_A_128\"];\n"
+    "tasks = [\"inference\"];\n"
+    "global_batch = [1024];\n"
+    "strategies = \"auto\";\n";
 
 static const char *const cod_spec =
     "fidelity = \"detailed\";\n"
@@ -460,6 +472,24 @@ static void test_spec_keys(void)
     spec_free(&sp);
 }
 
+/* MAD-Max rows say their collectives have no latency term, and best
+ * says so under its table; detailed rows model it. */
+static void test_madmax_latency(void)
+{
+    const char *argv[] = {"madsweep", "best", g_mad, "--where", "comm_latency_modeled==0"};
+    unit_cli r;
+    unit_cli_run(&r, 5, argv);
+    CU_ASSERT_EQUAL(r.rc, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "no latency term"));
+    const char *argv2[] = {"madsweep", "best", g_file, "--where", "comm_latency_modeled==1"};
+    unit_cli_run(&r, 5, argv2);
+    CU_ASSERT_EQUAL(r.rc, 0);
+    CU_ASSERT_PTR_NULL(strstr(r.out, "no latency term"));
+    const char *argv3[] = {"madsweep", "best", g_file, "--where", "comm_latency_modeled==0"};
+    unit_cli_run(&r, 5, argv3);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "no row"));
+}
+
 /* The end-of-sweep tables name each of the 8 variants of the generation
  * once per table (pretraining and serving), without their size. */
 static void test_summary_variants(void)
@@ -493,6 +523,13 @@ int main(int argc, char **argv)
         g_summary[fread(g_summary, 1, sizeof g_summary - 1, tab)] = '\0';
         fclose(tab);
     }
+    char mp[512];
+    if (rc == 0 && unit_write_file("codesign_mad.cfg", mad_spec, mp, sizeof mp)) {
+        snprintf(g_mad, sizeof g_mad, "%s.h5", mp);
+        sweep_opts om = {.spec_path = mp, .out_path = g_mad, .configs_dir = unit_configs(),
+                         .quiet = true};
+        rc = sweep_run(MPI_COMM_WORLD, &om, NULL, stdout, stderr);
+    }
     if (rc != 0) {
         fprintf(stderr, "the sweep of the test failed\n");
         MPI_Finalize();
@@ -507,5 +544,6 @@ int main(int argc, char **argv)
     CU_add_test(s, "best --baseline: speedup against a brute force", test_baseline);
     CU_add_test(s, "grid keys: scale errors, pod, collective", test_spec_keys);
     CU_add_test(s, "the summary keeps the variants apart", test_summary_variants);
+    CU_add_test(s, "MAD-Max plans without a latency term are flagged", test_madmax_latency);
     return unit_run_mpi();
 }
