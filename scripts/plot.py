@@ -487,9 +487,8 @@ def plot_exposed(d, meta, prefix):
         llm = meta["model_kind"][m] == "llm"
         sel = (d["task_idx"] == t) & (d["model_idx"] == m)
         share = 100.0 * d["comm_exposed_s"] / d["iteration_time_s"]
-        groups = (("every feasible point", sel, "#9db4d6"),
-                  (f"near-best (>= {NEAR_BEST:.0%} of the best per hardware and size)",
-                   near_best(d, sel, llm) if sel.any() else sel, "#c44e52"))
+        groups = (("feasible", sel, "#9db4d6"),
+                  ("near-best", near_best(d, sel, llm) if sel.any() else sel, "#c44e52"))
         for name, g, c in groups:
             x = share[g & np.isfinite(share)]
             if x.size:
@@ -498,6 +497,8 @@ def plot_exposed(d, meta, prefix):
                         histtype="stepfilled" if c[1] == "9" else "step", lw=1.6,
                         label=f"{name}: median {np.median(x):.1f} %, n = {x.size}")
         ax.set_xlim(0, 100)
+        lo, hi = ax.get_ylim()
+        ax.set_ylim(0, hi * 1.3)
         ax.set_xlabel("exposed communication, % of the step time")
         ax.set_ylabel("share of the points (%)")
         ax.set_title(title(meta, t, m), fontsize=9)
@@ -506,8 +507,9 @@ def plot_exposed(d, meta, prefix):
             ax.text(0.5, 0.5, "nothing runs and fits in memory", transform=ax.transAxes,
                     ha="center", color="0.4")
     suptitle(fig, "Share of the step lost to exposed communication across the design "
-                 "space (points that run and fit in memory), and across its near-best "
-                 "points", 11)
+                 "space (feasible: every point that runs and fits in memory) and across its "
+                 f"near-best points (within {1 - NEAR_BEST:.0%} of the best throughput per "
+                 "GPU of their hardware and cluster size)", 11)
     fig.tight_layout(rect=(0, 0, 1, 0.96))
     save(fig, prefix + "_exposed")
 
@@ -556,7 +558,7 @@ def plot_speedup(d, meta, prefix, spec):
         ax.axhline(1.0, color="0.5", lw=0.8)
         ax.set_xlabel("GPUs")
         ax.set_ylabel("speedup over the baseline (x)")
-        ax.set_title(title(meta, t, m) + (f"\n({missing} cells: baseline does not fit)"
+        ax.set_title(title(meta, t, m) + (f"\n({missing} cells without a fitting baseline)"
                                           if missing else ""), fontsize=8.5)
         ax.grid(True, alpha=0.3)
     legend(fig, col, gens, frontier=False)
