@@ -19,6 +19,7 @@
 #include "../cost/detailed.h"
 #include "keep.h"
 #include "speckeys.h"
+#include "variant.h"
 #include "suggest.h"
 
 #define NKEYS(t) (sizeof(t) / sizeof((t)[0]))
@@ -213,9 +214,8 @@ static double spec_upper(const char *key)
 }
 
 /* Reads an optional array of numbers; `def` when absent. */
-static int spec_numbers(const config_setting_t *g, const char *key,
-                        bool integer, double lo, double def, double **out,
-                        int *n, load_err *err)
+int spec_numbers(const config_setting_t *g, const char *key, bool integer, double lo,
+                 double def, double **out, int *n, load_err *err)
 {
     const config_setting_t *s = config_setting_get_member(g, key);
     if (!s) {
@@ -435,239 +435,12 @@ static const config_setting_t *spec_hw_group(const config_setting_t *he,
     return hg;
 }
 
-/* Short names of scaled hardware keys in generated system names
- * ("h100-sxm-80g/128x8/bf16x1.5/hbmbwx2"); a key not listed is named
- * in full. */
-static const char *spec_scale_short(const char *key)
-{
-    static const char *const tab[][2] = {
-        {"peak_fp32_flops", "fp32"},      {"peak_tf32_flops", "tf32"},
-        {"peak_bf16_flops", "bf16"},      {"peak_fp8_flops", "fp8"},
-        {"peak_int8_ops", "int8"},        {"mem_capacity_bytes", "hbm"},
-        {"mem_bw_bytes_per_s", "hbmbw"},  {"mem_bw_efficiency", "hbmeff"},
-        {"attention_efficiency", "attn"}, {"attention_tuned_efficiency", "attnt"},
-        {"kernel_overhead_s", "launch"},  {"scaleup_devices", "sud"},
-        {"scaleup_bytes_per_s", "subw"},  {"scaleup_latency_s", "sulat"},
-        {"scaleup_efficiency", "sueff"},  {"nic_bytes_per_s", "nic"},
-        {"nic_latency_s", "niclat"},      {"nic_efficiency", "niceff"},
-        {"board_power_w", "power"},       {"idle_power_w", "idle"},
-        {"price_per_hour_usd", "price"},
-    };
-    for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++)
-        if (strcmp(tab[i][0], key) == 0)
-            return tab[i][1];
-    return key;
-}
-
-/* The hardware figures one detailed grid group scales: for each key of
- * its `scale = { KEY = [factors]; ... }`, the key's index in
- * sp->scale_keys and its factors; plus the pod, oversubscription and
- * collective lists it crosses. */
-typedef struct spec_gridx {
-    int nax;
-    int key[SPEC_SCALE_MAX];
-    double *f[SPEC_SCALE_MAX];
-    int nf[SPEC_SCALE_MAX];
-    double *pod, *ovs;
-    int npod, novs, nalg;
-    int alg[3];
-} spec_gridx;
-
-static void spec_gridx_free(spec_gridx *x)
-{
-    for (int a = 0; a < x->nax; a++)
-        free(x->f[a]);
-    free(x->pod);
-    free(x->ovs);
-    memset(x, 0, sizeof *x);
-}
-
-/* Key `key` of sp->scale_keys, added when new; -1 with err set when the
- * spec scales more than SPEC_SCALE_MAX keys. */
-static int spec_scale_key(spec *sp, const config_setting_t *s, const char *key,
-                          load_err *err)
-{
-    for (int k = 0; k < sp->nscale; k++)
-        if (strcmp(sp->scale_keys[k], key) == 0)
-            return k;
-    if (sp->nscale == SPEC_SCALE_MAX) {
-        load_fail(err, s, "key 'scale': a spec scales at most %d hardware keys",
-                  SPEC_SCALE_MAX);
-        return -1;
-    }
-    snprintf(sp->scale_keys[sp->nscale], SPEC_SCALE_KEY, "%s", key);
-    return sp->nscale++;
-}
-
-/* Reads `scale` of a grid group: a group of numeric hardware keys, each
- * with a non-empty array of factors > 0. */
-static int spec_grid_scale(spec *sp, const config_setting_t *g, spec_gridx *x,
-                           load_err *err)
-{
-    const config_setting_t *sc = config_setting_get_member(g, "scale");
-    if (!sc)
-        return 0;
-    if (!config_setting_is_group(sc) || config_setting_length(sc) == 0) {
-        load_fail(err, sc, "key 'scale': expected a group { KEY = [factors]; "
-                  "... } of hardware keys (`madsweep keys`, hardware)");
-        return -1;
-    }
-    hw_t probe;
-    memset(&probe, 0, sizeof probe);
-    for (int i = 0; i < config_setting_length(sc); i++) {
-        const config_setting_t *m = config_setting_get_elem(sc, (unsigned)i);
-        const char *key = config_setting_name(m);
-        double v;
-        if (load_hw_number(&probe, key, &v) != 0) {
-            char list[1024], hint[SUGGEST_NAME_MAX + 32];
-            suggest sg;
-            suggest_init(&sg, key);
-            load_hw_number_keys(list, sizeof list, &sg);
-            load_fail(err, m, "key 'scale': '%s' is not a numeric hardware key%s "
-                      "(keys: %s)", key, suggest_hint(&sg, hint, sizeof hint), list);
-            return -1;
-        }
-        if ((strcmp(key, "nic_bytes_per_s") == 0 &&
-             (config_setting_get_member(g, "nic_scale") ||
-              config_setting_get_member(g, "nic_gbps_per_device"))) ||
-            (strcmp(key, "scaleup_devices") == 0 &&
-             config_setting_get_member(g, "devices_per_node"))) {
-            load_fail(err, m, "key 'scale': '%s' and the group's %s set one "
-                      "figure twice; give one of them", key,
-                      key[0] == 'n' ? "nic_scale/nic_gbps_per_device"
-                                    : "devices_per_node");
-            return -1;
-        }
-        int k = spec_scale_key(sp, m, key, err);
-        if (k < 0 || spec_numbers(sc, key, false, 1e-9, 0, &x->f[x->nax],
-                                  &x->nf[x->nax], err) != 0)
-            return -1;
-        x->key[x->nax++] = k;
-    }
-    return 0;
-}
-
-/* Reads the scale, pod_devices, pod_oversubscription and collective axes
- * of a detailed grid group. */
-static int spec_gridx_read(spec *sp, const config_setting_t *g, spec_gridx *x,
-                           load_err *err)
-{
-    memset(x, 0, sizeof *x);
-    if (spec_grid_scale(sp, g, x, err) ||
-        spec_numbers(g, "pod_devices", true, 1, 0, &x->pod, &x->npod, err) ||
-        spec_numbers(g, "pod_oversubscription", false, 1, 0, &x->ovs, &x->novs, err))
-        return -1;
-    const config_setting_t *cs = config_setting_get_member(g, "collective");
-    if (!cs)
-        return 0;
-    bool one = config_setting_get_string(cs) != NULL;
-    int n = one ? 1 : config_setting_is_array(cs) ? config_setting_length(cs) : 0;
-    if (n < 1 || n > 3) {
-        load_fail(err, cs, "key 'collective': expected \"ring\", \"tree\", "
-                  "\"hierarchical\" or an array of them");
-        return -1;
-    }
-    for (int i = 0; i < n; i++) {
-        const char *a = one ? config_setting_get_string(cs)
-                            : config_setting_get_string_elem(cs, (unsigned)i);
-        int v = a ? topo_algo_parse(a) : -1;
-        if (v < 0) {
-            load_fail(err, cs, "key 'collective': element %d: expected \"ring\", "
-                      "\"tree\" or \"hierarchical\"", i);
-            return -1;
-        }
-        x->alg[x->nalg++] = v;
-    }
-    return 0;
-}
-
-/* Appends to *name the text `fmt` (a name part); -1 with err set when
- * the name would pass HW_NAME_MAX - 1 characters. */
-static int spec_name_add(char *name, const config_setting_t *g, load_err *err,
-                         const char *fmt, ...)
-{
-    size_t used = strlen(name);
-    va_list ap;
-    va_start(ap, fmt);
-    int w = vsnprintf(name + used, HW_NAME_MAX - used, fmt, ap);
-    va_end(ap);
-    if (w < 0 || used + (size_t)w >= HW_NAME_MAX) {
-        load_fail(err, g, "system_grid: the generated system name '%s...' is "
-                  "longer than %d characters; scale fewer keys in one group or "
-                  "name the hardware shorter", name, HW_NAME_MAX - 1);
-        return -1;
-    }
-    return 0;
-}
-
-/* Appends system variant `v` of a grid group to sp: y (sizes and NIC
- * set) takes variant v of x's pod, oversubscription and collective
- * axes; fac holds the factors of sp's scale keys, `tail` the scaled
- * figures' name part. */
-static int spec_dgrid_push(spec *sp, const config_setting_t *g, topo_system_t *y,
-                           const spec_gridx *x, int64_t v, const double *fac,
-                           const char *tail, load_err *err)
-{
-    if (x->nalg > 0) {
-        y->algo = (topo_algo)x->alg[v % x->nalg];
-        v /= x->nalg;
-        if (spec_name_add(y->name, g, err, "/%s", y->algo == TOPO_TREE ? "tree"
-                          : y->algo == TOPO_HIERARCHICAL ? "hier" : "ring"))
-            return -1;
-    }
-    if (x->novs > 0) {
-        y->pod_oversubscription = x->ovs[v % x->novs];
-        v /= x->novs;
-        if (spec_name_add(y->name, g, err, "/ovs%g", y->pod_oversubscription))
-            return -1;
-    }
-    if (x->npod > 0) {
-        y->pod_devices = (int64_t)x->pod[v % x->npod];
-        if (spec_name_add(y->name, g, err, "/pod%lld", (long long)y->pod_devices))
-            return -1;
-    }
-    if (spec_name_add(y->name, g, err, "%s", tail))
-        return -1;
-    const char *bad = NULL;
-    status_code st = topo_system_derive(y, &bad);
-    if (st != STATUS_OK) {
-        load_fail(err, g, "system_grid: generated system '%s': key '%s': %s",
-                  y->name, bad ? bad : "?", status_text(st));
-        return -1;
-    }
-    memcpy(&sp->scale[sp->nsystems * SPEC_SCALE_MAX], fac,
-           SPEC_SCALE_MAX * sizeof *fac);
-    sp->nsystems++;
-    return 0;
-}
-
-/* Grows sp->dsystems and sp->scale by `add` systems (scale rows of the
- * systems before the first grid: factors 1). */
-static int spec_dgrid_grow(spec *sp, const config_setting_t *g, int64_t add,
-                           load_err *err)
-{
-    size_t n = (size_t)(sp->nsystems + add);
-    topo_system_t *grown = realloc(sp->dsystems, n * sizeof *grown);
-    if (grown)
-        sp->dsystems = grown;
-    bool fresh = sp->scale == NULL;
-    double *sc = grown ? realloc(sp->scale, n * SPEC_SCALE_MAX * sizeof *sc) : NULL;
-    if (!sc) {
-        load_fail(err, g, "system_grid: out of memory");
-        return -1;
-    }
-    sp->scale = sc;
-    for (int64_t i = 0; fresh && i < sp->nsystems * SPEC_SCALE_MAX; i++)
-        sc[i] = 1.0;
-    return 0;
-}
-
 /* The systems of one hardware generation of a detailed grid group g:
  * nodes (or devices) x devices_per_node x NIC figures x the pod,
  * oversubscription and collective axes of x; hw has the scaled figures
  * (factors fac, name part `tail`). */
 static int spec_dgrid_hw(spec *sp, const config_setting_t *g, const hw_t *hw,
-                         const spec_gridx *x, const double *fac,
+                         const variant_axes *x, const double *fac,
                          const char *tail, load_err *err)
 {
     double *nodes = NULL, *devs = NULL, *dpn = NULL, *gbps = NULL, *scale = NULL;
@@ -690,7 +463,7 @@ static int spec_dgrid_hw(spec *sp, const config_setting_t *g, const hw_t *hw,
     int nk = ng > 0 ? ng : ns > 0 ? ns : 1;
     int64_t nvar = (int64_t)(x->nalg > 0 ? x->nalg : 1) * (x->novs > 0 ? x->novs : 1) *
                    (x->npod > 0 ? x->npod : 1);
-    if (spec_dgrid_grow(sp, g, (int64_t)nsize * nd * nk * nvar, err))
+    if (variant_grow(sp, g, (int64_t)nsize * nd * nk * nvar, err))
         goto out;
     for (int a = 0; a < nsize; a++)
         for (int b = 0; b < nd; b++)
@@ -732,9 +505,9 @@ static int spec_dgrid_hw(spec *sp, const config_setting_t *g, const hw_t *hw,
                     snprintf(nicx, sizeof nicx, "/nicx%g", scale[c]);
                 }
                 y->name[0] = '\0';
-                if (spec_name_add(y->name, g, err, "%s/%lldx%lld%s", hw->name,
+                if (variant_name_add(y->name, g, err, "%s/%lldx%lld%s", hw->name,
                                   (long long)n, (long long)per, nicx) ||
-                    spec_dgrid_push(sp, g, y, x, v, fac, tail, err))
+                    variant_push(sp, g, y, x, v, fac, tail, err))
                     goto out;
             }
     rc = 0;
@@ -747,52 +520,21 @@ out:
     return rc;
 }
 
-/* Every combination of the scale factors of x on hardware hw: the scaled
- * hardware, the factors per sp scale key and the name part
- * ("/bf16x1.5/hbmbwx2"), each passed to spec_dgrid_hw. */
+/* Every combination of the scale factors of x on hardware hw (the
+ * scaled hardware, its factors and name part: variant_combo), each
+ * passed to spec_dgrid_hw. */
 static int spec_dgrid_scaled(spec *sp, const config_setting_t *g, const hw_t *hw,
-                             const spec_gridx *x, load_err *err)
+                             const variant_axes *x, load_err *err)
 {
-    int64_t ncomb = 1;
-    for (int a = 0; a < x->nax; a++)
-        ncomb *= x->nf[a];
+    int64_t ncomb = variant_combos(x);
     for (int64_t c = 0; c < ncomb; c++) {
-        hw_t h = *hw;
+        hw_t h;
         double fac[SPEC_SCALE_MAX];
-        char tail[HW_NAME_MAX] = "";
-        for (int k = 0; k < SPEC_SCALE_MAX; k++)
-            fac[k] = 1.0;
-        int64_t r = c;
-        for (int a = x->nax - 1; a >= 0; a--) { /* the last key fastest */
-            double f = x->f[a][r % x->nf[a]];
-            r /= x->nf[a];
-            fac[x->key[a]] = f;
-            (void)load_hw_scale(&h, sp->scale_keys[x->key[a]], f);
-        }
-        for (int a = 0; a < x->nax; a++) {
-            size_t used = strlen(tail);
-            snprintf(tail + used, sizeof tail - used, "/%sx%g",
-                     spec_scale_short(sp->scale_keys[x->key[a]]), fac[x->key[a]]);
-        }
+        char tail[HW_NAME_MAX];
+        variant_combo(sp, x, c, hw, &h, fac, tail, sizeof tail);
         if (spec_dgrid_hw(sp, g, &h, x, fac, tail, err))
             return -1;
     }
-    return 0;
-}
-
-/* Every two systems of a detailed spec are named apart (a generated
- * name never stands for two systems). */
-static int spec_names_apart(const spec *sp, const config_setting_t *at,
-                            load_err *err)
-{
-    for (int64_t i = 0; i < sp->nsystems; i++)
-        for (int64_t j = i + 1; j < sp->nsystems; j++)
-            if (strcmp(sp->dsystems[i].name, sp->dsystems[j].name) == 0) {
-                load_fail(err, at, "key 'system_grid': two systems are named "
-                          "'%s' (give each grid group other figures)",
-                          sp->dsystems[i].name);
-                return -1;
-            }
     return 0;
 }
 
@@ -824,9 +566,9 @@ static int spec_dgrid(spec *sp, const config_setting_t *grid,
                       "(hardware.cfg)");
             return -1;
         }
-        spec_gridx x;
-        if (spec_gridx_read(sp, g, &x, err)) {
-            spec_gridx_free(&x);
+        variant_axes x;
+        if (variant_read(sp, g, &x, err)) {
+            variant_free(&x);
             return -1;
         }
         int nh = one ? 1 : config_setting_length(hs);
@@ -839,25 +581,13 @@ static int spec_dgrid(spec *sp, const config_setting_t *grid,
                 load_power(g, &hw.board_power_w, &hw.idle_power_w,
                            &hw.price_per_hour_usd, err) != 0 ||
                 spec_dgrid_scaled(sp, g, &hw, &x, err) != 0) {
-                spec_gridx_free(&x);
+                variant_free(&x);
                 return -1;
             }
         }
-        spec_gridx_free(&x);
+        variant_free(&x);
     }
-    if (sp->nscale > 0) {
-        sp->scale_fig = malloc((size_t)sp->nsystems * SPEC_SCALE_MAX *
-                               sizeof *sp->scale_fig);
-        if (!sp->scale_fig) {
-            load_fail(err, grid, "system_grid: out of memory");
-            return -1;
-        }
-        for (int64_t i = 0; i < sp->nsystems; i++)
-            for (int k = 0; k < sp->nscale; k++)
-                (void)load_hw_number(&sp->dsystems[i].hw, sp->scale_keys[k],
-                                     &sp->scale_fig[i * SPEC_SCALE_MAX + k]);
-    }
-    return spec_names_apart(sp, grid, err);
+    return variant_figures(sp, grid, err) || variant_names_apart(sp, grid, err) ? -1 : 0;
 }
 
 static int spec_bool(const config_setting_t *g, const char *key, bool *out,
