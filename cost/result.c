@@ -92,6 +92,16 @@ const result_field result_fields[] = {
     RF(comm_latency_modeled, "bool", RESULT_I64,
        "1: collectives pay a latency per step (detailed); 0: bandwidth only (MAD-Max), "
        "so plans of many small messages (serving, wide TP) look faster than they are"),
+    RF(elasticity_compute, "1 (d log T / d log R)", RESULT_F64,
+       "detailed, elasticities = true: step time's elasticity to the compute peaks (-1: "
+       "bound by them, 0: indifferent)"),
+    RF(elasticity_hbm_bw, "1 (d log T / d log R)", RESULT_F64,
+       "detailed, elasticities = true: step time's elasticity to the HBM bandwidth"),
+    RF(elasticity_scaleup_bw, "1 (d log T / d log R)", RESULT_F64,
+       "detailed, elasticities = true: step time's elasticity to the scale-up bandwidth"),
+    RF(elasticity_scaleout_bw, "1 (d log T / d log R)", RESULT_F64,
+       "detailed, elasticities = true: step time's elasticity to the scale-out (NIC) "
+       "bandwidth"),
 };
 
 const size_t result_nfields = sizeof result_fields / sizeof result_fields[0];

@@ -87,6 +87,13 @@ typedef struct result_t {
      * 0 when they are priced by bandwidth alone (MAD-Max): its plans of
      * many small messages look faster than they are */
     int64_t comm_latency_modeled;
+    /* d log T / d log R of the step time to compute, HBM bandwidth,
+     * scale-up and scale-out bandwidth (cost/elastic.h; a sweep with
+     * `elasticities = true`, and eval; NaN otherwise) */
+    double elasticity_compute;
+    double elasticity_hbm_bw;
+    double elasticity_scaleup_bw;
+    double elasticity_scaleout_bw;
 } result_t;
 
 typedef enum result_type { RESULT_F64 = 0, RESULT_I64 = 1 } result_type;

@@ -1062,6 +1062,8 @@ int spec_load(const char *path, const char *configs_dir, spec *sp,
         goto out;
     if (keep_load(&sp->keep, sp->fidelity, config_setting_get_member(root, "keep"), err))
         goto out;
+    if (spec_bool(root, "elasticities", &sp->elasticities, err))
+        goto out;
     sp->chunk = SPEC_CHUNK_DEFAULT;
     const config_setting_t *cs = config_setting_get_member(root, "chunk");
     if (cs) {

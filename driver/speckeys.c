@@ -52,6 +52,10 @@ static const speckey speckeys_top[] = {
      "default [\"unknown\"]): an axis of the sweep; detailed fidelity only "
      "(a madmax spec refuses it)", 0, 0},
     {"chunk", B, "ids per work chunk on average (default 4096)", 1, (double)SPEC_CHUNK_MAX},
+    {"elasticities", D,
+     "true: every ok row also carries the elasticities of its step time to compute, HBM "
+     "bandwidth, scale-up and scale-out bandwidth (d log T / d log R, four more "
+     "evaluations per point; default false)", 0, 0},
     {"keep", B,
      "what the sweep keeps (default \"all\"): { top = K; by = \"FIGURE\"; "
      "group = [...]; }, { pareto = [\"F1\", \"F2\"]; group = [...]; } or "

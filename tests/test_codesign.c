@@ -25,7 +25,8 @@
  *     pod_devices and collective are grid axes;
  *   - the end-of-sweep tables keep the 8 variants apart;
  *   - a MAD-Max file's rows say their collectives have no latency term
- *     (comm_latency_modeled = 0) and best notes it under its table.
+ *     (comm_latency_modeled = 0) and best notes it under its table;
+ *   - elasticities = true: each elasticity and their sum in [-1, 0].
  */
 #define _POSIX_C_SOURCE 200809L
 #include <CUnit/Basic.h>
@@ -46,6 +47,19 @@
 static char g_file[600];
 static char g_summary[1 << 16]; /* the sweep's end-of-sweep tables */
 static char g_mad[600];          /* a MAD-Max serving sweep */
+static char g_el[600];           /* a sweep with elasticities */
+
+static const char *const el_spec =
+    "fidelity = \"detailed\";\n"
+    "models = [\"llama3-8b\"];\n"
+    "system_grid = ( { hardware = \"h100-sxm-80g\"; nodes = [2]; } );\n"
+    "tasks = ( \"pretrain\",\n"
+    "  { type = \"inference\"; name = \"serve\"; prompt_tokens = 512;\n"
+    "    decode_tokens = 32; } );\n"
+    "stacks = [\"megatron-core\"];\n"
+    "global_batch = [32];\n"
+    "elasticities = true;\n"
+    "strategies = \"auto\";\n";
 
 static const char *const mad_spec =
     "fidelity = \"madmax\";\n"
@@ -490,6 +504,48 @@ static void test_madmax_latency(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "no row"));
 }
 
+/* elasticities = true: every ok row has the four elasticities, each in
+ * [-1, 0] and their sum too (to first order: the step time falls at most
+ * as fast as every resource grows together); training points that are
+ * compute-bound and decode steps that stream HBM show it; the main
+ * sweep, without the key, has NaN. */
+static void test_elasticities(void)
+{
+    static const char *const el[4] = {"elasticity_compute", "elasticity_hbm_bw",
+                                      "elasticity_scaleup_bw", "elasticity_scaleout_bw"};
+    rows_t x;
+    output_rows_init(&x.r, EVAL_DETAILED);
+    hid_t f = H5Fopen(g_el, H5F_ACC_RDONLY, H5P_DEFAULT);
+    CU_ASSERT_FATAL(f >= 0);
+    x.rows = unit_read_results(f, &x.r.t, &x.n);
+    H5Fclose(f);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(x.rows);
+    int ok = 0, compute = 0, hbm = 0;
+    for (hssize_t i = 0; i < x.n; i++) {
+        const char *row = x.rows + (size_t)i * x.r.t.size;
+        if (table_get_i32(row, x.r.status) != 0)
+            continue;
+        ok++;
+        double sum = 0.0;
+        for (int k = 0; k < 4; k++) {
+            double v = fig(&x, row, el[k]);
+            CU_ASSERT(isfinite(v) && v >= -1.0 - 1e-3 && v <= 1e-9);
+            sum += v;
+        }
+        CU_ASSERT(sum >= -1.0 - 1e-3);
+        int serve = table_get_i32(row, x.r.idx[SPACE_TASK]) == 1;
+        compute += !serve && fig(&x, row, "elasticity_compute") < -0.5;
+        hbm += serve && fig(&x, row, "elasticity_hbm_bw") < -0.5;
+    }
+    CU_ASSERT(ok > 100);
+    CU_ASSERT(compute > 0);
+    CU_ASSERT(hbm > 0);
+    free(x.rows);
+    rows_load(&x);
+    CU_ASSERT(isnan(fig(&x, x.rows, "elasticity_compute")));
+    free(x.rows);
+}
+
 /* The end-of-sweep tables name each of the 8 variants of the generation
  * once per table (pretraining and serving), without their size. */
 static void test_summary_variants(void)
@@ -530,6 +586,12 @@ int main(int argc, char **argv)
                          .quiet = true};
         rc = sweep_run(MPI_COMM_WORLD, &om, NULL, stdout, stderr);
     }
+    if (rc == 0 && unit_write_file("codesign_el.cfg", el_spec, mp, sizeof mp)) {
+        snprintf(g_el, sizeof g_el, "%s.h5", mp);
+        sweep_opts oe = {.spec_path = mp, .out_path = g_el, .configs_dir = unit_configs(),
+                         .quiet = true};
+        rc = sweep_run(MPI_COMM_WORLD, &oe, NULL, stdout, stderr);
+    }
     if (rc != 0) {
         fprintf(stderr, "the sweep of the test failed\n");
         MPI_Finalize();
@@ -545,5 +607,6 @@ int main(int argc, char **argv)
     CU_add_test(s, "grid keys: scale errors, pod, collective", test_spec_keys);
     CU_add_test(s, "the summary keeps the variants apart", test_summary_variants);
     CU_add_test(s, "MAD-Max plans without a latency term are flagged", test_madmax_latency);
+    CU_add_test(s, "elasticities of the step time to the hardware", test_elasticities);
     return unit_run_mpi();
 }

@@ -110,6 +110,7 @@ typedef struct spec {
     int64_t nstrats;       /* explicit count, or the auto set's size */
     int64_t chunk;         /* as given (sweep.c may raise it) */
     spec_keep keep;
+    bool elasticities;     /* detailed: rows carry elasticity_* (cost/elastic.h) */
     sources files;         /* catalogues and includes read (provenance) */
 } spec;
 
