@@ -86,7 +86,7 @@ const result_field result_fields[] = {
        "exposed communication of groups inside a scale-up domain (detailed LLMs)"),
     RF(comm_exposed_scaleout_s, "s", RESULT_F64,
        "exposed communication of groups crossing scale-up domains (detailed LLMs)"),
-    RF(bound_code, "enum (cost/bound.h; the text column bound_by names it)", RESULT_I64,
+    RF(bound_code, "enum (cost/bound.h; text column bound_by)", RESULT_I64,
        "the largest share of the step: 1 compute_math, 2 compute_memory, 3 compute, "
        "4-8 comm_tp/cp/ep/pp/dp, 9 comm, 10 bubble, 11 optimizer (0: not ok)"),
     RF(comm_latency_modeled, "bool", RESULT_I64,
