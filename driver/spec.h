@@ -62,6 +62,9 @@
  *               auto candidates state their ZeRO stage, sequence
  *               parallelism, interleaving and micro-batch themselves. Every
  *               row names its stack (column `stack`, and stack_idx).
+ *   elasticities  detailed: true to give every ok row the elasticities
+ *               of its step time to compute, HBM, scale-up and scale-out
+ *               bandwidth (cost/elastic.h; four more evaluations a point)
  * The keys and their help (`madsweep keys`) are the tables of speckeys.h;
  * an unknown key is an error naming the closest one.
  *   tasks       list of task types ("pretrain", "finetune", "inference")
