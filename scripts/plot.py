@@ -354,9 +354,13 @@ def plot_breakdown(d, meta, prefix):
     nrow = (len(jobs) + 1 + ncol - 1) // ncol
     fig, axs = plt.subplots(nrow, ncol, figsize=(6.2 * ncol, 3.9 * nrow), squeeze=False)
     if split:
+        # rows a fidelity does not split (DLRM, MAD-Max) keep compute and
+        # exposed communication whole
         parts = list(zip([n for k, n in BREAKDOWN if n],
                          ["#4c72b0", "#64b5cd", "#dd8452", "#c44e52", "#8172b3", "#937860",
                           "#da8bc3", "#8c8c8c", "#55a868"]))
+        parts += [("compute (not split)", "#2f4b7c"),
+                  ("exposed communication (not attributed)", "#f0b27a")]
     else:
         parts = [("compute", "#4c72b0")] + \
             [(f"exposed {n}", c) for (_, n), c in
@@ -374,7 +378,11 @@ def plot_breakdown(d, meta, prefix):
             it = d["iteration_time_s"][i]
             z = lambda key: float(np.nan_to_num(d[key][i])) if key in d else 0.0  # noqa: E731
             if split and np.isfinite(d["compute_math_s"][i]):
-                seg = [z(key) for key, n in BREAKDOWN if n]
+                seg = [z(key) for key, n in BREAKDOWN if n] + [0.0, 0.0]
+            elif split:
+                seg = [0.0] * 7 + [z("pipeline_bubble_s"), 0.0,
+                                   z("compute_gemm_s") + z("compute_emb_s"),
+                                   z("comm_exposed_s")]
             else:
                 coll = [z(key) for key, _ in COLLECTIVES]
                 tot = sum(coll)
