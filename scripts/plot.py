@@ -663,9 +663,9 @@ def plot_bound(d, meta, prefix):
     axs[0][nm - 1].legend(handles, [k for k in kinds if k not in ("compute", "comm")],
                           loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=7,
                           frameon=False, title="bound by", title_fontsize=7.5)
-    suptitle(fig, "What bounds the best point of each hardware and cluster size: the "
-                 "largest share of its step (math- or memory-bound compute, exposed "
-                 "communication by dimension, bubble, optimizer; grey: nothing fits)", 11)
+    fig.suptitle(textwrap.fill("What bounds the best point of each hardware and cluster "
+                               "size: the largest share of its step (grey: nothing fits)",
+                               int(fig.get_figwidth() * 9)), fontsize=10)
     save(fig, prefix + "_bound")
 
 
