@@ -14,14 +14,28 @@ mem_fits = 1; MAD-Max files without mem_fits: status ok):
       faster), its points labelled with their hardware and winning
       strategy;
   PREFIX_breakdown.{png,pdf}  per training task and model, the time of an
-      iteration of each generation's best point split into compute,
-      exposed communication per collective (the exposed time shared out
-      in proportion to each collective's total time), pipeline bubble
-      and optimizer step (when the file has compute_optimizer_s), as a
-      share of the iteration, its length written above the bar;
+      iteration of each generation's best point split as the row splits
+      it (cost/bound.h: math- and memory-bound compute, exposed
+      communication per parallel dimension, pipeline bubble, optimizer;
+      files before those columns: compute and the exposed time shared out
+      in proportion to each collective's total time), as a share of the
+      iteration, its length written beside the bar;
   PREFIX_heatmap.{png,pdf}    per task and model, hardware x cluster size,
       the best throughput per GPU (written in each cell; the colour is the
-      share of the panel's best), "no fit" where nothing runs.
+      share of the panel's best), "no fit" where nothing runs;
+  PREFIX_exposed.{png,pdf}    per task and model, the distribution of the
+      exposed-communication share of the step over the feasible points and
+      over the near-best ones (within 10 % of the best per hardware and size);
+  PREFIX_speedup.{png,pdf}    the best point's speedup over the best point
+      of a baseline strategy (--baseline, default FSDP) per hardware and
+      cluster size;
+  PREFIX_tornado.{png,pdf}    files whose systems scale hardware figures
+      (system_grid `scale`): the change of the best throughput per GPU
+      when each figure takes its lowest and highest factor, the others 1;
+  PREFIX_bound.{png,pdf}      what bounds the best point of each hardware
+      (variant) and cluster size (bound_by).
+A generation the file holds in several variants (scaled figures, NIC,
+domain, pod, collective) is drawn as one series per variant.
 Only Debian's python3-h5py, python3-numpy and python3-matplotlib (run it
 with /usr/bin/python3).
 """
