@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "bound.h"
 #include "detailed.h"
 #include "energy.h"
 #include "madmax.h"
@@ -65,6 +66,12 @@ status_code eval_check(const point_t *p, const char **where)
 
 #define EO(f) offsetof(result_t, f)
 #define EVAL_END ((size_t)-1)
+/* what bounds the step (cost/bound.h), split by the detailed LLM runs */
+#define EVAL_BREAKDOWN                                                       \
+    EO(compute_math_s), EO(compute_memory_s), EO(comm_exposed_tp_s),         \
+        EO(comm_exposed_cp_s), EO(comm_exposed_ep_s), EO(comm_exposed_pp_s), \
+        EO(comm_exposed_dp_s), EO(comm_exposed_scaleup_s),                   \
+        EO(comm_exposed_scaleout_s)
 
 /* Figures each fidelity computes (sets or accumulates), by case. */
 static const size_t eval_madmax[] = {
@@ -80,7 +87,8 @@ static const size_t eval_detailed_llm_train[] = {
     EO(mem_optimizer_bytes_per_device), EO(mem_activations_bytes_per_device),
     EO(mem_kv_cache_bytes_per_device), EO(mem_total_bytes_per_device),
     EO(comm_p2p_s), EO(pipeline_bubble_s), EO(tokens_per_s), EO(mfu),
-    EO(iteration_time_lo_s), EO(iteration_time_hi_s), EVAL_END};
+    EO(iteration_time_lo_s), EO(iteration_time_hi_s), EVAL_BREAKDOWN,
+    EO(optimizer_s), EVAL_END};
 static const size_t eval_detailed_llm_infer[] = {
     EO(iteration_time_s), EO(throughput_samples_per_s), EO(compute_gemm_s),
     EO(comm_alltoall_s), EO(comm_allreduce_s), EO(comm_allgather_s),
@@ -92,7 +100,7 @@ static const size_t eval_detailed_llm_infer[] = {
     EO(iteration_time_lo_s), EO(iteration_time_hi_s), EO(output_tokens_per_s),
     EO(output_tokens_per_s_per_device), EO(total_tokens_per_s), EO(requests_per_s),
     EO(tokens_per_s_per_user), EO(ttft_p90_s), EO(ttft_p99_s), EO(itl_p50_s), EO(itl_p99_s),
-    EO(kv_use), EO(goodput_requests_per_s), EO(sla_met), EVAL_END};
+    EO(kv_use), EO(goodput_requests_per_s), EO(sla_met), EVAL_BREAKDOWN, EVAL_END};
 static const size_t eval_detailed_dlrm[] = {
     EO(iteration_time_s), EO(throughput_samples_per_s), EO(compute_gemm_s),
     EO(compute_emb_s), EO(comm_alltoall_s), EO(comm_allreduce_s),
@@ -182,6 +190,7 @@ static void eval_derive(const point_t *p, result_t *r)
                                                                 : 1.0;
     if (isfinite(need))
         r->mem_headroom_bytes_per_device = cap * frac - need;
+    r->comm_latency_modeled = det ? 1 : 0;
     if (r->status == STATUS_INFEASIBLE_MEMORY)
         r->mem_fits = 0.0;
     else if (isfinite(need))
@@ -263,6 +272,7 @@ status_code eval_run(const point_t *p, engine *e, result_t *r, const char **wher
     if (rc != STATUS_OK)
         eval_mask_infeasible(p, r);
     eval_derive(p, r);
+    bound_derive(r);
     status_code why = STATUS_OK;
     const result_field *f = eval_bad_figure(p, r, &why);
     if (f) {

@@ -100,6 +100,42 @@ const result_field result_fields[] = {
        "cost_per_iteration_usd / global batch"),
     RF(cost_per_million_tokens_usd, "USD per 1e6 tokens", RESULT_F64,
        "LLM: cost per million tokens (inference: generated tokens)"),
+    RF(compute_math_s, "s", RESULT_F64,
+       "compute in math-bound kernels: GEMMs and attention (detailed LLMs)"),
+    RF(compute_memory_s, "s", RESULT_F64,
+       "compute in memory-bound kernels: element-wise, norms, loss, embedding; "
+       "serving: decode steps bound by HBM streaming (detailed LLMs)"),
+    RF(optimizer_s, "s", RESULT_F64, "optimizer step (detailed LLM training)"),
+    RF(comm_exposed_tp_s, "s", RESULT_F64,
+       "exposed tensor-parallel communication (detailed LLMs)"),
+    RF(comm_exposed_cp_s, "s", RESULT_F64,
+       "exposed context-parallel communication (detailed LLMs)"),
+    RF(comm_exposed_ep_s, "s", RESULT_F64,
+       "exposed expert-parallel communication (detailed LLMs)"),
+    RF(comm_exposed_pp_s, "s", RESULT_F64,
+       "exposed pipeline sends (detailed LLMs)"),
+    RF(comm_exposed_dp_s, "s", RESULT_F64,
+       "exposed data-parallel and ZeRO communication (detailed LLMs)"),
+    RF(comm_exposed_scaleup_s, "s", RESULT_F64,
+       "exposed communication of groups inside a scale-up domain (detailed LLMs)"),
+    RF(comm_exposed_scaleout_s, "s", RESULT_F64,
+       "exposed communication of groups crossing scale-up domains (detailed LLMs)"),
+    RF(bound_code, "enum (cost/bound.h; text column bound_by)", RESULT_I64,
+       "the largest share of the step: 1 compute_math, 2 compute_memory, 3 compute, "
+       "4-8 comm_tp/cp/ep/pp/dp, 9 comm, 10 bubble, 11 optimizer (0: not ok)"),
+    RF(comm_latency_modeled, "bool", RESULT_I64,
+       "1: collectives pay a latency per step (detailed); 0: bandwidth only (MAD-Max), "
+       "so plans of many small messages (serving, wide TP) look faster than they are"),
+    RF(elasticity_compute, "1 (d log T / d log R)", RESULT_F64,
+       "detailed, elasticities = true: step time's elasticity to the compute peaks (-1: "
+       "bound by them, 0: indifferent)"),
+    RF(elasticity_hbm_bw, "1 (d log T / d log R)", RESULT_F64,
+       "detailed, elasticities = true: step time's elasticity to the HBM bandwidth"),
+    RF(elasticity_scaleup_bw, "1 (d log T / d log R)", RESULT_F64,
+       "detailed, elasticities = true: step time's elasticity to the scale-up bandwidth"),
+    RF(elasticity_scaleout_bw, "1 (d log T / d log R)", RESULT_F64,
+       "detailed, elasticities = true: step time's elasticity to the scale-out (NIC) "
+       "bandwidth"),
 };
 
 const size_t result_nfields = sizeof result_fields / sizeof result_fields[0];

@@ -85,6 +85,35 @@ typedef struct result_t {
     double kv_use;
     double goodput_requests_per_s;
     double sla_met;
+    /* what bounds the step (cost/bound.h), times of the busiest device
+     * per iteration: compute split into math-bound kernels (GEMMs and
+     * attention) and memory-bound ones (element-wise, norms, loss,
+     * embedding; serving: decode steps whose HBM streaming outlasts
+     * their math), the optimizer step, exposed communication by parallel
+     * dimension and by network tier, and the largest of them (with the
+     * pipeline bubble) as a code; NaN where a fidelity does not split */
+    double compute_math_s;
+    double compute_memory_s;
+    double optimizer_s;
+    double comm_exposed_tp_s;
+    double comm_exposed_cp_s;
+    double comm_exposed_ep_s;
+    double comm_exposed_pp_s;
+    double comm_exposed_dp_s;
+    double comm_exposed_scaleup_s;
+    double comm_exposed_scaleout_s;
+    int64_t bound_code;
+    /* 1 when the fidelity's collectives pay a latency per step (detailed),
+     * 0 when they are priced by bandwidth alone (MAD-Max): its plans of
+     * many small messages look faster than they are */
+    int64_t comm_latency_modeled;
+    /* d log T / d log R of the step time to compute, HBM bandwidth,
+     * scale-up and scale-out bandwidth (cost/elastic.h; a sweep with
+     * `elasticities = true`, and eval; NaN otherwise) */
+    double elasticity_compute;
+    double elasticity_hbm_bw;
+    double elasticity_scaleup_bw;
+    double elasticity_scaleout_bw;
 } result_t;
 
 typedef enum result_type { RESULT_F64 = 0, RESULT_I64 = 1 } result_type;

@@ -30,12 +30,18 @@ typedef struct best_group {
     double *val;
     int64_t *id;
     double order[BEST_MAX_COLS]; /* sort key of the group */
+    /* --baseline: the best row matching it, and the rows matching it
+     * that do not fit (not ok or over memory) */
+    char *brow;
+    double bval;
+    int64_t bid, bunfit;
 } best_group;
 
 typedef struct best_query {
     const best_opts *o;
     frame f;
-    where w;
+    where w, bw; /* --where, --baseline */
+    bool base;
     const frame_col *by, *status, *id, *strat;
     const frame_col *fits; /* mem_fits: 1 fits, 0 exceeds, NaN not known */
     const frame_col *gcol[BEST_MAX_COLS];
@@ -49,6 +55,8 @@ typedef struct best_query {
     const frame_col *deg[4], *dense, *layout, *emb;
     int64_t seen, matched, not_ok; /* not_ok: not ok, or not fitting */
     int64_t nan_by;                /* rows whose `by` is NaN (not computed) */
+    const frame_col *lat;          /* comm_latency_modeled */
+    int64_t nolat;                 /* rows matched whose collectives have no latency */
 } best_query;
 
 static const char *const best_dims[4] = {"tp", "cp", "dp", "pp"};
@@ -91,6 +99,13 @@ static int best_setup(best_query *q, FILE *err)
         fprintf(err, "madsweep best: %s\n", msg);
         return 2;
     }
+    q->base = o->baseline != NULL;
+    if (q->base && (where_parse(&q->bw, &q->f, o->baseline, msg, sizeof msg) != 0 ||
+                    q->bw.n == 0)) {
+        fprintf(err, "madsweep best: --baseline: %s\n",
+                q->bw.n == 0 ? "expected conditions such as 'tp==1,pp==1'" : msg);
+        return 2;
+    }
     for (const char *p = o->group; p && *p;) {
         size_t len = strcspn(p, ",");
         char name[FRAME_NAME_MAX];
@@ -116,6 +131,7 @@ static int best_setup(best_query *q, FILE *err)
     q->fits = best_results_col(&q->f, "mem_fits", FRAME_NUM);
     q->id = best_results_col(&q->f, "id", FRAME_INT);
     q->strat = best_results_col(&q->f, "strategy_idx", FRAME_INT);
+    q->lat = best_results_col(&q->f, "comm_latency_modeled", FRAME_INT);
     for (int d = 0; d < 4; d++)
         q->deg[d] = best_results_col(&q->f, best_dims[d], FRAME_INT);
     q->dense = best_results_col(&q->f, "dense_plan", FRAME_STR);
@@ -348,6 +364,19 @@ static void best_offer(best_query *q, best_group *g, const char *row, double v,
     free(key);
 }
 
+/* --baseline: row is the group's best baseline row so far? */
+static void best_offer_baseline(best_query *q, best_group *g, const char *row, double v,
+                                int64_t id)
+{
+    if (g->brow && !best_better(q, v, id, g->bval, g->bid))
+        return;
+    if (!g->brow && !(g->brow = malloc(q->f.t.size)))
+        check_die("out of memory", __FILE__, __LINE__);
+    memcpy(g->brow, row, q->f.t.size);
+    g->bval = v;
+    g->bid = id;
+}
+
 static int best_scan(best_query *q, FILE *err)
 {
     size_t size = q->f.t.size;
@@ -367,6 +396,15 @@ static int best_scan(best_query *q, FILE *err)
                 ((q->status && frame_int(&q->f, q->status, row) != 0) ||
                  (q->fits && frame_num(&q->f, q->fits, row) == 0.0))) {
                 q->not_ok++;
+                best_group *g = NULL;
+                if (q->base && where_match(&q->w, &q->f, row) &&
+                    where_match(&q->bw, &q->f, row)) {
+                    if (!(g = best_group_of(q, row, err))) {
+                        rc = 2;
+                        break;
+                    }
+                    g->bunfit++; /* a baseline point that does not fit */
+                }
                 continue;
             }
             if (!where_match(&q->w, &q->f, row))
@@ -378,6 +416,7 @@ static int best_scan(best_query *q, FILE *err)
                 continue;
             }
             q->matched++;
+            q->nolat += q->lat && frame_int(&q->f, q->lat, row) == 0;
             best_group *g = best_group_of(q, row, err);
             if (!g) {
                 rc = 2;
@@ -385,6 +424,8 @@ static int best_scan(best_query *q, FILE *err)
             }
             int64_t id = q->id ? frame_int(&q->f, q->id, row) : at + i;
             best_offer(q, g, row, v, id);
+            if (q->base && where_match(&q->bw, &q->f, row))
+                best_offer_baseline(q, g, row, v, id);
         }
     }
     free(blk);
@@ -410,7 +451,8 @@ static int best_cmp_groups(const void *a, const void *b)
         if (u > v)
             return 1;
     }
-    return x->g->id[0] < y->g->id[0] ? -1 : x->g->id[0] > y->g->id[0];
+    int64_t u = x->g->n > 0 ? x->g->id[0] : INT64_MAX, v = y->g->n > 0 ? y->g->id[0] : INT64_MAX;
+    return u < v ? -1 : u > v;
 }
 
 static void best_csv_field(FILE *out, const char *s)
@@ -479,6 +521,7 @@ static int best_columns(const best_query *q, const frame_col **cols, int max)
     }
     best_push(cols, &n, max, q->by);
     best_push(cols, &n, max, frame_find(f, "throughput_samples_per_s", NULL, 0));
+    best_push(cols, &n, max, best_results_col(f, "bound_by", FRAME_STR));
     return n;
 }
 
@@ -494,70 +537,76 @@ static const char *best_label(const best_query *q, const frame_col *c)
     return c->name;
 }
 
-static void best_print(const best_query *q, FILE *out)
+/* One printed row: a group's best row (or, --baseline, its baseline
+ * row; row NULL: a group with no fitting row), its label, its speedup
+ * over the baseline and the group's baseline note. */
+typedef struct best_line {
+    const char *row;
+    const char *label;
+    char speed[32];
+    const char *note;
+} best_line;
+
+/* The lines of group g into L (at most top + 1); returns their count. */
+static int64_t best_lines(const best_query *q, const best_group *g, best_line *L)
 {
-    enum { MAXC = 512 };
-    const frame_col **cols = malloc(MAXC * sizeof *cols);
-    best_sorted *order = malloc((size_t)(q->ng > 0 ? q->ng : 1) * sizeof *order);
-    if (!cols || !order)
-        check_die("out of memory", __FILE__, __LINE__);
-    int nc = best_columns(q, cols, MAXC);
-    for (int64_t i = 0; i < q->ng; i++)
-        order[i] = (best_sorted){&q->g[i], q->ngcol};
-    qsort(order, (size_t)q->ng, sizeof *order, best_cmp_groups);
     size_t size = q->f.t.size;
-    char cell[BEST_CELL];
-    if (q->o->csv) {
-        for (int c = 0; c < nc; c++) {
-            if (c)
-                fputc(',', out);
-            best_csv_field(out, best_label(q, cols[c]));
-        }
-        fputc('\n', out);
-        for (int64_t i = 0; i < q->ng; i++)
-            for (int64_t k = 0; k < order[i].g->n; k++) {
-                const char *row = order[i].g->rows + (size_t)k * size;
-                for (int c = 0; c < nc; c++) {
-                    if (c)
-                        fputc(',', out);
-                    best_csv_field(out, frame_text(&q->f, cols[c], row, true, cell,
-                                                   sizeof cell));
-                }
-                fputc('\n', out);
-            }
-        free(cols);
-        free(order);
-        return;
+    const char *note = !q->base ? "" : g->brow ? "ok" : g->bunfit ? "does not fit"
+                                                                  : "none matches";
+    int64_t n = 0;
+    for (int64_t k = 0; k < g->n; k++, n++) {
+        L[n] = (best_line){g->rows + (size_t)k * size, "best", "", note};
+        if (g->brow)
+            snprintf(L[n].speed, sizeof L[n].speed, q->o->csv ? "%.17g" : "%.3f",
+                     q->maximize ? g->val[k] / g->bval : g->bval / g->val[k]);
     }
-    int *w = calloc((size_t)nc, sizeof *w);
-    if (!w)
-        check_die("out of memory", __FILE__, __LINE__);
-    for (int c = 0; c < nc; c++)
-        w[c] = (int)strlen(best_label(q, cols[c]));
-    for (int64_t i = 0; i < q->ng; i++)
-        for (int64_t k = 0; k < order[i].g->n; k++)
-            for (int c = 0; c < nc; c++) {
-                int l = (int)strlen(frame_text(&q->f, cols[c],
-                                               order[i].g->rows + (size_t)k * size,
-                                               false, cell, sizeof cell));
-                w[c] = l > w[c] ? l : w[c];
-            }
-    for (int c = 0; c < nc; c++) {
-        bool num = cols[c]->kind != FRAME_STR && cols[c]->src != FRAME_STATUS;
-        fprintf(out, "%s%*s", c ? "  " : "", num ? w[c] : -w[c],
-                best_label(q, cols[c]));
+    if (n == 0)
+        L[n++] = (best_line){NULL, "best", "", note};
+    if (g->brow) {
+        L[n] = (best_line){g->brow, "baseline", "", ""};
+        snprintf(L[n++].speed, sizeof L[0].speed, q->o->csv ? "1" : "1.000");
     }
-    fputc('\n', out);
-    for (int64_t i = 0; i < q->ng; i++)
-        for (int64_t k = 0; k < order[i].g->n; k++) {
-            const char *row = order[i].g->rows + (size_t)k * size;
-            for (int c = 0; c < nc; c++) {
-                bool num = cols[c]->kind != FRAME_STR && cols[c]->src != FRAME_STATUS;
-                fprintf(out, "%s%*s", c ? "  " : "", num ? w[c] : -w[c],
-                        frame_text(&q->f, cols[c], row, false, cell, sizeof cell));
-            }
-            fputc('\n', out);
-        }
+    return n;
+}
+
+/* The text of cell c of line l (extra columns before and after cols: the
+ * label; the speedup and the baseline note). */
+static const char *best_cell(const best_query *q, const frame_col *const *cols, int nc,
+                             int c, const best_line *l, char *cell, size_t size)
+{
+    int x = q->base ? 1 : 0;
+    if (q->base && c == 0)
+        return l->label;
+    if (q->base && c == nc + 1)
+        return l->speed[0] ? l->speed : q->o->csv ? "" : "-";
+    if (q->base && c == nc + 2)
+        return l->note;
+    if (!l->row)
+        return q->o->csv ? "" : "-";
+    return frame_text(&q->f, cols[c - x], l->row, q->o->csv, cell, size);
+}
+
+static const char *best_head(const best_query *q, const frame_col *const *cols, int nc,
+                             int c)
+{
+    static const char *const extra[3] = {"row", "speedup", "baseline"};
+    if (q->base && (c == 0 || c > nc))
+        return extra[c == 0 ? 0 : c - nc];
+    return best_label(q, cols[c - (q->base ? 1 : 0)]);
+}
+
+static bool best_numeric(const best_query *q, const frame_col *const *cols, int nc, int c)
+{
+    if (q->base && (c == 0 || c == nc + 2))
+        return false;
+    if (q->base && c == nc + 1)
+        return true;
+    const frame_col *k = cols[c - (q->base ? 1 : 0)];
+    return k->kind != FRAME_STR && k->src != FRAME_STATUS;
+}
+
+static void best_footer(const best_query *q, FILE *out)
+{
     bool unit = q->by->unit[0] && strcmp(q->by->unit, "1") != 0;
     fprintf(out, "(by %s%s%s%s%s, %s is better; %lld of %lld rows match",
             q->by->name, unit ? " (" : "", unit ? q->by->unit : "", unit ? ")" : "",
@@ -571,8 +620,80 @@ static void best_print(const best_query *q, FILE *out)
     if (q->nan_by)
         fprintf(out, "; %lld rows whose %s is NaN (not computed for them) left out",
                 (long long)q->nan_by, q->by->name);
+    if (q->base)
+        fprintf(out, "; speedup = the best's %s over the baseline's (%s), per group",
+                q->by->name, q->o->baseline);
     fputs(")\n", out);
+    if (q->nolat)
+        fprintf(out, "note: %lld matching rows (comm_latency_modeled = 0, the MAD-Max "
+                "fidelity) price collectives by bandwidth alone, with no latency term: "
+                "plans of many small messages (serving, wide tensor parallelism) look "
+                "faster than they are, and their speedups are upper bounds; the detailed "
+                "fidelity models the latency\n", (long long)q->nolat);
+}
+
+static void best_print(const best_query *q, FILE *out)
+{
+    enum { MAXC = 512 };
+    const frame_col **cols = malloc(MAXC * sizeof *cols);
+    best_sorted *order = malloc((size_t)(q->ng > 0 ? q->ng : 1) * sizeof *order);
+    best_line *L = malloc((size_t)(q->o->top + 2) * sizeof *L);
+    if (!cols || !order || !L)
+        check_die("out of memory", __FILE__, __LINE__);
+    int nc = best_columns(q, cols, MAXC);
+    int tc = nc + (q->base ? 3 : 0); /* printed columns */
+    for (int64_t i = 0; i < q->ng; i++)
+        order[i] = (best_sorted){&q->g[i], q->ngcol};
+    qsort(order, (size_t)q->ng, sizeof *order, best_cmp_groups);
+    char cell[BEST_CELL];
+    int *w = calloc((size_t)tc, sizeof *w);
+    if (!w)
+        check_die("out of memory", __FILE__, __LINE__);
+    for (int c = 0; c < tc; c++)
+        w[c] = q->o->csv ? 0 : (int)strlen(best_head(q, cols, nc, c));
+    for (int64_t i = 0; i < q->ng && !q->o->csv; i++) {
+        int64_t n = best_lines(q, order[i].g, L);
+        for (int64_t k = 0; k < n; k++)
+            for (int c = 0; c < tc; c++) {
+                int l = (int)strlen(best_cell(q, cols, nc, c, &L[k], cell, sizeof cell));
+                w[c] = l > w[c] ? l : w[c];
+            }
+    }
+    for (int c = 0; c < tc; c++) {
+        if (q->o->csv) {
+            if (c)
+                fputc(',', out);
+            best_csv_field(out, best_head(q, cols, nc, c));
+        } else {
+            bool num = best_numeric(q, cols, nc, c);
+            fprintf(out, "%s%*s", c ? "  " : "", num ? w[c] : -w[c],
+                    best_head(q, cols, nc, c));
+        }
+    }
+    fputc('\n', out);
+    for (int64_t i = 0; i < q->ng; i++) {
+        int64_t n = best_lines(q, order[i].g, L);
+        for (int64_t k = 0; k < n; k++) {
+            if (!q->base && !L[k].row)
+                continue;
+            for (int c = 0; c < tc; c++) {
+                const char *t = best_cell(q, cols, nc, c, &L[k], cell, sizeof cell);
+                if (q->o->csv) {
+                    if (c)
+                        fputc(',', out);
+                    best_csv_field(out, t);
+                } else {
+                    bool num = best_numeric(q, cols, nc, c);
+                    fprintf(out, "%s%*s", c ? "  " : "", num ? w[c] : -w[c], t);
+                }
+            }
+            fputc('\n', out);
+        }
+    }
+    if (!q->o->csv)
+        best_footer(q, out);
     free(w);
+    free(L);
     free(cols);
     free(order);
 }
@@ -628,6 +749,7 @@ int best_run(const best_opts *o, FILE *out, FILE *err)
         free(q->g[i].canon);
         free(q->g[i].val);
         free(q->g[i].id);
+        free(q->g[i].brow);
     }
     free(q->g);
     if (q->groups.slot)
@@ -636,6 +758,7 @@ int best_run(const best_opts *o, FILE *out, FILE *err)
         if (q->gfirst[i].slot)
             keymap_free(&q->gfirst[i]);
     where_free(&q->w);
+    where_free(&q->bw);
     frame_close(&q->f);
     free(q);
     return rc;

@@ -28,6 +28,14 @@
  * Groups print in order: numbers ascending, texts in the order the file
  * first shows them (the spec's order). Text output is a table with the
  * key columns; --csv prints every column (each once, at full precision).
+ * With `baseline` (conditions in the language of `where`), each group
+ * also keeps its best row matching the baseline among the rows that
+ * fit and match `where`, prints it after the group's best rows (column
+ * `row`: best / baseline) and gives each best row its `speedup` over it
+ * (the best's figure over the baseline's for a figure maximized, the
+ * inverse when minimized: >= 1 for the first row); a group whose
+ * baseline does not fit (its matching rows are not ok or exceed memory)
+ * or does not exist says so in column `baseline`.
  */
 #ifndef MADSWEEP_BEST_H
 #define MADSWEEP_BEST_H
@@ -42,6 +50,7 @@ typedef struct best_opts {
     const char *by;    /* number column; NULL: throughput_samples_per_s */
     const char *group; /* comma list of columns; NULL or "": one group */
     const char *where; /* conditions (where.h); NULL: none */
+    const char *baseline; /* conditions of the baseline rows; NULL: none */
     const char *order; /* "max", "min" or NULL (from the unit) */
     bool all;          /* rows of every status, not only ok */
     bool csv;

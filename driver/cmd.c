@@ -72,6 +72,7 @@ typedef enum opt_id {
     OPT_BY,
     OPT_GROUP,
     OPT_WHERE,
+    OPT_BASELINE,
     OPT_ORDER,
     OPT_ALL,
     OPT_COLUMNS,
@@ -119,6 +120,9 @@ static const cmd_opt opt_table[OPT_N] = {
     {"where", "CONDS", ON(CMD_BEST),
      "best: keep rows where every COLUMN OP VALUE holds (OP < <= > >= == !=), "
      "e.g. 'task==pretrain,devices>=1024,tpot_s<=0.03'"},
+    {"baseline", "CONDS", ON(CMD_BEST),
+     "best: per group also the best row matching CONDS (as --where, e.g. "
+     "'tp==1,pp==1,zero_stage==3') and each best row's speedup over it"},
     {"order", "max|min", ON(CMD_BEST), "best: maximize or minimize --by"},
     {"all", NULL, ON(CMD_BEST),
      "best: rank rows of every status (default: ok only; infeasible rows "
@@ -561,6 +565,7 @@ static int cmd_best(const cmd_args *a, FILE *out, FILE *err)
 {
     best_opts o = {.path = a->file, .top = 1, .by = a->val[OPT_BY],
                    .group = a->val[OPT_GROUP], .where = a->val[OPT_WHERE],
+                   .baseline = a->val[OPT_BASELINE],
                    .order = a->val[OPT_ORDER], .all = a->set[OPT_ALL],
                    .columns = a->set[OPT_COLUMNS], .csv = a->set[OPT_CSV]};
     if (a->set[OPT_TOP]) {

@@ -1545,6 +1545,60 @@ int load_hw_in(const config_setting_t *g, const char *configs_dir,
     return load_hw_at(g, configs_dir, reads, 0, h, err);
 }
 
+static const load_key *load_hw_numeric(const char *key)
+{
+    for (size_t i = 0; i < NKEYS(hw_keys); i++)
+        if ((hw_keys[i].type == LT_FLOAT || hw_keys[i].type == LT_INT) &&
+            strcmp(hw_keys[i].name, key) == 0)
+            return &hw_keys[i];
+    return NULL;
+}
+
+int load_hw_number(const hw_t *h, const char *key, double *v)
+{
+    const load_key *k = load_hw_numeric(key);
+    if (!k)
+        return -1;
+    const char *src = (const char *)h + k->offset;
+    *v = k->type == LT_INT ? (double)*(const int64_t *)(const void *)src
+                           : *(const double *)(const void *)src;
+    return 0;
+}
+
+int load_hw_scale(hw_t *h, const char *key, double f)
+{
+    const load_key *k = load_hw_numeric(key);
+    if (!k)
+        return -1;
+    char *dst = (char *)h + k->offset;
+    if (k->type == LT_INT) {
+        int64_t *p = (int64_t *)(void *)dst;
+        double x = floor((double)*p * f + 0.5);
+        *p = x < 1 ? 1 : (int64_t)x;
+    } else {
+        *(double *)(void *)dst *= f;
+    }
+    return 0;
+}
+
+void load_hw_number_keys(char *buf, size_t size, struct suggest *sg)
+{
+    size_t used = 0;
+    if (size)
+        buf[0] = '\0';
+    for (size_t i = 0; i < NKEYS(hw_keys); i++) {
+        if (hw_keys[i].type != LT_FLOAT && hw_keys[i].type != LT_INT)
+            continue;
+        if (sg)
+            suggest_offer(sg, hw_keys[i].name);
+        int w = snprintf(buf + used, size - used, "%s%s", used ? ", " : "",
+                         hw_keys[i].name);
+        if (w < 0 || used + (size_t)w >= size)
+            break;
+        used += (size_t)w;
+    }
+}
+
 int load_hw(const config_setting_t *g, hw_t *h, load_err *err)
 {
     return load_hw_at(g, NULL, NULL, 0, h, err);

@@ -89,6 +89,17 @@ int load_dmodel(const config_setting_t *g, model_t *m, load_err *err);
 int load_hw(const config_setting_t *g, hw_t *h, load_err *err);
 int load_hw_in(const config_setting_t *g, const char *configs_dir,
                load_reads *reads, hw_t *h, load_err *err);
+/* The numeric keys of a hardware generation (the LT_FLOAT and LT_INT
+ * keys of `madsweep keys` hardware: peaks, memory, links, efficiencies,
+ * power, price) as axes of a sweep: load_hw_number returns 0 and the
+ * figure of key `key` of *h in *v, -1 when `key` is not one of them;
+ * load_hw_scale multiplies it by f (integers rounded to the nearest,
+ * at least 1); load_hw_number_keys writes their names, ", "-separated,
+ * and offers them to a suggestion `sg` when given. */
+int load_hw_number(const hw_t *h, const char *key, double *v);
+int load_hw_scale(hw_t *h, const char *key, double f);
+struct suggest;
+void load_hw_number_keys(char *buf, size_t size, struct suggest *sg);
 int load_dsystem(const config_setting_t *g, const char *configs_dir,
                  load_reads *reads, topo_system_t *sys, load_err *err);
 int load_dtask(const config_setting_t *g, model_kind kind, task_t *t,

@@ -11,6 +11,7 @@
 #include "spec.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include "../cost/detailed.h"
 #include "keep.h"
 #include "speckeys.h"
+#include "variant.h"
 #include "suggest.h"
 
 #define NKEYS(t) (sizeof(t) / sizeof((t)[0]))
@@ -212,9 +214,8 @@ static double spec_upper(const char *key)
 }
 
 /* Reads an optional array of numbers; `def` when absent. */
-static int spec_numbers(const config_setting_t *g, const char *key,
-                        bool integer, double lo, double def, double **out,
-                        int *n, load_err *err)
+int spec_numbers(const config_setting_t *g, const char *key, bool integer, double lo,
+                 double def, double **out, int *n, load_err *err)
 {
     const config_setting_t *s = config_setting_get_member(g, key);
     if (!s) {
@@ -435,9 +436,12 @@ static const config_setting_t *spec_hw_group(const config_setting_t *he,
 }
 
 /* The systems of one hardware generation of a detailed grid group g:
- * nodes (or devices) x devices_per_node x NIC figures. */
+ * nodes (or devices) x devices_per_node x NIC figures x the pod,
+ * oversubscription and collective axes of x; hw has the scaled figures
+ * (factors fac, name part `tail`). */
 static int spec_dgrid_hw(spec *sp, const config_setting_t *g, const hw_t *hw,
-                         load_err *err)
+                         const variant_axes *x, const double *fac,
+                         const char *tail, load_err *err)
 {
     double *nodes = NULL, *devs = NULL, *dpn = NULL, *gbps = NULL, *scale = NULL;
     int nn = 0, nv = 0, nd = 0, ng = 0, ns = 0, rc = -1;
@@ -457,17 +461,14 @@ static int spec_dgrid_hw(spec *sp, const config_setting_t *g, const hw_t *hw,
     const double *size = nn > 0 ? nodes : devs;
     int nsize = nn > 0 ? nn : nv;
     int nk = ng > 0 ? ng : ns > 0 ? ns : 1;
-    topo_system_t *grown = realloc(sp->dsystems, (size_t)(sp->nsystems +
-                                                          (int64_t)nsize * nd * nk) *
-                                                     sizeof *grown);
-    if (!grown) {
-        load_fail(err, g, "system_grid: out of memory");
+    int64_t nvar = (int64_t)(x->nalg > 0 ? x->nalg : 1) * (x->novs > 0 ? x->novs : 1) *
+                   (x->npod > 0 ? x->npod : 1);
+    if (variant_grow(sp, g, (int64_t)nsize * nd * nk * nvar, err))
         goto out;
-    }
-    sp->dsystems = grown;
     for (int a = 0; a < nsize; a++)
         for (int b = 0; b < nd; b++)
-            for (int c = 0; c < nk; c++) {
+            for (int c = 0; c < nk; c++)
+                for (int64_t v = 0; v < nvar; v++) {
                 topo_system_t *y = &sp->dsystems[sp->nsystems];
                 memset(y, 0, sizeof *y);
                 y->hw = *hw;
@@ -504,16 +505,11 @@ static int spec_dgrid_hw(spec *sp, const config_setting_t *g, const hw_t *hw,
                     y->hw.nic_bytes_per_s = hw->nic_bytes_per_s * scale[c];
                     snprintf(nicx, sizeof nicx, "/nicx%g", scale[c]);
                 }
-                snprintf(y->name, sizeof y->name, "%s/%lldx%lld%s", hw->name,
-                         (long long)n, (long long)per, nicx);
-                const char *bad = NULL;
-                status_code st = topo_system_derive(y, &bad);
-                if (st != STATUS_OK) {
-                    load_fail(err, g, "system_grid: generated system '%s': key "
-                              "'%s': %s", y->name, bad ? bad : "?", status_text(st));
+                y->name[0] = '\0';
+                if (variant_name_add(y->name, g, err, "%s/%lldx%lld%s", hw->name,
+                                  (long long)n, (long long)per, nicx) ||
+                    variant_push(sp, g, y, x, v, fac, tail, err))
                     goto out;
-                }
-                sp->nsystems++;
             }
     rc = 0;
 out:
@@ -525,10 +521,30 @@ out:
     return rc;
 }
 
+/* Every combination of the scale factors of x on hardware hw (the
+ * scaled hardware, its factors and name part: variant_combo), each
+ * passed to spec_dgrid_hw. */
+static int spec_dgrid_scaled(spec *sp, const config_setting_t *g, const hw_t *hw,
+                             const variant_axes *x, load_err *err)
+{
+    int64_t ncomb = variant_combos(x);
+    for (int64_t c = 0; c < ncomb; c++) {
+        hw_t h;
+        double fac[SPEC_SCALE_MAX];
+        char tail[HW_NAME_MAX];
+        variant_combo(sp, x, c, hw, &h, fac, tail, sizeof tail);
+        if (spec_dgrid_hw(sp, g, &h, x, fac, tail, err))
+            return -1;
+    }
+    return 0;
+}
+
 /* Detailed fidelity: appends the systems of system_grid groups
  * { hardware = "h100-sxm-80g" or [...] or ( "name", { group } );
  *   nodes = [...] or devices = [...]; devices_per_node = [...];
- *   nic_gbps_per_device = [...] or nic_scale = [...]; }. */
+ *   nic_gbps_per_device = [...] or nic_scale = [...];
+ *   scale = { KEY = [...]; ... }; pod_devices = [...];
+ *   pod_oversubscription = [...]; collective = [...]; }. */
 static int spec_dgrid(spec *sp, const config_setting_t *grid,
                       const config_setting_t *own, spec_cat *cat,
                       const char *configs_dir, load_err *err)
@@ -551,6 +567,11 @@ static int spec_dgrid(spec *sp, const config_setting_t *grid,
                       "(hardware.cfg)");
             return -1;
         }
+        variant_axes x;
+        if (variant_read(sp, g, &x, err)) {
+            variant_free(&x);
+            return -1;
+        }
         int nh = one ? 1 : config_setting_length(hs);
         for (int h = 0; h < nh; h++) {
             const config_setting_t *he =
@@ -560,11 +581,14 @@ static int spec_dgrid(spec *sp, const config_setting_t *grid,
             if (!hg || load_hw_in(hg, configs_dir, cat->reads, &hw, err) != 0 ||
                 load_power(g, &hw.board_power_w, &hw.idle_power_w,
                            &hw.price_per_hour_usd, err) != 0 ||
-                spec_dgrid_hw(sp, g, &hw, err) != 0)
+                spec_dgrid_scaled(sp, g, &hw, &x, err) != 0) {
+                variant_free(&x);
                 return -1;
+            }
         }
+        variant_free(&x);
     }
-    return 0;
+    return variant_figures(sp, grid, err) || variant_names_apart(sp, grid, err) ? -1 : 0;
 }
 
 static int spec_bool(const config_setting_t *g, const char *key, bool *out,
@@ -1088,6 +1112,8 @@ int spec_load(const char *path, const char *configs_dir, spec *sp,
     if (spec_strategies(sp, config_setting_get_member(root, "strategies"), err))
         goto out;
     if (keep_load(&sp->keep, sp->fidelity, config_setting_get_member(root, "keep"), err))
+        goto out;
+    if (spec_bool(root, "elasticities", &sp->elasticities, err))
         goto out;
     sp->chunk = SPEC_CHUNK_DEFAULT;
     const config_setting_t *cs = config_setting_get_member(root, "chunk");

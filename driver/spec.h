@@ -35,7 +35,18 @@
  *               each combination a system "HW/NODESxDPN" (+ "/nicG" for
  *               nic_gbps_per_device, "/nicxS" for nic_scale), devices =
  *               nodes x dpn, the scale-up domain dpn devices (topology as
- *               load_dsystem).
+ *               load_dsystem). Detailed groups also cross
+ *                 scale = { peak_bf16_flops = [1.0, 1.5];
+ *                           mem_bw_bytes_per_s = [1.0, 2.0]; ... };
+ *                                (any numeric hardware key, load.h
+ *                                 load_hw_number; factors on the hw's)
+ *                 pod_devices = [...]; pod_oversubscription = [...];
+ *                 collective = ["ring", "tree", "hierarchical"];
+ *               named "+/tree/ovsO/podP/bf16x1.5/hbmbwx2" (a short name
+ *               per key, in the order given); the factors go to
+ *               spec.scale (worker/spec.h) and /axes/system scale_KEY. A
+ *               generated name longer than HW_NAME_MAX - 1 or equal to
+ *               another system's is an error.
  *   hardware    detailed: custom hardware generations for system_grid,
  *               groups with every hardware key or a `base` and the keys
  *               it overrides: { name = "h100-2xnic"; base = "h100-sxm-80g";
@@ -51,6 +62,9 @@
  *               auto candidates state their ZeRO stage, sequence
  *               parallelism, interleaving and micro-batch themselves. Every
  *               row names its stack (column `stack`, and stack_idx).
+ *   elasticities  detailed: true to give every ok row the elasticities
+ *               of its step time to compute, HBM, scale-up and scale-out
+ *               bandwidth (cost/elastic.h; four more evaluations a point)
  * The keys and their help (`madsweep keys`) are the tables of speckeys.h;
  * an unknown key is an error naming the closest one.
  *   tasks       list of task types ("pretrain", "finetune", "inference")
@@ -128,6 +142,13 @@
 #define SPEC_MAX_TOKENS (INT64_C(1) << 24)
 #define SPEC_MAX_LAYERS (INT64_C(1) << 16)
 #define SPEC_MAX_BATCH (INT64_C(1) << 40)
+
+/* Reads the optional array of numbers `key` of group g (integers only
+ * when `integer`; each >= lo and at most the key's bound, speckeys.h):
+ * a malloc'ed array of *n numbers, or {def} when absent and def > 0,
+ * else NULL and 0; -1 with err set on a bad array. */
+int spec_numbers(const config_setting_t *g, const char *key, bool integer, double lo,
+                 double def, double **out, int *n, load_err *err);
 
 /* Loads a spec; returns 0, or -1 with err set (s left empty). */
 int spec_load(const char *path, const char *configs_dir, spec *s,

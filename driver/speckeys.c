@@ -52,6 +52,10 @@ static const speckey speckeys_top[] = {
      "default [\"unknown\"]): an axis of the sweep; detailed fidelity only "
      "(a madmax spec refuses it)", 0, 0},
     {"chunk", B, "ids per work chunk on average (default 4096)", 1, (double)SPEC_CHUNK_MAX},
+    {"elasticities", D,
+     "true: every ok row also carries the elasticities of its step time to compute, HBM "
+     "bandwidth, scale-up and scale-out bandwidth (d log T / d log R, four more "
+     "evaluations per point; default false)", 0, 0},
     {"keep", B,
      "what the sweep keeps (default \"all\"): { top = K; by = \"FIGURE\"; "
      "group = [...]; }, { pareto = [\"F1\", \"F2\"]; group = [...]; } or "
@@ -78,6 +82,19 @@ static const speckey speckeys_grid[] = {
     {"nic_gbps_per_device", D,
      "detailed: absolute NIC bandwidths per device, Gb/s one direction "
      "(instead of nic_scale)", 1e-9, 1e9},
+    {"scale", D,
+     "detailed: hardware figures as axes, { KEY = [factors]; ... } over the "
+     "numeric hardware keys of `madsweep keys` (peaks, HBM capacity and "
+     "bandwidth, scale-up size, bandwidth and latency, NIC, power, price), "
+     "crossed with each other and the group's other keys; systems named "
+     "\"HW/NxDPN/bf16x1.5/hbmbwx2\", factors in /axes/system scale_KEY", 0, 0},
+    {"pod_devices", D, "detailed: devices per pod (oversubscribed above it)",
+     SPECKEYS_DEV},
+    {"pod_oversubscription", D,
+     "detailed: oversubscription above the pod (e.g. 7 for 1:7)", 1, 1e6},
+    {"collective", D,
+     "detailed: collective algorithms, \"ring\", \"tree\", \"hierarchical\" "
+     "(a string or an array)", 0, 0},
     {"board_power_w", B,
      "board power per device, W, over the hardware's (energy figures)", 0,
      SPECKEYS_LOAD},

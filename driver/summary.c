@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../cost/bound.h"
 #include "../worker/check.h"
 
 #define SUMMARY_BLOCK 65536
@@ -176,18 +177,65 @@ static void summary_num(FILE *out, int width, int prec, double v, double scale)
 
 /* ------------------------------------------------------------ tables */
 
-/* Name a system is grouped under: its hardware generation (detailed) or
- * itself (MAD-Max systems differ in more than their GPU). */
-static const char *summary_group_name(const spec *sp, int64_t i)
+/* Systems i and j are one group: MAD-Max, the same system; detailed, the
+ * same variant of a hardware generation, differing at most in their
+ * device count (a variant: the generation's figures as scaled, its NIC,
+ * scale-up domain, pod, oversubscription, collective, power and price). */
+static bool summary_same(const spec *sp, int64_t i, int64_t j)
 {
-    return sp->fidelity == EVAL_DETAILED ? sp->dsystems[i].hw.name : sp->systems[i].name;
+    if (sp->fidelity != EVAL_DETAILED)
+        return strcmp(sp->systems[i].name, sp->systems[j].name) == 0;
+    const topo_system_t *a = &sp->dsystems[i], *b = &sp->dsystems[j];
+    const hw_t *x = &a->hw, *y = &b->hw;
+    if (strcmp(x->name, y->name) != 0 || a->devices_per_node != b->devices_per_node ||
+        a->nic_gbps_per_device != b->nic_gbps_per_device ||
+        a->pod_devices != b->pod_devices ||
+        a->pod_oversubscription != b->pod_oversubscription || a->algo != b->algo ||
+        x->nic_bytes_per_s != y->nic_bytes_per_s || x->board_power_w != y->board_power_w ||
+        x->idle_power_w != y->idle_power_w ||
+        x->price_per_hour_usd != y->price_per_hour_usd)
+        return false;
+    for (int k = 0; k < sp->nscale; k++)
+        if (sp->scale[i * SPEC_SCALE_MAX + k] != sp->scale[j * SPEC_SCALE_MAX + k])
+            return false;
+    return true;
 }
 
 typedef struct summary_group {
     int64_t first;       /* first system of the group */
     int64_t lo, hi;      /* device counts of its systems */
     summary_best best;
+    char name[HW_NAME_MAX]; /* what the table calls it */
 } summary_group;
+
+/* The name of group g among the ng groups: a detailed hardware
+ * generation's name when the file has one variant of it, else the
+ * variant's, its first system's name without the size ("h100-sxm-80g/
+ * bf16x1.5/nicx2" for "h100-sxm-80g/16x8/bf16x1.5/nicx2"). */
+static void summary_group_name(const spec *sp, summary_group *g, int64_t ng, int64_t k)
+{
+    int64_t f = g[k].first;
+    if (sp->fidelity != EVAL_DETAILED) {
+        snprintf(g[k].name, sizeof g[k].name, "%s", sp->systems[f].name);
+        return;
+    }
+    const char *hw = sp->dsystems[f].hw.name;
+    int same = 0;
+    for (int64_t i = 0; i < ng; i++)
+        same += strcmp(sp->dsystems[g[i].first].hw.name, hw) == 0;
+    const char *full = sp->dsystems[f].name;
+    char size[48];
+    snprintf(size, sizeof size, "/%lldx%lld", (long long)sp->systems[f].nodes,
+             (long long)sp->systems[f].devices_per_node);
+    const char *at = strstr(full, size);
+    size_t len = strlen(size);
+    if (same < 2)
+        snprintf(g[k].name, sizeof g[k].name, "%s", hw);
+    else if (at && (at[len] == '/' || at[len] == '\0'))
+        snprintf(g[k].name, sizeof g[k].name, "%.*s%s", (int)(at - full), full, at + len);
+    else
+        snprintf(g[k].name, sizeof g[k].name, "%s", full);
+}
 
 static int summary_cmp(const void *a, const void *b)
 {
@@ -214,8 +262,8 @@ static void summary_header(FILE *out, int wname, bool serve, bool llm, bool det)
     fprintf(out, " %10s", thr);
     if (!serve)
         fprintf(out, " %6s %9s", "MFU %", "iter s");
-    fprintf(out, " %15s %9s %9s\n", det ? "mem GB (of)" : "weights GB (of)",
-            llm ? "J/tok" : "J/smp", llm ? "$/Mtok" : "$/Msmp");
+    fprintf(out, " %15s %9s %9s  %s\n", det ? "mem GB (of)" : "weights GB (of)",
+            llm ? "J/tok" : "J/smp", llm ? "$/Mtok" : "$/Msmp", "bound by");
 }
 
 static void summary_row_print(FILE *out, int wname, const char *name,
@@ -248,7 +296,7 @@ static void summary_row_print(FILE *out, int wname, const char *name,
     summary_num(out, 9, -3,
                 llm ? r->cost_per_million_tokens_usd : r->cost_per_sample_usd,
                 llm ? 1.0 : 1e6);
-    fputc('\n', out);
+    fprintf(out, "  %s\n", bound_name(r->bound_code));
 }
 
 /* One model's rows of one task's table. */
@@ -260,23 +308,24 @@ static void summary_model(FILE *out, const space *s, const summary_best *b,
     int64_t nsys = s->radix[SPACE_SYSTEM], ng = 0;
     int wname = 12;
     for (int64_t i = 0; i < nsys; i++) {
-        const char *name = summary_group_name(sp, i);
         int64_t k;
         for (k = 0; k < ng; k++)
-            if (strcmp(summary_group_name(sp, g[k].first), name) == 0)
+            if (summary_same(sp, g[k].first, i))
                 break;
         int64_t dev = sp->systems[i].devices;
-        if (k == ng) {
+        if (k == ng)
             g[ng++] = (summary_group){.first = i, .lo = dev, .hi = dev,
                                       .best = {.value = 0.0, .id = -1}};
-            int w = (int)strlen(name);
-            wname = w > wname ? w : wname;
-        }
         g[k].lo = dev < g[k].lo ? dev : g[k].lo;
         g[k].hi = dev > g[k].hi ? dev : g[k].hi;
         const summary_best *x = &b[(m * nsys + i) * s->radix[SPACE_TASK] + t];
         if (x->id >= 0)
             summary_consider(&g[k].best, x->value, x->id);
+    }
+    for (int64_t k = 0; k < ng; k++) {
+        summary_group_name(sp, g, ng, k);
+        int w = (int)strlen(g[k].name);
+        wname = w > wname ? w : wname;
     }
     qsort(g, (size_t)ng, sizeof *g, summary_cmp);
     const model_t *md = &sp->models[m];
@@ -284,7 +333,7 @@ static void summary_model(FILE *out, const space *s, const summary_best *b,
     fprintf(out, "  %s (%s)\n", md->name, llm ? "batch in sequences" : "batch in samples");
     summary_header(out, wname, serve, llm, sp->fidelity == EVAL_DETAILED);
     for (int64_t k = 0; k < ng; k++) {
-        const char *name = summary_group_name(sp, g[k].first);
+        const char *name = g[k].name;
         result_t r;
         if (g[k].best.id < 0 || space_point(s, cur, g[k].best.id, NULL) != STATUS_OK ||
             eval_run(&cur->p, e, &r, NULL) != STATUS_OK) {
@@ -324,8 +373,14 @@ void summary_print(FILE *out, const space *s, const summary_best *b)
             "(LLMs) or samples/s per GPU (DLRMs), over %s, batches%s and "
             "strategies; only points that run and fit in memory (status ok, "
             "mem_fits = 1); tasks are never ranked against each other\n",
-            det ? "hardware generation" : "system",
+            det ? "hardware generation (each variant of it apart when the sweep has "
+                  "several: scaled figures, NIC, domain, pod, collective)"
+                : "system",
             det ? "cluster sizes" : "plans", det ? ", software stacks" : "");
+    if (!det)
+        fprintf(out, "note: the MAD-Max fidelity prices collectives by bandwidth "
+                "alone, with no latency term (comm_latency_modeled = 0): plans of many "
+                "small messages, serving above all, look faster than they are\n");
     for (int64_t t = 0; t < s->radix[SPACE_TASK]; t++) {
         const spec_task *k = &sp->tasks[t];
         bool serve = k->kind == TASK_INFERENCE;

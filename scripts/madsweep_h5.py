@@ -16,7 +16,23 @@ load(path) returns one row per row of /results, in id order, with:
     columns of the axis tables as well (devices_per_node, params,
     nic_gbps_per_device, ...); join=None joins nothing.
 Joined text columns are pandas categoricals (memory: one small code per
-row). df.attrs["units"] maps each column to its unit (the files' `units`
+row).
+
+load(path, columns=[...], where="...") reads a large file in a bounded
+memory: only the named columns (any /results column, any joined axis
+column, text or number, e.g. "model", "task", "hardware",
+"nic_gbps_per_device", "status_name") and only the rows the conditions
+keep, in the language of `madsweep best --where`: comma-separated
+"COLUMN OP VALUE" terms, all of which hold, OP one of < <= > >= == !=,
+numbers compared as numbers (NaN satisfies only !=), texts as texts,
+status also by name (status==infeasible:memory), a VALUE quoted ('...')
+to hold commas. /results is read chunk by chunk (chunk_rows rows, only
+the fields needed), conditions on axis columns are decided once per axis
+entry, and only the kept rows of the named columns are held. Either
+argument alone works too (columns=None: every column of the file that
+the join mode gives; where=None: every row). There is no Parquet export:
+pyarrow is not packaged in Debian 12 (apt-cache policy python3-pyarrow
+finds no candidate); df.to_csv() or HDF5 itself serve other tools. df.attrs["units"] maps each column to its unit (the files' `units`
 attributes), df.attrs["file"] holds the root attributes (spec_text,
 fidelity, versions, commit, counts). Unfinished files (complete = 0) are
 refused unless complete_only=False.
@@ -62,7 +78,8 @@ def _strings(values):
     return cat.rename_categories([_decode(c) for c in cat.categories])
 
 
-def load(path, join="names", complete_only=True):
+def load(path, columns=None, where=None, join="names", complete_only=True,
+         chunk_rows=1 << 20):
     """The sweep file at `path` as a DataFrame (see the module comment)."""
     if join not in ("names", "all", None):
         raise ValueError("join must be 'names', 'all' or None")
@@ -72,6 +89,8 @@ def load(path, join="names", complete_only=True):
         if complete_only and int(f.attrs["complete"]) != 1:
             raise ValueError(f"{path} is an unfinished sweep (complete = 0); "
                              "finish it with madsweep sweep --resume")
+        if columns is not None or where is not None:
+            return _load_some(f, columns, where, join, chunk_rows)
         res = f["results"]
         rows = res[:]
         units = _units(res)
@@ -99,42 +118,56 @@ def _categorical(values, index):
     return pd.Categorical.from_codes(codes[index], categories=cats)
 
 
-def _join_axes(f, df, units, numbers):
+def _axis_columns(f, results, numbers):
+    """The joined axis columns of a file whose /results has the columns
+    `results`: {name: (axis table, member, index column, units)}, named as
+    the module comment says; number columns only when `numbers`."""
     tables = {}
-    for axis in f["axes"]:
+    for axis in f["axes"] if "axes" in f else ():
         if axis == "status":
             continue
         idx = ("batch" if axis == "global_batch" else axis) + "_idx"
-        if idx in df.columns:
+        if idx in results:
             tables[axis] = (f["axes"][axis][:], _units(f["axes"][axis]), idx)
-    results = set(df.columns)
     uses = {}
     for axis, (t, _, _) in tables.items():
         for m in t.dtype.names:
             uses[m] = uses.get(m, 0) + 1
-    new = {}
+    out = {}
     for axis, (t, u, idx) in tables.items():
-        index = df[idx].to_numpy()
         primary = next((m for m in ("name", "text", axis) if m in t.dtype.names),
                        None)
         for m in t.dtype.names:
-            col = t[m]
-            text = col.dtype.kind == "S"
+            text = t[m].dtype.kind == "S"
             if m == primary and axis not in results:
                 name = axis
             elif uses[m] == 1 and m not in GENERIC and m not in results \
-                    and m not in new:
+                    and m not in out:
                 name = m
             else:
                 name = f"{axis}.{m}"
-            if name in new or name in results or \
+            if name in out or name in results or \
                     not (text or numbers or name == axis):
                 continue
-            if text:
-                new[name] = _categorical([_decode(v) for v in col], index)
-            else:
-                new[name] = col[index]
-            units[name] = u.get(m, "")
+            out[name] = (t, m, idx, u)
+    return out
+
+
+def _axis_values(t, m):
+    col = t[m]
+    return [_decode(v) for v in col] if col.dtype.kind == "S" else col
+
+
+def _join_axes(f, df, units, numbers):
+    new = {}
+    for name, (t, m, idx, u) in _axis_columns(f, set(df.columns), numbers).items():
+        index = df[idx].to_numpy()
+        col = t[m]
+        if col.dtype.kind == "S":
+            new[name] = _categorical(_axis_values(t, m), index)
+        else:
+            new[name] = col[index]
+        units[name] = u.get(m, "")
     if "status" in df.columns and "status" in f["axes"]:
         st = f["axes"]["status"][:]
         codes = np.asarray(st["code"], dtype=np.int64)
@@ -146,6 +179,145 @@ def _join_axes(f, df, units, numbers):
         new["status_name"] = _categorical(names, lookup[status])
         units["status_name"] = "text"
     return new
+
+
+OPS = ("<=", ">=", "==", "!=", "<", ">")
+
+
+def _parse_where(text):
+    """[(column, op, value text)] of a condition list (best --where)."""
+    conds, i = [], 0
+    while text and i < len(text):
+        j = i
+        while j < len(text) and not any(text.startswith(o, j) for o in OPS):
+            j += 1
+        col = text[i:j].strip()
+        op = next((o for o in OPS if text.startswith(o, j)), None)
+        if not col or op is None:
+            raise ValueError(f"where: expected COLUMN OP VALUE at '{text[i:]}' "
+                             f"(OP one of {' '.join(OPS)})")
+        j += len(op)
+        if j < len(text) and text[j] in "'\"":
+            q = text[j]
+            k = text.find(q, j + 1)
+            if k < 0:
+                raise ValueError(f"where: unclosed quote in '{text[i:]}'")
+            val, j = text[j + 1:k], k + 1
+        else:
+            k = text.find(",", j)
+            k = len(text) if k < 0 else k
+            val, j = text[j:k].strip(), k
+        conds.append((col, op, val))
+        if j < len(text) and text[j] != ",":
+            raise ValueError(f"where: expected ',' at '{text[j:]}'")
+        i = j + 1
+    return conds
+
+
+def _compare(values, op, val):
+    """Boolean mask of `values` (numbers, or a list of str) OP val."""
+    if isinstance(values, np.ndarray) and values.dtype.kind in "iuf":
+        try:
+            v = float(val)
+        except ValueError:
+            raise ValueError(f"where: '{val}' is not a number") from None
+        x = values.astype(np.float64)
+        return {"<": x < v, "<=": x <= v, ">": x > v, ">=": x >= v,
+                "==": x == v, "!=": ~(x == v)}[op]
+    if isinstance(values, np.ndarray) and values.dtype.kind == "S":
+        x, v = values, val.encode()
+        return {"<": x < v, "<=": x <= v, ">": x > v, ">=": x >= v,
+                "==": x == v, "!=": x != v}[op]
+    x = np.asarray(values, dtype=object)
+    return np.array([{"<": a < val, "<=": a <= val, ">": a > val,
+                      ">=": a >= val, "==": a == val, "!=": a != val}[op]
+                     for a in x], dtype=bool)
+
+
+def _status_table(f):
+    st = f["axes"]["status"][:]
+    return {_decode(n): int(c) for c, n in zip(st["code"], st["name"])}
+
+
+def _load_some(f, columns, where, join, chunk_rows):
+    """load() of some columns and rows, chunk by chunk."""
+    res = f["results"]
+    results = res.dtype.names
+    units = _units(res)
+    axcols = _axis_columns(f, set(results), True)
+    status = _status_table(f) if "axes" in f and "status" in f["axes"] else {}
+    if columns is None:
+        named = _axis_columns(f, set(results), join == "all") if join else {}
+        columns = list(results) + list(named) + \
+            (["status_name"] if join and status and "status" in results else [])
+    known = set(results) | set(axcols) | ({"status_name"} if status else set())
+    for c in columns:
+        if c not in known:
+            raise ValueError(f"column '{c}' is not in {f.filename}")
+    # conditions: on /results columns per row, on axis columns per entry
+    row_conds, axis_ok = [], {}
+    for col, op, val in _parse_where(where):
+        if col == "status_name" or (col == "status" and not _isnum(val)):
+            if val not in status and op in ("==", "!="):
+                raise ValueError(f"where: '{val}' is not a status name "
+                                 f"({', '.join(status)})")
+            col, val = "status", str(status.get(val, val))
+        if col in results:
+            row_conds.append((col, op, val))
+        elif col in axcols:
+            t, m, idx, _ = axcols[col]
+            ok = _compare(_axis_values(t, m), op, val)
+            axis_ok[idx] = axis_ok[idx] & ok if idx in axis_ok else ok
+        else:
+            raise ValueError(f"where: column '{col}' is not in {f.filename}")
+    need = [c for c in columns if c in results]
+    need += [axcols[c][2] for c in columns if c in axcols]
+    need += ["status"] if "status_name" in columns else []
+    need += [c for c, _, _ in row_conds] + list(axis_ok)
+    need = [c for c in dict.fromkeys(need)]
+    keep = {c: [] for c in need}
+    n = res.shape[0]
+    view = res.fields(need) if need else None
+    for at in range(0, n, chunk_rows):
+        blk = view[at:min(n, at + chunk_rows)]
+        mask = np.ones(len(blk), dtype=bool)
+        for idx, ok in axis_ok.items():
+            mask &= ok[blk[idx]]
+        for col, op, val in row_conds:
+            mask &= _compare(blk[col], op, val)
+        for c in need:
+            keep[c].append(blk[c][mask])
+        del blk
+    got = {c: (np.concatenate(v) if v else np.zeros(0)) for c, v in keep.items()}
+    out = {}
+    for c in columns:
+        if c in results:
+            col = got[c]
+            out[c] = _strings(col) if col.dtype.kind == "S" else col
+        elif c in axcols:
+            t, m, idx, u = axcols[c]
+            index = got[idx].astype(np.int64)
+            out[c] = _categorical(_axis_values(t, m), index) \
+                if t[m].dtype.kind == "S" else t[m][index]
+            units[c] = u.get(m, "")
+        else:  # status_name
+            names = sorted(status, key=status.get)
+            codes = np.array([status[s] for s in names])
+            pos = np.searchsorted(codes, got["status"])
+            out[c] = _categorical(names, np.clip(pos, 0, len(names) - 1))
+            units[c] = "text"
+    df = pd.DataFrame(out, copy=False)
+    df.attrs["units"] = {c: units.get(c, "") for c in columns}
+    df.attrs["file"] = _attrs(f)
+    return df
+
+
+def _isnum(v):
+    try:
+        float(v)
+        return True
+    except ValueError:
+        return False
 
 
 def main(argv):

@@ -14,14 +14,28 @@ mem_fits = 1; MAD-Max files without mem_fits: status ok):
       faster), its points labelled with their hardware and winning
       strategy;
   PREFIX_breakdown.{png,pdf}  per training task and model, the time of an
-      iteration of each generation's best point split into compute,
-      exposed communication per collective (the exposed time shared out
-      in proportion to each collective's total time), pipeline bubble
-      and optimizer step (when the file has compute_optimizer_s), as a
-      share of the iteration, its length written above the bar;
+      iteration of each generation's best point split as the row splits
+      it (cost/bound.h: math- and memory-bound compute, exposed
+      communication per parallel dimension, pipeline bubble, optimizer;
+      files before those columns: compute and the exposed time shared out
+      in proportion to each collective's total time), as a share of the
+      iteration, its length written beside the bar;
   PREFIX_heatmap.{png,pdf}    per task and model, hardware x cluster size,
       the best throughput per GPU (written in each cell; the colour is the
-      share of the panel's best), "no fit" where nothing runs.
+      share of the panel's best), "no fit" where nothing runs;
+  PREFIX_exposed.{png,pdf}    per task and model, the distribution of the
+      exposed-communication share of the step over the feasible points and
+      over the near-best ones (within 10 % of the best per hardware and size);
+  PREFIX_speedup.{png,pdf}    the best point's speedup over the best point
+      of a baseline strategy (--baseline, default FSDP) per hardware and
+      cluster size;
+  PREFIX_tornado.{png,pdf}    files whose systems scale hardware figures
+      (system_grid `scale`): the change of the best throughput per GPU
+      when each figure takes its lowest and highest factor, the others 1;
+  PREFIX_bound.{png,pdf}      what bounds the best point of each hardware
+      (variant) and cluster size (bound_by).
+A generation the file holds in several variants (scaled figures, NIC,
+domain, pod, collective) is drawn as one series per variant.
 Only Debian's python3-h5py, python3-numpy and python3-matplotlib (run it
 with /usr/bin/python3).
 """
@@ -43,6 +57,18 @@ COLLECTIVES = [("comm_allreduce_s", "all-reduce"), ("comm_allgather_s", "all-gat
                ("comm_p2p_s", "pipeline send/recv")]
 STRATEGY_INT = ["tp", "pp", "dp", "cp", "ep", "vpp", "zero_stage", "micro_batch", "sp"]
 STRATEGY_STR = ["schedule", "recompute", "layout", "overlap", "emb_sharding"]
+# what bounds a point (cost/bound.h): the parts of a step and their colours
+BREAKDOWN = [("compute_math_s", "compute, math-bound"),
+             ("compute_memory_s", "compute, memory-bound"),
+             ("comm_exposed_tp_s", "exposed TP"), ("comm_exposed_cp_s", "exposed CP"),
+             ("comm_exposed_ep_s", "exposed EP"), ("comm_exposed_pp_s", "exposed PP sends"),
+             ("comm_exposed_dp_s", "exposed DP/ZeRO"), ("pipeline_bubble_s", "pipeline bubble"),
+             ("optimizer_s", "optimizer step"),
+             ("comm_exposed_scaleup_s", ""), ("comm_exposed_scaleout_s", "")]
+BOUND_COLOURS = {"compute_math": "#4c72b0", "compute_memory": "#64b5cd",
+                 "compute": "#4c72b0", "comm_tp": "#dd8452", "comm_cp": "#c44e52",
+                 "comm_ep": "#8172b3", "comm_pp": "#937860", "comm_dp": "#da8bc3",
+                 "comm": "#dd8452", "bubble": "#8c8c8c", "optimizer": "#55a868"}
 
 
 def text(col):
@@ -61,9 +87,10 @@ def load(path):
                 "comm_exposed_s", "pipeline_bubble_s", "mem_fits",
                 "tokens_per_s_per_device", "samples_per_s_per_device",
                 "cost_per_million_tokens_usd", "cost_per_sample_usd",
-                "compute_optimizer_s", "dense_plan", "emb_plan"]
+                "dense_plan", "emb_plan", "bound_by"]
         want += [c for c, _ in COLLECTIVES] + STRATEGY_INT + STRATEGY_STR
-        cols = [c for c in want if c in have]
+        want += [c for c, _ in BREAKDOWN]
+        cols = [c for c in dict.fromkeys(want) if c in have]
         raw = res.fields(cols)[:]
         axes = f["axes"]
         system = axes["system"][:]
@@ -71,24 +98,45 @@ def load(path):
         sysname = text(system["name"])
         if hw is not None:
             hw = np.where(hw == "", sysname, hw)
+            hw = variants(hw, sysname, system)
         else:
             hw = sysname
+        scale = {n[6:]: np.asarray(system[n]) for n in system.dtype.names
+                 if n.startswith("scale_")}
         model = axes["model"][:]
         task = axes["task"][:]
         meta = {"model": text(model["name"]), "model_kind": text(model["type"]),
                 "task": text(task["name"]), "task_kind": text(task["type"]),
-                "hardware": hw, "fidelity": f.attrs.get("fidelity", b"?")}
+                "hardware": hw, "fidelity": f.attrs.get("fidelity", b"?"),
+                "scale": scale}
     ok = raw["status"] == 0
     if "mem_fits" in raw.dtype.names:
         ok &= raw["mem_fits"] == 1.0
     d = {c: raw[c][ok] for c in cols}
-    for c in STRATEGY_STR + ["dense_plan", "emb_plan"]:
+    for c in STRATEGY_STR + ["dense_plan", "emb_plan", "bound_by"]:
         if c in d:
             d[c] = text(d[c])
     d["hardware"] = meta["hardware"][d["system_idx"]]
     if isinstance(meta["fidelity"], bytes):
         meta["fidelity"] = meta["fidelity"].decode()
     return d, meta
+
+
+def variants(hw, sysname, system):
+    """The name each system is drawn under: its hardware generation, or,
+    for a generation the file holds in several variants (scaled figures,
+    NIC, domain, pod, collective), its system name without the size
+    ("h100-sxm-80g/bf16x1.5/nicx2" for "h100-sxm-80g/16x8/bf16x1.5/nicx2")."""
+    out = hw.copy()
+    if "nodes" not in system.dtype.names:
+        return out
+    label = np.array([n.replace(f"/{a}x{b}", "", 1) for n, a, b in
+                      zip(sysname, system["nodes"], system["devices_per_node"])])
+    for g in set(hw):
+        sel = hw == g
+        if len(set(label[sel])) > 1:
+            out[sel] = label[sel]
+    return out
 
 
 def strategy(d, i):
@@ -315,14 +363,24 @@ def plot_breakdown(d, meta, prefix):
     jobs = [(t, m) for t, m in panels(meta) if meta["task_kind"][t] != "inference"]
     if not jobs:
         return
+    split = "compute_math_s" in d  # the parts the file names (cost/bound.h)
     ncol = 3
     nrow = (len(jobs) + 1 + ncol - 1) // ncol
     fig, axs = plt.subplots(nrow, ncol, figsize=(6.2 * ncol, 3.9 * nrow), squeeze=False)
-    parts = [("compute", "#4c72b0")] + \
+    if split:
+        # rows a fidelity does not split (DLRM, MAD-Max) keep compute and
+        # exposed communication whole
+        parts = list(zip([n for k, n in BREAKDOWN if n],
+                         ["#4c72b0", "#64b5cd", "#dd8452", "#c44e52", "#8172b3", "#937860",
+                          "#da8bc3", "#8c8c8c", "#55a868"]))
+        parts += [("compute (not split)", "#2f4b7c"),
+                  ("exposed communication (not attributed)", "#f0b27a")]
+    else:
+        parts = [("compute", "#4c72b0")] + \
             [(f"exposed {n}", c) for (_, n), c in
              zip(COLLECTIVES, ["#dd8452", "#c44e52", "#8172b3", "#937860", "#da8bc3"])] + \
-            [("pipeline bubble", "#8c8c8c"), ("optimizer step", "#55a868"),
-             ("other (unattributed)", "#d9d9d9")]
+            [("pipeline bubble", "#8c8c8c")]
+    parts.append(("other (unattributed)", "#d9d9d9"))
     for k, (t, m) in enumerate(jobs):
         ax = axs[k // ncol][k % ncol]
         llm = meta["model_kind"][m] == "llm"
@@ -333,17 +391,24 @@ def plot_breakdown(d, meta, prefix):
         for y, i in enumerate(rows):
             it = d["iteration_time_s"][i]
             z = lambda key: float(np.nan_to_num(d[key][i])) if key in d else 0.0  # noqa: E731
-            opt = z("compute_optimizer_s")
-            coll = [z(key) for key, _ in COLLECTIVES]
-            tot = sum(coll)
-            seg = [z("compute_gemm_s") + z("compute_emb_s") - opt]
-            seg += [z("comm_exposed_s") * c / tot if tot > 0 else 0.0 for c in coll]
-            seg += [z("pipeline_bubble_s"), opt]
+            if split and np.isfinite(d["compute_math_s"][i]):
+                seg = [z(key) for key, n in BREAKDOWN if n] + [0.0, 0.0]
+            elif split:
+                seg = [0.0] * 7 + [z("pipeline_bubble_s"), 0.0,
+                                   z("compute_gemm_s") + z("compute_emb_s"),
+                                   z("comm_exposed_s")]
+            else:
+                coll = [z(key) for key, _ in COLLECTIVES]
+                tot = sum(coll)
+                seg = [z("compute_gemm_s") + z("compute_emb_s")]
+                seg += [z("comm_exposed_s") * c / tot if tot > 0 else 0.0 for c in coll]
+                seg += [z("pipeline_bubble_s")]
+                seg += [0.0] * (len(parts) - 1 - len(seg))
             seg.append(max(0.0, it - sum(seg)))
             left = 0.0
-            for (_, c), s in zip(parts, seg):
-                ax.barh(y, 100.0 * s / it, left=left, color=c, height=0.72)
-                left += 100.0 * s / it
+            for (_, c), sg in zip(parts, seg):
+                ax.barh(y, 100.0 * sg / it, left=left, color=c, height=0.72)
+                left += 100.0 * sg / it
             ax.text(101.5, y, f"{it:.3g} s, {human(rate(d, llm)[i])}", va="center",
                     fontsize=7)
         ax.set_yticks(range(len(rows)))
@@ -352,7 +417,7 @@ def plot_breakdown(d, meta, prefix):
         ax.set_xlim(0, 128)
         ax.set_xticks([0, 25, 50, 75, 100])
         ax.set_xlabel("share of the iteration time (%)")
-        ax.set_title(f"{title(meta, t, m)}: iteration time, {units(llm)[0]}",
+        ax.set_title(f"{title(meta, t, m)}: iteration time (s), {units(llm)[0]}",
                      fontsize=9)
         if not rows:
             ax.text(0.5, 0.5, "nothing runs and fits in memory", transform=ax.transAxes,
@@ -364,6 +429,9 @@ def plot_breakdown(d, meta, prefix):
     spare.legend(handles, [n for n, _ in parts], loc="center", fontsize=9, frameon=False,
                  title="time of one iteration")
     suptitle(fig, "Where an iteration goes: the best training point of each hardware "
+                 "generation (compute split into math- and memory-bound kernels, exposed "
+                 "communication by parallel dimension)" if split else
+                 "Where an iteration goes: the best training point of each hardware "
                  "generation (exposed communication shared out in proportion to each "
                  "collective's time)", 11)
     fig.tight_layout(rect=(0, 0, 1, 0.97))
@@ -413,6 +481,208 @@ def plot_heatmap(d, meta, prefix):
     save(fig, prefix + "_heatmap")
 
 
+# ------------------------------------------------------------ co-design
+
+NEAR_BEST = 0.9  # a point within 10 % of its group's best throughput per GPU
+
+
+def near_best(d, sel, llm):
+    """Points of sel within NEAR_BEST of the best of their (hardware, GPUs)."""
+    v = rate(d, llm)
+    out = np.zeros(len(v), dtype=bool)
+    for g in set(d["hardware"][sel]):
+        gs = sel & (d["hardware"] == g)
+        for n in np.unique(d["devices"][gs]):
+            cell = gs & (d["devices"] == n)
+            top = np.nanmax(v[cell])
+            out |= cell & (v >= NEAR_BEST * top)
+    return out
+
+
+def plot_exposed(d, meta, prefix):
+    """Distribution of the exposed-communication share of the step over the
+    feasible points and over the near-best points, per task and model."""
+    fig, axs = grid_axes(meta, 4.2, 3.2)
+    bins = np.linspace(0.0, 100.0, 41)
+    for t, m in panels(meta):
+        ax = axs[t][m]
+        llm = meta["model_kind"][m] == "llm"
+        sel = (d["task_idx"] == t) & (d["model_idx"] == m)
+        share = 100.0 * d["comm_exposed_s"] / d["iteration_time_s"]
+        groups = (("feasible", sel, "#9db4d6"),
+                  ("near-best", near_best(d, sel, llm) if sel.any() else sel, "#c44e52"))
+        for name, g, c in groups:
+            x = share[g & np.isfinite(share)]
+            if x.size:
+                w = np.full(x.size, 100.0 / x.size)
+                ax.hist(x, bins=bins, weights=w, color=c, alpha=0.55 if c[1] == "9" else 0.8,
+                        histtype="stepfilled" if c[1] == "9" else "step", lw=1.6,
+                        label=f"{name}: median {np.median(x):.1f} %, n = {x.size}")
+        ax.set_xlim(0, 100)
+        lo, hi = ax.get_ylim()
+        ax.set_ylim(0, hi * 1.3)
+        ax.set_xlabel("exposed communication, % of the step time")
+        ax.set_ylabel("share of the points (%)")
+        ax.set_title(title(meta, t, m), fontsize=9)
+        ax.legend(fontsize=6.2, loc="upper right", frameon=False)
+        if not sel.any():
+            ax.text(0.5, 0.5, "nothing runs and fits in memory", transform=ax.transAxes,
+                    ha="center", color="0.4")
+    suptitle(fig, "Share of the step lost to exposed communication across the design "
+                 "space (feasible: every point that runs and fits in memory) and across its "
+                 f"near-best points (within {1 - NEAR_BEST:.0%} of the best throughput per "
+                 "GPU of their hardware and cluster size)", 11)
+    fig.tight_layout(rect=(0, 0, 1, 0.96))
+    save(fig, prefix + "_exposed")
+
+
+def baseline_mask(d, meta, t, spec):
+    """Rows matching the baseline strategy `spec` (col==value, ...); serving
+    has no ZeRO stage, its baseline drops the condition on it."""
+    out = np.ones(len(d["status"]), dtype=bool)
+    for term in spec.split(","):
+        col, val = term.split("==")
+        if col == "zero_stage" and meta["task_kind"][t] == "inference":
+            continue
+        if col not in d:
+            return None
+        out &= d[col] == int(val)
+    return out
+
+
+def plot_speedup(d, meta, prefix, spec):
+    """Speedup of the best strategy over the best baseline strategy, per
+    task, model, hardware and cluster size."""
+    if "tp" not in d:
+        return
+    col, gens = colours(meta)
+    fig, axs = grid_axes(meta, 4.2, 3.3)
+    for t, m in panels(meta):
+        ax = axs[t][m]
+        llm = meta["model_kind"][m] == "llm"
+        sel = (d["task_idx"] == t) & (d["model_idx"] == m)
+        base = baseline_mask(d, meta, t, spec)
+        v = rate(d, llm)
+        missing = 0
+        for g in gens:
+            xs, ys = [], []
+            for n in np.unique(d["devices"][sel & (d["hardware"] == g)]):
+                cell = sel & (d["hardware"] == g) & (d["devices"] == n)
+                bi = best_index(cell & base, v) if base is not None else None
+                if bi is None:
+                    missing += 1
+                    continue
+                xs.append(n)
+                ys.append(np.nanmax(v[cell]) / v[bi])
+            if xs:
+                ax.plot(xs, ys, "o-", color=col[g], ms=3.5, lw=1.2)
+        ax.set_xscale("log", base=2)
+        ax.axhline(1.0, color="0.5", lw=0.8)
+        ax.set_xlabel("GPUs")
+        ax.set_ylabel("speedup over the baseline (x)")
+        ax.set_title(title(meta, t, m) + (f"\n({missing} cells without a fitting baseline)"
+                                          if missing else ""), fontsize=8.5)
+        ax.grid(True, alpha=0.3)
+    legend(fig, col, gens, frontier=False)
+    suptitle(fig, f"Speedup of the best strategy over the best baseline strategy ({spec}; "
+                 "serving: without the ZeRO stage), per hardware and cluster size", 11)
+    fig.tight_layout(rect=(0, 0.06, 1, 0.96))
+    save(fig, prefix + "_speedup")
+
+
+def plot_tornado(d, meta, prefix):
+    """Best throughput per GPU against each scaled hardware figure: the change
+    when one figure takes its lowest and highest factor, the others at 1."""
+    scale = meta["scale"]
+    if not scale:
+        return
+    keys = list(scale)
+    sysidx = np.arange(len(next(iter(scale.values()))))
+    at_one = np.all([scale[k] == 1.0 for k in keys], axis=0)
+    fig, axs = grid_axes(meta, 4.6, 0.5 + 0.45 * len(keys) * 2)
+    for t, m in panels(meta):
+        ax = axs[t][m]
+        llm = meta["model_kind"][m] == "llm"
+        sel = (d["task_idx"] == t) & (d["model_idx"] == m)
+        v = rate(d, llm)
+        sizes = sorted(set(int(n) for n in d["devices"][sel]))
+        cmap = plt.get_cmap("viridis")
+        h = 0.8 / max(1, len(sizes))
+        for si, n in enumerate(sizes):
+            cell = sel & (d["devices"] == n)
+            i0 = best_index(cell & at_one[d["system_idx"]], v)
+            if i0 is None:
+                continue
+            for y, k in enumerate(keys):
+                others = np.all([scale[o] == 1.0 for o in keys if o != k], axis=0) \
+                    if len(keys) > 1 else np.ones(len(sysidx), dtype=bool)
+                for f in (scale[k].min(), scale[k].max()):
+                    if f == 1.0:
+                        continue
+                    pick = others & (scale[k] == f)
+                    i = best_index(cell & pick[d["system_idx"]], v)
+                    if i is None:
+                        continue
+                    ch = 100.0 * (v[i] / v[i0] - 1.0)
+                    ax.barh(y + (si - (len(sizes) - 1) / 2) * h, ch, height=h * 0.9,
+                            color=cmap(si / max(1, len(sizes) - 1)),
+                            label=f"{n} GPUs" if y == 0 and f == scale[k].max() else None)
+                    ax.text(ch, y + (si - (len(sizes) - 1) / 2) * h, f" x{f:g}",
+                            va="center", ha="left" if ch >= 0 else "right", fontsize=6)
+        ax.set_yticks(range(len(keys)))
+        ax.set_yticklabels(keys, fontsize=7.5)
+        ax.axvline(0.0, color="0.3", lw=0.8)
+        ax.set_xlabel("change of the best throughput per GPU (%)")
+        ax.set_title(f"{title(meta, t, m)}\n({units(llm)[0]})", fontsize=8.5)
+        ax.legend(fontsize=6.5, frameon=False, loc="center right")
+        ax.grid(True, axis="x", alpha=0.3)
+    suptitle(fig, "Sensitivity of the best throughput per GPU to each scaled hardware "
+                 "figure (the others at their catalogue value; every strategy re-optimized)",
+             11)
+    fig.tight_layout(rect=(0, 0, 1, 0.95))
+    save(fig, prefix + "_tornado")
+
+
+def plot_bound(d, meta, prefix):
+    """What bounds the best point of each hardware (variant) and cluster size."""
+    if "bound_by" not in d:
+        return
+    _, gens = colours(meta)
+    sizes = sorted(set(int(n) for n in d["devices"]))
+    nt, nm = len(meta["task"]), len(meta["model"])
+    fig, axs = plt.subplots(nt, nm, figsize=(max(9.0, 3.2 + 1.1 * len(sizes) * nm + 1.6),
+                                             0.3 * len(gens) * nt + 1.3 * nt + 0.9),
+                            squeeze=False, constrained_layout=True)
+    kinds = list(BOUND_COLOURS)
+    for t, m in panels(meta):
+        ax = axs[t][m]
+        llm = meta["model_kind"][m] == "llm"
+        sel = (d["task_idx"] == t) & (d["model_idx"] == m)
+        rgb = np.ones((len(gens), len(sizes), 3)) * 0.93
+        for (g, n), i in winners(d, sel, llm, gens).items():
+            b = d["bound_by"][i]
+            a, c = gens.index(g), sizes.index(n)
+            rgb[a, c] = matplotlib.colors.to_rgb(BOUND_COLOURS.get(b, "#d9d9d9"))
+            ax.text(c, a, b.replace("compute_", "").replace("comm_", "comm "),
+                    ha="center", va="center", fontsize=5.8, color="white")
+        ax.imshow(rgb, aspect="auto")
+        ax.set_xticks(range(len(sizes)))
+        ax.set_xticklabels([str(n) for n in sizes], fontsize=7)
+        ax.set_yticks(range(len(gens)))
+        ax.set_yticklabels(gens if m == 0 else [], fontsize=6.5)
+        ax.set_xlabel("GPUs", fontsize=8)
+        ax.set_title(title(meta, t, m).replace(", ", "\n", 1), fontsize=8)
+    handles = [plt.Rectangle((0, 0), 1, 1, color=BOUND_COLOURS[k]) for k in kinds
+               if k not in ("compute", "comm")]
+    axs[0][nm - 1].legend(handles, [k for k in kinds if k not in ("compute", "comm")],
+                          loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=7,
+                          frameon=False, title="bound by", title_fontsize=7.5)
+    fig.suptitle(textwrap.fill("What bounds the best point of each hardware and cluster "
+                               "size: the largest share of its step (grey: nothing fits)",
+                               int(fig.get_figwidth() * 9)), fontsize=10)
+    save(fig, prefix + "_bound")
+
+
 def suptitle(fig, text, size):
     """A figure title wrapped to the figure's width."""
     fig.suptitle(textwrap.fill(text, int(fig.get_figwidth() * 150 / size)), fontsize=size)
@@ -430,6 +700,9 @@ def main(argv=None):
     ap.add_argument("file", help="a finished madsweep sweep file")
     ap.add_argument("-o", "--prefix", default=None,
                     help="output prefix (default: the file name without .h5)")
+    ap.add_argument("--baseline", default="tp==1,pp==1,zero_stage==3",
+                    help="the baseline strategy of PREFIX_speedup, COLUMN==N terms "
+                         "(default: FSDP, tp==1,pp==1,zero_stage==3)")
     args = ap.parse_args(argv)
     prefix = args.prefix or (args.file[:-3] if args.file.endswith(".h5") else args.file)
     d, meta = load(args.file)
@@ -438,6 +711,10 @@ def main(argv=None):
     plot_pareto(d, meta, prefix)
     plot_breakdown(d, meta, prefix)
     plot_heatmap(d, meta, prefix)
+    plot_exposed(d, meta, prefix)
+    plot_speedup(d, meta, prefix, args.baseline)
+    plot_tornado(d, meta, prefix)
+    plot_bound(d, meta, prefix)
     return 0
 
 

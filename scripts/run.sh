@@ -5,7 +5,12 @@
 # pretraining and serving) on 2 MPI ranks into quickstart.h5, print the
 # per-task summary and draw the pictures (quickstart_pareto.png,
 # quickstart_pareto_cost.png, quickstart_breakdown.png,
-# quickstart_heatmap.png, and the same as PDF).
+# quickstart_heatmap.png, quickstart_exposed.png, quickstart_speedup.png,
+# quickstart_bound.png, and the same as PDF); then the co-design study
+# configs/sweeps/codesign.cfg (H100 with 1.5x compute, 2x HBM bandwidth,
+# 2x HBM capacity, 2x NIC, the 16 variants) into codesign.h5 beside it,
+# its speedups over the FSDP baseline, and its pictures (the same, with
+# codesign_tornado.png).
 #
 # usage: scripts/run.sh [OUT.h5]   (default: quickstart.h5 in the current directory)
 set -euo pipefail
@@ -18,3 +23,11 @@ fi
 mpirun -np 2 "$here/build/madsweep" sweep "$here/configs/sweeps/quickstart.cfg" -o "$out"
 echo
 /usr/bin/python3 "$here/scripts/plot.py" "$out" -o "${out%.h5}"
+echo
+cod="$(dirname "$out")/codesign.h5"
+mpirun -np 2 "$here/build/madsweep" sweep "$here/configs/sweeps/codesign.cfg" -o "$cod"
+echo
+"$here/build/madsweep" best "$cod" --group model,system --baseline 'tp==1,pp==1,zero_stage==3' \
+  --where 'task==pretrain,devices==1024,scale_mem_capacity_bytes==1,scale_nic_bytes_per_s==1'
+echo
+/usr/bin/python3 "$here/scripts/plot.py" "$cod" -o "${cod%.h5}"

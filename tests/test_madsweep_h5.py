@@ -6,8 +6,9 @@ binary ($MADSWEEP_BINARY, one process), loads them and checks: one row per
 /results row in id order, strings decoded, the axis names joined in by
 index (compared with the /axes tables read here with h5py), status names,
 units, the three join modes, and that the best row per hardware found with
-pandas is the one `madsweep best --group hardware` prints. An unfinished
-file is refused.
+pandas is the one `madsweep best --group hardware` prints; load(columns,
+where) reads exactly the rows and columns a whole load filtered holds, in
+chunks. An unfinished file is refused.
 """
 import csv
 import io
@@ -105,6 +106,42 @@ class Loader(unittest.TestCase):
         got = {r["hardware"]: int(r["id"]) for r in csv.DictReader(io.StringIO(out))}
         self.assertEqual(got, dict(zip(want["hardware"], want["id"])))
         self.assertEqual(len(got), 2)
+
+    def test_columns_where(self):
+        """load(columns, where) returns exactly the rows and columns a
+        whole load filtered with pandas holds, read in small chunks."""
+        full = madsweep_h5.load(self.det, join="all")
+        cols = ["id", "hardware", "tokens_per_s", "nic_gbps_per_device"]
+        some = madsweep_h5.load(self.det, columns=cols,
+                                where="task==serve,model==llama3-8b",
+                                chunk_rows=50)
+        want = full[(full.task == "serve") & (full.model == "llama3-8b")]
+        self.assertGreater(len(want), 100)  # the rows of several chunks
+        self.assertEqual(list(some.columns), cols)
+        self.assertEqual(len(some), len(want))
+        self.assertTrue((some["id"].to_numpy() == want["id"].to_numpy()).all())
+        self.assertEqual(list(some["hardware"]), list(want["hardware"]))
+        self.assertTrue((some["nic_gbps_per_device"].to_numpy() ==
+                         want["nic_gbps_per_device"].to_numpy()).all())
+        got, ref = some["tokens_per_s"].to_numpy(), want["tokens_per_s"].to_numpy()
+        self.assertTrue(((got == ref) | (np.isnan(got) & np.isnan(ref))).all())
+        self.assertEqual(some.attrs["units"]["tokens_per_s"], "tokens/s")
+        # numbers, status names, text columns of /results, quotes
+        ok = madsweep_h5.load(self.det, columns=["id", "status_name", "bound_by"],
+                              where="status==ok,devices>=16,bound_by!='compute_math'",
+                              chunk_rows=777)
+        w = full[(full.status_name == "ok") & (full.devices >= 16) &
+                 (full.bound_by != "compute_math")]
+        self.assertTrue((ok["id"].to_numpy() == w["id"].to_numpy()).all())
+        self.assertEqual(set(ok["status_name"]), {"ok"})
+        self.assertGreater(len(ok), 0)
+        # every ok row names what bounds it
+        self.assertTrue((full[full.status_name == "ok"].bound_by != "").all())
+        for bad in ("tq==1", "task=serve"):
+            with self.assertRaises(ValueError):
+                madsweep_h5.load(self.det, where=bad)
+        with self.assertRaises(ValueError):
+            madsweep_h5.load(self.det, columns=["no_such_column"])
 
     def test_madmax(self):
         df = madsweep_h5.load(self.mad)

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../cost/bound.h"
 #include "../cost/detailed.h"
 #include "version.h"
 #include "attr.h"
@@ -76,6 +77,8 @@ void output_rows_init(output_rows *r, eval_fidelity fidelity)
         r->dense = table_find(&r->t, "dense_plan");
         r->emb = table_find(&r->t, "emb_plan");
     }
+    table_add(&r->t, "bound_by", TABLE_STR, BOUND_NAME_MAX);
+    r->bound = table_find(&r->t, "bound_by");
     for (size_t i = 0; i < result_nfields; i++)
         r->field[i] = table_add(&r->t, result_fields[i].name,
                                 result_fields[i].type == RESULT_I64 ? TABLE_I64
@@ -169,6 +172,7 @@ void output_pack(const output_rows *r, char *buf, int64_t id,
         table_put_str(buf, r->dense, texts->dense);
         table_put_str(buf, r->emb, texts->emb);
     }
+    table_put_str(buf, r->bound, bound_name(res->bound_code));
     for (size_t i = 0; i < result_nfields; i++)
         memcpy(buf + r->field[i], (const char *)res + result_fields[i].offset, 8);
 }
@@ -290,6 +294,22 @@ static const struct output_unit {
     {"nic_bytes_per_s", "bytes/s per device"},
     {"nic_gbps_per_device", "Gb/s per device, one direction"},
     {"scaleup_bytes_per_s", "bytes/s per device"},
+    /* the other numeric hardware keys, columns of /axes/system when a
+     * spec scales them (system_grid `scale`) */
+    {"peak_fp32_flops", "FLOP/s per device"},
+    {"peak_tf32_flops", "FLOP/s per device"},
+    {"peak_int8_ops", "OP/s per device"},
+    {"mem_bw_efficiency", "fraction"},
+    {"attention_efficiency", "fraction of peak"},
+    {"attention_tuned_efficiency", "fraction of peak"},
+    {"kernel_overhead_s", "s per kernel"},
+    {"efficiency_uncertainty", "fraction (+-)"},
+    {"network_uncertainty", "fraction (+-)"},
+    {"scaleup_devices", "devices"},
+    {"scaleup_latency_s", "s per collective step"},
+    {"scaleup_efficiency", "fraction"},
+    {"nic_latency_s", "s per collective step"},
+    {"nic_efficiency", "fraction"},
     {"eff_intra_bw", "bytes/s per device, one direction"},
     {"eff_inter_bw", "bytes/s per device, one direction"},
     {"freeze_emb", "bool"},
@@ -340,6 +360,8 @@ static const char *output_unit(const table_col *c)
         if (strcmp(c->name, idx) == 0)
             return output_axis_units[a];
     }
+    if (strncmp(c->name, "scale_", 6) == 0)
+        return "factor (times the hardware's figure)";
     const result_field *f = result_find(c->name);
     if (f)
         return f->unit;
@@ -560,8 +582,22 @@ static void output_axes_detailed(hid_t g, const spec *sp, MPI_Comm comm, int ran
     size_t o_bw = table_add(&t, "board_power_w", TABLE_F64, 0);
     size_t o_iw = table_add(&t, "idle_power_w", TABLE_F64, 0);
     size_t o_pr = table_add(&t, "price_per_hour_usd", TABLE_F64, 0);
+    table_add(&t, "collective", TABLE_STR, 16);
+    /* scaled hardware figures (system_grid `scale`): the absolute figure
+     * (a column of its own unless one above holds it) and the factor */
+    size_t o_sv[SPEC_SCALE_MAX], o_sf[SPEC_SCALE_MAX];
+    bool own[SPEC_SCALE_MAX];
+    for (int k = 0; k < sp->nscale; k++) {
+        char fname[TABLE_NAME_MAX];
+        own[k] = table_find(&t, sp->scale_keys[k]) == NULL;
+        if (own[k])
+            o_sv[k] = table_add(&t, sp->scale_keys[k], TABLE_F64, 0);
+        snprintf(fname, sizeof fname, "scale_%s", sp->scale_keys[k]);
+        o_sf[k] = table_add(&t, fname, TABLE_F64, 0);
+    }
     c_name = table_find(&t, "name");
     const table_col *c_hw = table_find(&t, "hardware");
+    const table_col *c_alg = table_find(&t, "collective");
     b = output_rows_alloc(sp->nsystems, t.size);
     for (int64_t i = 0; i < sp->nsystems; i++) {
         char *row = b + (size_t)i * t.size;
@@ -588,6 +624,14 @@ static void output_axes_detailed(hid_t g, const spec *sp, MPI_Comm comm, int ran
         table_put_f64(row, o_bw, y->hw.board_power_w);
         table_put_f64(row, o_iw, y->hw.idle_power_w);
         table_put_f64(row, o_pr, y->hw.price_per_hour_usd);
+        table_put_str(row, c_alg, y->algo == TOPO_TREE           ? "tree"
+                                  : y->algo == TOPO_HIERARCHICAL ? "hierarchical"
+                                                                 : "ring");
+        for (int k = 0; k < sp->nscale; k++) {
+            if (own[k])
+                table_put_f64(row, o_sv[k], sp->scale_fig[i * SPEC_SCALE_MAX + k]);
+            table_put_f64(row, o_sf[k], sp->scale[i * SPEC_SCALE_MAX + k]);
+        }
     }
     output_table(g, "system", &t, sp->nsystems, b, comm, rank);
     free(b);

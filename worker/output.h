@@ -113,6 +113,7 @@ typedef struct output_rows {
     size_t strat_int[OUTPUT_NSTRAT_INT];             /* detailed */
     const table_col *strat_str[OUTPUT_NSTRAT_STR];
     const table_col *stack;                          /* detailed */
+    const table_col *bound;  /* bound_by: the name of result bound_code */
     size_t field[TABLE_MAX_COLS]; /* offset of result_fields[i] */
 } output_rows;
 

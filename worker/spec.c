@@ -16,6 +16,8 @@ void spec_free(spec *s)
     free(s->models);
     free(s->systems);
     free(s->dsystems);
+    free(s->scale);
+    free(s->scale_fig);
     free(s->stacks);
     free(s->tasks);
     free(s->batches);

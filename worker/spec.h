@@ -66,6 +66,9 @@ int spec_key_parse(const char *name);
  * model,task", ...), stored in sweep files. */
 int spec_keep_text(const spec_keep *k, char *buf, size_t size);
 
+#define SPEC_SCALE_MAX 12 /* hardware keys one spec scales */
+#define SPEC_SCALE_KEY 32 /* longest hardware key name, with its NUL */
+
 typedef struct spec_task {
     char name[SPEC_NAME_MAX];
     task_kind kind;
@@ -91,6 +94,14 @@ typedef struct spec {
     cluster_t *systems;       /* detailed: mirrors of dsystems (name, sizes) */
     topo_system_t *dsystems;  /* detailed fidelity only, else NULL */
     int64_t nsystems;
+    /* hardware figures scaled as axes (system_grid `scale`, detailed):
+     * the keys (hardware keys of `madsweep keys`), and per system its
+     * factor on each, scale[i * SPEC_SCALE_MAX + k] (1 where a system
+     * does not scale key k), and scale_fig the figure itself in the
+     * same layout; NULL when nscale is 0 */
+    char scale_keys[SPEC_SCALE_MAX][SPEC_SCALE_KEY];
+    int nscale;
+    double *scale, *scale_fig;
     stack_desc *stacks;       /* software stacks (madmax: one entry "none") */
     int64_t nstacks;
     spec_task *tasks;
@@ -103,6 +114,7 @@ typedef struct spec {
     int64_t nstrats;       /* explicit count, or the auto set's size */
     int64_t chunk;         /* as given (sweep.c may raise it) */
     spec_keep keep;
+    bool elasticities;     /* detailed: rows carry elasticity_* (cost/elastic.h) */
     sources files;         /* catalogues and includes read (provenance) */
 } spec;
 

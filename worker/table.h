@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#define TABLE_MAX_COLS 96
+#define TABLE_MAX_COLS 160
 #define TABLE_NAME_MAX 48
 
 typedef enum table_kind { TABLE_I32, TABLE_I64, TABLE_F64, TABLE_STR } table_kind;

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../cost/elastic.h"
 #include "check.h"
 #include "digest.h"
 #include "kept.h"
@@ -153,6 +154,8 @@ static status_code worker_eval(worker *w, worker_ctx *x, int64_t id, result_t *r
     status_code rc = eval_run(&x->cur->p, &x->e, res, NULL);
     if (rc == STATUS_NOMEM)
         check_die("evaluation failed (out of memory)", __FILE__, __LINE__);
+    if (rc == STATUS_OK && w->s->sp->elasticities)
+        elastic_eval(&x->cur->p, &x->e, res);
     return rc; /* data, or invalid:non-finite / invalid:negative (a row) */
 }
 

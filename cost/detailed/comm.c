@@ -103,6 +103,8 @@ void dt_layer_comm(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
     double a2ax_f = (1.0 - ao) * a2a + fmax(0.0, ao * a2a - L->comp_fwd);
 
     L->fwd = L->comp_fwd + tpx_f + cpx_f + a2ax_f;
+    L->tp_exp = tpx_f;
+    L->cp_exp = cpx_f;
     if (!training)
         return;
     bool overlap = c->t->overlap_dp_comm;
@@ -132,6 +134,8 @@ void dt_layer_comm(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
     L->bwd = L->comp_bwd + tpx_b + cpx_b + a2ax_b;
     if (c->rc == TASK_RECOMPUTE_FULL)
         L->bwd += c->rc_frac * (tpx_f + cpx_f + a2ax_f);
+    L->tp_exp += tpx_b + (c->rc == TASK_RECOMPUTE_FULL ? c->rc_frac * tpx_f : 0.0);
+    L->cp_exp += cpx_b + (c->rc == TASK_RECOMPUTE_FULL ? c->rc_frac * cpx_f : 0.0);
 
     /* data-parallel traffic of this layer's parameters */
     double gscale = mode == DT_DGRAD ? 0.0 : 1.0; /* frozen: no gradients */

@@ -54,6 +54,8 @@ typedef struct dt_layer {
     double gemm_f, gemm_b;      /* their GEMM parts (what TP overlap hides behind) */
     double attn_f, attn_b;      /* attention core */
     double recomp;              /* recomputation inside comp_bwd */
+    double mem_f, mem_b;        /* memory-bound kernels inside comp_fwd, comp_bwd */
+    double tp_exp, cp_exp;      /* exposed TP and CP communication, fwd + bwd */
     double tp_comm, a2a, cp_comm; /* per pass */
     double grad_sync;           /* ZeRO 0-2: this layer's gradient collective */
     double zero3_ag, zero3_agb, zero3_rs; /* ZeRO 3 per micro-batch: gathers fwd, bwd; RS */
@@ -276,6 +278,7 @@ typedef struct dt_layers {
 typedef struct dt_ends {
     double emb_f, emb_b, head_f, head_b;
     double emb_comp; /* emb_f's compute (without its TP all-reduce) */
+    double head_mf, head_mb; /* the loss's memory-bound part of head_f, head_b */
 } dt_ends;
 
 /* The closed-form schedule of a training step (train.c), shared by the
@@ -330,6 +333,20 @@ static inline bool dt_mul_ok(int64_t a, int64_t b, int64_t max, int64_t *out)
     *out = r;
     return true;
 }
+
+/* ---- what bounds the step (breakdown.c) */
+
+/* Parallel dimensions of the exposed-communication split. */
+enum { DT_B_TP = 0, DT_B_CP = 1, DT_B_EP = 2, DT_B_PP = 3, DT_B_DP = 4, DT_B_DIMS = 5 };
+
+/* Splits exposed communication `exposed` over the dimensions into r's
+ * comm_exposed_*_s: est[] the exposed time of each dimension the
+ * fidelity knows (est[DT_B_DP] < 0: data parallelism takes what the
+ * others leave), scaled down together when they pass `exposed`; and
+ * over the tiers, a dimension's group inside one scale-up domain or
+ * across domains. */
+void dt_breakdown_comm(const dt_ctx *c, double exposed, const double est[DT_B_DIMS],
+                       result_t *r);
 
 /* ---- across files */
 

@@ -172,6 +172,7 @@ void dt_layer_cost(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
 
     L->gemm_f = g;
     L->comp_fwd = g + attn_f + attn_elem_f + elem_f;
+    L->mem_f = attn_elem_f + elem_f;
     if (!training)
         return;
     if (mode == DT_NOBWD)
@@ -180,17 +181,24 @@ void dt_layer_cost(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
     double gb = mode == DT_DGRAD ? g : 2.0 * g;
     L->gemm_b = gb;
     L->comp_bwd = gb + attn_b + attn_elem_b + 2.0 * elem_f;
+    L->mem_b = attn_elem_b + 2.0 * elem_f;
     if (c->rc == TASK_RECOMPUTE_FULL) {
         L->recomp = c->rc_frac * L->comp_fwd;
+        L->mem_b += c->rc_frac * L->mem_f;
     } else if (c->rc == TASK_RECOMPUTE_SELECTIVE && c->f.sel_block > 0.0) {
         L->recomp = c->f.sel_block * L->comp_fwd; /* whole blocks, every 1/f-th */
+        L->mem_b += c->f.sel_block * L->mem_f;
     } else if (c->rc == TASK_RECOMPUTE_SELECTIVE) {
         double sg = c->f.sel_gemm;
-        L->recomp = (c->st->selective_attention ? attn_f + attn_elem_f : 0.0) +
-                    sg * (g + elem_f);
-        if (c->st->selective_norm_act) /* norms (read T h, write T h, twice), activation */
-            L->recomp += dt_elem(c, 4.0 * T * h * ab / (c->sp ? tp : 1.0) +
-                                        (mats == 3.0 ? 3.0 : 2.0) * T * act_cols * ab, 3.0);
+        bool sa = c->st->selective_attention;
+        L->recomp = (sa ? attn_f + attn_elem_f : 0.0) + sg * (g + elem_f);
+        L->mem_b += (sa ? attn_elem_f : 0.0) + sg * elem_f;
+        if (c->st->selective_norm_act) { /* norms (read T h, write T h, twice), activation */
+            double na = dt_elem(c, 4.0 * T * h * ab / (c->sp ? tp : 1.0) +
+                                       (mats == 3.0 ? 3.0 : 2.0) * T * act_cols * ab, 3.0);
+            L->recomp += na;
+            L->mem_b += na;
+        }
     }
     L->comp_bwd += L->recomp;
 }

@@ -269,6 +269,19 @@ status_code sv_serve(const dt_ctx *c, const dt_stages *st, result_t *r)
     r->comm_p2p_s = (k.pp - 1.0) * k.p2p_tok * (w.osl - 1.0);
     r->comm_exposed_s = r->comm_allreduce_s + r->comm_p2p_s;
     r->comm_overlapped_s = 0.0;
+    /* what bounds it (cost/bound.h): decode attention and the fused
+     * element-wise kernels read HBM; a weight GEMM is memory-bound for
+     * as long as streaming its weights takes; the rest is math */
+    double stream = 0.0;
+    for (int i = 0; i < 4; i++)
+        stream += k.g[i].wbytes / (k.bw * k.eta_w);
+    stream *= k.nd + k.nm;
+    double gmem = pt.gemm < stream ? pt.gemm : stream;
+    double memsh = pt.total > 0.0 ? (pt.attn + pt.ew + gmem) / pt.total : 0.0;
+    r->compute_memory_s = memsh * s.e2e;
+    r->compute_math_s = dt_max(0.0, r->compute_gemm_s - r->compute_memory_s);
+    double est[DT_B_DIMS] = {[DT_B_TP] = r->comm_allreduce_s, [DT_B_PP] = r->comm_p2p_s};
+    dt_breakdown_comm(c, r->comm_exposed_s, est, r);
     r->mem_kv_cache_bytes_per_device = used;
     r->mem_total_bytes_per_device = kv.weights + kv.acts + kv.reserve + used;
     double peak = c->hw->peak_flops[c->dt] > 0 ? c->hw->peak_flops[c->dt]

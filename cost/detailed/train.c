@@ -112,11 +112,13 @@ void dt_ends_cost(const dt_ctx *c, const dt_layers *y, dt_ends *x)
     double logits = c->tok * vocab_t;
     double g = dt_gemm_p(c, c->tok, vocab_t, h, 1, false);
     double lb = c->f.loss_bytes * logits;
-    x->head_f = g + hw_mem_time(c->hw, lb * 4.0 / 7.0) / c->f.mem + 3.0 * c->hw->kernel_overhead_s;
+    x->head_mf = hw_mem_time(c->hw, lb * 4.0 / 7.0) / c->f.mem + 3.0 * c->hw->kernel_overhead_s;
+    x->head_f = g + x->head_mf;
     double hg = (head_train ? 1.0 : 0.0) + (below_train ? 1.0 : 0.0);
-    x->head_b = hg > 0.0 ? hg * g + hw_mem_time(c->hw, lb * 3.0 / 7.0) / c->f.mem +
-                               2.0 * c->hw->kernel_overhead_s
-                         : 0.0;
+    x->head_mb = hg > 0.0 ? hw_mem_time(c->hw, lb * 3.0 / 7.0) / c->f.mem +
+                                2.0 * c->hw->kernel_overhead_s
+                          : 0.0;
+    x->head_b = hg > 0.0 ? hg * g + x->head_mb : 0.0;
     if (m->d.mtp_layers > 0) {
         /* each module: its projection, a layer of the last kind, the
          * shared head and loss again (Megatron-Core multi_token_prediction.py) */
@@ -491,6 +493,21 @@ status_code dt_train_time(const dt_ctx *c, const dt_split *sp, const dt_stages *
         exposed = comm;
     r->comm_exposed_s = exposed;
     r->comm_overlapped_s = comm - exposed;
+    /* what bounds the step: memory-bound kernels (the layers', the
+     * embedding, the loss), the optimizer, the rest math-bound; exposed
+     * communication by dimension (breakdown.c) */
+    r->optimizer_s = opt_time;
+    r->compute_memory_s = mm * (dt_stage_sum(yp, st, g0, DT_OFF(mem_f)) +
+                                dt_stage_sum(yp, st, g0, DT_OFF(mem_b)) + xp->emb_comp + xp->emb_b +
+                                (c->d.pp == 1 ? xp->head_mf + xp->head_mb : 0.0));
+    r->compute_math_s = dt_max(0.0, r->compute_gemm_s - r->compute_memory_s - opt_time);
+    double est[DT_B_DIMS] = {
+        [DT_B_TP] = mm * dt_stage_sum(yp, st, g0, DT_OFF(tp_exp)),
+        [DT_B_CP] = mm * dt_stage_sum(yp, st, g0, DT_OFF(cp_exp)),
+        [DT_B_EP] = a2a,
+        [DT_B_PP] = mm * (double)g0->sends * (p2p + p2p_ag),
+        [DT_B_DP] = -1.0};
+    dt_breakdown_comm(c, exposed, est, r);
     r->events_compute = ncomp + 2; /* layers, embedding, optimizer */
     r->events_comm = ncomm + 1 + (ag_exposed > 0 ? 1 : 0);
     double peak = hw->peak_flops[c->dt] > 0 ? hw->peak_flops[c->dt] : hw->peak_flops[HW_BF16];
