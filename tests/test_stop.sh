@@ -16,7 +16,7 @@
 #      lays the file out and gives identical datasets;
 #   5. reduced sweeps (keep top 2 per model and system; keep feasible
 #      rows): a SIGUSR1 after 3 chunks makes the ranks checkpoint what
-#      they reduced (keep_chunks > 0) and exit 75; --resume continues from
+#      they reduced (keep/state<keep_slot> chunks > 0) and exit 75; --resume continues from
 #      the checkpoint to datasets identical to an uninterrupted reduced run
 # (an output equal to an input: tests/data/bad/spec_output_is_input.cfg).
 # usage: test_stop.sh MADSWEEP H5SAME SRC TMP MPIRUN...
@@ -101,7 +101,7 @@ for keep in 'top = 2; by = "iteration_time_s"; group = ["model", "system"];' \
   grep -q "reduced (checkpointed)" "$TMP/keep.log" ||
     { cat "$TMP/keep.log"; fail "reduced ($keep): no checkpoint message"; }
   [ "$(attr "$f" complete)" = 0 ] || fail "reduced ($keep): complete is not 0"
-  kc=$(attr "$f" keep_chunks)
+  kc=$(attr "$f" "keep/state$(attr "$f" keep_slot)/chunks")
   [ -n "$kc" ] && [ "$kc" -gt 0 ] || fail "reduced ($keep): no checkpoint (keep_chunks '$kc')"
   resume "$f" "$kspec" "$kref"
   echo "reduced ($keep): stopped with $kc chunks checkpointed, resumed identical"
