@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <mpi.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -510,6 +511,11 @@ static int cmd_sweep(const cmd_args *a, FILE *out, FILE *err)
             fprintf(err, "madsweep sweep: %s\n", msg);
         return 2;
     }
+    /* the stop handlers before MPI_Init: a SIGTERM or SIGUSR1 while MPI
+     * starts (a Slurm time limit) is a stop request, not a death */
+    job_signals_install();
+    if (cmd_hook("MADSWEEP_STOP_BEFORE_INIT")) /* test hook: a stop as MPI starts */
+        raise(SIGTERM);
     if (cmd_mpi_init(err) != 0)
         return 1;
     int world = 1, rank = 0;
@@ -546,7 +552,6 @@ static int cmd_sweep(const cmd_args *a, FILE *out, FILE *err)
     o.stop_in_count = cmd_hook("MADSWEEP_STOP_IN_COUNT") != 0;
     char *line = cmd_line_text(a->argc, a->argv);
     o.command_line = line;
-    job_signals_install();
     char what[300];
     snprintf(what, sizeof what, "sweeping %s into %s", a->file,
              a->val[OPT_OUT]);

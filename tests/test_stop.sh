@@ -18,6 +18,8 @@
 #      rows): a SIGUSR1 after 3 chunks makes the ranks checkpoint what
 #      they reduced (keep/state<keep_slot> chunks > 0) and exit 75; --resume continues from
 #      the checkpoint to datasets identical to an uninterrupted reduced run
+#   6. SIGTERM raised just before MPI_Init (MADSWEEP_STOP_BEFORE_INIT):
+#      exit 75, and --resume gives identical datasets
 # (an output equal to an input: tests/data/bad/spec_output_is_input.cfg).
 # usage: test_stop.sh MADSWEEP H5SAME SRC TMP MPIRUN...
 set -u
@@ -106,6 +108,14 @@ for keep in 'top = 2; by = "iteration_time_s"; group = ["model", "system"];' \
   resume "$f" "$kspec" "$kref"
   echo "reduced ($keep): stopped with $kc chunks checkpointed, resumed identical"
 done
+
+say "6. a stop while MPI starts (the handlers come before MPI_Init)"
+f="$TMP/stop_init.h5"
+rm -f "$f"
+MADSWEEP_STOP_BEFORE_INIT=1 $MPIRUN "$BIN" sweep "$SPEC" -o "$f" --quiet >"$TMP/init.log" 2>&1
+rc=$?
+[ $rc -eq 75 ] || { cat "$TMP/init.log"; fail "a stop before MPI_Init: exit $rc, want 75"; }
+resume "$f"
 
 rm -f "$TMP"/stop_*.h5 "$TMP"/stop_*.cfg
 echo "test_stop: all passed"
