@@ -72,12 +72,12 @@ qref="$TMP/mpirun_one.h5"
 rm -f "$q" "$qref" "$TMP"/one-*.out
 printf 'echo "setup hook sourced"\nexport MADSWEEP_SETUP_SEEN=1\n' >"$TMP/setup.sh"
 MADSWEEP_SETUP="$TMP/setup.sh" timeout 600 sbatch --wait --output="$TMP/one-%j.out" \
-  "$sbatch_dir/sweep.sbatch" "$SRC/configs/sweeps/quickstart.cfg" "$q" >"$TMP/sbatch.log" 2>&1
+  "$sbatch_dir/sweep.sbatch" "$SPEC" "$q" >"$TMP/sbatch.log" 2>&1
 rc=$?
 [ $rc -eq 0 ] || { cat "$TMP/sbatch.log" "$TMP"/one-*.out; fail "sbatch without a task count: exit $rc"; }
 grep -q "setup hook sourced" "$TMP"/one-*.out || fail "MADSWEEP_SETUP was not sourced"
 grep -q "on 1 ranks" "$TMP"/one-*.out || { cat "$TMP"/one-*.out; fail "the job did not run 1 rank"; }
-${MPIRUN%-np 2} -np 1 "$BIN" sweep "$SRC/configs/sweeps/quickstart.cfg" -o "$qref" --quiet ||
+${MPIRUN%-np 2} -np 1 "$BIN" sweep "$SPEC" -o "$qref" --quiet ||
   fail "mpirun -np 1 reference"
 sh "$SRC/scripts/sweep_diff.sh" "$qref" "$q" || fail "the Slurm file differs from mpirun -np 1"
 rm -f "$q" "$qref" "$TMP"/one-*.out
