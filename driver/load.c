@@ -1577,6 +1577,34 @@ static const config_setting_t *load_where(const config_setting_t *task,
     return task;
 }
 
+/* Strategy keys that contradict each other or the hardware are refused
+ * with the key's line (issue 19: they were evaluated as something else
+ * without a word). */
+static int load_dtask_consistent(const config_setting_t *g, const task_t *t,
+                                 const hw_t *hw, load_err *err)
+{
+    const task_detailed_t *d = &t->detailed;
+    if (d->vpp > 1 && d->pp <= 1) {
+        load_fail(err, load_member_or(g, "vpp"), "key 'vpp': %lld virtual stages "
+                  "need a pipeline (pp > 1); pp is %lld", (long long)d->vpp,
+                  (long long)d->pp);
+        return -1;
+    }
+    if (d->vpp > 1 && d->schedule == TASK_SCHEDULE_GPIPE) {
+        load_fail(err, load_member_or(g, "schedule"), "key 'schedule': \"gpipe\" "
+                  "has no virtual stages; vpp is %lld (use \"1f1b\" or "
+                  "\"interleaved\", or vpp = 1)", (long long)d->vpp);
+        return -1;
+    }
+    if (d->dtype == HW_FP8 && !(hw->peak_flops[HW_FP8] > 0)) {
+        load_fail(err, load_member_or(g, "precision"), "key 'precision': \"fp8\" "
+                  "on hardware '%s', which has no FP8 peak (peak_fp8_flops 0)",
+                  hw->name);
+        return -1;
+    }
+    return 0;
+}
+
 int load_point(const char *path, const char *configs_dir, point_t *p,
                load_err *err)
 {
@@ -1643,6 +1671,8 @@ int load_point(const char *path, const char *configs_dir, point_t *p,
             load_dtask(dt, p->model.kind, &p->task, err))
             goto out;
         load_dtask_defaults(dt, &p->stack, &p->task);
+        if (load_dtask_consistent(dt, &p->task, &p->system.hw, err) != 0)
+            goto out;
         const char *dwhere = NULL;
         status_code dst = eval_check(p, &dwhere);
         if (dst != STATUS_OK) {

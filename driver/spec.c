@@ -412,9 +412,18 @@ static int spec_grid(spec *sp, const config_setting_t *grid, spec_cat *cat,
                     s->nic_bidir_bytes_per_s = base.nic_bidir_bytes_per_s * nic[c];
                     if (s->nodes == 1)
                         s->allreduce_intra_fraction = 1.0;
-                    snprintf(s->name, sizeof s->name, "%s/%lldx%lld/nic%g",
-                             bname, (long long)s->nodes, (long long)dpn[b],
-                             nic[c]);
+                    int w = snprintf(s->name, sizeof s->name, "%s/%lldx%lld/nic%g",
+                                     bname, (long long)s->nodes, (long long)dpn[b],
+                                     nic[c]);
+                    if (w < 0 || (size_t)w >= sizeof s->name) {
+                        /* cut, it could name two systems alike (issue 19) */
+                        load_fail(err, g, "system_grid: generated system name "
+                                  "'%s/%lldx%lld/nic%g' is longer than %zu "
+                                  "characters: shorten the system's name", bname,
+                                  (long long)s->nodes, (long long)dpn[b], nic[c],
+                                  sizeof s->name - 1);
+                        goto out;
+                    }
                     const char *bad = NULL;
                     status_code st = cluster_derive(s, &bad);
                     if (st != STATUS_OK) {
@@ -549,8 +558,16 @@ static int spec_dgrid_hw(spec *sp, const config_setting_t *g, const hw_t *hw,
                     y->hw.nic_bytes_per_s = hw->nic_bytes_per_s * scale[c];
                     snprintf(nicx, sizeof nicx, "/nicx%g", scale[c]);
                 }
-                snprintf(y->name, sizeof y->name, "%s/%lldx%lld%s", hw->name,
-                         (long long)n, (long long)per, nicx);
+                int w = snprintf(y->name, sizeof y->name, "%s/%lldx%lld%s", hw->name,
+                                 (long long)n, (long long)per, nicx);
+                if (w < 0 || (size_t)w >= sizeof y->name) {
+                    /* cut, it could name two systems alike (issue 19) */
+                    load_fail(err, g, "system_grid: generated system name "
+                              "'%s/%lldx%lld%s' is longer than %zu characters: "
+                              "shorten the hardware's name", hw->name, (long long)n,
+                              (long long)per, nicx, sizeof y->name - 1);
+                    goto out;
+                }
                 const char *bad = NULL;
                 status_code st = topo_system_derive(y, &bad);
                 if (st != STATUS_OK) {
