@@ -1580,10 +1580,32 @@ static const config_setting_t *load_where(const config_setting_t *task,
 /* Strategy keys that contradict each other or the hardware are refused
  * with the key's line (issue 19: they were evaluated as something else
  * without a word). */
-static int load_dtask_consistent(const config_setting_t *g, const task_t *t,
+static int load_dtask_consistent(const config_setting_t *g, task_t *t,
                                  const hw_t *hw, load_err *err)
 {
-    const task_detailed_t *d = &t->detailed;
+    task_detailed_t *d = &t->detailed;
+    /* inference serves global_batch concurrent sequences over dp
+     * replicas: the micro-batch (a replica's share) follows from it, as
+     * in a sweep; one that disagrees is refused (it was evaluated with
+     * micro_batch x dp sequences, the global batch ignored) */
+    if (t->kind == TASK_INFERENCE && d->global_batch > 0 && !d->micro_batch_auto) {
+        int64_t dp = d->dp > 0 ? d->dp : 1;
+        if (d->micro_batch > 0 && d->micro_batch * dp != d->global_batch) {
+            load_fail(err, load_member_or(g, "global_batch"), "key 'global_batch': "
+                      "%lld sequences, but micro_batch %lld x dp %lld serve %lld "
+                      "(inference: give one of global_batch and micro_batch)",
+                      (long long)d->global_batch, (long long)d->micro_batch,
+                      (long long)dp, (long long)(d->micro_batch * dp));
+            return -1;
+        }
+        if (d->global_batch % dp != 0) {
+            load_fail(err, load_member_or(g, "global_batch"), "key 'global_batch': "
+                      "%lld sequences do not split evenly over dp %lld replicas",
+                      (long long)d->global_batch, (long long)dp);
+            return -1;
+        }
+        d->micro_batch = d->global_batch / dp;
+    }
     if (d->vpp > 1 && d->pp <= 1) {
         load_fail(err, load_member_or(g, "vpp"), "key 'vpp': %lld virtual stages "
                   "need a pipeline (pp > 1); pp is %lld", (long long)d->vpp,
