@@ -1684,6 +1684,14 @@ int load_point(const char *path, const char *configs_dir, point_t *p,
             "detailed_systems.cfg", configs_dir, &scat, &sopen, err);
         if (!ds || load_dsystem(ds, configs_dir, NULL, &p->system, err))
             goto out;
+        if (p->system.pod_devices > p->system.devices) {
+            /* the pod level would be dropped without a word (issue 19) */
+            load_fail(err, load_member_or(ds, "pod_devices"), "key 'pod_devices': a "
+                      "pod of %lld devices is larger than system '%s' (%lld devices)",
+                      (long long)p->system.pod_devices, p->system.name,
+                      (long long)p->system.devices);
+            goto out;
+        }
         snprintf(p->cluster.name, sizeof p->cluster.name, "%s", p->system.name);
         p->cluster.devices = p->system.devices;
         p->cluster.devices_per_node = p->system.topo.level[0].span;
