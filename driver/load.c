@@ -1501,6 +1501,41 @@ const char *load_suggest(const config_setting_t *a, const config_setting_t *b,
     return suggest_hint(&sg, buf, size);
 }
 
+/* The name of a list element: the string, or a group's "name". */
+static const char *load_elem_name(const config_setting_t *e)
+{
+    if (config_setting_is_group(e)) {
+        const char *n = NULL;
+        return config_setting_lookup_string(e, "name", &n) ? n : NULL;
+    }
+    return config_setting_get_string(e);
+}
+
+/* A name listed twice in `list` (a spec axis or a catalogue) is refused,
+ * naming both places: a repeat would evaluate the same points twice and
+ * `best --group` would merge them silently (issue 19). 0, or -1 with
+ * err set. */
+int load_unique(const config_setting_t *list, const char *key, load_err *err)
+{
+    int len = config_setting_length(list);
+    for (int i = 1; i < len; i++) {
+        const config_setting_t *b = config_setting_get_elem(list, (unsigned)i);
+        const char *nb = load_elem_name(b);
+        for (int j = 0; nb && j < i; j++) {
+            const config_setting_t *a = config_setting_get_elem(list, (unsigned)j);
+            const char *na = load_elem_name(a);
+            if (na && strcmp(na, nb) == 0) {
+                const char *fa = config_setting_source_file(a);
+                load_fail(err, b, "key '%s': \"%s\" is listed twice (first at "
+                          "%s:%d); each name may appear once", key, nb,
+                          fa ? fa : "?", config_setting_source_line(a));
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
 const config_setting_t *load_find(const config_setting_t *list,
                                   const char *name)
 {

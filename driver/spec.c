@@ -56,41 +56,6 @@ static char *spec_read_text(const char *path)
     return buf;
 }
 
-/* The name of a list element: the string, or a group's "name". */
-static const char *spec_elem_name(const config_setting_t *e)
-{
-    if (config_setting_is_group(e)) {
-        const char *n = NULL;
-        return config_setting_lookup_string(e, "name", &n) ? n : NULL;
-    }
-    return config_setting_get_string(e);
-}
-
-/* A name listed twice in `list` (a spec axis or a catalogue) is refused,
- * naming both places: a repeat would evaluate the same points twice and
- * `best --group` would merge them silently (issue 19). 0, or -1 with
- * err set. */
-static int spec_duplicate(const config_setting_t *list, const char *key, load_err *err)
-{
-    int len = config_setting_length(list);
-    for (int i = 1; i < len; i++) {
-        const config_setting_t *b = config_setting_get_elem(list, (unsigned)i);
-        const char *nb = spec_elem_name(b);
-        for (int j = 0; nb && j < i; j++) {
-            const config_setting_t *a = config_setting_get_elem(list, (unsigned)j);
-            const char *na = spec_elem_name(a);
-            if (na && strcmp(na, nb) == 0) {
-                const char *fa = config_setting_source_file(a);
-                load_fail(err, b, "key '%s': \"%s\" is listed twice (first at "
-                          "%s:%d); each name may appear once", key, nb,
-                          fa ? fa : "?", config_setting_source_line(a));
-                return -1;
-            }
-        }
-    }
-    return 0;
-}
-
 /* The list `list` of catalogue file `file`, opened once. */
 static const config_setting_t *spec_catalogue(spec_cat *cat,
                                               const config_setting_t *at,
@@ -117,7 +82,7 @@ static const config_setting_t *spec_catalogue(spec_cat *cat,
                   configs_dir, file, list);
         return NULL;
     }
-    if (spec_duplicate(l, list, err) != 0) /* a catalogue's names are unique */
+    if (load_unique(l, list, err) != 0) /* a catalogue's names are unique */
         return NULL;
     return l;
 }
@@ -197,7 +162,7 @@ static int spec_entities(const config_setting_t *s, const char *key,
         load_fail(err, s, "key '%s': out of memory", key);
         return -1;
     }
-    if (spec_duplicate(src, key, err) != 0)
+    if (load_unique(src, key, err) != 0)
         goto fail;
     for (int i = 0; i < len; i++) {
         const config_setting_t *e = config_setting_get_elem(src, (unsigned)i);
