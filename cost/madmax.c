@@ -523,8 +523,13 @@ static status_code mm_run(const point_t *p, engine *e, result_t *r)
     r->comm_allreduce_s = x.ar;
     r->comm_allgather_s = x.ag;
     r->comm_reducescatter_s = x.rs;
-    r->comm_exposed_s = t_end - (x.gemm + x.emb);
-    r->comm_overlapped_s = comm - r->comm_exposed_s;
+    /* differences of sums: a few ulps below zero when compute covers the
+     * iteration (or the communication) exactly; clamped where computed so
+     * no figure is negative from rounding (issue 19) */
+    double exposed = t_end - (x.gemm + x.emb);
+    r->comm_exposed_s = exposed > 0 ? exposed : 0.0;
+    double overlapped = comm - r->comm_exposed_s;
+    r->comm_overlapped_s = overlapped > 0 ? overlapped : 0.0;
     r->events_compute = e->count[ENGINE_COMP];
     r->events_comm = e->count[ENGINE_COMM];
     r->mem_weights_bytes_per_device =

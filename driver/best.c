@@ -1,10 +1,14 @@
 /*
  * best.c - top-K points per group of a sweep file (see best.h).
  *
- * Invariant: a group's kept rows are sorted best first and hold no two
- * rows with the same plan key (best_canon); rows are offered in file
- * (id) order, so of two rows that are the same plan the first one seen,
- * the lower id, is the one kept.
+ * Invariant: a group's kept rows hold no two rows with the same plan key
+ * (best_canon); rows are offered in file (id) order, so of two rows that
+ * are the same plan the first one seen, the lower id, is the one kept.
+ * While scanning, a group's rows are a binary heap with the worst kept
+ * row at the root and its plan keys sit in a hash map (a key -> entry,
+ * live[entry] while kept), so an offer costs O(log top) (issue 19:
+ * `best --top 100000` on 140k rows was quadratic); best_finish sorts
+ * each group best first.
  */
 #include "best.h"
 
@@ -24,11 +28,15 @@
 #define BEST_CELL 160                    /* a printed value */
 
 typedef struct best_group {
-    int64_t n;     /* rows kept, best first */
+    int64_t n;     /* rows kept: a heap while scanning, best first after */
     char *rows;    /* top x row size */
     char *canon;   /* the rows' plan keys */
     double *val;
     int64_t *id;
+    int64_t *entry;  /* per kept row: its key's entry in keys */
+    keymap keys;     /* plan keys offered: key -> entry */
+    uint8_t *live;   /* per entry: 1 while its row is kept */
+    int64_t lcap;
     double order[BEST_MAX_COLS]; /* sort key of the group */
     /* --baseline: the best row matching it, and the rows matching it
      * that do not fit (not ok or over memory) */
@@ -314,7 +322,9 @@ static best_group *best_group_of(best_query *q, const char *row, FILE *err)
     g->canon = malloc(k * size);
     g->val = malloc(k * sizeof *g->val);
     g->id = malloc(k * sizeof *g->id);
-    if (!g->rows || !g->canon || !g->val || !g->id)
+    g->entry = malloc(k * sizeof *g->entry);
+    if (!g->rows || !g->canon || !g->val || !g->id || !g->entry ||
+        keymap_init(&g->keys) != 0)
         check_die("out of memory", __FILE__, __LINE__);
     for (int i = 0; i < q->ngcol; i++) {
         const frame_col *c = q->gcol[i];
@@ -332,35 +342,101 @@ static best_group *best_group_of(best_query *q, const char *row, FILE *err)
     return g;
 }
 
+/* Kept row a is worse than kept row b (the heap's order: worst at 0). */
+static bool best_worse(const best_query *q, const best_group *g, int64_t a, int64_t b)
+{
+    return best_better(q, g->val[b], g->id[b], g->val[a], g->id[a]);
+}
+
+static void best_swap(const best_query *q, best_group *g, int64_t a, int64_t b, char *tmp)
+{
+    size_t size = q->f.t.size;
+    if (a == b)
+        return;
+    memcpy(tmp, g->rows + (size_t)a * size, size);
+    memcpy(g->rows + (size_t)a * size, g->rows + (size_t)b * size, size);
+    memcpy(g->rows + (size_t)b * size, tmp, size);
+    memcpy(tmp, g->canon + (size_t)a * size, size);
+    memcpy(g->canon + (size_t)a * size, g->canon + (size_t)b * size, size);
+    memcpy(g->canon + (size_t)b * size, tmp, size);
+    double v = g->val[a];
+    g->val[a] = g->val[b];
+    g->val[b] = v;
+    int64_t t = g->id[a];
+    g->id[a] = g->id[b];
+    g->id[b] = t;
+    t = g->entry[a];
+    g->entry[a] = g->entry[b];
+    g->entry[b] = t;
+}
+
+/* Restores the heap below slot i (the worst row at the root). */
+static void best_sift_down(const best_query *q, best_group *g, int64_t i, int64_t n,
+                           char *tmp)
+{
+    for (;;) {
+        int64_t w = i, l = 2 * i + 1, r = l + 1;
+        if (l < n && best_worse(q, g, l, w))
+            w = l;
+        if (r < n && best_worse(q, g, r, w))
+            w = r;
+        if (w == i)
+            return;
+        best_swap(q, g, i, w, tmp);
+        i = w;
+    }
+}
+
 static void best_offer(best_query *q, best_group *g, const char *row, double v,
                        int64_t id)
 {
     int64_t k = q->o->top;
     size_t size = q->f.t.size;
-    if (g->n == k && !best_better(q, v, id, g->val[k - 1], g->id[k - 1]))
+    if (g->n == k && !best_better(q, v, id, g->val[0], g->id[0]))
         return;
-    char *key = malloc(size);
+    char *key = malloc(2 * size);
     if (!key)
         check_die("out of memory", __FILE__, __LINE__);
+    char *tmp = key + size;
     best_canon(q, row, key);
-    for (int64_t i = 0; i < g->n; i++)
-        if (memcmp(g->canon + (size_t)i * size, key, size) == 0) {
-            free(key); /* the same plan, kept with its lower id */
-            return;
-        }
-    int64_t at = g->n < k ? g->n++ : k - 1;
-    while (at > 0 && best_better(q, v, id, g->val[at - 1], g->id[at - 1])) {
-        memcpy(g->rows + (size_t)at * size, g->rows + (size_t)(at - 1) * size, size);
-        memcpy(g->canon + (size_t)at * size, g->canon + (size_t)(at - 1) * size,
-               size);
-        g->val[at] = g->val[at - 1];
-        g->id[at] = g->id[at - 1];
-        at--;
+    int64_t e = 0;
+    int fresh = 0;
+    if (keymap_get(&g->keys, key, size, g->keys.n, &e, &fresh) != 0)
+        check_die("out of memory", __FILE__, __LINE__);
+    if (e >= g->lcap) {
+        int64_t cap = g->lcap ? 2 * g->lcap : 64;
+        uint8_t *l = realloc(g->live, (size_t)cap);
+        if (!l)
+            check_die("out of memory", __FILE__, __LINE__);
+        memset(l + g->lcap, 0, (size_t)(cap - g->lcap));
+        g->live = l;
+        g->lcap = cap;
+    }
+    if (!fresh && g->live[e]) {
+        free(key); /* the same plan, kept with its lower id */
+        return;
+    }
+    int64_t at;
+    if (g->n == k) { /* the worst leaves: the new row takes the root */
+        g->live[g->entry[0]] = 0;
+        at = 0;
+    } else {
+        at = g->n++;
     }
     memcpy(g->rows + (size_t)at * size, row, size);
     memcpy(g->canon + (size_t)at * size, key, size);
     g->val[at] = v;
     g->id[at] = id;
+    g->entry[at] = e;
+    g->live[e] = 1;
+    if (at == 0) {
+        best_sift_down(q, g, 0, g->n, tmp);
+    } else {
+        while (at > 0 && best_worse(q, g, at, (at - 1) / 2)) {
+            best_swap(q, g, at, (at - 1) / 2, tmp);
+            at = (at - 1) / 2;
+        }
+    }
     free(key);
 }
 
@@ -375,6 +451,23 @@ static void best_offer_baseline(best_query *q, best_group *g, const char *row, d
     memcpy(g->brow, row, q->f.t.size);
     g->bval = v;
     g->bid = id;
+}
+
+/* After the scan: every group's rows best first (heap sort: the worst
+ * goes to the end each time). */
+static void best_finish(best_query *q)
+{
+    char *tmp = malloc(q->f.t.size);
+    if (!tmp)
+        check_die("out of memory", __FILE__, __LINE__);
+    for (int64_t i = 0; i < q->ng; i++) {
+        best_group *g = &q->g[i];
+        for (int64_t n = g->n; n > 1; n--) {
+            best_swap(q, g, 0, n - 1, tmp);
+            best_sift_down(q, g, 0, n - 1, tmp);
+        }
+    }
+    free(tmp);
 }
 
 static int best_scan(best_query *q, FILE *err)
@@ -429,6 +522,8 @@ static int best_scan(best_query *q, FILE *err)
         }
     }
     free(blk);
+    if (rc == 0)
+        best_finish(q);
     return rc;
 }
 
@@ -747,6 +842,9 @@ int best_run(const best_opts *o, FILE *out, FILE *err)
     for (int64_t i = 0; i < q->ng; i++) {
         free(q->g[i].rows);
         free(q->g[i].canon);
+        free(q->g[i].entry);
+        free(q->g[i].live);
+        keymap_free(&q->g[i].keys);
         free(q->g[i].val);
         free(q->g[i].id);
         free(q->g[i].brow);

@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <mpi.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -345,9 +346,11 @@ static int cmd_eval(const cmd_args *a, FILE *out, FILE *err)
         if (a->set[OPT_TRACE]) {
             FILE *tf = fopen(a->val[OPT_TRACE], "w");
             status_code tst = STATUS_OK;
+            int64_t dropped = 0;
             bool whole = p.fidelity == EVAL_DETAILED && p.model.kind == MODEL_LLM;
             if (tf && whole && r.status == STATUS_OK &&
-                trace_write_detailed(tf, &p, r.iteration_time_s, a->file, &tst) != 0 &&
+                trace_write_detailed(tf, &p, r.iteration_time_s, a->file, TRACE_MAX_EVENTS,
+                                     &dropped, &tst) != 0 &&
                 tst != STATUS_OK) {
                 fprintf(err, "madsweep: no trace of %s: %s\n", a->file, status_text(tst));
                 rc = 1;
@@ -356,6 +359,10 @@ static int cmd_eval(const cmd_args *a, FILE *out, FILE *err)
                         a->val[OPT_TRACE], strerror(errno));
                 rc = 1;
             }
+            if (dropped > 0)
+                fprintf(err, "madsweep: trace %s: capped at its first %lld events "
+                        "(%lld more left out; events_dropped in otherData)\n",
+                        a->val[OPT_TRACE], (long long)TRACE_MAX_EVENTS, (long long)dropped);
             if (tf && fclose(tf) != 0 && rc == 0) {
                 fprintf(err, "madsweep: cannot write trace %s: %s\n",
                         a->val[OPT_TRACE], strerror(errno));
@@ -374,15 +381,19 @@ static double cmd_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static int cmd_number(const char *text, const char *opt, double lo,
+/* Bench bounds: a run that ends (inf or 1e300 would never return). */
+#define CMD_BENCH_MAX_SECONDS 3600.0
+#define CMD_BENCH_MAX_COUNT 1e9
+
+static int cmd_number(const char *text, const char *opt, double lo, double hi,
                       double *out, FILE *err)
 {
     char *end = NULL;
     errno = 0;
     double v = strtod(text, &end);
-    if (errno || end == text || *end || !(v >= lo)) {
-        fprintf(err, "madsweep bench: --%s: expected a number >= %g, got '%s'\n",
-                opt, lo, text);
+    if (errno || end == text || *end || !(v >= lo) || !(v <= hi)) {
+        fprintf(err, "madsweep bench: --%s: expected a number from %g to %g, got "
+                "'%s'\n", opt, lo, hi, text);
         return -1;
     }
     *out = v;
@@ -396,10 +407,11 @@ static int cmd_bench(const cmd_args *a, FILE *out, FILE *err)
         return 2;
     double seconds = 2.0, count = 0;
     if (a->set[OPT_SECONDS] &&
-        cmd_number(a->val[OPT_SECONDS], "seconds", 0.001, &seconds, err))
+        cmd_number(a->val[OPT_SECONDS], "seconds", 0.001, CMD_BENCH_MAX_SECONDS,
+                   &seconds, err))
         return 2;
     if (a->set[OPT_COUNT] &&
-        cmd_number(a->val[OPT_COUNT], "count", 1, &count, err))
+        cmd_number(a->val[OPT_COUNT], "count", 1, CMD_BENCH_MAX_COUNT, &count, err))
         return 2;
     engine e;
     engine_init(&e, false);
@@ -514,6 +526,11 @@ static int cmd_sweep(const cmd_args *a, FILE *out, FILE *err)
             fprintf(err, "madsweep sweep: %s\n", msg);
         return 2;
     }
+    /* the stop handlers before MPI_Init: a SIGTERM or SIGUSR1 while MPI
+     * starts (a Slurm time limit) is a stop request, not a death */
+    job_signals_install();
+    if (cmd_hook("MADSWEEP_STOP_BEFORE_INIT")) /* test hook: a stop as MPI starts */
+        raise(SIGTERM);
     if (cmd_mpi_init(err) != 0)
         return 1;
     int world = 1, rank = 0;
@@ -550,7 +567,6 @@ static int cmd_sweep(const cmd_args *a, FILE *out, FILE *err)
     o.stop_in_count = cmd_hook("MADSWEEP_STOP_IN_COUNT") != 0;
     char *line = cmd_line_text(a->argc, a->argv);
     o.command_line = line;
-    job_signals_install();
     char what[300];
     snprintf(what, sizeof what, "sweeping %s into %s", a->file,
              a->val[OPT_OUT]);

@@ -35,6 +35,11 @@ static const config_setting_t *list_open(config_t *cfg, const char *dir,
         config_destroy(cfg);
         return NULL;
     }
+    if (load_unique(l, list, &le) != 0) { /* a catalogue's names are unique */
+        fprintf(err, "madsweep list: %s\n", le.text);
+        config_destroy(cfg);
+        return NULL;
+    }
     return l;
 }
 

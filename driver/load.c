@@ -1889,6 +1889,41 @@ const char *load_suggest(const config_setting_t *a, const config_setting_t *b,
     return suggest_hint(&sg, buf, size);
 }
 
+/* The name of a list element: the string, or a group's "name". */
+static const char *load_elem_name(const config_setting_t *e)
+{
+    if (config_setting_is_group(e)) {
+        const char *n = NULL;
+        return config_setting_lookup_string(e, "name", &n) ? n : NULL;
+    }
+    return config_setting_get_string(e);
+}
+
+/* A name listed twice in `list` (a spec axis or a catalogue) is refused,
+ * naming both places: a repeat would evaluate the same points twice and
+ * `best --group` would merge them silently (issue 19). 0, or -1 with
+ * err set. */
+int load_unique(const config_setting_t *list, const char *key, load_err *err)
+{
+    int len = config_setting_length(list);
+    for (int i = 1; i < len; i++) {
+        const config_setting_t *b = config_setting_get_elem(list, (unsigned)i);
+        const char *nb = load_elem_name(b);
+        for (int j = 0; nb && j < i; j++) {
+            const config_setting_t *a = config_setting_get_elem(list, (unsigned)j);
+            const char *na = load_elem_name(a);
+            if (na && strcmp(na, nb) == 0) {
+                const char *fa = config_setting_source_file(a);
+                load_fail(err, b, "key '%s': \"%s\" is listed twice (first at "
+                          "%s:%d); each name may appear once", key, nb,
+                          fa ? fa : "?", config_setting_source_line(a));
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
 const config_setting_t *load_find(const config_setting_t *list,
                                   const char *name)
 {
@@ -1965,6 +2000,56 @@ static const config_setting_t *load_where(const config_setting_t *task,
     return task;
 }
 
+/* Strategy keys that contradict each other or the hardware are refused
+ * with the key's line (issue 19: they were evaluated as something else
+ * without a word). */
+static int load_dtask_consistent(const config_setting_t *g, task_t *t,
+                                 const hw_t *hw, load_err *err)
+{
+    task_detailed_t *d = &t->detailed;
+    /* inference serves global_batch concurrent sequences over dp
+     * replicas: the micro-batch (a replica's share) follows from it, as
+     * in a sweep; one that disagrees is refused (it was evaluated with
+     * micro_batch x dp sequences, the global batch ignored) */
+    if (t->kind == TASK_INFERENCE && d->global_batch > 0 && !d->micro_batch_auto) {
+        int64_t dp = d->dp > 0 ? d->dp : 1;
+        if (d->micro_batch > 0 && d->micro_batch * dp != d->global_batch) {
+            load_fail(err, load_member_or(g, "global_batch"), "key 'global_batch': "
+                      "%lld sequences, but micro_batch %lld x dp %lld serve %lld "
+                      "(inference: give one of global_batch and micro_batch)",
+                      (long long)d->global_batch, (long long)d->micro_batch,
+                      (long long)dp, (long long)(d->micro_batch * dp));
+            return -1;
+        }
+        if (d->global_batch % dp != 0) {
+            load_fail(err, load_member_or(g, "global_batch"), "key 'global_batch': "
+                      "%lld sequences do not split evenly over dp %lld replicas",
+                      (long long)d->global_batch, (long long)dp);
+            return -1;
+        }
+        d->micro_batch = d->global_batch / dp;
+    }
+    if (d->vpp > 1 && d->pp <= 1) {
+        load_fail(err, load_member_or(g, "vpp"), "key 'vpp': %lld virtual stages "
+                  "need a pipeline (pp > 1); pp is %lld", (long long)d->vpp,
+                  (long long)d->pp);
+        return -1;
+    }
+    if (d->vpp > 1 && d->schedule == TASK_SCHEDULE_GPIPE) {
+        load_fail(err, load_member_or(g, "schedule"), "key 'schedule': \"gpipe\" "
+                  "has no virtual stages; vpp is %lld (use \"1f1b\" or "
+                  "\"interleaved\", or vpp = 1)", (long long)d->vpp);
+        return -1;
+    }
+    if (d->dtype == HW_FP8 && !(hw->peak_flops[HW_FP8] > 0)) {
+        load_fail(err, load_member_or(g, "precision"), "key 'precision': \"fp8\" "
+                  "on hardware '%s', which has no FP8 peak (peak_fp8_flops 0)",
+                  hw->name);
+        return -1;
+    }
+    return 0;
+}
+
 int load_point(const char *path, const char *configs_dir, point_t *p,
                load_err *err)
 {
@@ -2022,6 +2107,14 @@ int load_point(const char *path, const char *configs_dir, point_t *p,
             "detailed_systems.cfg", configs_dir, &scat, &sopen, err);
         if (!ds || load_dsystem(ds, configs_dir, NULL, &p->system, err))
             goto out;
+        if (p->system.pod_devices > p->system.devices) {
+            /* the pod level would be dropped without a word (issue 19) */
+            load_fail(err, load_member_or(ds, "pod_devices"), "key 'pod_devices': a "
+                      "pod of %lld devices is larger than system '%s' (%lld devices)",
+                      (long long)p->system.pod_devices, p->system.name,
+                      (long long)p->system.devices);
+            goto out;
+        }
         snprintf(p->cluster.name, sizeof p->cluster.name, "%s", p->system.name);
         p->cluster.devices = p->system.devices;
         p->cluster.devices_per_node = p->system.topo.level[0].span;
@@ -2031,6 +2124,8 @@ int load_point(const char *path, const char *configs_dir, point_t *p,
             load_dtask(dt, p->model.kind, &p->task, err))
             goto out;
         load_dtask_defaults(dt, &p->stack, &p->task);
+        if (load_dtask_consistent(dt, &p->task, &p->system.hw, err) != 0)
+            goto out;
         const char *dwhere = NULL;
         status_code dst = eval_check(p, &dwhere);
         if (dst != STATUS_OK) {

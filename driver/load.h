@@ -136,6 +136,11 @@ const char *load_suggest(const config_setting_t *a, const config_setting_t *b,
  * whole numbers of domains around `devices`. */
 void load_domain_advice(char *buf, size_t size, int64_t devices, int64_t domain);
 
+/* Refuses a name listed twice in `list` (a spec axis or a catalogue:
+ * strings, or groups' "name"), naming both places under `key`; 0, or -1
+ * with err set. */
+int load_unique(const config_setting_t *list, const char *key, load_err *err);
+
 /* The group named `name` (its "name" key) in a libconfig list, or NULL
  * (also when `list` is NULL or not a list). */
 const config_setting_t *load_find(const config_setting_t *list,

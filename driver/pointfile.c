@@ -477,6 +477,12 @@ int pointfile_from_sweep(const char *path, int64_t id, const char *configs_dir,
     have_space = true;
     /* ids are dense over the valid points: 0 .. points_valid - 1 */
     int64_t valid = pointfile_attr_i64(f.file, "points_valid");
+    if (valid == 0) {
+        fprintf(err, "madsweep point: %s: the sweep has no valid point (its spec "
+                "gives none), so there is no point id %lld\n", path, (long long)id);
+        rc = 2;
+        goto out;
+    }
     if (id < 0 || id >= valid) {
         fprintf(err, "madsweep point: %s: no point id %lld (ids are 0 to %lld)\n",
                 path, (long long)id, (long long)(valid - 1));

@@ -147,7 +147,13 @@ static void report_pct_line(FILE *out, const char *label, double part,
     if (!isfinite(part))
         return; /* not computed for this point */
     double pct = whole > 0 ? 100.0 * part / whole : 0.0;
-    fprintf(out, "  %-26s %12.3f ms  %6.2f %%\n", label, part * 1e3, pct);
+    double ms = part * 1e3;
+    /* a value that prints as zero prints as 0, never -0 (issue 19) */
+    if (ms > -0.0005 && ms < 0.0005)
+        ms = 0.0;
+    if (pct > -0.005 && pct < 0.005)
+        pct = 0.0;
+    fprintf(out, "  %-26s %12.3f ms  %6.2f %%\n", label, ms, pct);
 }
 
 static void report_mem_line(FILE *out, const char *label, double bytes,

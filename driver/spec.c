@@ -84,6 +84,8 @@ static const config_setting_t *spec_catalogue(spec_cat *cat,
                   configs_dir, file, list);
         return NULL;
     }
+    if (load_unique(l, list, err) != 0) /* a catalogue's names are unique */
+        return NULL;
     return l;
 }
 
@@ -162,6 +164,8 @@ static int spec_entities(const config_setting_t *s, const char *key,
         load_fail(err, s, "key '%s': out of memory", key);
         return -1;
     }
+    if (load_unique(src, key, err) != 0)
+        goto fail;
     for (int i = 0; i < len; i++) {
         const config_setting_t *e = config_setting_get_elem(src, (unsigned)i);
         const config_setting_t *g = e;
@@ -261,6 +265,13 @@ int spec_numbers(const config_setting_t *g, const char *key, bool integer, doubl
             free(v);
             return -1;
         }
+        for (int j = 0; j < i; j++)
+            if (v[j] == v[i]) {
+                load_fail(err, s, "key '%s': element %d repeats element %d (%g); "
+                          "each value may appear once", key, i, j, v[i]);
+                free(v);
+                return -1;
+            }
     }
     *out = v;
     *n = len;
@@ -367,9 +378,18 @@ static int spec_grid(spec *sp, const config_setting_t *grid, spec_cat *cat,
                     s->nic_bidir_bytes_per_s = base.nic_bidir_bytes_per_s * nic[c];
                     if (s->nodes == 1)
                         s->allreduce_intra_fraction = 1.0;
-                    snprintf(s->name, sizeof s->name, "%s/%lldx%lld/nic%g",
-                             bname, (long long)s->nodes, (long long)dpn[b],
-                             nic[c]);
+                    int w = snprintf(s->name, sizeof s->name, "%s/%lldx%lld/nic%g",
+                                     bname, (long long)s->nodes, (long long)dpn[b],
+                                     nic[c]);
+                    if (w < 0 || (size_t)w >= sizeof s->name) {
+                        /* cut, it could name two systems alike (issue 19) */
+                        load_fail(err, g, "system_grid: generated system name "
+                                  "'%s/%lldx%lld/nic%g' is longer than %zu "
+                                  "characters: shorten the system's name", bname,
+                                  (long long)s->nodes, (long long)dpn[b], nic[c],
+                                  sizeof s->name - 1);
+                        goto out;
+                    }
                     const char *bad = NULL;
                     status_code st = cluster_derive(s, &bad);
                     if (st != STATUS_OK) {

@@ -8,6 +8,7 @@
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "sweep.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
@@ -201,8 +202,11 @@ static int sweep_keep_setup(MPI_Comm comm, int rank, const sweep_opts *o, output
         reduce_free(red);
         return 2;
     }
-    if (k->mode == SPEC_KEEP_FEASIBLE)
-        output_results_resize(fo, *rows_done); /* drops rows not committed */
+    /* the first checkpoint, before any chunk: a run killed from here on
+     * resumes (rows past the committed count are rewritten, never cut) */
+    int64_t c = 0, r = 0;
+    if (kept_committed(fo, &c, &r) == 1)
+        kept_checkpoint(fo, red, s, 0, 0, best);
     return 0;
 }
 
@@ -397,8 +401,7 @@ static int sweep_verify(MPI_Comm comm, int rank, int nranks, output *fo,
             int64_t rows = vs.rows, nch = ch->n;
             /* ranked sweeps write rows and digests only when they finish */
             if (!complete && (mode != SPEC_KEEP_FEASIBLE ||
-                              output_get_i64(fo, "keep_rows", &rows) != 0 ||
-                              output_get_i64(fo, "keep_chunks", &nch) != 0))
+                              kept_committed(fo, &nch, &rows) != 0))
                 rows = nch = 0; /* nothing committed */
             if (rows < 0 || rows > vs.rows || nch < 0 || nch > ch->n) {
                 snprintf(msg, sizeof msg, "its checkpoint covers rows %lld and "
@@ -526,7 +529,8 @@ int sweep_run(MPI_Comm comm, const sweep_opts *o, sweep_stats *stats,
     int64_t complete = 0;
     bool resume = o->resume && !empty;
     if (o->resume && empty && rank == 0 && !o->quiet)
-        fprintf(err, "madsweep: %s is empty: starting the sweep\n", o->out_path);
+        fprintf(err, "madsweep: %s is empty or was never laid out: starting the "
+                "sweep\n", o->out_path);
     if (resume)
         bad = output_open(&fo, comm, o->out_path, &meta, &complete, msg, sizeof msg);
     else
@@ -626,6 +630,17 @@ int sweep_run(MPI_Comm comm, const sweep_opts *o, sweep_stats *stats,
     if (!all && (rc = sweep_keep_setup(comm, rank, o, &fo, &s, &sp.keep, &red, &first,
                                        &rows_done, best, err)) != 0)
         goto close;
+    if (laid) { /* laid out (and, reduced, its first checkpoint): resumable */
+        output_flush(&fo);
+        int born = rank == 0 ? claim_born(&cl) : 0;
+        if (sweep_agree(comm, born != 0)) {
+            if (rank == 0)
+                fprintf(err, "madsweep: cannot write to %s: %s; run again once the "
+                        "cause is gone\n", o->out_path, strerror(errno));
+            rc = 1;
+            goto close;
+        }
+    }
     int64_t already = 0, chunks_before = 0;
     for (int64_t c = 0; c < ch.n; c++)
         if (all ? done[c] != 0 : c < first) {
@@ -664,11 +679,10 @@ int sweep_run(MPI_Comm comm, const sweep_opts *o, sweep_stats *stats,
      * asked to stop left early); reduced sweeps agreed at their sync */
     if (all ? chunks_before + sum[4] < ch.n : w.stopped != 0) {
         reduce_free(&red);
-        int64_t written = already + sum[0], kc = 0;
+        int64_t written = already + sum[0], kc = 0, kr = 0;
         if (!all) /* the ids of the checkpointed chunks */
-            written = output_get_i64(&fo, "keep_chunks", &kc) == 0 && kc >= 0
-                          ? ch.lo[kc < ch.n ? kc : ch.n]
-                          : 0;
+            written = kept_committed(&fo, &kc, &kr) == 0 ? ch.lo[kc < ch.n ? kc : ch.n]
+                                                        : 0;
         rc = sweep_stopped(comm, rank, o, &fo, &meta, written, !all, err);
         st.evaluated_run = sum[0];
         goto close;

@@ -39,11 +39,19 @@ int trace_write(FILE *out, const engine *e, const char *title)
 typedef struct trace_sink {
     FILE *out;
     int64_t stages;
+    int64_t n, max, dropped; /* events written, the cap, events left out */
 } trace_sink;
 
 static void trace_event(void *ctx, const detailed_event *ev)
 {
     trace_sink *k = ctx;
+    if (ev->stage + 1 > k->stages)
+        k->stages = ev->stage + 1;
+    if (k->n >= k->max) {
+        k->dropped++;
+        return;
+    }
+    k->n++;
     fprintf(k->out, ",\n{\"ph\":\"X\",\"pid\":%lld,\"tid\":%d,\"name\":",
             (long long)ev->stage, ev->track);
     report_json_string(k->out, ev->name);
@@ -59,12 +67,10 @@ static void trace_event(void *ctx, const detailed_event *ev)
         fprintf(k->out, ",\"group\":%lld", (long long)ev->group);
     }
     fputs("}}", k->out);
-    if (ev->stage + 1 > k->stages)
-        k->stages = ev->stage + 1;
 }
 
 int trace_write_detailed(FILE *out, const point_t *p, double iteration_s, const char *title,
-                         status_code *st)
+                         int64_t max_events, int64_t *dropped, status_code *st)
 {
     static const char *const tracks[DETAILED_NTRACKS] = {"compute", "tp", "cp",
                                                         "ep", "pp", "dp"};
@@ -80,16 +86,17 @@ int trace_write_detailed(FILE *out, const point_t *p, double iteration_s, const 
                          "\"thread_name\",\"args\":{\"name\":\"%s\"}}",
                     (long long)s, k, tracks[k]);
     }
-    trace_sink k = {out, 0};
+    trace_sink k = {out, 0, 0, max_events, 0};
     double end = 0.0;
     *st = detailed_trace(p, trace_event, &k, &end);
+    *dropped = k.dropped;
     fputs("\n],\"otherData\":{\"title\":", out);
     report_json_string(out, title);
     fputs(",\"makespan_s\":", out);
     report_json_number(out, end);
     fputs(",\"iteration_time_s\":", out);
     report_json_number(out, iteration_s);
-    fputs("}}\n", out);
+    fprintf(out, ",\"events_dropped\":%lld}}\n", (long long)k.dropped);
     if (*st != STATUS_OK)
         return -1;
     return ferror(out) ? -1 : 0;

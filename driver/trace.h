@@ -19,9 +19,15 @@ int trace_write(FILE *out, const engine *e, const char *title);
  * one process per pipeline stage ("stage S"), a thread per track
  * (compute, tp, cp, ep, pp, dp), each event with its micro-batch, chunk,
  * bytes per rank and group size as arguments; otherData holds the
- * simulated makespan and the evaluated iteration time. Returns 0, or -1
- * with *st the reason when the point has no such trace. */
+ * simulated makespan and the evaluated iteration time. At most
+ * max_events events are written (a huge gradient accumulation would
+ * fill the disk); *dropped counts the rest, also in otherData
+ * (events_dropped). Returns 0, or -1 with *st the reason when the point
+ * has no such trace. */
 int trace_write_detailed(FILE *out, const point_t *p, double iteration_s, const char *title,
-                         status_code *st);
+                         int64_t max_events, int64_t *dropped, status_code *st);
+
+/* The cap of `eval --trace` (about 200 MB of JSON). */
+#define TRACE_MAX_EVENTS INT64_C(1000000)
 
 #endif

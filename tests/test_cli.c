@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "load.h"
+#include "trace.h"
 #include "unit.h"
 
 static const char *point_path(const char *name, char *buf, size_t size)
@@ -126,6 +128,46 @@ static void test_bench(void)
     CU_ASSERT_EQUAL(r.rc, 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, " evaluations/s\n"));
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "ns per evaluation (500 evaluations"));
+    /* bounded work (issue 19): runs that would never end are refused */
+    const char *bad[][2] = {{"--seconds", "inf"}, {"--seconds", "1e300"},
+                            {"--count", "1e30"}, {"--count", "nan"}};
+    for (int i = 0; i < 4; i++) {
+        const char *av[] = {"madsweep", "bench", bad[i][0], bad[i][1], path};
+        unit_cli_run(&r, 5, av);
+        CU_ASSERT_EQUAL(r.rc, 2);
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "expected a number from"));
+    }
+}
+
+/* eval --trace is bounded (issue 19): past the cap, events are counted,
+ * not written, and the JSON still closes. */
+static void test_trace_cap(void)
+{
+    char path[1024];
+    point_path("detailed_llama3_70b.cfg", path, sizeof path);
+    point_t p;
+    load_err le;
+    CU_ASSERT_EQUAL_FATAL(load_point(path, unit_configs(), &p, &le), 0);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    int64_t dropped = -1, all = -1;
+    status_code st = STATUS_OK;
+    CU_ASSERT_EQUAL(trace_write_detailed(f, &p, 1.0, "cap", 10, &dropped, &st), 0);
+    fclose(f);
+    CU_ASSERT(dropped > 0);
+    size_t capped = len;
+    CU_ASSERT(len > 3 && strcmp(buf + len - 3, "}}\n") == 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\"events_dropped\":"));
+    free(buf);
+    f = open_memstream(&buf, &len);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    CU_ASSERT_EQUAL(trace_write_detailed(f, &p, 1.0, "cap", TRACE_MAX_EVENTS, &all, &st), 0);
+    fclose(f);
+    CU_ASSERT_EQUAL(all, 0);
+    CU_ASSERT(len > capped);
+    free(buf);
 }
 
 static void test_usage_errors(void)
@@ -219,6 +261,7 @@ int main(void)
     CU_add_test(s, "eval --json and --trace", test_eval_json_and_trace);
     CU_add_test(s, "eval of a detailed point", test_eval_detailed_report);
     CU_add_test(s, "bench", test_bench);
+    CU_add_test(s, "eval --trace capped", test_trace_cap);
     CU_add_test(s, "usage errors", test_usage_errors);
     CU_add_test(s, "binary exit codes", test_binary_exit_codes);
     CU_add_test(s, "madmax2cfg.py refuses what it cannot convert", test_madmax2cfg_errors);

@@ -149,6 +149,16 @@ class Loader(unittest.TestCase):
         self.assertTrue(any("," in p for p in df["dense_plan"]))
         self.assertEqual(df.attrs["file"]["fidelity"], "madmax")
 
+    def test_empty(self):
+        # a spec with no valid point (issue 19): a complete file, zero rows
+        with open(os.path.join(os.environ["MADSWEEP_SOURCE_DIR"], "tests", "data",
+                               "sweep_empty.cfg")) as f:
+            empty = sweep(self.tmp, "h5empty", f.read())
+        df = madsweep_h5.load(empty)
+        self.assertEqual(len(df), 0)
+        self.assertIn("status", df.columns)
+        self.assertEqual(int(df.attrs["file"]["points_valid"]), 0)
+
     def test_unfinished_refused(self):
         copy = os.path.join(self.tmp, "unfinished.h5")
         shutil.copy(self.det, copy)

@@ -11,6 +11,7 @@
  * The first cases also go through the real `madsweep eval --json` binary.
  */
 #include <libconfig.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,8 +66,18 @@ static int parity_case(const char *name, int *compared)
             continue;
         }
         double want = config_setting_get_float(s);
+        /* the reference's rounding below zero (comm_overlapped_s of
+         * -9.5e-12 s in sample025: a difference of sums) is 0 here:
+         * madsweep clamps such figures where it computes them (issue 19);
+         * the tolerance is eval_run's rounding bound */
+        if (want < 0 && want >= -1e-9 * fabs(r.iteration_time_s))
+            want = 0.0;
         double got = result_get(&r, f);
         (*compared)++;
+        if (got < 0) { /* never negative from rounding (issue 19) */
+            fprintf(stderr, "%s: %s = %.17g is negative\n", name, f->name, got);
+            bad++;
+        }
         if (!unit_close(got, want, 1e-6, 1e-12)) {
             fprintf(stderr, "%s: %s = %.17g, reference %.17g\n", name,
                     f->name, got, want);

@@ -17,6 +17,7 @@
  */
 #define _XOPEN_SOURCE 700
 #include <hdf5.h>
+#include <mpi.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,6 +87,26 @@ static void check_records(const char *h5, const char *spec, const char *dir)
     free(line);
     free(commit);
     free(ssha);
+    /* the build (issue 19): this process's MPI library and HDF5 (the
+     * same binaries' libraries), and the compiler with its flags */
+    char *bmpi = h5read_attr_str(f, "build_mpi"), *bh5 = h5read_attr_str(f, "build_hdf5"),
+         *bcc = h5read_attr_str(f, "build_compiler");
+    char mine[MPI_MAX_LIBRARY_VERSION_STRING];
+    int mlen = 0;
+    MPI_Get_library_version(mine, &mlen);
+    unsigned maj = 0, min = 0, rel = 0;
+    H5get_libversion(&maj, &min, &rel);
+    char h5v[64];
+    snprintf(h5v, sizeof h5v, "%u.%u.%u (built against", maj, min, rel);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(bmpi);
+    CU_ASSERT(strlen(bmpi) > 0 && strncmp(bmpi, mine, strlen(bmpi)) == 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(bh5);
+    CU_ASSERT(strncmp(bh5, h5v, strlen(h5v)) == 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(bcc);
+    CU_ASSERT_PTR_NOT_NULL(strstr(bcc, "-Wall"));
+    free(bmpi);
+    free(bh5);
+    free(bcc);
 
     sources s;
     CU_ASSERT_EQUAL_FATAL(provenance_read(f, &s), 0);

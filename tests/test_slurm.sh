@@ -66,6 +66,22 @@ $MPIRUN "$BIN" sweep "$SRC/configs/sweeps/quickstart.cfg" -o "$qref" --quiet ||
 sh "$SRC/scripts/sweep_diff.sh" "$qref" "$q" || fail "the Slurm file differs from mpirun -np 2"
 rm -f "$q" "$qref" "$TMP"/slurm-*.out
 
+say "1b. no task count, a MADSWEEP_SETUP hook: one rank, as mpirun -np 1"
+q="$TMP/slurm_one.h5"
+qref="$TMP/mpirun_one.h5"
+rm -f "$q" "$qref" "$TMP"/one-*.out
+printf 'echo "setup hook sourced"\nexport MADSWEEP_SETUP_SEEN=1\n' >"$TMP/setup.sh"
+MADSWEEP_SETUP="$TMP/setup.sh" timeout 600 sbatch --wait --output="$TMP/one-%j.out" \
+  "$sbatch_dir/sweep.sbatch" "$SPEC" "$q" >"$TMP/sbatch.log" 2>&1
+rc=$?
+[ $rc -eq 0 ] || { cat "$TMP/sbatch.log" "$TMP"/one-*.out; fail "sbatch without a task count: exit $rc"; }
+grep -q "setup hook sourced" "$TMP"/one-*.out || fail "MADSWEEP_SETUP was not sourced"
+grep -q "on 1 ranks" "$TMP"/one-*.out || { cat "$TMP"/one-*.out; fail "the job did not run 1 rank"; }
+${MPIRUN%-np 2} -np 1 "$BIN" sweep "$SPEC" -o "$qref" --quiet ||
+  fail "mpirun -np 1 reference"
+sh "$SRC/scripts/sweep_diff.sh" "$qref" "$q" || fail "the Slurm file differs from mpirun -np 1"
+rm -f "$q" "$qref" "$TMP"/one-*.out
+
 say "2. SIGUSR1 to the batch script: stop, requeue, resume"
 reference
 f="$TMP/slurm_requeue.h5"

@@ -16,8 +16,10 @@
 #      lays the file out and gives identical datasets;
 #   5. reduced sweeps (keep top 2 per model and system; keep feasible
 #      rows): a SIGUSR1 after 3 chunks makes the ranks checkpoint what
-#      they reduced (keep_chunks > 0) and exit 75; --resume continues from
+#      they reduced (keep/state<keep_slot> chunks > 0) and exit 75; --resume continues from
 #      the checkpoint to datasets identical to an uninterrupted reduced run
+#   6. SIGTERM raised just before MPI_Init (MADSWEEP_STOP_BEFORE_INIT):
+#      exit 75, and --resume gives identical datasets
 # (an output equal to an input: tests/data/bad/spec_output_is_input.cfg).
 # usage: test_stop.sh MADSWEEP H5SAME SRC TMP MPIRUN...
 set -u
@@ -101,11 +103,19 @@ for keep in 'top = 2; by = "iteration_time_s"; group = ["model", "system"];' \
   grep -q "reduced (checkpointed)" "$TMP/keep.log" ||
     { cat "$TMP/keep.log"; fail "reduced ($keep): no checkpoint message"; }
   [ "$(attr "$f" complete)" = 0 ] || fail "reduced ($keep): complete is not 0"
-  kc=$(attr "$f" keep_chunks)
+  kc=$(attr "$f" "keep/state$(attr "$f" keep_slot)/chunks")
   [ -n "$kc" ] && [ "$kc" -gt 0 ] || fail "reduced ($keep): no checkpoint (keep_chunks '$kc')"
   resume "$f" "$kspec" "$kref"
   echo "reduced ($keep): stopped with $kc chunks checkpointed, resumed identical"
 done
+
+say "6. a stop while MPI starts (the handlers come before MPI_Init)"
+f="$TMP/stop_init.h5"
+rm -f "$f"
+MADSWEEP_STOP_BEFORE_INIT=1 $MPIRUN "$BIN" sweep "$SPEC" -o "$f" --quiet >"$TMP/init.log" 2>&1
+rc=$?
+[ $rc -eq 75 ] || { cat "$TMP/init.log"; fail "a stop before MPI_Init: exit $rc, want 75"; }
+resume "$f"
 
 rm -f "$TMP"/stop_*.h5 "$TMP"/stop_*.cfg
 echo "test_stop: all passed"

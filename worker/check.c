@@ -1,10 +1,12 @@
 /*
  * check.c - failure paths of the checked-call macros (see check.h).
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* EDQUOT */
 #include "check.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <string.h>
 #include <stdlib.h>
 #include <sys/statvfs.h>
 
@@ -33,8 +35,33 @@ void check_mpi(int rc, const char *call, const char *file, int line)
     check_die(text, file, line);
 }
 
+/* H5Ewalk2 callback: is an entry a file write of the low-level driver? */
+static herr_t check_h5_is_write(unsigned n, const H5E_error2_t *e, void *arg)
+{
+    (void)n;
+    if (e->maj_num == H5E_IO && e->min_num == H5E_WRITEERROR && e->func_name &&
+        strncmp(e->func_name, "H5FD_", 5) == 0)
+        *(int *)arg = 1;
+    return 0;
+}
+
 static void check_h5_fail(const char *call, const char *file, int line)
 {
+    int write = errno == ENOSPC || errno == EDQUOT;
+    if (!write)
+        H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, check_h5_is_write, &write);
+    if (write) {
+        /* a full disk at any phase (the axis tables, the layout, a
+         * checkpoint) says so, without a stack: the file stays resumable
+         * (claim.h, kept.h) */
+        fprintf(stderr, "madsweep: %s:%d: cannot write the sweep file: the file "
+                "system refused a write (%s); the file stays resumable: once "
+                "the cause is gone, `madsweep sweep SPEC -o OUT --resume` "
+                "finishes it\n", file, line,
+                errno == ENOSPC || errno == EDQUOT ? strerror(errno)
+                                                   : "full, over quota or failing");
+        check_die("write failed", file, line);
+    }
     fprintf(stderr, "madsweep: %s:%d: %s failed; HDF5 error stack:\n", file,
             line, call);
     H5Eprint2(H5E_DEFAULT, stderr);

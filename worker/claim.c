@@ -9,6 +9,7 @@
 #include "claim.h"
 
 #include <errno.h>
+#include <sys/types.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -29,6 +30,37 @@ static bool claim_is_hdf5(int fd, off_t size)
             return true;
     }
     return false;
+}
+
+/* The text of a laid-out sweep file's user block (the 512 bytes HDF5
+ * leaves to the application before its superblock). */
+static const char claim_born_text[] = "madsweep sweep file: laid out\n";
+
+/* Was the file never laid out? Its first 512 bytes (the user block) are
+ * zeros, and it is that short or HDF5's signature follows: a sweep
+ * killed, stopped or out of space while creating it (claim_born marks
+ * the end of that). A file without a user block (signature at 0) is
+ * not. */
+static bool claim_unborn(int fd, off_t size)
+{
+    unsigned char b[CLAIM_USERBLOCK + 8];
+    ssize_t n = pread(fd, b, sizeof b, 0);
+    if (n < 0 || (off_t)n != (size < (off_t)sizeof b ? size : (off_t)sizeof b))
+        return false;
+    for (ssize_t i = 0; i < n && i < CLAIM_USERBLOCK; i++)
+        if (b[i] != 0)
+            return false;
+    static const unsigned char zero[8] = {0};
+    return n < (ssize_t)sizeof b || memcmp(b + CLAIM_USERBLOCK, claim_h5sig, 8) == 0 ||
+           memcmp(b + CLAIM_USERBLOCK, zero, 8) == 0; /* no superblock yet */
+}
+
+int claim_born(claim *c)
+{
+    if (c->fd < 0)
+        return 0;
+    ssize_t n = pwrite(c->fd, claim_born_text, sizeof claim_born_text - 1, 0);
+    return n == (ssize_t)sizeof claim_born_text - 1 ? 0 : -1;
 }
 
 static bool claim_same(const struct stat *a, const char *path)
@@ -99,7 +131,7 @@ claim_rc claim_take(claim *c, const char *path, bool fresh,
         close(fd);
         return CLAIM_REFUSED;
     }
-    *empty = st.st_size == 0;
+    *empty = st.st_size == 0 || claim_unborn(fd, st.st_size);
     c->fd = fd;
     return rc;
 }

@@ -14,6 +14,12 @@
  *     kernel drops the lock when the holder dies, so a killed sweep
  *     never leaves a stale lock. On a file system without lock support
  *     (some NFS and Lustre mounts) the claim proceeds with a warning.
+ *   - a file is resumable from the moment it exists: it is created with
+ *     a zeroed user block of CLAIM_USERBLOCK bytes before HDF5's
+ *     superblock, and claim_born() writes a text there once the file is
+ *     laid out and flushed. A claimed file whose user block is still
+ *     zero (killed, stopped or out of space while being created) counts
+ *     as empty: --resume starts it over.
  * Serial: only rank 0 calls these; the sweep broadcasts the outcome.
  */
 #ifndef MADSWEEP_CLAIM_H
@@ -21,6 +27,9 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+
+/* Bytes before HDF5's superblock in a sweep file (H5Pset_userblock). */
+#define CLAIM_USERBLOCK 512
 
 typedef struct claim {
     int fd; /* -1 when nothing is held */
@@ -36,12 +45,17 @@ typedef enum claim_rc {
 
 /* Claims `path`. fresh: a new sweep will replace it (created empty
  * when absent); otherwise --resume (an absent file is refused). *empty
- * tells whether the file is empty (a resume then starts afresh). `inputs` are the
+ * tells whether the file is empty or was never laid out (a resume then
+ * starts afresh). `inputs` are the
  * files that must not be the output (NULL-terminated; absent ones are
  * ignored). msg is set for every code but CLAIM_OK. */
 claim_rc claim_take(claim *c, const char *path, bool fresh,
                     const char *const *inputs, bool *empty, char *msg,
                     size_t size);
+
+/* Marks the claimed file as laid out (after its layout was flushed);
+ * 0, or -1 when the write failed. */
+int claim_born(claim *c);
 
 /* Drops the lock (closes the descriptor). */
 void claim_release(claim *c);

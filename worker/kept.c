@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attr.h"
 #include "check.h"
 
 #define KEPT_HW_NAME 64
@@ -148,6 +149,11 @@ void kept_checkpoint(output *o, const reduce *r, const space *s, int64_t chunks,
     output_table_write(o, sname, &t, n, b);
     free(b);
     free(ent);
+    /* what the slot covers, beside its state (read back with it) */
+    hid_t d = CHECK_H5ID(H5Dopen2(o->file, sname, H5P_DEFAULT));
+    attr_i64(d, "chunks", chunks);
+    attr_i64(d, "rows", rows);
+    CHECK_H5(H5Dclose(d));
 
     kept_groups_t g;
     kept_groups_layout(r, &g);
@@ -169,11 +175,41 @@ void kept_checkpoint(output *o, const reduce *r, const space *s, int64_t chunks,
     output_table_write(o, wname, &t, ns, b);
     free(b);
     output_flush(o);
-    /* the commit: the slot, then what it covers */
-    output_set_i64(o, "keep_chunks", chunks);
-    output_set_i64(o, "keep_rows", rows);
+    /* the commit: one write of one existing attribute (after the first
+     * checkpoint, made with the layout), so the file names either the
+     * old slot or the new one, never a mix */
     output_set_i64(o, "keep_slot", slot);
     output_flush(o);
+}
+
+/* Integer attribute `name` of dataset `obj` (-1 when it does not read). */
+static int kept_attr(output *o, const char *obj, const char *name, int64_t *v)
+{
+    htri_t e = H5Aexists_by_name(o->file, obj, name, H5P_DEFAULT);
+    if (e <= 0)
+        return -1;
+    hid_t a = H5Aopen_by_name(o->file, obj, name, H5P_DEFAULT, H5P_DEFAULT);
+    if (a < 0)
+        return -1;
+    herr_t rc = H5Aread(a, H5T_NATIVE_INT64, v);
+    CHECK_H5(H5Aclose(a));
+    return rc < 0 ? -1 : 0;
+}
+
+int kept_committed(output *o, int64_t *chunks, int64_t *rows)
+{
+    int64_t slot = -1;
+    *chunks = *rows = 0;
+    if (output_get_i64(o, "keep_slot", &slot) != 0)
+        return 1;
+    char sname[32];
+    snprintf(sname, sizeof sname, "keep/state%lld", (long long)slot);
+    if ((slot != 0 && slot != 1) || H5Lexists(o->file, "keep", H5P_DEFAULT) <= 0 ||
+        H5Lexists(o->file, sname, H5P_DEFAULT) <= 0 ||
+        kept_attr(o, sname, "chunks", chunks) != 0 ||
+        kept_attr(o, sname, "rows", rows) != 0 || *chunks < 0 || *rows < 0)
+        return -1;
+    return 0;
 }
 
 /* Reads dataset `name` whole in the memory layout of t (every rank: the
@@ -202,11 +238,10 @@ int kept_restore(output *o, reduce *r, const space *s, int64_t *chunks, int64_t 
                  summary_best *best)
 {
     int64_t slot = -1;
-    *chunks = *rows = 0;
-    if (output_get_i64(o, "keep_slot", &slot) != 0)
-        return 0;
-    output_get_i64(o, "keep_chunks", chunks);
-    output_get_i64(o, "keep_rows", rows);
+    int have = kept_committed(o, chunks, rows);
+    if (have != 0)
+        return have > 0 ? 0 : -1;
+    output_get_i64(o, "keep_slot", &slot);
     int bad = 0;
     {
         /* every rank reads; only rank 0 keeps what it read */

@@ -6,11 +6,16 @@
  * A checkpoint covers the chunks [0, C) (the ranks stop drawing at C and
  * merge, worker.c): rank 0 writes the merged entries and the per-group
  * counts into one of two slots, /keep/state{0,1} and /keep/groups{0,1},
- * and the summary's winners (/keep/summary{0,1}), flushes, and only then
- * names the slot in the root attributes keep_slot,
- * keep_chunks (C) and keep_rows (rows of /results committed: keep =
- * { feasible = true; } streams its rows at every checkpoint). A run
- * killed while writing a slot leaves the other one, still named, intact.
+ * and the summary's winners (/keep/summary{0,1}), with what the slot
+ * covers in the attributes chunks (C) and rows (rows of /results
+ * committed: keep = { feasible = true; } streams its rows at every
+ * checkpoint) of its state table, flushes, and only then commits by one
+ * write of the root attribute keep_slot. The first checkpoint (chunks 0)
+ * is written with the layout, so keep_slot exists from the start and
+ * every commit rewrites an existing attribute in place. A run killed
+ * while writing a slot leaves the other one, still named, intact; rows
+ * past the committed count are rewritten by --resume (never cut off:
+ * shrinking /results could rewrite a stale chunk over newer rows).
  * Every table carries its digest (output.h), which --resume checks
  * before it restores a checkpoint (driver/sweep.c). The finished file
  * holds /groups (one row per group: the group's key values, points
@@ -38,6 +43,11 @@ void kept_checkpoint(output *o, const reduce *r, const space *s, int64_t chunks,
  * spec's. */
 int kept_restore(output *o, reduce *r, const space *s, int64_t *chunks, int64_t *rows,
                  summary_best *best);
+
+/* What the committed checkpoint covers (every rank reads the same):
+ * 0, 1 when the file has none (chunks and rows 0), -1 when it does not
+ * read. */
+int kept_committed(output *o, int64_t *chunks, int64_t *rows);
 
 /* Collective: /groups from rank 0's counts, with kept[g] points kept per
  * group (rank 0's array), and the checkpoints removed. */

@@ -22,6 +22,7 @@
 #include "version.h"
 #include "attr.h"
 #include "check.h"
+#include "claim.h"
 #include "digest.h"
 
 #define OUTPUT_CHUNK_ROWS 4096
@@ -851,7 +852,11 @@ int output_create(output *o, MPI_Comm comm, const char *path, const space *s,
     o->path = path;
     CHECK_MPI(MPI_Comm_rank(comm, &o->rank));
     hid_t fapl = output_fapl(comm);
-    o->file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    /* a zeroed user block until the file is laid out (claim.h) */
+    hid_t fcpl = CHECK_H5ID(H5Pcreate(H5P_FILE_CREATE));
+    CHECK_H5(H5Pset_userblock(fcpl, CLAIM_USERBLOCK));
+    o->file = H5Fcreate(path, H5F_ACC_TRUNC, fcpl, fapl);
+    CHECK_H5(H5Pclose(fcpl));
     CHECK_H5(H5Pclose(fapl));
     if (output_agree(comm, o->file < 0)) {
         snprintf(msg, msize, "cannot create %s (check the directory exists "
@@ -1177,10 +1182,15 @@ void output_set_str(output *o, const char *name, const char *v)
     attr_str(o->file, name, v);
 }
 
-void output_results_resize(output *o, int64_t rows)
+void output_results_grow(output *o, int64_t rows)
 {
+    hid_t fs = CHECK_H5ID(H5Dget_space(o->results));
+    hssize_t n = H5Sget_simple_extent_npoints(fs);
+    CHECK_H5(n);
+    CHECK_H5(H5Sclose(fs));
     hsize_t dims[1] = {(hsize_t)rows};
-    CHECK_H5(H5Dset_extent(o->results, dims));
+    if (rows > (int64_t)n)
+        CHECK_H5(H5Dset_extent(o->results, dims));
 }
 
 void output_write_rows_all(output *o, int64_t row0, int64_t n, const void *buf)

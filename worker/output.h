@@ -203,8 +203,10 @@ void output_write_digests(output *o, int64_t c0, int64_t n, const uint64_t *d);
 /* For reduced sweeps (worker/kept.h). output_table_write: a small table
  * written by rank 0 with its units (collective; deflated when large).
  * output_set_* / output_get_i64: root attributes (set: collective;
- * get: -1 when absent or not an integer). output_results_resize: the row count of /results
- * (collective). output_write_rows_all: collective write of rows [row0,
+ * get: -1 when absent or not an integer). output_results_grow: /results holds at
+ * least `rows` rows (collective; never shrinks it: in parallel HDF5 a
+ * shrink can leave a stale copy of the edge chunk that is written back
+ * over rows written later). output_write_rows_all: collective write of rows [row0,
  * row0 + n) (n may be 0). output_mark_range: progress bytes [c0, c1) set
  * (collective, written by rank 0). output_flush: collective flush. */
 void output_table_write(output *o, const char *name, const table *t, int64_t n,
@@ -213,7 +215,7 @@ void output_set_i64(output *o, const char *name, int64_t v);
 void output_set_f64(output *o, const char *name, double v);
 int output_get_i64(output *o, const char *name, int64_t *v);
 void output_set_str(output *o, const char *name, const char *v);
-void output_results_resize(output *o, int64_t rows);
+void output_results_grow(output *o, int64_t rows);
 void output_write_rows_all(output *o, int64_t row0, int64_t n, const void *buf);
 void output_mark_range(output *o, int64_t c0, int64_t c1);
 void output_flush(output *o);

@@ -24,6 +24,40 @@ const char *provenance_commit(void)
     return MADSWEEP_GIT_COMMIT;
 }
 
+#ifndef MADSWEEP_BUILD_COMPILER
+#define MADSWEEP_BUILD_COMPILER "unknown"
+#endif
+
+/* What the tool was built with, beside the commit: the MPI library's
+ * version string, the HDF5 library (the one running and the headers
+ * compiled against) and the compiler with its flags (rank 0's values on
+ * every rank: attributes are written collectively). */
+static void provenance_build(hid_t file, MPI_Comm comm, int rank)
+{
+    char mpi[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+    int len = 0;
+    if (rank == 0)
+        CHECK_MPI(MPI_Get_library_version(mpi, &len));
+    CHECK_MPI(MPI_Bcast(mpi, sizeof mpi, MPI_CHAR, 0, comm));
+    mpi[sizeof mpi - 1] = 0;
+    for (char *c = mpi + strlen(mpi); c > mpi && (c[-1] == '\n' || c[-1] == ' ');)
+        *--c = 0;
+    unsigned maj = 0, min = 0, rel = 0;
+    CHECK_H5(H5get_libversion(&maj, &min, &rel));
+    char h5[128];
+    snprintf(h5, sizeof h5, "%u.%u.%u (built against %d.%d.%d, %s)", maj, min, rel,
+             H5_VERS_MAJOR, H5_VERS_MINOR, H5_VERS_RELEASE,
+#ifdef H5_HAVE_PARALLEL
+             "parallel"
+#else
+             "serial"
+#endif
+    );
+    attr_str(file, "build_mpi", mpi);
+    attr_str(file, "build_hdf5", h5);
+    attr_str(file, "build_compiler", MADSWEEP_BUILD_COMPILER);
+}
+
 /* The columns of /provenance/catalogues and their units. */
 typedef struct prov_cols {
     table t;
@@ -134,6 +168,7 @@ void provenance_write(hid_t file, const provenance *p, MPI_Comm comm, int rank)
     attr_str(file, "spec_sha256", sha);
     attr_str(file, "command_line", p->command_line);
     attr_str(file, "git_commit", provenance_commit());
+    provenance_build(file, comm, rank);
 }
 
 void provenance_note_resume(hid_t file, const provenance *p)

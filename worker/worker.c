@@ -274,7 +274,7 @@ static void worker_flush_rows(worker *w, worker_rows *rb, int64_t base, int64_t 
     for (int64_t i = 0; i < m; i++)
         off[i + 1] += off[i];
     double t0 = MPI_Wtime();
-    output_results_resize(w->out, w->rows_done + off[m]);
+    output_results_grow(w->out, w->rows_done + off[m]);
     size_t rs = w->rows->t.size;
     int64_t at = 0;
     for (int64_t i = 0; i < rb->nchunks; i++) {
@@ -403,7 +403,7 @@ static void worker_finish_ranked(worker *w, worker_ctx *x)
         worker_eval(w, x, ids[i], &res);
         worker_pack(w, x, ids[i], &res, buf + (size_t)(i - lo) * rs);
     }
-    output_results_resize(w->out, n);
+    output_results_grow(w->out, n);
     output_write_rows_all(w->out, lo, hi - lo, buf);
     worker_kept_digests(w, ids, n, lo, hi, buf, nranks);
     w->kept = n;
