@@ -267,11 +267,24 @@ def eval_point(exe, tmp, pid, text):
     return res, None
 
 
+def report_failures(failures, n):
+    """Lists the rows that could not be evaluated and counts them; returns
+    those of reliability A or B (each a failure of the run)."""
+    for pid, rel, why in failures:
+        print(f"{pid:<30} {rel:>3} FAILED: {why}")
+    failed_ab = [x for x in failures if x[1] in ("A", "B")]
+    if failures:
+        print(f"validate: {len(failures)} of {n} rows failed ({len(failed_ab)} of reliability "
+              f"A or B, counted as failures)")
+    return failed_ab
+
+
 def main_dlrm(exe, tmp, rows, check):
     """A DLRM file (scripts/validate_dlrm.py): samples/s per row."""
     import statistics as st
     errors_ab, failed_ab = validate_dlrm.evaluate(
-        rows, lambda pid, text: eval_point(exe, tmp, pid, text), Unmappable, pct)
+        rows, lambda pid, text: eval_point(exe, tmp, pid, text), Unmappable, pct,
+        report_failures)
     if failed_ab:
         return 1
     if check and not (pct(errors_ab, st.median) <= check[0] and
@@ -313,7 +326,8 @@ def main(argv):
                 rows.append(row)
     if rows and "measured_output_tokens_per_s" in rows[0]:  # a serving file
         import validate_serving
-        return validate_serving.run(rows, exe, keep, check)
+        return validate_serving.run(rows, lambda pid, text: eval_point(exe, tmp, pid, text),
+                                    report_failures, check)
     if rows and validate_dlrm.is_dlrm(list(rows[0].keys())):
         return main_dlrm(exe, tmp, rows, check)
     print(f"{'point':<30} {'rel':>3} {'predicted_s':>12} {'measured_s':>12} {'error':>8} "
@@ -329,23 +343,9 @@ def main(argv):
         except (Unmappable, KeyError, ValueError, TypeError) as e:
             failures.append((pid, rel, f"unmappable: {e}"))
             continue
-        path = os.path.join(tmp, f"{pid}.cfg")
-        with open(path, "w") as out:
-            out.write(text)
-        proc = subprocess.run([exe, "eval", path, "--json"], capture_output=True, text=True)
-        if proc.returncode != 0:
-            failures.append((pid, rel, "rejected: " + (proc.stderr.strip() or
-                                                        proc.stdout.strip())))
-            continue
-        try:
-            res = json.loads(proc.stdout.strip().splitlines()[-1])
-        except (ValueError, IndexError):
-            failures.append((pid, rel, "no JSON from madsweep eval"))
-            continue
-        if res.get("status") != "ok":
-            mem = res.get("mem_total_bytes_per_device") or 0
-            failures.append((pid, rel, f"status {res.get('status')} (memory "
-                                        f"{mem / 2**30:.1f} GiB)"))
+        res, why = eval_point(exe, tmp, pid, text)
+        if res is None:
+            failures.append((pid, rel, why))
             continue
         pred = res["iteration_time_s"]
         lo = res.get("iteration_time_lo_s") or pred
@@ -363,12 +363,7 @@ def main(argv):
         print(f"{pid:<30} {rel:>3} {pred:12.4f} {measured:12.4f} {100 * err:+7.1f}% "
               f"{lo:10.4f} {hi:10.4f} {'yes' if ok else 'no ':<3} "
               f"{','.join(used) if used else '-'}")
-    for pid, rel, why in failures:
-        print(f"{pid:<30} {rel:>3} FAILED: {why}")
-    failed_ab = [x for x in failures if x[1] in ("A", "B")]
-    if failures:
-        print(f"validate: {len(failures)} of {n} rows failed ({len(failed_ab)} of reliability "
-              f"A or B, counted as failures)")
+    failed_ab = report_failures(failures, n)
     import statistics as st
     if len(args) > 1:
         for name, errs in per_file.items():

@@ -140,7 +140,7 @@ def measured_of(row):
     return float(row["measured_samples_per_s"])
 
 
-def evaluate(rows, run_point, unmappable, pct):
+def evaluate(rows, run_point, unmappable, pct, report_failures):
     """Prints per row predicted and measured samples/s and the band, then
     the summary lines; returns (errors_ab, failed_ab, all_errors)."""
     import statistics as st
@@ -181,12 +181,7 @@ def evaluate(rows, run_point, unmappable, pct):
         print(f"{pid:<30} {rel:>3} {pred:12.4g} {measured:12.4g} {100 * err:+7.1f}% "
               f"{lo:12.4g} {hi:12.4g} {'yes' if ok else 'no ':<3} {place:<10} "
               f"{','.join(used) if used else '-'}")
-    for pid, rel, why in failures:
-        print(f"{pid:<30} {rel:>3} FAILED: {why}")
-    failed_ab = [x for x in failures if x[1] in ("A", "B")]
-    if failures:
-        print(f"validate: {len(failures)} of {len(rows)} rows failed ({len(failed_ab)} of "
-              f"reliability A or B, counted as failures)")
+    failed_ab = report_failures(failures, len(rows))
     for src, errs in sorted(by_source.items()):
         print(f"validate: source {src}: {len(errs)} rows, median |err| "
               f"{pct(errs, st.median):.1f}%, max |err| {pct(errs, max):.1f}%")

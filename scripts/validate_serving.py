@@ -28,11 +28,7 @@ the same for TPOT and TTFT and per engine. With --check MEDIAN MAX
 [TPOT_MEDIAN], the exit status is 1 unless they hold.
 Nothing is keyed on point_id or source_short. Standard library only.
 """
-import json
-import os
 import statistics as st
-import subprocess
-import tempfile
 
 GPUS = {"a100-40g", "a100-80g", "h100-sxm-80g", "h200", "b200", "l40s", "mi300x",
         "h100-96g-500w", "gb200-nvl72"}
@@ -159,9 +155,10 @@ def stats(xs):
             f"{100 * st.fmean(xs):.1f}%, max |err| {100 * max(xs):.1f}%")
 
 
-def run(rows, exe, keep, check):
-    tmp = keep or tempfile.mkdtemp(prefix="validate-serving-")
-    os.makedirs(tmp, exist_ok=True)
+def run(rows, run_point, report_failures, check):
+    """run_point(pid, text) evaluates a point file's text: (result, None)
+    or (None, why); report_failures lists the rows that could not be
+    evaluated and returns those of reliability A or B."""
     err_tok, err_tpot, err_ttft, failures, per_engine = [], [], [], [], {}
     print(f"{'point':<30} {'rel':>3} {'engine':<7} {'scenario':<11} {'tok/s':>9} "
           f"{'meas':>9} {'err':>7} {'band_lo':>9} {'band_hi':>9} {'tpot_ms':>8} "
@@ -180,21 +177,9 @@ def run(rows, exe, keep, check):
             continue
         if derived:
             used.append("tok/s=batch/TTFT (first-token row)")
-        path = os.path.join(tmp, f"{pid}.cfg")
-        with open(path, "w") as out:
-            out.write(text)
-        proc = subprocess.run([exe, "eval", path, "--json"], capture_output=True, text=True)
-        if proc.returncode != 0:
-            failures.append((pid, rel, "rejected: " + (proc.stderr.strip() or
-                                                        proc.stdout.strip())))
-            continue
-        try:
-            res = json.loads(proc.stdout.strip().splitlines()[-1])
-        except (ValueError, IndexError):
-            failures.append((pid, rel, "no JSON from madsweep eval"))
-            continue
-        if res.get("status") != "ok":
-            failures.append((pid, rel, f"status {res.get('status')}"))
+        res, why = run_point(pid, text)
+        if res is None:
+            failures.append((pid, rel, why))
             continue
         pred = res["output_tokens_per_s"]
         it, lo_t, hi_t = (res["iteration_time_s"], res.get("iteration_time_lo_s"),
@@ -229,12 +214,7 @@ def run(rows, exe, keep, check):
         print(f"{pid:<30} {rel:>3} {stack:<7} {sc:<11} {pred:9.1f} {meas:9.1f} "
               f"{100 * e:+6.1f}% {lo:9.1f} {hi:9.1f} {tpot_txt} {ttft_txt}  "
               f"{'; '.join(used) if used else '-'}")
-    for pid, rel, why in failures:
-        print(f"{pid:<30} {rel:>3} FAILED: {why}")
-    failed_ab = [x for x in failures if x[1] in ("A", "B")]
-    if failures:
-        print(f"validate: {len(failures)} of {len(rows)} rows failed ({len(failed_ab)} of "
-              f"reliability A or B, counted as failures)")
+    failed_ab = report_failures(failures, len(rows))
     for eng in sorted(per_engine):
         print(f"validate: engine {eng}: output tokens/s: {stats(per_engine[eng])}")
     print(f"validate: TTFT (rows measuring it below saturation, offline excluded): "
