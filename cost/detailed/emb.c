@@ -33,12 +33,12 @@
  * once, one message per node pair, so the latency grows with the nodes,
  * not the devices.
  *
- * Small all-reduces (MLP gradients, replicated rows) take NCCL's path
- * for small messages: reduce-scatter in the node, a tree across nodes,
- * all-gather in the node: 2 log2(nodes) network latencies, not the
- * 2 (n - 1) of a flat ring. With in-network reduction (SHARP, NCCL
- * CollNet; the task's allreduce_sharp) the switches reduce: each node's
- * share crosses the network once each way, two latencies.
+ * All-reduces (MLP gradients, replicated rows) take the algorithm NCCL
+ * would pick for their size (topo.c's "auto": tree, NVLS, ring or
+ * hierarchical, with its protocols). With in-network reduction (SHARP,
+ * NCCL CollNet; the task's allreduce_sharp) the switches reduce: a
+ * reduce-scatter and an all-gather in the node, and each node's share
+ * crosses the network once each way, two latencies.
  */
 #include "dt.h"
 
@@ -57,6 +57,8 @@ double dt_dlrm_allreduce(const topo_t *topo, int64_t n, double bytes, bool sharp
 {
     if (n <= 1 || bytes <= 0)
         return 0.0;
+    if (!sharp) /* the algorithm NCCL would pick (topo.c's "auto") */
+        return topo_coll_time(topo, TOPO_ALLREDUCE, n, 1, bytes);
     const topo_level *l0 = &topo->level[0];
     int64_t g = l0->span < n ? l0->span : n;
     int64_t nodes = (n + g - 1) / g;
@@ -66,11 +68,8 @@ double dt_dlrm_allreduce(const topo_t *topo, int64_t n, double bytes, bool sharp
     if (nodes > 1 && topo->nlevels > 1) {
         const topo_level *l1 = &topo->level[1];
         double part = bytes / (double)g;
-        if (sharp) /* reduced in the switches: sent once, received once */
-            t += part * l1->oversub / l1->bw + 2.0 * l1->alpha_s;
-        else
-            t += 2.0 * (double)(nodes - 1) / (double)nodes * part * l1->oversub / l1->bw +
-                 2.0 * ceil(log2((double)nodes)) * l1->alpha_s;
+        /* reduced in the switches: sent once, received once */
+        t += part * l1->oversub / l1->bw + 2.0 * l1->alpha_s;
     }
     return t;
 }
