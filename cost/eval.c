@@ -222,15 +222,14 @@ static void eval_derive(const point_t *p, result_t *r)
     r->cost_per_million_tokens_usd = out.cost_per_million_tokens_usd;
 }
 
-/* Is figure `off` one the point keeps after its verdict? (computed and,
- * when infeasible, not masked) */
-static bool eval_kept(const point_t *p, const result_t *r, size_t off)
+/* Is figure `off` one the point keeps after its verdict? (computed, in
+ * `comp` indexed by offset / 8, and, when infeasible, not masked) */
+static bool eval_kept(const bool *comp, const result_t *r, size_t off)
 {
-    for (const size_t *o = eval_computed(p); *o != EVAL_END; o++)
-        if (*o == off)
-            return r->status == STATUS_OK ||
-                   (r->status == STATUS_INFEASIBLE_MEMORY && eval_is_memory(off));
-    return false;
+    if (!comp[off / 8])
+        return false;
+    return r->status == STATUS_OK ||
+           (r->status == STATUS_INFEASIBLE_MEMORY && eval_is_memory(off));
 }
 
 /* The first figure of r that is bad, or NULL: a kept figure (eval_kept)
@@ -246,10 +245,15 @@ static const result_field *eval_bad_figure(const point_t *p, const result_t *r,
 {
     double tol = isfinite(r->iteration_time_s) ? 1e-9 * fabs(r->iteration_time_s)
                                                : 0.0;
+    /* the computed figures by offset: one pass, not one per field */
+    bool comp[sizeof(result_t) / 8 + 1];
+    memset(comp, 0, sizeof comp);
+    for (const size_t *o = eval_computed(p); *o != EVAL_END; o++)
+        comp[*o / 8] = true;
     for (size_t i = 0; i < result_nfields; i++) {
         const result_field *f = &result_fields[i];
         double v = result_get(r, f);
-        bool bad_nan = isnan(v) && f->type == RESULT_F64 && eval_kept(p, r, f->offset);
+        bool bad_nan = isnan(v) && f->type == RESULT_F64 && eval_kept(comp, r, f->offset);
         bool signed_fig = f->offset == EO(mem_headroom_bytes_per_device); /* < 0: over */
         if (isinf(v) || bad_nan || (v < -tol && !signed_fig)) {
             *why = v < -tol ? STATUS_INVALID_NEGATIVE : STATUS_INVALID_NONFINITE;

@@ -50,7 +50,7 @@ void variant_combo(const spec *sp, const variant_axes *x, int64_t c, const hw_t 
 /* Appends text `fmt` to a system name; -1 with err set (at g) when the
  * name would pass HW_NAME_MAX - 1 characters. */
 int variant_name_add(char *name, const config_setting_t *g, load_err *err,
-                     const char *fmt, ...);
+                     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /* Grows sp's systems and factor rows by `add`; variant_push appends y
  * (sizes and NIC set) as variant v of x's pod, oversubscription and

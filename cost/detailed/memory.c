@@ -131,7 +131,7 @@ static void dt_memory_infer(const dt_ctx *c, const dt_stages *st, dt_mem *mem)
     mem->kv_cache = kv.pool > 0.0 ? kv.pool : 0.0;
     mem->total = kv.weights + kv.acts + kv.reserve + mem->kv_cache;
     if (!fits && mem->total <= c->hw->mem_capacity_bytes)
-        mem->total = nextafter(c->hw->mem_capacity_bytes, INFINITY);
+        mem->total = nextafter(c->hw->mem_capacity_bytes, (double)INFINITY);
 }
 
 void dt_memory(const dt_ctx *c, const dt_stages *stg, task_recompute rc, dt_mem *mem)
