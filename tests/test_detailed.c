@@ -33,33 +33,6 @@ static model_t gpt(int64_t l, int64_t h, int64_t a, int64_t s, int64_t v)
     return m;
 }
 
-/* A tidy hardware generation: 100 TFLOP/s, 1 TB/s, one efficiency. */
-static hw_t tidy_hw(void)
-{
-    hw_t h;
-    memset(&h, 0, sizeof h);
-    strcpy(h.name, "tidy");
-    h.peak_flops[HW_FP32] = 10e12;
-    h.peak_flops[HW_BF16] = 100e12;
-    h.mem_capacity_bytes = 80e9;
-    h.mem_bw_bytes_per_s = 1e12;
-    h.mem_bw_efficiency = 0.5;
-    h.gemm_points = 2;
-    h.gemm_log10_flops[0] = 9.0;
-    h.gemm_log10_flops[1] = 11.0;
-    h.gemm_efficiency[0] = 0.2;
-    h.gemm_efficiency[1] = 0.8;
-    h.attention_efficiency = 0.5;
-    h.scaleup_devices = 8;
-    h.scaleup_bytes_per_s = 100e9;
-    h.scaleup_latency_s = 1e-6;
-    h.scaleup_efficiency = 1.0;
-    h.nic_bytes_per_s = 10e9;
-    h.nic_latency_s = 5e-6;
-    h.nic_efficiency = 1.0;
-    return h;
-}
-
 static void test_megatron_flops(void)
 {
     /* Narayanan et al. 2021 Table 1, first row: B 512, s 2048, l 24,
@@ -119,7 +92,7 @@ static void test_ring_allreduce(void)
     /* One 8-device domain at 100 GB/s, alpha 1 us: all-reduce of 1 GB
      * = 1.75e9 / 100e9 + 2*7*1e-6 = 17.514 ms; all-gather half the
      * bandwidth term and 7 steps = 8.757 ms. */
-    hw_t h = tidy_hw();
+    hw_t h = unit_tidy_hw();
     topo_t t;
     const char *bad = NULL;
     CU_ASSERT_EQUAL(topo_build(&t, &h, 8, 8, 0, 0, 1.0, TOPO_RING, &bad), STATUS_OK);
@@ -158,7 +131,7 @@ static void test_ring_allreduce(void)
  * hardware: 100 GB/s, alpha 1 us in the domain of 8; NIC 10 GB/s, 5 us. */
 static void test_topo_nccl(void)
 {
-    hw_t h = tidy_hw();
+    hw_t h = unit_tidy_hw();
     topo_t t;
     const char *bad = NULL;
     /* 1 KB ring all-reduce in one domain: LL's per-step latency is
@@ -217,7 +190,7 @@ static void test_gemm_efficiency(void)
     /* Table (9, 0.2), (11, 0.8): 1e10 FLOPs sits halfway -> 0.5;
      * clamped outside. A 1e10-FLOP GEMM (M=N=K=1710 roughly) takes
      * 1e10 / (100e12 * 0.5) = 0.2 ms when compute-bound. */
-    hw_t h = tidy_hw();
+    hw_t h = unit_tidy_hw();
     UNIT_ASSERT_CLOSE(hw_gemm_efficiency(&h, 1e10), 0.5, 1e-12);
     UNIT_ASSERT_CLOSE(hw_gemm_efficiency(&h, 1e6), 0.2, 1e-12);
     UNIT_ASSERT_CLOSE(hw_gemm_efficiency(&h, 1e13), 0.8, 1e-12);
@@ -239,7 +212,7 @@ static point_t tidy_point(int64_t tp, int64_t pp, int64_t dp, int64_t zero)
     memset(&p, 0, sizeof p);
     p.fidelity = EVAL_DETAILED;
     p.model = gpt(8, 1024, 16, 1024, 32000);
-    p.system.hw = tidy_hw();
+    p.system.hw = unit_tidy_hw();
     p.system.devices = tp * pp * dp;
     p.system.devices_per_node = 8;
     const char *bad = NULL;
@@ -622,7 +595,7 @@ static point_t dlrm_point(int sharding, int64_t rows)
     p.model.d.top_n = 2;
     p.model.d.top_mlp[0] = 4;
     p.model.d.top_mlp[1] = 1;
-    p.system.hw = tidy_hw();
+    p.system.hw = unit_tidy_hw();
     p.system.devices = 4;
     p.system.devices_per_node = 8;
     const char *bad = NULL;

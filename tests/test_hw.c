@@ -15,26 +15,13 @@
 #include "../driver/load.h"
 #include "unit.h"
 
-/* A tidy generation: BF16 100 TFLOP/s, FP8 200, FP4 400, 1 TB/s at 0.5;
- * BF16 table (9, 0.2) (11, 0.8), FP8 table (9, 0.1) (11, 0.7), FP4 table
- * (9, 0.1) (11, 0.6). */
+/* unit_tidy_hw with FP8 200 and FP4 400 TFLOP/s, FP8 table (9, 0.1)
+ * (11, 0.7), FP4 table (9, 0.1) (11, 0.6). */
 static hw_t tidy_hw(void)
 {
-    hw_t h;
-    memset(&h, 0, sizeof h);
-    strcpy(h.name, "tidy");
-    h.peak_flops[HW_FP32] = 10e12;
-    h.peak_flops[HW_BF16] = 100e12;
+    hw_t h = unit_tidy_hw();
     h.peak_flops[HW_FP8] = 200e12;
     h.peak_flops[HW_FP4] = 400e12;
-    h.mem_capacity_bytes = 80e9;
-    h.mem_bw_bytes_per_s = 1e12;
-    h.mem_bw_efficiency = 0.5;
-    h.gemm_points = 2;
-    h.gemm_log10_flops[0] = 9.0;
-    h.gemm_log10_flops[1] = 11.0;
-    h.gemm_efficiency[0] = 0.2;
-    h.gemm_efficiency[1] = 0.8;
     h.gemm_fp8_points = 2;
     h.gemm_fp8_log10_flops[0] = 9.0;
     h.gemm_fp8_log10_flops[1] = 11.0;
@@ -45,14 +32,6 @@ static hw_t tidy_hw(void)
     h.gemm_fp4_log10_flops[1] = 11.0;
     h.gemm_fp4_efficiency[0] = 0.1;
     h.gemm_fp4_efficiency[1] = 0.6;
-    h.attention_efficiency = 0.5;
-    h.scaleup_devices = 8;
-    h.scaleup_bytes_per_s = 100e9;
-    h.scaleup_latency_s = 1e-6;
-    h.scaleup_efficiency = 1.0;
-    h.nic_bytes_per_s = 10e9;
-    h.nic_latency_s = 5e-6;
-    h.nic_efficiency = 1.0;
     return h;
 }
 

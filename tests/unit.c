@@ -204,3 +204,29 @@ void unit_cli_run(unit_cli *r, int argc, const char **argv)
     r->out[n] = '\0';
     free(out);
 }
+
+hw_t unit_tidy_hw(void)
+{
+    hw_t h;
+    memset(&h, 0, sizeof h);
+    strcpy(h.name, "tidy");
+    h.peak_flops[HW_FP32] = 10e12;
+    h.peak_flops[HW_BF16] = 100e12;
+    h.mem_capacity_bytes = 80e9;
+    h.mem_bw_bytes_per_s = 1e12;
+    h.mem_bw_efficiency = 0.5;
+    h.gemm_points = 2;
+    h.gemm_log10_flops[0] = 9.0;
+    h.gemm_log10_flops[1] = 11.0;
+    h.gemm_efficiency[0] = 0.2;
+    h.gemm_efficiency[1] = 0.8;
+    h.attention_efficiency = 0.5;
+    h.scaleup_devices = 8;
+    h.scaleup_bytes_per_s = 100e9;
+    h.scaleup_latency_s = 1e-6;
+    h.scaleup_efficiency = 1.0;
+    h.nic_bytes_per_s = 10e9;
+    h.nic_latency_s = 5e-6;
+    h.nic_efficiency = 1.0;
+    return h;
+}

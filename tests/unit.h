@@ -85,4 +85,10 @@ typedef struct unit_cli {
 
 void unit_cli_run(unit_cli *r, int argc, const char **argv);
 
+/* A tidy hardware generation for cost-model tests: BF16 100 TFLOP/s
+ * (FP32 10), 80 GB at 1 TB/s and 0.5 efficiency, a BF16 GEMM table
+ * (9, 0.2) (11, 0.8), attention 0.5, scale-up 8 x 100 GB/s at 1 us,
+ * NIC 10 GB/s at 5 us; no FP8 or FP4 peak. */
+hw_t unit_tidy_hw(void);
+
 #endif
