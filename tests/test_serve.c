@@ -128,6 +128,23 @@ static sim_out simulate(const sv_model *k, int64_t C, double isl, int64_t osl, d
                      (double)out / (t - t_warm)};
 }
 
+/* The step-cost model the evaluation of p builds (its nominal facts). */
+static void step_model(const point_t *p, sv_model *k)
+{
+    dt_ctx c;
+    stack_desc ideal;
+    dt_memo memo;
+    dt_split sp;
+    dt_stages st;
+    dt_mem mem;
+    result_t rr;
+    engine e;
+    engine_init(&e, false);
+    CU_ASSERT_EQUAL_FATAL(dt_prepare(p, &e, &c, &ideal, &memo, &sp, &st, &mem, &rr), STATUS_OK);
+    engine_free(&e);
+    sv_model_init(&c, &st, STACK_NOMINAL, k);
+}
+
 static void test_closed_form_vs_simulation(void)
 {
     static const struct {
@@ -142,20 +159,8 @@ static void test_closed_form_vs_simulation(void)
         result_t r = run(&p);
         CU_ASSERT_EQUAL(r.concurrency_resolved, cases[i].C); /* below the KV limit */
         /* the same step cost as the evaluation */
-        dt_ctx c;
-        stack_desc ideal;
-        dt_memo memo;
-        dt_split sp;
-        dt_stages st;
-        dt_mem mem;
-        result_t rr;
-        engine e;
-        engine_init(&e, false);
-        CU_ASSERT_EQUAL_FATAL(dt_prepare(&p, &e, &c, &ideal, &memo, &sp, &st, &mem, &rr),
-                              STATUS_OK);
-        engine_free(&e);
         sv_model k;
-        sv_model_init(&c, &st, STACK_NOMINAL, &k);
+        step_model(&p, &k);
         sim_out s = simulate(&k, cases[i].C, (double)cases[i].isl, cases[i].osl,
                              (double)p.stack.token_budget, 40 * cases[i].osl,
                              8 * cases[i].osl);
@@ -180,20 +185,8 @@ static void test_static_scheduler(void)
     point_t p = serve_point();
     p.task.detailed.scheduler = TASK_SCHED_STATIC;
     result_t r = run(&p);
-    dt_ctx c;
-    stack_desc ideal;
-    dt_memo memo;
-    dt_split sp;
-    dt_stages st;
-    dt_mem mem;
-    result_t rr;
-    engine e;
-    engine_init(&e, false);
-    CU_ASSERT_EQUAL_FATAL(dt_prepare(&p, &e, &c, &ideal, &memo, &sp, &st, &mem, &rr),
-                          STATUS_OK);
-    engine_free(&e);
     sv_model k;
-    sv_model_init(&c, &st, STACK_NOMINAL, &k);
+    step_model(&p, &k);
     double B = 32.0, isl = 2048.0, osl = 256.0;
     UNIT_ASSERT_CLOSE(r.ttft_s, k.host_req + sv_step(&k, B, isl, 0, 0, 0, NULL), 1e-12);
     UNIT_ASSERT_CLOSE(r.tpot_s, sv_step(&k, 0, 0, 0, B, isl + osl / 2, NULL), 1e-12);
@@ -206,7 +199,9 @@ static void test_static_scheduler(void)
     CU_ASSERT(rc.ttft_s < r.ttft_s / 4.0);
     /* a static batch beyond the KV cache is infeasible memory, data */
     p.task.detailed.micro_batch = 100000;
+    engine e;
     engine_init(&e, false);
+    result_t rr;
     CU_ASSERT_EQUAL(eval_point(&p, &e, &rr, NULL), STATUS_INFEASIBLE_MEMORY);
     engine_free(&e);
 }
