@@ -13,8 +13,12 @@
  *            occupancy prompt + output / 2 (allocation on demand);
  *   C_max  = min(max_seqs, floor(pool / seq)).
  * The KV cache is in its own precision (task kv_precision), weights in
- * theirs (weight_precision: 16, 8 or 4 bits with group scales); the
- * busiest pipeline stage decides.
+ * theirs (weight_precision: 16, 8 or 4 bits with group scales) except the
+ * word embedding and the output head, which quantized checkpoints keep
+ * in the activations' precision (TensorRT-LLM's quantization excludes
+ * lm_head by default, ModelOpt FP8 and AWQ/GPTQ checkpoints keep
+ * embed_tokens and lm_head in BF16, vLLM quantizes neither unless told);
+ * the busiest pipeline stage decides.
  */
 #include "serve.h"
 
@@ -49,11 +53,9 @@ void sv_kv_init(const dt_ctx *c, const dt_stages *st, bool reserve, sv_kv *kv)
         double nl = (double)(g->n[DT_DENSE] + g->n[DT_FDENSE] + g->n[DT_MOE] + g->n[DT_FMOE]);
         double w = (double)(g->n[DT_DENSE] + g->n[DT_FDENSE]) * lpd +
                    (double)(g->n[DT_MOE] + g->n[DT_FMOE]) * lpm;
-        if (i == 0)
-            w += dt_emb_params_dev(c);
-        if (i == c->d.pp - 1)
-            w += dt_head_params_dev(c);
-        double weights = wb * w;
+        double ends = (i == 0 ? dt_emb_params_dev(c) : 0.0) +
+                      (i == c->d.pp - 1 ? dt_head_params_dev(c) : 0.0);
+        double weights = wb * w + (wb < c->ab ? c->ab : wb) * ends;
         double acts = K * (4.0 * h + 3.0 * cols / tp) * c->ab +
                       (i == c->d.pp - 1 ? sampled * (double)m->vocab / tp * 4.0 : 0.0);
         double f = s->mem_fraction.v;
