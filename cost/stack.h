@@ -129,6 +129,8 @@ typedef struct stack_desc {
     int64_t max_seqs;           /* sequences running at once at most */
     stack_fact mem_fraction;    /* memory for weights + KV (of total), or KV (of free) */
     bool mem_fraction_of_free;  /* TensorRT-LLM: fraction of the memory left after weights */
+    bool mem_fraction_static;   /* SGLang: the fraction holds weights + KV only; activations
+                                   and CUDA graphs live in the rest of the memory */
     int64_t kv_block;           /* tokens per KV block */
     bool kv_reserve;            /* reserve prompt + output on admission (else on demand) */
     stack_fact gemm_floor_s;    /* fixed cost per weight GEMM (t0) */

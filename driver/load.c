@@ -446,6 +446,8 @@ static const load_key stack_keys[] = {
         "serving: memory for weights + KV (of the total), or for KV (of the free memory)"),
     STK(mem_fraction_of_free, LT_BOOL, LR_NO,
         "serving: mem_fraction is of the memory left after weights (TensorRT-LLM)"),
+    STK(mem_fraction_static, LT_BOOL, LR_NO,
+        "serving: mem_fraction holds weights + KV only, activations outside it (SGLang)"),
     STK(kv_block, LT_INT, LR_NO, "serving: tokens per KV-cache block"),
     STK(kv_reserve, LT_BOOL, LR_NO,
         "serving: a request reserves its prompt + output KV on admission (else on demand)"),

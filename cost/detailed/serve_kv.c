@@ -2,9 +2,12 @@
  * serve_kv.c - the KV cache of a serving replica and the concurrency it
  * admits (../shared/design/serving.md section 2, "Concurrency from KV
  * capacity"):
- *   pool   = f_mem x HBM - weights - A(K) - reserve (vLLM, SGLang: a
- *            fraction of the total memory), or f_kv x (HBM - weights -
- *            A(K) - reserve) (TensorRT-LLM: of the free memory);
+ *   pool   = f_mem x HBM - weights - A(K) - reserve (vLLM: a fraction
+ *            of the total memory for weights, activations and KV),
+ *            f_mem x HBM - weights - reserve (SGLang: mem_fraction_static
+ *            holds weights and the KV pool, the activations and CUDA
+ *            graphs use the rest), or f_kv x (HBM - weights - A(K) -
+ *            reserve) (TensorRT-LLM: of the free memory);
  *   A(K)   the activation working set of one step of the engine's token
  *            budget K (one layer's hidden states, QKV and MLP
  *            intermediates) and the logits of the sequences sampled;
@@ -59,9 +62,9 @@ void sv_kv_init(const dt_ctx *c, const dt_stages *st, bool reserve, sv_kv *kv)
         double acts = K * (4.0 * h + 3.0 * cols / tp) * c->ab +
                       (i == c->d.pp - 1 ? sampled * (double)m->vocab / tp * 4.0 : 0.0);
         double f = s->mem_fraction.v;
-        double pool = s->mem_fraction_of_free
-                          ? f * (cap - weights - acts - s->reserve_bytes)
-                          : f * cap - weights - acts - s->reserve_bytes;
+        double pool = s->mem_fraction_of_free ? f * (cap - weights - acts - s->reserve_bytes)
+                      : s->mem_fraction_static ? f * cap - weights - s->reserve_bytes
+                                               : f * cap - weights - acts - s->reserve_bytes;
         double tok = nl * kvcols * hw_dtype_bytes(kvd) / (double)c->d.cp;
         double per = pool / (tok * blocks);
         if (least < 0.0 || per < least) {
