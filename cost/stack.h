@@ -147,6 +147,8 @@ typedef struct stack_desc {
     stack_fact allreduce_s;     /* custom all-reduce: latency per call (small messages) */
     stack_fact allreduce_bw_eff; /* ... and its fraction of the scale-up bandwidth */
     stack_fact step_host_s;     /* host time per engine step not overlapped with the GPU */
+    stack_fact seq_host_s;      /* ... and per sequence in the step (the scheduler's and the
+                                   output processing's work per request and token) */
     stack_fact request_host_s;  /* host time in each request's TTFT (tokenize, schedule, return) */
     /* ---- recommendation models (DLRM; 0 where a stack does not say) */
     double emb_comm_bytes;      /* bytes per pooled element on the wire (0: the table's) */

@@ -465,6 +465,8 @@ static const load_key stack_keys[] = {
     STK(allreduce_s, LT_FACT, LR_NO, "serving: TP all-reduce kernel latency per call, s"),
     STK(allreduce_bw_eff, LT_FACT, LR_NO, "serving: ... its fraction of scale-up bandwidth"),
     STK(step_host_s, LT_FACT, LR_NO, "serving: host time per step not overlapped, s"),
+    STK(seq_host_s, LT_FACT, LR_NO,
+        "serving: host time per sequence in a step not overlapped, s (default 0)"),
     STK(request_host_s, LT_FACT, LR_NO, "serving: host time in each request's TTFT, s"),
     STK(param_bytes, LT_FLOAT, LR_YES, "persistent compute-dtype copy, bytes/parameter (0: none)"),
     STK(master_bytes, LT_FLOAT, LR_YES, "fp32 master weights, bytes/parameter"),
