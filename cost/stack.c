@@ -88,6 +88,7 @@ status_code stack_check(const stack_desc *s, const char **bad)
         ST_BAD(stack_range_ok(s->allreduce_s, 0.0, 1e-2), "allreduce_s");
         ST_BAD(stack_range_ok(s->allreduce_bw_eff, 0.01, 1.0), "allreduce_bw_eff");
         ST_BAD(stack_range_ok(s->step_host_s, 0.0, 1.0), "step_host_s");
+        ST_BAD(stack_range_ok(s->kv_output_reserve, 0.0, 1.0), "kv_output_reserve");
         ST_BAD(stack_range_ok(s->seq_host_s, 0.0, 1e-2), "seq_host_s");
         ST_BAD(stack_range_ok(s->request_host_s, 0.0, 10.0), "request_host_s");
     }
@@ -173,6 +174,7 @@ void stack_serving_defaults(stack_desc *s)
     s->allreduce_bw_eff = stack_exact(0.7);
     s->step_host_s = stack_exact(0.0);
     s->seq_host_s = stack_exact(0.0);
+    s->kv_output_reserve = stack_exact(0.0);
     s->request_host_s = stack_exact(0.0);
 }
 

@@ -133,6 +133,9 @@ typedef struct stack_desc {
                                    and CUDA graphs live in the rest of the memory */
     int64_t kv_block;           /* tokens per KV block */
     bool kv_reserve;            /* reserve prompt + output on admission (else on demand) */
+    stack_fact kv_output_reserve; /* on demand: share of each running request's remaining
+                                     output held back from admission (SGLang's
+                                     new_token_ratio; 0: none, vLLM) */
     stack_fact gemm_floor_s;    /* fixed cost per weight GEMM (t0) */
     stack_fact weight_bw_eff;   /* fraction of HBM bandwidth a decode GEMM streams weights at */
     stack_fact gemm_eff_max;    /* GEMM efficiency of serving shapes at large m, as a fraction

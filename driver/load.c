@@ -451,6 +451,8 @@ static const load_key stack_keys[] = {
     STK(kv_block, LT_INT, LR_NO, "serving: tokens per KV-cache block"),
     STK(kv_reserve, LT_BOOL, LR_NO,
         "serving: a request reserves its prompt + output KV on admission (else on demand)"),
+    STK(kv_output_reserve, LT_FACT, LR_NO,
+        "serving: on demand, share of a request's remaining output kept free for it (default 0)"),
     STK(gemm_floor_s, LT_FACT, LR_NO, "serving: fixed cost per weight GEMM, s"),
     STK(weight_bw_eff, LT_FACT, LR_NO, "serving: HBM fraction decode GEMMs stream weights at"),
     STK(gemm_eff_max, LT_FACT, LR_NO,

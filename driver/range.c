@@ -114,6 +114,7 @@ static const range_float range_floats[] = {
     RANGE_FRAC("prefill_attn_eff"), {"ew_floor_s", 0.0, 1e-3, 1},
     {"allreduce_s", 0.0, 1e-2, 1}, RANGE_FRAC("allreduce_bw_eff"),
     {"step_host_s", 0.0, 1.0, 1}, {"seq_host_s", 0.0, 1e-2, 1},
+    {"kv_output_reserve", 0.0, 1.0, 1},
     {"request_host_s", 0.0, 10.0, 1},
     {"spec_acceptance", 0.0, 1.0, 1}, {"spec_draft_cost", 1e-6, 10.0, 1},
 };

@@ -13,7 +13,10 @@
  *            intermediates) and the logits of the sequences sampled;
  *   seq    KV bytes one request holds: blocks of the engine's size over
  *            prompt + output (reserve on admission) or over its mean
- *            occupancy prompt + output / 2 (allocation on demand);
+ *            occupancy prompt + output / 2 (allocation on demand), plus
+ *            the share r of its remaining output (output / 2 on average)
+ *            that the engine keeps free for it when it admits others
+ *            (SGLang's new_token_ratio);
  *   C_max  = min(max_seqs, floor(pool / seq)).
  * The KV cache is in its own precision (task kv_precision), weights in
  * theirs (weight_precision: 16, 8 or 4 bits with group scales) except the
@@ -46,7 +49,7 @@ void sv_kv_init(const dt_ctx *c, const dt_stages *st, bool reserve, sv_kv *kv)
     double sampled = dt_min(dt_min((double)s->max_seqs, K), 1024.0);
     double prompt = (double)(c->t->prompt_tokens > 0 ? c->t->prompt_tokens : m->seq_len);
     double out = (double)c->t->decode_tokens;
-    double len = reserve ? prompt + out : prompt + 0.5 * out;
+    double len = reserve ? prompt + out : prompt + 0.5 * out * (1.0 + s->kv_output_reserve.v);
     double blocks = ceil(len / (double)s->kv_block) * (double)s->kv_block;
     double cap = c->hw->mem_capacity_bytes;
     memset(kv, 0, sizeof *kv);
