@@ -246,6 +246,9 @@ static const load_key hw_keys[] = {
      "FP8 GEMM size points, log10 FLOPs (default: FP8 GEMMs use the BF16 table)"},
     {"gemm_fp8_efficiency", LT_ANY, 0, LK_ALL, LR_NO,
      "FP8 GEMM fraction of the FP8 peak at each size point"},
+    HK(serve_gemm_fp8_efficiency, LT_FLOAT, LR_NO,
+       "serving: FP8 GEMM fraction of the FP8 peak at large m, from kernel sweeps "
+       "(default: the FP8 table's top)"),
     {"gemm_fp4_log10_flops", LT_ANY, 0, LK_ALL, LR_NO,
      "FP4 GEMM size points, log10 FLOPs (default: FP4 GEMMs use the BF16 table)"},
     {"gemm_fp4_efficiency", LT_ANY, 0, LK_ALL, LR_NO,

@@ -89,7 +89,7 @@ static const range_float range_floats[] = {
     {"grad_reduce_bytes", 0.125, 16.0, 1},
     /* hardware: the FP8 / FP4 GEMM tables, the bands, power and price (cost/hw.c
      * hw_check: uncertainties below 0.5, idle power at most board power) */
-    {"attention_tuned_efficiency", 1e-6, 1.0, 1}, {"gemm_fp8_log10_flops", -10.0, 40.0, 1},
+    {"attention_tuned_efficiency", 1e-6, 1.0, 1}, {"serve_gemm_fp8_efficiency", 1e-6, 1.0, 1}, {"gemm_fp8_log10_flops", -10.0, 40.0, 1},
     RANGE_FRAC("gemm_fp8_efficiency"), {"gemm_fp4_log10_flops", -10.0, 40.0, 1},
     RANGE_FRAC("gemm_fp4_efficiency"), {"efficiency_uncertainty", 0.0, 0.49, 1},
     {"network_uncertainty", 0.0, 0.49, 1}, {"board_power_w", 1e-3, 1e6, 1},

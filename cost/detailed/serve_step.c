@@ -214,10 +214,14 @@ void sv_model_init(const dt_ctx *c, const dt_stages *st, stack_scenario sc, sv_m
     k->t0 = stack_pick(s->gemm_floor_s, sc, false);
     k->eta_w = stack_pick(s->weight_bw_eff, sc, true);
     /* the generation's large-GEMM efficiency in the math dtype (its FP8
-     * table: a lower fraction of a doubled peak, filled at larger sizes)
-     * times the engine's fraction of it for serving shapes */
+     * table: a lower fraction of a doubled peak, filled at larger sizes;
+     * FP8 from kernel sweeps where the catalogue has them, so that a
+     * training refit of the table's top does not move serving) times the
+     * engine's fraction of it for serving shapes */
     bool fp8 = c->dt == HW_FP8 && hw->gemm_fp8_points > 0;
-    double top = fp8 ? hw->gemm_fp8_efficiency[hw->gemm_fp8_points - 1]
+    double top = fp8 ? (hw->serve_gemm_fp8_efficiency > 0.0
+                            ? hw->serve_gemm_fp8_efficiency
+                            : hw->gemm_fp8_efficiency[hw->gemm_fp8_points - 1])
                      : hw->gemm_efficiency[hw->gemm_points > 0 ? hw->gemm_points - 1 : 0];
     k->eff_top = dt_min(0.95, top * stack_pick(s->gemm_eff_max, sc, true));
     k->m_half = stack_pick(s->gemm_m_half, sc, false) * (fp8 ? 2.0 : 1.0);
