@@ -160,6 +160,7 @@ void stack_serving_defaults(stack_desc *s)
     s->mem_fraction = stack_exact(0.9);
     s->mem_fraction_of_free = false;
     s->mem_fraction_static = false;
+    s->prefill_apart = false;
     s->kv_block = 16;
     s->kv_reserve = false;
     s->gemm_floor_s = stack_exact(4e-6);

@@ -133,6 +133,9 @@ typedef struct stack_desc {
                                    and CUDA graphs live in the rest of the memory */
     int64_t kv_block;           /* tokens per KV block */
     bool kv_reserve;            /* reserve prompt + output on admission (else on demand) */
+    bool prefill_apart;         /* prefill chunks run in steps of their own, the decodes
+                                   wait (SGLang without --enable-mixed-chunk); else a
+                                   step carries both */
     stack_fact kv_output_reserve; /* on demand: share of each running request's remaining
                                      output held back from admission (SGLang's
                                      new_token_ratio; 0: none, vLLM) */

@@ -454,6 +454,8 @@ static const load_key stack_keys[] = {
     STK(kv_block, LT_INT, LR_NO, "serving: tokens per KV-cache block"),
     STK(kv_reserve, LT_BOOL, LR_NO,
         "serving: a request reserves its prompt + output KV on admission (else on demand)"),
+    STK(prefill_apart, LT_BOOL, LR_NO,
+        "serving: prefill runs in steps of its own, decodes wait (SGLang; default false)"),
     STK(kv_output_reserve, LT_FACT, LR_NO,
         "serving: on demand, share of a request's remaining output kept free for it (default 0)"),
     STK(gemm_floor_s, LT_FACT, LR_NO, "serving: fixed cost per weight GEMM, s"),

@@ -234,5 +234,6 @@ void sv_model_init(const dt_ctx *c, const dt_stages *st, stack_scenario sc, sv_m
     k->host_step = stack_pick(s->step_host_s, sc, false);
     k->host_seq = stack_pick(s->seq_host_s, sc, false);
     k->host_req = stack_pick(s->request_host_s, sc, false);
+    k->apart = s->prefill_apart;
     sv_spec_init(c, k);
 }
