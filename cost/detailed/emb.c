@@ -14,8 +14,10 @@
  * element, fp32). Touched rows of a table of R rows hit n times:
  * R (1 - exp(-n / R)) (uniform hashing; skewed ids touch fewer).
  *
- * Placement. A table of at most the data-parallel threshold bytes is
- * replicated: every device looks it up for its own samples, and its row
+ * Placement. A table of at most the data-parallel threshold bytes (its
+ * rows with their optimizer state, as HugeCTR's planner sizes it:
+ * unit_mem_cost = ev_size x 8 B for Adagrad, 4 for SGD, MLPerf v4.0
+ * dlrm_dcnv2 sharding/generate_plan.py, planner.py) is replicated: every device looks it up for its own samples, and its row
  * gradients are all-reduced with the MLP gradients. A hybrid embedding
  * (HugeCTR's, stack emb_hot_fraction) also replicates the most frequent
  * rows of every table: that fraction of the lookups stays local. The
@@ -192,7 +194,7 @@ void dt_emb_plan_run(const dt_emb_in *in, dt_emb_plan *out)
         double R = m->d.n_tables > 0 ? (double)m->d.table_rows[i] : (double)m->rows_per_table;
         double L = m->d.n_tables > 0 ? (double)m->d.table_pooling[i] : (double)m->pooling;
         double bytes = R * (row + (in->train ? per_row_state : 0.0));
-        if (n > 1 && in->dp_threshold > 0 && R * row <= in->dp_threshold) {
+        if (n > 1 && in->dp_threshold > 0 && bytes <= in->dp_threshold) {
             /* replicated: own samples' lookups, every touched row updated */
             dp_load += dt_emb_work(in, R, b * L, b, &dp_fwd);
             if (in->train) {
