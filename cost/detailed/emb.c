@@ -204,47 +204,53 @@ typedef struct dt_emb_hier {
 } dt_emb_hier;
 
 /* One greedy round with cur[] shards per table; returns the busiest
- * node's cost, or -1 with *oom the table that fit nowhere. */
+ * node's cost, or -1 with *oom the table that fit nowhere. The shards
+ * go hottest first; a table's shards are alike, so the tables are
+ * sorted (stably) by their shard's cost and their shards laid out
+ * together. */
+static void dt_emb_hier_order(const dt_emb_hier *h, const int *cur, int *ord, int *ns_out)
+{
+    int tab[DT_MAX_TABLES];
+    for (int i = 0; i < h->nt; i++) {
+        int b = i - 1;
+        while (b >= 0 && h->cost[tab[b]] / cur[tab[b]] < h->cost[i] / cur[i]) {
+            tab[b + 1] = tab[b];
+            b--;
+        }
+        tab[b + 1] = i;
+    }
+    int ns = 0;
+    for (int q = 0; q < h->nt; q++)
+        for (int k = 0; k < cur[tab[q]]; k++)
+            ord[ns++] = tab[q];
+    *ns_out = ns;
+}
+
 static double dt_emb_hier_round(const dt_emb_hier *h, const int *cur, int *ord, int *place,
                                 int *ns_out, int *oom)
 {
-    int ns = 0;
-    for (int i = 0; i < h->nt; i++)
-        for (int k = 0; k < cur[i]; k++)
-            ord[ns++] = i;
-    for (int a = 1; a < ns; a++) { /* hottest shard first */
-        int x = ord[a], b = a - 1;
-        while (b >= 0 && h->cost[ord[b]] / cur[ord[b]] < h->cost[x] / cur[x]) {
-            ord[b + 1] = ord[b];
-            b--;
-        }
-        ord[b + 1] = x;
-    }
-    *ns_out = ns;
+    dt_emb_hier_order(h, cur, ord, ns_out);
+    int ns = *ns_out;
     double cost[DT_EMB_NODES_MAX], mem[DT_EMB_NODES_MAX];
+    int stamp[DT_EMB_NODES_MAX]; /* the table that last put a shard there */
     int64_t k = h->nodes;
-    for (int64_t j = 0; j < k; j++)
+    for (int64_t j = 0; j < k; j++) {
         cost[j] = mem[j] = 0.0;
+        stamp[j] = -1;
+    }
     for (int a = 0; a < ns; a++) {
         int i = ord[a];
         double c = h->cost[i] / cur[i], mb = h->t[i].bytes / cur[i];
         int64_t pick = -1;
-        for (int64_t j = 0; j < k; j++) {
-            if (mem[j] + mb > h->ncap || (pick >= 0 && cost[j] >= cost[pick]))
-                continue;
-            /* a table's shards sit together in ord (stable sort of
-             * equal shares) */
-            bool has = false;
-            for (int q = a - 1; q >= 0 && ord[q] == i && !has; q--)
-                has = place[q] == (int)j;
-            if (!has)
+        for (int64_t j = 0; j < k; j++)
+            if (stamp[j] != i && mem[j] + mb <= h->ncap && (pick < 0 || cost[j] < cost[pick]))
                 pick = j;
-        }
         if (pick < 0) {
             *oom = i;
             return -1.0;
         }
         place[a] = (int)pick;
+        stamp[pick] = i;
         cost[pick] += c + h->shard;
         mem[pick] += mb;
     }
@@ -304,29 +310,49 @@ static bool dt_emb_hier_plan(const dt_emb_hier *h, dt_emb_load *ld, int *nsplit)
         }
         *nsplit = h->nt;
     }
+    double all_bytes = 0.0, all_cost = 0.0;
+    for (int i = 0; i < h->nt; i++) {
+        all_bytes += h->t[i].bytes;
+        all_cost += h->cost[i];
+    }
     for (int round = 0; round < DT_EMB_HIER_ROUNDS; round++) {
         int ns = 0, oom = -1, total = 0;
-        for (int i = 0; i < h->nt; i++)
+        double top = 0.0;
+        for (int i = 0; i < h->nt; i++) {
             total += cur[i];
+            top = h->cost[i] / cur[i] > top ? h->cost[i] / cur[i] : top;
+        }
         if (total > DT_MAX_TABLES * 4)
             break;
-        double mx = dt_emb_hier_round(h, cur, ord, place, &ns, &oom);
-        if (mx < 0) { /* split the table that did not fit, or stop */
-            if (cur[oom] * 2 > k)
-                break;
-            cur[oom] *= 2;
-            continue;
+        /* a round whose busiest node cannot beat the best (the mean node,
+         * the hottest shard) only picks the next split, when memory cannot
+         * stop a shard anywhere */
+        double lb = (all_cost + (double)total * h->shard) / (double)k;
+        lb = lb > top + h->shard ? lb : top + h->shard;
+        if (found && lb >= best && all_bytes <= h->ncap) {
+            dt_emb_hier_order(h, cur, ord, &ns);
+        } else {
+            double mx = dt_emb_hier_round(h, cur, ord, place, &ns, &oom);
+            if (mx < 0) { /* split the table that did not fit, or stop */
+                if (cur[oom] * 2 > k)
+                    break;
+                cur[oom] *= 2;
+                continue;
+            }
+            if (!found || mx < best) {
+                best = mx;
+                found = true;
+                dt_emb_hier_keep(h, cur, ord, place, ns, ld, nsplit);
+            }
         }
-        if (!found || mx < best) {
-            best = mx;
-            found = true;
-            dt_emb_hier_keep(h, cur, ord, place, ns, ld, nsplit);
-        }
-        for (int a = 0; a < ns; a++) /* the hottest shard that can split */
+        bool more = false;
+        for (int a = 0; a < ns && !more; a++) /* the hottest shard that can split */
             if (cur[ord[a]] * 2 <= k) {
                 cur[ord[a]] *= 2;
-                break;
+                more = true;
             }
+        if (!more) /* every later round would repeat this one */
+            break;
     }
     return found;
 }
@@ -502,8 +528,7 @@ void dt_emb_plan_run(const dt_emb_in *in, dt_emb_plan *out)
         nload[best] += mp[i].work;
         nmem[best] += mp[i].bytes;
     }
-    out->work_s = 0.0;
-    for (int64_t k = 0; k < kn; k++) {
+    for (int64_t k = 0; k < kn && !hybrid && !hier; k++) {
         dt_emb_tab sub[DT_MAX_TABLES];
         int ns = 0;
         for (int i = 0; i < nmp; i++)
