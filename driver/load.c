@@ -311,7 +311,8 @@ static const load_key dtask_keys[] = {
     DTR(emb_hybrid, LT_BOOL, LR_NO,
         "auto: hybrid embedding, frequent rows replicated (HugeCTR; default false)"),
     DTR(emb_dp_threshold_bytes, LT_FLOAT, LR_NO,
-        "auto: tables of at most this many bytes (rows and optimizer state) replicated (0: none; < 0 or absent: the stack's)"),
+        "auto: tables of at most this many bytes (rows and optimizer state) replicated "
+        "(0: none; < 0 or absent: the stack's)"),
     DTR(emb_optimizer, LT_EMB_OPT, LR_NO,
         "sparse optimizer: \"rowwise_adagrad\" (default, 1 value per row), \"sgd\", "
         "\"adagrad\", \"adam\""),

@@ -17,8 +17,9 @@
  * Placement. A table of at most the data-parallel threshold bytes (its
  * rows with their optimizer state, as HugeCTR's planner sizes it:
  * unit_mem_cost = ev_size x 8 B for Adagrad, 4 for SGD, MLPerf v4.0
- * dlrm_dcnv2 sharding/generate_plan.py, planner.py) is replicated: every device looks it up for its own samples, and its row
- * gradients are all-reduced with the MLP gradients. A hybrid embedding
+ * dlrm_dcnv2 sharding/generate_plan.py, planner.py) is replicated:
+ * every device looks it up for its own samples, and its row gradients
+ * are all-reduced with the MLP gradients. A hybrid embedding
  * (HugeCTR's, stack emb_hot_fraction) also replicates the most frequent
  * rows of every table: that fraction of the lookups stays local. The
  * other tables are model-parallel: assigned whole to the least loaded
