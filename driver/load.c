@@ -493,9 +493,11 @@ static const load_key stack_keys[] = {
     STK(emb_comm_bytes, LT_FLOAT, LR_NO,
         "DLRM: bytes per pooled embedding element exchanged (default: the table's)"),
     STK(emb_dp_threshold_bytes, LT_FLOAT, LR_NO,
-        "DLRM auto placement: tables of at most this many bytes (rows and optimizer state) replicated (default 0: none)"),
+        "DLRM auto placement: tables of at most this many bytes (rows and optimizer state) "
+        "replicated (default 0: none)"),
     STK(emb_hierarchical, LT_BOOL, LR_NO,
-        "DLRM: hierarchical all-to-all (NVLink in the node, then between nodes)"),
+        "DLRM: hierarchical all-to-all (NVLink in the node, then between nodes); on several "
+        "nodes the auto placement plans as HugeCTR's hier_auto"),
     STK(emb_split_columns, LT_BOOL, LR_NO,
         "DLRM: split tables by columns (default false: by rows, partial sums reduced)"),
     STK(emb_hot_fraction, LT_FACT, LR_NO,
