@@ -158,9 +158,10 @@ typedef struct stack_desc {
     stack_fact request_host_s;  /* host time in each request's TTFT (tokenize, schedule, return) */
     /* ---- recommendation models (DLRM; 0 where a stack does not say) */
     double emb_comm_bytes;      /* bytes per pooled element on the wire (0: the table's) */
-    double emb_dp_threshold_bytes; /* tables this small replicated (0: none) */
+    double emb_dp_threshold_bytes; /* tables this small (rows, state) replicated (0: none) */
     bool emb_hierarchical;      /* all-to-all in two steps: NVLink in the node, one
-                                   message per node pair over the network */
+                                   message per node pair over the network; on
+                                   several nodes HugeCTR's hier_auto plan */
     bool emb_split_columns;     /* tables too large or too hot split by columns
                                    (else by rows, partial sums reduce-scattered) */
     stack_fact emb_hot_fraction; /* hybrid embedding: lookups that hit the replicated

@@ -137,8 +137,8 @@ typedef struct task_detailed_t {
     int64_t spec_tokens;           /* speculative decoding: draft tokens gamma (0: off) */
     double spec_acceptance;        /* ... acceptance rate alpha, [0, 1] */
     double spec_draft_cost;        /* ... a draft step in target decode steps (0: 0.05) */
-    /* auto: tables of at most this many bytes are replicated
-     * (data-parallel); < 0: the stack's threshold, 0: none */
+    /* auto: tables of at most this many bytes (rows and their optimizer
+     * state) are replicated (data-parallel); < 0: the stack's, 0: none */
     double emb_dp_threshold_bytes;
     /* auto: hybrid embedding (HugeCTR): every table's frequent rows
      * replicated, the stack's emb_hot_fraction of lookups local */

@@ -314,7 +314,8 @@ static const load_key dtask_keys[] = {
     DTR(emb_hybrid, LT_BOOL, LR_NO,
         "auto: hybrid embedding, frequent rows replicated (HugeCTR; default false)"),
     DTR(emb_dp_threshold_bytes, LT_FLOAT, LR_NO,
-        "auto: tables of at most this many bytes replicated (0: none; < 0 or absent: the stack's)"),
+        "auto: tables of at most this many bytes (rows and optimizer state) replicated "
+        "(0: none; < 0 or absent: the stack's)"),
     DTR(emb_optimizer, LT_EMB_OPT, LR_NO,
         "sparse optimizer: \"rowwise_adagrad\" (default, 1 value per row), \"sgd\", "
         "\"adagrad\", \"adam\""),
@@ -503,9 +504,11 @@ static const load_key stack_keys[] = {
     STK(emb_comm_bytes, LT_FLOAT, LR_NO,
         "DLRM: bytes per pooled embedding element exchanged (default: the table's)"),
     STK(emb_dp_threshold_bytes, LT_FLOAT, LR_NO,
-        "DLRM auto placement: tables of at most this many bytes replicated (default 0: none)"),
+        "DLRM auto placement: tables of at most this many bytes (rows and optimizer state) "
+        "replicated (default 0: none)"),
     STK(emb_hierarchical, LT_BOOL, LR_NO,
-        "DLRM: hierarchical all-to-all (NVLink in the node, then between nodes)"),
+        "DLRM: hierarchical all-to-all (NVLink in the node, then between nodes); on several "
+        "nodes the auto placement plans as HugeCTR's hier_auto"),
     STK(emb_split_columns, LT_BOOL, LR_NO,
         "DLRM: split tables by columns (default false: by rows, partial sums reduced)"),
     STK(emb_hot_fraction, LT_FACT, LR_NO,
