@@ -70,6 +70,7 @@ status_code stack_check(const stack_desc *s, const char **bad)
     ST_BAD(s->expert_tensor_parallel >= 0 && s->expert_tensor_parallel <= (1 << 24),
            "expert_tensor_parallel");
     ST_BAD(stack_range_ok(s->moe_a2a_overlap, 0.0, 1.0), "moe_a2a_overlap");
+    ST_BAD(stack_range_ok(s->moe_a2a_overlap_on, 0.0, 1.0), "moe_a2a_overlap_on");
     ST_BAD(stack_range_ok(s->moe_hierarchical_dispatch, 0.0, 1.0), "moe_hierarchical_dispatch");
     ST_BAD(stack_range_ok(s->selective_block_fraction, 0.0, 1.0), "selective_block_fraction");
     if (s->serving) {

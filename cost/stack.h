@@ -109,7 +109,10 @@ typedef struct stack_desc {
     /* ---- mixture of experts */
     int64_t expert_tensor_parallel; /* ETP when a run does not say (0: = tp) */
     stack_fact moe_a2a_overlap; /* fraction of the EP all-to-all hidden (overlapped
-                                   with the other micro-batch's compute) */
+                                   with the other micro-batch's compute) in a run
+                                   that does not say whether it overlaps */
+    stack_fact moe_a2a_overlap_on; /* the same in a run that turns the overlap on
+                                   (0: all of it, as far as the compute lasts) */
     /* "selective" as whole-block checkpointing of this fraction of the
      * layers (0: op-level selective recompute as above) */
     stack_fact selective_block_fraction;

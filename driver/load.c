@@ -345,6 +345,12 @@ static const load_key dtask_keys[] = {
     DTK(overlap_tp_comm, LT_TRI, LR_NO,
         "TP communication hidden behind the GEMMs: true fully, false never (default: as the "
         "stack does)"),
+    DTK(moe_flex_dispatch, LT_TRI, LR_NO,
+        "MoE token dispatcher: true flex (DeepEP, HybridEP: hierarchical), false all-to-all "
+        "(default: the stack's)"),
+    DTK(moe_a2a_overlap, LT_TRI, LR_NO,
+        "MoE EP all-to-all overlapped with the other micro-batch's compute (Megatron-Core "
+        "overlap_moe_expert_parallel_comm; default: as the stack does)"),
     {"precision", LT_DTYPE, offsetof(task_t, detailed.dtype), LK_ALL, LR_NO,
      "\"bf16\" (default), \"fp16\", \"fp8\", \"fp4\", \"tf32\", \"fp32\" (a peak the "
      "hardware lacks: its BF16 peak)"},
@@ -478,6 +484,9 @@ static const load_key stack_keys[] = {
         "Megatron-Core MoE: 1, experts whole and ep folded over tp*dp*cp)"),
     STK(moe_a2a_overlap, LT_FACT, LR_NO,
         "MoE: fraction of the expert-parallel all-to-all hidden behind other work (default 0)"),
+    STK(moe_a2a_overlap_on, LT_FACT, LR_NO,
+        "MoE: fraction of the all-to-all hidden when a run turns the 1F1B A2A overlap on "
+        "(default 0: all of it, as far as the other micro-batch's compute lasts)"),
     STK(moe_hierarchical_dispatch, LT_FACT, LR_NO,
         "MoE: share of the dispatch that is hierarchical (DeepEP/HybridEP: one network copy "
         "per remote scale-up domain, NVLink fan-out; default 0: flat all-to-all)"),
@@ -1732,6 +1741,8 @@ int load_dtask(const config_setting_t *g, model_kind kind, task_t *t,
     t->detailed.overlap_dp_comm = true;
     t->detailed.attention = TASK_ATTENTION_STACK;
     t->detailed.overlap_tp_comm = -1;
+    t->detailed.moe_flex_dispatch = -1;
+    t->detailed.moe_a2a_overlap = -1;
     unsigned kinds = kind == MODEL_DLRM ? LK_DLRM : LK_LLM;
     if (load_group(g, kind == MODEL_DLRM ? "detailed task (dlrm)" : "detailed task",
                    dtask_keys, NKEYS(dtask_keys), kinds, false, t, err))

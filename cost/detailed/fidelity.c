@@ -103,7 +103,8 @@ static status_code dt_check(const point_t *p, const char **where)
     }
     if ((int)t->recompute < 0 || (int)t->recompute > TASK_RECOMPUTE_AUTO ||
         t->attention < TASK_ATTENTION_STACK || t->attention > TASK_ATTENTION_TUNED ||
-        t->overlap_tp_comm < -1 || t->overlap_tp_comm > 1) {
+        t->overlap_tp_comm < -1 || t->overlap_tp_comm > 1 || t->moe_flex_dispatch < -1 ||
+        t->moe_flex_dispatch > 1 || t->moe_a2a_overlap < -1 || t->moe_a2a_overlap > 1) {
         *where = "task";
         return STATUS_INVALID_VALUE;
     }
@@ -205,8 +206,13 @@ void dt_facts_resolve(dt_ctx *c, stack_scenario sc)
     f->sel_gemm = stack_pick(st->selective_gemm_fraction, sc, false);
     f->loss_bytes = stack_pick(st->loss_bytes, sc, false);
     f->sel_block = stack_pick(st->selective_block_fraction, sc, false);
-    f->a2a_overlap = stack_pick(st->moe_a2a_overlap, sc, true);
-    f->a2a_hier = stack_pick(st->moe_hierarchical_dispatch, sc, true);
+    /* a run that names its dispatcher or A2A overlap: off, or on as far
+     * as the stack's overlapped schedule hides it (comm.c) */
+    int ao = c->t->moe_a2a_overlap, fx = c->t->moe_flex_dispatch;
+    double on = st->moe_a2a_overlap_on.hi > 0.0 ? stack_pick(st->moe_a2a_overlap_on, sc, true)
+                                                : 1.0;
+    f->a2a_overlap = ao == 0 ? 0.0 : ao == 1 ? on : stack_pick(st->moe_a2a_overlap, sc, true);
+    f->a2a_hier = fx == 0 ? 0.0 : fx == 1 ? 1.0 : stack_pick(st->moe_hierarchical_dispatch, sc, true);
     c->dpnet.rails = st->dp_rails;
     c->dpnet.eff = f->dp_bus;
 }
