@@ -37,6 +37,7 @@ status_code stack_check(const stack_desc *s, const char **bad)
     ST_BAD(stack_range_ok(s->tp_overlap_fwd, 0.0, 1.0), "tp_overlap_fwd");
     ST_BAD(stack_range_ok(s->tp_overlap_bwd, 0.0, 1.0), "tp_overlap_bwd");
     ST_BAD(stack_range_ok(s->dp_overlap, 0.0, 1.0), "dp_overlap");
+    ST_BAD(stack_range_ok(s->zero3_overlap, 0.0, 1.0), "zero3_overlap");
     ST_BAD(stack_range_ok(s->comm_slowdown, 0.0, 1.0), "comm_slowdown");
     ST_BAD(s->dp_rails >= 0 && s->dp_rails <= 1024, "dp_rails");
     ST_BAD(stack_range_ok(s->dp_bus_efficiency, 1e-3, 1.0) && s->dp_bus_efficiency.lo > 0.0,

@@ -66,6 +66,8 @@ typedef struct stack_desc {
     stack_fact tp_overlap_bwd;  /* same, backward */
     /* ---- data parallelism (ZeRO 0-3, FSDP) */
     stack_fact dp_overlap;      /* fraction of DP/ZeRO collectives that can overlap compute */
+    stack_fact zero3_overlap;   /* the same for ZeRO 3's gathers and reduce-scatters
+                                   (0: dp_overlap) */
     stack_fact comm_slowdown;   /* compute slowdown while collectives run beside it */
     int64_t dp_rails;           /* NIC rails a DP ring spanning nodes uses (0: all) */
     stack_fact dp_bus_efficiency; /* fraction of the NIC bandwidth those rings reach */

@@ -423,6 +423,9 @@ static const load_key stack_keys[] = {
     STK(tp_overlap_fwd, LT_FACT, LR_YES, "fraction of forward TP collectives that hides behind GEMMs"),
     STK(tp_overlap_bwd, LT_FACT, LR_YES, "fraction of backward TP collectives that hides behind GEMMs"),
     STK(dp_overlap, LT_FACT, LR_YES, "fraction of DP/ZeRO collectives that overlaps compute"),
+    STK(zero3_overlap, LT_FACT, LR_NO,
+        "fraction of ZeRO 3's gathers and reduce-scatters that overlaps compute (default: "
+        "dp_overlap)"),
     STK(comm_slowdown, LT_FACT, LR_YES, "compute slowdown while collectives run beside it"),
     STK(dp_rails, LT_INT, LR_YES, "NIC rails a DP ring spanning nodes uses (0: all)"),
     STK(dp_bus_efficiency, LT_FACT, LR_YES, "fraction of NIC bandwidth those DP rings reach"),

@@ -200,7 +200,9 @@ void dt_facts_resolve(dt_ctx *c, stack_scenario sc)
     int tpo = c->t->overlap_tp_comm;
     f->tpo_f = tpo == 0 ? 0.0 : tpo == 1 ? 1.0 : stack_pick(st->tp_overlap_fwd, sc, true);
     f->tpo_b = tpo == 0 ? 0.0 : tpo == 1 ? 1.0 : stack_pick(st->tp_overlap_bwd, sc, true);
-    f->dpo = stack_pick(st->dp_overlap, sc, true);
+    f->dpo = stack_pick(c->d.zero >= 3 && st->zero3_overlap.hi > 0.0 ? st->zero3_overlap
+                                                                      : st->dp_overlap,
+                        sc, true);
     f->slow = stack_pick(st->comm_slowdown, sc, false);
     f->dp_bus = stack_pick(st->dp_bus_efficiency, sc, true);
     f->sel_gemm = stack_pick(st->selective_gemm_fraction, sc, false);
