@@ -351,6 +351,9 @@ static const load_key dtask_keys[] = {
     DTK(moe_a2a_overlap, LT_TRI, LR_NO,
         "MoE EP all-to-all overlapped with the other micro-batch's compute (Megatron-Core "
         "overlap_moe_expert_parallel_comm; default: as the stack does)"),
+    DTK(compiled, LT_TRI, LR_NO,
+        "torch.compile: true takes the fused end of the stack's element-wise passes, false "
+        "the eager end (default: the stack's nominal)"),
     {"precision", LT_DTYPE, offsetof(task_t, detailed.dtype), LK_ALL, LR_NO,
      "\"bf16\" (default), \"fp16\", \"fp8\", \"fp4\", \"tf32\", \"fp32\" (a peak the "
      "hardware lacks: its BF16 peak)"},
@@ -1746,6 +1749,7 @@ int load_dtask(const config_setting_t *g, model_kind kind, task_t *t,
     t->detailed.overlap_tp_comm = -1;
     t->detailed.moe_flex_dispatch = -1;
     t->detailed.moe_a2a_overlap = -1;
+    t->detailed.compiled = -1;
     unsigned kinds = kind == MODEL_DLRM ? LK_DLRM : LK_LLM;
     if (load_group(g, kind == MODEL_DLRM ? "detailed task (dlrm)" : "detailed task",
                    dtask_keys, NKEYS(dtask_keys), kinds, false, t, err))

@@ -204,6 +204,11 @@ def point_text(row, used):
         if re.search(r"\bA2A overlap\b", notes):
             task.append("  moe_a2a_overlap = true;")
             used.append("a2a overlap (notes)")
+    # torch.compile stated in `notes` (not "no torch.compile"): the
+    # stack's fused end of its element-wise passes
+    if re.search(r"(?<!no )\btorch\.compile\b", notes):
+        task.append("  compiled = true;")
+        used.append("compiled (notes)")
     if (row.get("capacity_factor") or "").strip():
         task.append(f'  capacity_factor = {cell(row, "capacity_factor", 1.0, used, float)!r};')
     elif extra.get("experts"):

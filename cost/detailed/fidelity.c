@@ -104,7 +104,8 @@ static status_code dt_check(const point_t *p, const char **where)
     if ((int)t->recompute < 0 || (int)t->recompute > TASK_RECOMPUTE_AUTO ||
         t->attention < TASK_ATTENTION_STACK || t->attention > TASK_ATTENTION_TUNED ||
         t->overlap_tp_comm < -1 || t->overlap_tp_comm > 1 || t->moe_flex_dispatch < -1 ||
-        t->moe_flex_dispatch > 1 || t->moe_a2a_overlap < -1 || t->moe_a2a_overlap > 1) {
+        t->moe_flex_dispatch > 1 || t->moe_a2a_overlap < -1 || t->moe_a2a_overlap > 1 ||
+        t->compiled < -1 || t->compiled > 1) {
         *where = "task";
         return STATUS_INVALID_VALUE;
     }
@@ -194,7 +195,13 @@ void dt_facts_resolve(dt_ctx *c, stack_scenario sc)
     double k = sc == STACK_FAST ? 1.0 : sc == STACK_SLOW ? -1.0 : 0.0;
     f->gemm = f->attn = f->mem = 1.0 + k * hw->efficiency_uncertainty;
     f->net = 1.0 + k * hw->network_uncertainty;
-    f->ew_passes = stack_pick(st->elementwise_passes, sc, false);
+    /* a run that says whether it is compiled takes that end of the
+     * stack's element-wise passes (the ranges span eager to
+     * torch.compile); the FP8 casts keep the stack's figure, fitted on
+     * compiled runs where a stack has them */
+    int cm = c->t->compiled;
+    stack_scenario psc = cm == 1 ? STACK_FAST : cm == 0 ? STACK_SLOW : sc;
+    f->ew_passes = stack_pick(st->elementwise_passes, psc, false);
     f->launch_s = stack_pick(st->launch_s, sc, false);
     f->fp8_cast = stack_pick(st->fp8_cast_passes, sc, false) + dt_recipe_passes(c->t->fp8_recipe);
     int tpo = c->t->overlap_tp_comm;
