@@ -61,6 +61,7 @@ status_code stack_check(const stack_desc *s, const char **bad)
     ST_BAD(stack_bytes_ok(s->optimizer_bytes), "optimizer_bytes");
     ST_BAD(stack_bytes_ok(s->grad_reduce_bytes) && s->grad_reduce_bytes > 0.0,
            "grad_reduce_bytes");
+    ST_BAD(stack_bytes_ok(s->zero3_grad_reduce_bytes), "zero3_grad_reduce_bytes");
     ST_BAD(isfinite(s->optimizer_step_bytes) && s->optimizer_step_bytes >= 0.0 &&
                s->optimizer_step_bytes <= 1024.0,
            "optimizer_step_bytes");

@@ -101,6 +101,8 @@ typedef struct stack_desc {
     double grad_bytes;          /* gradient accumulation buffer */
     double optimizer_bytes;     /* optimizer states (Adam: 8) */
     double grad_reduce_bytes;   /* bytes per gradient element on the wire */
+    double zero3_grad_reduce_bytes; /* the same (and accumulated) under ZeRO 3
+                                   (0: grad_reduce_bytes) */
     double optimizer_step_bytes; /* HBM traffic of the optimizer step per local parameter */
     /* ---- memory */
     double reserve_bytes;       /* CUDA context, allocator fragmentation and workspaces */

@@ -481,6 +481,9 @@ static const load_key stack_keys[] = {
     STK(grad_bytes, LT_FLOAT, LR_YES, "gradient buffer, bytes/parameter"),
     STK(optimizer_bytes, LT_FLOAT, LR_YES, "optimizer states, bytes/parameter"),
     STK(grad_reduce_bytes, LT_FLOAT, LR_YES, "bytes per gradient element reduced"),
+    STK(zero3_grad_reduce_bytes, LT_FLOAT, LR_NO,
+        "bytes per gradient element accumulated and reduced under ZeRO 3 (default: "
+        "grad_reduce_bytes)"),
     STK(optimizer_step_bytes, LT_FLOAT, LR_YES, "HBM bytes the optimizer step moves per parameter"),
     STK(reserve_bytes, LT_FLOAT, LR_YES, "CUDA context, allocator and workspace reserve, bytes"),
     STK(logit_bytes, LT_FLOAT, LR_YES,

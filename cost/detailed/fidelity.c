@@ -268,8 +268,11 @@ void dt_ctx_init(dt_ctx *c, const point_t *p, stack_desc *ideal, dt_memo *memo)
     dt_degrees(p, &c->d);
     c->dt = (hw_dtype)c->t->dtype;
     c->ab = c->dt == HW_FP32 || c->dt == HW_TF32 ? 4.0 : 2.0;
+    double sgb = c->d.zero >= 3 && c->st->zero3_grad_reduce_bytes > 0.0
+                     ? c->st->zero3_grad_reduce_bytes
+                     : c->st->grad_reduce_bytes;
     c->gbytes = c->t->grad_reduce_bytes > 0 ? c->t->grad_reduce_bytes
-                                            : fmax(c->st->grad_reduce_bytes, c->ab > 2.0 ? 4.0 : 0.0);
+                                            : fmax(sgb, c->ab > 2.0 ? 4.0 : 0.0);
     c->dpcp = c->d.dp * c->d.cp;
     c->sp = c->t->sequence_parallel && c->d.tp > 1;
     const model_t *m = c->m;
