@@ -66,6 +66,8 @@ typedef struct stack_desc {
     stack_fact tp_overlap_bwd;  /* same, backward */
     /* ---- data parallelism (ZeRO 0-3, FSDP) */
     stack_fact dp_overlap;      /* fraction of DP/ZeRO collectives that can overlap compute */
+    stack_fact zero3_overlap;   /* the same for ZeRO 3's gathers and reduce-scatters
+                                   (0: dp_overlap) */
     stack_fact comm_slowdown;   /* compute slowdown while collectives run beside it */
     int64_t dp_rails;           /* NIC rails a DP ring spanning nodes uses (0: all) */
     stack_fact dp_bus_efficiency; /* fraction of the NIC bandwidth those rings reach */
@@ -99,6 +101,8 @@ typedef struct stack_desc {
     double grad_bytes;          /* gradient accumulation buffer */
     double optimizer_bytes;     /* optimizer states (Adam: 8) */
     double grad_reduce_bytes;   /* bytes per gradient element on the wire */
+    double zero3_grad_reduce_bytes; /* the same (and accumulated) under ZeRO 3
+                                   (0: grad_reduce_bytes) */
     double optimizer_step_bytes; /* HBM traffic of the optimizer step per local parameter */
     /* ---- memory */
     double reserve_bytes;       /* CUDA context, allocator fragmentation and workspaces */
@@ -109,7 +113,10 @@ typedef struct stack_desc {
     /* ---- mixture of experts */
     int64_t expert_tensor_parallel; /* ETP when a run does not say (0: = tp) */
     stack_fact moe_a2a_overlap; /* fraction of the EP all-to-all hidden (overlapped
-                                   with the other micro-batch's compute) */
+                                   with the other micro-batch's compute) in a run
+                                   that does not say whether it overlaps */
+    stack_fact moe_a2a_overlap_on; /* the same in a run that turns the overlap on
+                                   (0: all of it, as far as the compute lasts) */
     /* "selective" as whole-block checkpointing of this fraction of the
      * layers (0: op-level selective recompute as above) */
     stack_fact selective_block_fraction;

@@ -349,6 +349,15 @@ static const load_key dtask_keys[] = {
     DTK(overlap_tp_comm, LT_TRI, LR_NO,
         "TP communication hidden behind the GEMMs: true fully, false never (default: as the "
         "stack does)"),
+    DTK(moe_flex_dispatch, LT_TRI, LR_NO,
+        "MoE token dispatcher: true flex (DeepEP, HybridEP: hierarchical), false all-to-all "
+        "(default: the stack's)"),
+    DTK(moe_a2a_overlap, LT_TRI, LR_NO,
+        "MoE EP all-to-all overlapped with the other micro-batch's compute (Megatron-Core "
+        "overlap_moe_expert_parallel_comm; default: as the stack does)"),
+    DTK(compiled, LT_TRI, LR_NO,
+        "torch.compile: true takes the fused end of the stack's element-wise passes, false "
+        "the eager end (default: the stack's nominal)"),
     {"precision", LT_DTYPE, offsetof(task_t, detailed.dtype), LK_ALL, LR_NO,
      "\"bf16\" (default), \"fp16\", \"fp8\", \"fp4\", \"tf32\", \"fp32\" (a peak the "
      "hardware lacks: its BF16 peak)"},
@@ -421,6 +430,9 @@ static const load_key stack_keys[] = {
     STK(tp_overlap_fwd, LT_FACT, LR_YES, "fraction of forward TP collectives that hides behind GEMMs"),
     STK(tp_overlap_bwd, LT_FACT, LR_YES, "fraction of backward TP collectives that hides behind GEMMs"),
     STK(dp_overlap, LT_FACT, LR_YES, "fraction of DP/ZeRO collectives that overlaps compute"),
+    STK(zero3_overlap, LT_FACT, LR_NO,
+        "fraction of ZeRO 3's gathers and reduce-scatters that overlaps compute (default: "
+        "dp_overlap)"),
     STK(comm_slowdown, LT_FACT, LR_YES, "compute slowdown while collectives run beside it"),
     STK(dp_rails, LT_INT, LR_YES, "NIC rails a DP ring spanning nodes uses (0: all)"),
     STK(dp_bus_efficiency, LT_FACT, LR_YES, "fraction of NIC bandwidth those DP rings reach"),
@@ -481,6 +493,9 @@ static const load_key stack_keys[] = {
     STK(grad_bytes, LT_FLOAT, LR_YES, "gradient buffer, bytes/parameter"),
     STK(optimizer_bytes, LT_FLOAT, LR_YES, "optimizer states, bytes/parameter"),
     STK(grad_reduce_bytes, LT_FLOAT, LR_YES, "bytes per gradient element reduced"),
+    STK(zero3_grad_reduce_bytes, LT_FLOAT, LR_NO,
+        "bytes per gradient element accumulated and reduced under ZeRO 3 (default: "
+        "grad_reduce_bytes)"),
     STK(optimizer_step_bytes, LT_FLOAT, LR_YES, "HBM bytes the optimizer step moves per parameter"),
     STK(reserve_bytes, LT_FLOAT, LR_YES, "CUDA context, allocator and workspace reserve, bytes"),
     STK(logit_bytes, LT_FLOAT, LR_YES,
@@ -490,6 +505,9 @@ static const load_key stack_keys[] = {
         "Megatron-Core MoE: 1, experts whole and ep folded over tp*dp*cp)"),
     STK(moe_a2a_overlap, LT_FACT, LR_NO,
         "MoE: fraction of the expert-parallel all-to-all hidden behind other work (default 0)"),
+    STK(moe_a2a_overlap_on, LT_FACT, LR_NO,
+        "MoE: fraction of the all-to-all hidden when a run turns the 1F1B A2A overlap on "
+        "(default 0: all of it, as far as the other micro-batch's compute lasts)"),
     STK(moe_hierarchical_dispatch, LT_FACT, LR_NO,
         "MoE: share of the dispatch that is hierarchical (DeepEP/HybridEP: one network copy "
         "per remote scale-up domain, NVLink fan-out; default 0: flat all-to-all)"),
@@ -1746,6 +1764,9 @@ int load_dtask(const config_setting_t *g, model_kind kind, task_t *t,
     t->detailed.overlap_dp_comm = true;
     t->detailed.attention = TASK_ATTENTION_STACK;
     t->detailed.overlap_tp_comm = -1;
+    t->detailed.moe_flex_dispatch = -1;
+    t->detailed.moe_a2a_overlap = -1;
+    t->detailed.compiled = -1;
     unsigned kinds = kind == MODEL_DLRM ? LK_DLRM : LK_LLM;
     if (load_group(g, kind == MODEL_DLRM ? "detailed task (dlrm)" : "detailed task",
                    dtask_keys, NKEYS(dtask_keys), kinds, false, t, err))
