@@ -869,6 +869,48 @@ static int spec_batches(spec *sp, const config_setting_t *s, load_err *err)
     return 0;
 }
 
+/* Keys of a spec's tasks that only models of one kind read (the others
+ * ignore them): with no model of that kind in the spec they would change
+ * nothing, so they are refused with their line (issue 19: an LLM sweep
+ * took freeze_top_mlp, a DLRM sweep decode_tokens, without a word). The
+ * keys of one task type are spec_tasks'. A global_batch list of a kind
+ * the spec lacks stays allowed: it gives no valid point, and a space of
+ * none is data (tests/test_empty.sh). */
+static int spec_kind_keys(const spec *sp, const config_setting_t *root, load_err *err)
+{
+    static const struct {
+        const char *key;
+        model_kind kind;
+    } only[] = {
+        {"freeze_top_mlp", MODEL_DLRM}, {"freeze_bot_mlp", MODEL_DLRM},
+        {"freeze_dense", MODEL_LLM},    {"min_frozen_layer", MODEL_LLM},
+        {"frozen_layers", MODEL_LLM},   {"prompt_tokens", MODEL_LLM},
+        {"decode_tokens", MODEL_LLM},   {"concurrency", MODEL_LLM},
+        {"ttft_max_s", MODEL_LLM},      {"tpot_max_s", MODEL_LLM},
+    };
+    unsigned present = 0;
+    for (int64_t i = 0; i < sp->nmodels; i++)
+        present |= 1u << sp->models[i].kind;
+    const config_setting_t *ts = config_setting_get_member(root, "tasks");
+    int nt = ts ? config_setting_length(ts) : 0;
+    for (int i = 0; i < nt; i++) {
+        const config_setting_t *g = config_setting_get_elem(ts, (unsigned)i);
+        if (!config_setting_is_group(g))
+            continue;
+        for (size_t k = 0; k < sizeof only / sizeof only[0]; k++) {
+            const config_setting_t *m = config_setting_get_member(g, only[k].key);
+            if (!m || (present & (1u << only[k].kind)))
+                continue;
+            bool llm = only[k].kind == MODEL_LLM;
+            load_fail(err, m, "key '%s' only applies to %s models; the spec's "
+                      "models are all %s, which would ignore it", only[k].key,
+                      llm ? "LLM" : "DLRM", llm ? "DLRMs" : "LLMs");
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* A literal degree larger than any system (the product of all of them
  * is then bounded too: autoplan_resolve checks it against devices). */
 static bool spec_degrees_too_large(const autoplan_tmpl *t, const char **why)
@@ -1126,6 +1168,8 @@ int spec_load(const char *path, const char *configs_dir, spec *sp,
     if (spec_stacks(sp, root, &kcat, configs_dir, err))
         goto out;
     if (spec_tasks(sp, config_setting_get_member(root, "tasks"), err))
+        goto out;
+    if (spec_kind_keys(sp, root, err))
         goto out;
     if (spec_batches(sp, config_setting_get_member(root, "global_batch"), err))
         goto out;

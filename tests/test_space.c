@@ -545,6 +545,28 @@ static void test_bad_specs(void)
                "tasks = ( { type = \"inference\";\n decode_tokens = 0; } );\n"
                "global_batch = [8];\nstrategies = \"auto\";\n",
                4, "key 'decode_tokens'");
+    /* task keys of the other task types, and of a model kind the spec
+     * lacks (issue 19: ignored without a word); line 4 holds the key */
+    static const struct { const char *models, *task, *frag; } tkeys[] = {
+        {"\"llama2-7b\"", "type = \"pretrain\";\n decode_tokens = 64;",
+         "key 'decode_tokens' only applies to type \"inference\""},
+        {"\"llama2-7b\"", "type = \"finetune\";\n ttft_max_s = 1.0;",
+         "key 'ttft_max_s' only applies to type \"inference\""},
+        {"\"llama2-7b\"", "type = \"finetune\";\n freeze_top_mlp = true;",
+         "key 'freeze_top_mlp' only applies to DLRM models"},
+        {"\"dlrm-mlperf\"", "type = \"inference\";\n decode_tokens = 64;",
+         "key 'decode_tokens' only applies to LLM models"},
+        {"\"dlrm-mlperf\"", "type = \"finetune\";\n frozen_layers = 2;",
+         "key 'frozen_layers' only applies to LLM models"},
+    };
+    for (size_t i = 0; i < sizeof tkeys / sizeof tkeys[0]; i++) {
+        char text[1024], name[32];
+        snprintf(text, sizeof text, "models = [%s];\nsystems = [\"h100-8\"];\n"
+                 "tasks = ( { %s } );\nglobal_batch = [8];\nstrategies = \"auto\";\n",
+                 tkeys[i].models, tkeys[i].task);
+        snprintf(name, sizeof name, "tkey%zu.cfg", i);
+        expect_bad(name, text, 4, tkeys[i].frag);
+    }
 }
 
 /* global_batch per model kind: each batch applies to the kinds that list
