@@ -803,6 +803,22 @@ static int spec_tasks(spec *sp, const config_setting_t *s, load_err *err)
         }
     }
     sp->ntasks = n;
+    /* two tasks of one name (unnamed groups take their type's) would be
+     * evaluated apart and merged by `best --group task`: refused naming
+     * both places (issue 19) */
+    for (int i = 1; i < n; i++)
+        for (int j = 0; j < i; j++) {
+            if (strcmp(sp->tasks[i].name, sp->tasks[j].name) != 0)
+                continue;
+            const config_setting_t *a = config_setting_get_elem(s, (unsigned)j);
+            const char *fa = config_setting_source_file(a);
+            load_fail(err, config_setting_get_elem(s, (unsigned)i), "key 'tasks': "
+                      "two tasks are named \"%s\" (the first at %s:%d); a task is "
+                      "named by its type unless it gives name = \"...\": name them "
+                      "apart", sp->tasks[i].name, fa ? fa : "?",
+                      config_setting_source_line(a));
+            return -1;
+        }
     return 0;
 }
 

@@ -567,6 +567,19 @@ static void test_bad_specs(void)
         snprintf(name, sizeof name, "tkey%zu.cfg", i);
         expect_bad(name, text, 4, tkeys[i].frag);
     }
+    /* two tasks of one name, unnamed inline groups of one type among them
+     * (issue 19: merged by best --group task): both places named */
+    expect_bad("dup_task_groups.cfg",
+               "models = [\"llama2-7b\"];\nsystems = [\"h100-8\"];\n"
+               "tasks = ( { type = \"inference\"; decode_tokens = 128; },\n"
+               "  { type = \"inference\"; decode_tokens = 256; } );\n"
+               "global_batch = [8];\nstrategies = \"auto\";\n",
+               4, "two tasks are named \"inference\" (the first at");
+    expect_bad("dup_task_types.cfg",
+               "models = [\"llama2-7b\"];\nsystems = [\"h100-8\"];\n"
+               "tasks = [\"pretrain\",\n \"pretrain\"];\n"
+               "global_batch = [8];\nstrategies = \"auto\";\n",
+               4, "dup_task_types.cfg:3)");
 }
 
 /* global_batch per model kind: each batch applies to the kinds that list
