@@ -573,10 +573,19 @@ static int spec_dgrid(spec *sp, const config_setting_t *grid,
         load_fail(err, grid, "key 'system_grid': expected a list ( {...}, ... )");
         return -1;
     }
-    for (int gi = 0; gi < config_setting_length(grid); gi++) {
+    int ngroups = config_setting_length(grid);
+    int64_t *first = calloc((size_t)ngroups + 1, sizeof *first);
+    if (!first) {
+        load_fail(err, grid, "key 'system_grid': out of memory");
+        return -1;
+    }
+    for (int gi = 0; gi < ngroups; gi++) {
+        first[gi] = sp->nsystems;
         const config_setting_t *g = spec_grid_group(grid, gi, EVAL_DETAILED, err);
-        if (!g)
+        if (!g) {
+            free(first);
             return -1;
+        }
         const config_setting_t *hs = config_setting_get_member(g, "hardware");
         bool one = hs && (config_setting_get_string(hs) || config_setting_is_group(hs));
         if (!hs || (!one && !((config_setting_is_array(hs) ||
@@ -585,11 +594,13 @@ static int spec_dgrid(spec *sp, const config_setting_t *grid,
             load_fail(err, hs ? hs : g, "key 'hardware' in system_grid: expected "
                       "a hardware name, a group, or a non-empty list of them "
                       "(hardware.cfg)");
+            free(first);
             return -1;
         }
         variant_axes x;
         if (variant_read(sp, g, &x, err)) {
             variant_free(&x);
+            free(first);
             return -1;
         }
         int nh = one ? 1 : config_setting_length(hs);
@@ -603,12 +614,18 @@ static int spec_dgrid(spec *sp, const config_setting_t *grid,
                            &hw.price_per_hour_usd, err) != 0 ||
                 spec_dgrid_scaled(sp, g, &hw, &x, err) != 0) {
                 variant_free(&x);
+                free(first);
                 return -1;
             }
         }
         variant_free(&x);
     }
-    return variant_figures(sp, grid, err) || variant_names_apart(sp, grid, err) ? -1 : 0;
+    int rc = variant_figures(sp, grid, err) ||
+                     variant_names_apart(sp, grid, first, ngroups, err)
+                 ? -1
+                 : 0;
+    free(first);
+    return rc;
 }
 
 static int spec_bool(const config_setting_t *g, const char *key, bool *out,

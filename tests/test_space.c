@@ -580,6 +580,15 @@ static void test_bad_specs(void)
                "tasks = [\"pretrain\",\n \"pretrain\"];\n"
                "global_batch = [8];\nstrategies = \"auto\";\n",
                4, "dup_task_types.cfg:3)");
+    /* two grid groups that generate one system: both groups named */
+    expect_bad("dup_grid.cfg",
+               "models = [\"llama2-7b\"];\ntasks = [\"pretrain\"];\n"
+               "system_grid = ( { hardware = \"h100-sxm-80g\"; nodes = [1]; },\n"
+               "  { hardware = \"a100-80g\"; nodes = [1]; },\n"
+               "  { hardware = \"h100-sxm-80g\"; nodes = [1, 2]; } );\n"
+               "global_batch = [8];\nstrategies = \"auto\";\n",
+               5, "two systems are named 'h100-sxm-80g/1x8' (the first from the group "
+               "at");
 }
 
 /* global_batch per model kind: each batch applies to the kinds that list
