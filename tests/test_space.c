@@ -589,6 +589,14 @@ static void test_bad_specs(void)
                "global_batch = [8];\nstrategies = \"auto\";\n",
                5, "two systems are named 'h100-sxm-80g/1x8' (the first from the group "
                "at");
+    expect_bad("dup_mgrid.cfg",
+               "fidelity = \"madmax\";\nmodels = [\"llama2_70b\"];\n"
+               "tasks = [\"pretrain\"];\n"
+               "system_grid = ( { base = \"cloud_A_a100.40_8\"; nodes = [1]; },\n"
+               "  { base = \"cloud_A_a100.40_8\"; nodes = [1]; } );\n"
+               "global_batch = [8];\nstrategies = \"auto\";\n",
+               5, "two systems are named 'cloud_A_a100.40_8/1x8/nic1' (the first from "
+               "the group at");
 }
 
 /* global_batch per model kind: each batch applies to the kinds that list
