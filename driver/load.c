@@ -1212,6 +1212,91 @@ int load_system(const config_setting_t *g, const char *configs_dir,
     return load_system_at(g, configs_dir, reads, 0, c, err);
 }
 
+/* Task keys that only some task types read (issue 19: given to another
+ * type they changed nothing without a word: the serving keys of a
+ * training task, the optimizer, backward-pass and pipeline-schedule keys
+ * of an inference task, each found by evaluating a point with and
+ * without it; fine-tuning's frozen parts and adapters elsewhere). The
+ * loaders refuse them with their line and the point writer leaves them
+ * out: one table for both fidelities. */
+enum {
+    LOAD_T_TRAIN = (1u << TASK_PRETRAIN) | (1u << TASK_FINETUNE),
+    LOAD_T_FINETUNE = 1u << TASK_FINETUNE,
+    LOAD_T_INFER = 1u << TASK_INFERENCE
+};
+static const struct {
+    const char *key;
+    unsigned types; /* 1 << task_kind */
+} load_task_type_keys[] = {
+    /* fine-tuning (both fidelities) */
+    {"freeze_emb", LOAD_T_FINETUNE},
+    {"freeze_dense", LOAD_T_FINETUNE},
+    {"min_frozen_layer", LOAD_T_FINETUNE},
+    {"freeze_top_mlp", LOAD_T_FINETUNE},
+    {"freeze_bot_mlp", LOAD_T_FINETUNE},
+    {"frozen_layers", LOAD_T_FINETUNE},
+    {"lora_rank", LOAD_T_FINETUNE},
+    /* training, detailed: optimizer and gradients, the backward pass
+     * and its recomputation, the pipeline schedule, the training
+     * kernels (serving takes its kernels from the engine's stack) */
+    {"zero_stage", LOAD_T_TRAIN},
+    {"shard_degree", LOAD_T_TRAIN},
+    {"grad_accum", LOAD_T_TRAIN},
+    {"grad_reduce_bytes", LOAD_T_TRAIN},
+    {"overlap_dp_comm", LOAD_T_TRAIN},
+    {"recompute", LOAD_T_TRAIN},
+    {"recompute_layers", LOAD_T_TRAIN},
+    {"vpp", LOAD_T_TRAIN},
+    {"schedule", LOAD_T_TRAIN},
+    {"attention", LOAD_T_TRAIN},
+    {"overlap_tp_comm", LOAD_T_TRAIN},
+    {"fp8_recipe", LOAD_T_TRAIN},
+    {"emb_optimizer", LOAD_T_TRAIN},
+    {"allreduce_sharp", LOAD_T_TRAIN},
+    /* serving, detailed */
+    {"prompt_tokens", LOAD_T_INFER},
+    {"decode_tokens", LOAD_T_INFER},
+    {"scheduler", LOAD_T_INFER},
+    {"concurrency", LOAD_T_INFER},
+    {"request_rate", LOAD_T_INFER},
+    {"kv_precision", LOAD_T_INFER},
+    {"weight_precision", LOAD_T_INFER},
+    {"spec_tokens", LOAD_T_INFER},
+    {"spec_acceptance", LOAD_T_INFER},
+    {"spec_draft_cost", LOAD_T_INFER},
+    {"ttft_max_s", LOAD_T_INFER},
+    {"tpot_max_s", LOAD_T_INFER},
+};
+
+/* The task types key `key` applies to (every type for a key not listed). */
+static unsigned load_task_key_types(const char *key)
+{
+    for (size_t i = 0; i < NKEYS(load_task_type_keys); i++)
+        if (strcmp(load_task_type_keys[i].key, key) == 0)
+            return load_task_type_keys[i].types;
+    return LOAD_T_TRAIN | LOAD_T_INFER;
+}
+
+/* Refuses a member of task group g that a task of kind k would ignore. */
+static int load_task_type_check(const config_setting_t *g, task_kind k,
+                                load_err *err)
+{
+    for (int i = 0; i < config_setting_length(g); i++) {
+        const config_setting_t *s = config_setting_get_elem(g, (unsigned)i);
+        unsigned types = load_task_key_types(config_setting_name(s));
+        if (types & (1u << k))
+            continue;
+        load_fail(err, s, "key '%s' only applies to %s; a task of type \"%s\" "
+                  "would ignore it", config_setting_name(s),
+                  types == LOAD_T_FINETUNE ? "type \"finetune\""
+                  : types == LOAD_T_INFER  ? "type \"inference\""
+                                           : "types \"pretrain\" and \"finetune\"",
+                  task_kind_name(k));
+        return -1;
+    }
+    return 0;
+}
+
 int load_task(const config_setting_t *g, const model_t *m, task_t *t,
               load_err *err)
 {
@@ -1234,23 +1319,11 @@ int load_task(const config_setting_t *g, const model_t *m, task_t *t,
     char ns[96];
     snprintf(ns, sizeof ns, "task (%s of a %s model)", task_kind_name(t->kind),
              model_kind_name(m->kind));
-    if (load_group(g, ns, task_keys, NKEYS(task_keys), kinds, ft, t, err))
+    if (load_group(g, ns, task_keys, NKEYS(task_keys), kinds, ft, t, err) ||
+        load_task_type_check(g, t->kind, err))
         return -1;
-    if (!ft) {
-        /* frozen-part keys only make sense for fine-tuning */
-        static const char *const ftkeys[] = {"freeze_emb", "freeze_dense",
-                                             "min_frozen_layer",
-                                             "freeze_top_mlp", "freeze_bot_mlp"};
-        for (size_t i = 0; i < NKEYS(ftkeys); i++) {
-            const config_setting_t *s = config_setting_get_member(g, ftkeys[i]);
-            if (s) {
-                load_fail(err, s, "key '%s' only applies to type \"finetune\"",
-                          ftkeys[i]);
-                return -1;
-            }
-        }
+    if (!ft)
         t->min_frozen_layer = m->layers;
-    }
     if (t->local_batch_dense <= 0 || t->local_batch_emb <= 0) {
         const char *k = t->local_batch_dense <= 0 ? "local_batch_dense"
                                                   : "local_batch_emb";
@@ -1771,18 +1844,8 @@ int load_dtask(const config_setting_t *g, model_kind kind, task_t *t,
     if (load_group(g, kind == MODEL_DLRM ? "detailed task (dlrm)" : "detailed task",
                    dtask_keys, NKEYS(dtask_keys), kinds, false, t, err))
         return -1;
-    if (t->kind != TASK_FINETUNE) {
-        static const char *const ftkeys[] = {"freeze_emb", "frozen_layers",
-                                             "freeze_bot_mlp", "freeze_top_mlp"};
-        for (size_t i = 0; i < NKEYS(ftkeys); i++) {
-            const config_setting_t *s = config_setting_get_member(g, ftkeys[i]);
-            if (s) {
-                load_fail(err, s, "key '%s' only applies to type \"finetune\"",
-                          ftkeys[i]);
-                return -1;
-            }
-        }
-    }
+    if (load_task_type_check(g, t->kind, err))
+        return -1;
     if (t->detailed.frozen_layers < 0) {
         load_fail(err, load_member_or(g, "frozen_layers"),
                   "key 'frozen_layers': expected an integer >= 0");
@@ -2485,7 +2548,7 @@ static void load_write_value(FILE *out, const load_key *k, const void *obj,
 }
 
 void load_write_keys(FILE *out, load_ns ns, const void *obj, model_kind kind,
-                     bool finetune, int indent,
+                     int indent,
                      void (*skipped)(const char *key, void *arg), void *arg)
 {
     static const struct {
@@ -2496,20 +2559,15 @@ void load_write_keys(FILE *out, load_ns ns, const void *obj, model_kind kind,
         {task_keys, NKEYS(task_keys)},     {dmodel_keys, NKEYS(dmodel_keys)},
         {hw_keys, NKEYS(hw_keys)},         {dsystem_keys, NKEYS(dsystem_keys)},
         {dtask_keys, NKEYS(dtask_keys)},   {stack_keys, NKEYS(stack_keys)}};
-    /* keys only fine-tuning takes (the loaders refuse them otherwise) */
-    static const char *const ftonly[] = {"freeze_emb", "freeze_dense",
-                                         "min_frozen_layer", "freeze_top_mlp",
-                                         "freeze_bot_mlp", "frozen_layers"};
     unsigned kinds = kind == MODEL_DLRM ? LK_DLRM : LK_LLM;
     bool is_task = ns == LOAD_NS_TASK || ns == LOAD_NS_DTASK;
+    /* a task's keys for other task types: the loaders refuse them */
+    task_kind tk = is_task ? ((const task_t *)obj)->kind : TASK_PRETRAIN;
     for (size_t i = 0; i < tables[ns].n; i++) {
         const load_key *k = &tables[ns].keys[i];
         if (!(k->kinds & kinds) || k->type == LT_NOTE)
             continue;
-        bool ft = false;
-        for (size_t j = 0; j < NKEYS(ftonly); j++)
-            ft |= strcmp(ftonly[j], k->name) == 0;
-        if (is_task && ft && !finetune)
+        if (is_task && !(load_task_key_types(k->name) & (1u << tk)))
             continue;
         if (k->type == LT_ANY) {
             if (skipped)

@@ -184,14 +184,14 @@ typedef enum load_ns {
 const char *load_double_text(double v, char *buf, size_t size);
 
 /* Writes every key of namespace `ns` that applies to a model of kind
- * `kind` (and to fine-tuning when `finetune`) as "key = value;" lines of
+ * `kind` (a task's: to its task type) as "key = value;" lines of
  * `obj`'s values, indented by `indent` spaces, so that loading them
  * gives the same values (doubles with 17 significant digits, enums by
  * name). Keys the caller must write itself (arrays, nested groups: type
  * "any" in the tables) are skipped; their names are passed to
  * `skipped` (may be NULL) with `arg`. */
 void load_write_keys(FILE *out, load_ns ns, const void *obj, model_kind kind,
-                     bool finetune, int indent,
+                     int indent,
                      void (*skipped)(const char *key, void *arg), void *arg);
 
 #endif

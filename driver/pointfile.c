@@ -101,7 +101,7 @@ static void pointfile_dsystem_any(const char *key, void *arg)
         return;
     fprintf(c->out, "%*shardware = {\n", c->indent, "");
     pointfile_ctx in = {c->out, c->p, &c->p->system.hw, c->indent + 2};
-    load_write_keys(c->out, LOAD_NS_HW, &c->p->system.hw, c->p->model.kind, false,
+    load_write_keys(c->out, LOAD_NS_HW, &c->p->system.hw, c->p->model.kind,
                     in.indent, pointfile_hw_any, &in);
     fprintf(c->out, "%*s};\n", c->indent, "");
 }
@@ -134,7 +134,6 @@ static void pointfile_dmodel_any(const char *key, void *arg)
 void pointfile_write(FILE *out, const point_t *p, const hw_t *mad_hw)
 {
     bool det = p->fidelity == EVAL_DETAILED;
-    bool ft = p->task.kind == TASK_FINETUNE;
     model_kind kind = p->model.kind;
     pointfile_ctx c = {out, p, det ? &p->system.hw : mad_hw, 2};
     fprintf(out, "fidelity = \"%s\";\n", eval_fidelity_name(p->fidelity));
@@ -142,22 +141,22 @@ void pointfile_write(FILE *out, const point_t *p, const hw_t *mad_hw)
         /* the system's hardware generation, for its name */
         pointfile_ctx in = {out, p, mad_hw, 4};
         fputs("hardware = ( {\n", out);
-        load_write_keys(out, LOAD_NS_HW, mad_hw, kind, false, 4, pointfile_hw_any, &in);
+        load_write_keys(out, LOAD_NS_HW, mad_hw, kind, 4, pointfile_hw_any, &in);
         fputs("} );\n", out);
     }
     fputs("model = {\n", out);
     load_write_keys(out, det ? LOAD_NS_DMODEL : LOAD_NS_MODEL, &p->model, kind,
-                    ft, 2, det ? pointfile_dmodel_any : NULL, &c);
+                    2, det ? pointfile_dmodel_any : NULL, &c);
     fputs("};\nsystem = {\n", out);
     if (det)
-        load_write_keys(out, LOAD_NS_DSYSTEM, &p->system, kind, ft, 2,
+        load_write_keys(out, LOAD_NS_DSYSTEM, &p->system, kind, 2,
                         pointfile_dsystem_any, &c);
     else
-        load_write_keys(out, LOAD_NS_SYSTEM, &p->cluster, kind, ft, 2,
+        load_write_keys(out, LOAD_NS_SYSTEM, &p->cluster, kind, 2,
                         pointfile_system_any, &c);
     fputs("};\ntask = {\n", out);
-    load_write_keys(out, det ? LOAD_NS_DTASK : LOAD_NS_TASK, &p->task, kind, ft,
-                    2, NULL, NULL);
+    load_write_keys(out, det ? LOAD_NS_DTASK : LOAD_NS_TASK, &p->task, kind, 2,
+                    NULL, NULL);
     fputs("};\n", out);
     if (det) {
         /* the stack the point ran with, in full (a sweep's point has the
@@ -171,7 +170,7 @@ void pointfile_write(FILE *out, const point_t *p, const hw_t *mad_hw)
             st = &ideal;
         }
         fputs("stack = {\n", out);
-        load_write_keys(out, LOAD_NS_STACK, st, kind, ft, 2, NULL, NULL);
+        load_write_keys(out, LOAD_NS_STACK, st, kind, 2, NULL, NULL);
         fputs("};\n", out);
     }
 }

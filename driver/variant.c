@@ -270,18 +270,46 @@ int variant_figures(spec *sp, const config_setting_t *at, load_err *err)
     return 0;
 }
 
-/* Every two systems of a detailed spec are named apart (a generated
- * name never stands for two systems). */
-int variant_names_apart(const spec *sp, const config_setting_t *at,
-                            load_err *err)
+/* The grid group system i came from (NULL: key 'systems'). */
+static const config_setting_t *variant_origin(const config_setting_t *grid,
+                                              const int64_t *first, int ngroups,
+                                              int64_t i)
+{
+    int g = ngroups - 1;
+    while (g >= 0 && first[g] > i)
+        g--;
+    return g < 0 ? NULL : config_setting_get_elem(grid, (unsigned)g);
+}
+
+/* The name of system i of either fidelity (a detailed spec mirrors its
+ * systems into sp->systems only after the grid). */
+static const char *variant_system_name(const spec *sp, int64_t i)
+{
+    return sp->dsystems ? sp->dsystems[i].name : sp->systems[i].name;
+}
+
+/* Every two systems of a spec are named apart (a generated name never
+ * stands for two systems); a clash names both places. */
+int variant_names_apart(const spec *sp, const config_setting_t *grid,
+                        const int64_t *first, int ngroups, load_err *err)
 {
     for (int64_t i = 0; i < sp->nsystems; i++)
-        for (int64_t j = i + 1; j < sp->nsystems; j++)
-            if (strcmp(sp->dsystems[i].name, sp->dsystems[j].name) == 0) {
-                load_fail(err, at, "key 'system_grid': two systems are named "
-                          "'%s' (give each grid group other figures)",
-                          sp->dsystems[i].name);
-                return -1;
-            }
+        for (int64_t j = i + 1; j < sp->nsystems; j++) {
+            if (strcmp(variant_system_name(sp, i), variant_system_name(sp, j)) != 0)
+                continue;
+            const config_setting_t *a = variant_origin(grid, first, ngroups, i),
+                                   *b = variant_origin(grid, first, ngroups, j);
+            const char *fa = a ? config_setting_source_file(a) : NULL;
+            char where[600];
+            if (a)
+                snprintf(where, sizeof where, "the first from the group at %s:%d",
+                         fa ? fa : "?", config_setting_source_line(a));
+            else
+                snprintf(where, sizeof where, "the first from key 'systems'");
+            load_fail(err, b ? b : grid, "key 'system_grid': two systems are named "
+                      "'%s' (%s; give each grid group other figures)",
+                      variant_system_name(sp, i), where);
+            return -1;
+        }
     return 0;
 }

@@ -62,8 +62,12 @@ int variant_push(spec *sp, const config_setting_t *g, topo_system_t *y,
                  load_err *err);
 
 /* After every grid group: the scaled figures (spec.scale_fig), and no two
- * systems with one name. */
+ * systems with one name; first[g] is the index of grid group g's first
+ * system (the systems before first[0] come from key 'systems'), so that
+ * a clash names both places; the madmax grid checks its names the same
+ * way. */
 int variant_figures(spec *sp, const config_setting_t *at, load_err *err);
-int variant_names_apart(const spec *sp, const config_setting_t *at, load_err *err);
+int variant_names_apart(const spec *sp, const config_setting_t *grid,
+                        const int64_t *first, int ngroups, load_err *err);
 
 #endif

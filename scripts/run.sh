@@ -20,7 +20,7 @@ out=${1:-quickstart.h5}
 if [ "$(id -u)" -eq 0 ]; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi
-mpirun -np 2 "$here/build/madsweep" sweep "$here/configs/sweeps/quickstart.cfg" -o "$out"
+"$here/scripts/mpirun.sh" -np 2 "$here/build/madsweep" sweep "$here/configs/sweeps/quickstart.cfg" -o "$out"
 echo
 # the quickstart trains on Megatron-Core, which runs no ZeRO 3: its
 # speedup picture is over plain data parallelism (one device per model
@@ -28,7 +28,7 @@ echo
 /usr/bin/python3 "$here/scripts/plot.py" "$out" -o "${out%.h5}" --baseline 'tp==1,pp==1,cp==1'
 echo
 cod="$(dirname "$out")/codesign.h5"
-mpirun -np 2 "$here/build/madsweep" sweep "$here/configs/sweeps/codesign.cfg" -o "$cod"
+"$here/scripts/mpirun.sh" -np 2 "$here/build/madsweep" sweep "$here/configs/sweeps/codesign.cfg" -o "$cod"
 echo
 "$here/build/madsweep" best "$cod" --group model,system --baseline 'tp==1,pp==1,zero_stage==3' \
   --where 'task==pretrain,devices==1024,scale_mem_capacity_bytes==1,scale_nic_bytes_per_s==1'

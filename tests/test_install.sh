@@ -21,6 +21,7 @@ mv "$TMP/p" "$TMP/p2" || fail "cannot move the prefix"
 P="$TMP/p2"
 for f in bin/madsweep share/madsweep/configs/hardware.cfg \
          share/madsweep/configs/sweeps/quickstart.cfg share/madsweep/scripts/sweep.sbatch \
+         share/madsweep/scripts/mpirun.sh \
          share/madsweep/python/madsweep_h5.py share/madsweep/packaging/modulefile.lua; do
   [ -e "$P/$f" ] || fail "$f is not installed"
 done

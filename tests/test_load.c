@@ -221,6 +221,94 @@ static void test_example_points(void)
     }
 }
 
+/* Every task key that a task type ignores is refused at its line (issue
+ * 19): the serving keys of training tasks, the training keys of inference
+ * tasks, the fine-tuning keys of the others. Each case is a detailed
+ * point whose task is valid without the key (line 6 holds the key); the
+ * keys and types are those of load.c's task-type table, found ignored by
+ * evaluating points with and without them. */
+#define TKEY_POINT                                                                   \
+    "fidelity = \"detailed\";\nmodel = \"%s\";\nstack = \"%s\";\n"                      \
+    "system = { name = \"h100-8\"; hardware = \"h100-sxm-80g\"; devices = 8; };\n"      \
+    "task = { type = \"%s\"; %s\n%s\n};\n"
+static void test_task_type_keys(void)
+{
+    static const char *const llm_train =
+        "tp = 2; pp = 2; dp = 2; micro_batch = 1; global_batch = 64;";
+    static const char *const llm_infer =
+        "tp = 2; pp = 2; dp = 2; micro_batch = 8; prompt_tokens = 1024; "
+        "decode_tokens = 128;";
+    static const char *const dlrm = "dp = 8; global_batch = 65536;";
+    static const struct {
+        const char *model, *stack, *type, *base, *key, *types;
+    } cases[] = {
+        /* serving keys of a training task */
+        {"llama2-7b", "megatron-core", "pretrain", llm_train, "prompt_tokens = 512;", "\"inference\""},
+        {"llama2-7b", "megatron-core", "pretrain", llm_train, "decode_tokens = 64;", "\"inference\""},
+        {"llama2-7b", "megatron-core", "pretrain", llm_train, "scheduler = \"static\";", "\"inference\""},
+        {"llama2-7b", "megatron-core", "pretrain", llm_train, "concurrency = 4;", "\"inference\""},
+        {"llama2-7b", "megatron-core", "pretrain", llm_train, "request_rate = 2.0;", "\"inference\""},
+        {"llama2-7b", "megatron-core", "pretrain", llm_train, "kv_precision = \"fp8\";", "\"inference\""},
+        {"llama2-7b", "megatron-core", "finetune", llm_train, "weight_precision = \"int4\";", "\"inference\""},
+        {"llama2-7b", "megatron-core", "pretrain", llm_train, "spec_tokens = 2;", "\"inference\""},
+        {"llama2-7b", "megatron-core", "pretrain", llm_train, "spec_acceptance = 0.5;", "\"inference\""},
+        {"llama2-7b", "megatron-core", "pretrain", llm_train, "spec_draft_cost = 0.1;", "\"inference\""},
+        {"llama2-7b", "megatron-core", "pretrain", llm_train, "ttft_max_s = 1.0;", "\"inference\""},
+        {"llama2-7b", "megatron-core", "pretrain", llm_train, "tpot_max_s = 0.1;", "\"inference\""},
+        /* fine-tuning keys of the other types */
+        {"llama2-7b", "megatron-core", "pretrain", llm_train, "lora_rank = 8;", "\"finetune\""},
+        {"llama2-7b", "megatron-core", "pretrain", llm_train, "frozen_layers = 2;", "\"finetune\""},
+        {"llama2-7b", "vllm", "inference", llm_infer, "lora_rank = 8;", "\"finetune\""},
+        {"llama2-7b", "vllm", "inference", llm_infer, "freeze_emb = true;", "\"finetune\""},
+        {"dlrm-mlperf", "unknown", "pretrain", dlrm, "freeze_top_mlp = true;", "\"finetune\""},
+        /* training keys of an inference task */
+        {"llama2-7b", "vllm", "inference", llm_infer, "zero_stage = 1;", "\"pretrain\" and"},
+        {"llama2-7b", "vllm", "inference", llm_infer, "shard_degree = 2;", "\"pretrain\" and"},
+        {"llama2-7b", "vllm", "inference", llm_infer, "grad_accum = 2;", "\"pretrain\" and"},
+        {"llama2-7b", "vllm", "inference", llm_infer, "grad_reduce_bytes = 4.0;", "\"pretrain\" and"},
+        {"llama2-7b", "vllm", "inference", llm_infer, "overlap_dp_comm = false;", "\"pretrain\" and"},
+        {"llama2-7b", "vllm", "inference", llm_infer, "recompute = \"full\";", "\"pretrain\" and"},
+        {"llama2-7b", "vllm", "inference", llm_infer, "recompute_layers = 2;", "\"pretrain\" and"},
+        {"llama2-7b", "vllm", "inference", llm_infer, "vpp = 2;", "\"pretrain\" and"},
+        {"llama2-7b", "vllm", "inference", llm_infer, "schedule = \"gpipe\";", "\"pretrain\" and"},
+        {"llama2-7b", "vllm", "inference", llm_infer, "attention = \"flash\";", "\"pretrain\" and"},
+        {"llama2-7b", "vllm", "inference", llm_infer, "overlap_tp_comm = false;", "\"pretrain\" and"},
+        {"llama2-7b", "vllm", "inference", llm_infer, "fp8_recipe = \"current\";", "\"pretrain\" and"},
+        {"dlrm-mlperf", "unknown", "inference", dlrm, "emb_optimizer = \"sgd\";", "\"pretrain\" and"},
+        {"dlrm-mlperf", "unknown", "inference", dlrm, "allreduce_sharp = true;", "\"pretrain\" and"},
+        {"dlrm-mlperf", "unknown", "inference", dlrm, "overlap_dp_comm = false;", "\"pretrain\" and"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[1024], path[512], name[32], prefix[600], key[64];
+        load_err err;
+        point_t p;
+        /* valid without the key */
+        snprintf(text, sizeof text, TKEY_POINT, cases[i].model, cases[i].stack, cases[i].type,
+                 cases[i].base, "");
+        snprintf(name, sizeof name, "tkey%zu_ok.cfg", i);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(unit_write_file(name, text, path, sizeof path));
+        int rc = load_point(path, unit_configs(), &p, &err);
+        if (rc)
+            fprintf(stderr, "\ncase %zu without its key: %s\n", i, err.text);
+        CU_ASSERT_EQUAL(rc, 0);
+        /* refused with it, at its line, naming the types it applies to */
+        snprintf(text, sizeof text, TKEY_POINT, cases[i].model, cases[i].stack, cases[i].type,
+                 cases[i].base, cases[i].key);
+        snprintf(name, sizeof name, "tkey%zu.cfg", i);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(unit_write_file(name, text, path, sizeof path));
+        rc = load_point(path, unit_configs(), &p, &err);
+        snprintf(prefix, sizeof prefix, "%s:6: key '", path);
+        snprintf(key, sizeof key, "%.*s' only applies to", (int)strcspn(cases[i].key, " "),
+                 cases[i].key);
+        int ok = rc == -1 && strncmp(err.text, prefix, strlen(prefix)) == 0 &&
+                 strstr(err.text, key) && strstr(err.text, cases[i].types);
+        if (!ok)
+            fprintf(stderr, "\ncase %zu (%s task, %s): got \"%s\"\n", i, cases[i].type,
+                    cases[i].key, rc == -1 ? err.text : "(success)");
+        CU_ASSERT(ok);
+    }
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS)
@@ -230,5 +318,6 @@ int main(void)
     CU_add_test(s, "bad inputs name file, line and key", test_bad_inputs);
     CU_add_test(s, "every catalogue entry loads", test_catalogues);
     CU_add_test(s, "example points evaluate", test_example_points);
+    CU_add_test(s, "keys a task type ignores are refused", test_task_type_keys);
     return unit_run();
 }

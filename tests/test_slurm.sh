@@ -14,6 +14,9 @@
 #      while rows are written)
 #      (Slurm delays a requeued job by 120 s; the test lifts the delay
 #      with `scontrol update StartTime=now`);
+#   2b. SIGTERM to the batch script (scancel --signal=TERM --batch): the
+#      sweep stops the same way, the job ends with exit code 75 and is not
+#      requeued, and --resume (mpirun) gives the uninterrupted datasets;
 #   3. MADSWEEP_SRUN_MPI=none (a site without the PMIx plugin): the tasks
 #      refuse to run, and say why, instead of each sweeping everything.
 # Exits 77 (a CTest skip) only when the cluster cannot start (see
@@ -106,6 +109,24 @@ grep -q "run 2, resuming" "$log" || { cat "$log"; fail "the second run did not r
 sh "$SRC/scripts/sweep_diff.sh" "$ref" "$f" >"$TMP/diff.txt" ||
   { cat "$TMP/diff.txt"; fail "the requeued file differs from mpirun -np 2"; }
 rm -f "$f"
+
+say "2b. SIGTERM to the batch script: stop, exit 75, no requeue"
+f="$TMP/slurm_term.h5"
+rm -f "$f"
+j=$(MADSWEEP_CHUNK_DELAY_MS=$JOBS_DELAY_MS sbatch --parsable --nodes=1 --ntasks=2 \
+  --output="$TMP/term-%j.out" "$sbatch_dir/sweep.sbatch" "$SPEC" "$f") || fail "sbatch"
+wait_file "$f"
+wait_rows "$f"
+scancel --signal=TERM --batch "$j" || fail "scancel --signal=TERM"
+wait_state "$j" COMPLETED FAILED CANCELLED PENDING
+log="$TMP/term-$j.out"
+[ "$(job_field "$j" JobState)" = FAILED ] || { cat "$log"; fail "job state $(job_field "$j" JobState), want FAILED"; }
+[ "$(job_field "$j" ExitCode)" = 75:0 ] || { cat "$log"; fail "exit code $(job_field "$j" ExitCode), want 75:0"; }
+grep -q "stopped by SIGUSR1" "$log" || { cat "$log"; fail "no stop message"; }
+grep -q "resubmit with RESUME=1" "$log" || { cat "$log"; fail "no resubmit advice"; }
+[ "$(attr "$f" complete)" = 0 ] || fail "complete is not 0 after SIGTERM"
+resume "$f"
+rm -f "$f" "$TMP"/term-*.out
 
 say "3. MADSWEEP_SRUN_MPI=none: the tasks refuse"
 f="$TMP/slurm_nompi.h5"

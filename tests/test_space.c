@@ -545,6 +545,58 @@ static void test_bad_specs(void)
                "tasks = ( { type = \"inference\";\n decode_tokens = 0; } );\n"
                "global_batch = [8];\nstrategies = \"auto\";\n",
                4, "key 'decode_tokens'");
+    /* task keys of the other task types, and of a model kind the spec
+     * lacks (issue 19: ignored without a word); line 4 holds the key */
+    static const struct { const char *models, *task, *frag; } tkeys[] = {
+        {"\"llama2-7b\"", "type = \"pretrain\";\n decode_tokens = 64;",
+         "key 'decode_tokens' only applies to type \"inference\""},
+        {"\"llama2-7b\"", "type = \"finetune\";\n ttft_max_s = 1.0;",
+         "key 'ttft_max_s' only applies to type \"inference\""},
+        {"\"llama2-7b\"", "type = \"finetune\";\n freeze_top_mlp = true;",
+         "key 'freeze_top_mlp' only applies to DLRM models"},
+        {"\"dlrm-mlperf\"", "type = \"inference\";\n decode_tokens = 64;",
+         "key 'decode_tokens' only applies to LLM models"},
+        {"\"dlrm-mlperf\"", "type = \"finetune\";\n frozen_layers = 2;",
+         "key 'frozen_layers' only applies to LLM models"},
+    };
+    for (size_t i = 0; i < sizeof tkeys / sizeof tkeys[0]; i++) {
+        char text[1024], name[32];
+        snprintf(text, sizeof text, "models = [%s];\nsystems = [\"h100-8\"];\n"
+                 "tasks = ( { %s } );\nglobal_batch = [8];\nstrategies = \"auto\";\n",
+                 tkeys[i].models, tkeys[i].task);
+        snprintf(name, sizeof name, "tkey%zu.cfg", i);
+        expect_bad(name, text, 4, tkeys[i].frag);
+    }
+    /* two tasks of one name, unnamed inline groups of one type among them
+     * (issue 19: merged by best --group task): both places named */
+    expect_bad("dup_task_groups.cfg",
+               "models = [\"llama2-7b\"];\nsystems = [\"h100-8\"];\n"
+               "tasks = ( { type = \"inference\"; decode_tokens = 128; },\n"
+               "  { type = \"inference\"; decode_tokens = 256; } );\n"
+               "global_batch = [8];\nstrategies = \"auto\";\n",
+               4, "two tasks are named \"inference\" (the first at");
+    expect_bad("dup_task_types.cfg",
+               "models = [\"llama2-7b\"];\nsystems = [\"h100-8\"];\n"
+               "tasks = [\"pretrain\",\n \"pretrain\"];\n"
+               "global_batch = [8];\nstrategies = \"auto\";\n",
+               4, "dup_task_types.cfg:3)");
+    /* two grid groups that generate one system: both groups named */
+    expect_bad("dup_grid.cfg",
+               "models = [\"llama2-7b\"];\ntasks = [\"pretrain\"];\n"
+               "system_grid = ( { hardware = \"h100-sxm-80g\"; nodes = [1]; },\n"
+               "  { hardware = \"a100-80g\"; nodes = [1]; },\n"
+               "  { hardware = \"h100-sxm-80g\"; nodes = [1, 2]; } );\n"
+               "global_batch = [8];\nstrategies = \"auto\";\n",
+               5, "two systems are named 'h100-sxm-80g/1x8' (the first from the group "
+               "at");
+    expect_bad("dup_mgrid.cfg",
+               "fidelity = \"madmax\";\nmodels = [\"llama2_70b\"];\n"
+               "tasks = [\"pretrain\"];\n"
+               "system_grid = ( { base = \"cloud_A_a100.40_8\"; nodes = [1]; },\n"
+               "  { base = \"cloud_A_a100.40_8\"; nodes = [1]; } );\n"
+               "global_batch = [8];\nstrategies = \"auto\";\n",
+               5, "two systems are named 'cloud_A_a100.40_8/1x8/nic1' (the first from "
+               "the group at");
 }
 
 /* global_batch per model kind: each batch applies to the kinds that list

@@ -20,11 +20,18 @@
 #      the checkpoint to datasets identical to an uninterrupted reduced run
 #   6. SIGTERM raised just before MPI_Init (MADSWEEP_STOP_BEFORE_INIT):
 #      exit 75, and --resume gives identical datasets
+#   7. SIGTERM to mpirun itself: Open MPI aborts the job (SIGTERM to the
+#      ranks, SIGKILL a second later) and exits 1 whatever they return;
+#      the file is resumable all the same and --resume gives identical
+#      datasets;
+#   8. SIGTERM to scripts/mpirun.sh, the launcher that turns SIGTERM into
+#      SIGUSR1 to mpirun: exit 75, --resume gives identical datasets
 # (an output equal to an input: tests/data/bad/spec_output_is_input.cfg).
 # usage: test_stop.sh MADSWEEP H5SAME SRC TMP MPIRUN...
 set -u
 BIN=$1 SAME=$2 SRC=$3 TMP=$4
 shift 4
+LAUNCH="$*"
 MPIRUN="$* -np 2"
 SPEC="$SRC/tests/sweep_jobs.cfg"
 mkdir -p "$TMP"
@@ -115,6 +122,35 @@ rm -f "$f"
 MADSWEEP_STOP_BEFORE_INIT=1 $MPIRUN "$BIN" sweep "$SPEC" -o "$f" --quiet >"$TMP/init.log" 2>&1
 rc=$?
 [ $rc -eq 75 ] || { cat "$TMP/init.log"; fail "a stop before MPI_Init: exit $rc, want 75"; }
+resume "$f"
+
+say "7. SIGTERM to mpirun: Open MPI's abort, a resumable file"
+f="$TMP/stop_mpirun.h5"
+start "$f"
+wait_file "$f"
+wait_rows "$f"
+kill -TERM "$job"
+wait "$job"
+rc=$?
+[ $rc -ne 0 ] || fail "SIGTERM to mpirun: exit 0"
+echo "SIGTERM to mpirun: exit $rc (Open MPI's status for a signalled mpirun)"
+[ "$(attr "$f" complete)" = 0 ] || fail "complete is not 0 after SIGTERM to mpirun"
+resume "$f"
+
+say "8. SIGTERM to scripts/mpirun.sh: exit 75"
+f="$TMP/stop_wrapper.h5"
+rm -f "$f"
+MADSWEEP_MPIRUN="$LAUNCH" MADSWEEP_CHUNK_DELAY_MS=$JOBS_DELAY_MS \
+  "$SRC/scripts/mpirun.sh" -np 2 "$BIN" sweep "$SPEC" -o "$f" --quiet >"$TMP/job.log" 2>&1 &
+job=$!
+wait_file "$f"
+wait_rows "$f"
+kill -TERM "$job"
+wait "$job"
+rc=$?
+[ $rc -eq 75 ] || { cat "$TMP/job.log"; fail "SIGTERM to scripts/mpirun.sh: exit $rc, want 75"; }
+grep -q "stopped by SIGUSR1" "$TMP/job.log" || { cat "$TMP/job.log"; fail "no stop message"; }
+[ "$(attr "$f" complete)" = 0 ] || fail "complete is not 0 after SIGTERM to scripts/mpirun.sh"
 resume "$f"
 
 rm -f "$TMP"/stop_*.h5 "$TMP"/stop_*.cfg
