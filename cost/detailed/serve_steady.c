@@ -174,6 +174,36 @@ static bool sv_rate(const sv_model *k, const sv_load *w, double lam, double cmax
     return true;
 }
 
+/* An offline burst of N <= C_max requests sent at once (a benchmark
+ * client's run): every request is admitted, the prompts prefill one
+ * after another (packed under the budget), the decodes run beside them
+ * (or wait for them, prefill apart) and then alone. The i-th prompt
+ * waits for the i before it (TTFT); its decodes are held up by the
+ * N - i prompts after it, each ISL x delta: the mean over the requests
+ * of TPOT = (e2e - TTFT) / (OSL - 1), as a benchmark computes it, is
+ * t_dec + (N - 1) ISL delta / (2 (OSL - 1)), half the steady state's
+ * prefill share at C = N. The burst ends when the last prompt's
+ * request has decoded: its TTFT plus OSL - 1 decode steps. */
+static void sv_burst(const sv_model *k, const sv_load *w, double N, sv_state *s)
+{
+    double cd = w->isl + 0.5 * w->osl, o1 = w->osl > 1.0 ? w->osl - 1.0 : 1.0;
+    double td = sv_tok(k, N, cd);
+    sv_pre p;
+    sv_prefill(k, w, N, N, &p);
+    double per_tok = p.tp / (p.np * p.len); /* a prefill step's time per prompt token */
+    memset(s, 0, sizeof *s);
+    s->conc = N;
+    s->tpot = td + (w->osl > 1.0 ? 0.5 * (N - 1.0) * w->isl * p.delta / o1 : 0.0);
+    s->ttft = k->host_req + 0.5 * (N + 1.0) * w->isl * per_tok;
+    s->ttft_p90 = k->host_req + 0.9 * N * w->isl * per_tok;
+    s->ttft_p99 = k->host_req + 0.99 * N * w->isl * per_tok;
+    /* every decode step of the prefill phase carries a chunk */
+    sv_itl(td, &p, 1.0, s);
+    s->e2e = s->ttft + (w->osl - 1.0) * s->tpot;
+    double end = k->host_req + N * w->isl * per_tok + (w->osl - 1.0) * td;
+    s->req_s = N / (end > s->e2e ? end : s->e2e);
+}
+
 /* Static batching of B sequences. */
 static void sv_static(const sv_model *k, const sv_load *w, double B, sv_state *s)
 {
@@ -231,6 +261,11 @@ static void sv_solve(const dt_ctx *c, const sv_model *k, const sv_load *w, int64
     }
     if (t->concurrency == TASK_CONC_SLA) {
         sv_sla(c, k, w, cmax, s);
+        return;
+    }
+    if (t->concurrency == TASK_CONC_MAX && t->requests > 0 &&
+        ceil((double)t->requests / dp) <= (double)cmax) {
+        sv_burst(k, w, ceil((double)t->requests / dp), s);
         return;
     }
     double C = t->concurrency == TASK_CONC_MAX ? (double)cmax
