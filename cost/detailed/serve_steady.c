@@ -175,32 +175,35 @@ static bool sv_rate(const sv_model *k, const sv_load *w, double lam, double cmax
 }
 
 /* An offline burst of N <= C_max requests sent at once (a benchmark
- * client's run): every request is admitted, the prompts prefill one
- * after another (packed under the budget), the decodes run beside them
- * (or wait for them, prefill apart) and then alone. The i-th prompt
- * waits for the i before it (TTFT); its decodes are held up by the
- * N - i prompts after it, each ISL x delta: the mean over the requests
- * of TPOT = (e2e - TTFT) / (OSL - 1), as a benchmark computes it, is
- * t_dec + (N - 1) ISL delta / (2 (OSL - 1)), half the steady state's
- * prefill share at C = N. The burst ends when the last prompt's
- * request has decoded: its TTFT plus OSL - 1 decode steps. */
+ * client's run): every request is admitted, the prompts prefill in
+ * order, np of them a step (packed under the budget), the decodes run
+ * beside them (or wait for them, prefill apart) and then alone. A
+ * prompt's first token comes at the end of its step: the mean TTFT is
+ * host + (N + np) / 2 prompts' prefill. Its decodes are held up by the
+ * prompt steps after its own, (N - np) / 2 prompts on average, each
+ * ISL x delta: the mean over the requests of TPOT = (e2e - TTFT) /
+ * (OSL - 1), as a benchmark computes it, is t_dec + (N - np) ISL delta /
+ * (2 (OSL - 1)), about half the steady state's prefill share at C = N.
+ * The burst ends when the last prompt's request has decoded: its TTFT
+ * plus OSL - 1 decode steps. */
 static void sv_burst(const sv_model *k, const sv_load *w, double N, sv_state *s)
 {
     double cd = w->isl + 0.5 * w->osl, o1 = w->osl > 1.0 ? w->osl - 1.0 : 1.0;
     double td = sv_tok(k, N, cd);
     sv_pre p;
     sv_prefill(k, w, N, N, &p);
-    double per_tok = p.tp / (p.np * p.len); /* a prefill step's time per prompt token */
+    double np = p.np < N ? p.np : N;
+    double prompt = w->isl * p.tp / (p.np * p.len); /* a prompt's share of its steps */
     memset(s, 0, sizeof *s);
     s->conc = N;
-    s->tpot = td + (w->osl > 1.0 ? 0.5 * (N - 1.0) * w->isl * p.delta / o1 : 0.0);
-    s->ttft = k->host_req + 0.5 * (N + 1.0) * w->isl * per_tok;
-    s->ttft_p90 = k->host_req + 0.9 * N * w->isl * per_tok;
-    s->ttft_p99 = k->host_req + 0.99 * N * w->isl * per_tok;
+    s->tpot = td + (w->osl > 1.0 ? 0.5 * (N - np) * w->isl * p.delta / o1 : 0.0);
+    s->ttft = k->host_req + 0.5 * (N + np) * prompt;
+    s->ttft_p90 = k->host_req + dt_min(N, 0.9 * N + 0.5 * np) * prompt;
+    s->ttft_p99 = k->host_req + dt_min(N, 0.99 * N + 0.5 * np) * prompt;
     /* every decode step of the prefill phase carries a chunk */
     sv_itl(td, &p, 1.0, s);
     s->e2e = s->ttft + (w->osl - 1.0) * s->tpot;
-    double end = k->host_req + N * w->isl * per_tok + (w->osl - 1.0) * td;
+    double end = k->host_req + N * prompt + (w->osl - 1.0) * td;
     s->req_s = N / (end > s->e2e ? end : s->e2e);
 }
 
