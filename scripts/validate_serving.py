@@ -120,6 +120,12 @@ def point_text(row, used):
         task.append(f"  ep = {ep};")
     if kvp:
         task.append(f'  kv_precision = "{kvp}";')
+    # the random dataset at random_range_ratio 0: lengths uniform up to
+    # the nominal, twice the mean (serving_calibration.md, Caveats)
+    if "random_range_ratio 0.0" in (row.get("notes") or "") and \
+            "dataset random" in (row.get("notes") or ""):
+        task.append("  uniform_lengths = true;")
+        used.append("lengths uniform")
     sc = (row.get("scenario") or "").strip()
     if sc in ("fixed_batch", "latency"):
         batch = num(row, "batch", int) or 1
