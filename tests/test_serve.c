@@ -292,6 +292,40 @@ static void test_burst_vs_simulation(void)
     }
 }
 
+/* Lengths uniform on [0, 2x] the mean: the running set is length-biased
+ * (a request holds 2/3 of the mean output, not 1/2), so on-demand KV
+ * admits fewer requests, by (isl + osl/2)/(isl + 2 osl/3) within the
+ * blocks' rounding, and a step at the same concurrency reads more KV.
+ * Kernels launched without CUDA graphs (launch_s) floor the step. */
+static void test_lengths_and_launches(void)
+{
+    point_t p = serve_point(); /* vLLM: on demand */
+    p.task.detailed.concurrency = TASK_CONC_MAX;
+    p.task.detailed.prompt_tokens = 1024;
+    p.task.detailed.decode_tokens = 1024;
+    result_t fixed = run(&p);
+    p.task.detailed.uniform_lengths = true;
+    result_t unif = run(&p);
+    double ratio = (double)unif.concurrency_max / (double)fixed.concurrency_max;
+    double want = (1024.0 + 512.0) / (1024.0 + 2048.0 / 3.0);
+    printf("\n  uniform lengths: C_max %lld / fixed %lld (%.3f, %.3f expected)",
+           (long long)unif.concurrency_max, (long long)fixed.concurrency_max, ratio, want);
+    CU_ASSERT(fabs(ratio / want - 1.0) <= 0.02);
+    p.task.detailed.concurrency = 64;
+    result_t u64 = run(&p);
+    p.task.detailed.uniform_lengths = false;
+    result_t f64 = run(&p);
+    CU_ASSERT(u64.tpot_s > f64.tpot_s);
+    /* one request: a step of short kernels; a 20 us launch outlasts them */
+    p.task.detailed.concurrency = 1;
+    result_t graphs = run(&p);
+    p.stack.launch_s = (stack_fact){20e-6, 20e-6, 20e-6};
+    result_t eager = run(&p);
+    printf(", TPOT at 1 request %.2f ms, %.2f ms with 20 us launches", 1e3 * graphs.tpot_s,
+           1e3 * eager.tpot_s);
+    CU_ASSERT(eager.tpot_s > graphs.tpot_s);
+}
+
 static void test_static_scheduler(void)
 {
     /* static: the batch of B prompts prefills in one step (TTFT), then
@@ -479,6 +513,7 @@ int main(void)
     CU_pSuite s = CU_add_suite("serve", NULL, NULL);
     CU_add_test(s, "closed form vs step-level simulation", test_closed_form_vs_simulation);
     CU_add_test(s, "offline burst vs step-level simulation", test_burst_vs_simulation);
+    CU_add_test(s, "uniform lengths, launches without CUDA graphs", test_lengths_and_launches);
     CU_add_test(s, "static scheduler", test_static_scheduler);
     CU_add_test(s, "limits: monotone TPOT, KV and compute saturation, rate",
                 test_limits);
