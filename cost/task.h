@@ -139,6 +139,10 @@ typedef struct task_detailed_t {
     int scheduler;                 /* TASK_SCHED_*: continuous batching (default) or static */
     int64_t concurrency;           /* requests in flight over all replicas; TASK_CONC_* */
     double request_rate;           /* open loop: requests/s over all replicas (0: closed loop) */
+    int64_t requests;              /* offline: a burst of this many requests (0: endless backlog) */
+    /* prompt and output lengths uniform on [0, 2 x mean] (benchmark
+     * clients' random datasets at range ratio 0), not fixed */
+    bool uniform_lengths;
     int kv_dtype;                  /* 1 + hw_dtype of the KV cache (0: the compute dtype) */
     int weight_dtype;              /* TASK_W_*: stored weights (0: the compute dtype) */
     double ttft_max_s, tpot_max_s; /* the SLA (0: none) */

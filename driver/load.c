@@ -386,6 +386,12 @@ static const load_key dtask_keys[] = {
         "micro_batch*dp"),
     DTK(request_rate, LT_FLOAT, LR_NO,
         "inference: Poisson arrivals, requests/s over all replicas (open loop; 0: closed)"),
+    DTK(requests, LT_INT, LR_NO,
+        "inference, concurrency \"max\": a burst of this many requests sent at once, as a "
+        "benchmark client does (default 0: an endless backlog, the steady state)"),
+    DTK(uniform_lengths, LT_BOOL, LR_NO,
+        "inference: prompt and output lengths vary uniformly on [0, 2x] the mean "
+        "prompt_tokens/decode_tokens (default false: fixed lengths)"),
     {"kv_precision", LT_KVDTYPE, offsetof(task_t, detailed.kv_dtype), LK_LLM, LR_NO,
      "inference: KV-cache dtype \"bf16\", \"fp16\", \"fp8\" or \"int8\" (default: "
      "precision)"},

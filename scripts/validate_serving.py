@@ -28,6 +28,7 @@ the same for TPOT and TTFT and per engine. With --check MEDIAN MAX
 [TPOT_MEDIAN], the exit status is 1 unless they hold.
 Nothing is keyed on point_id or source_short. Standard library only.
 """
+import re
 import statistics as st
 
 GPUS = {"a100-40g", "a100-80g", "h100-sxm-80g", "h200", "b200", "l40s", "mi300x",
@@ -119,6 +120,12 @@ def point_text(row, used):
         task.append(f"  ep = {ep};")
     if kvp:
         task.append(f'  kv_precision = "{kvp}";')
+    # the random dataset at random_range_ratio 0: lengths uniform up to
+    # the nominal, twice the mean (serving_calibration.md, Caveats)
+    if "random_range_ratio 0.0" in (row.get("notes") or "") and \
+            "dataset random" in (row.get("notes") or ""):
+        task.append("  uniform_lengths = true;")
+        used.append("lengths uniform")
     sc = (row.get("scenario") or "").strip()
     if sc in ("fixed_batch", "latency"):
         batch = num(row, "batch", int) or 1
@@ -127,6 +134,13 @@ def point_text(row, used):
         task += ['  scheduler = "static";', f"  micro_batch = {batch // dp};"]
     elif sc == "offline":
         task.append('  concurrency = "max";')
+        # the benchmark's burst: "N requests" / "N prompts" in the source's
+        # location or notes (a workload fact of the run, as head_dim is)
+        burst = re.search(r"\b(\d+) (?:requests|prompts)\b",
+                          (row.get("source_location") or "") + " " + (row.get("notes") or ""))
+        if burst:
+            task.append(f"  requests = {int(burst.group(1))};")
+            used.append(f"requests={burst.group(1)}")
     elif sc == "concurrency":
         task.append(f"  concurrency = {need(row, 'concurrency')};")
     elif sc == "rate":

@@ -93,7 +93,8 @@ static status_code dt_check(const point_t *p, const char **where)
     if (p->task.kind == TASK_INFERENCE &&
         ((p->stack.name[0] && !p->stack.serving) || t->scheduler < 0 || t->scheduler > 1 ||
          t->concurrency < TASK_CONC_SLA || t->concurrency > DT_MAX_BATCH ||
-         !(t->request_rate >= 0.0 && t->request_rate <= 1e9) || t->kv_dtype < 0 ||
+         !(t->request_rate >= 0.0 && t->request_rate <= 1e9) || t->requests < 0 ||
+         t->requests > DT_MAX_BATCH || t->kv_dtype < 0 ||
          t->kv_dtype > HW_NDTYPES || t->weight_dtype < 0 || t->weight_dtype > TASK_W_FP4 || !(t->ttft_max_s >= 0.0 && t->ttft_max_s <= 3600.0) ||
          !(t->tpot_max_s >= 0.0 && t->tpot_max_s <= 3600.0) || t->spec_tokens < 0 ||
          t->spec_tokens > 64 || !(t->spec_acceptance >= 0.0 && t->spec_acceptance <= 1.0) ||

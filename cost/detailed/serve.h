@@ -64,6 +64,15 @@ static inline hw_dtype sv_kv_dtype(const dt_ctx *c)
     return c->dt == HW_FP8 || c->dt == HW_INT8 ? HW_BF16 : c->dt;
 }
 
+/* The share of its output a running request holds on average, over
+ * the running set: 1/2 for fixed lengths; with outputs uniform on
+ * [0, 2 OSL] long requests stay longer (length-biased): E[O^2] / (2 E[O]
+ * OSL) = 2/3. */
+static inline double sv_grown(const dt_ctx *c)
+{
+    return c->t->uniform_lengths ? 2.0 / 3.0 : 0.5;
+}
+
 /* Bytes per stored weight: the task's weight_precision, else the
  * compute dtype's. */
 static inline double sv_weight_bytes(const dt_ctx *c)

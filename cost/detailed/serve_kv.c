@@ -49,7 +49,10 @@ void sv_kv_init(const dt_ctx *c, const dt_stages *st, bool reserve, sv_kv *kv)
     double sampled = dt_min(dt_min((double)s->max_seqs, K), 1024.0);
     double prompt = (double)(c->t->prompt_tokens > 0 ? c->t->prompt_tokens : m->seq_len);
     double out = (double)c->t->decode_tokens;
-    double len = reserve ? prompt + out : prompt + 0.5 * out * (1.0 + s->kv_output_reserve.v);
+    /* a request reserving its whole length holds it for its lifetime:
+     * over the running set, out x 2 sv_grown (length-biased) */
+    double grown = sv_grown(c);
+    double len = reserve ? prompt + 2.0 * grown * out : prompt + grown * out * (1.0 + s->kv_output_reserve.v);
     double blocks = ceil(len / (double)s->kv_block) * (double)s->kv_block;
     double cap = c->hw->mem_capacity_bytes;
     memset(kv, 0, sizeof *kv);

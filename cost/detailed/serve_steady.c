@@ -49,8 +49,10 @@
 #include <math.h>
 #include <string.h>
 
+/* The workload: mean prompt and output lengths, the token budget, and
+ * the running set's mean context cd = isl + grown x osl (sv_grown). */
 typedef struct sv_load {
-    double isl, osl, K;
+    double isl, osl, K, cd;
 } sv_load;
 
 /* A step of the replica: pp stage steps of 1/pp of the work, the sends. */
@@ -85,7 +87,7 @@ typedef struct sv_pre {
 static void sv_prefill(const sv_model *k, const sv_load *w, double d, double arrivals,
                        sv_pre *o)
 {
-    double cd = w->isl + 0.5 * w->osl;
+    double cd = w->cd;
     double room = k->apart ? w->K : w->K - d;
     if (room < 0.25 * w->K)
         room = 0.25 * w->K; /* engines keep prefill moving under a full decode batch */
@@ -122,7 +124,7 @@ static void sv_itl(double td, const sv_pre *p, double arrivals, sv_state *s)
 /* Closed loop at C requests in flight. */
 static void sv_at(const sv_model *k, const sv_load *w, double C, sv_state *s)
 {
-    double cd = w->isl + 0.5 * w->osl, o1 = w->osl > 1.0 ? w->osl - 1.0 : 1.0;
+    double cd = w->cd, o1 = w->osl > 1.0 ? w->osl - 1.0 : 1.0;
     double td = sv_tok(k, C, cd);
     sv_pre p;
     sv_prefill(k, w, C, C / o1, &p);
@@ -140,7 +142,7 @@ static void sv_at(const sv_model *k, const sv_load *w, double C, sv_state *s)
 /* Open loop at lambda requests/s; false when unstable. */
 static bool sv_rate(const sv_model *k, const sv_load *w, double lam, double cmax, sv_state *s)
 {
-    double cd = w->isl + 0.5 * w->osl, o1 = w->osl > 1.0 ? w->osl - 1.0 : 0.0;
+    double cd = w->cd, o1 = w->osl > 1.0 ? w->osl - 1.0 : 0.0;
     double d = 1.0, tpot = 0.0;
     sv_pre p = {0};
     for (int i = 0; i < 3; i++) {
@@ -174,6 +176,39 @@ static bool sv_rate(const sv_model *k, const sv_load *w, double lam, double cmax
     return true;
 }
 
+/* An offline burst of N <= C_max requests sent at once (a benchmark
+ * client's run): every request is admitted, the prompts prefill in
+ * order, np of them a step (packed under the budget), the decodes run
+ * beside them (or wait for them, prefill apart) and then alone. A
+ * prompt's first token comes at the end of its step: the mean TTFT is
+ * host + (N + np) / 2 prompts' prefill. Its decodes are held up by the
+ * prompt steps after its own, (N - np) / 2 prompts on average, each
+ * ISL x delta: the mean over the requests of TPOT = (e2e - TTFT) /
+ * (OSL - 1), as a benchmark computes it, is t_dec + (N - np) ISL delta /
+ * (2 (OSL - 1)), about half the steady state's prefill share at C = N.
+ * The burst ends when the last prompt's request has decoded: its TTFT
+ * plus OSL - 1 decode steps. */
+static void sv_burst(const sv_model *k, const sv_load *w, double N, sv_state *s)
+{
+    double cd = w->cd, o1 = w->osl > 1.0 ? w->osl - 1.0 : 1.0;
+    double td = sv_tok(k, N, cd);
+    sv_pre p;
+    sv_prefill(k, w, N, N, &p);
+    double np = p.np < N ? p.np : N;
+    double prompt = w->isl * p.tp / (p.np * p.len); /* a prompt's share of its steps */
+    memset(s, 0, sizeof *s);
+    s->conc = N;
+    s->tpot = td + (w->osl > 1.0 ? 0.5 * (N - np) * w->isl * p.delta / o1 : 0.0);
+    s->ttft = k->host_req + 0.5 * (N + np) * prompt;
+    s->ttft_p90 = k->host_req + dt_min(N, 0.9 * N + 0.5 * np) * prompt;
+    s->ttft_p99 = k->host_req + dt_min(N, 0.99 * N + 0.5 * np) * prompt;
+    /* every decode step of the prefill phase carries a chunk */
+    sv_itl(td, &p, 1.0, s);
+    s->e2e = s->ttft + (w->osl - 1.0) * s->tpot;
+    double end = k->host_req + N * prompt + (w->osl - 1.0) * td;
+    s->req_s = N / (end > s->e2e ? end : s->e2e);
+}
+
 /* Static batching of B sequences. */
 static void sv_static(const sv_model *k, const sv_load *w, double B, sv_state *s)
 {
@@ -181,7 +216,7 @@ static void sv_static(const sv_model *k, const sv_load *w, double B, sv_state *s
     s->conc = B;
     s->ttft = k->host_req + sv_t(k, B, w->isl, 0, 0, 0);
     s->ttft_p90 = s->ttft_p99 = s->ttft;
-    s->tpot = sv_tok(k, B, w->isl + 0.5 * w->osl);
+    s->tpot = sv_tok(k, B, w->cd);
     s->itl_p50 = s->itl_p99 = s->tpot;
     s->e2e = s->ttft + (w->osl - 1.0) * s->tpot;
     s->req_s = B / s->e2e;
@@ -233,6 +268,11 @@ static void sv_solve(const dt_ctx *c, const sv_model *k, const sv_load *w, int64
         sv_sla(c, k, w, cmax, s);
         return;
     }
+    if (t->concurrency == TASK_CONC_MAX && t->requests > 0 &&
+        ceil((double)t->requests / dp) <= (double)cmax) {
+        sv_burst(k, w, ceil((double)t->requests / dp), s);
+        return;
+    }
     double C = t->concurrency == TASK_CONC_MAX ? (double)cmax
                : t->concurrency > 0            ? ceil((double)t->concurrency / dp)
                                                : (double)c->d.mb;
@@ -248,14 +288,15 @@ status_code sv_serve(const dt_ctx *c, const dt_stages *st, result_t *r)
     sv_model_init(c, st, c->scenario, &k);
     const model_t *m = c->m;
     sv_load w = {(double)(c->t->prompt_tokens > 0 ? c->t->prompt_tokens : m->seq_len),
-                 (double)c->t->decode_tokens, (double)c->st->token_budget};
+                 (double)c->t->decode_tokens, (double)c->st->token_budget, 0.0};
+    w.cd = w.isl + sv_grown(c) * w.osl;
     sv_state s;
     sv_solve(c, &k, &w, kv.cmax, &s);
     double dp = (double)c->d.dp, devices = (double)c->p->system.devices;
     double req = s.req_s * dp;
     /* the parts of a decode step: compute, TP all-reduce, host */
     sv_parts pt;
-    sv_step(&k, 0, 0, 0, s.conc / k.pp, w.isl + 0.5 * w.osl, &pt);
+    sv_step(&k, 0, 0, 0, s.conc / k.pp, w.cd, &pt);
     double comp = pt.total > 0.0 ? (pt.gemm + pt.attn + pt.ew + pt.head) / pt.total : 0.0;
     double tpsh = pt.total > 0.0 ? pt.tp / pt.total : 0.0;
     r->ttft_s = s.ttft;

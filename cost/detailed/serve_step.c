@@ -24,7 +24,9 @@
  *   LM head       for the sequences producing a token, with sampling;
  *   host          the engine's host time per step and per sequence in
  *                 the step (scheduling, output processing, streaming)
- *                 that it does not overlap with the GPU.
+ *                 that it does not overlap with the GPU;
+ *   launches      without CUDA graphs (the stack's launch_s) no kernel
+ *                 takes less than the host's launch of it.
  */
 #include "serve.h"
 
@@ -211,7 +213,11 @@ void sv_model_init(const dt_ctx *c, const dt_stages *st, stack_scenario sc, sv_m
     k->pp = (double)c->d.pp;
     k->sbw = hw->scaleup_bytes_per_s * c->f.net;
     k->p2p_tok = hw->scaleup_latency_s;
-    k->t0 = stack_pick(s->gemm_floor_s, sc, false);
+    /* an engine that launches its kernels one by one from the host (no
+     * CUDA graph: the stack's launch_s) runs no kernel faster than the
+     * host enqueues it: each floor is at least the launch */
+    double launch = stack_pick(s->launch_s, sc, false);
+    k->t0 = dt_max(launch, stack_pick(s->gemm_floor_s, sc, false));
     k->eta_w = stack_pick(s->weight_bw_eff, sc, true);
     /* the generation's large-GEMM efficiency in the math dtype (its FP8
      * table: a lower fraction of a doubled peak, filled at larger sizes;
@@ -226,10 +232,10 @@ void sv_model_init(const dt_ctx *c, const dt_stages *st, stack_scenario sc, sv_m
     k->eff_top = dt_min(0.95, top * stack_pick(s->gemm_eff_max, sc, true));
     k->m_half = stack_pick(s->gemm_m_half, sc, false) * (fp8 ? 2.0 : 1.0);
     k->eta_kv = stack_pick(s->kv_bw_eff, sc, true);
-    k->attn_floor = stack_pick(s->attn_floor_s, sc, false);
+    k->attn_floor = dt_max(launch, stack_pick(s->attn_floor_s, sc, false));
     k->pre_eff = stack_pick(s->prefill_attn_eff, sc, true);
-    k->ew_floor = stack_pick(s->ew_floor_s, sc, false);
-    k->ar_lat = stack_pick(s->allreduce_s, sc, false);
+    k->ew_floor = dt_max(launch, stack_pick(s->ew_floor_s, sc, false));
+    k->ar_lat = dt_max(launch, stack_pick(s->allreduce_s, sc, false));
     k->ar_eff = stack_pick(s->allreduce_bw_eff, sc, true);
     k->host_step = stack_pick(s->step_host_s, sc, false);
     k->host_seq = stack_pick(s->seq_host_s, sc, false);
