@@ -1259,6 +1259,9 @@ static const struct {
     {"fp8_recipe", LOAD_T_TRAIN},
     {"emb_optimizer", LOAD_T_TRAIN},
     {"allreduce_sharp", LOAD_T_TRAIN},
+    {"moe_flex_dispatch", LOAD_T_TRAIN},
+    {"moe_a2a_overlap", LOAD_T_TRAIN},
+    {"compiled", LOAD_T_TRAIN},
     /* serving, detailed */
     {"prompt_tokens", LOAD_T_INFER},
     {"decode_tokens", LOAD_T_INFER},
@@ -1272,6 +1275,8 @@ static const struct {
     {"spec_draft_cost", LOAD_T_INFER},
     {"ttft_max_s", LOAD_T_INFER},
     {"tpot_max_s", LOAD_T_INFER},
+    {"requests", LOAD_T_INFER},
+    {"uniform_lengths", LOAD_T_INFER},
 };
 
 /* The task types key `key` applies to (every type for a key not listed). */

@@ -255,6 +255,8 @@ static void test_task_type_keys(void)
         {"llama2-7b", "megatron-core", "pretrain", llm_train, "spec_draft_cost = 0.1;", "\"inference\""},
         {"llama2-7b", "megatron-core", "pretrain", llm_train, "ttft_max_s = 1.0;", "\"inference\""},
         {"llama2-7b", "megatron-core", "pretrain", llm_train, "tpot_max_s = 0.1;", "\"inference\""},
+        {"llama2-7b", "megatron-core", "pretrain", llm_train, "requests = 500;", "\"inference\""},
+        {"llama2-7b", "megatron-core", "pretrain", llm_train, "uniform_lengths = true;", "\"inference\""},
         /* fine-tuning keys of the other types */
         {"llama2-7b", "megatron-core", "pretrain", llm_train, "lora_rank = 8;", "\"finetune\""},
         {"llama2-7b", "megatron-core", "pretrain", llm_train, "frozen_layers = 2;", "\"finetune\""},
@@ -274,6 +276,9 @@ static void test_task_type_keys(void)
         {"llama2-7b", "vllm", "inference", llm_infer, "attention = \"flash\";", "\"pretrain\" and"},
         {"llama2-7b", "vllm", "inference", llm_infer, "overlap_tp_comm = false;", "\"pretrain\" and"},
         {"llama2-7b", "vllm", "inference", llm_infer, "fp8_recipe = \"current\";", "\"pretrain\" and"},
+        {"llama2-7b", "vllm", "inference", llm_infer, "moe_flex_dispatch = true;", "\"pretrain\" and"},
+        {"llama2-7b", "vllm", "inference", llm_infer, "moe_a2a_overlap = true;", "\"pretrain\" and"},
+        {"llama2-7b", "vllm", "inference", llm_infer, "compiled = true;", "\"pretrain\" and"},
         {"dlrm-mlperf", "unknown", "inference", dlrm, "emb_optimizer = \"sgd\";", "\"pretrain\" and"},
         {"dlrm-mlperf", "unknown", "inference", dlrm, "allreduce_sharp = true;", "\"pretrain\" and"},
         {"dlrm-mlperf", "unknown", "inference", dlrm, "overlap_dp_comm = false;", "\"pretrain\" and"},
