@@ -9,6 +9,7 @@
  * A point whose stack has no name takes the idealized stack (stack.h).
  */
 #include "dt.h"
+#include "serve.h"
 
 #include <math.h>
 #include <string.h>
@@ -149,6 +150,11 @@ static status_code dt_check(const point_t *p, const char **where)
                                  t->shard_degree % d.ep != 0))) {
         *where = "task";
         return STATUS_INVALID_STRATEGY;
+    }
+    if (p->prefill.on) {
+        status_code rc = sv_disagg_check(p, where);
+        if (rc != STATUS_OK)
+            return rc;
     }
     int64_t etp = t->etp > 0 ? t->etp : d.tp;
     if (t->etp < 0 || d.tp % etp != 0 ||

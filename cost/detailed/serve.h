@@ -118,4 +118,24 @@ typedef struct sv_state {
 } sv_state;
 status_code sv_serve(const dt_ctx *c, const dt_stages *st, result_t *r);
 
+/* A serving workload: prompt and output tokens, the engine's token
+ * budget per step. */
+typedef struct sv_load {
+    double isl, osl, K;
+} sv_load;
+/* Time per output token of decode-only steps of d sequences per replica
+ * (pipeline stages and speculation included). */
+double sv_tok(const sv_model *k, double d, double cd);
+/* Mean TTFT and TPOT within the task's SLA. */
+bool sv_meets(const dt_ctx *c, const sv_state *s);
+/* The figures of a replica's state s (rates times dp replicas; per
+ * device over `devices`) into r. */
+void sv_put(const dt_ctx *c, const sv_model *k, const sv_kv *kv, const sv_load *w,
+            const sv_state *s, double devices, result_t *r);
+
+/* Prefill/decode disaggregation (serve_disagg.c): the point's system and
+ * task are the decode pool, p->prefill the prefill pool. */
+status_code sv_disagg_check(const point_t *p, const char **where);
+status_code sv_disagg(const dt_ctx *c, const dt_stages *st, result_t *r);
+
 #endif
