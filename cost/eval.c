@@ -94,7 +94,6 @@ static const size_t eval_detailed_llm_infer[] = {
     EO(comm_alltoall_s), EO(comm_allreduce_s), EO(comm_allgather_s),
     EO(comm_reducescatter_s), EO(comm_exposed_s), EO(comm_overlapped_s),
     EO(comm_p2p_s), EO(mem_weights_bytes_per_device),
-    EO(mem_grads_bytes_per_device), EO(mem_optimizer_bytes_per_device),
     EO(mem_activations_bytes_per_device), EO(mem_kv_cache_bytes_per_device),
     EO(mem_total_bytes_per_device), EO(tokens_per_s), EO(ttft_s), EO(tpot_s), EO(mfu),
     EO(iteration_time_lo_s), EO(iteration_time_hi_s), EO(output_tokens_per_s),

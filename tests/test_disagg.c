@@ -236,6 +236,13 @@ static void test_cost_of_both_pools(void)
     result_t rc = run(&c);
     CU_ASSERT(isnan(rc.prefill_devices) && isnan(rc.kv_transfer_s) &&
               isnan(rc.prefill_decode_rate_ratio));
+    /* serving rows carry no training-only figures: NaN, not zeros */
+    CU_ASSERT(isnan(r.mem_grads_bytes_per_device) && isnan(r.mem_optimizer_bytes_per_device) &&
+              isnan(r.pipeline_bubble_s) && isnan(r.optimizer_s));
+    CU_ASSERT(isnan(rc.mem_grads_bytes_per_device) && isnan(rc.mem_optimizer_bytes_per_device));
+    /* the memory columns add up to the total the KV capacity counts */
+    CU_ASSERT(rc.mem_weights_bytes_per_device + rc.mem_activations_bytes_per_device +
+                  rc.mem_kv_cache_bytes_per_device <= rc.mem_total_bytes_per_device);
 }
 
 static void test_rules(void)

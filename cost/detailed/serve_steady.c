@@ -286,6 +286,10 @@ void sv_put(const dt_ctx *c, const sv_model *k, const sv_kv *kv, const sv_load *
     r->compute_math_s = dt_max(0.0, r->compute_gemm_s - r->compute_memory_s);
     double est[DT_B_DIMS] = {[DT_B_TP] = r->comm_allreduce_s, [DT_B_PP] = r->comm_p2p_s};
     dt_breakdown_comm(c, r->comm_exposed_s, est, r);
+    /* the memory as the KV capacity counts it (weights in their own
+     * precision, one step's activations) */
+    r->mem_weights_bytes_per_device = kv->weights;
+    r->mem_activations_bytes_per_device = kv->acts;
     r->mem_kv_cache_bytes_per_device = used;
     r->mem_total_bytes_per_device = kv->weights + kv->acts + kv->reserve + used;
     double peak = c->hw->peak_flops[c->dt] > 0 ? c->hw->peak_flops[c->dt]
