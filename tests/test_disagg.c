@@ -9,6 +9,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../cost/detailed/serve.h"
@@ -268,6 +269,45 @@ static void test_rules(void)
     engine_free(&e);
 }
 
+/* A copy of the repository's disaggregated point with its prefill group
+ * replaced; load_point's verdict, the message in *err. */
+static int load_variant(const char *prefill, load_err *err)
+{
+    char src[1024], dst[1024], line[512];
+    snprintf(src, sizeof src, "%s/points/detailed_llama2_70b_disagg.cfg", unit_configs());
+    const char *tmp = getenv("MADSWEEP_TEST_TMP");
+    snprintf(dst, sizeof dst, "%s/disagg_variant.cfg", tmp ? tmp : ".");
+    FILE *in = fopen(src, "r"), *out = fopen(dst, "w");
+    CU_ASSERT_FATAL(in && out);
+    while (fgets(line, sizeof line, in))
+        fputs(strncmp(line, "prefill", 7) == 0 ? prefill : line, out);
+    fclose(in);
+    fclose(out);
+    point_t p;
+    return load_point(dst, unit_configs(), &p, err);
+}
+
+static void test_load_errors(void)
+{
+    load_err err;
+    CU_ASSERT_EQUAL(load_variant("prefill = { devices = \"auto\"; };\n", &err), 0);
+    CU_ASSERT_EQUAL(load_variant("prefill = { devices = 8; tp = 3; };\n", &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.text, "prefill"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.text, "invalid:product"));
+    CU_ASSERT_EQUAL(load_variant("prefill = { devices = 12; tp = 4; };\n", &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.text, "prefill pool of 12 devices"));
+    CU_ASSERT_EQUAL(load_variant("prefill = { devices = \"many\"; };\n", &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.text, "\"auto\""));
+    CU_ASSERT_EQUAL(load_variant("prefill = { devices = 8; kv_transfer = \"later\"; };\n",
+                                 &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.text, "layerwise"));
+    CU_ASSERT_EQUAL(load_variant("prefill = { devices = 8; hardware = \"h100-sxm\"; };\n",
+                                 &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.text, "h100-sxm-80g")); /* did you mean */
+    CU_ASSERT_EQUAL(load_variant("prefill = { devices = 8; tpp = 8; };\n", &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.text, "unknown key 'tpp'"));
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS)
@@ -279,5 +319,6 @@ int main(void)
     CU_add_test(s, "bounded by colocated on the same GPUs", test_bounded_by_colocated);
     CU_add_test(s, "cost and energy of both pools", test_cost_of_both_pools);
     CU_add_test(s, "rules", test_rules);
+    CU_add_test(s, "point files refused with the key", test_load_errors);
     return unit_run();
 }
