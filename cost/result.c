@@ -74,6 +74,10 @@ const result_field result_fields[] = {
        "serving: requests/s meeting the task's SLA (all of them or none: mean figures)"),
     RF(sla_met, "bool (1 met, 0 missed)", RESULT_F64,
        "serving: mean TTFT and TPOT within ttft_max_s and tpot_max_s (1 without an SLA)"),
+    RF(ttft_wave_max_s, "s", RESULT_F64,
+       "serving at a fixed concurrency: TTFT of the last request of a wave (fixed lengths "
+       "make requests that start together return together), the upper end of the TTFT "
+       "range whose lower end is ttft_s (model estimate; NaN under a request rate)"),
     RF(prefill_devices, "devices", RESULT_F64,
        "disaggregated serving: devices of the prefill pool (rate-matched when \"auto\"); "
        "devices and the per-device figures count both pools"),

@@ -85,6 +85,7 @@ typedef struct result_t {
     double kv_use;
     double goodput_requests_per_s;
     double sla_met;
+    double ttft_wave_max_s;
     /* serving with prefill/decode disaggregation (serve_disagg.c; NaN
      * for a colocated point) */
     double prefill_devices;

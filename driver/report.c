@@ -363,6 +363,11 @@ static void report_text_detailed(FILE *out, const point_t *p,
         fprintf(out, "Time to first token        %12.3f ms mean (p90 %.3f, p99 %.3f: model "
                      "estimates)\n",
                 r->ttft_s * 1e3, r->ttft_p90_s * 1e3, r->ttft_p99_s * 1e3);
+        if (isfinite(r->ttft_wave_max_s))
+            fprintf(out, "  in waves                 %12.3f ms for the last of a wave (fixed "
+                         "lengths: requests that start together return together; model "
+                         "estimate)\n",
+                    r->ttft_wave_max_s * 1e3);
         fprintf(out, "Time per output token      %12.3f ms (ITL p50 %.3f, p99 %.3f ms; %.1f "
                      "tokens/s per user)\n",
                 r->tpot_s * 1e3, r->itl_p50_s * 1e3, r->itl_p99_s * 1e3,

@@ -110,6 +110,7 @@ bool sv_fits(const dt_ctx *c, const dt_stages *st, sv_kv *kv);
 typedef struct sv_state {
     double conc;         /* requests in flight per replica */
     double ttft, ttft_p90, ttft_p99, tpot, itl_p50, itl_p99;
+    double ttft_wave;    /* closed loop, fixed lengths: the last of a wave (0: none) */
     double e2e;          /* TTFT + (OSL - 1) TPOT */
     double req_s;        /* requests/s per replica */
     double busy;         /* GPU time per second of the stage (compute share) */

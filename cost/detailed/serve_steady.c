@@ -21,6 +21,10 @@
  *                  the M/D/1 wait of the prefill chunks, W = rho_p S /
  *                  (2 (1 - rho_p)), percentiles from P(W > x) ~ rho_p
  *                  exp(-x rho_p / W) (model estimates);
+ *                  With fixed lengths the requests of a closed loop finish
+ *                  and return in waves: TTFT ranges from that value
+ *                  (desynchronized) to the last of a wave of C prompts
+ *                  prefilled at full steps (ttft_wave_max_s);
  *   ITL            p50 a decode step t_dec; p99 the step with a prefill
  *                  chunk once a fraction f >= 1 % of the steps carries one
  *                  (f = arrivals per step x chunks per prompt / prompts
@@ -111,6 +115,15 @@ static void sv_at(const sv_model *k, const sv_load *w, double C, sv_state *s)
     /* closed loop: a request arrives as another leaves, at a step's end */
     s->ttft = k->host_req + p.nc * p.t;
     s->ttft_p90 = s->ttft_p99 = s->ttft;
+    /* fixed lengths: requests that start together finish together and
+     * return as a wave of C prompts, `fit` of them (or of their chunks)
+     * a step beside the decodes; the last waits for the whole wave: the
+     * range's upper end. Each step costs the decode step plus the
+     * marginal cost of its prompt tokens (no step evaluated). */
+    double room = w->K - C > 0.25 * w->K ? w->K - C : 0.25 * w->K;
+    double fit = dt_min(dt_max(1.0, floor(room / p.len)), C);
+    double base = p.t - p.np * p.len * p.delta;
+    s->ttft_wave = k->host_req + p.nc * (ceil(C / fit) * base + C * p.len * p.delta);
     sv_itl(td, &p, C / o1, s);
     s->e2e = s->ttft + (w->osl - 1.0) * s->tpot;
     s->req_s = C / s->e2e;
@@ -258,6 +271,7 @@ void sv_put(const dt_ctx *c, const sv_model *k, const sv_kv *kv, const sv_load *
     r->tokens_per_s_per_user = 1.0 / s->tpot;
     r->ttft_p90_s = s->ttft_p90;
     r->ttft_p99_s = s->ttft_p99;
+    r->ttft_wave_max_s = s->ttft_wave > 0.0 ? dt_max(s->ttft_wave, s->ttft) : (double)NAN;
     r->itl_p50_s = s->itl_p50;
     r->itl_p99_s = s->itl_p99;
     r->concurrency_resolved = r->global_batch;
