@@ -2322,7 +2322,8 @@ void load_print_keys(FILE *out)
 {
     fprintf(out, "{a to b}: the accepted range of a number (checked when it "
             "is read)\n");
-    fprintf(out, "point: fidelity (\"madmax\" or \"detailed\"), model, system, task\n");
+    fprintf(out, "point: fidelity (\"madmax\" or \"detailed\"), model, system, task, stack, "
+                 "prefill (detailed serving)\n");
     load_print_table(out, "model", model_keys, NKEYS(model_keys));
     load_print_table(out, "system", system_keys, NKEYS(system_keys));
     load_print_table(out, "task", task_keys, NKEYS(task_keys));
