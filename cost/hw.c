@@ -97,6 +97,8 @@ status_code hw_check(const hw_t *h, const char **bad)
     HW_BAD(hw_frac(h->attention_efficiency), "attention_efficiency");
     HW_BAD(h->attention_tuned_efficiency == 0.0 || hw_frac(h->attention_tuned_efficiency),
            "attention_tuned_efficiency");
+    HW_BAD(h->serve_gemm_fp8_efficiency == 0.0 || hw_frac(h->serve_gemm_fp8_efficiency),
+           "serve_gemm_fp8_efficiency");
     if (!hw_table_ok(h->gemm_fp8_log10_flops, h->gemm_fp8_efficiency, h->gemm_fp8_points, 0,
                      "gemm_fp8_log10_flops", "gemm_fp8_efficiency", bad))
         return STATUS_INVALID_VALUE;

@@ -55,6 +55,10 @@ typedef struct hw_t {
     int gemm_fp8_points;
     double gemm_fp8_log10_flops[HW_EFF_POINTS];
     double gemm_fp8_efficiency[HW_EFF_POINTS];
+    /* serving (cost/detailed/serve_step.c): an FP8 GEMM's efficiency at
+     * large m from kernel sweeps, fraction of the FP8 peak (0: the FP8
+     * table's top, which training runs calibrate) */
+    double serve_gemm_fp8_efficiency;
     /* FP4 GEMMs: the same against the FP4 peak (0 points: the BF16 table) */
     int gemm_fp4_points;
     double gemm_fp4_log10_flops[HW_EFF_POINTS];

@@ -37,6 +37,7 @@ status_code stack_check(const stack_desc *s, const char **bad)
     ST_BAD(stack_range_ok(s->tp_overlap_fwd, 0.0, 1.0), "tp_overlap_fwd");
     ST_BAD(stack_range_ok(s->tp_overlap_bwd, 0.0, 1.0), "tp_overlap_bwd");
     ST_BAD(stack_range_ok(s->dp_overlap, 0.0, 1.0), "dp_overlap");
+    ST_BAD(stack_range_ok(s->zero3_overlap, 0.0, 1.0), "zero3_overlap");
     ST_BAD(stack_range_ok(s->comm_slowdown, 0.0, 1.0), "comm_slowdown");
     ST_BAD(s->dp_rails >= 0 && s->dp_rails <= 1024, "dp_rails");
     ST_BAD(stack_range_ok(s->dp_bus_efficiency, 1e-3, 1.0) && s->dp_bus_efficiency.lo > 0.0,
@@ -60,6 +61,7 @@ status_code stack_check(const stack_desc *s, const char **bad)
     ST_BAD(stack_bytes_ok(s->optimizer_bytes), "optimizer_bytes");
     ST_BAD(stack_bytes_ok(s->grad_reduce_bytes) && s->grad_reduce_bytes > 0.0,
            "grad_reduce_bytes");
+    ST_BAD(stack_bytes_ok(s->zero3_grad_reduce_bytes), "zero3_grad_reduce_bytes");
     ST_BAD(isfinite(s->optimizer_step_bytes) && s->optimizer_step_bytes >= 0.0 &&
                s->optimizer_step_bytes <= 1024.0,
            "optimizer_step_bytes");
@@ -70,6 +72,7 @@ status_code stack_check(const stack_desc *s, const char **bad)
     ST_BAD(s->expert_tensor_parallel >= 0 && s->expert_tensor_parallel <= (1 << 24),
            "expert_tensor_parallel");
     ST_BAD(stack_range_ok(s->moe_a2a_overlap, 0.0, 1.0), "moe_a2a_overlap");
+    ST_BAD(stack_range_ok(s->moe_a2a_overlap_on, 0.0, 1.0), "moe_a2a_overlap_on");
     ST_BAD(stack_range_ok(s->moe_hierarchical_dispatch, 0.0, 1.0), "moe_hierarchical_dispatch");
     ST_BAD(stack_range_ok(s->selective_block_fraction, 0.0, 1.0), "selective_block_fraction");
     if (s->serving) {
@@ -88,6 +91,8 @@ status_code stack_check(const stack_desc *s, const char **bad)
         ST_BAD(stack_range_ok(s->allreduce_s, 0.0, 1e-2), "allreduce_s");
         ST_BAD(stack_range_ok(s->allreduce_bw_eff, 0.01, 1.0), "allreduce_bw_eff");
         ST_BAD(stack_range_ok(s->step_host_s, 0.0, 1.0), "step_host_s");
+        ST_BAD(stack_range_ok(s->kv_output_reserve, 0.0, 1.0), "kv_output_reserve");
+        ST_BAD(stack_range_ok(s->seq_host_s, 0.0, 1e-2), "seq_host_s");
         ST_BAD(stack_range_ok(s->request_host_s, 0.0, 10.0), "request_host_s");
     }
     ST_BAD(stack_bytes_ok(s->emb_comm_bytes), "emb_comm_bytes");
@@ -157,6 +162,8 @@ void stack_serving_defaults(stack_desc *s)
     s->max_seqs = 1024;
     s->mem_fraction = stack_exact(0.9);
     s->mem_fraction_of_free = false;
+    s->mem_fraction_static = false;
+    s->prefill_apart = false;
     s->kv_block = 16;
     s->kv_reserve = false;
     s->gemm_floor_s = stack_exact(4e-6);
@@ -170,6 +177,8 @@ void stack_serving_defaults(stack_desc *s)
     s->allreduce_s = stack_exact(5e-6);
     s->allreduce_bw_eff = stack_exact(0.7);
     s->step_host_s = stack_exact(0.0);
+    s->seq_host_s = stack_exact(0.0);
+    s->kv_output_reserve = stack_exact(0.0);
     s->request_host_s = stack_exact(0.0);
 }
 

@@ -66,6 +66,8 @@ typedef struct stack_desc {
     stack_fact tp_overlap_bwd;  /* same, backward */
     /* ---- data parallelism (ZeRO 0-3, FSDP) */
     stack_fact dp_overlap;      /* fraction of DP/ZeRO collectives that can overlap compute */
+    stack_fact zero3_overlap;   /* the same for ZeRO 3's gathers and reduce-scatters
+                                   (0: dp_overlap) */
     stack_fact comm_slowdown;   /* compute slowdown while collectives run beside it */
     int64_t dp_rails;           /* NIC rails a DP ring spanning nodes uses (0: all) */
     stack_fact dp_bus_efficiency; /* fraction of the NIC bandwidth those rings reach */
@@ -99,6 +101,8 @@ typedef struct stack_desc {
     double grad_bytes;          /* gradient accumulation buffer */
     double optimizer_bytes;     /* optimizer states (Adam: 8) */
     double grad_reduce_bytes;   /* bytes per gradient element on the wire */
+    double zero3_grad_reduce_bytes; /* the same (and accumulated) under ZeRO 3
+                                   (0: grad_reduce_bytes) */
     double optimizer_step_bytes; /* HBM traffic of the optimizer step per local parameter */
     /* ---- memory */
     double reserve_bytes;       /* CUDA context, allocator fragmentation and workspaces */
@@ -109,7 +113,10 @@ typedef struct stack_desc {
     /* ---- mixture of experts */
     int64_t expert_tensor_parallel; /* ETP when a run does not say (0: = tp) */
     stack_fact moe_a2a_overlap; /* fraction of the EP all-to-all hidden (overlapped
-                                   with the other micro-batch's compute) */
+                                   with the other micro-batch's compute) in a run
+                                   that does not say whether it overlaps */
+    stack_fact moe_a2a_overlap_on; /* the same in a run that turns the overlap on
+                                   (0: all of it, as far as the compute lasts) */
     /* "selective" as whole-block checkpointing of this fraction of the
      * layers (0: op-level selective recompute as above) */
     stack_fact selective_block_fraction;
@@ -129,8 +136,16 @@ typedef struct stack_desc {
     int64_t max_seqs;           /* sequences running at once at most */
     stack_fact mem_fraction;    /* memory for weights + KV (of total), or KV (of free) */
     bool mem_fraction_of_free;  /* TensorRT-LLM: fraction of the memory left after weights */
+    bool mem_fraction_static;   /* SGLang: the fraction holds weights + KV only; activations
+                                   and CUDA graphs live in the rest of the memory */
     int64_t kv_block;           /* tokens per KV block */
     bool kv_reserve;            /* reserve prompt + output on admission (else on demand) */
+    bool prefill_apart;         /* prefill chunks run in steps of their own, the decodes
+                                   wait (SGLang without --enable-mixed-chunk); else a
+                                   step carries both */
+    stack_fact kv_output_reserve; /* on demand: share of each running request's remaining
+                                     output held back from admission (SGLang's
+                                     new_token_ratio; 0: none, vLLM) */
     stack_fact gemm_floor_s;    /* fixed cost per weight GEMM (t0) */
     stack_fact weight_bw_eff;   /* fraction of HBM bandwidth a decode GEMM streams weights at */
     stack_fact gemm_eff_max;    /* GEMM efficiency of serving shapes at large m, as a fraction
@@ -145,12 +160,15 @@ typedef struct stack_desc {
     stack_fact allreduce_s;     /* custom all-reduce: latency per call (small messages) */
     stack_fact allreduce_bw_eff; /* ... and its fraction of the scale-up bandwidth */
     stack_fact step_host_s;     /* host time per engine step not overlapped with the GPU */
+    stack_fact seq_host_s;      /* ... and per sequence in the step (the scheduler's and the
+                                   output processing's work per request and token) */
     stack_fact request_host_s;  /* host time in each request's TTFT (tokenize, schedule, return) */
     /* ---- recommendation models (DLRM; 0 where a stack does not say) */
     double emb_comm_bytes;      /* bytes per pooled element on the wire (0: the table's) */
-    double emb_dp_threshold_bytes; /* tables this small replicated (0: none) */
+    double emb_dp_threshold_bytes; /* tables this small (rows, state) replicated (0: none) */
     bool emb_hierarchical;      /* all-to-all in two steps: NVLink in the node, one
-                                   message per node pair over the network */
+                                   message per node pair over the network; on
+                                   several nodes HugeCTR's hier_auto plan */
     bool emb_split_columns;     /* tables too large or too hot split by columns
                                    (else by rows, partial sums reduce-scattered) */
     stack_fact emb_hot_fraction; /* hybrid embedding: lookups that hit the replicated

@@ -92,6 +92,14 @@ typedef struct task_detailed_t {
                                       (as far as the stack overlaps it) */
     int overlap_tp_comm;           /* TP comm hidden behind the GEMMs: -1 as
                                       the stack does, 0 never, 1 fully */
+    int moe_flex_dispatch;         /* MoE token dispatcher: -1 the stack's, 0
+                                      all-to-all, 1 flex (DeepEP/HybridEP) */
+    int moe_a2a_overlap;           /* MoE EP all-to-all beside the other micro-
+                                      batch's compute: -1 as the stack does, 0 off,
+                                      1 on */
+    int compiled;                  /* torch.compile (stacks whose element-wise
+                                      passes span eager to compiled): -1 the stack's
+                                      nominal, 0 eager, 1 compiled */
     int dtype;                     /* hw_dtype of compute */
     int64_t micro_batch;           /* sequences per micro-batch (0: the stack's default) */
     bool micro_batch_auto;         /* training: the fastest micro-batch dividing the
@@ -137,8 +145,8 @@ typedef struct task_detailed_t {
     int64_t spec_tokens;           /* speculative decoding: draft tokens gamma (0: off) */
     double spec_acceptance;        /* ... acceptance rate alpha, [0, 1] */
     double spec_draft_cost;        /* ... a draft step in target decode steps (0: 0.05) */
-    /* auto: tables of at most this many bytes are replicated
-     * (data-parallel); < 0: the stack's threshold, 0: none */
+    /* auto: tables of at most this many bytes (rows and their optimizer
+     * state) are replicated (data-parallel); < 0: the stack's, 0: none */
     double emb_dp_threshold_bytes;
     /* auto: hybrid embedding (HugeCTR): every table's frequent rows
      * replicated, the stack's emb_hot_fraction of lookups local */

@@ -246,6 +246,9 @@ static const load_key hw_keys[] = {
      "FP8 GEMM size points, log10 FLOPs (default: FP8 GEMMs use the BF16 table)"},
     {"gemm_fp8_efficiency", LT_ANY, 0, LK_ALL, LR_NO,
      "FP8 GEMM fraction of the FP8 peak at each size point"},
+    HK(serve_gemm_fp8_efficiency, LT_FLOAT, LR_NO,
+       "serving: FP8 GEMM fraction of the FP8 peak at large m, from kernel sweeps "
+       "(default: the FP8 table's top)"),
     {"gemm_fp4_log10_flops", LT_ANY, 0, LK_ALL, LR_NO,
      "FP4 GEMM size points, log10 FLOPs (default: FP4 GEMMs use the BF16 table)"},
     {"gemm_fp4_efficiency", LT_ANY, 0, LK_ALL, LR_NO,
@@ -311,7 +314,8 @@ static const load_key dtask_keys[] = {
     DTR(emb_hybrid, LT_BOOL, LR_NO,
         "auto: hybrid embedding, frequent rows replicated (HugeCTR; default false)"),
     DTR(emb_dp_threshold_bytes, LT_FLOAT, LR_NO,
-        "auto: tables of at most this many bytes replicated (0: none; < 0 or absent: the stack's)"),
+        "auto: tables of at most this many bytes (rows and optimizer state) replicated "
+        "(0: none; < 0 or absent: the stack's)"),
     DTR(emb_optimizer, LT_EMB_OPT, LR_NO,
         "sparse optimizer: \"rowwise_adagrad\" (default, 1 value per row), \"sgd\", "
         "\"adagrad\", \"adam\""),
@@ -345,6 +349,15 @@ static const load_key dtask_keys[] = {
     DTK(overlap_tp_comm, LT_TRI, LR_NO,
         "TP communication hidden behind the GEMMs: true fully, false never (default: as the "
         "stack does)"),
+    DTK(moe_flex_dispatch, LT_TRI, LR_NO,
+        "MoE token dispatcher: true flex (DeepEP, HybridEP: hierarchical), false all-to-all "
+        "(default: the stack's)"),
+    DTK(moe_a2a_overlap, LT_TRI, LR_NO,
+        "MoE EP all-to-all overlapped with the other micro-batch's compute (Megatron-Core "
+        "overlap_moe_expert_parallel_comm; default: as the stack does)"),
+    DTK(compiled, LT_TRI, LR_NO,
+        "torch.compile: true takes the fused end of the stack's element-wise passes, false "
+        "the eager end (default: the stack's nominal)"),
     {"precision", LT_DTYPE, offsetof(task_t, detailed.dtype), LK_ALL, LR_NO,
      "\"bf16\" (default), \"fp16\", \"fp8\", \"fp4\", \"tf32\", \"fp32\" (a peak the "
      "hardware lacks: its BF16 peak)"},
@@ -437,6 +450,9 @@ static const load_key stack_keys[] = {
     STK(tp_overlap_fwd, LT_FACT, LR_YES, "fraction of forward TP collectives that hides behind GEMMs"),
     STK(tp_overlap_bwd, LT_FACT, LR_YES, "fraction of backward TP collectives that hides behind GEMMs"),
     STK(dp_overlap, LT_FACT, LR_YES, "fraction of DP/ZeRO collectives that overlaps compute"),
+    STK(zero3_overlap, LT_FACT, LR_NO,
+        "fraction of ZeRO 3's gathers and reduce-scatters that overlaps compute (default: "
+        "dp_overlap)"),
     STK(comm_slowdown, LT_FACT, LR_YES, "compute slowdown while collectives run beside it"),
     STK(dp_rails, LT_INT, LR_YES, "NIC rails a DP ring spanning nodes uses (0: all)"),
     STK(dp_bus_efficiency, LT_FACT, LR_YES, "fraction of NIC bandwidth those DP rings reach"),
@@ -466,9 +482,15 @@ static const load_key stack_keys[] = {
         "serving: memory for weights + KV (of the total), or for KV (of the free memory)"),
     STK(mem_fraction_of_free, LT_BOOL, LR_NO,
         "serving: mem_fraction is of the memory left after weights (TensorRT-LLM)"),
+    STK(mem_fraction_static, LT_BOOL, LR_NO,
+        "serving: mem_fraction holds weights + KV only, activations outside it (SGLang)"),
     STK(kv_block, LT_INT, LR_NO, "serving: tokens per KV-cache block"),
     STK(kv_reserve, LT_BOOL, LR_NO,
         "serving: a request reserves its prompt + output KV on admission (else on demand)"),
+    STK(prefill_apart, LT_BOOL, LR_NO,
+        "serving: prefill runs in steps of its own, decodes wait (SGLang; default false)"),
+    STK(kv_output_reserve, LT_FACT, LR_NO,
+        "serving: on demand, share of a request's remaining output kept free for it (default 0)"),
     STK(gemm_floor_s, LT_FACT, LR_NO, "serving: fixed cost per weight GEMM, s"),
     STK(weight_bw_eff, LT_FACT, LR_NO, "serving: HBM fraction decode GEMMs stream weights at"),
     STK(gemm_eff_max, LT_FACT, LR_NO,
@@ -483,12 +505,17 @@ static const load_key stack_keys[] = {
     STK(allreduce_s, LT_FACT, LR_NO, "serving: TP all-reduce kernel latency per call, s"),
     STK(allreduce_bw_eff, LT_FACT, LR_NO, "serving: ... its fraction of scale-up bandwidth"),
     STK(step_host_s, LT_FACT, LR_NO, "serving: host time per step not overlapped, s"),
+    STK(seq_host_s, LT_FACT, LR_NO,
+        "serving: host time per sequence in a step not overlapped, s (default 0)"),
     STK(request_host_s, LT_FACT, LR_NO, "serving: host time in each request's TTFT, s"),
     STK(param_bytes, LT_FLOAT, LR_YES, "persistent compute-dtype copy, bytes/parameter (0: none)"),
     STK(master_bytes, LT_FLOAT, LR_YES, "fp32 master weights, bytes/parameter"),
     STK(grad_bytes, LT_FLOAT, LR_YES, "gradient buffer, bytes/parameter"),
     STK(optimizer_bytes, LT_FLOAT, LR_YES, "optimizer states, bytes/parameter"),
     STK(grad_reduce_bytes, LT_FLOAT, LR_YES, "bytes per gradient element reduced"),
+    STK(zero3_grad_reduce_bytes, LT_FLOAT, LR_NO,
+        "bytes per gradient element accumulated and reduced under ZeRO 3 (default: "
+        "grad_reduce_bytes)"),
     STK(optimizer_step_bytes, LT_FLOAT, LR_YES, "HBM bytes the optimizer step moves per parameter"),
     STK(reserve_bytes, LT_FLOAT, LR_YES, "CUDA context, allocator and workspace reserve, bytes"),
     STK(logit_bytes, LT_FLOAT, LR_YES,
@@ -498,6 +525,9 @@ static const load_key stack_keys[] = {
         "Megatron-Core MoE: 1, experts whole and ep folded over tp*dp*cp)"),
     STK(moe_a2a_overlap, LT_FACT, LR_NO,
         "MoE: fraction of the expert-parallel all-to-all hidden behind other work (default 0)"),
+    STK(moe_a2a_overlap_on, LT_FACT, LR_NO,
+        "MoE: fraction of the all-to-all hidden when a run turns the 1F1B A2A overlap on "
+        "(default 0: all of it, as far as the other micro-batch's compute lasts)"),
     STK(moe_hierarchical_dispatch, LT_FACT, LR_NO,
         "MoE: share of the dispatch that is hierarchical (DeepEP/HybridEP: one network copy "
         "per remote scale-up domain, NVLink fan-out; default 0: flat all-to-all)"),
@@ -512,9 +542,11 @@ static const load_key stack_keys[] = {
     STK(emb_comm_bytes, LT_FLOAT, LR_NO,
         "DLRM: bytes per pooled embedding element exchanged (default: the table's)"),
     STK(emb_dp_threshold_bytes, LT_FLOAT, LR_NO,
-        "DLRM auto placement: tables of at most this many bytes replicated (default 0: none)"),
+        "DLRM auto placement: tables of at most this many bytes (rows and optimizer state) "
+        "replicated (default 0: none)"),
     STK(emb_hierarchical, LT_BOOL, LR_NO,
-        "DLRM: hierarchical all-to-all (NVLink in the node, then between nodes)"),
+        "DLRM: hierarchical all-to-all (NVLink in the node, then between nodes); on several "
+        "nodes the auto placement plans as HugeCTR's hier_auto"),
     STK(emb_split_columns, LT_BOOL, LR_NO,
         "DLRM: split tables by columns (default false: by rows, partial sums reduced)"),
     STK(emb_hot_fraction, LT_FACT, LR_NO,
@@ -1752,6 +1784,9 @@ int load_dtask(const config_setting_t *g, model_kind kind, task_t *t,
     t->detailed.overlap_dp_comm = true;
     t->detailed.attention = TASK_ATTENTION_STACK;
     t->detailed.overlap_tp_comm = -1;
+    t->detailed.moe_flex_dispatch = -1;
+    t->detailed.moe_a2a_overlap = -1;
+    t->detailed.compiled = -1;
     unsigned kinds = kind == MODEL_DLRM ? LK_DLRM : LK_LLM;
     if (load_group(g, kind == MODEL_DLRM ? "detailed task (dlrm)" : "detailed task",
                    dtask_keys, NKEYS(dtask_keys), kinds, false, t, err))

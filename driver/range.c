@@ -89,7 +89,7 @@ static const range_float range_floats[] = {
     {"grad_reduce_bytes", 0.125, 16.0, 1},
     /* hardware: the FP8 / FP4 GEMM tables, the bands, power and price (cost/hw.c
      * hw_check: uncertainties below 0.5, idle power at most board power) */
-    {"attention_tuned_efficiency", 1e-6, 1.0, 1}, {"gemm_fp8_log10_flops", -10.0, 40.0, 1},
+    {"attention_tuned_efficiency", 1e-6, 1.0, 1}, {"serve_gemm_fp8_efficiency", 1e-6, 1.0, 1}, {"gemm_fp8_log10_flops", -10.0, 40.0, 1},
     RANGE_FRAC("gemm_fp8_efficiency"), {"gemm_fp4_log10_flops", -10.0, 40.0, 1},
     RANGE_FRAC("gemm_fp4_efficiency"), {"efficiency_uncertainty", 0.0, 0.49, 1},
     {"network_uncertainty", 0.0, 0.49, 1}, {"board_power_w", 1e-3, 1e6, 1},
@@ -113,7 +113,9 @@ static const range_float range_floats[] = {
     {"gemm_m_half", 0.0, 1e6, 1}, RANGE_FRAC("kv_bw_eff"), {"attn_floor_s", 0.0, 1e-3, 1},
     RANGE_FRAC("prefill_attn_eff"), {"ew_floor_s", 0.0, 1e-3, 1},
     {"allreduce_s", 0.0, 1e-2, 1}, RANGE_FRAC("allreduce_bw_eff"),
-    {"step_host_s", 0.0, 1.0, 1}, {"request_host_s", 0.0, 10.0, 1},
+    {"step_host_s", 0.0, 1.0, 1}, {"seq_host_s", 0.0, 1e-2, 1},
+    {"kv_output_reserve", 0.0, 1.0, 1},
+    {"request_host_s", 0.0, 10.0, 1},
     {"spec_acceptance", 0.0, 1.0, 1}, {"spec_draft_cost", 1e-6, 10.0, 1},
 };
 

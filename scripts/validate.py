@@ -189,6 +189,26 @@ def point_text(row, used):
     task += [
             f"  tp = {tp}; pp = {pp}; dp = {dp}; cp = {cp}; ep = {ep}; vpp = {vpp};",
             f'  precision = "{prec}";']
+    # MoE token dispatcher and A2A overlap when `notes` name them
+    # (calibration_v3.md): DeepEP / HybridEP are Megatron-Core's flex
+    # dispatcher; "tokendrop" runs use the all-to-all one (Megatron-Bridge
+    # moe_token_drop.py asserts moe_token_dispatcher_type alltoall); "A2A
+    # overlap" is overlap_moe_expert_parallel_comm. Unstated: the stack's.
+    if extra.get("experts"):
+        if re.search(r"\b(DeepEP|HybridEP)\b", notes):
+            task.append("  moe_flex_dispatch = true;")
+            used.append("dispatcher flex (notes)")
+        elif re.search(r"\btokendrop\b|dispatcher A2A\b", notes):
+            task.append("  moe_flex_dispatch = false;")
+            used.append("dispatcher alltoall (notes)")
+        if re.search(r"\bA2A overlap\b", notes):
+            task.append("  moe_a2a_overlap = true;")
+            used.append("a2a overlap (notes)")
+    # torch.compile stated in `notes` (not "no torch.compile"): the
+    # stack's fused end of its element-wise passes
+    if re.search(r"(?<!no )\btorch\.compile\b", notes):
+        task.append("  compiled = true;")
+        used.append("compiled (notes)")
     if (row.get("capacity_factor") or "").strip():
         task.append(f'  capacity_factor = {cell(row, "capacity_factor", 1.0, used, float)!r};')
     elif extra.get("experts"):

@@ -33,7 +33,10 @@ import statistics as st
 GPUS = {"a100-40g", "a100-80g", "h100-sxm-80g", "h200", "b200", "l40s", "mi300x",
         "h100-96g-500w", "gb200-nvl72"}
 ENGINES = {"tensorrt-llm": "trtllm", "trtllm": "trtllm", "vllm": "vllm", "sglang": "sglang"}
-# arch column -> the detailed model's arch, MLP and positions
+# arch column -> the detailed model's arch, MLP and positions. Every one
+# has an output head of its own: tie_word_embeddings defaults to False in
+# transformers' LlamaConfig, Qwen3Config, MixtralConfig and GPTJConfig,
+# and the published checkpoints keep it so (untied_embeddings = true).
 ARCHS = {"llama": ("llama", "swiglu", "rope"), "qwen3": ("llama", "swiglu", "rope"),
          "mixtral": ("mixtral", "swiglu", "rope"), "gptj": ("gpt", "gelu", "rope"),
          "gpt": ("gpt", "gelu", "learned")}
@@ -101,7 +104,8 @@ def point_text(row, used):
     model = [f'  name = "{row["point_id"]}"; type = "llm"; arch = "{arch}";',
              f"  layers = {layers}; hidden = {hidden}; ffn = {ffn}; heads = {heads};",
              f"  kv_heads = {kv}; seq_len = {max(4096, isl + osl)}; vocab = {vocab};",
-             f'  mlp = "{mlp}"; position = "{pos}"; causal = true; dropout = false;']
+             f'  mlp = "{mlp}"; position = "{pos}"; causal = true; dropout = false;',
+             "  untied_embeddings = true;"]
     if arch_col in HEAD_DIM:
         model.append(f"  head_dim = {HEAD_DIM[arch_col]};")
     experts = num(row, "experts", int)

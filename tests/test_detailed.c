@@ -817,6 +817,62 @@ static void test_dlrm_planner(void)
     engine_free(&e);
 }
 
+/* HugeCTR's hier_auto placement (stack emb_hierarchical, several nodes)
+ * on the MLPerf DLRM-DCNv2 tables (training_results_v4.0 NVIDIA
+ * dlrm_dcnv2 train.py: TABLE_SIZE_ARRAY, MULTI_HOT_SIZES), 16 nodes of 8. */
+static void test_dlrm_hier(void)
+{
+    static const int64_t rows[26] = {40000000, 39060, 17295, 7424, 20265, 3, 7122, 1543, 63,
+                                     40000000, 3067956, 405282, 10, 2209, 11938, 155, 4, 976,
+                                     14, 40000000, 40000000, 40000000, 590152, 12973, 108, 36};
+    static const int64_t pool[26] = {3, 2, 1, 2, 6, 1, 1, 1, 1, 7, 3, 8, 1,
+                                     6, 9, 5, 1, 1, 1, 12, 100, 27, 10, 3, 1, 1};
+    engine e;
+    engine_init(&e, false);
+    point_t p = dlrm_point(TASK_EMB_AUTO, 1000);
+    p.model.tables = 26;
+    p.model.emb_dim = 128;
+    p.model.pooling = 9;
+    p.model.d.bot_mlp[1] = 128;
+    p.model.d.n_tables = 26;
+    for (int i = 0; i < 26; i++) {
+        p.model.d.table_rows[i] = rows[i];
+        p.model.d.table_pooling[i] = pool[i];
+    }
+    p.system.hw.mem_capacity_bytes = 160e9;
+    p.system.devices = 128;
+    p.system.devices_per_node = 8;
+    const char *bad = NULL;
+    CU_ASSERT_EQUAL(topo_system_derive(&p.system, &bad), STATUS_OK);
+    p.task.detailed.dp = 128;
+    p.task.detailed.global_batch = 135168;
+    p.task.detailed.emb_optimizer = TASK_EMB_OPT_ADAGRAD;
+    p.stack.emb_hierarchical = true;
+    /* DP_SHARDING_THRESHOLD 0.0125 GB on rows of 128 fp32 values and
+     * their Adagrad state (1024 B): tables under 12207 rows, 14 of them
+     * (planner.py's dp_table_id; the weights alone would give 17) */
+    p.task.detailed.emb_dp_threshold_bytes = 0.0125e9;
+    result_t r4, r3;
+    CU_ASSERT_EQUAL(eval_point(&p, &e, &r4, NULL), STATUS_OK);
+    CU_ASSERT_EQUAL(r4.emb_dp_tables, 14);
+    /* every other table spread over its node's 8 GPUs */
+    CU_ASSERT_EQUAL(r4.emb_whole_tables, 0);
+    CU_ASSERT_EQUAL(r4.emb_split_tables, 12);
+    /* without replicated tables (the v3.0 runs) all 26 are placed on
+     * nodes: more shards, more pooled vectors exchanged */
+    p.task.detailed.emb_dp_threshold_bytes = 0.0;
+    CU_ASSERT_EQUAL(eval_point(&p, &e, &r3, NULL), STATUS_OK);
+    CU_ASSERT_EQUAL(r3.emb_dp_tables, 0);
+    CU_ASSERT_EQUAL(r3.emb_split_tables, 26);
+    CU_ASSERT(r3.comm_alltoall_s > r4.comm_alltoall_s);
+    /* a flat stack places the same tables table-wise instead */
+    p.stack.emb_hierarchical = false;
+    result_t rf;
+    CU_ASSERT_EQUAL(eval_point(&p, &e, &rf, NULL), STATUS_OK);
+    CU_ASSERT(rf.emb_whole_tables > 0);
+    engine_free(&e);
+}
+
 static void test_dlrm_auto(void)
 {
     /* the DLRM candidates follow the transformer ones: the last three,
@@ -1127,6 +1183,7 @@ int main(void)
     CU_add_test(s, "DLRM evaluation", test_dlrm_eval);
     CU_add_test(s, "DLRM auto strategies", test_dlrm_auto);
     CU_add_test(s, "DLRM planner, hybrid embedding, DCNv2", test_dlrm_planner);
+    CU_add_test(s, "DLRM hier_auto placement (HugeCTR)", test_dlrm_hier);
     CU_add_test(s, "fine-tuning: frozen layers and embeddings", test_finetune);
     CU_add_test(s, "point files", test_load_points);
     CU_add_test(s, "trace ends at the evaluated iteration", test_trace_matches_eval);

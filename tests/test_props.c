@@ -137,6 +137,9 @@ static bool prop_point(prop_rng *r, const prop_cat *cat, point_t *p)
     t->recompute = (task_recompute)(prop_next(r) % 4);
     t->attention = TASK_ATTENTION_STACK;
     t->overlap_tp_comm = -1;
+    t->moe_flex_dispatch = -1;
+    t->moe_a2a_overlap = -1;
+    t->compiled = -1;
     t->overlap_dp_comm = prop_next(r) % 4 != 0;
     t->layout = prop_next(r) % 2 ? detailed_layout_parse("tp-cp-pp-dp") : 0;
     t->dtype = HW_BF16;

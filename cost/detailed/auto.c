@@ -234,6 +234,9 @@ status_code dt_auto_apply(point_t *p, int64_t i, int64_t global_batch)
     t->sequence_parallel = c.sequence_parallel;
     t->attention = TASK_ATTENTION_STACK;
     t->overlap_tp_comm = -1;
+    t->moe_flex_dispatch = -1;
+    t->moe_a2a_overlap = -1;
+    t->compiled = -1;
     t->micro_batch = inference ? 1 : c.micro_batch;
     t->global_batch = global_batch;
     t->grad_accum = 1;

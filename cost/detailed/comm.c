@@ -37,7 +37,10 @@
  * the group spans n scale-up domains: a token routed to k experts crosses
  * to each remote domain once, so the network carries the expected
  * distinct domains n (1 - (1 - 1/n)^k) over the k copies of the flat
- * exchange, and fans out inside the domain over NVLink. */
+ * exchange, and fans out inside the domain over NVLink; the forwarding
+ * runs while the network part arrives (DeepEP's internode dispatch and
+ * combine pipeline RDMA and NVLink chunk by chunk), so the longer of the
+ * two is the time. */
 static double dt_ep_a2a(const dt_ctx *c, double bytes)
 {
     int64_t ep = c->d.ep, span = c->topo->level[0].span, extent = ep * c->s_ep;
@@ -47,8 +50,8 @@ static double dt_ep_a2a(const dt_ctx *c, double bytes)
         return flat;
     double n = (double)extent / (double)span, k = (double)dt_top_k(c->m);
     double f = fmin(1.0, n * (1.0 - pow(1.0 - 1.0 / n, k)) / k);
-    double hier = dt_coll(c, TOPO_ALLTOALL, ep, c->s_ep, bytes * f) +
-                  dt_coll(c, TOPO_ALLTOALL, span / c->s_ep, c->s_ep, bytes);
+    double hier = fmax(dt_coll(c, TOPO_ALLTOALL, ep, c->s_ep, bytes * f),
+                       dt_coll(c, TOPO_ALLTOALL, span / c->s_ep, c->s_ep, bytes));
     return x * fmin(hier, flat) + (1.0 - x) * flat;
 }
 

@@ -281,10 +281,18 @@ static void dt_dlrm_emb_fixed(const point_t *p, const task_detailed_t *ts, int64
     o->pooled_bytes = (s.outputs * s.width + b * T * D) * eb;
 }
 
+/* The planner's last answer: the band's three runs differ only in the
+ * stack's facts, of which the plan reads the hybrid hot fraction. */
+typedef struct dt_emb_memo {
+    bool valid;
+    double hot, cap;
+    dt_emb_plan plan;
+} dt_emb_memo;
+
 /* emb_sharding = "auto": the planner of emb.c. */
 static void dt_dlrm_emb_auto(const point_t *p, const task_detailed_t *ts, int64_t n, double B,
                              double b, double eb, double cb, bool emb_train, double hot,
-                             double cap, dt_dlrm_embt *o, dt_emb_plan *pl)
+                             double cap, dt_dlrm_embt *o, dt_emb_plan *pl, dt_emb_memo *memo)
 {
     const model_t *m = &p->model;
     const stack_desc *st = &p->stack;
@@ -313,7 +321,15 @@ static void dt_dlrm_emb_auto(const point_t *p, const task_detailed_t *ts, int64_
     in.train = emb_train;
     in.hierarchical = st->emb_hierarchical;
     in.split_columns = st->emb_split_columns;
-    dt_emb_plan_run(&in, pl);
+    if (memo->valid && memo->hot == hot && memo->cap == cap) {
+        *pl = memo->plan;
+    } else {
+        dt_emb_plan_run(&in, pl);
+        memo->valid = true;
+        memo->hot = hot;
+        memo->cap = cap;
+        memo->plan = *pl;
+    }
     double ov = p->system.hw.kernel_overhead_s;
     o->row = false;
     o->lookup = pl->fwd_s + ov;
@@ -328,7 +344,8 @@ static void dt_dlrm_emb_auto(const point_t *p, const task_detailed_t *ts, int64_
     (void)b;
 }
 
-static status_code dt_dlrm_iter(const point_t *p, engine *e, result_t *r, stack_scenario sc)
+static status_code dt_dlrm_iter(const point_t *p, engine *e, result_t *r, stack_scenario sc,
+                                dt_emb_memo *memo)
 {
     const model_t *m = &p->model;
     const task_detailed_t *t = &p->task.detailed;
@@ -390,7 +407,7 @@ static status_code dt_dlrm_iter(const point_t *p, engine *e, result_t *r, stack_
     memset(&pl, 0, sizeof pl);
     if (ts.emb_sharding == TASK_EMB_AUTO)
         dt_dlrm_emb_auto(p, &ts, n, B, b, eb, cb, emb_train, hot,
-                         hw->mem_capacity_bytes - dense_mem, &E, &pl);
+                         hw->mem_capacity_bytes - dense_mem, &E, &pl, memo);
     else
         dt_dlrm_emb_fixed(p, &ts, n, B, b, eb, emb_train, &E);
     acts += E.pooled_bytes;
@@ -562,15 +579,17 @@ status_code dt_run_dlrm(const point_t *p, engine *e, result_t *r)
     for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
         ranged = ranged || f[i]->lo != f[i]->hi;
     double lo = 0.0, hi = 0.0;
+    dt_emb_memo memo;
+    memo.valid = false;
     if (ranged) {
         result_t band = *r;
-        if (dt_dlrm_iter(p, e, &band, STACK_FAST) == STATUS_OK)
+        if (dt_dlrm_iter(p, e, &band, STACK_FAST, &memo) == STATUS_OK)
             lo = band.iteration_time_s;
         band = *r;
-        if (dt_dlrm_iter(p, e, &band, STACK_SLOW) == STATUS_OK)
+        if (dt_dlrm_iter(p, e, &band, STACK_SLOW, &memo) == STATUS_OK)
             hi = band.iteration_time_s;
     }
-    status_code rc = dt_dlrm_iter(p, e, r, STACK_NOMINAL);
+    status_code rc = dt_dlrm_iter(p, e, r, STACK_NOMINAL, &memo);
     if (rc != STATUS_OK)
         return rc;
     r->iteration_time_lo_s = ranged ? lo : r->iteration_time_s;

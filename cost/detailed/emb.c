@@ -14,9 +14,12 @@
  * element, fp32). Touched rows of a table of R rows hit n times:
  * R (1 - exp(-n / R)) (uniform hashing; skewed ids touch fewer).
  *
- * Placement. A table of at most the data-parallel threshold bytes is
- * replicated: every device looks it up for its own samples, and its row
- * gradients are all-reduced with the MLP gradients. A hybrid embedding
+ * Placement. A table of at most the data-parallel threshold bytes (its
+ * rows with their optimizer state, as HugeCTR's planner sizes it:
+ * unit_mem_cost = ev_size x 8 B for Adagrad, 4 for SGD, MLPerf v4.0
+ * dlrm_dcnv2 sharding/generate_plan.py, planner.py) is replicated:
+ * every device looks it up for its own samples, and its row gradients
+ * are all-reduced with the MLP gradients. A hybrid embedding
  * (HugeCTR's, stack emb_hot_fraction) also replicates the most frequent
  * rows of every table: that fraction of the lookups stays local. The
  * other tables are model-parallel: assigned whole to the least loaded
@@ -24,7 +27,14 @@
  * node to the least loaded device, or split by rows over the node's
  * devices when a table alone would exceed the balanced load or does not
  * fit a device (its partial sums then reduce-scattered over NVLink).
- * The busiest device sets the embedding time.
+ * The busiest device sets the embedding time. Two stacks' placements
+ * are their own: a hybrid embedding deals the infrequent rows of every
+ * table over all devices (HugeCTR HybridSparseEmbedding, "Distributed"),
+ * and a hierarchical stack (HugeCTR hier_auto) places tables on nodes by
+ * its planner's cost (lookup bytes plus one exchange per shard, power-of-
+ * two splits of the hottest table) and spreads every shard of a node
+ * over all the node's devices, whose partial sums of the whole batch are
+ * reduced over NVLink before they cross the network.
  *
  * Exchange. Every device receives, for its own samples, the pooled
  * vector of every model-parallel table (and sends as much): the forward
@@ -173,6 +183,221 @@ static void dt_emb_node(const dt_emb_tab *t, int n, int64_t g, double cap,
         out->split_per_node = split;
 }
 
+/* Tables to nodes as HugeCTR's hier_auto planner does it (MLPerf v3.0 and
+ * v4.0 dlrm_dcnv2 sharding/planner.py, generate_plan.py). A node's cost
+ * is its shards' lookups in HBM bytes (cost[i] per table, a shard its
+ * table's share) plus, per shard on it, one pooled vector per sample
+ * over the network (`shard`: the planner's MEM_COMM_BW_RATIO /
+ * MEM_COMM_WORK_RATIO). Each round places the shards hottest first on
+ * the cheapest node that holds no shard of the same table and has room,
+ * then doubles the shards of the hottest table that can still split (at
+ * most one shard per node); a table that fits nowhere is split and the
+ * round repeated. The cheapest of 20 rounds and of the plan that spreads
+ * every table over every node wins: ld[] gets each node's load, *nsplit
+ * the tables split over several nodes. False when nothing fits. */
+#define DT_EMB_HIER_ROUNDS 20 /* planner.py max_search_iter */
+typedef struct dt_emb_hier {
+    const dt_emb_tab *t;
+    const double *cost;
+    int nt;
+    int64_t nodes;
+    double shard, ncap;
+} dt_emb_hier;
+
+/* One greedy round with cur[] shards per table; returns the busiest
+ * node's cost, or -1 with *oom the table that fit nowhere. The shards
+ * go hottest first; a table's shards are alike, so the tables are
+ * sorted (stably) by their shard's cost and their shards laid out
+ * together. */
+static void dt_emb_hier_order(const dt_emb_hier *h, const int *cur, int *ord, int *ns_out)
+{
+    int tab[DT_MAX_TABLES];
+    for (int i = 0; i < h->nt; i++) {
+        int b = i - 1;
+        while (b >= 0 && h->cost[tab[b]] / cur[tab[b]] < h->cost[i] / cur[i]) {
+            tab[b + 1] = tab[b];
+            b--;
+        }
+        tab[b + 1] = i;
+    }
+    int ns = 0;
+    for (int q = 0; q < h->nt; q++)
+        for (int k = 0; k < cur[tab[q]]; k++)
+            ord[ns++] = tab[q];
+    *ns_out = ns;
+}
+
+static double dt_emb_hier_round(const dt_emb_hier *h, const int *cur, int *ord, int *place,
+                                int *ns_out, int *oom)
+{
+    dt_emb_hier_order(h, cur, ord, ns_out);
+    int ns = *ns_out;
+    double cost[DT_EMB_NODES_MAX], mem[DT_EMB_NODES_MAX];
+    int stamp[DT_EMB_NODES_MAX]; /* the table that last put a shard there */
+    int64_t k = h->nodes;
+    for (int64_t j = 0; j < k; j++) {
+        cost[j] = mem[j] = 0.0;
+        stamp[j] = -1;
+    }
+    for (int a = 0; a < ns; a++) {
+        int i = ord[a];
+        double c = h->cost[i] / cur[i], mb = h->t[i].bytes / cur[i];
+        int64_t pick = -1;
+        for (int64_t j = 0; j < k; j++)
+            if (stamp[j] != i && mem[j] + mb <= h->ncap && (pick < 0 || cost[j] < cost[pick]))
+                pick = j;
+        if (pick < 0) {
+            *oom = i;
+            return -1.0;
+        }
+        place[a] = (int)pick;
+        stamp[pick] = i;
+        cost[pick] += c + h->shard;
+        mem[pick] += mb;
+    }
+    double mx = 0.0;
+    for (int64_t j = 0; j < k; j++)
+        mx = cost[j] > mx ? cost[j] : mx;
+    return mx;
+}
+
+/* A node's share of the plan: its shards' work (s, summed over its
+ * devices), forward part, bytes and shard count. */
+typedef struct dt_emb_load {
+    double work, fwd, bytes;
+    int shards;
+} dt_emb_load;
+
+static void dt_emb_hier_keep(const dt_emb_hier *h, const int *cur, const int *ord,
+                             const int *place, int ns, dt_emb_load *ld, int *nsplit)
+{
+    for (int64_t j = 0; j < h->nodes; j++)
+        memset(&ld[j], 0, sizeof ld[j]);
+    *nsplit = 0;
+    for (int i = 0; i < h->nt; i++)
+        *nsplit += cur[i] > 1;
+    for (int a = 0; a < ns; a++) {
+        const dt_emb_tab *t = &h->t[ord[a]];
+        double c = (double)cur[ord[a]];
+        dt_emb_load *l = &ld[place[a]];
+        l->work += t->work / c;
+        l->fwd += t->fwd / c;
+        l->bytes += t->bytes / c;
+        l->shards++;
+    }
+}
+
+static bool dt_emb_hier_plan(const dt_emb_hier *h, dt_emb_load *ld, int *nsplit)
+{
+    int cur[DT_MAX_TABLES], ord[DT_MAX_TABLES * 4], place[DT_MAX_TABLES * 4];
+    int64_t k = h->nodes;
+    double best = 0.0, mem = 0.0;
+    bool found = false;
+    for (int i = 0; i < h->nt; i++) {
+        cur[i] = 1;
+        best += h->cost[i] / (double)k + h->shard;
+        mem += h->t[i].bytes / (double)k;
+    }
+    if (mem <= h->ncap) { /* every table on every node */
+        found = true;
+        for (int64_t j = 0; j < k; j++) {
+            memset(&ld[j], 0, sizeof ld[j]);
+            for (int i = 0; i < h->nt; i++) {
+                ld[j].work += h->t[i].work / (double)k;
+                ld[j].fwd += h->t[i].fwd / (double)k;
+                ld[j].bytes += h->t[i].bytes / (double)k;
+            }
+            ld[j].shards = h->nt;
+        }
+        *nsplit = h->nt;
+    }
+    double all_bytes = 0.0, all_cost = 0.0;
+    for (int i = 0; i < h->nt; i++) {
+        all_bytes += h->t[i].bytes;
+        all_cost += h->cost[i];
+    }
+    for (int round = 0; round < DT_EMB_HIER_ROUNDS; round++) {
+        int ns = 0, oom = -1, total = 0;
+        double top = 0.0;
+        for (int i = 0; i < h->nt; i++) {
+            total += cur[i];
+            top = h->cost[i] / cur[i] > top ? h->cost[i] / cur[i] : top;
+        }
+        if (total > DT_MAX_TABLES * 4)
+            break;
+        /* a round whose busiest node cannot beat the best (the mean node,
+         * the hottest shard) only picks the next split, when memory cannot
+         * stop a shard anywhere */
+        double lb = (all_cost + (double)total * h->shard) / (double)k;
+        lb = lb > top + h->shard ? lb : top + h->shard;
+        if (found && lb >= best && all_bytes <= h->ncap) {
+            dt_emb_hier_order(h, cur, ord, &ns);
+        } else {
+            double mx = dt_emb_hier_round(h, cur, ord, place, &ns, &oom);
+            if (mx < 0) { /* split the table that did not fit, or stop */
+                if (cur[oom] * 2 > k)
+                    break;
+                cur[oom] *= 2;
+                continue;
+            }
+            if (!found || mx < best) {
+                best = mx;
+                found = true;
+                dt_emb_hier_keep(h, cur, ord, place, ns, ld, nsplit);
+            }
+        }
+        bool more = false;
+        for (int a = 0; a < ns && !more; a++) /* the hottest shard that can split */
+            if (cur[ord[a]] * 2 <= k) {
+                cur[ord[a]] *= 2;
+                more = true;
+            }
+        if (!more) /* every later round would repeat this one */
+            break;
+    }
+    return found;
+}
+
+/* hier_auto placement (stack emb_hierarchical, several nodes): tables
+ * to nodes by HugeCTR's planner, every shard of a node spread over all
+ * its devices (generate_plan.py gives the node's GPUs one shard list).
+ * Sets the busiest device's figures in out, *vectors (pooled vectors a
+ * device receives per sample: one per shard) and *s_max (shards on the
+ * busiest node); false when the planner found no plan. */
+static bool dt_emb_place_hier(const dt_emb_in *in, const dt_emb_tab *mp, int nmp,
+                              int64_t nodes, int64_t g, double dp_load, double dp_fwd,
+                              double dp_mem, dt_emb_plan *out, double *vectors, double *s_max)
+{
+    const topo_level *l1 = &in->topo->level[1];
+    double cost[DT_MAX_TABLES], bpe = in->dim * in->eb + 4.0 * in->state_values;
+    for (int i = 0; i < nmp; i++) /* HBM bytes of a sample's lookups */
+        cost[i] = mp[i].pool * bpe / in->hw->mem_bw_bytes_per_s;
+    dt_emb_hier h = {mp, cost, nmp, nodes, in->dim * in->cb * l1->oversub / l1->bw,
+                     (double)g * (in->cap - dp_mem)};
+    dt_emb_load ld[DT_EMB_NODES_MAX];
+    int nsplit = 0;
+    if (!dt_emb_hier_plan(&h, ld, &nsplit))
+        return false;
+    double shards = 0.0;
+    int smax = 0;
+    for (int64_t j = 0; j < nodes; j++) {
+        double w = dp_load + ld[j].work / (double)g;
+        if (w > out->work_s) {
+            out->work_s = w;
+            out->fwd_s = dp_fwd + ld[j].fwd / (double)g;
+        }
+        double mb = dp_mem + ld[j].bytes / (double)g;
+        out->table_bytes = mb > out->table_bytes ? mb : out->table_bytes;
+        shards += (double)ld[j].shards;
+        smax = ld[j].shards > smax ? ld[j].shards : smax;
+    }
+    out->n_row = nmp; /* every table spread over its node's devices */
+    out->split_per_node = nsplit;
+    *vectors = shards;
+    *s_max = (double)smax;
+    return true;
+}
+
 void dt_emb_plan_run(const dt_emb_in *in, dt_emb_plan *out)
 {
     const model_t *m = in->m;
@@ -192,7 +417,7 @@ void dt_emb_plan_run(const dt_emb_in *in, dt_emb_plan *out)
         double R = m->d.n_tables > 0 ? (double)m->d.table_rows[i] : (double)m->rows_per_table;
         double L = m->d.n_tables > 0 ? (double)m->d.table_pooling[i] : (double)m->pooling;
         double bytes = R * (row + (in->train ? per_row_state : 0.0));
-        if (n > 1 && in->dp_threshold > 0 && R * row <= in->dp_threshold) {
+        if (n > 1 && in->dp_threshold > 0 && bytes <= in->dp_threshold) {
             /* replicated: own samples' lookups, every touched row updated */
             dp_load += dt_emb_work(in, R, b * L, b, &dp_fwd);
             if (in->train) {
@@ -224,6 +449,28 @@ void dt_emb_plan_run(const dt_emb_in *in, dt_emb_plan *out)
         out->grad_bytes += in->hot_rows * in->dim * in->cb;
         dp_mem += in->hot_rows * (row + per_row_state);
     }
+    double vectors = mp_pool, s_max = 0.0;
+    bool hybrid = h > 0 && n > 1;
+    bool hier = !hybrid && nodes > 1 && nodes <= DT_EMB_NODES_MAX && in->hierarchical &&
+                nmp > 0 && in->topo->nlevels > 1 &&
+                dt_emb_place_hier(in, mp, nmp, nodes, g, dp_load, dp_fwd, dp_mem, out,
+                                  &vectors, &s_max);
+    if (hybrid) {
+        /* HybridSparseEmbedding (HybridEmbeddingType Distributed, MLPerf
+         * v2.0 dlrm dgx_a100_8x8x1120.py): the infrequent categories of
+         * every table dealt over all devices, whole rows */
+        out->work_s = dp_load + total_work / (double)n;
+        out->fwd_s = dp_fwd;
+        double mem = dp_mem;
+        for (int i = 0; i < nmp; i++) {
+            out->fwd_s += mp[i].fwd / (double)n;
+            mem += mp[i].bytes / (double)n;
+        }
+        out->table_bytes = mem;
+        out->n_row = nmp;
+    }
+    if (hybrid || hier)
+        nmp = 0; /* placed: skip the table-wise planner below */
     dt_emb_sort(mp, nmp);
     /* a table heavier than a node's share is split by rows over as many
      * nodes as it needs (its parts placed like tables; their partial sums
@@ -282,8 +529,7 @@ void dt_emb_plan_run(const dt_emb_in *in, dt_emb_plan *out)
         nload[best] += mp[i].work;
         nmem[best] += mp[i].bytes;
     }
-    out->work_s = 0.0;
-    for (int64_t k = 0; k < kn; k++) {
+    for (int64_t k = 0; k < kn && !hybrid && !hier; k++) {
         dt_emb_tab sub[DT_MAX_TABLES];
         int ns = 0;
         for (int i = 0; i < nmp; i++)
@@ -291,26 +537,39 @@ void dt_emb_plan_run(const dt_emb_in *in, dt_emb_plan *out)
                 sub[ns++] = mp[i];
         dt_emb_node(sub, ns, g, in->cap, dp_load, dp_fwd, dp_mem, split_s, out);
     }
-    if (nmp == 0) {
+    if (nmp == 0 && !hybrid && !hier) {
         out->work_s = dp_load;
         out->fwd_s = dp_fwd;
         out->table_bytes = dp_mem;
     }
     double mean = dp_load + total_work / (double)n;
     out->imbalance = mean > 0 ? out->work_s / mean : 1.0;
-    out->n_mp = nmp;
+    out->n_mp = hybrid || hier ? (int)vectors : nmp;
 
     /* the pooled exchange: every device receives the model-parallel
      * tables' vectors for its samples (the cold part with a hybrid
      * embedding); split tables add their partial sums' reduce-scatter
      * inside the node */
     double cold = n > 1 ? 1.0 - h : 1.0;
-    double x = b * in->dim * in->cb * (mp_pool + extra_parts) * cold;
+    double x = b * in->dim * in->cb * (vectors + extra_parts) * cold;
     double part = (double)out->split_per_node * (B / (double)nodes) * in->dim * in->cb *
                   (double)(g - 1) / (double)g;
     const topo_t *topo = in->topo;
     double t = 0.0;
-    if (n > 1) {
+    if (hier) {
+        /* the busiest node's devices reduce their partial sums of the
+         * whole batch for its shards over NVLink
+         * (hier_model_parallel_embedding.cpp: intra-node reduction),
+         * then send them on their rails; every device receives its
+         * samples' vectors of all shards */
+        const topo_level *l0 = &topo->level[0], *l1 = &topo->level[1];
+        double node_out = s_max * B * in->dim * in->cb;
+        double send = node_out / (double)g, recv = x;
+        t = node_out * (double)(g - 1) / (double)g / l0->bw + (double)(g - 1) * l0->alpha_s +
+            (send > recv ? send : recv) * (double)(nodes - 1) / (double)nodes * l1->oversub /
+                l1->bw +
+            l1->alpha_s + (double)(nodes - 1) * l1->alpha_s * TOPO_A2A_PER_PEER;
+    } else if (n > 1) {
         const topo_level *l0 = &topo->level[0];
         if (nodes > 1 && in->hierarchical && topo->nlevels > 1) {
             const topo_level *l1 = &topo->level[1];

@@ -104,7 +104,9 @@ static status_code dt_check(const point_t *p, const char **where)
     }
     if ((int)t->recompute < 0 || (int)t->recompute > TASK_RECOMPUTE_AUTO ||
         t->attention < TASK_ATTENTION_STACK || t->attention > TASK_ATTENTION_TUNED ||
-        t->overlap_tp_comm < -1 || t->overlap_tp_comm > 1) {
+        t->overlap_tp_comm < -1 || t->overlap_tp_comm > 1 || t->moe_flex_dispatch < -1 ||
+        t->moe_flex_dispatch > 1 || t->moe_a2a_overlap < -1 || t->moe_a2a_overlap > 1 ||
+        t->compiled < -1 || t->compiled > 1) {
         *where = "task";
         return STATUS_INVALID_VALUE;
     }
@@ -199,20 +201,33 @@ void dt_facts_resolve(dt_ctx *c, stack_scenario sc)
     double k = sc == STACK_FAST ? 1.0 : sc == STACK_SLOW ? -1.0 : 0.0;
     f->gemm = f->attn = f->mem = 1.0 + k * hw->efficiency_uncertainty;
     f->net = 1.0 + k * hw->network_uncertainty;
-    f->ew_passes = stack_pick(st->elementwise_passes, sc, false);
+    /* a run that says whether it is compiled takes that end of the
+     * stack's element-wise passes (the ranges span eager to
+     * torch.compile); the FP8 casts keep the stack's figure, fitted on
+     * compiled runs where a stack has them */
+    int cm = c->t->compiled;
+    stack_scenario psc = cm == 1 ? STACK_FAST : cm == 0 ? STACK_SLOW : sc;
+    f->ew_passes = stack_pick(st->elementwise_passes, psc, false);
     f->launch_s = stack_pick(st->launch_s, sc, false);
     f->fp8_cast = stack_pick(st->fp8_cast_passes, sc, false) + dt_recipe_passes(c->t->fp8_recipe);
     int tpo = c->t->overlap_tp_comm;
     f->tpo_f = tpo == 0 ? 0.0 : tpo == 1 ? 1.0 : stack_pick(st->tp_overlap_fwd, sc, true);
     f->tpo_b = tpo == 0 ? 0.0 : tpo == 1 ? 1.0 : stack_pick(st->tp_overlap_bwd, sc, true);
-    f->dpo = stack_pick(st->dp_overlap, sc, true);
+    f->dpo = stack_pick(c->d.zero >= 3 && st->zero3_overlap.hi > 0.0 ? st->zero3_overlap
+                                                                      : st->dp_overlap,
+                        sc, true);
     f->slow = stack_pick(st->comm_slowdown, sc, false);
     f->dp_bus = stack_pick(st->dp_bus_efficiency, sc, true);
     f->sel_gemm = stack_pick(st->selective_gemm_fraction, sc, false);
     f->loss_bytes = stack_pick(st->loss_bytes, sc, false);
     f->sel_block = stack_pick(st->selective_block_fraction, sc, false);
-    f->a2a_overlap = stack_pick(st->moe_a2a_overlap, sc, true);
-    f->a2a_hier = stack_pick(st->moe_hierarchical_dispatch, sc, true);
+    /* a run that names its dispatcher or A2A overlap: off, or on as far
+     * as the stack's overlapped schedule hides it (comm.c) */
+    int ao = c->t->moe_a2a_overlap, fx = c->t->moe_flex_dispatch;
+    double on = st->moe_a2a_overlap_on.hi > 0.0 ? stack_pick(st->moe_a2a_overlap_on, sc, true)
+                                                : 1.0;
+    f->a2a_overlap = ao == 0 ? 0.0 : ao == 1 ? on : stack_pick(st->moe_a2a_overlap, sc, true);
+    f->a2a_hier = fx == 0 ? 0.0 : fx == 1 ? 1.0 : stack_pick(st->moe_hierarchical_dispatch, sc, true);
     c->dpnet.rails = st->dp_rails;
     c->dpnet.eff = f->dp_bus;
 }
@@ -259,8 +274,11 @@ void dt_ctx_init(dt_ctx *c, const point_t *p, stack_desc *ideal, dt_memo *memo)
     dt_degrees(p, &c->d);
     c->dt = (hw_dtype)c->t->dtype;
     c->ab = c->dt == HW_FP32 || c->dt == HW_TF32 ? 4.0 : 2.0;
+    double sgb = c->d.zero >= 3 && c->st->zero3_grad_reduce_bytes > 0.0
+                     ? c->st->zero3_grad_reduce_bytes
+                     : c->st->grad_reduce_bytes;
     c->gbytes = c->t->grad_reduce_bytes > 0 ? c->t->grad_reduce_bytes
-                                            : fmax(c->st->grad_reduce_bytes, c->ab > 2.0 ? 4.0 : 0.0);
+                                            : fmax(sgb, c->ab > 2.0 ? 4.0 : 0.0);
     c->dpcp = c->d.dp * c->d.cp;
     c->sp = c->t->sequence_parallel && c->d.tp > 1;
     const model_t *m = c->m;

@@ -65,7 +65,8 @@ static double dt_gemm_x(const dt_ctx *c, double m, double n, double k, double ba
     double eff = dt_gemm_eff(c, d, grouped ? flops / batch : flops);
     double tc = flops / (peak * c->f.gemm * eff);
     double tm = hw_mem_time(hw, batch * hw_dtype_bytes(d) * (m * k + k * n + m * n)) / c->f.mem;
-    double t = (tc > tm ? tc : tm) + hw->kernel_overhead_s;
+    /* one kernel, or one per problem of a grouped GEMM */
+    double t = (tc > tm ? tc : tm) + (grouped ? batch : 1.0) * hw->kernel_overhead_s;
     if (hw_dtype_narrow(d) && c->f.fp8_cast > 0.0) /* casts and amax of both inputs */
         t += hw_mem_time(c->hw, c->f.fp8_cast * 2.0 * batch * (m * k + k * n)) / c->f.mem;
     return t;

@@ -41,7 +41,8 @@ typedef struct sv_model {
     double p2p_tok;           /* pipeline send per token between stages, s */
     /* resolved serving facts (cost/stack.h) */
     double t0, eta_w, eta_kv, attn_floor, pre_eff, ew_floor, ar_lat, ar_eff;
-    double host_step, host_req;
+    double host_step, host_seq, host_req;
+    bool apart;               /* prefill steps apart from the decodes */
     /* speculative decoding (serve_spec.c): query rows per decoding
      * sequence (gamma + 1; 1 without), tokens per step E, draft cost of a
      * step in plain target decode steps (gamma x spec_draft_cost) */

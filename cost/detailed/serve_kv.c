@@ -2,19 +2,29 @@
  * serve_kv.c - the KV cache of a serving replica and the concurrency it
  * admits (../shared/design/serving.md section 2, "Concurrency from KV
  * capacity"):
- *   pool   = f_mem x HBM - weights - A(K) - reserve (vLLM, SGLang: a
- *            fraction of the total memory), or f_kv x (HBM - weights -
- *            A(K) - reserve) (TensorRT-LLM: of the free memory);
+ *   pool   = f_mem x HBM - weights - A(K) - reserve (vLLM: a fraction
+ *            of the total memory for weights, activations and KV),
+ *            f_mem x HBM - weights - reserve (SGLang: mem_fraction_static
+ *            holds weights and the KV pool, the activations and CUDA
+ *            graphs use the rest), or f_kv x (HBM - weights - A(K) -
+ *            reserve) (TensorRT-LLM: of the free memory);
  *   A(K)   the activation working set of one step of the engine's token
  *            budget K (one layer's hidden states, QKV and MLP
  *            intermediates) and the logits of the sequences sampled;
  *   seq    KV bytes one request holds: blocks of the engine's size over
  *            prompt + output (reserve on admission) or over its mean
- *            occupancy prompt + output / 2 (allocation on demand);
+ *            occupancy prompt + output / 2 (allocation on demand), plus
+ *            the share r of its remaining output (output / 2 on average)
+ *            that the engine keeps free for it when it admits others
+ *            (SGLang's new_token_ratio);
  *   C_max  = min(max_seqs, floor(pool / seq)).
  * The KV cache is in its own precision (task kv_precision), weights in
- * theirs (weight_precision: 16, 8 or 4 bits with group scales); the
- * busiest pipeline stage decides.
+ * theirs (weight_precision: 16, 8 or 4 bits with group scales) except the
+ * word embedding and the output head, which quantized checkpoints keep
+ * in the activations' precision (TensorRT-LLM's quantization excludes
+ * lm_head by default, ModelOpt FP8 and AWQ/GPTQ checkpoints keep
+ * embed_tokens and lm_head in BF16, vLLM quantizes neither unless told);
+ * the busiest pipeline stage decides.
  */
 #include "serve.h"
 
@@ -39,7 +49,7 @@ void sv_kv_init(const dt_ctx *c, const dt_stages *st, bool reserve, sv_kv *kv)
     double sampled = dt_min(dt_min((double)s->max_seqs, K), 1024.0);
     double prompt = (double)(c->t->prompt_tokens > 0 ? c->t->prompt_tokens : m->seq_len);
     double out = (double)c->t->decode_tokens;
-    double len = reserve ? prompt + out : prompt + 0.5 * out;
+    double len = reserve ? prompt + out : prompt + 0.5 * out * (1.0 + s->kv_output_reserve.v);
     double blocks = ceil(len / (double)s->kv_block) * (double)s->kv_block;
     double cap = c->hw->mem_capacity_bytes;
     memset(kv, 0, sizeof *kv);
@@ -49,17 +59,15 @@ void sv_kv_init(const dt_ctx *c, const dt_stages *st, bool reserve, sv_kv *kv)
         double nl = (double)(g->n[DT_DENSE] + g->n[DT_FDENSE] + g->n[DT_MOE] + g->n[DT_FMOE]);
         double w = (double)(g->n[DT_DENSE] + g->n[DT_FDENSE]) * lpd +
                    (double)(g->n[DT_MOE] + g->n[DT_FMOE]) * lpm;
-        if (i == 0)
-            w += dt_emb_params_dev(c);
-        if (i == c->d.pp - 1)
-            w += dt_head_params_dev(c);
-        double weights = wb * w;
+        double ends = (i == 0 ? dt_emb_params_dev(c) : 0.0) +
+                      (i == c->d.pp - 1 ? dt_head_params_dev(c) : 0.0);
+        double weights = wb * w + (wb < c->ab ? c->ab : wb) * ends;
         double acts = K * (4.0 * h + 3.0 * cols / tp) * c->ab +
                       (i == c->d.pp - 1 ? sampled * (double)m->vocab / tp * 4.0 : 0.0);
         double f = s->mem_fraction.v;
-        double pool = s->mem_fraction_of_free
-                          ? f * (cap - weights - acts - s->reserve_bytes)
-                          : f * cap - weights - acts - s->reserve_bytes;
+        double pool = s->mem_fraction_of_free ? f * (cap - weights - acts - s->reserve_bytes)
+                      : s->mem_fraction_static ? f * cap - weights - s->reserve_bytes
+                                               : f * cap - weights - acts - s->reserve_bytes;
         double tok = nl * kvcols * hw_dtype_bytes(kvd) / (double)c->d.cp;
         double per = pool / (tok * blocks);
         if (least < 0.0 || per < least) {

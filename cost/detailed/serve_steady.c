@@ -21,10 +21,16 @@
  *                  the M/D/1 wait of the prefill chunks, W = rho_p S /
  *                  (2 (1 - rho_p)), percentiles from P(W > x) ~ rho_p
  *                  exp(-x rho_p / W) (model estimates);
- *                  With fixed lengths the requests of a closed loop finish
- *                  and return in waves: TTFT ranges from that value
- *                  (desynchronized) to the last of a wave of C prompts
- *                  prefilled at full steps (ttft_wave_max_s);
+ *   prefill apart  an engine that runs prefill in steps of their own
+ *                  (SGLang's default): the chunk's step tp = t(chunk,
+ *                  0) holds the decodes up, delta = tp per prefill
+ *                  token, TTFT = host + n_c tp, the gap a decode sees
+ *                  across it tp + t_dec, and the chunk may take the
+ *                  whole budget K;
+ *   waves          with fixed lengths the requests of a closed loop
+ *                  finish and return in waves: TTFT ranges from its
+ *                  value (desynchronized) to the last of a wave of C
+ *                  prompts prefilled at full steps (ttft_wave_max_s);
  *   ITL            p50 a decode step t_dec; p99 the step with a prefill
  *                  chunk once a fraction f >= 1 % of the steps carries one
  *                  (f = arrivals per step x chunks per prompt / prompts
@@ -65,17 +71,22 @@ double sv_tok(const sv_model *k, double d, double cd)
     return k->pp * sv_decode_token(k, d / k->pp, cd) + (k->pp - 1.0) * k->p2p_tok / k->spec_e;
 }
 
-/* Prefill of a step beside d decodes: prompts per step np, chunk length,
- * chunks per prompt, the step's time, delta per prefill token. */
+/* Prefill beside d decodes: prompts per step np, chunk length, chunks
+ * per prompt, the time of the step that carries a chunk (tp), the gap a
+ * decoding sequence sees across it (t), delta per prefill token. In one
+ * step with the decodes (t = tp), delta is the step's marginal time per
+ * prefill token; in a step of its own (the engine runs prefill apart),
+ * the decodes wait for all of it (t = tp + a decode step, delta = tp per
+ * token). */
 typedef struct sv_pre {
-    double np, len, nc, t, delta;
+    double np, len, nc, tp, t, delta;
 } sv_pre;
 
 static void sv_prefill(const sv_model *k, const sv_load *w, double d, double arrivals,
                        sv_pre *o)
 {
     double cd = w->isl + 0.5 * w->osl;
-    double room = w->K - d;
+    double room = k->apart ? w->K : w->K - d;
     if (room < 0.25 * w->K)
         room = 0.25 * w->K; /* engines keep prefill moving under a full decode batch */
     o->len = w->isl < room ? w->isl : room;
@@ -87,8 +98,14 @@ static void sv_prefill(const sv_model *k, const sv_load *w, double d, double arr
         o->np = 1.0;
     double ctx = o->nc > 1.0 ? 0.5 * (w->isl - o->len) : 0.0;
     double td = sv_t(k, 0, 0, 0, d, cd);
-    o->t = sv_t(k, o->np, o->len, ctx, d, cd);
-    o->delta = (o->t - td) / (o->np * o->len);
+    if (k->apart) {
+        o->tp = sv_t(k, o->np, o->len, ctx, 0, cd);
+        o->t = o->tp + td;
+        o->delta = o->tp / (o->np * o->len);
+    } else {
+        o->t = o->tp = sv_t(k, o->np, o->len, ctx, d, cd);
+        o->delta = (o->t - td) / (o->np * o->len);
+    }
 }
 
 /* Inter-token latency: a fraction f = arrivals per step x chunks per
@@ -113,16 +130,18 @@ static void sv_at(const sv_model *k, const sv_load *w, double C, sv_state *s)
     s->conc = C;
     s->tpot = td + (w->osl > 1.0 ? C * w->isl * p.delta / o1 : 0.0);
     /* closed loop: a request arrives as another leaves, at a step's end */
-    s->ttft = k->host_req + p.nc * p.t;
+    s->ttft = k->host_req + p.nc * p.tp;
     s->ttft_p90 = s->ttft_p99 = s->ttft;
     /* fixed lengths: requests that start together finish together and
      * return as a wave of C prompts, `fit` of them (or of their chunks)
      * a step beside the decodes; the last waits for the whole wave: the
-     * range's upper end. Each step costs the decode step plus the
-     * marginal cost of its prompt tokens (no step evaluated). */
-    double room = w->K - C > 0.25 * w->K ? w->K - C : 0.25 * w->K;
+     * range's upper end. Each step costs its decode part (none when the
+     * engine runs prefill apart) plus the marginal cost of its prompt
+     * tokens (no step evaluated). */
+    double room = k->apart ? w->K : w->K - C;
+    room = room > 0.25 * w->K ? room : 0.25 * w->K;
     double fit = dt_min(dt_max(1.0, floor(room / p.len)), C);
-    double base = p.t - p.np * p.len * p.delta;
+    double base = p.tp - p.np * p.len * p.delta;
     s->ttft_wave = k->host_req + p.nc * (ceil(C / fit) * base + C * p.len * p.delta);
     sv_itl(td, &p, C / o1, s);
     s->e2e = s->ttft + (w->osl - 1.0) * s->tpot;
@@ -148,7 +167,7 @@ static bool sv_rate(const sv_model *k, const sv_load *w, double lam, double cmax
     }
     if (d > cmax)
         return false;
-    double rho = lam * w->isl * p.delta, S = p.nc * p.t;
+    double rho = lam * w->isl * p.delta, S = p.nc * p.tp;
     double wq = rho < 1.0 ? rho * S / (2.0 * (1.0 - rho)) : 0.0;
     memset(s, 0, sizeof *s);
     s->conc = d;

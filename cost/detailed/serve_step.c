@@ -22,8 +22,9 @@
  *                 EP rank (mu + sqrt(2 mu ln ep)), the routing kernels
  *                 (permute into expert order and back);
  *   LM head       for the sequences producing a token, with sampling;
- *   host          the engine's host time per step that it does not
- *                 overlap with the GPU.
+ *   host          the engine's host time per step and per sequence in
+ *                 the step (scheduling, output processing, streaming)
+ *                 that it does not overlap with the GPU.
  */
 #include "serve.h"
 
@@ -120,14 +121,15 @@ double sv_step(const sv_model *k, double np, double len, double ctx, double d, d
                                    3.0 * rows * k->vocab_t * 4.0 / k->bw + k->ew_floor
                              : 0.0;
     double gemm = k->nd * gd + k->nm * gm;
-    double total = gemm + layers * (att + ew + ar) + head + k->host_step;
+    double host = k->host_step + k->host_seq * (d + np);
+    double total = gemm + layers * (att + ew + ar) + head + host;
     if (o) {
         o->gemm = gemm;
         o->attn = layers * att;
         o->ew = layers * ew;
         o->tp = layers * ar;
         o->head = head;
-        o->host = k->host_step;
+        o->host = host;
         o->total = total;
     }
     return total;
@@ -212,10 +214,14 @@ void sv_model_init(const dt_ctx *c, const dt_stages *st, stack_scenario sc, sv_m
     k->t0 = stack_pick(s->gemm_floor_s, sc, false);
     k->eta_w = stack_pick(s->weight_bw_eff, sc, true);
     /* the generation's large-GEMM efficiency in the math dtype (its FP8
-     * table: a lower fraction of a doubled peak, filled at larger sizes)
-     * times the engine's fraction of it for serving shapes */
+     * table: a lower fraction of a doubled peak, filled at larger sizes;
+     * FP8 from kernel sweeps where the catalogue has them, so that a
+     * training refit of the table's top does not move serving) times the
+     * engine's fraction of it for serving shapes */
     bool fp8 = c->dt == HW_FP8 && hw->gemm_fp8_points > 0;
-    double top = fp8 ? hw->gemm_fp8_efficiency[hw->gemm_fp8_points - 1]
+    double top = fp8 ? (hw->serve_gemm_fp8_efficiency > 0.0
+                            ? hw->serve_gemm_fp8_efficiency
+                            : hw->gemm_fp8_efficiency[hw->gemm_fp8_points - 1])
                      : hw->gemm_efficiency[hw->gemm_points > 0 ? hw->gemm_points - 1 : 0];
     k->eff_top = dt_min(0.95, top * stack_pick(s->gemm_eff_max, sc, true));
     k->m_half = stack_pick(s->gemm_m_half, sc, false) * (fp8 ? 2.0 : 1.0);
@@ -226,6 +232,8 @@ void sv_model_init(const dt_ctx *c, const dt_stages *st, stack_scenario sc, sv_m
     k->ar_lat = stack_pick(s->allreduce_s, sc, false);
     k->ar_eff = stack_pick(s->allreduce_bw_eff, sc, true);
     k->host_step = stack_pick(s->step_host_s, sc, false);
+    k->host_seq = stack_pick(s->seq_host_s, sc, false);
     k->host_req = stack_pick(s->request_host_s, sc, false);
+    k->apart = s->prefill_apart;
     sv_spec_init(c, k);
 }
