@@ -94,7 +94,6 @@ static const size_t eval_detailed_llm_infer[] = {
     EO(comm_alltoall_s), EO(comm_allreduce_s), EO(comm_allgather_s),
     EO(comm_reducescatter_s), EO(comm_exposed_s), EO(comm_overlapped_s),
     EO(comm_p2p_s), EO(mem_weights_bytes_per_device),
-    EO(mem_grads_bytes_per_device), EO(mem_optimizer_bytes_per_device),
     EO(mem_activations_bytes_per_device), EO(mem_kv_cache_bytes_per_device),
     EO(mem_total_bytes_per_device), EO(tokens_per_s), EO(ttft_s), EO(tpot_s), EO(mfu),
     EO(iteration_time_lo_s), EO(iteration_time_hi_s), EO(output_tokens_per_s),
@@ -178,11 +177,38 @@ static double eval_sum(double a, double b)
     return (isfinite(a) ? a : 0.0) + (isfinite(b) ? b : 0.0);
 }
 
+/* A disaggregated serving point's prefill pool (cost/detailed/
+ * serve_disagg.c, its devices resolved by the evaluation) joins the
+ * decode pool's devices: *d becomes the mean device of the two, weighted
+ * by their counts (the sum of their power and price; the busy share is
+ * the decode pool's), and the devices counted are returned. */
+static double eval_pools(const point_t *p, const result_t *r, energy_device *d)
+{
+    double n = (double)eval_devices(p), np = r->prefill_devices;
+    if (!p->prefill.on || !(np > 0.0))
+        return n;
+    const hw_t *h = &p->prefill.system.hw;
+    energy_device e = {h->board_power_w, h->idle_power_w, h->price_per_hour_usd};
+    double ie = energy_idle_w(&e), id = energy_idle_w(d);
+    bool power = e.board_power_w > 0.0 && d->board_power_w > 0.0;
+    bool price = e.price_per_hour_usd > 0.0 && d->price_per_hour_usd > 0.0;
+    d->board_power_w = power ? (n * d->board_power_w + np * e.board_power_w) / (n + np) : 0.0;
+    d->idle_power_w = power ? (n * id + np * ie) / (n + np) : 0.0;
+    d->price_per_hour_usd =
+        price ? (n * d->price_per_hour_usd + np * e.price_per_hour_usd) / (n + np) : 0.0;
+    return n + np;
+}
+
 /* The figures every row carries, derived from the fidelity's. */
 static void eval_derive(const point_t *p, result_t *r)
 {
     bool det = p->fidelity == EVAL_DETAILED;
-    double n = (double)eval_devices(p);
+    energy_device d = {
+        .board_power_w = det ? p->system.hw.board_power_w : p->cluster.board_power_w,
+        .idle_power_w = det ? p->system.hw.idle_power_w : p->cluster.idle_power_w,
+        .price_per_hour_usd = det ? p->system.hw.price_per_hour_usd
+                                  : p->cluster.price_per_hour_usd};
+    double n = det ? eval_pools(p, r, &d) : (double)eval_devices(p);
     double cap = det ? p->system.hw.mem_capacity_bytes : p->cluster.mem_capacity_bytes;
     double need = det ? r->mem_total_bytes_per_device : r->mem_weights_bytes_per_device;
     r->mem_capacity_bytes_per_device = cap;
@@ -202,12 +228,7 @@ static void eval_derive(const point_t *p, result_t *r)
         r->tokens_per_s = tokens / r->iteration_time_s;
     r->samples_per_s_per_device = r->throughput_samples_per_s / n;
     r->tokens_per_s_per_device = r->tokens_per_s / n;
-    energy_device d = {
-        .board_power_w = det ? p->system.hw.board_power_w : p->cluster.board_power_w,
-        .idle_power_w = det ? p->system.hw.idle_power_w : p->cluster.idle_power_w,
-        .price_per_hour_usd = det ? p->system.hw.price_per_hour_usd
-                                  : p->cluster.price_per_hour_usd};
-    energy_in in = {.devices = eval_devices(p),
+    energy_in in = {.devices = (int64_t)n,
                     .iteration_s = r->iteration_time_s,
                     .busy_s = eval_sum(r->compute_gemm_s, r->compute_emb_s),
                     .samples = (double)r->global_batch,

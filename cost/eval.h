@@ -43,6 +43,20 @@ typedef enum eval_fidelity {
     EVAL_NFIDELITIES = 2
 } eval_fidelity;
 
+/* Detailed serving with prefill/decode disaggregation
+ * (cost/detailed/serve_disagg.c): the prefill pool of a point whose
+ * system and task are the decode pool. Its replicas of tp x pp devices
+ * prefill the prompts and send their KV caches to the decode replicas
+ * over the network; `on` false: the point serves colocated. */
+typedef struct point_prefill {
+    bool on;
+    bool rate_matched;    /* devices: as many replicas as the decode pool's rate needs */
+    bool layerwise;       /* KV sent layer by layer during the prefill (else after it) */
+    int64_t tp, pp;       /* a prefill replica's degrees */
+    topo_system_t system; /* its hardware and network; devices: the pool's (rate-matched:
+                             one replica's) */
+} point_prefill;
+
 typedef struct point_t {
     eval_fidelity fidelity;
     model_t model;     /* derived fields filled */
@@ -50,6 +64,7 @@ typedef struct point_t {
     task_t task;
     topo_system_t system; /* detailed fidelity: hardware and topology */
     stack_desc stack;        /* detailed fidelity: the software stack */
+    point_prefill prefill;   /* detailed serving: a disaggregated prefill pool */
 } point_t;
 
 typedef struct eval_ops {

@@ -74,6 +74,30 @@ const result_field result_fields[] = {
        "serving: requests/s meeting the task's SLA (all of them or none: mean figures)"),
     RF(sla_met, "bool (1 met, 0 missed)", RESULT_F64,
        "serving: mean TTFT and TPOT within ttft_max_s and tpot_max_s (1 without an SLA)"),
+    RF(ttft_wave_max_s, "s", RESULT_F64,
+       "serving at a fixed concurrency: TTFT of the last request of a wave (fixed lengths "
+       "make requests that start together return together), the upper end of the TTFT "
+       "range whose lower end is ttft_s (model estimate; NaN under a request rate)"),
+    RF(prefill_devices, "devices", RESULT_F64,
+       "disaggregated serving: devices of the prefill pool (rate-matched when \"auto\"); "
+       "devices and the per-device figures count both pools"),
+    RF(prefill_replicas_matched, "replicas", RESULT_F64,
+       "disaggregated serving: prefill replicas the decode pool's request rate needs "
+       "(with the wait the TTFT SLA allows): the pool sized by rate matching"),
+    RF(prefill_capacity_requests_per_s, "requests/s", RESULT_F64,
+       "disaggregated serving: requests/s the prefill pool prefills and sends at most"),
+    RF(decode_capacity_requests_per_s, "requests/s", RESULT_F64,
+       "disaggregated serving: requests/s the decode pool completes at the resolved "
+       "concurrency (request rate: at its KV limit)"),
+    RF(prefill_decode_rate_ratio, "1", RESULT_F64,
+       "disaggregated serving: prefill capacity / decode capacity; below 1 the prefill "
+       "pool binds, above 1 the decode pool"),
+    RF(kv_transfer_s, "s", RESULT_F64,
+       "disaggregated serving: one request's prompt KV sent from the prefill to the "
+       "decode pool over the network (point-to-point on the topology)"),
+    RF(kv_transfer_exposed_s, "s", RESULT_F64,
+       "disaggregated serving: the part of kv_transfer_s in TTFT (all of it, or layer "
+       "by layer behind the prefill with kv_transfer = \"layerwise\")"),
     RF(iteration_time_lo_s, "s", RESULT_F64,
        "detailed: iteration time with every uncertain stack/hardware fact at its fast end"),
     RF(iteration_time_hi_s, "s", RESULT_F64,

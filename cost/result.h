@@ -85,6 +85,16 @@ typedef struct result_t {
     double kv_use;
     double goodput_requests_per_s;
     double sla_met;
+    double ttft_wave_max_s;
+    /* serving with prefill/decode disaggregation (serve_disagg.c; NaN
+     * for a colocated point) */
+    double prefill_devices;
+    double prefill_replicas_matched;
+    double prefill_capacity_requests_per_s;
+    double decode_capacity_requests_per_s;
+    double prefill_decode_rate_ratio;
+    double kv_transfer_s;
+    double kv_transfer_exposed_s;
     /* what bounds the step (cost/bound.h), times of the busiest device
      * per iteration: compute split into math-bound kernels (GEMMs and
      * attention) and memory-bound ones (element-wise, norms, loss,

@@ -65,6 +65,7 @@ typedef struct best_query {
     int64_t nan_by;                /* rows whose `by` is NaN (not computed) */
     const frame_col *lat;          /* comm_latency_modeled */
     int64_t nolat;                 /* rows matched whose collectives have no latency */
+    const frame_col *ttype;        /* task.type: serving rows lack the training columns */
 } best_query;
 
 static const char *const best_dims[4] = {"tp", "cp", "dp", "pp"};
@@ -140,6 +141,7 @@ static int best_setup(best_query *q, FILE *err)
     q->id = best_results_col(&q->f, "id", FRAME_INT);
     q->strat = best_results_col(&q->f, "strategy_idx", FRAME_INT);
     q->lat = best_results_col(&q->f, "comm_latency_modeled", FRAME_INT);
+    q->ttype = frame_find(&q->f, "task.type", NULL, 0);
     for (int d = 0; d < 4; d++)
         q->deg[d] = best_results_col(&q->f, best_dims[d], FRAME_INT);
     q->dense = best_results_col(&q->f, "dense_plan", FRAME_STR);
@@ -664,6 +666,21 @@ static int64_t best_lines(const best_query *q, const best_group *g, best_line *L
     return n;
 }
 
+/* A strategy column that only training has (virtual stages, ZeRO,
+ * recompute, the pipeline schedule, DP overlap) in a serving row: the
+ * text table prints "-" (the CSV keeps the values the row was run with). */
+static bool best_training_only(const best_query *q, const frame_col *c, const char *row)
+{
+    static const char *const train[] = {"vpp", "zero_stage", "recompute", "schedule",
+                                        "overlap"};
+    if (!q->ttype || c->src != FRAME_RESULTS)
+        return false;
+    bool hit = false;
+    for (size_t i = 0; i < sizeof train / sizeof train[0]; i++)
+        hit = hit || strcmp(c->name, train[i]) == 0;
+    return hit && strcmp(frame_str(&q->f, q->ttype, row), "inference") == 0;
+}
+
 /* The text of cell c of line l (extra columns before and after cols: the
  * label; the speedup and the baseline note). */
 static const char *best_cell(const best_query *q, const frame_col *const *cols, int nc,
@@ -678,6 +695,8 @@ static const char *best_cell(const best_query *q, const frame_col *const *cols, 
         return l->note;
     if (!l->row)
         return q->o->csv ? "" : "-";
+    if (!q->o->csv && best_training_only(q, cols[c - x], l->row))
+        return "-";
     return frame_text(&q->f, cols[c - x], l->row, q->o->csv, cell, size);
 }
 

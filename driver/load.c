@@ -421,6 +421,26 @@ static const load_key dtask_keys[] = {
         "ZeRO/FSDP shard group inside dp*cp; smaller = hybrid sharding (default dp*cp)"),
 };
 
+#define PFK(n, t, r, d) {#n, t, offsetof(point_prefill, n), LK_LLM, r, d}
+static const load_key prefill_keys[] = {
+    {"hardware", LT_ANY, 0, LK_LLM, LR_NO,
+     "the prefill pool's hardware: a group or a name in list 'hardware' (hardware.cfg; "
+     "default: the system's)"},
+    {"devices", LT_ANY, 0, LK_LLM, LR_YES,
+     "devices of the prefill pool (a whole number of tp*pp replicas), or \"auto\": as "
+     "many replicas as the decode pool's request rate needs (rate matching)"},
+    PFK(tp, LT_INT, LR_NO, "a prefill replica's tensor-parallel degree (default: the task's tp)"),
+    PFK(pp, LT_INT, LR_NO, "a prefill replica's pipeline stages (default 1)"),
+    {"devices_per_node", LT_INT, offsetof(point_prefill, system.devices_per_node), LK_LLM,
+     LR_NO, "its scale-up domain (default: the hardware's)"},
+    {"nic_gbps_per_device", LT_FLOAT, offsetof(point_prefill, system.nic_gbps_per_device),
+     LK_LLM, LR_NO, "its scale-out bandwidth per device, Gb/s one direction (default: the "
+     "hardware's)"},
+    {"kv_transfer", LT_ANY, 0, LK_LLM, LR_NO,
+     "\"after_prefill\" (default: vLLM, SGLang, TensorRT-LLM send the KV when the prompt is "
+     "done) or \"layerwise\" (each layer's KV sent behind the next layer's prefill)"},
+};
+
 #define STK(n, t, r, d) {#n, t, offsetof(stack_desc, n), LK_ALL, r, d}
 static const load_key stack_keys[] = {
     STK(name, LT_STRING, LR_YES, "catalogue name"),
@@ -2097,7 +2117,7 @@ const config_setting_t *load_resolve(const config_setting_t *s,
 
 static const char *const point_keys[] = {"fidelity", "model", "system", "task",
                                          "stack", "models", "systems", "stacks",
-                                         "hardware"};
+                                         "hardware", "prefill"};
 
 static const config_setting_t *load_where(const config_setting_t *task,
                                           const char *where)
@@ -2159,6 +2179,76 @@ static int load_dtask_consistent(const config_setting_t *g, task_t *t,
     return 0;
 }
 
+/* A detailed serving point's prefill pool (`prefill = { ... }`,
+ * cost/detailed/serve_disagg.c): the point's system and task are the
+ * decode pool. */
+static int load_prefill(const config_setting_t *g, const char *configs_dir, point_t *p,
+                        load_err *err)
+{
+    point_prefill *f = &p->prefill;
+    memset(f, 0, sizeof *f);
+    if (p->task.kind != TASK_INFERENCE || p->model.kind != MODEL_LLM) {
+        load_fail(err, g, "key 'prefill': a prefill pool serves an LLM inference task "
+                  "(task type \"inference\")");
+        return -1;
+    }
+    if (load_group(g, "prefill", prefill_keys, NKEYS(prefill_keys), LK_LLM, 0, f, err))
+        return -1;
+    f->on = true;
+    f->tp = f->tp > 0 ? f->tp : (p->task.detailed.tp > 0 ? p->task.detailed.tp : 1);
+    f->pp = f->pp > 0 ? f->pp : 1;
+    f->system.hw = p->system.hw;
+    snprintf(f->system.name, sizeof f->system.name, "%s-prefill", p->system.name);
+    f->system.algo = p->system.algo;
+    int rc = -1, aux_open = 0;
+    config_t aux;
+    const config_setting_t *hm = config_setting_get_member(g, "hardware");
+    if (hm) {
+        const config_setting_t *hs = load_entry(hm, "hardware", "hardware.cfg", configs_dir,
+                                                NULL, &aux, &aux_open, err);
+        if (!hs || load_hw_at(hs, configs_dir, NULL, 0, &f->system.hw, err) != 0)
+            goto out;
+    }
+    const config_setting_t *ds = config_setting_get_member(g, "devices");
+    const char *dtext = config_setting_get_string(ds);
+    if (dtext && strcmp(dtext, "auto") == 0) {
+        f->rate_matched = true;
+        f->system.devices = f->tp * f->pp; /* one replica; the evaluation sizes it */
+    } else if (!dtext && (config_setting_type(ds) == CONFIG_TYPE_INT ||
+                          config_setting_type(ds) == CONFIG_TYPE_INT64) &&
+               config_setting_get_int64(ds) >= 1 && config_setting_get_int64(ds) <= RANGE_P24) {
+        f->system.devices = config_setting_get_int64(ds);
+    } else {
+        load_fail(err, ds, "key 'devices' in prefill: expected an integer from 1 to %lld or "
+                  "\"auto\"", (long long)RANGE_P24);
+        goto out;
+    }
+    const config_setting_t *ks = config_setting_get_member(g, "kv_transfer");
+    if (ks) {
+        const char *kt = config_setting_get_string(ks);
+        if (!kt || (strcmp(kt, "after_prefill") != 0 && strcmp(kt, "layerwise") != 0)) {
+            load_fail(err, ks, "key 'kv_transfer' in prefill: expected \"after_prefill\" "
+                      "or \"layerwise\"");
+            goto out;
+        }
+        f->layerwise = strcmp(kt, "layerwise") == 0;
+    }
+    const char *bad = NULL;
+    status_code st = topo_system_derive(&f->system, &bad);
+    if (st != STATUS_OK) {
+        load_fail(err, load_member_or(g, bad && strcmp(bad, "devices_per_node") == 0 ? bad
+                                                                                 : "devices"),
+                  "prefill pool of %lld devices: %s (key %s)", (long long)f->system.devices,
+                  status_text(st), bad ? bad : "?");
+        goto out;
+    }
+    rc = 0;
+out:
+    if (aux_open)
+        config_destroy(&aux);
+    return rc;
+}
+
 int load_point(const char *path, const char *configs_dir, point_t *p,
                load_err *err)
 {
@@ -2182,7 +2272,7 @@ int load_point(const char *path, const char *configs_dir, point_t *p,
                 suggest_offer(&sg, point_keys[k]);
             char hint[SUGGEST_NAME_MAX + 32];
             load_fail(err, s, "unknown key '%s' in point%s (expected fidelity, "
-                      "model, system, task, stack)", config_setting_name(s),
+                      "model, system, task, stack, prefill)", config_setting_name(s),
                       suggest_hint(&sg, hint, sizeof hint));
             goto out;
         }
@@ -2235,10 +2325,15 @@ int load_point(const char *path, const char *configs_dir, point_t *p,
         load_dtask_defaults(dt, &p->stack, &p->task);
         if (load_dtask_consistent(dt, &p->task, &p->system.hw, err) != 0)
             goto out;
+        const config_setting_t *pf = config_setting_get_member(root, "prefill");
+        if (pf && load_prefill(pf, configs_dir, p, err) != 0)
+            goto out;
         const char *dwhere = NULL;
         status_code dst = eval_check(p, &dwhere);
         if (dst != STATUS_OK) {
-            load_fail(err, dwhere && strcmp(dwhere, "model") == 0 ? dm : dt,
+            load_fail(err, dwhere && strcmp(dwhere, "model") == 0 ? dm
+                           : dwhere && strcmp(dwhere, "prefill") == 0 ? pf
+                                                                       : dt,
                       "%s on system '%s' (%lld devices): %s (rule %s)",
                       dwhere ? dwhere : "task", p->system.name,
                       (long long)p->system.devices, status_text(dst),
@@ -2246,6 +2341,11 @@ int load_point(const char *path, const char *configs_dir, point_t *p,
             goto out;
         }
         rc = 0;
+        goto out;
+    }
+    if (config_setting_get_member(root, "prefill")) {
+        load_fail(err, config_setting_get_member(root, "prefill"), "key 'prefill': a "
+                  "disaggregated prefill pool needs fidelity = \"detailed\"");
         goto out;
     }
     const char *need[] = {"model", "system", "task"};
@@ -2331,7 +2431,8 @@ void load_print_keys(FILE *out)
 {
     fprintf(out, "{a to b}: the accepted range of a number (checked when it "
             "is read)\n");
-    fprintf(out, "point: fidelity (\"madmax\" or \"detailed\"), model, system, task\n");
+    fprintf(out, "point: fidelity (\"madmax\" or \"detailed\"), model, system, task, stack, "
+                 "prefill (detailed serving)\n");
     load_print_table(out, "model", model_keys, NKEYS(model_keys));
     load_print_table(out, "system", system_keys, NKEYS(system_keys));
     load_print_table(out, "task", task_keys, NKEYS(task_keys));
@@ -2340,6 +2441,8 @@ void load_print_keys(FILE *out)
     load_print_table(out, "hardware (hardware.cfg)", hw_keys, NKEYS(hw_keys));
     load_print_table(out, "detailed system", dsystem_keys, NKEYS(dsystem_keys));
     load_print_table(out, "detailed task", dtask_keys, NKEYS(dtask_keys));
+    load_print_table(out, "prefill (detailed inference point: a disaggregated prefill pool; "
+                     "system and task are the decode pool)", prefill_keys, NKEYS(prefill_keys));
     load_print_table(out, "stack (configs/stacks.cfg; a fact is a number or [low, nominal, high])",
                      stack_keys, NKEYS(stack_keys));
 }

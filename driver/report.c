@@ -159,6 +159,8 @@ static void report_pct_line(FILE *out, const char *label, double part,
 static void report_mem_line(FILE *out, const char *label, double bytes,
                             double capacity)
 {
+    if (isnan(bytes))
+        return; /* not applicable (serving: no gradients, no optimizer) */
     fprintf(out, "  %-26s %12.3f GB  %6.2f %% of capacity\n", label,
             bytes / 1e9, capacity > 0 ? 100.0 * bytes / capacity : 0.0);
 }
@@ -361,6 +363,11 @@ static void report_text_detailed(FILE *out, const point_t *p,
         fprintf(out, "Time to first token        %12.3f ms mean (p90 %.3f, p99 %.3f: model "
                      "estimates)\n",
                 r->ttft_s * 1e3, r->ttft_p90_s * 1e3, r->ttft_p99_s * 1e3);
+        if (isfinite(r->ttft_wave_max_s))
+            fprintf(out, "  in waves                 %12.3f ms for the last of a wave (fixed "
+                         "lengths: requests that start together return together; model "
+                         "estimate)\n",
+                    r->ttft_wave_max_s * 1e3);
         fprintf(out, "Time per output token      %12.3f ms (ITL p50 %.3f, p99 %.3f ms; %.1f "
                      "tokens/s per user)\n",
                 r->tpot_s * 1e3, r->itl_p50_s * 1e3, r->itl_p99_s * 1e3,
@@ -372,6 +379,21 @@ static void report_text_detailed(FILE *out, const point_t *p,
         if (p->task.detailed.ttft_max_s > 0.0 || p->task.detailed.tpot_max_s > 0.0)
             fprintf(out, "SLA                        %12s (goodput %.2f requests/s)\n",
                     r->sla_met == 1.0 ? "met" : "missed", r->goodput_requests_per_s);
+        if (p->prefill.on) {
+            const point_prefill *f = &p->prefill;
+            fprintf(out, "Prefill pool               %12.0f x %s (tp%lld pp%lld%s), the system "
+                         "decodes\n",
+                    r->prefill_devices, f->system.hw.name, (long long)f->tp, (long long)f->pp,
+                    f->rate_matched ? ", rate-matched" : "");
+            fprintf(out, "  capacity                 %12.2f requests/s prefill, %.2f decode "
+                         "(%s binds; %.0f prefill replicas match the decode pool)\n",
+                    r->prefill_capacity_requests_per_s, r->decode_capacity_requests_per_s,
+                    r->prefill_decode_rate_ratio < 1.0 ? "prefill" : "decode",
+                    r->prefill_replicas_matched);
+            fprintf(out, "  KV transfer              %12.3f ms per request (%.3f ms of it in "
+                         "TTFT)\n",
+                    r->kv_transfer_s * 1e3, r->kv_transfer_exposed_s * 1e3);
+        }
     } else if (p->task.kind == TASK_INFERENCE) {
         fprintf(out, "Time to first token        %12.3f ms\n", r->ttft_s * 1e3);
         fprintf(out, "Time per output token      %12.3f ms\n", r->tpot_s * 1e3);

@@ -506,6 +506,35 @@ static void test_speculative(void)
     }
 }
 
+static void test_ttft_waves(void)
+{
+    /* fixed lengths at a fixed concurrency: TTFT ranges from the
+     * desynchronized value to the last of a wave of C prompts, which
+     * grows with C; one request is its own wave; above it, the wave's
+     * prompts at most one after another (a step of one prompt each at
+     * C decodes); a Poisson rate has no waves */
+    point_t p = serve_point();
+    sv_model k;
+    step_model(&p, &k);
+    double prev = 0.0, isl = 2048.0, osl = 256.0;
+    for (int64_t C = 1; C <= 256; C *= 2) {
+        p.task.detailed.concurrency = C;
+        result_t r = run(&p);
+        if (C == 1)
+            UNIT_ASSERT_CLOSE(r.ttft_wave_max_s, r.ttft_s, 1e-12);
+        CU_ASSERT(r.ttft_wave_max_s >= r.ttft_s);
+        CU_ASSERT(r.ttft_wave_max_s >= prev);
+        double serial = k.host_req + (double)C * sv_step(&k, 1, isl, 0, (double)C,
+                                                          isl + osl / 2, NULL);
+        CU_ASSERT(r.ttft_wave_max_s <= serial * (1.0 + 1e-12));
+        prev = r.ttft_wave_max_s;
+    }
+    p.task.detailed.concurrency = 0;
+    p.task.detailed.request_rate = 1.0;
+    result_t r = run(&p);
+    CU_ASSERT(isnan(r.ttft_wave_max_s));
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS)
@@ -520,5 +549,6 @@ int main(void)
     CU_add_test(s, "concurrency = sla", test_sla);
     CU_add_test(s, "KV precision, training stacks refused", test_kv_precision_and_engines);
     CU_add_test(s, "speculative decoding: gain falls with the batch", test_speculative);
+    CU_add_test(s, "TTFT range: requests in waves", test_ttft_waves);
     return unit_run();
 }

@@ -16,7 +16,7 @@
  *   train.c     the training iteration: stages, schedule, gradient
  *               reduction on the two-stream engine, figures
  *   infer.c     inference: the entry to serving (serve.h: serve_step.c,
- *               serve_kv.c, serve_steady.c)
+ *               serve_kv.c, serve_steady.c, serve_disagg.c)
  *   dlrm.c      DLRM (embeddings sharded, MLPs data parallel)
  *   emb.c       DLRM embeddings placed per table (planner), small all-reduces
  *   auto.c      the `auto` candidate strategies of sweeps

@@ -9,6 +9,7 @@
  * A point whose stack has no name takes the idealized stack (stack.h).
  */
 #include "dt.h"
+#include "serve.h"
 
 #include <math.h>
 #include <string.h>
@@ -152,6 +153,11 @@ static status_code dt_check(const point_t *p, const char **where)
                                  t->shard_degree % d.ep != 0))) {
         *where = "task";
         return STATUS_INVALID_STRATEGY;
+    }
+    if (p->prefill.on) {
+        status_code rc = sv_disagg_check(p, where);
+        if (rc != STATUS_OK)
+            return rc;
     }
     int64_t etp = t->etp > 0 ? t->etp : d.tp;
     if (t->etp < 0 || d.tp % etp != 0 ||
@@ -319,11 +325,15 @@ static double dt_capacity(const dt_ctx *c)
     return c->hw->mem_capacity_bytes * f;
 }
 
-static void dt_put_mem(result_t *r, const dt_mem *mem, double capacity)
+/* Serving rows have no gradients or optimizer states: those columns stay
+ * NaN (not applicable), not zeros. */
+static void dt_put_mem(result_t *r, const dt_mem *mem, double capacity, bool training)
 {
     r->mem_weights_bytes_per_device = mem->weights;
-    r->mem_grads_bytes_per_device = mem->grads;
-    r->mem_optimizer_bytes_per_device = mem->optimizer;
+    if (training) {
+        r->mem_grads_bytes_per_device = mem->grads;
+        r->mem_optimizer_bytes_per_device = mem->optimizer;
+    }
     r->mem_activations_bytes_per_device = mem->activations;
     r->mem_kv_cache_bytes_per_device = mem->kv_cache;
     r->mem_total_bytes_per_device = mem->total;
@@ -407,7 +417,7 @@ status_code dt_prepare(const point_t *p, engine *e, dt_ctx *c, stack_desc *ideal
         return STATUS_INFEASIBLE_BATCH;
     /* memory; recompute = auto takes the least recomputation that fits */
     dt_fit_memory(c, st, want, mem);
-    dt_put_mem(r, mem, cap);
+    dt_put_mem(r, mem, cap, training);
     r->recompute_resolved = c->rc;
     /* the reserve is the uncertain part of the count (fragmentation,
      * workspaces): over the capacity by less than it, the point may fit

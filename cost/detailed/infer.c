@@ -5,7 +5,8 @@
  * continuous batching (the default) or static batches
  * (`scheduler = "static"`, the batch prefilled at once, then decoded in
  * lock-step). Both are costed on one per-step model (serve_step.c), the
- * KV capacity of serve_kv.c and the steady state of serve_steady.c.
+ * KV capacity of serve_kv.c and the steady state of serve_steady.c; a
+ * point with a prefill pool serves disaggregated (serve_disagg.c).
  */
 #include "serve.h"
 
@@ -13,5 +14,5 @@ status_code dt_infer_time(const dt_ctx *c, const dt_stages *st, result_t *r)
 {
     if (!c->st->serving)
         return STATUS_INVALID_VALUE;
-    return sv_serve(c, st, r);
+    return c->p->prefill.on ? sv_disagg(c, st, r) : sv_serve(c, st, r);
 }

@@ -120,6 +120,7 @@ bool sv_fits(const dt_ctx *c, const dt_stages *st, sv_kv *kv);
 typedef struct sv_state {
     double conc;         /* requests in flight per replica */
     double ttft, ttft_p90, ttft_p99, tpot, itl_p50, itl_p99;
+    double ttft_wave;    /* closed loop, fixed lengths: the last of a wave (0: none) */
     double e2e;          /* TTFT + (OSL - 1) TPOT */
     double req_s;        /* requests/s per replica */
     double busy;         /* GPU time per second of the stage (compute share) */
@@ -127,5 +128,27 @@ typedef struct sv_state {
     bool saturated;      /* request rate at or above the capacity */
 } sv_state;
 status_code sv_serve(const dt_ctx *c, const dt_stages *st, result_t *r);
+
+/* A serving workload: prompt and output tokens, the engine's token
+ * budget per step. */
+/* The workload: mean prompt and output lengths, the token budget, and
+ * the running set's mean context cd = isl + grown x osl (sv_grown). */
+typedef struct sv_load {
+    double isl, osl, K, cd;
+} sv_load;
+/* Time per output token of decode-only steps of d sequences per replica
+ * (pipeline stages and speculation included). */
+double sv_tok(const sv_model *k, double d, double cd);
+/* Mean TTFT and TPOT within the task's SLA. */
+bool sv_meets(const dt_ctx *c, const sv_state *s);
+/* The figures of a replica's state s (rates times dp replicas; per
+ * device over `devices`) into r. */
+void sv_put(const dt_ctx *c, const sv_model *k, const sv_kv *kv, const sv_load *w,
+            const sv_state *s, double devices, result_t *r);
+
+/* Prefill/decode disaggregation (serve_disagg.c): the point's system and
+ * task are the decode pool, p->prefill the prefill pool. */
+status_code sv_disagg_check(const point_t *p, const char **where);
+status_code sv_disagg(const dt_ctx *c, const dt_stages *st, result_t *r);
 
 #endif

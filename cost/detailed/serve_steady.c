@@ -27,6 +27,10 @@
  *                  token, TTFT = host + n_c tp, the gap a decode sees
  *                  across it tp + t_dec, and the chunk may take the
  *                  whole budget K;
+ *   waves          with fixed lengths the requests of a closed loop
+ *                  finish and return in waves: TTFT ranges from its
+ *                  value (desynchronized) to the last of a wave of C
+ *                  prompts prefilled at full steps (ttft_wave_max_s);
  *   ITL            p50 a decode step t_dec; p99 the step with a prefill
  *                  chunk once a fraction f >= 1 % of the steps carries one
  *                  (f = arrivals per step x chunks per prompt / prompts
@@ -49,12 +53,6 @@
 #include <math.h>
 #include <string.h>
 
-/* The workload: mean prompt and output lengths, the token budget, and
- * the running set's mean context cd = isl + grown x osl (sv_grown). */
-typedef struct sv_load {
-    double isl, osl, K, cd;
-} sv_load;
-
 /* A step of the replica: pp stage steps of 1/pp of the work, the sends. */
 static double sv_t(const sv_model *k, double np, double len, double ctx, double d, double cd)
 {
@@ -66,7 +64,7 @@ static double sv_t(const sv_model *k, double np, double len, double ctx, double 
 
 /* Time per output token of decode-only steps of d sequences (with
  * speculation: the verify and draft steps over the tokens accepted). */
-static double sv_tok(const sv_model *k, double d, double cd)
+double sv_tok(const sv_model *k, double d, double cd)
 {
     if (k->pp <= 1.0)
         return sv_decode_token(k, d, cd);
@@ -134,6 +132,17 @@ static void sv_at(const sv_model *k, const sv_load *w, double C, sv_state *s)
     /* closed loop: a request arrives as another leaves, at a step's end */
     s->ttft = k->host_req + p.nc * p.tp;
     s->ttft_p90 = s->ttft_p99 = s->ttft;
+    /* fixed lengths: requests that start together finish together and
+     * return as a wave of C prompts, `fit` of them (or of their chunks)
+     * a step beside the decodes; the last waits for the whole wave: the
+     * range's upper end. Each step costs its decode part (none when the
+     * engine runs prefill apart) plus the marginal cost of its prompt
+     * tokens (no step evaluated). */
+    double room = k->apart ? w->K : w->K - C;
+    room = room > 0.25 * w->K ? room : 0.25 * w->K;
+    double fit = dt_min(dt_max(1.0, floor(room / p.len)), C);
+    double base = p.tp - p.np * p.len * p.delta;
+    s->ttft_wave = k->host_req + p.nc * (ceil(C / fit) * base + C * p.len * p.delta);
     sv_itl(td, &p, C / o1, s);
     s->e2e = s->ttft + (w->osl - 1.0) * s->tpot;
     s->req_s = C / s->e2e;
@@ -222,7 +231,7 @@ static void sv_static(const sv_model *k, const sv_load *w, double B, sv_state *s
     s->req_s = B / s->e2e;
 }
 
-static bool sv_meets(const dt_ctx *c, const sv_state *s)
+bool sv_meets(const dt_ctx *c, const sv_state *s)
 {
     return (c->t->ttft_max_s <= 0.0 || s->ttft <= c->t->ttft_max_s) &&
            (c->t->tpot_max_s <= 0.0 || s->tpot <= c->t->tpot_max_s);
@@ -292,39 +301,48 @@ status_code sv_serve(const dt_ctx *c, const dt_stages *st, result_t *r)
     w.cd = w.isl + sv_grown(c) * w.osl;
     sv_state s;
     sv_solve(c, &k, &w, kv.cmax, &s);
-    double dp = (double)c->d.dp, devices = (double)c->p->system.devices;
-    double req = s.req_s * dp;
+    sv_put(c, &k, &kv, &w, &s, (double)c->p->system.devices, r);
+    return STATUS_OK;
+}
+
+void sv_put(const dt_ctx *c, const sv_model *k, const sv_kv *kv, const sv_load *w,
+            const sv_state *s, double devices, result_t *r)
+{
+    const model_t *m = c->m;
+    double dp = (double)c->d.dp;
+    double req = s->req_s * dp;
     /* the parts of a decode step: compute, TP all-reduce, host */
     sv_parts pt;
-    sv_step(&k, 0, 0, 0, s.conc / k.pp, w.cd, &pt);
+    sv_step(k, 0, 0, 0, s->conc / k->pp, w->cd, &pt);
     double comp = pt.total > 0.0 ? (pt.gemm + pt.attn + pt.ew + pt.head) / pt.total : 0.0;
     double tpsh = pt.total > 0.0 ? pt.tp / pt.total : 0.0;
-    r->ttft_s = s.ttft;
-    r->tpot_s = s.tpot;
-    r->iteration_time_s = s.e2e;
-    r->global_batch = (int64_t)llround(s.conc * dp) > 0 ? (int64_t)llround(s.conc * dp) : 1;
+    r->ttft_s = s->ttft;
+    r->tpot_s = s->tpot;
+    r->iteration_time_s = s->e2e;
+    r->global_batch = (int64_t)llround(s->conc * dp) > 0 ? (int64_t)llround(s->conc * dp) : 1;
     r->throughput_samples_per_s = req;
-    r->output_tokens_per_s = req * w.osl;
+    r->output_tokens_per_s = req * w->osl;
     r->tokens_per_s = r->output_tokens_per_s;
     r->output_tokens_per_s_per_device = r->output_tokens_per_s / devices;
-    r->total_tokens_per_s = req * (w.isl + w.osl);
+    r->total_tokens_per_s = req * (w->isl + w->osl);
     r->requests_per_s = req;
-    r->tokens_per_s_per_user = 1.0 / s.tpot;
-    r->ttft_p90_s = s.ttft_p90;
-    r->ttft_p99_s = s.ttft_p99;
-    r->itl_p50_s = s.itl_p50;
-    r->itl_p99_s = s.itl_p99;
+    r->tokens_per_s_per_user = 1.0 / s->tpot;
+    r->ttft_p90_s = s->ttft_p90;
+    r->ttft_p99_s = s->ttft_p99;
+    r->ttft_wave_max_s = s->ttft_wave > 0.0 ? dt_max(s->ttft_wave, s->ttft) : (double)NAN;
+    r->itl_p50_s = s->itl_p50;
+    r->itl_p99_s = s->itl_p99;
     r->concurrency_resolved = r->global_batch;
-    r->concurrency_max = (int64_t)kv.cmax * c->d.dp;
-    double used = (s.conc < (double)kv.cmax ? s.conc : (double)kv.cmax) * kv.seq_bytes;
-    r->kv_use = kv.pool > 0.0 ? used / kv.pool : 0.0;
-    bool met = sv_meets(c, &s) && !s.saturated;
+    r->concurrency_max = (int64_t)kv->cmax * c->d.dp;
+    double used = (s->conc < (double)kv->cmax ? s->conc : (double)kv->cmax) * kv->seq_bytes;
+    r->kv_use = kv->pool > 0.0 ? used / kv->pool : 0.0;
+    bool met = sv_meets(c, s) && !s->saturated;
     r->sla_met = met ? 1.0 : 0.0;
     r->goodput_requests_per_s = met ? req : 0.0;
-    r->compute_gemm_s = comp * s.e2e;
-    r->comm_allreduce_s = tpsh * s.e2e;
+    r->compute_gemm_s = comp * s->e2e;
+    r->comm_allreduce_s = tpsh * s->e2e;
     r->comm_allgather_s = r->comm_reducescatter_s = r->comm_alltoall_s = 0.0;
-    r->comm_p2p_s = (k.pp - 1.0) * k.p2p_tok * (w.osl - 1.0);
+    r->comm_p2p_s = (k->pp - 1.0) * k->p2p_tok * (w->osl - 1.0);
     r->comm_exposed_s = r->comm_allreduce_s + r->comm_p2p_s;
     r->comm_overlapped_s = 0.0;
     /* what bounds it (cost/bound.h): decode attention and the fused
@@ -332,19 +350,22 @@ status_code sv_serve(const dt_ctx *c, const dt_stages *st, result_t *r)
      * as long as streaming its weights takes; the rest is math */
     double stream = 0.0;
     for (int i = 0; i < 4; i++)
-        stream += k.g[i].wbytes / (k.bw * k.eta_w);
-    stream *= k.nd + k.nm;
+        stream += k->g[i].wbytes / (k->bw * k->eta_w);
+    stream *= k->nd + k->nm;
     double gmem = pt.gemm < stream ? pt.gemm : stream;
     double memsh = pt.total > 0.0 ? (pt.attn + pt.ew + gmem) / pt.total : 0.0;
-    r->compute_memory_s = memsh * s.e2e;
+    r->compute_memory_s = memsh * s->e2e;
     r->compute_math_s = dt_max(0.0, r->compute_gemm_s - r->compute_memory_s);
     double est[DT_B_DIMS] = {[DT_B_TP] = r->comm_allreduce_s, [DT_B_PP] = r->comm_p2p_s};
     dt_breakdown_comm(c, r->comm_exposed_s, est, r);
+    /* the memory as the KV capacity counts it (weights in their own
+     * precision, one step's activations) */
+    r->mem_weights_bytes_per_device = kv->weights;
+    r->mem_activations_bytes_per_device = kv->acts;
     r->mem_kv_cache_bytes_per_device = used;
-    r->mem_total_bytes_per_device = kv.weights + kv.acts + kv.reserve + used;
+    r->mem_total_bytes_per_device = kv->weights + kv->acts + kv->reserve + used;
     double peak = c->hw->peak_flops[c->dt] > 0 ? c->hw->peak_flops[c->dt]
                                                : c->hw->peak_flops[HW_BF16];
     double fl = 2.0 * detailed_model_flops(m, true) / (double)m->seq_len;
-    r->mfu = req * (w.isl + w.osl) * fl / (devices * peak);
-    return STATUS_OK;
+    r->mfu = req * (w->isl + w->osl) * fl / (devices * peak);
 }
