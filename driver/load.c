@@ -49,7 +49,7 @@ typedef enum load_type {
     LT_FACT,    /* a number, or [low, nominal, high] (cost/stack.h) */
     LT_TEXT,    /* a string of up to STACK_SUMMARY_MAX - 1 bytes */
     LT_TRI,     /* true/false stored as an int 1/0 (absent: -1, set by the caller) */
-    LT_MB,      /* a task's micro_batch: an integer, or "auto" (micro_batch_auto) */
+    LT_MB,      /* a task's micro_batch or vpp: an integer, or "auto" (load_auto_flag) */
     LT_PP_SEND, /* "full" or "scatter_gather" */
     LT_SCHEDULER, /* serving: "continuous" or "static" */
     LT_CONC,    /* serving concurrency: an integer, "max" or "sla" */
@@ -328,7 +328,9 @@ static const load_key dtask_keys[] = {
      "finetune: top MLP frozen"},
     DTK(cp, LT_INT, LR_NO, "context-parallel degree, ring attention (default 1)"),
     DTK(ep, LT_INT, LR_NO, "expert-parallel degree inside dp*cp (default 1)"),
-    DTK(vpp, LT_INT, LR_NO, "virtual stages per device, interleaved 1F1B (default 1)"),
+    DTK(vpp, LT_MB, LR_NO,
+        "virtual stages per device, interleaved 1F1B (default 1), or \"auto\" (the fastest "
+        "interleaving that fits, with pp > 1)"),
     DTK(zero_stage, LT_INT, LR_NO, "0 none, 1 optimizer, 2 + gradients, 3 + parameters (FSDP)"),
     DTK(sequence_parallel, LT_BOOL, LR_NO,
         "Megatron sequence parallelism with tp > 1 (default: the stack's)"),
@@ -695,6 +697,12 @@ static int load_fact(const config_setting_t *s, stack_fact *f, load_err *err)
     return 0;
 }
 
+/* The "auto" flag of an LT_MB key of a task (micro_batch or vpp). */
+static bool *load_auto_flag(task_t *t, const char *key)
+{
+    return strcmp(key, "vpp") == 0 ? &t->detailed.vpp_auto : &t->detailed.micro_batch_auto;
+}
+
 static int load_value(const config_setting_t *s, const load_key *k, void *obj,
                       load_err *err)
 {
@@ -740,7 +748,7 @@ static int load_value(const config_setting_t *s, const load_key *k, void *obj,
         return 0;
     case LT_MB:
         if (t == CONFIG_TYPE_STRING && strcmp(config_setting_get_string(s), "auto") == 0) {
-            ((task_t *)obj)->detailed.micro_batch_auto = true;
+            *load_auto_flag((task_t *)obj, k->name) = true;
             return 0;
         }
         if (t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64) {
@@ -2359,10 +2367,11 @@ static void load_write_value(FILE *out, const load_key *k, const void *obj,
         return;
     }
     case LT_MB: {
-        const task_t *t = obj;
         int64_t v;
         memcpy(&v, p, sizeof v);
-        if (t->detailed.micro_batch_auto)
+        task_t t;
+        memcpy(&t, obj, sizeof t);
+        if (*load_auto_flag(&t, k->name))
             fprintf(out, "%*s%s = \"auto\";\n", indent, "", k->name);
         else
             fprintf(out, "%*s%s = %lld;\n", indent, "", k->name, (long long)v);

@@ -347,6 +347,46 @@ static void test_eval_pipeline(void)
     CU_ASSERT(r2.iteration_time_s < r1.iteration_time_s);
 }
 
+/* vpp = "auto" (fidelity.c dt_pick_vpp): the fastest of the interleavings
+ * the split allows, each evaluated on its own (8 layers on pp 4: vpp 1
+ * or 2, as 3 chunks per stage would leave a chunk without a layer), and
+ * vpp 1 without a pipeline or with GPipe. */
+static void test_vpp_auto(void)
+{
+    point_t p = tidy_point(1, 4, 2, 1);
+    engine e;
+    engine_init(&e, false);
+    result_t r, ra;
+    double best = 0.0;
+    int64_t bestv = 0;
+    for (int64_t v = 1; v <= 3; v++) {
+        p.task.detailed.vpp = v;
+        status_code rc = eval_point(&p, &e, &r, NULL);
+        CU_ASSERT_EQUAL(rc, v <= 2 ? STATUS_OK : STATUS_INFEASIBLE_SHAPE);
+        if (rc == STATUS_OK && (bestv == 0 || r.iteration_time_s < best)) {
+            best = r.iteration_time_s;
+            bestv = v;
+        }
+    }
+    p.task.detailed.vpp = 0;
+    p.task.detailed.vpp_auto = true;
+    CU_ASSERT_EQUAL(eval_point(&p, &e, &ra, NULL), STATUS_OK);
+    CU_ASSERT_EQUAL(ra.vpp_resolved, bestv);
+    UNIT_ASSERT_CLOSE(ra.iteration_time_s, best, 1e-12);
+    /* with micro_batch = "auto" too: no slower than either alone */
+    p.task.detailed.micro_batch_auto = true;
+    CU_ASSERT_EQUAL(eval_point(&p, &e, &r, NULL), STATUS_OK);
+    CU_ASSERT(r.iteration_time_s <= ra.iteration_time_s * (1 + 1e-12));
+    p.task.detailed.schedule = TASK_SCHEDULE_GPIPE;
+    CU_ASSERT_EQUAL(eval_point(&p, &e, &r, NULL), STATUS_OK);
+    CU_ASSERT_EQUAL(r.vpp_resolved, 1);
+    point_t q = tidy_point(1, 1, 8, 1);
+    q.task.detailed.vpp_auto = true;
+    CU_ASSERT_EQUAL(eval_point(&q, &e, &r, NULL), STATUS_OK);
+    CU_ASSERT_EQUAL(r.vpp_resolved, 1);
+    engine_free(&e);
+}
+
 static void test_eval_uneven_pipeline(void)
 {
     /* 12 layers on 8 stages (the idealized stack splits layers alone):
@@ -1116,6 +1156,7 @@ int main(void)
     CU_add_test(s, "activation memory in evaluation", test_eval_activation_memory);
     CU_add_test(s, "FSDP exposed gathers in evaluation", test_eval_fsdp_exposure);
     CU_add_test(s, "pipeline bubble in evaluation", test_eval_pipeline);
+    CU_add_test(s, "vpp = auto: the fastest interleaving", test_vpp_auto);
     CU_add_test(s, "infeasible: memory", test_eval_infeasible_memory);
     CU_add_test(s, "rules", test_eval_rules);
     CU_add_test(s, "uneven pipeline stages", test_eval_uneven_pipeline);

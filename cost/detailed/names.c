@@ -140,7 +140,7 @@ static const char *dt_recompute_short(task_recompute r)
 static const char *dt_schedule_text(const task_detailed_t *t)
 {
     return t->schedule == TASK_SCHEDULE_GPIPE ? "gpipe"
-           : t->vpp > 1                       ? "1f1b-int"
+           : t->vpp > 1 || t->vpp_auto        ? "1f1b-int"
                                               : "1f1b";
 }
 
@@ -153,7 +153,9 @@ int detailed_parallel_text(const task_detailed_t *t, char *buf, size_t size)
         snprintf(dp, sizeof dp, "dp*");
     if (t->emb_sharding != TASK_EMB_NONE)
         return snprintf(buf, size, "%s emb-%s", dp, dt_sharding_name(t->emb_sharding));
-    if (t->vpp > 1)
+    if (t->vpp_auto)
+        snprintf(v, sizeof v, " vauto");
+    else if (t->vpp > 1)
         snprintf(v, sizeof v, " v%lld", (long long)t->vpp);
     return snprintf(buf, size, "tp%lld%s pp%lld%s %s cp%lld ep%lld",
                     (long long)(t->tp > 0 ? t->tp : 1),
@@ -187,17 +189,21 @@ int detailed_strategy_text(const task_detailed_t *t, char *buf, size_t size)
                         dt_sharding_name(t->emb_sharding), dt_emb_opt_name(t->emb_optimizer),
                         t->overlap_dp_comm ? "ovl" : "noovl");
     dt_layout_text(t->layout, false, lay, sizeof lay);
-    char mb[24];
+    char mb[24], v[24];
+    if (t->vpp_auto)
+        snprintf(v, sizeof v, "auto");
+    else
+        snprintf(v, sizeof v, "%lld", (long long)(t->vpp > 0 ? t->vpp : 1));
     if (t->micro_batch_auto)
         snprintf(mb, sizeof mb, "auto");
     else
         snprintf(mb, sizeof mb, "%lld", (long long)(t->micro_batch > 0 ? t->micro_batch : 1));
     return snprintf(buf, size,
-                    "tp%lld pp%lld vpp%lld %s %s zero%lld %s %s cp%lld ep%lld "
+                    "tp%lld pp%lld vpp%s %s %s zero%lld %s %s cp%lld ep%lld "
                     "mb%s %s %s",
                     (long long)(t->tp > 0 ? t->tp : 1),
                     (long long)(t->pp > 0 ? t->pp : 1),
-                    (long long)(t->vpp > 0 ? t->vpp : 1), dt_schedule_text(t), dp,
+                    v, dt_schedule_text(t), dp,
                     (long long)t->zero_stage,
                     t->sequence_parallel && t->tp > 1 ? "sp" : "nosp",
                     dt_recompute_short(t->recompute),
