@@ -898,6 +898,9 @@ static int spec_strategies(spec *sp, const config_setting_t *s, load_err *err)
         }
         sp->strat_auto = true;
         sp->nstrats = sp->ops->auto_count();
+        sp->npar = 1;
+        if (sp->fidelity == EVAL_DETAILED)
+            detailed_auto_factors(&sp->npar, &sp->nstrats);
         return 0;
     }
     if (sp->fidelity == EVAL_DETAILED) {
@@ -945,6 +948,7 @@ static int spec_strategies(spec *sp, const config_setting_t *s, load_err *err)
         }
     }
     sp->nstrats = n;
+    sp->npar = 1;
     return 0;
 }
 

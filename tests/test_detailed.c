@@ -859,23 +859,30 @@ static void test_dlrm_planner(void)
 
 static void test_dlrm_auto(void)
 {
-    /* the DLRM candidates follow the transformer ones: the last three,
-     * table-, row- and column-wise; they refuse LLM models and the
-     * transformer candidates refuse DLRM models */
+    /* the DLRM candidates are the last options of the first degree tuple
+     * (all degrees 1): the last three, table-, row- and column-wise; they
+     * refuse LLM models and the transformer candidates refuse DLRM
+     * models; on any other tuple they duplicate the first's */
     const eval_ops *ops = eval_ops_of(EVAL_DETAILED);
-    int64_t n = ops->auto_count();
+    int64_t tuples, nopt;
+    detailed_auto_factors(&tuples, &nopt);
+    CU_ASSERT_EQUAL(tuples * nopt, ops->auto_count());
     static const int want[3] = {TASK_EMB_TABLE, TASK_EMB_ROW, TASK_EMB_COLUMN};
     for (int k = 0; k < 3; k++) {
         point_t p = dlrm_point(TASK_EMB_NONE, 1000);
-        CU_ASSERT_EQUAL(ops->auto_apply(&p, n - 3 + k, 4096), STATUS_OK);
+        CU_ASSERT_EQUAL(ops->auto_apply(&p, nopt - 3 + k, 4096), STATUS_OK);
         CU_ASSERT_EQUAL(p.task.detailed.emb_sharding, want[k]);
         CU_ASSERT_EQUAL(p.task.detailed.dp, 4);
         CU_ASSERT_EQUAL(p.task.detailed.micro_batch, 1024);
         CU_ASSERT_EQUAL(eval_check(&p, NULL), STATUS_OK);
         point_t q = tidy_point(1, 1, 64, 0);
-        CU_ASSERT_EQUAL(ops->auto_apply(&q, n - 3 + k, 4096), STATUS_INVALID_STRATEGY);
+        CU_ASSERT_EQUAL(ops->auto_apply(&q, nopt - 3 + k, 4096), STATUS_INVALID_STRATEGY);
+        p = dlrm_point(TASK_EMB_NONE, 1000);
+        CU_ASSERT_EQUAL(ops->auto_apply(&p, 2 * nopt - 3 + k, 4096), STATUS_INVALID_STRATEGY);
         task_detailed_t c;
-        CU_ASSERT_EQUAL(detailed_auto_candidate(n - 3 + k, &c), 0);
+        CU_ASSERT_EQUAL(detailed_auto_candidate(nopt - 3 + k, &c), 0);
+        CU_ASSERT_EQUAL(detailed_auto_candidate(2 * nopt - 3 + k, &c), 1);
+        CU_ASSERT_EQUAL(detailed_auto_option(nopt - 3 + k, &c), 0);
         char text[160];
         detailed_strategy_text(&c, text, sizeof text);
         CU_ASSERT_PTR_NOT_NULL(strstr(text, k == 0 ? "emb-table" : k == 1 ? "emb-row"
@@ -883,7 +890,7 @@ static void test_dlrm_auto(void)
     }
     point_t p = dlrm_point(TASK_EMB_NONE, 1000);
     CU_ASSERT_EQUAL(ops->auto_apply(&p, 0, 4096), STATUS_INVALID_STRATEGY);
-    CU_ASSERT_EQUAL(ops->auto_apply(&p, n - 1, 4098), STATUS_INVALID_BATCH_MISMATCH);
+    CU_ASSERT_EQUAL(ops->auto_apply(&p, nopt - 1, 4098), STATUS_INVALID_BATCH_MISMATCH);
 }
 
 static void test_finetune(void)

@@ -87,7 +87,8 @@ static int64_t check_against_oracle(space *s, int64_t max_cells)
     CU_ASSERT_FATAL(space_cursor_init(&orc, s) == 0);
     int64_t rejected[SPACE_NCODES] = {0}, want[SPACE_NCODES] = {0};
     CU_ASSERT_FATAL(space_count_all(s, &fwd, rejected) == 0);
-    int64_t K = s->radix[SPACE_STRATEGY], ncells = s->nblocks * s->cells;
+    int64_t nopt = s->radix[SPACE_STRATEGY];
+    int64_t K = nopt * s->radix[SPACE_PARALLEL], ncells = s->nblocks * s->cells;
     uint8_t *mark = calloc((size_t)K, 1);
     int64_t *ks = calloc((size_t)K + 1, sizeof *ks);
     CU_ASSERT_FATAL(mark && ks);
@@ -106,7 +107,8 @@ static int64_t check_against_oracle(space *s, int64_t max_cells)
         bool full = cell % stride == 0;
         if (full) {
             for (int64_t j = 0; j < K; j++) {
-                idx[SPACE_STRATEGY] = j;
+                idx[SPACE_PARALLEL] = j / nopt;
+                idx[SPACE_STRATEGY] = j % nopt;
                 status_code rc = space_try(s, &orc, idx);
                 tried++;
                 if (rc == STATUS_OK) {
@@ -126,11 +128,11 @@ static int64_t check_against_oracle(space *s, int64_t max_cells)
             }
             int same = 1;
             for (int a = 0; a < SPACE_NAXES; a++)
-                if (a != SPACE_STRATEGY && fwd.idx[a] != idx[a])
+                if (a != SPACE_STRATEGY && a != SPACE_PARALLEL && fwd.idx[a] != idx[a])
                     same = 0;
             if (!same)
                 break;
-            int64_t j = fwd.idx[SPACE_STRATEGY];
+            int64_t j = fwd.idx[SPACE_PARALLEL] * nopt + fwd.idx[SPACE_STRATEGY];
             if (full) {
                 if (j < 0 || j >= K || !mark[j])
                     bad_sets++;
@@ -271,8 +273,10 @@ static void test_detailed_finetune(void)
     engine_init(&e, false);
     int compared = 0;
     int64_t idx[SPACE_NAXES] = {0};
-    for (int64_t k = 0; k < s.radix[SPACE_STRATEGY] && compared < 20; k++) {
-        idx[SPACE_STRATEGY] = k;
+    for (int64_t k = 0; k < s.radix[SPACE_STRATEGY] * s.radix[SPACE_PARALLEL] && compared < 20;
+         k++) {
+        idx[SPACE_PARALLEL] = k / s.radix[SPACE_STRATEGY];
+        idx[SPACE_STRATEGY] = k % s.radix[SPACE_STRATEGY];
         result_t r[3];
         int ok = 1;
         for (int64_t t = 0; t < 3 && ok; t++) {
@@ -341,8 +345,10 @@ static void test_stacks(void)
     engine_init(&e, false);
     int differ = 0, both = 0;
     int64_t idx[SPACE_NAXES] = {0};
-    for (int64_t k = 0; k < s.radix[SPACE_STRATEGY] && both < 20; k++) {
-        idx[SPACE_STRATEGY] = k;
+    for (int64_t k = 0; k < s.radix[SPACE_STRATEGY] * s.radix[SPACE_PARALLEL] && both < 20;
+         k++) {
+        idx[SPACE_PARALLEL] = k / s.radix[SPACE_STRATEGY];
+        idx[SPACE_STRATEGY] = k % s.radix[SPACE_STRATEGY];
         result_t r[2];
         int ok = 1;
         for (int64_t w = 0; w < 2 && ok; w++) {
@@ -588,7 +594,8 @@ static void test_batch_kinds(void)
      * under invalid:batch-kind, and every point has a batch of its kind */
     int64_t rej[SPACE_NCODES] = {0};
     CU_ASSERT_EQUAL_FATAL(space_count_all(&s, &c, rej), 0);
-    CU_ASSERT_EQUAL(rej[STATUS_INVALID_BATCH_KIND], 2 * s.radix[SPACE_STRATEGY]);
+    CU_ASSERT_EQUAL(rej[STATUS_INVALID_BATCH_KIND],
+                    2 * s.radix[SPACE_STRATEGY] * s.radix[SPACE_PARALLEL]);
     int64_t wrong = 0;
     for (int64_t id = 0; id < s.total; id++) {
         CU_ASSERT_EQUAL_FATAL(space_point(&s, &c, id, NULL), STATUS_OK);

@@ -52,7 +52,7 @@ int spec_strategy_text(const spec *s, int64_t k, char *buf, size_t size)
 }
 
 static const char *const spec_key_names[SPEC_NKEYS] = {
-    "model", "system", "task", "global_batch", "strategy", "stack",
+    "model", "system", "task", "global_batch", "strategy", "stack", "parallel",
     "devices", "nodes", "hardware"};
 
 const char *spec_key_name(spec_key k)

@@ -22,7 +22,7 @@
 /* The axis tables in space_axis order, then the other tables. */
 static const char *const verify_axes[SPACE_NAXES] = {
     "axes/model", "axes/system", "axes/task", "axes/global_batch",
-    "axes/strategy", "axes/stack"};
+    "axes/strategy", "axes/stack", "axes/parallel"};
 static const char *const verify_other[] = {"axes/status", "skipped"};
 
 /* A scalar integer attribute; -1 when absent or of another kind. */

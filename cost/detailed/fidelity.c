@@ -383,38 +383,47 @@ static status_code dt_fastest_mb(dt_ctx *c, const dt_split *sp, const dt_stages 
     return STATUS_OK;
 }
 
-/* vpp = "auto": the fastest interleaving (1 to as many chunks per stage
- * as the stack's split gives every chunk a layer) with the fastest
- * micro-batch that fits, as a tuned run picks it; none fitting: vpp 1.
- * Sets c->d.v (and leaves the micro-batch to the caller). */
+/* vpp = "auto": the fastest interleaving (from the task's vpp, 1 when
+ * unset, to as many chunks per stage as the stack's split gives every
+ * chunk a layer) with the fastest micro-batch that fits, as a tuned run
+ * picks it; none fitting: the first. The counts tried are those whose
+ * chunks hold equal units (the published interleavings: 80 layers on pp
+ * 4 x vpp 5, Llama 3.1 405B's 126 + 2 on 8 x 8), all of them when no
+ * count does: an unequal split leaves its fullest stage setting the pace
+ * and its bubble. Sets c->d.v (and leaves the micro-batch to the caller). */
 static status_code dt_pick_vpp(dt_ctx *c, engine *e, dt_split *sp, dt_stages *st, dt_mem *mem,
                                result_t *r)
 {
     const dt_deg d0 = c->d;
     const double tok0 = c->tok;
-    int64_t best = 0;
+    int64_t best = 0, first = c->t->vpp > 1 ? c->t->vpp : 1, tried = 0;
     double tbest = 0.0;
-    for (int64_t v = 1; v <= DT_MAX_STAGES / c->d.pp; v++) {
-        c->d.v = v;
-        dt_split_init(c, sp);
-        if (!dt_split_ok(c, sp))
-            break; /* fewer units per chunk with every v */
-        dt_stages_build(c, sp, st);
-        int64_t mb;
-        double t;
-        c->d = d0;
-        c->d.v = v;
-        c->tok = tok0;
-        status_code rc = dt_fastest_mb(c, sp, st, e, mem, r, &mb, &t);
-        if (rc != STATUS_OK)
-            return rc;
-        if (mb > 0 && (best == 0 || t < tbest)) {
-            best = v;
-            tbest = t;
+    for (int pass = 0; pass < 2 && tried == 0; pass++) {
+        for (int64_t v = first; v <= DT_MAX_STAGES / c->d.pp; v++) {
+            c->d.v = v;
+            dt_split_init(c, sp);
+            if (!dt_split_ok(c, sp))
+                break; /* fewer units per chunk with every v */
+            if (pass == 0 && sp->r != 0)
+                continue; /* an unequal split: tried when no count is equal */
+            tried++;
+            dt_stages_build(c, sp, st);
+            int64_t mb;
+            double t;
+            c->d = d0;
+            c->d.v = v;
+            c->tok = tok0;
+            status_code rc = dt_fastest_mb(c, sp, st, e, mem, r, &mb, &t);
+            if (rc != STATUS_OK)
+                return rc;
+            if (mb > 0 && (best == 0 || t < tbest)) {
+                best = v;
+                tbest = t;
+            }
         }
     }
     c->d = d0;
-    c->d.v = best > 0 ? best : 1;
+    c->d.v = best > 0 ? best : first;
     c->tok = tok0;
     return STATUS_OK;
 }

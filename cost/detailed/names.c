@@ -177,6 +177,20 @@ int detailed_options_text(const task_detailed_t *t, char *buf, size_t size)
                     t->overlap_dp_comm ? "ovl" : "noovl", lay);
 }
 
+int detailed_option_text(const task_detailed_t *t, char *buf, size_t size)
+{
+    if (t->emb_sharding != TASK_EMB_NONE)
+        return detailed_strategy_text(t, buf, size);
+    char opt[PLAN_TEXT_MAX], v[24];
+    detailed_options_text(t, opt, sizeof opt);
+    if (t->vpp_auto)
+        snprintf(v, sizeof v, "auto");
+    else
+        snprintf(v, sizeof v, "%lld", (long long)(t->vpp > 0 ? t->vpp : 1));
+    return snprintf(buf, size, "%s %s vpp%s mb%lld", opt, t->sequence_parallel ? "sp" : "nosp",
+                    v, (long long)(t->micro_batch > 0 ? t->micro_batch : 1));
+}
+
 int detailed_strategy_text(const task_detailed_t *t, char *buf, size_t size)
 {
     char dp[24], lay[16];
