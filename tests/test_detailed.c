@@ -614,6 +614,94 @@ static void test_auto(void)
     CU_ASSERT(z01 > 100 && z01 < ok);
 }
 
+/* Candidate index of degree tuple (tp, pp, cp, ep) with option o. */
+static int64_t auto_index(int64_t tp, int64_t pp, int64_t cp, int64_t ep, int64_t o)
+{
+    int64_t tuples, nopt;
+    detailed_auto_factors(&tuples, &nopt);
+    for (int64_t u = 0; u < tuples; u++) {
+        task_detailed_t t;
+        CU_ASSERT(detailed_auto_candidate(u * nopt, &t) >= 0);
+        if (t.tp == tp && t.pp == pp && t.cp == cp && t.ep == ep)
+            return u * nopt + o;
+    }
+    return -1;
+}
+
+/* The published recipes are candidates (cost/detailed/auto.c): TP16+
+ * inside an NVL72 domain and not across 8-GPU nodes, pp 12 (Nemotron-4
+ * 340B's 96 layers), cp 16 on a 128k sequence (8k tokens per rank) but
+ * not on an 8k one, no pipeline of fewer than 2 layers per stage, and
+ * vpp "auto" (option 1: the fastest interleaving, 96 / 12 = 8 layers a
+ * stage: 2, 4 or 8 chunks of equal size). */
+static void test_auto_recipes(void)
+{
+    const eval_ops *ops = eval_ops_of(EVAL_DETAILED);
+    point_t p = tidy_point(1, 1, 72, 0);
+    p.model = gpt(96, 8192, 64, 8192, 32000);
+    p.system.devices_per_node = 72;
+    const char *bad = NULL;
+    CU_ASSERT_EQUAL(topo_system_derive(&p.system, &bad), STATUS_OK);
+    point_t q = p;
+    int64_t k = auto_index(16, 1, 1, 1, 0);
+    CU_ASSERT_FATAL(k >= 0);
+    CU_ASSERT_EQUAL(ops->auto_apply(&q, k, 72 * 8), STATUS_INVALID_PRODUCT); /* 16 ! | 72 */
+    p.system.devices = 144;
+    CU_ASSERT_EQUAL(topo_system_derive(&p.system, &bad), STATUS_OK);
+    q = p;
+    CU_ASSERT_EQUAL(ops->auto_apply(&q, k, 144), STATUS_OK);
+    CU_ASSERT_EQUAL(q.task.detailed.tp, 16);
+    CU_ASSERT_EQUAL(q.task.detailed.dp, 9);
+    q = p;
+    CU_ASSERT_EQUAL(ops->auto_apply(&q, auto_index(64, 1, 1, 1, 0), 144), STATUS_INVALID_PRODUCT);
+    point_t n8 = p; /* the same devices in nodes of 8 */
+    n8.system.devices_per_node = 8;
+    CU_ASSERT_EQUAL(topo_system_derive(&n8.system, &bad), STATUS_OK);
+    CU_ASSERT_EQUAL(ops->auto_apply(&n8, k, 144), STATUS_INVALID_STRATEGY);
+    /* pp 12, and vpp auto on it */
+    q = p;
+    CU_ASSERT_EQUAL(ops->auto_apply(&q, auto_index(4, 12, 1, 1, 0), 144 * 4), STATUS_OK);
+    CU_ASSERT_EQUAL(q.task.detailed.pp, 12);
+    CU_ASSERT_EQUAL(q.task.detailed.vpp, 1);
+    q = p;
+    CU_ASSERT_EQUAL(ops->auto_apply(&q, auto_index(4, 12, 1, 1, 1), 144 * 4), STATUS_OK);
+    CU_ASSERT(q.task.detailed.vpp_auto);
+    q.model.hidden = 1024;
+    q.model.ffn = 4096;
+    q.model.heads = q.model.kv_heads = 16; /* small enough for the tidy device */
+    q.model.seq_len = 1024;
+    engine e;
+    engine_init(&e, false);
+    result_t r;
+    status_code rc = eval_point(&q, &e, &r, NULL);
+    if (rc != STATUS_OK)
+        fprintf(stderr, "vpp auto: %s\n", status_name(rc));
+    CU_ASSERT_EQUAL(rc, STATUS_OK);
+    CU_ASSERT(r.vpp_resolved == 1 || r.vpp_resolved == 2 || r.vpp_resolved == 4 ||
+              r.vpp_resolved == 8);
+    engine_free(&e);
+    /* 94 layers on 48 stages: fewer than 2 a stage; 96 fill them */
+    q = p;
+    CU_ASSERT_EQUAL(ops->auto_apply(&q, auto_index(1, 48, 1, 1, 0), 144), STATUS_OK);
+    q = p;
+    q.model.layers = 94;
+    CU_ASSERT_EQUAL(ops->auto_apply(&q, auto_index(1, 48, 1, 1, 0), 144), STATUS_INFEASIBLE_SHAPE);
+    /* cp 16: 8k tokens per rank of a 128k sequence, not 512 of an 8k one */
+    q = p;
+    CU_ASSERT_EQUAL(ops->auto_apply(&q, auto_index(8, 1, 16, 1, 0), 144), STATUS_INVALID_PRODUCT);
+    p.system.devices = 128 * 9;
+    p.system.devices_per_node = 8;
+    CU_ASSERT_EQUAL(topo_system_derive(&p.system, &bad), STATUS_OK);
+    k = auto_index(8, 1, 16, 1, 0);
+    q = p;
+    CU_ASSERT_EQUAL(ops->auto_apply(&q, k, 9 * 16), STATUS_INFEASIBLE_SHAPE);
+    p.model.seq_len = 131072;
+    q = p;
+    CU_ASSERT_EQUAL(ops->auto_apply(&q, k, 9 * 16), STATUS_OK);
+    CU_ASSERT_EQUAL(q.task.detailed.cp, 16);
+    CU_ASSERT_EQUAL(q.task.detailed.dp, 9);
+}
+
 /* A small DLRM on the tidy hardware: 6 tables of R rows x 16 fp32,
  * pooling 10, bottom MLP 8-16, top MLP 37-4-1 (37 = 16 + 6 * 7 / 2),
  * on 4 devices of one node, global batch 1024 (256 per device). */
@@ -1171,6 +1259,7 @@ int main(void)
     CU_add_test(s, "MoE and inference", test_eval_moe_and_inference);
     CU_add_test(s, "layout and hybrid sharding", test_layout_and_hybrid_sharding);
     CU_add_test(s, "auto strategies", test_auto);
+    CU_add_test(s, "auto: the published recipes are candidates", test_auto_recipes);
     CU_add_test(s, "DLRM embedding sharding", test_dlrm_sharding);
     CU_add_test(s, "DLRM evaluation", test_dlrm_eval);
     CU_add_test(s, "DLRM auto strategies", test_dlrm_auto);
