@@ -159,6 +159,23 @@ status_code detailed_trace(const point_t *p, detailed_event_fn fn, void *ctx, do
  * range. */
 int detailed_auto_candidate(int64_t i, task_detailed_t *t);
 
+/* An explicit strategy of a sweep: a detailed task's strategy (dp 0: the
+ * rest of the devices) and which defaults the point's stack gives (the
+ * ZeRO stage, sequence parallelism with tp > 1, etp, the chunk count of
+ * an "interleaved" schedule without vpp). detailed_template_apply()
+ * writes it with the global batch into p->task as dt_auto_apply() does a
+ * candidate: STATUS_INVALID_STRATEGY for a DLRM model or a ZeRO stage the
+ * stack does not run, STATUS_INVALID_PRODUCT when the degrees do not
+ * divide the devices, STATUS_INVALID_BATCH_MISMATCH when the batch does
+ * not split into micro-batches over dp; the fidelity's check does the
+ * rest. */
+typedef struct detailed_template {
+    task_detailed_t t;
+    bool zero_set, sp_set, etp_set, vpp_stack;
+} detailed_template;
+status_code detailed_template_apply(point_t *p, const detailed_template *s,
+                                    int64_t global_batch);
+
 /* The two factors of the `auto` set: candidate i is degree tuple
  * i / options (tp, pp, cp, ep: the sweep's `parallel` axis) with option
  * i % options (the rest: its `strategy` axis); tuples x options is

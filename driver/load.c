@@ -1774,6 +1774,68 @@ int load_dtask(const config_setting_t *g, model_kind kind, task_t *t,
     return load_dtask_products(g, &t->detailed, err);
 }
 
+/* Keys of an explicit detailed strategy (a sweep's `strategies` list):
+ * the strategy keys of a detailed task, none required. */
+static const char *const load_dstrategy_names[] = {
+    "name", "tp", "pp", "dp", "cp", "ep", "etp", "vpp", "zero_stage", "shard_degree",
+    "sequence_parallel", "recompute", "recompute_layers", "schedule", "attention",
+    "overlap_dp_comm", "overlap_tp_comm", "micro_batch", "layout"};
+
+int load_dstrategy(const config_setting_t *g, detailed_template *s, load_err *err)
+{
+    enum { N = NKEYS(load_dstrategy_names) };
+    load_key keys[N];
+    size_t n = 0;
+    for (size_t k = 0; k < NKEYS(dtask_keys); k++)
+        for (size_t j = 0; j < N; j++)
+            if (strcmp(dtask_keys[k].name, load_dstrategy_names[j]) == 0) {
+                keys[n] = dtask_keys[k];
+                keys[n++].required = LR_NO;
+            }
+    memset(s, 0, sizeof *s);
+    task_t t;
+    memset(&t, 0, sizeof t);
+    t.kind = TASK_PRETRAIN;
+    task_detailed_t *d = &t.detailed;
+    d->tp = d->pp = d->cp = d->ep = d->vpp = 1;
+    d->overlap_dp_comm = true;
+    d->attention = TASK_ATTENTION_STACK;
+    d->overlap_tp_comm = -1;
+    d->micro_batch = 1;
+    if (load_group(g, "strategy", keys, n, LK_LLM, 0, &t, err))
+        return -1;
+    static const char *const deg[] = {"tp", "pp", "cp", "ep", "vpp", "micro_batch"};
+    const int64_t val[] = {d->tp, d->pp, d->cp, d->ep, d->vpp_auto ? 1 : d->vpp,
+                           d->micro_batch_auto ? 1 : d->micro_batch};
+    for (size_t i = 0; i < NKEYS(deg); i++)
+        if (val[i] < 1) {
+            load_fail(err, load_member_or(g, deg[i]), "key '%s': expected an integer "
+                      ">= 1, got %lld", deg[i], (long long)val[i]);
+            return -1;
+        }
+    if ((d->vpp > 1 || d->vpp_auto) && d->pp <= 1) {
+        load_fail(err, load_member_or(g, "vpp"), "key 'vpp': virtual stages need a "
+                  "pipeline (pp > 1); pp is %lld", (long long)d->pp);
+        return -1;
+    }
+    if ((d->vpp > 1 || d->vpp_auto) && d->schedule == TASK_SCHEDULE_GPIPE) {
+        load_fail(err, load_member_or(g, "schedule"), "key 'schedule': \"gpipe\" has "
+                  "no virtual stages (use \"1f1b\" or \"interleaved\", or vpp = 1)");
+        return -1;
+    }
+    if (load_dtask_products(g, d, err))
+        return -1;
+    s->t = *d;
+    s->zero_set = config_setting_get_member(g, "zero_stage") != NULL;
+    s->sp_set = config_setting_get_member(g, "sequence_parallel") != NULL;
+    s->etp_set = config_setting_get_member(g, "etp") != NULL;
+    const config_setting_t *sch = config_setting_get_member(g, "schedule");
+    const char *sv = sch ? config_setting_get_string(sch) : NULL;
+    s->vpp_stack = sv && strcmp(sv, "interleaved") == 0 &&
+                   !config_setting_get_member(g, "vpp");
+    return 0;
+}
+
 /* ------------------------------------------------------------ stacks */
 
 int load_stack(const config_setting_t *g, stack_desc *st, load_err *err)

@@ -245,6 +245,69 @@ static void test_detailed_enumeration(void)
     spec_free(&sp);
 }
 
+/* Explicit detailed strategies (a spec's `strategies` list of groups)
+ * against their candidate-by-candidate definition, as the auto set: a
+ * strategy whose degrees do not divide a system's devices, one whose
+ * ZeRO stage the stack does not run (Megatron-Core: 0 and 1), one that a
+ * DLRM refuses, vpp and micro_batch "auto"; the stack's defaults fill
+ * what a group leaves out (Megatron-Core: ZeRO 1, sequence parallelism). */
+static void test_detailed_explicit(void)
+{
+    static const char *const text =
+        "models = [\"llama2-7b\", \"dlrm-mlperf\"];\n"
+        "systems = [\"h100-8\", \"gb200-72\"];\n"
+        "stacks = [\"megatron-core\", \"torchtitan\"];\n"
+        "tasks = ( \"pretrain\",\n"
+        "  { type = \"inference\"; prompt_tokens = 512; decode_tokens = 16; } );\n"
+        "global_batch = [72, 64];\n"
+        "strategies = ( { tp = 8; },\n"
+        "  { tp = 2; pp = 4; vpp = \"auto\"; micro_batch = \"auto\"; },\n"
+        "  { tp = 4; pp = 2; vpp = 2; zero_stage = 2; recompute = \"full\"; },\n"
+        "  { tp = 8; pp = 9; micro_batch = 2; } );\n";
+    spec sp;
+    load_err err;
+    char path[512];
+    int rc = load_text("dexp.cfg", text, &sp, &err, path, sizeof path);
+    if (rc)
+        fprintf(stderr, "%s\n", err.text);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    CU_ASSERT_EQUAL(sp.nstrats, 4);
+    CU_ASSERT_EQUAL(sp.npar, 1);
+    CU_ASSERT(sp.dstrats[1].t.vpp_auto && sp.dstrats[1].t.micro_batch_auto);
+    CU_ASSERT(!sp.dstrats[0].zero_set && sp.dstrats[2].zero_set);
+    space s;
+    CU_ASSERT_EQUAL_FATAL(space_init(&s, &sp, err.text, sizeof err.text), 0);
+    CU_ASSERT_EQUAL(check_against_oracle(&s, INT64_MAX), s.candidates);
+    CU_ASSERT(s.total > 0);
+    /* strategy 0 on llama2-7b, h100-8, megatron-core, pretrain, batch 72:
+     * dp 1, the stack's ZeRO 1 and sequence parallelism */
+    space_cursor c;
+    CU_ASSERT_FATAL(space_cursor_init(&c, &s) == 0);
+    int64_t idx[SPACE_NAXES] = {0};
+    CU_ASSERT_EQUAL(space_try(&s, &c, idx), STATUS_OK);
+    CU_ASSERT_EQUAL(c.p.task.detailed.tp, 8);
+    CU_ASSERT_EQUAL(c.p.task.detailed.dp, 1);
+    CU_ASSERT_EQUAL(c.p.task.detailed.zero_stage, 1);
+    CU_ASSERT(c.p.task.detailed.sequence_parallel);
+    CU_ASSERT_EQUAL(c.p.task.detailed.grad_accum, 72);
+    idx[SPACE_STRATEGY] = 2; /* ZeRO 2: not Megatron-Core's */
+    CU_ASSERT_EQUAL(space_try(&s, &c, idx), STATUS_INVALID_STRATEGY);
+    idx[SPACE_STRATEGY] = 3; /* 72 devices of gb200-72: tp 8 x pp 9 */
+    CU_ASSERT_EQUAL(space_try(&s, &c, idx), STATUS_INVALID_PRODUCT);
+    idx[SPACE_SYSTEM] = 1;
+    CU_ASSERT_EQUAL(space_try(&s, &c, idx), STATUS_OK);
+    CU_ASSERT_EQUAL(c.p.task.detailed.pp, 9);
+    idx[SPACE_MODEL] = 1; /* the DLRM */
+    CU_ASSERT_EQUAL(space_try(&s, &c, idx), STATUS_INVALID_STRATEGY);
+    char t1[160];
+    CU_ASSERT(spec_strategy_text(&sp, 1, t1, sizeof t1) > 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(t1, "vppauto"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(t1, "mbauto"));
+    space_cursor_free(&c);
+    space_free(&s);
+    spec_free(&sp);
+}
+
 /* A detailed fine-tuning task reaches the point: its frozen layers (capped
  * at the model's layers) and frozen embeddings, and it costs less than
  * pre-training the same model with the same strategy (frozen layers need
@@ -472,7 +535,7 @@ static void test_bad_specs(void)
                "models = [\"llama2-7b\"];\nsystems = [\"h100-8\"];\n"
                "tasks = [\"pretrain\"];\nglobal_batch = [8];\n"
                "strategies = ( { dense = \"ddp:all\"; embedding = \"mp:all\"; } );\n",
-               5, "\"auto\" strategies only");
+               5, "unknown key 'dense' in strategy");
     expect_bad("dtask.cfg",
                "models = [\"llama2-7b\"];\nsystems = [\"h100-8\"];\n"
                "tasks = ( { type = \"finetune\";\n min_frozen_layer = 3; } );\n"
@@ -516,6 +579,25 @@ static void test_bad_specs(void)
                "strategies = \"auto\";\nfidelity = \"madmax\";\n"
                "stacks = [\"unknown\"];\n",
                7, "key 'stacks': software stacks apply to the detailed fidelity only");
+    /* explicit detailed strategies: each refused at its own line */
+    static const char *const dbase =
+        "models = [\"llama2-7b\"];\nsystems = [\"h100-8\"];\n"
+        "tasks = [\"pretrain\"];\nglobal_batch = [8];\nstrategies = (\n";
+    static const struct { const char *strat, *frag; } dbad[] = {
+        {" { tp = 2; },\n { tp = 2; speed = 1; } );\n", "unknown key 'speed' in strategy"},
+        {" { tp = 2; },\n { tp = 2; vpp = 2; } );\n", "key 'vpp': virtual stages need a pipeline"},
+        {" { tp = 2; },\n { pp = 2; vpp = \"auto\"; schedule = \"gpipe\"; } );\n",
+         "\"gpipe\" has no virtual stages"},
+        {" { tp = 2; },\n { tp = 0; } );\n", "key 'tp'"},
+        {" { tp = 2; },\n \"tp8\" );\n", "element 1: expected a group"},
+        {" { tp = 2; },\n { tp = 2; precision = \"fp8\"; } );\n",
+         "unknown key 'precision' in strategy"},
+    };
+    for (size_t i = 0; i < sizeof dbad / sizeof dbad[0]; i++) {
+        char text[1024];
+        snprintf(text, sizeof text, "%s%s", dbase, dbad[i].strat);
+        expect_bad("dstrat.cfg", text, 7, dbad[i].frag);
+    }
     static const char *const kbase =
         "models = [\"llama2-7b\"];\nsystems = [\"h100-8\"];\n"
         "tasks = [\"pretrain\"];\nglobal_batch = [8];\nstrategies = \"auto\";\n";
@@ -624,6 +706,7 @@ int main(void)
                 test_bijection_and_counts);
     CU_add_test(s, "the stack axis", test_stacks);
     CU_add_test(s, "detailed auto: valid-only enumeration", test_detailed_enumeration);
+    CU_add_test(s, "detailed explicit strategies", test_detailed_explicit);
     CU_add_test(s, "bad specs name file, line and key", test_bad_specs);
     CU_add_test(s, "global batches per model kind, grid overrides", test_batch_kinds);
     return unit_run();

@@ -688,10 +688,17 @@ static void output_axes_strategy(hid_t g, const spec *sp, MPI_Comm comm, int ran
         char d[PLAN_TEXT_MAX] = "", e[PLAN_TEXT_MAX] = "", text[2 * PLAN_TEXT_MAX + 4] = "";
         if (det) {
             task_detailed_t dc;
-            int applies = detailed_auto_option(i, &dc);
+            int applies = 0;
+            if (sp->strat_auto)
+                applies = detailed_auto_option(i, &dc);
+            else
+                dc = sp->dstrats[i].t;
             if (applies >= 0) {
                 detailed_options_text(&dc, d, sizeof d);
-                detailed_option_text(&dc, text, sizeof text);
+                if (sp->strat_auto)
+                    detailed_option_text(&dc, text, sizeof text);
+                else
+                    detailed_strategy_text(&dc, text, sizeof text);
                 int64_t v[S_N] = {dc.vpp_auto ? 0 : dc.vpp, dc.zero_stage, dc.micro_batch,
                                   dc.sequence_parallel, (int64_t)dc.recompute, applies == 0};
                 for (int x = 0; x < S_N; x++)

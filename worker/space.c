@@ -155,6 +155,7 @@ static status_code space_apply(const space *s, space_cursor *c, int64_t k)
     c->idx[SPACE_STRATEGY] = k % nopt;
     c->p.task = c->cell_task;
     return sp->strat_auto ? sp->ops->auto_apply(&c->p, k, batch)
+           : sp->dstrats  ? detailed_template_apply(&c->p, &sp->dstrats[k], batch)
                           : autoplan_apply(&c->p, &sp->strats[k], batch);
 }
 

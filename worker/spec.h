@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "../cost/autoplan.h"
+#include "../cost/detailed.h"
 #include "../cost/eval.h"
 #include "sources.h"
 
@@ -110,7 +111,8 @@ typedef struct spec {
     unsigned *batch_kinds; /* per batch: 1 << model_kind of the kinds it applies to */
     int64_t nbatches;
     bool strat_auto;
-    autoplan_pair *strats; /* explicit strategies (NULL for auto) */
+    autoplan_pair *strats; /* explicit strategies (NULL for auto and detailed) */
+    detailed_template *dstrats; /* explicit detailed strategies (NULL otherwise) */
     int64_t nstrats;       /* explicit count, or the auto set's size (detailed:
                               its options per degree tuple) */
     int64_t npar;          /* detailed auto: degree tuples; else 1 */

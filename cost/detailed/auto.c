@@ -298,6 +298,52 @@ status_code dt_auto_apply(point_t *p, int64_t i, int64_t global_batch)
     return STATUS_OK;
 }
 
+status_code detailed_template_apply(point_t *p, const detailed_template *s,
+                                    int64_t global_batch)
+{
+    if (global_batch < 1)
+        return STATUS_INVALID_VALUE;
+    if (p->model.kind == MODEL_DLRM)
+        return STATUS_INVALID_STRATEGY; /* a transformer strategy */
+    const stack_desc *st = &p->stack;
+    const task_detailed_t *c = &s->t;
+    bool inference = p->task.kind == TASK_INFERENCE;
+    int64_t zero = inference ? 0 : s->zero_set ? c->zero_stage : st->default_zero_stage;
+    if (!stack_zero_ok(st, zero))
+        return STATUS_INVALID_STRATEGY; /* a ZeRO stage the stack does not run */
+    int64_t dev = p->system.devices, deg = c->tp * c->pp * c->cp;
+    int64_t dp = c->dp > 0 ? c->dp : deg > 0 && dev % deg == 0 ? dev / deg : 0;
+    if (dp < 1 || deg * dp != dev)
+        return STATUS_INVALID_PRODUCT;
+    task_detailed_t *t = &p->task.detailed;
+    t->tp = c->tp;
+    t->pp = c->pp;
+    t->cp = c->cp;
+    t->ep = c->ep;
+    t->dp = dp;
+    t->etp = s->etp_set ? c->etp : st->expert_tensor_parallel;
+    t->vpp = inference ? 1 : s->vpp_stack ? st->default_vpp : c->vpp;
+    t->vpp_auto = !inference && c->vpp_auto;
+    t->zero_stage = zero;
+    t->shard_degree = c->shard_degree;
+    t->sequence_parallel = c->tp > 1 && (s->sp_set ? c->sequence_parallel : st->sequence_parallel);
+    t->recompute = inference ? TASK_RECOMPUTE_NONE : c->recompute;
+    t->recompute_layers = c->recompute_layers;
+    t->schedule = inference ? TASK_SCHEDULE_1F1B : c->schedule;
+    t->attention = c->attention;
+    t->overlap_dp_comm = c->overlap_dp_comm;
+    t->overlap_tp_comm = c->overlap_tp_comm;
+    t->layout = c->layout;
+    t->global_batch = global_batch;
+    t->micro_batch_auto = !inference && c->micro_batch_auto;
+    int64_t mb = inference ? global_batch / dp : c->micro_batch_auto ? 1 : c->micro_batch;
+    if (mb < 1 || global_batch % (mb * dp) != 0)
+        return STATUS_INVALID_BATCH_MISMATCH;
+    t->micro_batch = c->micro_batch_auto && !inference ? 0 : mb;
+    t->grad_accum = c->micro_batch_auto && !inference ? 0 : global_batch / (mb * dp);
+    return STATUS_OK;
+}
+
 int detailed_auto_option(int64_t o, task_detailed_t *t)
 {
     if (o < 0 || o >= DT_AUTO_NOPT)
