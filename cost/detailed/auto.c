@@ -1,7 +1,9 @@
 /*
- * auto.c - the `auto` strategies of sweeps: a fixed mixed-radix set of
- * candidate degrees and options, applied to a point's devices and batch,
- * and the valid-only enumeration of that set for one sweep cell.
+ * auto.c - the `auto` strategies of sweeps: a fixed set of candidates,
+ * degree tuples times options (a mixed radix each), applied to a point's
+ * devices and batch, and the valid-only enumeration of that set for one
+ * sweep cell; and a sweep's explicit strategies applied the same way
+ * (detailed_template_apply).
  *
  * Invariant: detailed_auto_cell_init() lists exactly the candidates k for
  * which dt_auto_apply() returns STATUS_OK on the cell's point, each once,
