@@ -175,6 +175,9 @@ typedef struct detailed_template {
 } detailed_template;
 status_code detailed_template_apply(point_t *p, const detailed_template *s,
                                     int64_t global_batch);
+/* Its text as detailed_strategy_text's, "zero*" and "sp*" where the
+ * stack decides. */
+int detailed_template_text(const detailed_template *s, char *buf, size_t size);
 
 /* The two factors of the `auto` set: candidate i is degree tuple
  * i / options (tp, pp, cp, ep: the sweep's `parallel` axis) with option

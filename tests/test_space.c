@@ -303,6 +303,11 @@ static void test_detailed_explicit(void)
     CU_ASSERT(spec_strategy_text(&sp, 1, t1, sizeof t1) > 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(t1, "vppauto"));
     CU_ASSERT_PTR_NOT_NULL(strstr(t1, "mbauto"));
+    /* the stack decides the ZeRO stage and sequence parallelism of
+     * strategy 1, not of strategy 2's ZeRO stage */
+    CU_ASSERT_PTR_NOT_NULL(strstr(t1, " zero* sp* "));
+    CU_ASSERT(spec_strategy_text(&sp, 2, t1, sizeof t1) > 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(t1, " zero2 sp* "));
     space_cursor_free(&c);
     space_free(&s);
     spec_free(&sp);

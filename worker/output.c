@@ -698,7 +698,7 @@ static void output_axes_strategy(hid_t g, const spec *sp, MPI_Comm comm, int ran
                 if (sp->strat_auto)
                     detailed_option_text(&dc, text, sizeof text);
                 else
-                    detailed_strategy_text(&dc, text, sizeof text);
+                    detailed_template_text(&sp->dstrats[i], text, sizeof text);
                 int64_t v[S_N] = {dc.vpp_auto ? 0 : dc.vpp, dc.zero_stage, dc.micro_batch,
                                   dc.sequence_parallel, (int64_t)dc.recompute, applies == 0};
                 for (int x = 0; x < S_N; x++)

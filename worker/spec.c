@@ -33,7 +33,7 @@ int spec_strategy_text(const spec *s, int64_t k, char *buf, size_t size)
     if (s->fidelity == EVAL_DETAILED) {
         task_detailed_t t;
         if (!s->strat_auto && s->dstrats && k >= 0 && k < s->nstrats)
-            return detailed_strategy_text(&s->dstrats[k].t, buf, size);
+            return detailed_template_text(&s->dstrats[k], buf, size);
         if (detailed_auto_candidate(k, &t) < 0)
             return snprintf(buf, size, "auto #%lld", (long long)k);
         return detailed_strategy_text(&t, buf, size);

@@ -191,6 +191,31 @@ int detailed_option_text(const task_detailed_t *t, char *buf, size_t size)
                     v, (long long)(t->micro_batch > 0 ? t->micro_batch : 1));
 }
 
+int detailed_template_text(const detailed_template *s, char *buf, size_t size)
+{
+    char full[2 * PLAN_TEXT_MAX];
+    detailed_strategy_text(&s->t, full, sizeof full);
+    /* the words the stack decides: "zero*", "sp*" */
+    size_t n = 0;
+    if (size > 0)
+        buf[0] = '\0';
+    for (char *w = full, *end; *w; w = end) {
+        end = strchr(w, ' ');
+        if (end)
+            *end++ = '\0';
+        else
+            end = w + strlen(w);
+        const char *out = w;
+        if (!s->zero_set && strncmp(w, "zero", 4) == 0)
+            out = "zero*";
+        else if (!s->sp_set && (strcmp(w, "sp") == 0 || strcmp(w, "nosp") == 0))
+            out = "sp*";
+        if (n < size)
+            n += (size_t)snprintf(buf + n, size - n, "%s%s", n ? " " : "", out);
+    }
+    return (int)n;
+}
+
 int detailed_strategy_text(const task_detailed_t *t, char *buf, size_t size)
 {
     char dp[24], lay[16];
