@@ -223,6 +223,13 @@ int verify_shape_read(hid_t f, bool tables, verify_shape *v, char *msg, size_t s
                  (long long)chunk_ids);
         return -1;
     }
+    if (H5Lexists(f, "axes/strategy", H5P_DEFAULT) > 0 &&
+        H5Lexists(f, "axes/parallel", H5P_DEFAULT) <= 0) {
+        snprintf(msg, size, "/axes/parallel is missing: a file written by an older "
+                 "madsweep, before the strategy axis was split into /axes/parallel and "
+                 "/axes/strategy (run its sweep again)");
+        return -1;
+    }
     int64_t prod = 1;
     for (int a = 0; a < SPACE_NAXES; a++) {
         if (verify_table(f, verify_axes[a], tables, &v->radix[a], msg, size) != 0)
