@@ -74,10 +74,14 @@ void detailed_params(const model_t *m, const task_detailed_t *t, double *total,
  * detailed_parallel_text: degrees, "tp8 sp pp8 v5 dp16 cp1 ep1" (at most
  * 31 characters for degrees below 10^5); detailed_options_text: the rest
  * but the micro-batch, "zero1 sel 1f1b-int ovl tcdp" (layout by initials,
- * innermost first). Return snprintf's result. */
+ * innermost first); detailed_option_text: every option, the sweep's
+ * strategy axis without the degrees, "zero1 sel 1f1b-int ovl tcdp sp
+ * vppauto mb2" (a DLRM candidate: its strategy text). Return snprintf's
+ * result. */
 int detailed_strategy_text(const task_detailed_t *t, char *buf, size_t size);
 int detailed_parallel_text(const task_detailed_t *t, char *buf, size_t size);
 int detailed_options_text(const task_detailed_t *t, char *buf, size_t size);
+int detailed_option_text(const task_detailed_t *t, char *buf, size_t size);
 
 /* DLRM (model kind dlrm): bottom MLP, embedding tables pooled per
  * sample, dot interaction of the tables + 1 vectors, top MLP; MLPs data
@@ -155,6 +159,36 @@ status_code detailed_trace(const point_t *p, detailed_event_fn fn, void *ctx, do
  * range. */
 int detailed_auto_candidate(int64_t i, task_detailed_t *t);
 
+/* An explicit strategy of a sweep: a detailed task's strategy (dp 0: the
+ * rest of the devices) and which defaults the point's stack gives (the
+ * ZeRO stage, sequence parallelism with tp > 1, etp, the chunk count of
+ * an "interleaved" schedule without vpp). detailed_template_apply()
+ * writes it with the global batch into p->task as dt_auto_apply() does a
+ * candidate: STATUS_INVALID_STRATEGY for a DLRM model or a ZeRO stage the
+ * stack does not run, STATUS_INVALID_PRODUCT when the degrees do not
+ * divide the devices, STATUS_INVALID_BATCH_MISMATCH when the batch does
+ * not split into micro-batches over dp; the fidelity's check does the
+ * rest. */
+typedef struct detailed_template {
+    task_detailed_t t;
+    bool zero_set, sp_set, etp_set, vpp_stack;
+} detailed_template;
+status_code detailed_template_apply(point_t *p, const detailed_template *s,
+                                    int64_t global_batch);
+/* Its text as detailed_strategy_text's, "zero*" and "sp*" where the
+ * stack decides. */
+int detailed_template_text(const detailed_template *s, char *buf, size_t size);
+
+/* The two factors of the `auto` set: candidate i is degree tuple
+ * i / options (tp, pp, cp, ep: the sweep's `parallel` axis) with option
+ * i % options (the rest: its `strategy` axis); tuples x options is
+ * eval_ops.auto_count(). */
+void detailed_auto_factors(int64_t *tuples, int64_t *options);
+/* Option o of the set on a tuple where each can apply (tp 2, pp 2; the
+ * DLRM options on the first): 0, 1 when refused everywhere, -1 out of
+ * range. */
+int detailed_auto_option(int64_t o, task_detailed_t *t);
+
 /* Valid-only enumeration of the `auto` set for one sweep cell (model,
  * stack, devices, task type, global batch): the candidates that apply,
  * in a fixed order (degree tuples tp, pp, cp, ep with tp innermost, then
@@ -165,18 +199,18 @@ int detailed_auto_candidate(int64_t i, task_detailed_t *t);
  * detailed_auto_shape_of() computes once per (model, stack) which degrees
  * divide the model and which pp x vpp splits fit its layers (p: model,
  * stack and task type set); detailed_auto_cell_init() lists a cell's
- * candidates by degree tuple (O(tuples), no candidate-by-candidate pass),
+ * candidates (`domain`: the system's scale-up domain) by degree tuple (O(tuples), no candidate-by-candidate pass),
  * adds the rejected ones to rejected[code] (array of 256, or NULL) and
  * returns their number; detailed_auto_cell_candidate() is the index of
  * the r-th valid candidate (*hint, when not NULL, caches the tuple for
  * sequential r; start it at 0). Plain values, no allocation. */
 #define DETAILED_AUTO_LISTS 7  /* (vpp, schedule), zero, recompute, micro-batch,
                                   layout, overlap, sequence parallelism */
-#define DETAILED_AUTO_TUPLES 80 /* tp x pp x cp x ep */
+#define DETAILED_AUTO_TUPLES 1008 /* tp x pp x cp x ep: 7 x 12 x 6 x 2 */
 typedef struct detailed_auto_shape {
     bool dlrm;
     int64_t experts;
-    bool tp_ok[4], cp_ok[2], ep_ok[2], split_ok[5][2];
+    bool tp_ok[7], cp_ok[6], ep_ok[2], split_ok[12]; /* split_ok: per pp */
     bool zero_ok[4]; /* ZeRO stages the stack runs */
 } detailed_auto_shape;
 typedef struct detailed_auto_tuple {
@@ -192,7 +226,7 @@ typedef struct detailed_auto_cell {
     detailed_auto_tuple t[DETAILED_AUTO_TUPLES];
 } detailed_auto_cell;
 void detailed_auto_shape_of(const point_t *p, detailed_auto_shape *sh);
-int64_t detailed_auto_cell_init(const detailed_auto_shape *sh, int64_t devices,
+int64_t detailed_auto_cell_init(const detailed_auto_shape *sh, int64_t devices, int64_t domain,
                                 bool inference, int64_t global_batch,
                                 detailed_auto_cell *cell, int64_t *rejected);
 int64_t detailed_auto_cell_candidate(const detailed_auto_cell *cell, int64_t r, int *hint);

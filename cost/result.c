@@ -106,6 +106,8 @@ const result_field result_fields[] = {
        "detailed: sequences per micro-batch evaluated (micro_batch = \"auto\" resolved)"),
     RF(recompute_resolved, "1", RESULT_I64,
        "detailed: recompute mode evaluated, 0 none, 1 selective, 2 full (\"auto\" resolved)"),
+    RF(vpp_resolved, "1", RESULT_I64,
+       "detailed: virtual pipeline stages per device evaluated (vpp = \"auto\" resolved)"),
     RF(emb_dp_tables, "tables", RESULT_I64,
        "detailed DLRM, emb_sharding \"auto\": tables replicated (data-parallel)"),
     RF(emb_whole_tables, "tables", RESULT_I64,

@@ -54,6 +54,7 @@ typedef struct result_t {
      * recompute = "auto"): sequences per micro-batch, recompute mode */
     int64_t micro_batch_resolved;
     int64_t recompute_resolved;
+    int64_t vpp_resolved;          /* virtual stages per device (vpp = "auto" resolved) */
     /* detailed DLRM, emb_sharding = "auto": the placement chosen, tables
      * replicated / whole on one device / split by rows in a node */
     int64_t emb_dp_tables, emb_whole_tables, emb_split_tables;

@@ -83,6 +83,8 @@ typedef enum task_fp8_recipe {
 
 typedef struct task_detailed_t {
     int64_t tp, pp, dp, cp, ep, vpp;
+    bool vpp_auto;                 /* training with pp > 1: the fastest interleaving
+                                      that fits (vpp ignored; see micro_batch_auto) */
     int64_t zero_stage;            /* 0..3 */
     bool sequence_parallel;
     task_recompute recompute;

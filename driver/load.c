@@ -49,7 +49,7 @@ typedef enum load_type {
     LT_FACT,    /* a number, or [low, nominal, high] (cost/stack.h) */
     LT_TEXT,    /* a string of up to STACK_SUMMARY_MAX - 1 bytes */
     LT_TRI,     /* true/false stored as an int 1/0 (absent: -1, set by the caller) */
-    LT_MB,      /* a task's micro_batch: an integer, or "auto" (micro_batch_auto) */
+    LT_MB,      /* a task's micro_batch or vpp: an integer, or "auto" (load_auto_flag) */
     LT_PP_SEND, /* "full" or "scatter_gather" */
     LT_SCHEDULER, /* serving: "continuous" or "static" */
     LT_CONC,    /* serving concurrency: an integer, "max" or "sla" */
@@ -332,7 +332,9 @@ static const load_key dtask_keys[] = {
      "finetune: top MLP frozen"},
     DTK(cp, LT_INT, LR_NO, "context-parallel degree, ring attention (default 1)"),
     DTK(ep, LT_INT, LR_NO, "expert-parallel degree inside dp*cp (default 1)"),
-    DTK(vpp, LT_INT, LR_NO, "virtual stages per device, interleaved 1F1B (default 1)"),
+    DTK(vpp, LT_MB, LR_NO,
+        "virtual stages per device, interleaved 1F1B (default 1), or \"auto\" (the fastest "
+        "interleaving that fits, with pp > 1)"),
     DTK(zero_stage, LT_INT, LR_NO, "0 none, 1 optimizer, 2 + gradients, 3 + parameters (FSDP)"),
     DTK(sequence_parallel, LT_BOOL, LR_NO,
         "Megatron sequence parallelism with tp > 1 (default: the stack's)"),
@@ -753,6 +755,12 @@ static int load_fact(const config_setting_t *s, stack_fact *f, load_err *err)
     return 0;
 }
 
+/* The "auto" flag of an LT_MB key of a task (micro_batch or vpp). */
+static bool *load_auto_flag(task_t *t, const char *key)
+{
+    return strcmp(key, "vpp") == 0 ? &t->detailed.vpp_auto : &t->detailed.micro_batch_auto;
+}
+
 static int load_value(const config_setting_t *s, const load_key *k, void *obj,
                       load_err *err)
 {
@@ -798,7 +806,7 @@ static int load_value(const config_setting_t *s, const load_key *k, void *obj,
         return 0;
     case LT_MB:
         if (t == CONFIG_TYPE_STRING && strcmp(config_setting_get_string(s), "auto") == 0) {
-            ((task_t *)obj)->detailed.micro_batch_auto = true;
+            *load_auto_flag((task_t *)obj, k->name) = true;
             return 0;
         }
         if (t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64) {
@@ -1895,6 +1903,68 @@ int load_dtask(const config_setting_t *g, model_kind kind, task_t *t,
     return load_dtask_products(g, &t->detailed, err);
 }
 
+/* Keys of an explicit detailed strategy (a sweep's `strategies` list):
+ * the strategy keys of a detailed task, none required. */
+static const char *const load_dstrategy_names[] = {
+    "name", "tp", "pp", "dp", "cp", "ep", "etp", "vpp", "zero_stage", "shard_degree",
+    "sequence_parallel", "recompute", "recompute_layers", "schedule", "attention",
+    "overlap_dp_comm", "overlap_tp_comm", "micro_batch", "layout"};
+
+int load_dstrategy(const config_setting_t *g, detailed_template *s, load_err *err)
+{
+    enum { N = NKEYS(load_dstrategy_names) };
+    load_key keys[N];
+    size_t n = 0;
+    for (size_t k = 0; k < NKEYS(dtask_keys); k++)
+        for (size_t j = 0; j < N; j++)
+            if (strcmp(dtask_keys[k].name, load_dstrategy_names[j]) == 0) {
+                keys[n] = dtask_keys[k];
+                keys[n++].required = LR_NO;
+            }
+    memset(s, 0, sizeof *s);
+    task_t t;
+    memset(&t, 0, sizeof t);
+    t.kind = TASK_PRETRAIN;
+    task_detailed_t *d = &t.detailed;
+    d->tp = d->pp = d->cp = d->ep = d->vpp = 1;
+    d->overlap_dp_comm = true;
+    d->attention = TASK_ATTENTION_STACK;
+    d->overlap_tp_comm = -1;
+    d->micro_batch = 1;
+    if (load_group(g, "strategy", keys, n, LK_LLM, 0, &t, err))
+        return -1;
+    static const char *const deg[] = {"tp", "pp", "cp", "ep", "vpp", "micro_batch"};
+    const int64_t val[] = {d->tp, d->pp, d->cp, d->ep, d->vpp_auto ? 1 : d->vpp,
+                           d->micro_batch_auto ? 1 : d->micro_batch};
+    for (size_t i = 0; i < NKEYS(deg); i++)
+        if (val[i] < 1) {
+            load_fail(err, load_member_or(g, deg[i]), "key '%s': expected an integer "
+                      ">= 1, got %lld", deg[i], (long long)val[i]);
+            return -1;
+        }
+    if ((d->vpp > 1 || d->vpp_auto) && d->pp <= 1) {
+        load_fail(err, load_member_or(g, "vpp"), "key 'vpp': virtual stages need a "
+                  "pipeline (pp > 1); pp is %lld", (long long)d->pp);
+        return -1;
+    }
+    if ((d->vpp > 1 || d->vpp_auto) && d->schedule == TASK_SCHEDULE_GPIPE) {
+        load_fail(err, load_member_or(g, "schedule"), "key 'schedule': \"gpipe\" has "
+                  "no virtual stages (use \"1f1b\" or \"interleaved\", or vpp = 1)");
+        return -1;
+    }
+    if (load_dtask_products(g, d, err))
+        return -1;
+    s->t = *d;
+    s->zero_set = config_setting_get_member(g, "zero_stage") != NULL;
+    s->sp_set = config_setting_get_member(g, "sequence_parallel") != NULL;
+    s->etp_set = config_setting_get_member(g, "etp") != NULL;
+    const config_setting_t *sch = config_setting_get_member(g, "schedule");
+    const char *sv = sch ? config_setting_get_string(sch) : NULL;
+    s->vpp_stack = sv && strcmp(sv, "interleaved") == 0 &&
+                   !config_setting_get_member(g, "vpp");
+    return 0;
+}
+
 /* ------------------------------------------------------------ stacks */
 
 int load_stack(const config_setting_t *g, stack_desc *st, load_err *err)
@@ -2571,10 +2641,11 @@ static void load_write_value(FILE *out, const load_key *k, const void *obj,
         return;
     }
     case LT_MB: {
-        const task_t *t = obj;
         int64_t v;
         memcpy(&v, p, sizeof v);
-        if (t->detailed.micro_batch_auto)
+        task_t t;
+        memcpy(&t, obj, sizeof t);
+        if (*load_auto_flag(&t, k->name))
             fprintf(out, "%*s%s = \"auto\";\n", indent, "", k->name);
         else
             fprintf(out, "%*s%s = %lld;\n", indent, "", k->name, (long long)v);

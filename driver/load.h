@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../cost/detailed.h"
 #include "../cost/eval.h"
 
 typedef struct load_err {
@@ -104,6 +105,14 @@ int load_dsystem(const config_setting_t *g, const char *configs_dir,
                  load_reads *reads, topo_system_t *sys, load_err *err);
 int load_dtask(const config_setting_t *g, model_kind kind, task_t *t,
                load_err *err);
+
+/* An explicit detailed strategy of a sweep (`strategies = ( { tp = 8;
+ * pp = 4; vpp = 5; ... }, ... )`, cost/detailed.h's detailed_template):
+ * the strategy keys of a detailed task (degrees default 1, dp 0: the
+ * rest of the devices; vpp and micro_batch may be "auto"). Unknown keys,
+ * degrees below 1, vpp without pp or with GPipe are refused with the
+ * file and line. */
+int load_dstrategy(const config_setting_t *g, detailed_template *s, load_err *err);
 
 /* Software stacks (cost/stack.h): a group of list 'stacks'
  * (configs/stacks.cfg). load_point_stack resolves a point's `stack` key

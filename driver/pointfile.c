@@ -409,7 +409,8 @@ static void pointfile_header(FILE *out, const char *path, int64_t id,
                              const result_t *r)
 {
     char strat[2 * PLAN_TEXT_MAX + 8];
-    spec_strategy_text(sp, cur->idx[SPACE_STRATEGY], strat, sizeof strat);
+    int64_t k = cur->idx[SPACE_PARALLEL] * sp->nstrats + cur->idx[SPACE_STRATEGY];
+    spec_strategy_text(sp, k, strat, sizeof strat);
     fprintf(out, "# The point of row id %lld of %s (sweep \"%s\", fidelity %s):\n",
             (long long)id, path, sp->name, sp->ops->name);
     fprintf(out, "# model %s, system %s, task %s, global batch %lld,\n",
@@ -418,7 +419,7 @@ static void pointfile_header(FILE *out, const char *path, int64_t id,
             (long long)sp->batches[cur->idx[SPACE_BATCH]]);
     if (sp->fidelity == EVAL_DETAILED)
         fprintf(out, "# software stack %s,\n", sp->stacks[cur->idx[SPACE_STACK]].name);
-    fprintf(out, "# strategy %lld: %s\n", (long long)cur->idx[SPACE_STRATEGY], strat);
+    fprintf(out, "# strategy %lld: %s\n", (long long)k, strat);
     fprintf(out, "# status %s; iteration_time_s %.17g, throughput_samples_per_s "
             "%.17g.\n# `madsweep eval --json` of this file reproduces every "
             "figure of the row.\n", status_name((status_code)r->status),

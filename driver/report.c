@@ -330,10 +330,10 @@ static void report_text_detailed(FILE *out, const point_t *p,
     fprintf(out, "  stack                    %s%s%s\n", p->stack.name[0] ? p->stack.name : "ideal",
             p->stack.summary[0] ? ": " : "", p->stack.summary);
     if (p->task.kind != TASK_INFERENCE &&
-        (d->micro_batch_auto || d->recompute == TASK_RECOMPUTE_AUTO)) {
+        (d->micro_batch_auto || d->vpp_auto || d->recompute == TASK_RECOMPUTE_AUTO)) {
         static const char *const rc_names[] = {"none", "selective", "full"};
-        fprintf(out, "  resolved                 micro-batch %lld, recompute %s\n",
-                (long long)r->micro_batch_resolved,
+        fprintf(out, "  resolved                 micro-batch %lld, vpp %lld, recompute %s\n",
+                (long long)r->micro_batch_resolved, (long long)r->vpp_resolved,
                 r->recompute_resolved >= 0 && r->recompute_resolved < 3
                     ? rc_names[r->recompute_resolved]
                     : "?");

@@ -976,6 +976,36 @@ static bool spec_degrees_too_large(const autoplan_tmpl *t, const char **why)
     return false;
 }
 
+/* Explicit detailed strategies: a list of groups of a detailed task's
+ * strategy keys (load_dstrategy), each refused with its file and line. */
+static int spec_dstrategies(spec *sp, const config_setting_t *s, load_err *err)
+{
+    if (!config_setting_is_list(s) || config_setting_length(s) == 0) {
+        load_fail(err, s, "key 'strategies': expected \"auto\" or a non-empty "
+                  "list of { tp = ...; pp = ...; ... } groups");
+        return -1;
+    }
+    int n = config_setting_length(s);
+    sp->dstrats = calloc((size_t)n, sizeof *sp->dstrats);
+    if (!sp->dstrats) {
+        load_fail(err, s, "key 'strategies': out of memory");
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+        if (!config_setting_is_group(e)) {
+            load_fail(err, e, "key 'strategies': element %d: expected a group "
+                      "{ tp = ...; pp = ...; ... } (or \"auto\" alone)", i);
+            return -1;
+        }
+        if (load_dstrategy(e, &sp->dstrats[i], err) != 0)
+            return -1;
+    }
+    sp->nstrats = n;
+    sp->npar = 1;
+    return 0;
+}
+
 static int spec_strategies(spec *sp, const config_setting_t *s, load_err *err)
 {
     const char *text = config_setting_get_string(s);
@@ -992,13 +1022,13 @@ static int spec_strategies(spec *sp, const config_setting_t *s, load_err *err)
         }
         sp->strat_auto = true;
         sp->nstrats = sp->ops->auto_count();
+        sp->npar = 1;
+        if (sp->fidelity == EVAL_DETAILED)
+            detailed_auto_factors(&sp->npar, &sp->nstrats);
         return 0;
     }
-    if (sp->fidelity == EVAL_DETAILED) {
-        load_fail(err, s, "key 'strategies': the detailed fidelity sweeps "
-                  "\"auto\" strategies only");
-        return -1;
-    }
+    if (sp->fidelity == EVAL_DETAILED)
+        return spec_dstrategies(sp, s, err);
     if (!config_setting_is_list(s) || config_setting_length(s) == 0) {
         load_fail(err, s, "key 'strategies': expected \"auto\" or a non-empty "
                   "list of { dense = \"...\"; embedding = \"...\"; } groups");
@@ -1039,6 +1069,7 @@ static int spec_strategies(spec *sp, const config_setting_t *s, load_err *err)
         }
     }
     sp->nstrats = n;
+    sp->npar = 1;
     return 0;
 }
 

@@ -90,7 +90,11 @@
  *               list of groups { dense = "fsdp:node,ddp:rest";
  *               embedding = "mp:all"; } with degrees that are numbers or
  *               node / all / rest (see cost/autoplan.h); the detailed
- *               fidelity takes "auto" only (its candidates: cost/detailed/auto.c);
+ *               fidelity takes "auto" (its candidates: cost/detailed/auto.c)
+ *               or a list of groups of a task's strategy keys { tp = 8;
+ *               pp = 4; vpp = 5; zero_stage = 1; ... } (load_dstrategy;
+ *               dp the rest of the devices, vpp and micro_batch may be
+ *               "auto", the stack's defaults for what a group leaves out);
  *               only the candidates valid for a point's model, system,
  *               stack, task and batch become points (worker/space.h)
  *   chunk       ids per work chunk on average, 1 to 2^20 (default 4096;

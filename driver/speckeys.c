@@ -46,7 +46,8 @@ static const speckey speckeys_top[] = {
      "{ llm = [...]; dlrm = [...]; }", 1, (double)SPEC_MAX_BATCH},
     {"strategies", B,
      "\"auto\" (every candidate of the fidelity) or, madmax, groups "
-     "{ dense = \"fsdp:node,ddp:rest\"; embedding = \"mp:all\"; }", 0, 0},
+     "{ dense = \"fsdp:node,ddp:rest\"; embedding = \"mp:all\"; }, detailed, groups "
+     "of a task's strategy keys { tp = 8; pp = 4; vpp = 5; cp = 2; } (dp: the rest)", 0, 0},
     {"stacks", B,
      "software stacks of configs/stacks.cfg (names, inline groups or \"all\"; "
      "default [\"unknown\"]): an axis of the sweep; detailed fidelity only "

@@ -33,7 +33,8 @@ static hid_t summary_mtype(void)
     CHECK_H5(H5Tinsert(t, "id", HOFFSET(summary_row, id), H5T_NATIVE_INT64));
     CHECK_H5(H5Tinsert(t, "status", HOFFSET(summary_row, status), H5T_NATIVE_INT32));
     static const char *const idx[SPACE_NAXES] = {
-        "model_idx", "system_idx", "task_idx", "batch_idx", "strategy_idx", "stack_idx"};
+        "model_idx", "system_idx", "task_idx", "batch_idx", "strategy_idx", "stack_idx",
+        "parallel_idx"};
     for (int a = 0; a < SPACE_NAXES; a++)
         CHECK_H5(H5Tinsert(t, idx[a],
                            HOFFSET(summary_row, idx) + (size_t)a * sizeof(int32_t),
@@ -109,8 +110,9 @@ int summary_scan(const char *path, const space *s, summary_best *b, FILE *err)
 /* ------------------------------------------------------------ texts */
 
 /* A detailed strategy in few words: the degrees above 1 (dp always),
- * then what differs from the defaults, e.g. "tp8 sp pp4 v2 dp18 z1 sel". */
-static void summary_strategy(const point_t *p, char *buf, size_t size)
+ * then what differs from the defaults, e.g. "tp8 sp pp4 v2 dp18 z1 sel"
+ * (vpp and micro-batch as the evaluation r resolved them). */
+static void summary_strategy(const point_t *p, const result_t *r, char *buf, size_t size)
 {
     if (p->fidelity != EVAL_DETAILED) {
         char d[PLAN_TEXT_MAX], e[PLAN_TEXT_MAX];
@@ -138,8 +140,9 @@ static void summary_strategy(const point_t *p, char *buf, size_t size)
         SUMMARY_ADD("tp%lld%s ", (long long)t->tp, t->sequence_parallel ? " sp" : "");
     if (t->pp > 1) {
         SUMMARY_ADD("pp%lld ", (long long)t->pp);
-        if (t->vpp > 1)
-            SUMMARY_ADD("v%lld ", (long long)t->vpp);
+        int64_t v = r->vpp_resolved > 0 ? r->vpp_resolved : t->vpp;
+        if (v > 1)
+            SUMMARY_ADD("v%lld ", (long long)v);
         if (t->schedule == TASK_SCHEDULE_GPIPE)
             SUMMARY_ADD("gpipe ");
     }
@@ -154,8 +157,9 @@ static void summary_strategy(const point_t *p, char *buf, size_t size)
         SUMMARY_ADD(" sel");
     else if (t->recompute == TASK_RECOMPUTE_FULL)
         SUMMARY_ADD(" full");
-    if (p->task.kind != TASK_INFERENCE && t->micro_batch > 1)
-        SUMMARY_ADD(" mb%lld", (long long)t->micro_batch);
+    int64_t mb = r->micro_batch_resolved > 0 ? r->micro_batch_resolved : t->micro_batch;
+    if (p->task.kind != TASK_INFERENCE && mb > 1)
+        SUMMARY_ADD(" mb%lld", (long long)mb);
     if (t->layout > 0)
         SUMMARY_ADD(" pp-inner");
     if (!t->overlap_dp_comm)
@@ -272,7 +276,7 @@ static void summary_row_print(FILE *out, int wname, const char *name,
     bool serve = p->task.kind == TASK_INFERENCE, llm = p->model.kind == MODEL_LLM;
     bool det = p->fidelity == EVAL_DETAILED;
     char strat[96];
-    summary_strategy(p, strat, sizeof strat);
+    summary_strategy(p, r, strat, sizeof strat);
     fprintf(out, "    %-*s %6lld %7lld  %-36s", wname, name,
             (long long)eval_devices(p), (long long)r->global_batch, strat);
     if (det)

@@ -458,7 +458,9 @@ static int same_point(const rows_t *x, const char *a, const char *b)
 
 /* Twins in the detailed file: rows of one point with the same degrees
  * and options, the same figures and another layout, pp or dp 1 (the two
- * layouts then order the same dimensions). Counted over the whole file. */
+ * layouts then order the same dimensions). Counted over the whole file.
+ * (vpp "auto" resolving to 1 repeats the vpp 1 candidate's plan in its
+ * own layout: `madsweep best` shows such a plan once, as any other.) */
 static int detailed_twins(const rows_t *x)
 {
     int twins = 0;
@@ -474,7 +476,9 @@ static int detailed_twins(const rows_t *x)
             const char *o = row_at(x, k);
             char theirs[160];
             plan_without_layout(x, o, theirs, sizeof theirs);
+            const table_col *lay = x->r.strat_str[2];
             twins += strcmp(mine, theirs) == 0 &&
+                     memcmp(o + lay->off, me + lay->off, lay->len) != 0 &&
                      memcmp(o + x->r.field[0], me + x->r.field[0],
                             x->r.t.size - x->r.field[0]) == 0;
         }

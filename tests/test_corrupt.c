@@ -48,7 +48,7 @@ static const char *const corrupt_spec =
 static const char *const datasets[] = {
     "results", "progress", "digests", "chunk_starts", "skipped", "axes/model",
     "axes/system", "axes/task", "axes/global_batch", "axes/strategy",
-    "axes/stack", "axes/status", "provenance/catalogues", "groups"};
+    "axes/stack", "axes/parallel", "axes/status", "provenance/catalogues", "groups"};
 
 /* The first of them that are tables written whole (raw_offsets). */
 #define FIRST_TABLE 4

@@ -347,6 +347,46 @@ static void test_eval_pipeline(void)
     CU_ASSERT(r2.iteration_time_s < r1.iteration_time_s);
 }
 
+/* vpp = "auto" (fidelity.c dt_pick_vpp): the fastest of the interleavings
+ * the split allows, each evaluated on its own (8 layers on pp 4: vpp 1
+ * or 2, as 3 chunks per stage would leave a chunk without a layer), and
+ * vpp 1 without a pipeline or with GPipe. */
+static void test_vpp_auto(void)
+{
+    point_t p = tidy_point(1, 4, 2, 1);
+    engine e;
+    engine_init(&e, false);
+    result_t r, ra;
+    double best = 0.0;
+    int64_t bestv = 0;
+    for (int64_t v = 1; v <= 3; v++) {
+        p.task.detailed.vpp = v;
+        status_code rc = eval_point(&p, &e, &r, NULL);
+        CU_ASSERT_EQUAL(rc, v <= 2 ? STATUS_OK : STATUS_INFEASIBLE_SHAPE);
+        if (rc == STATUS_OK && (bestv == 0 || r.iteration_time_s < best)) {
+            best = r.iteration_time_s;
+            bestv = v;
+        }
+    }
+    p.task.detailed.vpp = 0;
+    p.task.detailed.vpp_auto = true;
+    CU_ASSERT_EQUAL(eval_point(&p, &e, &ra, NULL), STATUS_OK);
+    CU_ASSERT_EQUAL(ra.vpp_resolved, bestv);
+    UNIT_ASSERT_CLOSE(ra.iteration_time_s, best, 1e-12);
+    /* with micro_batch = "auto" too: no slower than either alone */
+    p.task.detailed.micro_batch_auto = true;
+    CU_ASSERT_EQUAL(eval_point(&p, &e, &r, NULL), STATUS_OK);
+    CU_ASSERT(r.iteration_time_s <= ra.iteration_time_s * (1 + 1e-12));
+    p.task.detailed.schedule = TASK_SCHEDULE_GPIPE;
+    CU_ASSERT_EQUAL(eval_point(&p, &e, &r, NULL), STATUS_OK);
+    CU_ASSERT_EQUAL(r.vpp_resolved, 1);
+    point_t q = tidy_point(1, 1, 8, 1);
+    q.task.detailed.vpp_auto = true;
+    CU_ASSERT_EQUAL(eval_point(&q, &e, &r, NULL), STATUS_OK);
+    CU_ASSERT_EQUAL(r.vpp_resolved, 1);
+    engine_free(&e);
+}
+
 static void test_eval_uneven_pipeline(void)
 {
     /* 12 layers on 8 stages (the idealized stack splits layers alone):
@@ -572,6 +612,94 @@ static void test_auto(void)
     }
     CU_ASSERT_EQUAL(z23, 0);
     CU_ASSERT(z01 > 100 && z01 < ok);
+}
+
+/* Candidate index of degree tuple (tp, pp, cp, ep) with option o. */
+static int64_t auto_index(int64_t tp, int64_t pp, int64_t cp, int64_t ep, int64_t o)
+{
+    int64_t tuples, nopt;
+    detailed_auto_factors(&tuples, &nopt);
+    for (int64_t u = 0; u < tuples; u++) {
+        task_detailed_t t;
+        CU_ASSERT(detailed_auto_candidate(u * nopt, &t) >= 0);
+        if (t.tp == tp && t.pp == pp && t.cp == cp && t.ep == ep)
+            return u * nopt + o;
+    }
+    return -1;
+}
+
+/* The published recipes are candidates (cost/detailed/auto.c): TP16+
+ * inside an NVL72 domain and not across 8-GPU nodes, pp 12 (Nemotron-4
+ * 340B's 96 layers), cp 16 on a 128k sequence (8k tokens per rank) but
+ * not on an 8k one, no pipeline of fewer than 2 layers per stage, and
+ * vpp "auto" (option 1: the fastest interleaving, 96 / 12 = 8 layers a
+ * stage: 2, 4 or 8 chunks of equal size). */
+static void test_auto_recipes(void)
+{
+    const eval_ops *ops = eval_ops_of(EVAL_DETAILED);
+    point_t p = tidy_point(1, 1, 72, 0);
+    p.model = gpt(96, 8192, 64, 8192, 32000);
+    p.system.devices_per_node = 72;
+    const char *bad = NULL;
+    CU_ASSERT_EQUAL(topo_system_derive(&p.system, &bad), STATUS_OK);
+    point_t q = p;
+    int64_t k = auto_index(16, 1, 1, 1, 0);
+    CU_ASSERT_FATAL(k >= 0);
+    CU_ASSERT_EQUAL(ops->auto_apply(&q, k, 72 * 8), STATUS_INVALID_PRODUCT); /* 16 ! | 72 */
+    p.system.devices = 144;
+    CU_ASSERT_EQUAL(topo_system_derive(&p.system, &bad), STATUS_OK);
+    q = p;
+    CU_ASSERT_EQUAL(ops->auto_apply(&q, k, 144), STATUS_OK);
+    CU_ASSERT_EQUAL(q.task.detailed.tp, 16);
+    CU_ASSERT_EQUAL(q.task.detailed.dp, 9);
+    q = p;
+    CU_ASSERT_EQUAL(ops->auto_apply(&q, auto_index(64, 1, 1, 1, 0), 144), STATUS_INVALID_PRODUCT);
+    point_t n8 = p; /* the same devices in nodes of 8 */
+    n8.system.devices_per_node = 8;
+    CU_ASSERT_EQUAL(topo_system_derive(&n8.system, &bad), STATUS_OK);
+    CU_ASSERT_EQUAL(ops->auto_apply(&n8, k, 144), STATUS_INVALID_STRATEGY);
+    /* pp 12, and vpp auto on it */
+    q = p;
+    CU_ASSERT_EQUAL(ops->auto_apply(&q, auto_index(4, 12, 1, 1, 0), 144 * 4), STATUS_OK);
+    CU_ASSERT_EQUAL(q.task.detailed.pp, 12);
+    CU_ASSERT_EQUAL(q.task.detailed.vpp, 1);
+    q = p;
+    CU_ASSERT_EQUAL(ops->auto_apply(&q, auto_index(4, 12, 1, 1, 1), 144 * 4), STATUS_OK);
+    CU_ASSERT(q.task.detailed.vpp_auto);
+    q.model.hidden = 1024;
+    q.model.ffn = 4096;
+    q.model.heads = q.model.kv_heads = 16; /* small enough for the tidy device */
+    q.model.seq_len = 1024;
+    engine e;
+    engine_init(&e, false);
+    result_t r;
+    status_code rc = eval_point(&q, &e, &r, NULL);
+    if (rc != STATUS_OK)
+        fprintf(stderr, "vpp auto: %s\n", status_name(rc));
+    CU_ASSERT_EQUAL(rc, STATUS_OK);
+    CU_ASSERT(r.vpp_resolved == 1 || r.vpp_resolved == 2 || r.vpp_resolved == 4 ||
+              r.vpp_resolved == 8);
+    engine_free(&e);
+    /* 94 layers on 48 stages: fewer than 2 a stage; 96 fill them */
+    q = p;
+    CU_ASSERT_EQUAL(ops->auto_apply(&q, auto_index(1, 48, 1, 1, 0), 144), STATUS_OK);
+    q = p;
+    q.model.layers = 94;
+    CU_ASSERT_EQUAL(ops->auto_apply(&q, auto_index(1, 48, 1, 1, 0), 144), STATUS_INFEASIBLE_SHAPE);
+    /* cp 16: 8k tokens per rank of a 128k sequence, not 512 of an 8k one */
+    q = p;
+    CU_ASSERT_EQUAL(ops->auto_apply(&q, auto_index(8, 1, 16, 1, 0), 144), STATUS_INVALID_PRODUCT);
+    p.system.devices = 128 * 9;
+    p.system.devices_per_node = 8;
+    CU_ASSERT_EQUAL(topo_system_derive(&p.system, &bad), STATUS_OK);
+    k = auto_index(8, 1, 16, 1, 0);
+    q = p;
+    CU_ASSERT_EQUAL(ops->auto_apply(&q, k, 9 * 16), STATUS_INFEASIBLE_SHAPE);
+    p.model.seq_len = 131072;
+    q = p;
+    CU_ASSERT_EQUAL(ops->auto_apply(&q, k, 9 * 16), STATUS_OK);
+    CU_ASSERT_EQUAL(q.task.detailed.cp, 16);
+    CU_ASSERT_EQUAL(q.task.detailed.dp, 9);
 }
 
 /* A small DLRM on the tidy hardware: 6 tables of R rows x 16 fp32,
@@ -875,23 +1003,30 @@ static void test_dlrm_hier(void)
 
 static void test_dlrm_auto(void)
 {
-    /* the DLRM candidates follow the transformer ones: the last three,
-     * table-, row- and column-wise; they refuse LLM models and the
-     * transformer candidates refuse DLRM models */
+    /* the DLRM candidates are the last options of the first degree tuple
+     * (all degrees 1): the last three, table-, row- and column-wise; they
+     * refuse LLM models and the transformer candidates refuse DLRM
+     * models; on any other tuple they duplicate the first's */
     const eval_ops *ops = eval_ops_of(EVAL_DETAILED);
-    int64_t n = ops->auto_count();
+    int64_t tuples, nopt;
+    detailed_auto_factors(&tuples, &nopt);
+    CU_ASSERT_EQUAL(tuples * nopt, ops->auto_count());
     static const int want[3] = {TASK_EMB_TABLE, TASK_EMB_ROW, TASK_EMB_COLUMN};
     for (int k = 0; k < 3; k++) {
         point_t p = dlrm_point(TASK_EMB_NONE, 1000);
-        CU_ASSERT_EQUAL(ops->auto_apply(&p, n - 3 + k, 4096), STATUS_OK);
+        CU_ASSERT_EQUAL(ops->auto_apply(&p, nopt - 3 + k, 4096), STATUS_OK);
         CU_ASSERT_EQUAL(p.task.detailed.emb_sharding, want[k]);
         CU_ASSERT_EQUAL(p.task.detailed.dp, 4);
         CU_ASSERT_EQUAL(p.task.detailed.micro_batch, 1024);
         CU_ASSERT_EQUAL(eval_check(&p, NULL), STATUS_OK);
         point_t q = tidy_point(1, 1, 64, 0);
-        CU_ASSERT_EQUAL(ops->auto_apply(&q, n - 3 + k, 4096), STATUS_INVALID_STRATEGY);
+        CU_ASSERT_EQUAL(ops->auto_apply(&q, nopt - 3 + k, 4096), STATUS_INVALID_STRATEGY);
+        p = dlrm_point(TASK_EMB_NONE, 1000);
+        CU_ASSERT_EQUAL(ops->auto_apply(&p, 2 * nopt - 3 + k, 4096), STATUS_INVALID_STRATEGY);
         task_detailed_t c;
-        CU_ASSERT_EQUAL(detailed_auto_candidate(n - 3 + k, &c), 0);
+        CU_ASSERT_EQUAL(detailed_auto_candidate(nopt - 3 + k, &c), 0);
+        CU_ASSERT_EQUAL(detailed_auto_candidate(2 * nopt - 3 + k, &c), 1);
+        CU_ASSERT_EQUAL(detailed_auto_option(nopt - 3 + k, &c), 0);
         char text[160];
         detailed_strategy_text(&c, text, sizeof text);
         CU_ASSERT_PTR_NOT_NULL(strstr(text, k == 0 ? "emb-table" : k == 1 ? "emb-row"
@@ -899,7 +1034,7 @@ static void test_dlrm_auto(void)
     }
     point_t p = dlrm_point(TASK_EMB_NONE, 1000);
     CU_ASSERT_EQUAL(ops->auto_apply(&p, 0, 4096), STATUS_INVALID_STRATEGY);
-    CU_ASSERT_EQUAL(ops->auto_apply(&p, n - 1, 4098), STATUS_INVALID_BATCH_MISMATCH);
+    CU_ASSERT_EQUAL(ops->auto_apply(&p, nopt - 1, 4098), STATUS_INVALID_BATCH_MISMATCH);
 }
 
 static void test_finetune(void)
@@ -1172,6 +1307,7 @@ int main(void)
     CU_add_test(s, "activation memory in evaluation", test_eval_activation_memory);
     CU_add_test(s, "FSDP exposed gathers in evaluation", test_eval_fsdp_exposure);
     CU_add_test(s, "pipeline bubble in evaluation", test_eval_pipeline);
+    CU_add_test(s, "vpp = auto: the fastest interleaving", test_vpp_auto);
     CU_add_test(s, "infeasible: memory", test_eval_infeasible_memory);
     CU_add_test(s, "rules", test_eval_rules);
     CU_add_test(s, "uneven pipeline stages", test_eval_uneven_pipeline);
@@ -1179,6 +1315,7 @@ int main(void)
     CU_add_test(s, "MoE and inference", test_eval_moe_and_inference);
     CU_add_test(s, "layout and hybrid sharding", test_layout_and_hybrid_sharding);
     CU_add_test(s, "auto strategies", test_auto);
+    CU_add_test(s, "auto: the published recipes are candidates", test_auto_recipes);
     CU_add_test(s, "DLRM embedding sharding", test_dlrm_sharding);
     CU_add_test(s, "DLRM evaluation", test_dlrm_eval);
     CU_add_test(s, "DLRM auto strategies", test_dlrm_auto);

@@ -7,7 +7,7 @@
 #   2. the file system fills up (a 40 MB tmpfs for a 64 MB file): a
 #      message says the file system is full and the file is resumable;
 #      after the tmpfs is grown, --resume gives identical datasets; then
-#      the same while the file is being created (300 kB: the axis tables
+#      the same while the file is being created (100 kB: the axis tables
 #      do not fit): a message without an HDF5 stack, and --resume starts
 #      the file over (issue 19). Needs
 #      root and mount(2); where the tmpfs cannot be mounted this part is
@@ -59,9 +59,9 @@ resume "$f"
 
 say "3. a file system full while the file is created (the axis tables)"
 rm -f "$f"
-mount -o remount,size=300k "$mnt" || fail "cannot shrink the tmpfs"
+mount -o remount,size=100k "$mnt" || fail "cannot shrink the tmpfs"
 $MPIRUN "$BIN" sweep "$SPEC" -o "$f" --quiet >"$TMP/full0.log" 2>&1 &&
-  fail "the sweep succeeded on a 300 kB file system"
+  fail "the sweep succeeded on a 100 kB file system"
 grep -q "the file system refused a write" "$TMP/full0.log" ||
   { cat "$TMP/full0.log"; fail "no message saying the write was refused"; }
 grep -q "HDF5 error stack" "$TMP/full0.log" && fail "a bare HDF5 error stack"

@@ -87,7 +87,8 @@ static int64_t check_against_oracle(space *s, int64_t max_cells)
     CU_ASSERT_FATAL(space_cursor_init(&orc, s) == 0);
     int64_t rejected[SPACE_NCODES] = {0}, want[SPACE_NCODES] = {0};
     CU_ASSERT_FATAL(space_count_all(s, &fwd, rejected) == 0);
-    int64_t K = s->radix[SPACE_STRATEGY], ncells = s->nblocks * s->cells;
+    int64_t nopt = s->radix[SPACE_STRATEGY];
+    int64_t K = nopt * s->radix[SPACE_PARALLEL], ncells = s->nblocks * s->cells;
     uint8_t *mark = calloc((size_t)K, 1);
     int64_t *ks = calloc((size_t)K + 1, sizeof *ks);
     CU_ASSERT_FATAL(mark && ks);
@@ -106,7 +107,8 @@ static int64_t check_against_oracle(space *s, int64_t max_cells)
         bool full = cell % stride == 0;
         if (full) {
             for (int64_t j = 0; j < K; j++) {
-                idx[SPACE_STRATEGY] = j;
+                idx[SPACE_PARALLEL] = j / nopt;
+                idx[SPACE_STRATEGY] = j % nopt;
                 status_code rc = space_try(s, &orc, idx);
                 tried++;
                 if (rc == STATUS_OK) {
@@ -126,11 +128,11 @@ static int64_t check_against_oracle(space *s, int64_t max_cells)
             }
             int same = 1;
             for (int a = 0; a < SPACE_NAXES; a++)
-                if (a != SPACE_STRATEGY && fwd.idx[a] != idx[a])
+                if (a != SPACE_STRATEGY && a != SPACE_PARALLEL && fwd.idx[a] != idx[a])
                     same = 0;
             if (!same)
                 break;
-            int64_t j = fwd.idx[SPACE_STRATEGY];
+            int64_t j = fwd.idx[SPACE_PARALLEL] * nopt + fwd.idx[SPACE_STRATEGY];
             if (full) {
                 if (j < 0 || j >= K || !mark[j])
                     bad_sets++;
@@ -243,6 +245,74 @@ static void test_detailed_enumeration(void)
     spec_free(&sp);
 }
 
+/* Explicit detailed strategies (a spec's `strategies` list of groups)
+ * against their candidate-by-candidate definition, as the auto set: a
+ * strategy whose degrees do not divide a system's devices, one whose
+ * ZeRO stage the stack does not run (Megatron-Core: 0 and 1), one that a
+ * DLRM refuses, vpp and micro_batch "auto"; the stack's defaults fill
+ * what a group leaves out (Megatron-Core: ZeRO 1, sequence parallelism). */
+static void test_detailed_explicit(void)
+{
+    static const char *const text =
+        "models = [\"llama2-7b\", \"dlrm-mlperf\"];\n"
+        "systems = [\"h100-8\", \"gb200-72\"];\n"
+        "stacks = [\"megatron-core\", \"torchtitan\"];\n"
+        "tasks = ( \"pretrain\",\n"
+        "  { type = \"inference\"; prompt_tokens = 512; decode_tokens = 16; } );\n"
+        "global_batch = [72, 64];\n"
+        "strategies = ( { tp = 8; },\n"
+        "  { tp = 2; pp = 4; vpp = \"auto\"; micro_batch = \"auto\"; },\n"
+        "  { tp = 4; pp = 2; vpp = 2; zero_stage = 2; recompute = \"full\"; },\n"
+        "  { tp = 8; pp = 9; micro_batch = 2; } );\n";
+    spec sp;
+    load_err err;
+    char path[512];
+    int rc = load_text("dexp.cfg", text, &sp, &err, path, sizeof path);
+    if (rc)
+        fprintf(stderr, "%s\n", err.text);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    CU_ASSERT_EQUAL(sp.nstrats, 4);
+    CU_ASSERT_EQUAL(sp.npar, 1);
+    CU_ASSERT(sp.dstrats[1].t.vpp_auto && sp.dstrats[1].t.micro_batch_auto);
+    CU_ASSERT(!sp.dstrats[0].zero_set && sp.dstrats[2].zero_set);
+    space s;
+    CU_ASSERT_EQUAL_FATAL(space_init(&s, &sp, err.text, sizeof err.text), 0);
+    CU_ASSERT_EQUAL(check_against_oracle(&s, INT64_MAX), s.candidates);
+    CU_ASSERT(s.total > 0);
+    /* strategy 0 on llama2-7b, h100-8, megatron-core, pretrain, batch 72:
+     * dp 1, the stack's ZeRO 1 and sequence parallelism */
+    space_cursor c;
+    CU_ASSERT_FATAL(space_cursor_init(&c, &s) == 0);
+    int64_t idx[SPACE_NAXES] = {0};
+    CU_ASSERT_EQUAL(space_try(&s, &c, idx), STATUS_OK);
+    CU_ASSERT_EQUAL(c.p.task.detailed.tp, 8);
+    CU_ASSERT_EQUAL(c.p.task.detailed.dp, 1);
+    CU_ASSERT_EQUAL(c.p.task.detailed.zero_stage, 1);
+    CU_ASSERT(c.p.task.detailed.sequence_parallel);
+    CU_ASSERT_EQUAL(c.p.task.detailed.grad_accum, 72);
+    idx[SPACE_STRATEGY] = 2; /* ZeRO 2: not Megatron-Core's */
+    CU_ASSERT_EQUAL(space_try(&s, &c, idx), STATUS_INVALID_STRATEGY);
+    idx[SPACE_STRATEGY] = 3; /* 72 devices of gb200-72: tp 8 x pp 9 */
+    CU_ASSERT_EQUAL(space_try(&s, &c, idx), STATUS_INVALID_PRODUCT);
+    idx[SPACE_SYSTEM] = 1;
+    CU_ASSERT_EQUAL(space_try(&s, &c, idx), STATUS_OK);
+    CU_ASSERT_EQUAL(c.p.task.detailed.pp, 9);
+    idx[SPACE_MODEL] = 1; /* the DLRM */
+    CU_ASSERT_EQUAL(space_try(&s, &c, idx), STATUS_INVALID_STRATEGY);
+    char t1[160];
+    CU_ASSERT(spec_strategy_text(&sp, 1, t1, sizeof t1) > 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(t1, "vppauto"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(t1, "mbauto"));
+    /* the stack decides the ZeRO stage and sequence parallelism of
+     * strategy 1, not of strategy 2's ZeRO stage */
+    CU_ASSERT_PTR_NOT_NULL(strstr(t1, " zero* sp* "));
+    CU_ASSERT(spec_strategy_text(&sp, 2, t1, sizeof t1) > 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(t1, " zero2 sp* "));
+    space_cursor_free(&c);
+    space_free(&s);
+    spec_free(&sp);
+}
+
 /* A detailed fine-tuning task reaches the point: its frozen layers (capped
  * at the model's layers) and frozen embeddings, and it costs less than
  * pre-training the same model with the same strategy (frozen layers need
@@ -271,8 +341,10 @@ static void test_detailed_finetune(void)
     engine_init(&e, false);
     int compared = 0;
     int64_t idx[SPACE_NAXES] = {0};
-    for (int64_t k = 0; k < s.radix[SPACE_STRATEGY] && compared < 20; k++) {
-        idx[SPACE_STRATEGY] = k;
+    for (int64_t k = 0; k < s.radix[SPACE_STRATEGY] * s.radix[SPACE_PARALLEL] && compared < 20;
+         k++) {
+        idx[SPACE_PARALLEL] = k / s.radix[SPACE_STRATEGY];
+        idx[SPACE_STRATEGY] = k % s.radix[SPACE_STRATEGY];
         result_t r[3];
         int ok = 1;
         for (int64_t t = 0; t < 3 && ok; t++) {
@@ -341,8 +413,10 @@ static void test_stacks(void)
     engine_init(&e, false);
     int differ = 0, both = 0;
     int64_t idx[SPACE_NAXES] = {0};
-    for (int64_t k = 0; k < s.radix[SPACE_STRATEGY] && both < 20; k++) {
-        idx[SPACE_STRATEGY] = k;
+    for (int64_t k = 0; k < s.radix[SPACE_STRATEGY] * s.radix[SPACE_PARALLEL] && both < 20;
+         k++) {
+        idx[SPACE_PARALLEL] = k / s.radix[SPACE_STRATEGY];
+        idx[SPACE_STRATEGY] = k % s.radix[SPACE_STRATEGY];
         result_t r[2];
         int ok = 1;
         for (int64_t w = 0; w < 2 && ok; w++) {
@@ -466,7 +540,7 @@ static void test_bad_specs(void)
                "models = [\"llama2-7b\"];\nsystems = [\"h100-8\"];\n"
                "tasks = [\"pretrain\"];\nglobal_batch = [8];\n"
                "strategies = ( { dense = \"ddp:all\"; embedding = \"mp:all\"; } );\n",
-               5, "\"auto\" strategies only");
+               5, "unknown key 'dense' in strategy");
     expect_bad("dtask.cfg",
                "models = [\"llama2-7b\"];\nsystems = [\"h100-8\"];\n"
                "tasks = ( { type = \"finetune\";\n min_frozen_layer = 3; } );\n"
@@ -510,6 +584,25 @@ static void test_bad_specs(void)
                "strategies = \"auto\";\nfidelity = \"madmax\";\n"
                "stacks = [\"unknown\"];\n",
                7, "key 'stacks': software stacks apply to the detailed fidelity only");
+    /* explicit detailed strategies: each refused at its own line */
+    static const char *const dbase =
+        "models = [\"llama2-7b\"];\nsystems = [\"h100-8\"];\n"
+        "tasks = [\"pretrain\"];\nglobal_batch = [8];\nstrategies = (\n";
+    static const struct { const char *strat, *frag; } dbad[] = {
+        {" { tp = 2; },\n { tp = 2; speed = 1; } );\n", "unknown key 'speed' in strategy"},
+        {" { tp = 2; },\n { tp = 2; vpp = 2; } );\n", "key 'vpp': virtual stages need a pipeline"},
+        {" { tp = 2; },\n { pp = 2; vpp = \"auto\"; schedule = \"gpipe\"; } );\n",
+         "\"gpipe\" has no virtual stages"},
+        {" { tp = 2; },\n { tp = 0; } );\n", "key 'tp'"},
+        {" { tp = 2; },\n \"tp8\" );\n", "element 1: expected a group"},
+        {" { tp = 2; },\n { tp = 2; precision = \"fp8\"; } );\n",
+         "unknown key 'precision' in strategy"},
+    };
+    for (size_t i = 0; i < sizeof dbad / sizeof dbad[0]; i++) {
+        char text[1024];
+        snprintf(text, sizeof text, "%s%s", dbase, dbad[i].strat);
+        expect_bad("dstrat.cfg", text, 7, dbad[i].frag);
+    }
     static const char *const kbase =
         "models = [\"llama2-7b\"];\nsystems = [\"h100-8\"];\n"
         "tasks = [\"pretrain\"];\nglobal_batch = [8];\nstrategies = \"auto\";\n";
@@ -640,7 +733,8 @@ static void test_batch_kinds(void)
      * under invalid:batch-kind, and every point has a batch of its kind */
     int64_t rej[SPACE_NCODES] = {0};
     CU_ASSERT_EQUAL_FATAL(space_count_all(&s, &c, rej), 0);
-    CU_ASSERT_EQUAL(rej[STATUS_INVALID_BATCH_KIND], 2 * s.radix[SPACE_STRATEGY]);
+    CU_ASSERT_EQUAL(rej[STATUS_INVALID_BATCH_KIND],
+                    2 * s.radix[SPACE_STRATEGY] * s.radix[SPACE_PARALLEL]);
     int64_t wrong = 0;
     for (int64_t id = 0; id < s.total; id++) {
         CU_ASSERT_EQUAL_FATAL(space_point(&s, &c, id, NULL), STATUS_OK);
@@ -669,6 +763,7 @@ int main(void)
                 test_bijection_and_counts);
     CU_add_test(s, "the stack axis", test_stacks);
     CU_add_test(s, "detailed auto: valid-only enumeration", test_detailed_enumeration);
+    CU_add_test(s, "detailed explicit strategies", test_detailed_explicit);
     CU_add_test(s, "bad specs name file, line and key", test_bad_specs);
     CU_add_test(s, "global batches per model kind, grid overrides", test_batch_kinds);
     return unit_run();

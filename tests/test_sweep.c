@@ -166,7 +166,7 @@ static void test_sweep_file(void)
     CU_ASSERT_EQUAL(ranks, g_size);
     static const char *const tables[] = {
         "results", "skipped", "axes/model", "axes/system", "axes/task",
-        "axes/global_batch", "axes/strategy", "axes/stack", "axes/status"};
+        "axes/global_batch", "axes/strategy", "axes/stack", "axes/parallel", "axes/status"};
     for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
         test_units(f, tables[i]);
     free(prog);

@@ -32,7 +32,7 @@ static const char *const resume_spec =
 static const char *const datasets[] = {
     "results", "progress", "skipped", "axes/model", "axes/system",
     "axes/task", "axes/global_batch", "axes/strategy", "axes/stack",
-    "axes/status"};
+    "axes/parallel", "axes/status"};
 
 /* Every dataset of `names` holds the same bytes in files ref and got;
  * names each one that does not (" differs" then `after`). */

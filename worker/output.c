@@ -124,24 +124,28 @@ void output_texts_of(const point_t *p, output_texts *x)
                                                       : "none");
 }
 
-/* The detailed strategy columns of a row. */
+/* The detailed strategy columns of a row: the values evaluated (vpp and
+ * micro_batch as the evaluation resolved "auto"). */
 static void output_pack_strategy(const output_rows *r, char *buf, const point_t *p,
-                                 const output_texts *x)
+                                 const result_t *res, const output_texts *x)
 {
     static const char *const recompute[3] = {"none", "selective", "full"};
     static const char *const sharding[5] = {"", "table", "row", "column", "auto"};
     const task_detailed_t *t = &p->task.detailed;
     int64_t pp = t->pp > 0 ? t->pp : 1;
+    int64_t vpp = res->vpp_resolved > 0 ? res->vpp_resolved : t->vpp > 0 ? t->vpp : 1;
+    int64_t mb = res->micro_batch_resolved > 0 ? res->micro_batch_resolved
+                 : t->micro_batch > 0          ? t->micro_batch
+                                               : 1;
     int64_t v[OUTPUT_NSTRAT_INT] = {
         t->tp > 0 ? t->tp : 1, pp, t->dp, t->cp > 0 ? t->cp : 1,
-        t->ep > 0 ? t->ep : 1, t->vpp > 0 ? t->vpp : 1, t->zero_stage,
-        t->micro_batch > 0 ? t->micro_batch : 1,
+        t->ep > 0 ? t->ep : 1, vpp, t->zero_stage, mb,
         t->sequence_parallel && t->tp > 1};
     for (int k = 0; k < OUTPUT_NSTRAT_INT; k++)
         table_put_i32(buf, r->strat_int[k], (int32_t)v[k]);
     const char *sched = pp == 1                              ? "none"
                         : t->schedule == TASK_SCHEDULE_GPIPE ? "gpipe"
-                        : t->vpp > 1                         ? "1f1b-interleaved"
+                        : vpp > 1                            ? "1f1b-interleaved"
                                                              : "1f1b";
     int rc = t->recompute >= 0 && t->recompute <= 2 ? (int)t->recompute : 0;
     int es = t->emb_sharding >= 0 && t->emb_sharding <= 4 ? t->emb_sharding : 0;
@@ -167,7 +171,7 @@ void output_pack(const output_rows *r, char *buf, int64_t id,
         texts = &own;
     }
     if (r->fidelity == EVAL_DETAILED) {
-        output_pack_strategy(r, buf, p, texts);
+        output_pack_strategy(r, buf, p, res, texts);
         table_put_str(buf, r->stack, p->stack.name);
     } else {
         table_put_str(buf, r->dense, texts->dense);
@@ -347,7 +351,7 @@ static const struct output_unit {
 static const char *const output_axis_units[SPACE_NAXES] = {
     "index into /axes/model", "index into /axes/system",
     "index into /axes/task", "index into /axes/global_batch",
-    "index into /axes/strategy", "index into /axes/stack"};
+    "index into /axes/strategy", "index into /axes/stack", "index into /axes/parallel"};
 
 static const char *output_unit(const table_col *c)
 {
@@ -656,6 +660,107 @@ static void output_axes_stack(hid_t g, const spec *sp, MPI_Comm comm, int rank)
     free(b);
 }
 
+/* /axes/strategy: madmax templates or explicit plans, or the detailed
+ * auto set's options (the degrees are the parallel axis): their texts
+ * and values; `applies` 0 when the option is refused on every tuple and
+ * system; vpp 0: "auto" (the fastest interleaving from 2 chunks up). */
+static void output_axes_strategy(hid_t g, const spec *sp, MPI_Comm comm, int rank)
+{
+    bool det = sp->fidelity == EVAL_DETAILED;
+    table t;
+    table_init(&t);
+    table_add(&t, det ? "options" : "dense", TABLE_STR, PLAN_TEXT_MAX);
+    if (!det)
+        table_add(&t, "embedding", TABLE_STR, PLAN_TEXT_MAX);
+    table_add(&t, "text", TABLE_STR, 2 * PLAN_TEXT_MAX + 4);
+    enum { S_VPP, S_ZERO, S_MB, S_SP, S_RC, S_APPLIES, S_N };
+    static const char *const s_names[S_N] = {"vpp", "zero_stage", "micro_batch",
+                                             "sequence_parallel", "recompute", "applies"};
+    size_t o_s[S_N];
+    if (det)
+        for (int k = 0; k < S_N; k++)
+            o_s[k] = table_add(&t, s_names[k], TABLE_I32, 0);
+    const table_col *c_d = &t.col[0], *c_e = det ? NULL : &t.col[1],
+                    *c_t = table_find(&t, "text");
+    char *b = output_rows_alloc(sp->nstrats, t.size);
+    for (int64_t i = 0; i < sp->nstrats; i++) {
+        char *row = b + (size_t)i * t.size;
+        char d[PLAN_TEXT_MAX] = "", e[PLAN_TEXT_MAX] = "", text[2 * PLAN_TEXT_MAX + 4] = "";
+        if (det) {
+            task_detailed_t dc;
+            int applies = 0;
+            if (sp->strat_auto)
+                applies = detailed_auto_option(i, &dc);
+            else
+                dc = sp->dstrats[i].t;
+            if (applies >= 0) {
+                detailed_options_text(&dc, d, sizeof d);
+                if (sp->strat_auto)
+                    detailed_option_text(&dc, text, sizeof text);
+                else
+                    detailed_template_text(&sp->dstrats[i], text, sizeof text);
+                int64_t v[S_N] = {dc.vpp_auto ? 0 : dc.vpp, dc.zero_stage, dc.micro_batch,
+                                  dc.sequence_parallel, (int64_t)dc.recompute, applies == 0};
+                for (int x = 0; x < S_N; x++)
+                    table_put_i32(row, o_s[x], (int32_t)v[x]);
+            }
+        } else {
+            autoplan_pair pair;
+            const autoplan_pair *pp = NULL;
+            if (!sp->strat_auto)
+                pp = &sp->strats[i];
+            else if (autoplan_candidate(sp->ops, i, &pair) == 0)
+                pp = &pair;
+            if (pp) {
+                autoplan_format(&pp->dense, d, sizeof d);
+                autoplan_format(&pp->emb, e, sizeof e);
+            }
+            spec_strategy_text(sp, i, text, sizeof text);
+            table_put_str(row, c_e, e);
+        }
+        table_put_str(row, c_d, d);
+        table_put_str(row, c_t, text);
+    }
+    output_table(g, "strategy", &t, sp->nstrats, b, comm, rank);
+    free(b);
+}
+
+/* /axes/parallel: the detailed auto set's degree tuples (tp, pp, cp, ep;
+ * dp is the rest of the devices), one entry "-" for the other sets
+ * (their strategies carry their degrees). */
+static void output_axes_parallel(hid_t g, const spec *sp, MPI_Comm comm, int rank)
+{
+    table t;
+    table_init(&t);
+    table_add(&t, "text", TABLE_STR, PLAN_TEXT_MAX);
+    const table_col *c_t = table_find(&t, "text");
+    enum { P_TP, P_PP, P_CP, P_EP, P_N };
+    static const char *const p_names[P_N] = {"tp", "pp", "cp", "ep"};
+    size_t o_p[P_N];
+    for (int k = 0; k < P_N; k++)
+        o_p[k] = table_add(&t, p_names[k], TABLE_I32, 0);
+    int64_t n = sp->npar > 0 ? sp->npar : 1;
+    char *b = output_rows_alloc(n, t.size);
+    bool det = sp->fidelity == EVAL_DETAILED && sp->strat_auto;
+    for (int64_t u = 0; u < n; u++) {
+        char *row = b + (size_t)u * t.size;
+        task_detailed_t dc;
+        if (!det || detailed_auto_candidate(u * sp->nstrats, &dc) < 0) {
+            table_put_str(row, c_t, "-");
+            continue;
+        }
+        char text[PLAN_TEXT_MAX];
+        snprintf(text, sizeof text, "tp%lld pp%lld cp%lld ep%lld", (long long)dc.tp,
+                 (long long)dc.pp, (long long)dc.cp, (long long)dc.ep);
+        table_put_str(row, c_t, text);
+        int64_t v[P_N] = {dc.tp, dc.pp, dc.cp, dc.ep};
+        for (int x = 0; x < P_N; x++)
+            table_put_i32(row, o_p[x], (int32_t)v[x]);
+    }
+    output_table(g, "parallel", &t, n, b, comm, rank);
+    free(b);
+}
+
 static void output_axes(hid_t file, const space *s, MPI_Comm comm, int rank)
 {
     const spec *sp = s->sp;
@@ -727,54 +832,8 @@ static void output_axes(hid_t file, const space *s, MPI_Comm comm, int rank)
     free(b);
     output_axes_stack(g, sp, comm, rank);
 
-    /* strategies: madmax templates, or each detailed auto candidate's
-     * texts and degrees (dp 0: the rest of the devices; `applies` 0 when
-     * the candidate is refused on every system) */
-    table_init(&t);
-    table_add(&t, det ? "parallel" : "dense", TABLE_STR, PLAN_TEXT_MAX);
-    table_add(&t, det ? "options" : "embedding", TABLE_STR, PLAN_TEXT_MAX);
-    table_add(&t, "text", TABLE_STR, 2 * PLAN_TEXT_MAX + 4);
-    enum { S_TP, S_PP, S_CP, S_EP, S_VPP, S_ZERO, S_MB, S_SP, S_RC, S_APPLIES, S_N };
-    static const char *const s_names[S_N] = {
-        "tp", "pp", "cp", "ep", "vpp", "zero_stage", "micro_batch",
-        "sequence_parallel", "recompute", "applies"};
-    size_t o_s[S_N];
-    if (det)
-        for (int k = 0; k < S_N; k++)
-            o_s[k] = table_add(&t, s_names[k], TABLE_I32, 0);
-    const table_col *c_d = &t.col[0], *c_e = &t.col[1], *c_t = table_find(&t, "text");
-    b = output_rows_alloc(sp->nstrats, t.size);
-    for (int64_t i = 0; i < sp->nstrats; i++) {
-        char *row = b + (size_t)i * t.size;
-        autoplan_pair pair;
-        const autoplan_pair *pp = NULL;
-        if (!sp->strat_auto)
-            pp = &sp->strats[i];
-        else if (autoplan_candidate(sp->ops, i, &pair) == 0)
-            pp = &pair;
-        char d[PLAN_TEXT_MAX] = "", e[PLAN_TEXT_MAX] = "",
-             text[2 * PLAN_TEXT_MAX + 4];
-        task_detailed_t dc;
-        int applies = det ? detailed_auto_candidate(i, &dc) : -1;
-        if (det && applies >= 0) {
-            detailed_parallel_text(&dc, d, sizeof d);
-            detailed_options_text(&dc, e, sizeof e);
-            int64_t v[S_N] = {dc.tp, dc.pp, dc.cp, dc.ep, dc.vpp, dc.zero_stage,
-                              dc.micro_batch, dc.sequence_parallel,
-                              (int64_t)dc.recompute, applies == 0};
-            for (int k = 0; k < S_N; k++)
-                table_put_i32(row, o_s[k], (int32_t)v[k]);
-        } else if (pp) {
-            autoplan_format(&pp->dense, d, sizeof d);
-            autoplan_format(&pp->emb, e, sizeof e);
-        }
-        spec_strategy_text(sp, i, text, sizeof text);
-        table_put_str(row, c_d, d);
-        table_put_str(row, c_e, e);
-        table_put_str(row, c_t, text);
-    }
-    output_table(g, "strategy", &t, sp->nstrats, b, comm, rank);
-    free(b);
+    output_axes_strategy(g, sp, comm, rank);
+    output_axes_parallel(g, sp, comm, rank);
 
     /* status codes */
     table_init(&t);

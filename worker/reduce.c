@@ -16,6 +16,8 @@
 #include "check.h"
 
 _Static_assert((int)SPEC_KEY_STACK == (int)SPACE_STACK &&
+                   (int)SPEC_KEY_PARALLEL == (int)SPACE_PARALLEL &&
+                   (int)SPEC_KEY_DEVICES == (int)SPACE_NAXES &&
                    (int)SPEC_KEY_STRATEGY == (int)SPACE_STRATEGY &&
                    (int)SPEC_KEY_BATCH == (int)SPACE_BATCH,
                "spec_key numbers the axes as space_axis");

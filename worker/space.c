@@ -17,7 +17,7 @@
 
 const char *const space_axis_names[SPACE_NAXES] = {"model", "system", "task",
                                                    "global_batch",
-                                                   "strategy", "stack"};
+                                                   "strategy", "stack", "parallel"};
 
 const space_axis space_nest[SPACE_NOUTER] = {SPACE_MODEL, SPACE_SYSTEM, SPACE_STACK,
                                              SPACE_TASK, SPACE_BATCH};
@@ -40,6 +40,7 @@ int space_init(space *s, const spec *sp, char *err, size_t size)
     s->radix[SPACE_BATCH] = sp->nbatches;
     s->radix[SPACE_STRATEGY] = sp->nstrats;
     s->radix[SPACE_STACK] = sp->nstacks;
+    s->radix[SPACE_PARALLEL] = sp->npar > 0 ? sp->npar : 1;
     int64_t total = 1;
     for (int a = 0; a < SPACE_NAXES; a++)
         if (space_mul(&total, s->radix[a]) != 0) {
@@ -149,9 +150,12 @@ static status_code space_apply(const space *s, space_cursor *c, int64_t k)
 {
     const spec *sp = s->sp;
     int64_t batch = sp->batches[c->idx[SPACE_BATCH]];
-    c->idx[SPACE_STRATEGY] = k;
+    int64_t nopt = s->radix[SPACE_STRATEGY];
+    c->idx[SPACE_PARALLEL] = k / nopt;
+    c->idx[SPACE_STRATEGY] = k % nopt;
     c->p.task = c->cell_task;
     return sp->strat_auto ? sp->ops->auto_apply(&c->p, k, batch)
+           : sp->dstrats  ? detailed_template_apply(&c->p, &sp->dstrats[k], batch)
                           : autoplan_apply(&c->p, &sp->strats[k], batch);
 }
 
@@ -208,7 +212,8 @@ static int64_t space_cell(const space *s, space_cursor *c, int64_t b, int64_t k,
     if (!space_batch_applies(s, c)) {
         /* the batch is not one of this model kind's: no candidate */
         if (rejected)
-            rejected[STATUS_INVALID_BATCH_KIND] += s->radix[SPACE_STRATEGY];
+            rejected[STATUS_INVALID_BATCH_KIND] +=
+                s->radix[SPACE_STRATEGY] * s->radix[SPACE_PARALLEL];
         return 0;
     }
     if (!c->list) {
@@ -220,7 +225,9 @@ static int64_t space_cell(const space *s, space_cursor *c, int64_t b, int64_t k,
             c->shape_stack = c->stack;
         }
         int64_t batch = sp->batches[c->idx[SPACE_BATCH]];
-        int64_t n = detailed_auto_cell_init(&c->shape, c->p.system.devices,
+        const topo_t *tp = &c->p.system.topo;
+        int64_t domain = tp->nlevels > 0 ? tp->level[0].span : c->p.system.devices;
+        int64_t n = detailed_auto_cell_init(&c->shape, c->p.system.devices, domain,
                                             c->p.task.kind == TASK_INFERENCE, batch,
                                             &c->dc, rejected);
         if (n > 0) {
@@ -313,7 +320,11 @@ status_code space_try(const space *s, space_cursor *c, const int64_t idx[SPACE_N
     if (!space_batch_applies(s, c))
         return STATUS_INVALID_BATCH_KIND;
     const char *where = NULL;
-    status_code rc = space_apply(s, c, idx[SPACE_STRATEGY]);
+    if (idx[SPACE_PARALLEL] < 0 || idx[SPACE_PARALLEL] >= s->radix[SPACE_PARALLEL] ||
+        idx[SPACE_STRATEGY] < 0 || idx[SPACE_STRATEGY] >= s->radix[SPACE_STRATEGY])
+        return STATUS_INVALID_VALUE;
+    status_code rc = space_apply(s, c, idx[SPACE_PARALLEL] * s->radix[SPACE_STRATEGY] +
+                                           idx[SPACE_STRATEGY]);
     return rc == STATUS_OK ? eval_check(&c->p, &where) : rc;
 }
 

@@ -3,7 +3,10 @@
  * valid points only, never materialized.
  *
  * Axes: model, system, stack, task, global batch (the outer axes, a
- * mixed radix, outermost first) and the strategy. A block is a (model,
+ * mixed radix, outermost first) and the strategy, which the detailed
+ * `auto` set factors into its degree tuple (the parallel axis) and its
+ * options (the strategy axis): candidate = parallel * strategies +
+ * strategy, so that neither axis table grows with the other. A block is a (model,
  * system) pair; a cell is one value of every outer axis. The strategies
  * of a cell are enumerated valid-only (the fidelity's `auto` set through
  * detailed_auto_cell_init, or each candidate of the madmax auto set or of
@@ -42,6 +45,9 @@ typedef enum space_axis {
     SPACE_BATCH,
     SPACE_STRATEGY,
     SPACE_STACK, /* software stack (detailed; madmax: one entry "none") */
+    SPACE_PARALLEL, /* detailed auto: the candidate's degree tuple (tp, pp,
+                       cp, ep), the strategy axis its options; else one
+                       entry */
     SPACE_NAXES
 } space_axis;
 

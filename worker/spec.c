@@ -23,6 +23,7 @@ void spec_free(spec *s)
     free(s->batches);
     free(s->batch_kinds);
     free(s->strats);
+    free(s->dstrats);
     sources_free(&s->files);
     memset(s, 0, sizeof *s);
 }
@@ -31,6 +32,8 @@ int spec_strategy_text(const spec *s, int64_t k, char *buf, size_t size)
 {
     if (s->fidelity == EVAL_DETAILED) {
         task_detailed_t t;
+        if (!s->strat_auto && s->dstrats && k >= 0 && k < s->nstrats)
+            return detailed_template_text(&s->dstrats[k], buf, size);
         if (detailed_auto_candidate(k, &t) < 0)
             return snprintf(buf, size, "auto #%lld", (long long)k);
         return detailed_strategy_text(&t, buf, size);
@@ -52,7 +55,7 @@ int spec_strategy_text(const spec *s, int64_t k, char *buf, size_t size)
 }
 
 static const char *const spec_key_names[SPEC_NKEYS] = {
-    "model", "system", "task", "global_batch", "strategy", "stack",
+    "model", "system", "task", "global_batch", "strategy", "stack", "parallel",
     "devices", "nodes", "hardware"};
 
 const char *spec_key_name(spec_key k)

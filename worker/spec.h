@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "../cost/autoplan.h"
+#include "../cost/detailed.h"
 #include "../cost/eval.h"
 #include "sources.h"
 
@@ -36,7 +37,7 @@ typedef enum spec_keep_mode {
 
 typedef enum spec_key {
     SPEC_KEY_MODEL = 0, SPEC_KEY_SYSTEM, SPEC_KEY_TASK, SPEC_KEY_BATCH,
-    SPEC_KEY_STRATEGY, SPEC_KEY_STACK, /* the axes, as space_axis */
+    SPEC_KEY_STRATEGY, SPEC_KEY_STACK, SPEC_KEY_PARALLEL, /* the axes, as space_axis */
     SPEC_KEY_DEVICES,  /* the system's device count */
     SPEC_KEY_NODES,    /* the system's node count */
     SPEC_KEY_HARDWARE, /* detailed: the system's hardware generation */
@@ -110,8 +111,11 @@ typedef struct spec {
     unsigned *batch_kinds; /* per batch: 1 << model_kind of the kinds it applies to */
     int64_t nbatches;
     bool strat_auto;
-    autoplan_pair *strats; /* explicit strategies (NULL for auto) */
-    int64_t nstrats;       /* explicit count, or the auto set's size */
+    autoplan_pair *strats; /* explicit strategies (NULL for auto and detailed) */
+    detailed_template *dstrats; /* explicit detailed strategies (NULL otherwise) */
+    int64_t nstrats;       /* explicit count, or the auto set's size (detailed:
+                              its options per degree tuple) */
+    int64_t npar;          /* detailed auto: degree tuples; else 1 */
     int64_t chunk;         /* as given (sweep.c may raise it) */
     spec_keep keep;
     bool elasticities;     /* detailed: rows carry elasticity_* (cost/elastic.h) */
@@ -120,8 +124,9 @@ typedef struct spec {
 
 void spec_free(spec *s);
 
-/* Text of strategy k: "dense | embedding" templates (madmax), or the
- * detailed candidate's description (detailed_strategy_text). */
+/* Text of strategy k (detailed auto: the candidate, parallel * nstrats +
+ * strategy): "dense | embedding" templates (madmax), or the detailed
+ * candidate's description (detailed_strategy_text). */
 int spec_strategy_text(const spec *s, int64_t k, char *buf, size_t size);
 
 #endif

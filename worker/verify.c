@@ -22,7 +22,7 @@
 /* The axis tables in space_axis order, then the other tables. */
 static const char *const verify_axes[SPACE_NAXES] = {
     "axes/model", "axes/system", "axes/task", "axes/global_batch",
-    "axes/strategy", "axes/stack"};
+    "axes/strategy", "axes/stack", "axes/parallel"};
 static const char *const verify_other[] = {"axes/status", "skipped"};
 
 /* A scalar integer attribute; -1 when absent or of another kind. */
@@ -221,6 +221,13 @@ int verify_shape_read(hid_t f, bool tables, verify_shape *v, char *msg, size_t s
                  "points_valid %lld, chunks %lld, chunk_ids %lld): damaged",
                  (long long)v->total, (long long)v->valid, (long long)v->nchunks,
                  (long long)chunk_ids);
+        return -1;
+    }
+    if (H5Lexists(f, "axes/strategy", H5P_DEFAULT) > 0 &&
+        H5Lexists(f, "axes/parallel", H5P_DEFAULT) <= 0) {
+        snprintf(msg, size, "/axes/parallel is missing: a file written by an older "
+                 "madsweep, before the strategy axis was split into /axes/parallel and "
+                 "/axes/strategy (run its sweep again)");
         return -1;
     }
     int64_t prod = 1;

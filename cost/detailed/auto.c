@@ -1,7 +1,9 @@
 /*
- * auto.c - the `auto` strategies of sweeps: a fixed mixed-radix set of
- * candidate degrees and options, applied to a point's devices and batch,
- * and the valid-only enumeration of that set for one sweep cell.
+ * auto.c - the `auto` strategies of sweeps: a fixed set of candidates,
+ * degree tuples times options (a mixed radix each), applied to a point's
+ * devices and batch, and the valid-only enumeration of that set for one
+ * sweep cell; and a sweep's explicit strategies applied the same way
+ * (detailed_template_apply).
  *
  * Invariant: detailed_auto_cell_init() lists exactly the candidates k for
  * which dt_auto_apply() returns STATUS_OK on the cell's point, each once,
@@ -13,59 +15,98 @@
 
 #include <string.h>
 
-/* Candidate strategies, a mixed-radix index (innermost first): tp in
- * {1,2,4,8}, pp in {1,2,4,8,16}, cp in {1,2}, vpp in {1,2}, zero in
- * {0,1,2,3}, recompute in {none, selective, full}, micro-batch in
- * {1,2,4}, ep in {1,8}, layout in {tp-cp-dp-pp, tp-cp-pp-dp}, DP/FSDP
- * overlap on or off, sequence parallelism on or off (with tp > 1), and
- * the schedule 1F1B or GPipe; dp is what remains of the devices and
- * grad_accum what remains of the batch. A candidate that does not apply,
- * or duplicates another, is refused with a code for the sweep to skip, in
- * this order: a rule that does not depend on the point (invalid:strategy:
- * vpp without pp, ZeRO 2/3 with pp, sequence parallelism off without tp,
- * GPipe without pp or with vpp, the tp-cp-pp-dp layout without pp, a
- * ZeRO stage the stack does not run: its zero_stages); tp x
- * pp x cp not dividing the devices (invalid:product); ep on a dense
- * model, not dividing the experts or dp x cp, the tp-cp-pp-dp layout with
- * dp 1 (invalid:strategy: the same plan as the default layout, which
- * `madsweep best` would show once); degrees that do not divide the model
- * (infeasible:shape: tp the heads, cp the sequence, or pp x vpp stages
- * that do not fit the layers, as the fidelity's run would find); the
- * batch not splitting into micro-batches over dp (invalid:batch_mismatch).
+/* Candidate strategies: a degree tuple (tp, pp, cp, ep; tp innermost)
+ * times its options, k = tuple * DT_AUTO_NOPT + option, so that the two
+ * factors are the sweep's two strategy axes (`parallel` and `strategy`).
+ * Degrees: tp in {1,2,4,...,64} up to the system's scale-up domain (TP's
+ * per-layer collectives stay inside one NVLink domain in every published
+ * recipe: TP16+ on an NVL72); pp in {1,2,3,4,6,8,12,16,24,32,48,64}
+ * (powers of two and three times them: Nemotron-4 340B's pp 12, the 1T
+ * GPT's pp 64 of Narayanan et al. 2021), any layer count under the
+ * stack's uneven split; cp in {1,2,...,32}, beyond 2 only where each rank
+ * keeps at least DT_AUTO_CP_TOKENS tokens; ep in {1,8}. Options
+ * (innermost first): vpp 1 or "auto" (the fastest interleaving that
+ * fits, as a point's vpp = "auto": fidelity.c), zero in {0,1,2,3}, recompute in
+ * {none, selective, full}, micro-batch in {1,2,4}, layout in
+ * {tp-cp-dp-pp, tp-cp-pp-dp}, DP/FSDP overlap on or off, sequence
+ * parallelism on or off (with tp > 1), and the schedule 1F1B or GPipe;
+ * dp is what remains of the devices and grad_accum what remains of the
+ * batch. A candidate that does not apply, or duplicates another, is
+ * refused with a code for the sweep to skip, in this order: a rule that
+ * does not depend on the point (invalid:strategy: vpp without pp, ZeRO
+ * 2/3 with pp, sequence parallelism off without tp, GPipe without pp or
+ * with vpp, the tp-cp-pp-dp layout without pp, a ZeRO stage the stack
+ * does not run: its zero_stages); tp beyond the system's scale-up domain
+ * (invalid:strategy); tp x pp x cp not dividing the devices
+ * (invalid:product); ep on a dense model, not dividing the experts or dp
+ * x cp, the tp-cp-pp-dp layout with dp 1 (invalid:strategy: the same
+ * plan as the default layout, which `madsweep best` would show once);
+ * degrees that do not divide the model (infeasible:shape: tp the heads,
+ * cp the sequence or cp beyond 2 on a short one, or pp x vpp stages that
+ * do not fit the layers, as the fidelity's run would find, or fewer than
+ * DT_AUTO_STAGE_LAYERS layers per stage); the batch
+ * not splitting into micro-batches over dp (invalid:batch_mismatch).
  * Inference takes the candidates without training options (ZeRO 0, no
  * recompute, vpp 1, 1F1B, overlap, the first micro-batch) and serves the
- * global batch concurrently: micro_batch = global_batch / dp. After them
- * come the DLRM candidates (the per-table planner, then table-, row-,
- * column-wise embeddings; see DT_AUTO_DLRM), which only DLRM models take. */
-static const int64_t dt_auto_tp[] = {1, 2, 4, 8};
-static const int64_t dt_auto_pp[] = {1, 2, 4, 8, 16};
-static const int64_t dt_auto_cp[] = {1, 2};
-static const int64_t dt_auto_v[] = {1, 2};
+ * global batch concurrently: micro_batch = global_batch / dp. The last
+ * options are the DLRM candidates (the per-table planner, then table-,
+ * row-, column-wise embeddings; see DT_AUTO_DLRM), which only DLRM models
+ * take, on the first tuple (all degrees 1) only. */
+static const int64_t dt_auto_tp[] = {1, 2, 4, 8, 16, 32, 64};
+static const int64_t dt_auto_pp[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64};
+static const int64_t dt_auto_cp[] = {1, 2, 4, 8, 16, 32};
 static const int64_t dt_auto_zero[] = {0, 1, 2, 3};
 static const int64_t dt_auto_mb[] = {1, 2, 4};
 static const int64_t dt_auto_ep[] = {1, 8};
 #define DT_N(a) ((int64_t)(sizeof(a) / sizeof((a)[0])))
 
-/* DLRM candidates follow the transformer ones (whose numbering they leave
- * as it was): data-parallel MLPs over all devices with the embeddings
- * placed per table by the planner (emb.c), or table-wise, row-wise or
- * column-wise. */
+/* Context parallelism beyond 2 only where each rank keeps this many
+ * tokens: the published long-context recipes split 16k-128k sequences
+ * to 8k-16k tokens per rank (NeMo 2.0's Llama 3 16k/64k/128k recipes:
+ * cp 2, 4, 8-16; Llama 3 405B's 131k context on cp 16, Dubey et al.
+ * 2024), so a sweep over 8k sequences keeps cp 1-2. */
+#define DT_AUTO_CP_TOKENS 8192
+
+/* DLRM candidates follow the transformer options: data-parallel MLPs
+ * over all devices with the embeddings placed per table by the planner
+ * (emb.c), or table-wise, row-wise or column-wise. */
 #define DT_AUTO_DLRM 4
 
-/* Options of one degree tuple (tp, pp, cp, ep): 2 x 4 x 3 x 3 x 2 x 2 x
- * 2 x 2 (vpp, zero, recompute, micro-batch, layout, overlap, sp off,
- * schedule). */
+/* Transformer options of one degree tuple: 2 x 4 x 3 x 3 x 2 x 2 x 2 x 2
+ * (vpp, zero, recompute, micro-batch, layout, overlap, sp off,
+ * schedule); with the DLRM ones, DT_AUTO_NOPT per tuple. */
 #define DT_AUTO_OPTIONS 1152
-
-static int64_t dt_auto_llm_count(void)
-{
-    return DT_N(dt_auto_tp) * DT_N(dt_auto_pp) * DT_N(dt_auto_cp) * DT_N(dt_auto_ep) *
-           DT_AUTO_OPTIONS;
-}
+#define DT_AUTO_NOPT (DT_AUTO_OPTIONS + DT_AUTO_DLRM)
+#define DT_AUTO_NTUPLES (DT_N(dt_auto_tp) * DT_N(dt_auto_pp) * DT_N(dt_auto_cp) * DT_N(dt_auto_ep))
 
 int64_t dt_auto_count(void)
 {
-    return dt_auto_llm_count() + DT_AUTO_DLRM;
+    return DT_AUTO_NTUPLES * DT_AUTO_NOPT;
+}
+
+void detailed_auto_factors(int64_t *tuples, int64_t *options)
+{
+    *tuples = DT_AUTO_NTUPLES;
+    *options = DT_AUTO_NOPT;
+}
+
+/* Pipelines of at least this many layers per stage: the deepest published
+ * pipelines hold two (Narayanan et al. 2021: the 1T GPT's 128 layers on pp
+ * 64; Megatron-Turing 530B's 105 on pp 35 hold three); one layer per
+ * stage leaves the embedding's and the head's stages setting the pace. */
+#define DT_AUTO_STAGE_LAYERS 2
+
+/* Whether cp splits a sequence of seq tokens as the auto set does. */
+static bool dt_auto_cp_ok(int64_t seq, int64_t cp)
+{
+    return seq > 0 && seq % cp == 0 && (cp <= 2 || seq / cp >= DT_AUTO_CP_TOKENS);
+}
+
+/* The scale-up domain of a system (devices per NVLink domain). */
+static int64_t dt_auto_domain(const topo_system_t *s)
+{
+    return s->topo.nlevels > 0 && s->topo.level[0].span > 0 ? s->topo.level[0].span
+                                                            : s->devices;
 }
 
 /* The digits of a transformer candidate (indices into the tables). */
@@ -73,37 +114,42 @@ typedef struct dt_digits {
     int tp, pp, cp, v, zero, rc, mb, ep, layout, ovl_off, sp_off, gpipe;
 } dt_digits;
 
-static int64_t dt_auto_encode(const dt_digits *g)
+static int64_t dt_auto_tuple(int tp, int pp, int cp, int ep)
 {
-    int64_t k = g->gpipe;
-    k = k * 2 + g->sp_off;
-    k = k * 2 + g->ovl_off;
-    k = k * 2 + g->layout;
-    k = k * DT_N(dt_auto_ep) + g->ep;
-    k = k * DT_N(dt_auto_mb) + g->mb;
-    k = k * 3 + g->rc;
-    k = k * DT_N(dt_auto_zero) + g->zero;
-    k = k * DT_N(dt_auto_v) + g->v;
-    k = k * DT_N(dt_auto_cp) + g->cp;
-    k = k * DT_N(dt_auto_pp) + g->pp;
-    return k * DT_N(dt_auto_tp) + g->tp;
+    return ((int64_t)(ep * DT_N(dt_auto_cp) + cp) * DT_N(dt_auto_pp) + pp) * DT_N(dt_auto_tp) +
+           tp;
 }
 
+static int64_t dt_auto_encode(const dt_digits *g)
+{
+    int64_t o = g->gpipe;
+    o = o * 2 + g->sp_off;
+    o = o * 2 + g->ovl_off;
+    o = o * 2 + g->layout;
+    o = o * DT_N(dt_auto_mb) + g->mb;
+    o = o * 3 + g->rc;
+    o = o * DT_N(dt_auto_zero) + g->zero;
+    o = o * 2 + g->v;
+    return dt_auto_tuple(g->tp, g->pp, g->cp, g->ep) * DT_AUTO_NOPT + o;
+}
+
+/* The digits of transformer candidate k (option o < DT_AUTO_OPTIONS). */
 static void dt_auto_digits(int64_t k, dt_digits *g)
 {
-#define DT_DIGIT(f, n) g->f = (int)(k % (n)); k /= (n)
-    DT_DIGIT(tp, DT_N(dt_auto_tp));
-    DT_DIGIT(pp, DT_N(dt_auto_pp));
-    DT_DIGIT(cp, DT_N(dt_auto_cp));
-    DT_DIGIT(v, DT_N(dt_auto_v));
-    DT_DIGIT(zero, DT_N(dt_auto_zero));
-    DT_DIGIT(rc, 3);
-    DT_DIGIT(mb, DT_N(dt_auto_mb));
-    DT_DIGIT(ep, DT_N(dt_auto_ep));
-    DT_DIGIT(layout, 2);
-    DT_DIGIT(ovl_off, 2);
-    DT_DIGIT(sp_off, 2);
-    DT_DIGIT(gpipe, 2);
+    int64_t u = k / DT_AUTO_NOPT, o = k % DT_AUTO_NOPT;
+#define DT_DIGIT(x, f, n) g->f = (int)((x) % (n)); (x) /= (n)
+    DT_DIGIT(u, tp, DT_N(dt_auto_tp));
+    DT_DIGIT(u, pp, DT_N(dt_auto_pp));
+    DT_DIGIT(u, cp, DT_N(dt_auto_cp));
+    DT_DIGIT(u, ep, DT_N(dt_auto_ep));
+    DT_DIGIT(o, v, 2);
+    DT_DIGIT(o, zero, DT_N(dt_auto_zero));
+    DT_DIGIT(o, rc, 3);
+    DT_DIGIT(o, mb, DT_N(dt_auto_mb));
+    DT_DIGIT(o, layout, 2);
+    DT_DIGIT(o, ovl_off, 2);
+    DT_DIGIT(o, sp_off, 2);
+    DT_DIGIT(o, gpipe, 2);
 #undef DT_DIGIT
 }
 
@@ -126,9 +172,11 @@ static int dt_auto_layout_tcpd(void)
 static bool dt_auto_decode(int64_t i, bool inference, task_detailed_t *t)
 {
     memset(t, 0, sizeof *t);
-    if (i >= dt_auto_llm_count()) {
+    if (i % DT_AUTO_NOPT >= DT_AUTO_OPTIONS) {
         t->tp = t->pp = t->cp = t->ep = t->vpp = 1;
-        int64_t k = i - dt_auto_llm_count();
+        int64_t k = i % DT_AUTO_NOPT - DT_AUTO_OPTIONS;
+        if (i / DT_AUTO_NOPT != 0)
+            return false; /* the first tuple's duplicate */
         t->emb_sharding = k == 0 ? TASK_EMB_AUTO : TASK_EMB_TABLE + (int)(k - 1);
         t->emb_dp_threshold_bytes = -1.0; /* the stack's */
         t->overlap_dp_comm = true;
@@ -140,7 +188,8 @@ static bool dt_auto_decode(int64_t i, bool inference, task_detailed_t *t)
     t->tp = dt_auto_tp[g.tp];
     t->pp = dt_auto_pp[g.pp];
     t->cp = dt_auto_cp[g.cp];
-    t->vpp = dt_auto_v[g.v];
+    t->vpp = g.v ? 0 : 1;
+    t->vpp_auto = g.v != 0;
     t->zero_stage = dt_auto_zero[g.zero];
     t->recompute = (task_recompute)g.rc;
     t->micro_batch = dt_auto_mb[g.mb];
@@ -150,12 +199,12 @@ static bool dt_auto_decode(int64_t i, bool inference, task_detailed_t *t)
     t->schedule = g.gpipe ? TASK_SCHEDULE_GPIPE : TASK_SCHEDULE_1F1B;
     t->sequence_parallel = t->tp > 1 && !g.sp_off;
     t->dtype = HW_BF16;
-    if ((t->pp == 1 && t->vpp > 1) || (t->pp > 1 && t->zero_stage >= 2) ||
+    if ((t->pp == 1 && g.v) || (t->pp > 1 && t->zero_stage >= 2) ||
         (g.sp_off && t->tp == 1) || (g.layout && t->pp == 1) ||
-        (t->schedule == TASK_SCHEDULE_GPIPE && (t->pp == 1 || t->vpp > 1)))
+        (t->schedule == TASK_SCHEDULE_GPIPE && (t->pp == 1 || g.v)))
         return false;
     if (inference && (t->zero_stage != 0 || t->recompute != TASK_RECOMPUTE_NONE ||
-                      t->vpp > 1 || t->schedule != TASK_SCHEDULE_1F1B ||
+                      g.v || t->schedule != TASK_SCHEDULE_1F1B ||
                       !t->overlap_dp_comm || g.mb != 0))
         return false;
     return true;
@@ -211,6 +260,8 @@ status_code dt_auto_apply(point_t *p, int64_t i, int64_t global_batch)
         t->grad_accum = 1;
         return STATUS_OK;
     }
+    if (c.tp > dt_auto_domain(&p->system))
+        return STATUS_INVALID_STRATEGY; /* TP beyond the scale-up domain */
     if (dev % (c.tp * c.pp * c.cp) != 0)
         return STATUS_INVALID_PRODUCT;
     int64_t dp = dev / (c.tp * c.pp * c.cp);
@@ -225,6 +276,7 @@ status_code dt_auto_apply(point_t *p, int64_t i, int64_t global_batch)
     t->dp = dp;
     t->ep = c.ep;
     t->vpp = c.vpp;
+    t->vpp_auto = c.vpp_auto;
     t->layout = c.layout;
     t->overlap_dp_comm = c.overlap_dp_comm;
     t->shard_degree = 0;
@@ -240,7 +292,8 @@ status_code dt_auto_apply(point_t *p, int64_t i, int64_t global_batch)
     t->micro_batch = inference ? 1 : c.micro_batch;
     t->global_batch = global_batch;
     t->grad_accum = 1;
-    if (!dt_auto_shape_ok(p))
+    if (!dt_auto_shape_ok(p) || !dt_auto_cp_ok(p->model.seq_len, c.cp) ||
+        (c.pp > 1 && p->model.layers < DT_AUTO_STAGE_LAYERS * c.pp))
         return STATUS_INFEASIBLE_SHAPE;
     int64_t mb = inference ? global_batch / dp : c.micro_batch;
     if (mb < 1 || global_batch % (mb * dp) != 0)
@@ -248,6 +301,61 @@ status_code dt_auto_apply(point_t *p, int64_t i, int64_t global_batch)
     t->micro_batch = mb;
     t->grad_accum = global_batch / (mb * dp);
     return STATUS_OK;
+}
+
+status_code detailed_template_apply(point_t *p, const detailed_template *s,
+                                    int64_t global_batch)
+{
+    if (global_batch < 1)
+        return STATUS_INVALID_VALUE;
+    if (p->model.kind == MODEL_DLRM)
+        return STATUS_INVALID_STRATEGY; /* a transformer strategy */
+    const stack_desc *st = &p->stack;
+    const task_detailed_t *c = &s->t;
+    bool inference = p->task.kind == TASK_INFERENCE;
+    int64_t zero = inference ? 0 : s->zero_set ? c->zero_stage : st->default_zero_stage;
+    if (!stack_zero_ok(st, zero))
+        return STATUS_INVALID_STRATEGY; /* a ZeRO stage the stack does not run */
+    int64_t dev = p->system.devices, deg = c->tp * c->pp * c->cp;
+    int64_t dp = c->dp > 0 ? c->dp : deg > 0 && dev % deg == 0 ? dev / deg : 0;
+    if (dp < 1 || deg * dp != dev)
+        return STATUS_INVALID_PRODUCT;
+    task_detailed_t *t = &p->task.detailed;
+    t->tp = c->tp;
+    t->pp = c->pp;
+    t->cp = c->cp;
+    t->ep = c->ep;
+    t->dp = dp;
+    t->etp = s->etp_set ? c->etp : st->expert_tensor_parallel;
+    t->vpp = inference ? 1 : s->vpp_stack ? st->default_vpp : c->vpp;
+    t->vpp_auto = !inference && c->vpp_auto;
+    t->zero_stage = zero;
+    t->shard_degree = c->shard_degree;
+    t->sequence_parallel = c->tp > 1 && (s->sp_set ? c->sequence_parallel : st->sequence_parallel);
+    t->recompute = inference ? TASK_RECOMPUTE_NONE : c->recompute;
+    t->recompute_layers = c->recompute_layers;
+    t->schedule = inference ? TASK_SCHEDULE_1F1B : c->schedule;
+    t->attention = c->attention;
+    t->overlap_dp_comm = c->overlap_dp_comm;
+    t->overlap_tp_comm = c->overlap_tp_comm;
+    t->layout = c->layout;
+    t->global_batch = global_batch;
+    t->micro_batch_auto = !inference && c->micro_batch_auto;
+    int64_t mb = inference ? global_batch / dp : c->micro_batch_auto ? 1 : c->micro_batch;
+    if (mb < 1 || global_batch % (mb * dp) != 0)
+        return STATUS_INVALID_BATCH_MISMATCH;
+    t->micro_batch = c->micro_batch_auto && !inference ? 0 : mb;
+    t->grad_accum = c->micro_batch_auto && !inference ? 0 : global_batch / (mb * dp);
+    return STATUS_OK;
+}
+
+int detailed_auto_option(int64_t o, task_detailed_t *t)
+{
+    if (o < 0 || o >= DT_AUTO_NOPT)
+        return -1;
+    /* tp 2, pp 2, cp 1, ep 1: every transformer option can apply */
+    int64_t u = o < DT_AUTO_OPTIONS ? dt_auto_tuple(1, 1, 0, 0) : 0;
+    return dt_auto_decode(u * DT_AUTO_NOPT + o, false, t) ? 0 : 1;
 }
 
 int detailed_auto_candidate(int64_t i, task_detailed_t *t)
@@ -279,19 +387,19 @@ void detailed_auto_shape_of(const point_t *p, detailed_auto_shape *sh)
     for (int a = 0; a < DT_N(dt_auto_tp); a++)
         sh->tp_ok[a] = m->heads > 0 && m->heads % dt_auto_tp[a] == 0;
     for (int a = 0; a < DT_N(dt_auto_cp); a++)
-        sh->cp_ok[a] = m->seq_len > 0 && m->seq_len % dt_auto_cp[a] == 0;
+        sh->cp_ok[a] = dt_auto_cp_ok(m->seq_len, dt_auto_cp[a]);
     for (int a = 0; a < DT_N(dt_auto_ep); a++)
         sh->ep_ok[a] = dt_auto_ep[a] == 1 ||
                        (m->d.experts > 0 && m->d.experts % dt_auto_ep[a] == 0);
-    /* the stage split as the run computes it, degrees 1 but pp and vpp */
-    for (int a = 0; a < DT_N(dt_auto_pp); a++)
-        for (int b = 0; b < DT_N(dt_auto_v); b++) {
-            t->tp = t->cp = t->ep = t->dp = 1;
-            t->pp = dt_auto_pp[a];
-            t->vpp = dt_auto_v[b];
-            t->micro_batch = t->global_batch = t->grad_accum = 1;
-            sh->split_ok[a][b] = dt_auto_shape_ok(&q);
-        }
+    /* the stage split as the run computes it, degrees 1 but pp (vpp 1,
+     * and so "auto", whose first try is 1) */
+    for (int a = 0; a < DT_N(dt_auto_pp); a++) {
+        t->tp = t->cp = t->ep = t->dp = t->vpp = 1;
+        t->pp = dt_auto_pp[a];
+        t->micro_batch = t->global_batch = t->grad_accum = 1;
+        sh->split_ok[a] = dt_auto_shape_ok(&q) &&
+                          (a == 0 || m->layers >= DT_AUTO_STAGE_LAYERS * t->pp);
+    }
 }
 
 /* Adds n to rejected[code] when the caller counts rejections. */
@@ -352,21 +460,21 @@ static int dt_auto_filter(detailed_auto_tuple *u, int j, const bool *keep)
     return n - w;
 }
 
-int64_t detailed_auto_cell_init(const detailed_auto_shape *sh, int64_t devices,
+int64_t detailed_auto_cell_init(const detailed_auto_shape *sh, int64_t devices, int64_t domain,
                                 bool inference, int64_t global_batch,
                                 detailed_auto_cell *cell, int64_t *rejected)
 {
     memset(cell, 0, sizeof *cell);
     cell->dlrm = sh->dlrm;
     if (sh->dlrm) {
-        dt_auto_reject(rejected, STATUS_INVALID_STRATEGY, dt_auto_llm_count());
+        dt_auto_reject(rejected, STATUS_INVALID_STRATEGY, dt_auto_count() - DT_AUTO_DLRM);
         if (devices < 1 || global_batch % devices != 0)
             dt_auto_reject(rejected, STATUS_INVALID_BATCH_MISMATCH, DT_AUTO_DLRM);
         else
             cell->n = DT_AUTO_DLRM;
         return cell->n;
     }
-    dt_auto_reject(rejected, STATUS_INVALID_STRATEGY, DT_AUTO_DLRM);
+    dt_auto_reject(rejected, STATUS_INVALID_STRATEGY, DT_AUTO_NTUPLES * DT_AUTO_DLRM);
     for (int e = 0; e < DT_N(dt_auto_ep); e++)
         for (int c = 0; c < DT_N(dt_auto_cp); c++)
             for (int p = 0; p < DT_N(dt_auto_pp); p++)
@@ -383,6 +491,10 @@ int64_t detailed_auto_cell_init(const detailed_auto_shape *sh, int64_t devices,
                     dt_auto_filter(u, 1, zk); /* counted with the static rules */
                     int64_t all = dt_auto_product(u);
                     dt_auto_reject(rejected, STATUS_INVALID_STRATEGY, DT_AUTO_OPTIONS - all);
+                    if (dt_auto_tp[a] > domain) {
+                        dt_auto_reject(rejected, STATUS_INVALID_STRATEGY, all);
+                        continue;
+                    }
                     int64_t deg = dt_auto_tp[a] * dt_auto_pp[p] * dt_auto_cp[c];
                     if (devices < 1 || devices % deg != 0) {
                         dt_auto_reject(rejected, STATUS_INVALID_PRODUCT, all);
@@ -406,16 +518,15 @@ int64_t detailed_auto_cell_init(const detailed_auto_shape *sh, int64_t devices,
                         dt_auto_reject(rejected, STATUS_INFEASIBLE_SHAPE, all);
                         continue;
                     }
-                    for (int i = 0; i < u->n[0]; i++)
-                        keep[i] = sh->split_ok[p][u->opt[0][i] / 2];
-                    int64_t rest = all / u->n[0];
-                    dt_auto_reject(rejected, STATUS_INFEASIBLE_SHAPE,
-                                   dt_auto_filter(u, 0, keep) * rest);
+                    if (!sh->split_ok[p]) {
+                        dt_auto_reject(rejected, STATUS_INFEASIBLE_SHAPE, all);
+                        continue;
+                    }
                     for (int i = 0; i < u->n[3]; i++) {
                         int64_t mb = inference ? global_batch / dp : dt_auto_mb[u->opt[3][i]];
                         keep[i] = mb >= 1 && global_batch % (mb * dp) == 0;
                     }
-                    rest = u->n[3] > 0 ? dt_auto_product(u) / u->n[3] : 0;
+                    int64_t rest = u->n[3] > 0 ? dt_auto_product(u) / u->n[3] : 0;
                     dt_auto_reject(rejected, STATUS_INVALID_BATCH_MISMATCH,
                                    dt_auto_filter(u, 3, keep) * rest);
                     int64_t n = dt_auto_product(u);
@@ -433,7 +544,7 @@ int64_t detailed_auto_cell_candidate(const detailed_auto_cell *cell, int64_t r, 
     if (r < 0 || r >= cell->n)
         return -1;
     if (cell->dlrm)
-        return dt_auto_llm_count() + r;
+        return DT_AUTO_OPTIONS + r; /* on the first tuple */
     /* the tuple holding rank r: from the hint on (sequential ranks), else
      * by bisection */
     int j = hint && *hint >= 0 && *hint < cell->ntuples ? *hint : 0;

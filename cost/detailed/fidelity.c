@@ -371,6 +371,92 @@ static void dt_set_micro_batch(dt_ctx *c, int64_t mb)
     c->tok = (double)mb * c->seq;
 }
 
+/* The fastest micro-batch (*mb) of the split in sp/st that fits, and
+ * its nominal time (*t_s; 0 when none fits): with micro_batch = "auto"
+ * every divisor of the replica's batch up to 64 sequences, as a tuned
+ * run picks it, else the point's own. The context keeps the micro-batch
+ * it tried last. */
+static status_code dt_fastest_mb(dt_ctx *c, const dt_split *sp, const dt_stages *st, engine *e,
+                                 dt_mem *mem, result_t *r, int64_t *mb, double *t_s)
+{
+    double cap = dt_capacity(c);
+    task_recompute want = c->t->recompute;
+    int64_t per = c->d.gb / c->d.dp, lo = c->d.mb, hi = c->d.mb;
+    if (c->t->micro_batch_auto) {
+        if (per < 1 || c->d.gb % c->d.dp != 0)
+            return STATUS_INFEASIBLE_BATCH;
+        lo = 1;
+        hi = per < 64 ? per : 64;
+    }
+    *mb = 0;
+    *t_s = 0.0;
+    for (int64_t b = lo; b <= hi; b++) {
+        if (c->t->micro_batch_auto) {
+            if (per % b != 0)
+                continue;
+            dt_set_micro_batch(c, b);
+        } else if (c->d.ga < 1 || c->d.gb != c->d.ga * b * c->d.dp) {
+            return STATUS_OK; /* refused after the pick, as without it */
+        }
+        dt_fit_memory(c, st, want, mem);
+        if (mem->total > cap)
+            continue;
+        status_code rc = dt_train_time(c, sp, st, e, r, false);
+        if (rc != STATUS_OK)
+            return rc;
+        if (*mb == 0 || r->iteration_time_s < *t_s) {
+            *mb = b;
+            *t_s = r->iteration_time_s;
+        }
+    }
+    return STATUS_OK;
+}
+
+/* vpp = "auto": the fastest interleaving (from the task's vpp, 1 when
+ * unset, to as many chunks per stage as the stack's split gives every
+ * chunk a layer) with the fastest micro-batch that fits, as a tuned run
+ * picks it; none fitting: the first. The counts tried are those whose
+ * chunks hold equal units (the published interleavings: 80 layers on pp
+ * 4 x vpp 5, Llama 3.1 405B's 126 + 2 on 8 x 8), all of them when no
+ * count does: an unequal split leaves its fullest stage setting the pace
+ * and its bubble. Sets c->d.v (and leaves the micro-batch to the caller). */
+static status_code dt_pick_vpp(dt_ctx *c, engine *e, dt_split *sp, dt_stages *st, dt_mem *mem,
+                               result_t *r)
+{
+    const dt_deg d0 = c->d;
+    const double tok0 = c->tok;
+    int64_t best = 0, first = c->t->vpp > 1 ? c->t->vpp : 1, tried = 0;
+    double tbest = 0.0;
+    for (int pass = 0; pass < 2 && tried == 0; pass++) {
+        for (int64_t v = first; v <= DT_MAX_STAGES / c->d.pp; v++) {
+            c->d.v = v;
+            dt_split_init(c, sp);
+            if (!dt_split_ok(c, sp))
+                break; /* fewer units per chunk with every v */
+            if (pass == 0 && sp->r != 0)
+                continue; /* an unequal split: tried when no count is equal */
+            tried++;
+            dt_stages_build(c, sp, st);
+            int64_t mb;
+            double t;
+            c->d = d0;
+            c->d.v = v;
+            c->tok = tok0;
+            status_code rc = dt_fastest_mb(c, sp, st, e, mem, r, &mb, &t);
+            if (rc != STATUS_OK)
+                return rc;
+            if (mb > 0 && (best == 0 || t < tbest)) {
+                best = v;
+                tbest = t;
+            }
+        }
+    }
+    c->d = d0;
+    c->d.v = best > 0 ? best : first;
+    c->tok = tok0;
+    return STATUS_OK;
+}
+
 status_code dt_prepare(const point_t *p, engine *e, dt_ctx *c, stack_desc *ideal, dt_memo *memo,
                        dt_split *sp, dt_stages *st, dt_mem *mem, result_t *r)
 {
@@ -381,6 +467,12 @@ status_code dt_prepare(const point_t *p, engine *e, dt_ctx *c, stack_desc *ideal
     if (m->heads % c->d.tp != 0 || m->seq_len % c->d.cp != 0 ||
         (m->d.experts > 0 && m->d.experts % c->d.ep))
         return STATUS_INFEASIBLE_SHAPE;
+    if (training && c->t->vpp_auto && c->d.pp > 1 && c->t->schedule != TASK_SCHEDULE_GPIPE &&
+        c->d.pp <= DT_MAX_STAGES) {
+        status_code rc = dt_pick_vpp(c, e, sp, st, mem, r);
+        if (rc != STATUS_OK)
+            return rc;
+    }
     dt_split_init(c, sp);
     if (!dt_split_ok(c, sp) || c->d.pp > DT_MAX_STAGES)
         return STATUS_INFEASIBLE_SHAPE;
@@ -390,29 +482,16 @@ status_code dt_prepare(const point_t *p, engine *e, dt_ctx *c, stack_desc *ideal
     if (training && c->t->micro_batch_auto) {
         /* the fastest micro-batch that divides the replica's batch and
          * fits, as a tuned run picks it (at most 64 sequences) */
-        int64_t per = c->d.gb / c->d.dp, best = 0;
-        double tbest = 0.0;
-        if (per < 1 || c->d.gb % c->d.dp != 0)
-            return STATUS_INFEASIBLE_BATCH;
-        for (int64_t mb = 1; mb <= per && mb <= 64; mb++) {
-            if (per % mb != 0)
-                continue;
-            dt_set_micro_batch(c, mb);
-            dt_fit_memory(c, st, want, mem);
-            if (mem->total > cap)
-                continue;
-            status_code rc = dt_train_time(c, sp, st, e, r, false);
-            if (rc != STATUS_OK)
-                return rc;
-            if (best == 0 || r->iteration_time_s < tbest) {
-                best = mb;
-                tbest = r->iteration_time_s;
-            }
-        }
+        int64_t best;
+        double tbest;
+        status_code rc = dt_fastest_mb(c, sp, st, e, mem, r, &best, &tbest);
+        if (rc != STATUS_OK)
+            return rc;
         dt_set_micro_batch(c, best > 0 ? best : 1);
     }
     r->global_batch = training ? c->d.gb : c->d.mb * c->d.dp;
     r->micro_batch_resolved = c->d.mb;
+    r->vpp_resolved = c->d.v;
     if (training && (c->d.ga < 1 || c->d.gb != c->d.ga * c->d.mb * c->d.dp))
         return STATUS_INFEASIBLE_BATCH;
     /* memory; recompute = auto takes the least recomputation that fits */

@@ -140,7 +140,7 @@ static const char *dt_recompute_short(task_recompute r)
 static const char *dt_schedule_text(const task_detailed_t *t)
 {
     return t->schedule == TASK_SCHEDULE_GPIPE ? "gpipe"
-           : t->vpp > 1                       ? "1f1b-int"
+           : t->vpp > 1 || t->vpp_auto        ? "1f1b-int"
                                               : "1f1b";
 }
 
@@ -153,7 +153,9 @@ int detailed_parallel_text(const task_detailed_t *t, char *buf, size_t size)
         snprintf(dp, sizeof dp, "dp*");
     if (t->emb_sharding != TASK_EMB_NONE)
         return snprintf(buf, size, "%s emb-%s", dp, dt_sharding_name(t->emb_sharding));
-    if (t->vpp > 1)
+    if (t->vpp_auto)
+        snprintf(v, sizeof v, " vauto");
+    else if (t->vpp > 1)
         snprintf(v, sizeof v, " v%lld", (long long)t->vpp);
     return snprintf(buf, size, "tp%lld%s pp%lld%s %s cp%lld ep%lld",
                     (long long)(t->tp > 0 ? t->tp : 1),
@@ -175,6 +177,45 @@ int detailed_options_text(const task_detailed_t *t, char *buf, size_t size)
                     t->overlap_dp_comm ? "ovl" : "noovl", lay);
 }
 
+int detailed_option_text(const task_detailed_t *t, char *buf, size_t size)
+{
+    if (t->emb_sharding != TASK_EMB_NONE)
+        return detailed_strategy_text(t, buf, size);
+    char opt[PLAN_TEXT_MAX], v[24];
+    detailed_options_text(t, opt, sizeof opt);
+    if (t->vpp_auto)
+        snprintf(v, sizeof v, "auto");
+    else
+        snprintf(v, sizeof v, "%lld", (long long)(t->vpp > 0 ? t->vpp : 1));
+    return snprintf(buf, size, "%s %s vpp%s mb%lld", opt, t->sequence_parallel ? "sp" : "nosp",
+                    v, (long long)(t->micro_batch > 0 ? t->micro_batch : 1));
+}
+
+int detailed_template_text(const detailed_template *s, char *buf, size_t size)
+{
+    char full[2 * PLAN_TEXT_MAX];
+    detailed_strategy_text(&s->t, full, sizeof full);
+    /* the words the stack decides: "zero*", "sp*" */
+    size_t n = 0;
+    if (size > 0)
+        buf[0] = '\0';
+    for (char *w = full, *end; *w; w = end) {
+        end = strchr(w, ' ');
+        if (end)
+            *end++ = '\0';
+        else
+            end = w + strlen(w);
+        const char *out = w;
+        if (!s->zero_set && strncmp(w, "zero", 4) == 0)
+            out = "zero*";
+        else if (!s->sp_set && (strcmp(w, "sp") == 0 || strcmp(w, "nosp") == 0))
+            out = "sp*";
+        if (n < size)
+            n += (size_t)snprintf(buf + n, size - n, "%s%s", n ? " " : "", out);
+    }
+    return (int)n;
+}
+
 int detailed_strategy_text(const task_detailed_t *t, char *buf, size_t size)
 {
     char dp[24], lay[16];
@@ -187,17 +228,21 @@ int detailed_strategy_text(const task_detailed_t *t, char *buf, size_t size)
                         dt_sharding_name(t->emb_sharding), dt_emb_opt_name(t->emb_optimizer),
                         t->overlap_dp_comm ? "ovl" : "noovl");
     dt_layout_text(t->layout, false, lay, sizeof lay);
-    char mb[24];
+    char mb[24], v[24];
+    if (t->vpp_auto)
+        snprintf(v, sizeof v, "auto");
+    else
+        snprintf(v, sizeof v, "%lld", (long long)(t->vpp > 0 ? t->vpp : 1));
     if (t->micro_batch_auto)
         snprintf(mb, sizeof mb, "auto");
     else
         snprintf(mb, sizeof mb, "%lld", (long long)(t->micro_batch > 0 ? t->micro_batch : 1));
     return snprintf(buf, size,
-                    "tp%lld pp%lld vpp%lld %s %s zero%lld %s %s cp%lld ep%lld "
+                    "tp%lld pp%lld vpp%s %s %s zero%lld %s %s cp%lld ep%lld "
                     "mb%s %s %s",
                     (long long)(t->tp > 0 ? t->tp : 1),
                     (long long)(t->pp > 0 ? t->pp : 1),
-                    (long long)(t->vpp > 0 ? t->vpp : 1), dt_schedule_text(t), dp,
+                    v, dt_schedule_text(t), dp,
                     (long long)t->zero_stage,
                     t->sequence_parallel && t->tp > 1 ? "sp" : "nosp",
                     dt_recompute_short(t->recompute),
