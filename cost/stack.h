@@ -51,6 +51,11 @@ typedef enum stack_pp_send {
 typedef struct stack_desc {
     char name[STACK_NAME_MAX];
     char summary[STACK_SUMMARY_MAX];
+    /* stack_check passed when the stack was loaded (load_stack sets it):
+     * a point's check does not repeat it per evaluation; whoever changes
+     * a fact of a checked stack clears it (0, as memset leaves it: checked
+     * by every evaluation) */
+    bool checked;
     /* ---- kernels */
     int attention;              /* task_attention: flash or unfused */
     /* memory-bound kernel traffic relative to fused kernels (1: fused,

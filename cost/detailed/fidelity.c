@@ -79,7 +79,7 @@ static status_code dt_check(const point_t *p, const char **where)
         *where = "model";
         return STATUS_INVALID_VALUE;
     }
-    if (p->stack.name[0]) {
+    if (p->stack.name[0] && !p->stack.checked) { /* loaded stacks: checked then */
         const char *bad = NULL;
         if (stack_check(&p->stack, &bad) != STATUS_OK) {
             *where = "stack";
