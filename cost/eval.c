@@ -257,9 +257,15 @@ static const result_field *eval_bad_figure(const point_t *p, const result_t *r,
         double v = result_get(r, f);
         if (v >= -tol && v < (double)INFINITY)
             continue; /* finite, not negative beyond rounding: most figures */
-        bool bad_nan = isnan(v) && f->type == RESULT_F64 && eval_kept(comp, r, f->offset);
+        if (isnan(v)) { /* "not computed", unless kept */
+            if (f->type == RESULT_F64 && eval_kept(comp, r, f->offset)) {
+                *why = STATUS_INVALID_NONFINITE;
+                return f;
+            }
+            continue;
+        }
         bool signed_fig = f->offset == EO(mem_headroom_bytes_per_device); /* < 0: over */
-        if (isinf(v) || bad_nan || (v < -tol && !signed_fig)) {
+        if (isinf(v) || !signed_fig) { /* infinite, or negative beyond rounding */
             *why = v < -tol ? STATUS_INVALID_NEGATIVE : STATUS_INVALID_NONFINITE;
             return f;
         }
