@@ -346,6 +346,7 @@ status_code dt_prepare(const point_t *p, engine *e, dt_ctx *c, stack_desc *ideal
                        dt_split *sp, dt_stages *st, dt_mem *mem, result_t *r)
 {
     dt_ctx_init(c, p, ideal, memo);
+    dt_ctx_params(c);
     const model_t *m = c->m;
     bool training = p->task.kind != TASK_INFERENCE;
     /* shapes that must divide */

@@ -303,7 +303,7 @@ status_code sv_serve(const dt_ctx *c, const dt_stages *st, result_t *r)
     r->mem_total_bytes_per_device = kv.weights + kv.acts + kv.reserve + used;
     double peak = c->hw->peak_flops[c->dt] > 0 ? c->hw->peak_flops[c->dt]
                                                : c->hw->peak_flops[HW_BF16];
-    double fl = 2.0 * detailed_model_flops(m, true) / (double)m->seq_len;
+    double fl = 2.0 * c->model_flops / (double)m->seq_len;
     r->mfu = req * (w.isl + w.osl) * fl / (devices * peak);
     return STATUS_OK;
 }
