@@ -122,6 +122,12 @@ double hw_gemm_time(const hw_t *h, hw_dtype d, double m, double n, double k,
  * scenarios: 1 +- the uncertainty). */
 double hw_gemm_time_scaled(const hw_t *h, hw_dtype d, double m, double n, double k,
                            double batch, double eff_scale, double mem_scale);
+/* The same with the table's efficiency `eff` given: that of
+ * hw_gemm_efficiency_dtype(h, d, 2 m n k batch), which a caller costing
+ * many GEMMs of few sizes looks up once per size (its log10 is most of a
+ * GEMM's cost). */
+double hw_gemm_time_eff(const hw_t *h, hw_dtype d, double m, double n, double k,
+                        double batch, double eff_scale, double mem_scale, double eff);
 
 /* Time of a memory-bound kernel moving `bytes` bytes. */
 double hw_mem_time(const hw_t *h, double bytes);

@@ -89,6 +89,9 @@ typedef struct dt_memo {
     double flops[DT_MEMO], eff[DT_MEMO];
     int dtype[DT_MEMO];
 } dt_memo;
+/* The efficiency hw_gemm_efficiency_dtype(hw, d, flops), looked up once
+ * per size and dtype in mo (n = 0: empty; layer.c). */
+double dt_memo_eff(dt_memo *mo, const hw_t *hw, hw_dtype d, double flops);
 
 /* The attention projections of one layer per device at tensor
  * parallelism tp (params.c): grouped-query attention (QKV with kv heads

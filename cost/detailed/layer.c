@@ -35,20 +35,24 @@
 #include <math.h>
 #include <string.h>
 
-/* The hardware's efficiency for a GEMM of `flops`, memoized. */
-static double dt_gemm_eff(const dt_ctx *c, hw_dtype d, double flops)
+double dt_memo_eff(dt_memo *mo, const hw_t *hw, hw_dtype d, double flops)
 {
-    dt_memo *mo = c->memo;
     for (int i = 0; i < mo->n; i++)
         if (mo->flops[i] == flops && mo->dtype[i] == (int)d)
             return mo->eff[i];
-    double e = hw_gemm_efficiency_dtype(c->hw, d, flops);
+    double e = hw_gemm_efficiency_dtype(hw, d, flops);
     if (mo->n < DT_MEMO) {
         mo->flops[mo->n] = flops;
         mo->dtype[mo->n] = (int)d;
         mo->eff[mo->n++] = e;
     }
     return e;
+}
+
+/* The hardware's efficiency for a GEMM of `flops`, memoized. */
+static double dt_gemm_eff(const dt_ctx *c, hw_dtype d, double flops)
+{
+    return dt_memo_eff(c->memo, c->hw, d, flops);
 }
 
 /* A batched GEMM (one kernel over `batch` equal problems) reaches the
