@@ -304,9 +304,10 @@ status_code eval_run(const point_t *p, engine *e, result_t *r, const char **wher
 status_code eval_point(const point_t *p, engine *e, result_t *r,
                        const char **where)
 {
-    memset(r, 0, sizeof *r);
     status_code rc = eval_check(p, where);
-    if (rc != STATUS_OK)
+    if (rc != STATUS_OK) {
+        memset(r, 0, sizeof *r);
         return rc;
-    return eval_run(p, e, r, where);
+    }
+    return eval_run(p, e, r, where); /* which initialises r */
 }

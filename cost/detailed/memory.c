@@ -188,11 +188,12 @@ void dt_memory(const dt_ctx *c, const dt_stages *stg, task_recompute rc, dt_mem 
             if (!c->z3_rs_mb) /* reduced after the last micro-batch: kept whole until then */
                 grads += (all - lp) * gather;
         }
-        double acts = (double)kept * act_layer * dt_inflight(c, s) + act_full_layer;
+        double inflight = dt_inflight(c, s);
+        double acts = (double)kept * act_layer * inflight + act_full_layer;
         if (s == c->d.pp - 1 && m->vocab > 0)
             acts += logits;
         if (s == c->d.pp - 1) /* multi-token prediction: its layers and logits */
-            acts += (double)m->d.mtp_layers * (act_layer * dt_inflight(c, s) + logits);
+            acts += (double)m->d.mtp_layers * (act_layer * inflight + logits);
         double total = weights + grads + opt + acts + st->reserve_bytes;
         if (s == 0 || total > mem->total) {
             mem->weights = weights;
