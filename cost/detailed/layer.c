@@ -37,7 +37,8 @@
 
 double dt_memo_eff(dt_memo *mo, const hw_t *hw, hw_dtype d, double flops)
 {
-    for (int i = 0; i < mo->n; i++)
+    /* newest first: a DLRM layer's three GEMMs have one size */
+    for (int i = mo->n - 1; i >= 0; i--)
         if (mo->flops[i] == flops && mo->dtype[i] == (int)d)
             return mo->eff[i];
     double e = hw_gemm_efficiency_dtype(hw, d, flops);
