@@ -401,6 +401,8 @@ void dt_split_init(const dt_ctx *c, dt_split *sp);
 bool dt_split_ok(const dt_ctx *c, const dt_split *sp);
 void dt_chunk_range(const dt_ctx *c, const dt_split *sp, int64_t k, int64_t *lo, int64_t *hi);
 int64_t dt_stage_layers(const dt_ctx *c, const dt_split *sp, int64_t s);
+/* Micro-batches stage s holds in flight (never more for a later stage:
+ * dt_memory skips middle stages like the one before them). */
 double dt_inflight(const dt_ctx *c, int64_t s);
 double dt_schedule_time(double tmax, double tsum, double m, double v);
 /* MoE layers of [lo, hi). */
