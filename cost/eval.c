@@ -136,10 +136,12 @@ static int eval_is_memory(size_t off)
 
 static void eval_init(const point_t *p, result_t *r)
 {
+    static const double nan_or_zero[2] = {[RESULT_F64] = (double)NAN, [RESULT_I64] = 0.0};
     memset(r, 0, sizeof *r);
+    /* every figure written, NaN or 0 by its type (no branch per field;
+     * an integer field's 0.0 has the bits of int64 0) */
     for (size_t i = 0; i < result_nfields; i++)
-        if (result_fields[i].type == RESULT_F64)
-            eval_put(r, result_fields[i].offset, (double)NAN);
+        eval_put(r, result_fields[i].offset, nan_or_zero[result_fields[i].type]);
     for (const size_t *o = eval_computed(p); *o != EVAL_END; o++)
         eval_put(r, *o, 0.0);
 }
@@ -274,9 +276,17 @@ static const result_field *eval_bad_figure(const point_t *p, const result_t *r,
     for (size_t i = 0; i < result_nfields; i++) {
         const result_field *f = &result_fields[i];
         double v = result_get(r, f);
-        bool bad_nan = isnan(v) && f->type == RESULT_F64 && eval_kept(comp, r, f->offset);
+        if (v >= -tol && v < (double)INFINITY)
+            continue; /* finite, not negative beyond rounding: most figures */
+        if (isnan(v)) { /* "not computed", unless kept */
+            if (f->type == RESULT_F64 && eval_kept(comp, r, f->offset)) {
+                *why = STATUS_INVALID_NONFINITE;
+                return f;
+            }
+            continue;
+        }
         bool signed_fig = f->offset == EO(mem_headroom_bytes_per_device); /* < 0: over */
-        if (isinf(v) || bad_nan || (v < -tol && !signed_fig)) {
+        if (isinf(v) || !signed_fig) { /* infinite, or negative beyond rounding */
             *why = v < -tol ? STATUS_INVALID_NEGATIVE : STATUS_INVALID_NONFINITE;
             return f;
         }
@@ -315,9 +325,10 @@ status_code eval_run(const point_t *p, engine *e, result_t *r, const char **wher
 status_code eval_point(const point_t *p, engine *e, result_t *r,
                        const char **where)
 {
-    memset(r, 0, sizeof *r);
     status_code rc = eval_check(p, where);
-    if (rc != STATUS_OK)
+    if (rc != STATUS_OK) {
+        memset(r, 0, sizeof *r);
         return rc;
-    return eval_run(p, e, r, where);
+    }
+    return eval_run(p, e, r, where); /* which initialises r */
 }

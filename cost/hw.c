@@ -24,26 +24,6 @@ const char *hw_dtype_name(hw_dtype d)
     return d >= 0 && d < HW_NDTYPES ? hw_dtype_names[d] : "?";
 }
 
-double hw_dtype_bytes(hw_dtype d)
-{
-    switch (d) {
-    case HW_FP32:
-    case HW_TF32:
-        return 4.0;
-    case HW_BF16:
-        return 2.0;
-    case HW_FP4:
-        return 0.5;
-    default:
-        return 1.0;
-    }
-}
-
-int hw_dtype_narrow(hw_dtype d)
-{
-    return d == HW_FP8 || d == HW_FP4;
-}
-
 static int hw_frac(double x)
 {
     return isfinite(x) && x > 0.0 && x <= 1.0;
@@ -172,10 +152,16 @@ double hw_gemm_efficiency_dtype(const hw_t *h, hw_dtype d, double flops)
 double hw_gemm_time_scaled(const hw_t *h, hw_dtype d, double m, double n, double k,
                            double batch, double eff_scale, double mem_scale)
 {
+    return hw_gemm_time_eff(h, d, m, n, k, batch, eff_scale, mem_scale,
+                            hw_gemm_efficiency_dtype(h, d, 2.0 * m * n * k * batch));
+}
+
+double hw_gemm_time_eff(const hw_t *h, hw_dtype d, double m, double n, double k,
+                        double batch, double eff_scale, double mem_scale, double eff)
+{
     double flops = 2.0 * m * n * k;
     double peak = h->peak_flops[d] > 0 ? h->peak_flops[d] : h->peak_flops[HW_BF16];
-    double tc = batch * flops /
-                (peak * eff_scale * hw_gemm_efficiency_dtype(h, d, flops * batch));
+    double tc = batch * flops / (peak * eff_scale * eff);
     double bytes = batch * hw_dtype_bytes(d) * (m * k + k * n + m * n);
     double tm = hw_mem_time(h, bytes) / mem_scale;
     return (tc > tm ? tc : tm) + h->kernel_overhead_s;
@@ -185,11 +171,6 @@ double hw_gemm_time(const hw_t *h, hw_dtype d, double m, double n, double k,
                     double batch)
 {
     return hw_gemm_time_scaled(h, d, m, n, k, batch, 1.0, 1.0);
-}
-
-double hw_mem_time(const hw_t *h, double bytes)
-{
-    return bytes / (h->mem_bw_bytes_per_s * h->mem_bw_efficiency);
 }
 
 int64_t hw_job_domain(const hw_t *h, int64_t devices, int64_t domain)

@@ -97,12 +97,29 @@ typedef struct hw_t {
 int hw_dtype_parse(const char *s);
 const char *hw_dtype_name(hw_dtype d);
 /* Bytes per element of a dtype (fp32/tf32: 4, bf16: 2, fp8/int8: 1,
- * fp4: 0.5). */
-double hw_dtype_bytes(hw_dtype d);
+ * fp4: 0.5). Inline, as hw_dtype_narrow and hw_mem_time: every GEMM and
+ * memory-bound kernel of an evaluation calls them. */
+static inline double hw_dtype_bytes(hw_dtype d)
+{
+    switch (d) {
+    case HW_FP32:
+    case HW_TF32:
+        return 4.0;
+    case HW_BF16:
+        return 2.0;
+    case HW_FP4:
+        return 0.5;
+    default:
+        return 1.0;
+    }
+}
 /* A narrow-float GEMM dtype (FP8, FP4): only the GEMMs that take it run
  * in it, with cast/scaling passes; attention and the other GEMMs in
  * BF16. */
-int hw_dtype_narrow(hw_dtype d);
+static inline int hw_dtype_narrow(hw_dtype d)
+{
+    return d == HW_FP8 || d == HW_FP4;
+}
 
 /* Checks the figures; on a bad one returns STATUS_INVALID_VALUE and sets
  * *bad to its key name. */
@@ -122,9 +139,18 @@ double hw_gemm_time(const hw_t *h, hw_dtype d, double m, double n, double k,
  * scenarios: 1 +- the uncertainty). */
 double hw_gemm_time_scaled(const hw_t *h, hw_dtype d, double m, double n, double k,
                            double batch, double eff_scale, double mem_scale);
+/* The same with the table's efficiency `eff` given: that of
+ * hw_gemm_efficiency_dtype(h, d, 2 m n k batch), which a caller costing
+ * many GEMMs of few sizes looks up once per size (its log10 is most of a
+ * GEMM's cost). */
+double hw_gemm_time_eff(const hw_t *h, hw_dtype d, double m, double n, double k,
+                        double batch, double eff_scale, double mem_scale, double eff);
 
 /* Time of a memory-bound kernel moving `bytes` bytes. */
-double hw_mem_time(const hw_t *h, double bytes);
+static inline double hw_mem_time(const hw_t *h, double bytes)
+{
+    return bytes / (h->mem_bw_bytes_per_s * h->mem_bw_efficiency);
+}
 
 /* The scale-up domain a job of `devices` devices sees on hardware whose
  * domains hold `domain` devices: the domain when the job is a whole

@@ -166,19 +166,6 @@ const result_field result_fields[] = {
 
 const size_t result_nfields = sizeof result_fields / sizeof result_fields[0];
 
-double result_get(const result_t *r, const result_field *f)
-{
-    const char *p = (const char *)r + f->offset;
-    if (f->type == RESULT_I64) {
-        int64_t v;
-        memcpy(&v, p, sizeof v);
-        return (double)v;
-    }
-    double v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-
 const result_field *result_find(const char *name)
 {
     for (size_t i = 0; i < result_nfields; i++)

@@ -15,6 +15,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "status.h"
 
@@ -141,8 +142,20 @@ typedef struct result_field {
 extern const result_field result_fields[];
 extern const size_t result_nfields;
 
-/* Value of a field of r as a double (int64 fields converted). */
-double result_get(const result_t *r, const result_field *f);
+/* Value of a field of r as a double (int64 fields converted); inline:
+ * every evaluation reads each field once (cost/eval.c's figure check). */
+static inline double result_get(const result_t *r, const result_field *f)
+{
+    const char *p = (const char *)r + f->offset;
+    if (f->type == RESULT_I64) {
+        int64_t v;
+        memcpy(&v, p, sizeof v);
+        return (double)v;
+    }
+    double v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
 
 /* The direction of a figure, the one rule of every ranking of results
  * (`madsweep best`, a sweep's `keep`): +1 when larger is better (rates:

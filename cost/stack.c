@@ -181,15 +181,3 @@ void stack_serving_defaults(stack_desc *s)
     s->kv_output_reserve = stack_exact(0.0);
     s->request_host_s = stack_exact(0.0);
 }
-
-double stack_pick(stack_fact f, stack_scenario sc, bool faster_high)
-{
-    switch (sc) {
-    case STACK_FAST:
-        return faster_high ? f.hi : f.lo;
-    case STACK_SLOW:
-        return faster_high ? f.lo : f.hi;
-    default:
-        return f.v;
-    }
-}

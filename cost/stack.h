@@ -51,6 +51,11 @@ typedef enum stack_pp_send {
 typedef struct stack_desc {
     char name[STACK_NAME_MAX];
     char summary[STACK_SUMMARY_MAX];
+    /* stack_check passed when the stack was loaded (load_stack sets it):
+     * a point's check does not repeat it per evaluation; whoever changes
+     * a fact of a checked stack clears it (0, as memset leaves it: checked
+     * by every evaluation) */
+    bool checked;
     /* ---- kernels */
     int attention;              /* task_attention: flash or unfused */
     /* memory-bound kernel traffic relative to fused kernels (1: fused,
@@ -206,7 +211,18 @@ status_code stack_check(const stack_desc *s, const char **bad);
 void stack_ideal(stack_desc *s);
 
 /* The value of f under scenario sc; `faster_high` says whether a higher
- * value makes the step faster. */
-double stack_pick(stack_fact f, stack_scenario sc, bool faster_high);
+ * value makes the step faster (inline: a dozen per scenario of every
+ * evaluation). */
+static inline double stack_pick(stack_fact f, stack_scenario sc, bool faster_high)
+{
+    switch (sc) {
+    case STACK_FAST:
+        return faster_high ? f.hi : f.lo;
+    case STACK_SLOW:
+        return faster_high ? f.lo : f.hi;
+    default:
+        return f.v;
+    }
+}
 
 #endif

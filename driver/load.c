@@ -2018,6 +2018,7 @@ int load_stack(const config_setting_t *g, stack_desc *st, load_err *err)
                   bad, st->name);
         return -1;
     }
+    st->checked = true;
     return 0;
 }
 

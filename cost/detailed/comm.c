@@ -84,9 +84,8 @@ void dt_layer_comm(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
     /* context parallel: K,V chunks around the ring beside the core */
     double cpx_f = 0.0, cpx_b = 0.0;
     if (c->d.cp > 1) {
-        dt_attn_sh as; /* K and V of this rank's heads (MLA: whole per head) */
-        dt_attn_shape(m, tp, &as);
-        double kvb = T * (as.k + as.v) * ab;
+        const dt_attn_sh *as = &c->as; /* K and V of this rank's heads (MLA: whole per head) */
+        double kvb = T * (as->k + as->v) * ab;
         double ring = (double)(c->d.cp - 1) * dt_coll(c, TOPO_P2P, 2, c->stride[DT_CP], kvb);
         L->cp_comm = ring;
         cpx_f = fmax(0.0, ring - L->attn_f);

@@ -190,11 +190,12 @@ status_code dt_check_dlrm(const point_t *p, const char **where)
 }
 
 /* A GEMM at geff times the hardware curve's rate, never above peak. */
-static double dt_dlrm_gemm(const hw_t *hw, hw_dtype dt, double m, double n, double k,
-                           double batch, double geff)
+static double dt_dlrm_gemm(const hw_t *hw, dt_memo *mo, hw_dtype dt, double m, double n,
+                           double k, double batch, double geff)
 {
     double peak = hw->peak_flops[dt] > 0 ? hw->peak_flops[dt] : hw->peak_flops[HW_BF16];
-    double t = hw_gemm_time(hw, dt, m, n, k, batch) / geff;
+    double eff = dt_memo_eff(mo, hw, dt, 2.0 * m * n * k * batch);
+    double t = hw_gemm_time_eff(hw, dt, m, n, k, batch, 1.0, 1.0, eff) / geff;
     double floor = 2.0 * m * n * k * batch / peak + hw->kernel_overhead_s;
     return t > floor ? t : floor;
 }
@@ -205,32 +206,35 @@ typedef struct dt_mlp_layer {
     double fwd, bwd, sync, params, flops;
 } dt_mlp_layer;
 
-static void dt_mlp_cost(const hw_t *hw, hw_dtype dt, double ab, double b, double in,
-                        double out, bool dgrad, bool wgrad, double geff, dt_mlp_layer *L)
+static void dt_mlp_cost(const hw_t *hw, dt_memo *mo, hw_dtype dt, double ab, double b,
+                        double in, double out, bool dgrad, bool wgrad, double geff,
+                        dt_mlp_layer *L)
 {
     double ov = hw->kernel_overhead_s;
     L->params = in * out + out;
-    L->fwd = dt_dlrm_gemm(hw, dt, b, out, in, 1, geff) + hw_mem_time(hw, 2.0 * b * out * ab) + ov;
+    L->fwd = dt_dlrm_gemm(hw, mo, dt, b, out, in, 1, geff) + hw_mem_time(hw, 2.0 * b * out * ab) +
+             ov;
     L->flops = 2.0 * b * in * out * (1.0 + (dgrad ? 1.0 : 0.0) + (wgrad ? 1.0 : 0.0));
     L->bwd = 0.0;
     if (dgrad || wgrad)
-        L->bwd = (dgrad ? dt_dlrm_gemm(hw, dt, b, in, out, 1, geff) : 0.0) +
-                 (wgrad ? dt_dlrm_gemm(hw, dt, in, out, b, 1, geff) : 0.0) +
+        L->bwd = (dgrad ? dt_dlrm_gemm(hw, mo, dt, b, in, out, 1, geff) : 0.0) +
+                 (wgrad ? dt_dlrm_gemm(hw, mo, dt, in, out, b, 1, geff) : 0.0) +
                  hw_mem_time(hw, 3.0 * b * out * ab) + ov;
 }
 
 /* The interaction on b samples: forward, backward, FLOPs. Dot: the
  * F x F x D batched GEMM and its copies; DCNv2: per cross layer V (W to
  * r) and U (r to W) GEMMs and the element-wise x0 * (.) + b + x_l. */
-static void dt_dlrm_interaction(const model_t *m, const hw_t *hw, hw_dtype dt, double ab,
-                                double b, bool bwd, double geff, double *f, double *bk,
+static void dt_dlrm_interaction(const model_t *m, const hw_t *hw, dt_memo *mo, hw_dtype dt,
+                                double ab, double b, bool bwd, double geff, double *f, double *bk,
                                 double *flops)
 {
     double T = (double)m->tables, D = (double)m->emb_dim, F = T + 1.0;
     double ov = hw->kernel_overhead_s;
     if (m->d.interaction == MODEL_INTERACTION_DCNV2) {
         double W = F * D, r = (double)m->d.cross_rank, Lc = (double)m->d.cross_layers;
-        double g = dt_dlrm_gemm(hw, dt, b, r, W, 1, geff) + dt_dlrm_gemm(hw, dt, b, W, r, 1, geff);
+        double g = dt_dlrm_gemm(hw, mo, dt, b, r, W, 1, geff) +
+                   dt_dlrm_gemm(hw, mo, dt, b, W, r, 1, geff);
         double ew = hw_mem_time(hw, 4.0 * b * W * ab);
         *f = Lc * (g + ew + 3.0 * ov);
         *bk = bwd ? Lc * (2.0 * g + 2.0 * ew + 5.0 * ov) : 0.0;
@@ -345,7 +349,7 @@ static void dt_dlrm_emb_auto(const point_t *p, const task_detailed_t *ts, int64_
 }
 
 static status_code dt_dlrm_iter(const point_t *p, engine *e, result_t *r, stack_scenario sc,
-                                dt_emb_memo *memo)
+                                dt_emb_memo *memo, dt_memo *mo)
 {
     const model_t *m = &p->model;
     const task_detailed_t *t = &p->task.detailed;
@@ -429,7 +433,7 @@ static status_code dt_dlrm_iter(const point_t *p, engine *e, result_t *r, stack_
     for (int i = 0; i + 1 < m->d.bot_n; i++) {
         /* no data gradient into the dense features; nothing trained
          * below a frozen bottom MLP */
-        dt_mlp_cost(hw, dt, ab, b, (double)m->d.bot_mlp[i], (double)m->d.bot_mlp[i + 1],
+        dt_mlp_cost(hw, mo, dt, ab, b, (double)m->d.bot_mlp[i], (double)m->d.bot_mlp[i + 1],
                     bot_train && i > 0, bot_train, geff, &bl[i]);
         flops += bl[i].flops;
         fwd_c += bl[i].fwd;
@@ -439,14 +443,14 @@ static status_code dt_dlrm_iter(const point_t *p, engine *e, result_t *r, stack_
     for (int j = 0; j < m->d.top_n; j++) {
         double out = (double)m->d.top_mlp[j];
         bool dg = j == 0 ? below : (below || top_train);
-        dt_mlp_cost(hw, dt, ab, b, in, out, training && dg, top_train, geff, &tl[j]);
+        dt_mlp_cost(hw, mo, dt, ab, b, in, out, training && dg, top_train, geff, &tl[j]);
         flops += tl[j].flops;
         fwd_c += tl[j].fwd;
         bwd_c += tl[j].bwd;
         in = out;
     }
     double inter_f, inter_b, iflops;
-    dt_dlrm_interaction(m, hw, dt, ab, b, training && below, geff, &inter_f, &inter_b, &iflops);
+    dt_dlrm_interaction(m, hw, mo, dt, ab, b, training && below, geff, &inter_f, &inter_b, &iflops);
     flops += iflops;
     double cross_p = dt_dlrm_cross_params(m);
     double dense_opt = training ? hw_mem_time(hw, 30.0 * mlp_train) : 0.0;
@@ -581,15 +585,17 @@ status_code dt_run_dlrm(const point_t *p, engine *e, result_t *r)
     double lo = 0.0, hi = 0.0;
     dt_emb_memo memo;
     memo.valid = false;
+    dt_memo gemm; /* GEMM efficiencies: the scenarios repeat the sizes */
+    gemm.n = 0;
     if (ranged) {
         result_t band = *r;
-        if (dt_dlrm_iter(p, e, &band, STACK_FAST, &memo) == STATUS_OK)
+        if (dt_dlrm_iter(p, e, &band, STACK_FAST, &memo, &gemm) == STATUS_OK)
             lo = band.iteration_time_s;
         band = *r;
-        if (dt_dlrm_iter(p, e, &band, STACK_SLOW, &memo) == STATUS_OK)
+        if (dt_dlrm_iter(p, e, &band, STACK_SLOW, &memo, &gemm) == STATUS_OK)
             hi = band.iteration_time_s;
     }
-    status_code rc = dt_dlrm_iter(p, e, r, STACK_NOMINAL, &memo);
+    status_code rc = dt_dlrm_iter(p, e, r, STACK_NOMINAL, &memo, &gemm);
     if (rc != STATUS_OK)
         return rc;
     r->iteration_time_lo_s = ranged ? lo : r->iteration_time_s;

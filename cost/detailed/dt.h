@@ -89,6 +89,27 @@ typedef struct dt_memo {
     double flops[DT_MEMO], eff[DT_MEMO];
     int dtype[DT_MEMO];
 } dt_memo;
+/* The efficiency hw_gemm_efficiency_dtype(hw, d, flops), looked up once
+ * per size and dtype in mo (n = 0: empty; layer.c). */
+double dt_memo_eff(dt_memo *mo, const hw_t *hw, hw_dtype d, double flops);
+
+/* The attention projections of one layer per device at tensor
+ * parallelism tp (params.c): grouped-query attention (QKV with kv heads
+ * as one GEMM, output), or multi-head latent attention (query down- and
+ * up-projection, the shared key/value latent with the RoPE key and its
+ * up-projection, output; the down-projections replicated over tp as
+ * Megatron-Core's MLASelfAttention keeps them). Per token: GEMMs (n
+ * output columns, k inputs), parameters, the q, k, v columns the
+ * attention core reads, the per-head query/key and value dimensions and
+ * the latent columns stored beside them. */
+#define DT_ATTN_GEMMS 5
+typedef struct dt_attn_sh {
+    int n;
+    double gn[DT_ATTN_GEMMS], gk[DT_ATTN_GEMMS];
+    double params, q, k, v, dqk, dv, latent;
+    double rope; /* q and k columns RoPE rotates */
+} dt_attn_sh;
+void dt_attn_shape(const model_t *m, double tp, dt_attn_sh *o);
 
 /* One evaluation's resolved inputs. */
 typedef struct dt_ctx {
@@ -126,6 +147,13 @@ typedef struct dt_ctx {
      * stride, the expert data-parallel group (size, stride) and its ZeRO
      * shard group; etp = tp: ep inside dp x cp as before */
     int64_t etp, s_ep, edp, s_edp, zse;
+    /* what depends on the model and the degrees only, computed once per
+     * evaluation (dt_ctx_params, from dt_prepare) and read by every
+     * scenario: the attention shapes at tp, the parameters per device
+     * of a dense and a MoE layer, of the routed experts, of the
+     * embedding and the output head, the model FLOPs (causal halved) */
+    dt_attn_sh as;
+    double lp[2], expert_params, emb_params, head_params, model_flops;
 } dt_ctx;
 
 /* Plain min and max (the fidelity's figures are never NaN; libm's fmin
@@ -173,23 +201,6 @@ static inline double dt_head_dim(const model_t *m)
     return m->d.head_dim > 0 ? (double)m->d.head_dim : (double)m->hidden / (double)m->heads;
 }
 
-/* The attention projections of one layer per device at tensor
- * parallelism tp (params.c): grouped-query attention (QKV with kv heads
- * as one GEMM, output), or multi-head latent attention (query down- and
- * up-projection, the shared key/value latent with the RoPE key and its
- * up-projection, output; the down-projections replicated over tp as
- * Megatron-Core's MLASelfAttention keeps them). Per token: GEMMs (n
- * output columns, k inputs), parameters, the q, k, v columns the
- * attention core reads, the per-head query/key and value dimensions and
- * the latent columns stored beside them. */
-#define DT_ATTN_GEMMS 5
-typedef struct dt_attn_sh {
-    int n;
-    double gn[DT_ATTN_GEMMS], gk[DT_ATTN_GEMMS];
-    double params, q, k, v, dqk, dv, latent;
-    double rope; /* q and k columns RoPE rotates */
-} dt_attn_sh;
-void dt_attn_shape(const model_t *m, double tp, dt_attn_sh *o);
 
 /* Elements one token keeps in one layer's KV cache per device: K and V
  * of its kv heads (grouped-query), or MLA's compressed latent and shared
@@ -353,10 +364,24 @@ void dt_breakdown_comm(const dt_ctx *c, double exposed, const double est[DT_B_DI
 /* Parameters per device of one layer (dense or MoE; KV heads replicated
  * when fewer than tp), of its routed experts, of the embedding (first
  * stage) and of the output head (last stage). */
-double dt_layer_params(const dt_ctx *c, bool moe);
-double dt_expert_params(const dt_ctx *c);
-double dt_emb_params_dev(const dt_ctx *c);
-double dt_head_params_dev(const dt_ctx *c);
+static inline double dt_layer_params(const dt_ctx *c, bool moe)
+{
+    return c->lp[moe ? 1 : 0];
+}
+static inline double dt_expert_params(const dt_ctx *c)
+{
+    return c->expert_params;
+}
+static inline double dt_emb_params_dev(const dt_ctx *c)
+{
+    return c->emb_params;
+}
+static inline double dt_head_params_dev(const dt_ctx *c)
+{
+    return c->head_params;
+}
+/* Fills the context's shapes and parameter counts above (params.c). */
+void dt_ctx_params(dt_ctx *c);
 
 void dt_degrees(const point_t *p, dt_deg *d);
 /* Permutation `code` (0..23) of (tp, cp, dp, pp), innermost first. */
@@ -376,6 +401,8 @@ void dt_split_init(const dt_ctx *c, dt_split *sp);
 bool dt_split_ok(const dt_ctx *c, const dt_split *sp);
 void dt_chunk_range(const dt_ctx *c, const dt_split *sp, int64_t k, int64_t *lo, int64_t *hi);
 int64_t dt_stage_layers(const dt_ctx *c, const dt_split *sp, int64_t s);
+/* Micro-batches stage s holds in flight (never more for a later stage:
+ * dt_memory skips middle stages like the one before them). */
 double dt_inflight(const dt_ctx *c, int64_t s);
 double dt_schedule_time(double tmax, double tsum, double m, double v);
 /* MoE layers of [lo, hi). */

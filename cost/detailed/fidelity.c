@@ -80,7 +80,7 @@ static status_code dt_check(const point_t *p, const char **where)
         *where = "model";
         return STATUS_INVALID_VALUE;
     }
-    if (p->stack.name[0]) {
+    if (p->stack.name[0] && !p->stack.checked) { /* loaded stacks: checked then */
         const char *bad = NULL;
         if (stack_check(&p->stack, &bad) != STATUS_OK) {
             *where = "stack";
@@ -461,6 +461,7 @@ status_code dt_prepare(const point_t *p, engine *e, dt_ctx *c, stack_desc *ideal
                        dt_split *sp, dt_stages *st, dt_mem *mem, result_t *r)
 {
     dt_ctx_init(c, p, ideal, memo);
+    dt_ctx_params(c);
     const model_t *m = c->m;
     bool training = p->task.kind != TASK_INFERENCE;
     /* shapes that must divide */

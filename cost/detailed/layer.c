@@ -35,20 +35,25 @@
 #include <math.h>
 #include <string.h>
 
-/* The hardware's efficiency for a GEMM of `flops`, memoized. */
-static double dt_gemm_eff(const dt_ctx *c, hw_dtype d, double flops)
+double dt_memo_eff(dt_memo *mo, const hw_t *hw, hw_dtype d, double flops)
 {
-    dt_memo *mo = c->memo;
-    for (int i = 0; i < mo->n; i++)
+    /* newest first: a DLRM layer's three GEMMs have one size */
+    for (int i = mo->n - 1; i >= 0; i--)
         if (mo->flops[i] == flops && mo->dtype[i] == (int)d)
             return mo->eff[i];
-    double e = hw_gemm_efficiency_dtype(c->hw, d, flops);
+    double e = hw_gemm_efficiency_dtype(hw, d, flops);
     if (mo->n < DT_MEMO) {
         mo->flops[mo->n] = flops;
         mo->dtype[mo->n] = (int)d;
         mo->eff[mo->n++] = e;
     }
     return e;
+}
+
+/* The hardware's efficiency for a GEMM of `flops`, memoized. */
+static double dt_gemm_eff(const dt_ctx *c, hw_dtype d, double flops)
+{
+    return dt_memo_eff(c->memo, c->hw, d, flops);
 }
 
 /* A batched GEMM (one kernel over `batch` equal problems) reaches the
@@ -106,14 +111,13 @@ void dt_layer_cost(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
     double at = (double)m->heads / tp;
     double mats = dt_mlp_mats(m), ab = c->ab, ov = hw->kernel_overhead_s;
     memset(L, 0, sizeof *L);
-    dt_attn_sh as;
-    dt_attn_shape(m, tp, &as);
+    const dt_attn_sh *as = &c->as;
 
     /* GEMMs */
     double g = 0.0;
-    for (int i = 0; i < as.n; i++)
-        g += dt_gemm(c, T, as.gn[i], as.gk[i], 1);
-    double params = as.params, permute = 0.0;
+    for (int i = 0; i < as->n; i++)
+        g += dt_gemm(c, T, as->gn[i], as->gk[i], 1);
+    double params = as->params, permute = 0.0;
     double ffn_t = (double)m->ffn / tp;
     double act_cols = ffn_t; /* MLP activation columns per token */
     if (!moe) {
@@ -149,13 +153,13 @@ void dt_layer_cost(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
     double s = c->kv_len, mbat = (double)c->d.mb;
     double attn_f, attn_b, attn_elem_f = 0.0, attn_elem_b = 0.0;
     if (c->attention != TASK_ATTENTION_UNFUSED) {
-        double fl = 2.0 * mbat * at * c->seq * s * (as.dqk + as.dv) * (m->causal ? 0.5 : 1.0);
+        double fl = 2.0 * mbat * at * c->seq * s * (as->dqk + as->dv) * (m->causal ? 0.5 : 1.0);
         attn_f = fl / dt_attn_rate(c) + ov;
         attn_b = 2.5 * (attn_f - ov) + ov;
     } else {
         double batch = mbat * at;
-        attn_f = dt_gemm_p(c, c->seq, s, as.dqk, batch, false) +
-                 dt_gemm_p(c, c->seq, as.dv, s, batch, false);
+        attn_f = dt_gemm_p(c, c->seq, s, as->dqk, batch, false) +
+                 dt_gemm_p(c, c->seq, as->dv, s, batch, false);
         attn_b = 2.0 * attn_f;
         double el = batch * c->seq * s;
         attn_elem_f = hw_mem_time(hw, el * (4.0 * ab + 1.0)) / c->f.mem + 3.0 * ov;
@@ -168,7 +172,7 @@ void dt_layer_cost(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
     double rep = 11.0 * T * h * ab / (c->sp ? tp : 1.0);
     double act = (mats == 3.0 ? 3.0 : 2.0) * T * act_cols * ab;
     if (m->d.position == MODEL_POS_ROPE)
-        act += 2.0 * T * as.rope * ab;
+        act += 2.0 * T * as->rope * ab;
     double elem_f = dt_elem(c, rep + act, 8.0) + (permute > 0.0 ? dt_elem(c, permute, 4.0) : 0.0);
 
     L->gemm_f = g;

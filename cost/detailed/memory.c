@@ -157,6 +157,13 @@ void dt_memory(const dt_ctx *c, const dt_stages *stg, task_recompute rc, dt_mem 
     bool emb_train = m->vocab > 0 && !(c->p->task.kind == TASK_FINETUNE && c->p->task.freeze_emb);
     memset(mem, 0, sizeof *mem);
     for (int64_t s = 0; s < c->d.pp; s++) {
+        /* a middle stage holding the layers of the one before it needs no
+         * more memory (nothing but its micro-batches in flight differ, and
+         * they never grow with s): it cannot be the busiest (ties go to
+         * the first) */
+        if (s > 0 && s < c->d.pp - 1 &&
+            memcmp(stg->s[s].n, stg->s[s - 1].n, sizeof stg->s[s].n) == 0)
+            continue;
         double all, tr;
         int64_t kept;
         dt_stage_params(c, &stg->s[s], lpd, lpm, &all, &tr, &kept);
@@ -188,11 +195,12 @@ void dt_memory(const dt_ctx *c, const dt_stages *stg, task_recompute rc, dt_mem 
             if (!c->z3_rs_mb) /* reduced after the last micro-batch: kept whole until then */
                 grads += (all - lp) * gather;
         }
-        double acts = (double)kept * act_layer * dt_inflight(c, s) + act_full_layer;
+        double inflight = dt_inflight(c, s);
+        double acts = (double)kept * act_layer * inflight + act_full_layer;
         if (s == c->d.pp - 1 && m->vocab > 0)
             acts += logits;
         if (s == c->d.pp - 1) /* multi-token prediction: its layers and logits */
-            acts += (double)m->d.mtp_layers * (act_layer * dt_inflight(c, s) + logits);
+            acts += (double)m->d.mtp_layers * (act_layer * inflight + logits);
         double total = weights + grads + opt + acts + st->reserve_bytes;
         if (s == 0 || total > mem->total) {
             mem->weights = weights;

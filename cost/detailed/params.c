@@ -130,7 +130,7 @@ double detailed_attn_params(const model_t *m)
     return dt_attn_params(m);
 }
 
-double dt_layer_params(const dt_ctx *c, bool moe)
+static double dt_layer_params_of(const dt_ctx *c, bool moe)
 {
     const model_t *m = c->m;
     double tp = (double)c->d.tp, h = (double)m->hidden, mats = dt_mlp_mats(m);
@@ -146,7 +146,7 @@ double dt_layer_params(const dt_ctx *c, bool moe)
     return p;
 }
 
-double dt_expert_params(const dt_ctx *c)
+static double dt_expert_params_of(const dt_ctx *c)
 {
     const model_t *m = c->m;
     if (m->d.experts <= 0)
@@ -155,7 +155,7 @@ double dt_expert_params(const dt_ctx *c)
            dt_expert_ffn(m) / (double)c->etp;
 }
 
-double dt_emb_params_dev(const dt_ctx *c)
+static double dt_emb_params_of(const dt_ctx *c)
 {
     const model_t *m = c->m;
     double e = (double)m->vocab * (double)m->hidden / (double)c->d.tp;
@@ -164,7 +164,7 @@ double dt_emb_params_dev(const dt_ctx *c)
     return e;
 }
 
-double dt_head_params_dev(const dt_ctx *c)
+static double dt_head_params_of(const dt_ctx *c)
 {
     /* untied: its own matrix; tied: the last stage keeps a copy of the
      * word embedding when it is not also the first */
@@ -172,7 +172,7 @@ double dt_head_params_dev(const dt_ctx *c)
     double h = (double)m->hidden, tp = (double)c->d.tp;
     double mtp = m->d.mtp_layers > 0
                      ? (double)m->d.mtp_layers *
-                           (dt_layer_params(c, m->d.experts > 0 && m->d.dense_layers < m->layers) +
+                           (dt_layer_params_of(c, m->d.experts > 0 && m->d.dense_layers < m->layers) +
                             2.0 * h * h / tp)
                      : 0.0;
     if (m->vocab <= 0 || (!m->d.untied_embeddings && c->d.pp == 1))
@@ -201,4 +201,15 @@ double detailed_model_flops(const model_t *m, bool causal_half)
     double core = 2.0 * s * (double)m->heads * (as.dqk + as.dv) * (double)m->layers *
                   (causal_half && m->causal ? 0.5 : 1.0);
     return s * (per_token + core * (1.0 + (double)m->d.mtp_layers / (double)m->layers));
+}
+
+void dt_ctx_params(dt_ctx *c)
+{
+    dt_attn_shape(c->m, (double)c->d.tp, &c->as);
+    c->lp[0] = dt_layer_params_of(c, false);
+    c->lp[1] = dt_layer_params_of(c, true);
+    c->expert_params = dt_expert_params_of(c);
+    c->emb_params = dt_emb_params_of(c);
+    c->head_params = dt_head_params_of(c);
+    c->model_flops = detailed_model_flops(c->m, true);
 }

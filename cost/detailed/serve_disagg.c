@@ -329,7 +329,7 @@ status_code sv_disagg(const dt_ctx *c, const dt_stages *st, result_t *r)
     r->global_batch = r->concurrency_resolved = n > 0 ? n : 1;
     double peak = c->hw->peak_flops[c->dt] > 0 ? c->hw->peak_flops[c->dt]
                                                : c->hw->peak_flops[HW_BF16];
-    double fl = 2.0 * detailed_model_flops(m, true) / (double)m->seq_len;
+    double fl = 2.0 * c->model_flops / (double)m->seq_len;
     r->mfu = lam * (w.isl + w.osl) * fl / (dd * peak + pd * pf.peak);
     r->prefill_devices = pd;
     r->prefill_replicas_matched = g.matched;

@@ -366,6 +366,6 @@ void sv_put(const dt_ctx *c, const sv_model *k, const sv_kv *kv, const sv_load *
     r->mem_total_bytes_per_device = kv->weights + kv->acts + kv->reserve + used;
     double peak = c->hw->peak_flops[c->dt] > 0 ? c->hw->peak_flops[c->dt]
                                                : c->hw->peak_flops[HW_BF16];
-    double fl = 2.0 * detailed_model_flops(m, true) / (double)m->seq_len;
+    double fl = 2.0 * c->model_flops / (double)m->seq_len;
     r->mfu = req * (w->isl + w->osl) * fl / (devices * peak);
 }

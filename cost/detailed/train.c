@@ -515,7 +515,7 @@ status_code dt_train_time(const dt_ctx *c, const dt_split *sp, const dt_stages *
      * trained, one when it only passes data gradients down */
     double lt = (double)(m->layers - yp->frozen), ld = yp->fmode == DT_DGRAD ? (double)yp->frozen : 0.0;
     double ffac = 1.0 + (2.0 * lt + ld) / (double)m->layers;
-    r->mfu = ffac * detailed_model_flops(m, true) * (double)c->d.gb /
+    r->mfu = ffac * c->model_flops * (double)c->d.gb /
              (iter * (double)c->p->system.devices * peak);
     return STATUS_OK;
 }
