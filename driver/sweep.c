@@ -325,11 +325,11 @@ static int sweep_verify_keep(output *fo, int rank, char *msg, size_t size)
         snprintf(msg, size, "its attribute keep_slot is %lld (damaged)", (long long)slot);
         return -1;
     }
-    static const char *const tabs[3] = {"keep/state", "keep/groups", "keep/summary"};
+    static const char *const tabs[3] = {"state", "groups", "summary"};
     for (int i = 0; i < 3; i++) {
         char name[32];
         int64_t n;
-        snprintf(name, sizeof name, "%s%lld", tabs[i], (long long)slot);
+        kept_name(name, sizeof name, slot, tabs[i]);
         if (verify_table(fo->file, name, rank == 0, &n, msg, size) != 0)
             return -1;
     }

@@ -637,10 +637,10 @@ static void test_reduced_damaged(void)
     H5Aclose(a);
     H5Fclose(f);
     char state[32];
-    snprintf(state, sizeof state, "keep/state%lld", (long long)slot);
+    snprintf(state, sizeof state, "keep/slot%lld/state", (long long)slot);
     spoil_digest(var, state);
     int rc = resume_spec_in_process(kspec, var, out, sizeof out);
-    CU_ASSERT(rc == 1 && strstr(out, "corrupted") && strstr(out, "keep/state"));
+    CU_ASSERT(rc == 1 && strstr(out, "corrupted") && strstr(out, "/state"));
     CU_ASSERT_EQUAL_FATAL(spit(var, killed, m), 0);
     rc = resume_spec_in_process(kspec, var, out, sizeof out);
     CU_ASSERT_EQUAL(rc, 0);

@@ -16,7 +16,7 @@
 #      lays the file out and gives identical datasets;
 #   5. reduced sweeps (keep top 2 per model and system; keep feasible
 #      rows): a SIGUSR1 after 3 chunks makes the ranks checkpoint what
-#      they reduced (keep/state<keep_slot> chunks > 0) and exit 75; --resume continues from
+#      they reduced (keep/slot<keep_slot>/state chunks > 0) and exit 75; --resume continues from
 #      the checkpoint to datasets identical to an uninterrupted reduced run
 #   6. SIGTERM raised just before MPI_Init (MADSWEEP_STOP_BEFORE_INIT):
 #      exit 75, and --resume gives identical datasets
@@ -110,7 +110,7 @@ for keep in 'top = 2; by = "iteration_time_s"; group = ["model", "system"];' \
   grep -q "reduced (checkpointed)" "$TMP/keep.log" ||
     { cat "$TMP/keep.log"; fail "reduced ($keep): no checkpoint message"; }
   [ "$(attr "$f" complete)" = 0 ] || fail "reduced ($keep): complete is not 0"
-  kc=$(attr "$f" "keep/state$(attr "$f" keep_slot)/chunks")
+  kc=$(attr "$f" "keep/slot$(attr "$f" keep_slot)/state/chunks")
   [ -n "$kc" ] && [ "$kc" -gt 0 ] || fail "reduced ($keep): no checkpoint (keep_chunks '$kc')"
   resume "$f" "$kspec" "$kref"
   echo "reduced ($keep): stopped with $kc chunks checkpointed, resumed identical"

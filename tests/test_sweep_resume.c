@@ -71,7 +71,7 @@ static int set_attr_str(const char *path, const char *name, const char *v)
 }
 
 /* The chunks the committed checkpoint of a reduced sweep's file covers
- * (the attribute chunks of /keep/state<keep_slot>); -1 when absent. */
+ * (the attribute chunks of /keep/slot<keep_slot>/state); -1 when absent. */
 static int64_t resume_keep_chunks(const char *path)
 {
     int64_t slot = h5read_attr_i64(path, "keep_slot"), v = -1;
@@ -79,7 +79,7 @@ static int64_t resume_keep_chunks(const char *path)
     if (f < 0)
         return -1;
     char obj[32];
-    snprintf(obj, sizeof obj, "keep/state%lld", (long long)slot);
+    snprintf(obj, sizeof obj, "keep/slot%lld/state", (long long)slot);
     hid_t a = H5Aopen_by_name(f, obj, "chunks", H5P_DEFAULT, H5P_DEFAULT);
     if (a >= 0) {
         if (H5Aread(a, H5T_NATIVE_INT64, &v) < 0)

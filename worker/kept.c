@@ -91,6 +91,11 @@ static void kept_state_layout(const reduce *r, table *t, size_t *o_id, size_t *o
         o_v[i] = table_add(t, result_fields[r->k->fig[i]].name, TABLE_F64, 0);
 }
 
+void kept_name(char *buf, size_t size, int64_t slot, const char *tab)
+{
+    snprintf(buf, size, "keep/slot%lld/%s", (long long)slot, tab);
+}
+
 static void kept_unlink(output *o, const char *path)
 {
     htri_t e = H5Lexists(o->file, path, H5P_DEFAULT);
@@ -110,18 +115,28 @@ static void kept_summary_layout(table *t, size_t *o_id, size_t *o_v)
 void kept_checkpoint(output *o, const reduce *r, const space *s, int64_t chunks,
                      int64_t rows, const summary_best *best)
 {
-    htri_t e = H5Lexists(o->file, "keep", H5P_DEFAULT);
-    CHECK_H5(e);
-    if (e == 0)
-        CHECK_H5(H5Gclose(CHECK_H5ID(H5Gcreate2(o->file, "keep", H5P_DEFAULT,
-                                                H5P_DEFAULT, H5P_DEFAULT))));
+    /* /keep and both slot groups are made once, with the first
+     * checkpoint (before keep_slot exists): a checkpoint then only
+     * unlinks and creates inside its own slot's group, so no object
+     * header that links the committed slot is rewritten (HDF5 moves
+     * link messages when it condenses a header; a kill between two of
+     * its metadata writes lost the committed slot's links when both
+     * slots shared /keep's header) */
+    static const char *const groups[3] = {"keep", "keep/slot0", "keep/slot1"};
+    for (int i = 0; i < 3; i++) {
+        htri_t e = H5Lexists(o->file, groups[i], H5P_DEFAULT);
+        CHECK_H5(e);
+        if (e == 0)
+            CHECK_H5(H5Gclose(CHECK_H5ID(H5Gcreate2(o->file, groups[i], H5P_DEFAULT,
+                                                    H5P_DEFAULT, H5P_DEFAULT))));
+    }
     int64_t slot = -1;
     output_get_i64(o, "keep_slot", &slot);
     slot = slot == 0 ? 1 : 0;
     char sname[32], gname[32], wname[32];
-    snprintf(sname, sizeof sname, "keep/state%lld", (long long)slot);
-    snprintf(gname, sizeof gname, "keep/groups%lld", (long long)slot);
-    snprintf(wname, sizeof wname, "keep/summary%lld", (long long)slot);
+    kept_name(sname, sizeof sname, slot, "state");
+    kept_name(gname, sizeof gname, slot, "groups");
+    kept_name(wname, sizeof wname, slot, "summary");
     kept_unlink(o, sname);
     kept_unlink(o, gname);
     kept_unlink(o, wname);
@@ -202,9 +217,11 @@ int kept_committed(output *o, int64_t *chunks, int64_t *rows)
     *chunks = *rows = 0;
     if (output_get_i64(o, "keep_slot", &slot) != 0)
         return 1;
-    char sname[32];
-    snprintf(sname, sizeof sname, "keep/state%lld", (long long)slot);
+    char sname[32], gname[32];
+    kept_name(sname, sizeof sname, slot, "state");
+    snprintf(gname, sizeof gname, "keep/slot%lld", (long long)slot);
     if ((slot != 0 && slot != 1) || H5Lexists(o->file, "keep", H5P_DEFAULT) <= 0 ||
+        H5Lexists(o->file, gname, H5P_DEFAULT) <= 0 ||
         H5Lexists(o->file, sname, H5P_DEFAULT) <= 0 ||
         kept_attr(o, sname, "chunks", chunks) != 0 ||
         kept_attr(o, sname, "rows", rows) != 0 || *chunks < 0 || *rows < 0)
@@ -247,8 +264,8 @@ int kept_restore(output *o, reduce *r, const space *s, int64_t *chunks, int64_t 
         /* every rank reads; only rank 0 keeps what it read */
         bool mine = o->rank == 0;
         char sname[32], gname[32];
-        snprintf(sname, sizeof sname, "keep/state%lld", (long long)slot);
-        snprintf(gname, sizeof gname, "keep/groups%lld", (long long)slot);
+        kept_name(sname, sizeof sname, slot, "state");
+        kept_name(gname, sizeof gname, slot, "groups");
         table t;
         size_t o_id, o_g, o_v[SPEC_KEEP_FIGS];
         kept_state_layout(r, &t, &o_id, &o_g, o_v);
@@ -282,7 +299,7 @@ int kept_restore(output *o, reduce *r, const space *s, int64_t *chunks, int64_t 
         free(b);
         /* the summary's winners: every rank (merging them is idempotent) */
         char wname[32];
-        snprintf(wname, sizeof wname, "keep/summary%lld", (long long)slot);
+        kept_name(wname, sizeof wname, slot, "summary");
         size_t o_wid, o_wv;
         kept_summary_layout(&t, &o_wid, &o_wv);
         int64_t ns = summary_slots(s);

@@ -5,8 +5,9 @@
  *
  * A checkpoint covers the chunks [0, C) (the ranks stop drawing at C and
  * merge, worker.c): rank 0 writes the merged entries and the per-group
- * counts into one of two slots, /keep/state{0,1} and /keep/groups{0,1},
- * and the summary's winners (/keep/summary{0,1}), with what the slot
+ * counts into one of two slots, /keep/slot{0,1}/state and
+ * /keep/slot{0,1}/groups, and the summary's winners
+ * (/keep/slot{0,1}/summary), each slot a group of its own, with what the slot
  * covers in the attributes chunks (C) and rows (rows of /results
  * committed: keep = { feasible = true; } streams its rows at every
  * checkpoint) of its state table, flushes, and only then commits by one
@@ -29,6 +30,10 @@
 #include "output.h"
 #include "reduce.h"
 #include "summary.h"
+
+/* The path of table `tab` ("state", "groups", "summary") of slot
+ * `slot` (0 or 1) in buf. */
+void kept_name(char *buf, size_t size, int64_t slot, const char *tab);
 
 /* Collective: writes rank 0's state (entries and counts) and the
  * summary's winners (best, summary_slots(s), merged over the ranks) as a
