@@ -1967,6 +1967,23 @@ int load_dstrategy(const config_setting_t *g, detailed_template *s, load_err *er
 
 /* ------------------------------------------------------------ stacks */
 
+/* The facts a serving stack must state (a training stack has none of
+ * them: their zeros are out of the serving ranges, so a point file does
+ * not write them). */
+static const char *const load_serving_facts[] = {
+    "token_budget", "max_seqs", "mem_fraction", "mem_fraction_of_free", "kv_block",
+    "kv_reserve", "gemm_floor_s", "weight_bw_eff", "gemm_eff_max", "gemm_m_half",
+    "kv_bw_eff", "attn_floor_s", "prefill_attn_eff", "ew_floor_s", "allreduce_s",
+    "allreduce_bw_eff", "step_host_s", "request_host_s"};
+
+static bool load_is_serving_fact(const char *key)
+{
+    for (size_t i = 0; i < NKEYS(load_serving_facts); i++)
+        if (strcmp(load_serving_facts[i], key) == 0)
+            return true;
+    return false;
+}
+
 int load_stack(const config_setting_t *g, stack_desc *st, load_err *err)
 {
     memset(st, 0, sizeof *st);
@@ -1978,16 +1995,15 @@ int load_stack(const config_setting_t *g, stack_desc *st, load_err *err)
     if (config_setting_lookup_bool(g, "serving", &serving) == CONFIG_TRUE && serving) {
         stack_ideal(st);
         flags = LG_BASED;
-        static const char *const need[] = {
-            "token_budget", "max_seqs", "mem_fraction", "mem_fraction_of_free", "kv_block",
-            "kv_reserve", "gemm_floor_s", "weight_bw_eff", "gemm_eff_max", "gemm_m_half",
-            "kv_bw_eff", "attn_floor_s", "prefill_attn_eff", "ew_floor_s", "allreduce_s",
-            "allreduce_bw_eff", "step_host_s", "request_host_s", "reserve_bytes"};
-        for (size_t i = 0; i < NKEYS(need); i++)
-            if (!config_setting_get_member(g, need[i])) {
-                load_fail(err, g, "missing key '%s' in serving stack", need[i]);
+        for (size_t i = 0; i <= NKEYS(load_serving_facts); i++) {
+            /* and the reserve, which every stack has */
+            const char *key = i < NKEYS(load_serving_facts) ? load_serving_facts[i]
+                                                             : "reserve_bytes";
+            if (!config_setting_get_member(g, key)) {
+                load_fail(err, g, "missing key '%s' in serving stack", key);
                 return -1;
             }
+        }
     }
     if (load_group(g, "stack", stack_keys, NKEYS(stack_keys), LK_ALL, flags, st, err))
         return -1;
@@ -2754,6 +2770,10 @@ void load_write_keys(FILE *out, load_ns ns, const void *obj, model_kind kind,
         if (!(k->kinds & kinds) || k->type == LT_NOTE)
             continue;
         if (is_task && !(load_task_key_types(k->name) & (1u << tk)))
+            continue;
+        /* a training stack's serving facts: not stated, so not written */
+        if (ns == LOAD_NS_STACK && !((const stack_desc *)obj)->serving &&
+            load_is_serving_fact(k->name))
             continue;
         if (k->type == LT_ANY) {
             if (skipped)

@@ -41,6 +41,9 @@ static const char *const specs[2] = {
     "fidelity = \"detailed\";\n"
     "models = [\"llama3-8b\", \"mixtral-8x7b\", \"dlrm-mlperf\"];\n"
     "systems = [\"h100-8\"];\n"
+    /* a training stack and an engine: a training stack's point file
+     * carries no serving facts (their zeros were out of range) */
+    "stacks = [\"megatron-core\", \"vllm\"];\n"
     "system_grid = ( { hardware = \"mi300x\"; nodes = [2];\n"
     "                  nic_gbps_per_device = [100.0]; board_power_w = 650.0;\n"
     "                  price_per_hour_usd = 2.5; } );\n"
