@@ -547,6 +547,7 @@ static int cmd_sweep(const cmd_args *a, FILE *out, FILE *err)
     /* test hooks: every rank SIGKILLs itself after this many chunks;
      * rank 0 raises SIGUSR1 after this many of its chunks */
     o.kill_after = cmd_hook("MADSWEEP_KILL_AFTER_CHUNKS");
+    o.kill_finish = cmd_hook("MADSWEEP_KILL_FINISH");
     o.stop_after = cmd_hook("MADSWEEP_STOP_AFTER_CHUNKS");
     /* test hook: every rank sleeps this many ms after each chunk (a sweep
      * slow enough for the stop and fault tests to interrupt) */

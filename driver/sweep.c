@@ -602,6 +602,8 @@ int sweep_run(MPI_Comm comm, const sweep_opts *o, sweep_stats *stats,
         }
     }
     if (complete) {
+        if (!all) /* killed between the complete mark and the removal */
+            kept_drop(&fo);
         output_close(&fo);
         claim_release(&cl);
         st.complete = 1;
@@ -714,7 +716,13 @@ int sweep_run(MPI_Comm comm, const sweep_opts *o, sweep_stats *stats,
     meta.elapsed_s = st.elapsed_s;
     meta.evals_per_s = st.evals_per_s;
     meta.complete = 1;
+    if (o->kill_finish == 1)
+        raise(SIGKILL);
     output_set_meta(&fo, &meta);
+    if (o->kill_finish == 2)
+        raise(SIGKILL);
+    if (!all)
+        kept_drop(&fo); /* the checkpoints, once the file says complete */
     output_close(&fo);
     claim_release(&cl);
     if (rank == 0 && !o->quiet) {

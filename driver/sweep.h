@@ -53,6 +53,9 @@ typedef struct sweep_opts {
     bool quiet;          /* no progress line and no summary */
     double progress_s;   /* seconds between progress lines (0: default) */
     int64_t kill_after;  /* test hook: each rank SIGKILLs itself after N chunks */
+    int64_t kill_finish; /* test hook: each rank SIGKILLs itself while finishing:
+                          * 1 before the complete mark, 2 after it (before
+                          * the checkpoints of a reduced sweep are removed) */
     const char *command_line; /* stored in the file (NULL: "(library call)") */
     bool kill_in_count;  /* test hook: rank 0 SIGKILLs itself while counting */
     bool stop_in_count;  /* test hook: rank 0 raises SIGTERM while counting */

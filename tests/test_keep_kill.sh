@@ -91,6 +91,22 @@ while [ $t -lt "$TRIALS" ]; do
   echo "$what, $how: identical"
 done
 
+# killed while finishing (the rows and /groups written, the file not yet
+# marked complete; then marked complete, its checkpoints not yet removed):
+# a kill there once left keep_slot naming a removed /keep
+for at in 1 2; do
+  for i in 1 2; do
+    say "killed while finishing ($at), keep mode $i"
+    f="$TMP/kk_fin.h5"
+    rm -f "$f"
+    MADSWEEP_KILL_FINISH=$at $MPIRUN "$BIN" sweep "$TMP/kk$i.cfg" -o "$f" --quiet \
+      >"$TMP/kk.log" 2>&1 && fail "the sweep was not killed while finishing ($at)"
+    [ "$(attr "$f" complete)" = $((at - 1)) ] || fail "complete is not $((at - 1)) at kill $at"
+    resume "$f" "$TMP/kk$i.cfg" "$TMP/kk${i}_ref.h5"
+    h5ls "$f" | grep -q '^keep ' && fail "/keep left in the finished file (kill $at)"
+  done
+done
+
 say "killed before the first timed checkpoint"
 f="$TMP/kk_first.h5"
 rm -f "$f"

@@ -323,7 +323,13 @@ void kept_finish(output *o, const reduce *r, const space *s, const int64_t *kept
     kept_groups_t g;
     kept_groups_layout(r, &g);
     char *b = kept_groups_rows(r, &g, kept);
+    kept_unlink(o, "groups"); /* a resumed finish writes it again */
     output_table_write(o, "groups", &g.t, r->ngroups, b);
     free(b);
+}
+
+void kept_drop(output *o)
+{
     kept_unlink(o, "keep");
+    output_flush(o);
 }

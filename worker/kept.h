@@ -20,7 +20,9 @@
  * Every table carries its digest (output.h), which --resume checks
  * before it restores a checkpoint (driver/sweep.c). The finished file
  * holds /groups (one row per group: the group's key values, points
- * evaluated, per status code, kept) and no /keep.
+ * evaluated, per status code, kept) and no /keep, which is removed only
+ * after the file is marked complete (kept_drop): a kill while finishing
+ * leaves the last checkpoint to resume from.
  */
 #ifndef MADSWEEP_KEPT_H
 #define MADSWEEP_KEPT_H
@@ -55,7 +57,12 @@ int kept_restore(output *o, reduce *r, const space *s, int64_t *chunks, int64_t 
 int kept_committed(output *o, int64_t *chunks, int64_t *rows);
 
 /* Collective: /groups from rank 0's counts, with kept[g] points kept per
- * group (rank 0's array), and the checkpoints removed. */
+ * group (rank 0's array). The checkpoints stay until the file is marked
+ * complete: a run killed while finishing resumes from the last one. */
 void kept_finish(output *o, const reduce *r, const space *s, const int64_t *kept);
+
+/* Collective: removes the checkpoints (/keep) of a file marked complete
+ * (also of one killed between that mark and this removal). */
+void kept_drop(output *o);
 
 #endif
