@@ -136,6 +136,9 @@ status_code sv_serve(const dt_ctx *c, const dt_stages *st, result_t *r);
 typedef struct sv_load {
     double isl, osl, K, cd;
 } sv_load;
+/* The start of a serving evaluation: the KV capacity (false when the
+ * replica does not fit), the step-cost model and the workload. */
+bool sv_begin(const dt_ctx *c, const dt_stages *st, sv_kv *kv, sv_model *k, sv_load *w);
 /* Time per output token of decode-only steps of d sequences per replica
  * (pipeline stages and speculation included). */
 double sv_tok(const sv_model *k, double d, double cd);

@@ -308,14 +308,11 @@ static void sv_dg_solve(const dt_ctx *c, const sv_model *k, const sv_load *w, co
 status_code sv_disagg(const dt_ctx *c, const dt_stages *st, result_t *r)
 {
     sv_kv kv;
-    if (!sv_fits(c, st, &kv))
-        return STATUS_INFEASIBLE_MEMORY;
     sv_model k;
-    sv_model_init(c, st, c->scenario, &k);
+    sv_load w;
+    if (!sv_begin(c, st, &kv, &k, &w))
+        return STATUS_INFEASIBLE_MEMORY;
     const model_t *m = c->m;
-    sv_load w = {(double)(c->t->prompt_tokens > 0 ? c->t->prompt_tokens : m->seq_len),
-                 (double)c->t->decode_tokens, (double)c->st->token_budget, 0.0};
-    w.cd = w.isl + sv_grown(c) * w.osl;
     sv_pf pf;
     status_code rc = sv_pool(c, &w, &kv, &pf);
     if (rc != STATUS_OK)

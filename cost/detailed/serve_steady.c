@@ -288,17 +288,25 @@ static void sv_solve(const dt_ctx *c, const sv_model *k, const sv_load *w, int64
     sv_at(k, w, C < (double)cmax ? C : (double)cmax, s);
 }
 
+bool sv_begin(const dt_ctx *c, const dt_stages *st, sv_kv *kv, sv_model *k, sv_load *w)
+{
+    if (!sv_fits(c, st, kv))
+        return false;
+    sv_model_init(c, st, c->scenario, k);
+    w->isl = (double)(c->t->prompt_tokens > 0 ? c->t->prompt_tokens : c->m->seq_len);
+    w->osl = (double)c->t->decode_tokens;
+    w->K = (double)c->st->token_budget;
+    w->cd = w->isl + sv_grown(c) * w->osl;
+    return true;
+}
+
 status_code sv_serve(const dt_ctx *c, const dt_stages *st, result_t *r)
 {
     sv_kv kv;
-    if (!sv_fits(c, st, &kv))
-        return STATUS_INFEASIBLE_MEMORY;
     sv_model k;
-    sv_model_init(c, st, c->scenario, &k);
-    const model_t *m = c->m;
-    sv_load w = {(double)(c->t->prompt_tokens > 0 ? c->t->prompt_tokens : m->seq_len),
-                 (double)c->t->decode_tokens, (double)c->st->token_budget, 0.0};
-    w.cd = w.isl + sv_grown(c) * w.osl;
+    sv_load w;
+    if (!sv_begin(c, st, &kv, &k, &w))
+        return STATUS_INFEASIBLE_MEMORY;
     sv_state s;
     sv_solve(c, &k, &w, kv.cmax, &s);
     sv_put(c, &k, &kv, &w, &s, (double)c->p->system.devices, r);
