@@ -976,28 +976,47 @@ static bool spec_degrees_too_large(const autoplan_tmpl *t, const char **why)
     return false;
 }
 
-/* Explicit detailed strategies: a list of groups of a detailed task's
- * strategy keys (load_dstrategy), each refused with its file and line. */
-static int spec_dstrategies(spec *sp, const config_setting_t *s, load_err *err)
+/* The list of strategy groups s: a non-empty list whose elements are all
+ * groups (`shape` describes one, `alone` follows it in the element's
+ * message), *out an array of as many zeroed elements of `size` bytes.
+ * Returns the count, or -1 with the message. */
+static int spec_strat_list(const config_setting_t *s, size_t size, void **out,
+                           const char *shape, const char *alone, load_err *err)
 {
     if (!config_setting_is_list(s) || config_setting_length(s) == 0) {
         load_fail(err, s, "key 'strategies': expected \"auto\" or a non-empty "
-                  "list of { tp = ...; pp = ...; ... } groups");
+                  "list of %s groups", shape);
         return -1;
     }
     int n = config_setting_length(s);
-    sp->dstrats = calloc((size_t)n, sizeof *sp->dstrats);
-    if (!sp->dstrats) {
-        load_fail(err, s, "key 'strategies': out of memory");
-        return -1;
-    }
     for (int i = 0; i < n; i++) {
         const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
         if (!config_setting_is_group(e)) {
             load_fail(err, e, "key 'strategies': element %d: expected a group "
-                      "{ tp = ...; pp = ...; ... } (or \"auto\" alone)", i);
+                      "%s%s", i, shape, alone);
             return -1;
         }
+    }
+    *out = calloc((size_t)n, size);
+    if (!*out) {
+        load_fail(err, s, "key 'strategies': out of memory");
+        return -1;
+    }
+    return n;
+}
+
+/* Explicit detailed strategies: a list of groups of a detailed task's
+ * strategy keys (load_dstrategy), each refused with its file and line. */
+static int spec_dstrategies(spec *sp, const config_setting_t *s, load_err *err)
+{
+    void *a = NULL;
+    int n = spec_strat_list(s, sizeof *sp->dstrats, &a, "{ tp = ...; pp = ...; ... }",
+                            " (or \"auto\" alone)", err);
+    if (n < 0)
+        return -1;
+    sp->dstrats = a;
+    for (int i = 0; i < n; i++) {
+        const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
         if (load_dstrategy(e, &sp->dstrats[i], err) != 0)
             return -1;
     }
@@ -1029,24 +1048,14 @@ static int spec_strategies(spec *sp, const config_setting_t *s, load_err *err)
     }
     if (sp->fidelity == EVAL_DETAILED)
         return spec_dstrategies(sp, s, err);
-    if (!config_setting_is_list(s) || config_setting_length(s) == 0) {
-        load_fail(err, s, "key 'strategies': expected \"auto\" or a non-empty "
-                  "list of { dense = \"...\"; embedding = \"...\"; } groups");
+    void *a = NULL;
+    int n = spec_strat_list(s, sizeof *sp->strats, &a,
+                            "{ dense = \"...\"; embedding = \"...\"; }", "", err);
+    if (n < 0)
         return -1;
-    }
-    int n = config_setting_length(s);
-    sp->strats = calloc((size_t)n, sizeof *sp->strats);
-    if (!sp->strats) {
-        load_fail(err, s, "key 'strategies': out of memory");
-        return -1;
-    }
+    sp->strats = a;
     for (int i = 0; i < n; i++) {
         const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
-        if (!config_setting_is_group(e)) {
-            load_fail(err, e, "key 'strategies': element %d: expected a group "
-                      "{ dense = \"...\"; embedding = \"...\"; }", i);
-            return -1;
-        }
         static const char *const comp[2] = {"dense", "embedding"};
         autoplan_tmpl *dst[2] = {&sp->strats[i].dense, &sp->strats[i].emb};
         if (config_setting_length(e) != 2 ||
