@@ -186,9 +186,9 @@ static sim_out simulate_burst(const sv_model *k, int64_t N, double isl, int64_t 
     return (sim_out){tpot / (double)N, ttft / (double)N, (double)N * (double)osl / t};
 }
 
-/* The step-cost model the evaluation of p builds (its nominal facts). */
-static void step_model(const point_t *p, sv_model *k)
-{
+/* What the evaluation of a point prepares (the context points into the
+ * rest, so they live together). */
+typedef struct prepared {
     dt_ctx c;
     stack_desc ideal;
     dt_memo memo;
@@ -196,30 +196,33 @@ static void step_model(const point_t *p, sv_model *k)
     dt_stages st;
     dt_mem mem;
     result_t rr;
+} prepared;
+
+static void prepare(const point_t *p, prepared *x)
+{
     engine e;
     engine_init(&e, false);
-    CU_ASSERT_EQUAL_FATAL(dt_prepare(p, &e, &c, &ideal, &memo, &sp, &st, &mem, &rr), STATUS_OK);
+    CU_ASSERT_EQUAL_FATAL(dt_prepare(p, &e, &x->c, &x->ideal, &x->memo, &x->sp, &x->st,
+                                     &x->mem, &x->rr),
+                          STATUS_OK);
     engine_free(&e);
-    sv_model_init(&c, &st, STACK_NOMINAL, k);
+}
+
+/* The step-cost model the evaluation of p builds (its nominal facts). */
+static void step_model(const point_t *p, sv_model *k)
+{
+    prepared x;
+    prepare(p, &x);
+    sv_model_init(&x.c, &x.st, STACK_NOMINAL, k);
 }
 
 /* Parameters of the word embedding and the output head on a device of
  * the first and last stage (one stage here). */
 static double end_params(const point_t *p)
 {
-    dt_ctx c;
-    stack_desc ideal;
-    dt_memo memo;
-    dt_split sp;
-    dt_stages st;
-    dt_mem mem;
-    result_t rr;
-    engine e;
-    engine_init(&e, false);
-    CU_ASSERT_EQUAL_FATAL(dt_prepare(p, &e, &c, &ideal, &memo, &sp, &st, &mem, &rr), STATUS_OK);
-    double n = dt_emb_params_dev(&c) + dt_head_params_dev(&c);
-    engine_free(&e);
-    return n;
+    prepared x;
+    prepare(p, &x);
+    return dt_emb_params_dev(&x.c) + dt_head_params_dev(&x.c);
 }
 
 static void test_closed_form_vs_simulation(void)
