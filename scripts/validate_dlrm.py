@@ -15,6 +15,8 @@ about its embeddings:
   - "DP_SHARDING_THRESHOLD X GB" in notes -> emb_dp_threshold_bytes = X e9;
     "no DP threshold" -> 0;
   - precision amp -> fp16 MLPs, tf32 -> tf32, fp32 -> fp32;
+  - "MEM_COMM_BW_RATIO X" in notes (several nodes: the hier_auto planner's
+    HBM-to-network ratio as configured) -> emb_mem_comm_bw_ratio = X;
   - "SHARP" in notes (several nodes) -> allreduce_sharp = true;
   - nic_gbps_per_gpu empty and "accelerator_interconnect: N x M Gbe" in
     notes -> N x M / gpus_per_node Gb/s per GPU (else the hardware's).
@@ -129,6 +131,9 @@ def point_text(row, used, unmappable):
         task.append("  emb_hybrid = true;")
     if thr is not None:
         task.append(f"  emb_dp_threshold_bytes = {thr!r};")
+    ratio = re.search(r"MEM_COMM_BW_RATIO\s+([0-9.eE+-]+)", notes)
+    if ratio and gpus > (int(per_node) if per_node else 8):
+        task.append(f"  emb_mem_comm_bw_ratio = {float(ratio.group(1))!r};")
     if "SHARP" in notes and gpus > (int(per_node) if per_node else 8):
         task.append("  allreduce_sharp = true;")
     task.append("};")

@@ -36,8 +36,9 @@
  * are their own: a hybrid embedding deals the infrequent rows of every
  * table over all devices (HugeCTR HybridSparseEmbedding, "Distributed"),
  * and a hierarchical stack (HugeCTR hier_auto) places tables on nodes by
- * its planner's cost (lookup bytes plus one exchange per shard, power-of-
- * two splits of the hottest table) and spreads every shard of a node
+ * its planner's cost (lookup bytes plus one exchange per shard, at the
+ * run's MEM_COMM_BW_RATIO when it states one, power-of-two splits of
+ * the hottest table) and spreads every shard of a node
  * over all the node's devices, whose partial sums of the whole batch are
  * reduced over NVLink before they cross the network.
  *
@@ -386,8 +387,15 @@ static bool dt_emb_place_hier(const dt_emb_in *in, const dt_emb_tab *mp, int nmp
     double cost[DT_MAX_TABLES], bpe = in->dim * in->eb + 4.0 * in->state_values;
     for (int i = 0; i < nmp; i++) /* HBM bytes of a sample's lookups */
         cost[i] = mp[i].pool * bpe / in->hw->mem_bw_bytes_per_s;
-    dt_emb_hier h = {mp, cost, nmp, nodes, in->dim * in->cb * l1->oversub / l1->bw,
-                     (double)g * (in->cap - dp_mem)};
+    /* one shard's exchange in the planner's units: HugeCTR's table cost
+     * MEM_COMM_BW_RATIO / MEM_COMM_WORK_RATIO lookups (generate_plan.py;
+     * train.py's work ratio 8 / 2: a lookup moves 4x the bytes of its
+     * pooled vector) when the run states its ratio, else the bytes of
+     * one pooled vector over the network */
+    double shard = in->mem_comm_ratio > 0
+                       ? in->mem_comm_ratio / 4.0 * bpe / in->hw->mem_bw_bytes_per_s
+                       : in->dim * in->cb * l1->oversub / l1->bw;
+    dt_emb_hier h = {mp, cost, nmp, nodes, shard, (double)g * (in->cap - dp_mem)};
     dt_emb_load ld[DT_EMB_NODES_MAX];
     int nsplit = 0;
     if (!dt_emb_hier_plan(&h, ld, &nsplit))
