@@ -19,7 +19,9 @@ about its embeddings:
     HBM-to-network ratio as configured) -> emb_mem_comm_bw_ratio = X;
   - "SHARP" in notes (several nodes) -> allreduce_sharp = true;
   - nic_gbps_per_gpu empty and "accelerator_interconnect: N x M Gbe" in
-    notes -> N x M / gpus_per_node Gb/s per GPU (else the hardware's).
+    notes -> M Gb/s per GPU when the notes call the fabric rail-optimized
+    (one rail link per GPU), else N x M / gpus_per_node Gb/s per GPU (no
+    such note: the hardware's).
 Nothing is keyed on point_id or source_short. The comparison is over
 samples/s (measured_samples_per_s); the band comes from the stack's
 ranges (iteration_time_hi_s gives the low end of samples/s).
@@ -116,6 +118,15 @@ def point_text(row, used, unmappable):
     link = re.search(r"accelerator_interconnect: (\d+) x (\d+) ?Gbe", notes, re.I)
     if nic:
         system.append(f"  nic_gbps_per_device = {float(nic)!r};")
+    elif link and per_node and re.search(r"rail-optimi[sz]ed", notes, re.I):
+        # a rail-optimized fabric wires GPU i of every node to rail (leaf)
+        # i: one link of the stated rate per GPU (NVIDIA DGX SuperPOD
+        # reference architecture; the link count the systems file gives
+        # matches the two dual-port in-band/storage NICs of a DGX A100 /
+        # H100 datasheet, not the 8 compute rails)
+        gbps = float(link.group(2))
+        system.append(f"  nic_gbps_per_device = {gbps!r};")
+        used.append(f"nic={gbps:g}(rail link per gpu)")
     elif link and per_node:
         # the node's stated links shared by its GPUs
         gbps = int(link.group(1)) * int(link.group(2)) / int(per_node)
