@@ -157,6 +157,10 @@ typedef struct task_detailed_t {
     /* auto: hybrid embedding (HugeCTR): every table's frequent rows
      * replicated, the stack's emb_hot_fraction of lookups local */
     bool emb_hybrid;
+    /* auto, hierarchical placement: the planner's MEM_COMM_BW_RATIO as
+     * the run configured it (HugeCTR hier_auto); 0: the hardware's HBM
+     * over network bandwidth */
+    double emb_mem_comm_bw_ratio;
     /* DLRM: all-reduces reduced in the network switches (SHARP / NCCL
      * CollNet) */
     bool allreduce_sharp;

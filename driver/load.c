@@ -313,6 +313,9 @@ static const load_key dtask_keys[] = {
         "DLRM: gradient all-reduces reduced in the switches (SHARP, NCCL CollNet; default false)"),
     DTR(emb_hybrid, LT_BOOL, LR_NO,
         "auto: hybrid embedding, frequent rows replicated (HugeCTR; default false)"),
+    DTR(emb_mem_comm_bw_ratio, LT_FLOAT, LR_NO,
+        "auto, hierarchical stack: the planner's HBM-to-network bandwidth ratio as the run "
+        "set it (HugeCTR MEM_COMM_BW_RATIO; 0 or absent: the hardware's)"),
     DTR(emb_dp_threshold_bytes, LT_FLOAT, LR_NO,
         "auto: tables of at most this many bytes (rows and optimizer state) replicated "
         "(0: none; < 0 or absent: the stack's)"),

@@ -15,9 +15,13 @@ about its embeddings:
   - "DP_SHARDING_THRESHOLD X GB" in notes -> emb_dp_threshold_bytes = X e9;
     "no DP threshold" -> 0;
   - precision amp -> fp16 MLPs, tf32 -> tf32, fp32 -> fp32;
+  - "MEM_COMM_BW_RATIO X" in notes (several nodes: the hier_auto planner's
+    HBM-to-network ratio as configured) -> emb_mem_comm_bw_ratio = X;
   - "SHARP" in notes (several nodes) -> allreduce_sharp = true;
   - nic_gbps_per_gpu empty and "accelerator_interconnect: N x M Gbe" in
-    notes -> N x M / gpus_per_node Gb/s per GPU (else the hardware's).
+    notes -> M Gb/s per GPU when the notes call the fabric rail-optimized
+    (one rail link per GPU), else N x M / gpus_per_node Gb/s per GPU (no
+    such note: the hardware's).
 Nothing is keyed on point_id or source_short. The comparison is over
 samples/s (measured_samples_per_s); the band comes from the stack's
 ranges (iteration_time_hi_s gives the low end of samples/s).
@@ -114,6 +118,15 @@ def point_text(row, used, unmappable):
     link = re.search(r"accelerator_interconnect: (\d+) x (\d+) ?Gbe", notes, re.I)
     if nic:
         system.append(f"  nic_gbps_per_device = {float(nic)!r};")
+    elif link and per_node and re.search(r"rail-optimi[sz]ed", notes, re.I):
+        # a rail-optimized fabric wires GPU i of every node to rail (leaf)
+        # i: one link of the stated rate per GPU (NVIDIA DGX SuperPOD
+        # reference architecture; the link count the systems file gives
+        # matches the two dual-port in-band/storage NICs of a DGX A100 /
+        # H100 datasheet, not the 8 compute rails)
+        gbps = float(link.group(2))
+        system.append(f"  nic_gbps_per_device = {gbps!r};")
+        used.append(f"nic={gbps:g}(rail link per gpu)")
     elif link and per_node:
         # the node's stated links shared by its GPUs
         gbps = int(link.group(1)) * int(link.group(2)) / int(per_node)
@@ -129,6 +142,9 @@ def point_text(row, used, unmappable):
         task.append("  emb_hybrid = true;")
     if thr is not None:
         task.append(f"  emb_dp_threshold_bytes = {thr!r};")
+    ratio = re.search(r"MEM_COMM_BW_RATIO\s+([0-9.eE+-]+)", notes)
+    if ratio and gpus > (int(per_node) if per_node else 8):
+        task.append(f"  emb_mem_comm_bw_ratio = {float(ratio.group(1))!r};")
     if "SHARP" in notes and gpus > (int(per_node) if per_node else 8):
         task.append("  allreduce_sharp = true;")
     task.append("};")

@@ -986,6 +986,17 @@ static void test_dlrm_hier(void)
     /* every other table spread over its node's 8 GPUs */
     CU_ASSERT_EQUAL(r4.emb_whole_tables, 0);
     CU_ASSERT_EQUAL(r4.emb_split_tables, 12);
+    /* a run that states a far lower MEM_COMM_BW_RATIO than the hardware's
+     * (about 80 here) makes a shard cheap to its planner (planner.py:
+     * table cost = ratio / 4 lookups): the hot tables are split further,
+     * more pooled vectors cross the network */
+    result_t rr;
+    p.task.detailed.emb_mem_comm_bw_ratio = 1e-3;
+    CU_ASSERT_EQUAL(eval_point(&p, &e, &rr, NULL), STATUS_OK);
+    CU_ASSERT(rr.comm_alltoall_s > r4.comm_alltoall_s);
+    p.task.detailed.emb_mem_comm_bw_ratio = -1.0; /* rejected */
+    CU_ASSERT_EQUAL(eval_point(&p, &e, &rr, NULL), STATUS_INVALID_VALUE);
+    p.task.detailed.emb_mem_comm_bw_ratio = 0.0;
     /* without replicated tables (the v3.0 runs) all 26 are placed on
      * nodes: more shards, more pooled vectors exchanged */
     p.task.detailed.emb_dp_threshold_bytes = 0.0;

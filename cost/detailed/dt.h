@@ -458,6 +458,7 @@ typedef struct dt_emb_in {
     double mean_pool;     /* lookups per table per sample (mean) */
     bool train, hierarchical;
     bool split_columns;   /* split tables by columns (no partial sums) */
+    double mem_comm_ratio; /* hier planner's HBM / network ratio (0: the hardware's) */
 } dt_emb_in;
 typedef struct dt_emb_plan {
     double work_s;        /* busiest device: lookups, pooling, update */

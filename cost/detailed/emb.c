@@ -12,7 +12,12 @@
  * every touched row once (after de-duplication) with its state (SGD
  * none, row-wise Adagrad 1 value per row, Adagrad 1 and Adam 2 per
  * element, fp32). Touched rows of a table of R rows hit n times:
- * R (1 - exp(-n / R)) (uniform hashing; skewed ids touch fewer).
+ * R (1 - exp(-n / R)) (uniform hashing; skewed ids touch fewer). A
+ * table split by columns (stack emb_split_columns: Merlin Distributed
+ * Embeddings' column slicing) gives each device every lookup of a
+ * 1/g-wide slice: the same bytes as a 1/g row share, but each slice's
+ * gather pays the whole 64-byte burst (a 128-wide fp32 row cut 8 ways
+ * gathers 64-byte pieces at half the streaming rate, not 8/9 of it).
  *
  * Placement. A table of at most the data-parallel threshold bytes (its
  * rows with their optimizer state, as HugeCTR's planner sizes it:
@@ -31,8 +36,9 @@
  * are their own: a hybrid embedding deals the infrequent rows of every
  * table over all devices (HugeCTR HybridSparseEmbedding, "Distributed"),
  * and a hierarchical stack (HugeCTR hier_auto) places tables on nodes by
- * its planner's cost (lookup bytes plus one exchange per shard, power-of-
- * two splits of the hottest table) and spreads every shard of a node
+ * its planner's cost (lookup bytes plus one exchange per shard, at the
+ * run's MEM_COMM_BW_RATIO when it states one, power-of-two splits of
+ * the hottest table) and spreads every shard of a node
  * over all the node's devices, whose partial sums of the whole batch are
  * reduced over NVLink before they cross the network.
  *
@@ -87,25 +93,30 @@ double dt_dlrm_allreduce(const topo_t *topo, int64_t n, double bytes, bool sharp
 /* One table's figures for the planner. */
 typedef struct dt_emb_tab {
     double rows, pool, work, fwd, bytes;
+    double cwork, cfwd; /* one column slice of g (split_columns), else 0 */
     int idx;
 } dt_emb_tab;
 
 /* Work (s) of `n` lookups on a table of `rows` rows for a batch of `bsz`
  * samples on one device: gathers, pooled writes, and in training the
- * gradient scatter and the optimizer's read-modify-write. */
-static double dt_emb_work(const dt_emb_in *in, double rows, double n, double bsz,
+ * gradient scatter and the optimizer's read-modify-write. `w` is the
+ * width gathered per row: emb_dim, or a column slice of it (each slice's
+ * gather pays the burst of a whole row access); the optimizer state
+ * shrinks with it. */
+static double dt_emb_work(const dt_emb_in *in, double w, double rows, double n, double bsz,
                           double *fwd)
 {
-    double row = in->dim * in->eb, gs = dt_emb_gather_sec(in->hw, row);
-    double t = n * row * gs + bsz * in->dim * in->cb * hw_mem_time(in->hw, 1.0);
+    double row = w * in->eb, gs = dt_emb_gather_sec(in->hw, row);
+    double state = in->state_values * w / in->dim;
+    double t = n * row * gs + bsz * w * in->cb * hw_mem_time(in->hw, 1.0);
     *fwd += t;
     if (in->train) {
         /* pooled gradients read, gathered per lookup, summed per touched
          * row; the row and its state read and written */
         double touched = rows * -expm1(-n / rows);
-        t += bsz * in->dim * in->cb * hw_mem_time(in->hw, 1.0) +
-             n * in->dim * in->cb * dt_emb_gather_sec(in->hw, in->dim * in->cb) +
-             touched * (2.0 * row + 2.0 * 4.0 * in->state_values) * gs;
+        t += bsz * w * in->cb * hw_mem_time(in->hw, 1.0) +
+             n * w * in->cb * dt_emb_gather_sec(in->hw, w * in->cb) +
+             touched * (2.0 * row + 2.0 * 4.0 * state) * gs;
     }
     return t;
 }
@@ -155,9 +166,13 @@ static void dt_emb_node(const dt_emb_tab *t, int n, int64_t g, double cap,
                      maxl + t[i].work / (double)g + split_s <
                          (load[best] + t[i].work > maxl ? load[best] + t[i].work : maxl);
         if (g > 1 && (best < 0 || worth)) {
+            /* by rows: a 1/g share of the lookups; by columns: every
+             * lookup of a 1/g slice (t[i].cwork) */
+            double sw = t[i].cwork > 0 ? t[i].cwork : t[i].work / (double)g;
+            double sf = t[i].cwork > 0 ? t[i].cfwd : t[i].fwd / (double)g;
             for (int64_t d = 0; d < k; d++) {
-                load[d] += t[i].work / (double)g;
-                fwd[d] += t[i].fwd / (double)g;
+                load[d] += sw;
+                fwd[d] += sf;
                 mem[d] += t[i].bytes / (double)g;
             }
             split++;
@@ -372,8 +387,15 @@ static bool dt_emb_place_hier(const dt_emb_in *in, const dt_emb_tab *mp, int nmp
     double cost[DT_MAX_TABLES], bpe = in->dim * in->eb + 4.0 * in->state_values;
     for (int i = 0; i < nmp; i++) /* HBM bytes of a sample's lookups */
         cost[i] = mp[i].pool * bpe / in->hw->mem_bw_bytes_per_s;
-    dt_emb_hier h = {mp, cost, nmp, nodes, in->dim * in->cb * l1->oversub / l1->bw,
-                     (double)g * (in->cap - dp_mem)};
+    /* one shard's exchange in the planner's units: HugeCTR's table cost
+     * MEM_COMM_BW_RATIO / MEM_COMM_WORK_RATIO lookups (generate_plan.py;
+     * train.py's work ratio 8 / 2: a lookup moves 4x the bytes of its
+     * pooled vector) when the run states its ratio, else the bytes of
+     * one pooled vector over the network */
+    double shard = in->mem_comm_ratio > 0
+                       ? in->mem_comm_ratio / 4.0 * bpe / in->hw->mem_bw_bytes_per_s
+                       : in->dim * in->cb * l1->oversub / l1->bw;
+    dt_emb_hier h = {mp, cost, nmp, nodes, shard, (double)g * (in->cap - dp_mem)};
     dt_emb_load ld[DT_EMB_NODES_MAX];
     int nsplit = 0;
     if (!dt_emb_hier_plan(&h, ld, &nsplit))
@@ -419,7 +441,7 @@ void dt_emb_plan_run(const dt_emb_in *in, dt_emb_plan *out)
         double bytes = R * (row + (in->train ? per_row_state : 0.0));
         if (n > 1 && in->dp_threshold > 0 && bytes <= in->dp_threshold) {
             /* replicated: own samples' lookups, every touched row updated */
-            dp_load += dt_emb_work(in, R, b * L, b, &dp_fwd);
+            dp_load += dt_emb_work(in, in->dim, R, b * L, b, &dp_fwd);
             if (in->train) {
                 double touched = R * -expm1(-B * L / R);
                 dp_load += touched * (2.0 * row + 2.0 * per_row_state) *
@@ -432,13 +454,17 @@ void dt_emb_plan_run(const dt_emb_in *in, dt_emb_plan *out)
         }
         /* hybrid: the hot fraction served from local replicas */
         if (h > 0 && n > 1)
-            dp_load += dt_emb_work(in, in->hot_rows > 0 ? in->hot_rows : R, b * L * h, b * h,
-                                   &dp_fwd);
+            dp_load += dt_emb_work(in, in->dim, in->hot_rows > 0 ? in->hot_rows : R, b * L * h,
+                                   b * h, &dp_fwd);
         mp[nmp].rows = R;
         mp[nmp].pool = L;
         mp[nmp].fwd = 0.0;
         double cold = n > 1 ? 1.0 - h : 1.0;
-        mp[nmp].work = dt_emb_work(in, R, B * L * cold, B * cold, &mp[nmp].fwd);
+        mp[nmp].work = dt_emb_work(in, in->dim, R, B * L * cold, B * cold, &mp[nmp].fwd);
+        mp[nmp].cwork = mp[nmp].cfwd = 0.0;
+        if (in->split_columns && g > 1) /* a column slice, should it be split */
+            mp[nmp].cwork = dt_emb_work(in, in->dim / (double)g, R, B * L * cold, B * cold,
+                                        &mp[nmp].cfwd);
         mp[nmp].bytes = bytes;
         mp[nmp].idx = i;
         total_work += mp[nmp].work;
@@ -492,6 +518,8 @@ void dt_emb_plan_run(const dt_emb_in *in, dt_emb_plan *out)
                 double kk = (double)parts;
                 mp[i].work /= kk;
                 mp[i].fwd /= kk;
+                mp[i].cwork /= kk;
+                mp[i].cfwd /= kk;
                 mp[i].bytes /= kk;
                 for (int j = nmp - parts + 1; j < nmp; j++)
                     mp[j] = mp[i];
