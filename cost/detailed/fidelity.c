@@ -42,6 +42,10 @@ static status_code dt_check(const point_t *p, const char **where)
     const model_t *m = &p->model;
     const task_detailed_t *t = &p->task.detailed;
     dt_deg d;
+    if (m->kind == MODEL_DLRM && p->prefill.on) {
+        *where = "prefill"; /* a DLRM has no prompts to prefill apart */
+        return STATUS_INVALID_VALUE;
+    }
     if (m->kind == MODEL_DLRM)
         return dt_check_dlrm(p, where);
     if (m->kind != MODEL_LLM) {
