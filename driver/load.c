@@ -394,6 +394,10 @@ static const load_key dtask_keys[] = {
     DTK(uniform_lengths, LT_BOOL, LR_NO,
         "inference: prompt and output lengths vary uniformly on [0, 2x] the mean "
         "prompt_tokens/decode_tokens (default false: fixed lengths)"),
+    DTK(attn_dp, LT_INT, LR_NO,
+        "inference: attention data-parallel ranks inside the tp group, dividing tp (SGLang "
+        "--enable-dp-attention --dp N: attention at tp/N on each rank's own requests and KV, "
+        "the MLP/MoE over all tp devices; default 1: none)"),
     {"kv_precision", LT_KVDTYPE, offsetof(task_t, detailed.kv_dtype), LK_LLM, LR_NO,
      "inference: KV-cache dtype \"bf16\", \"fp16\", \"fp8\" or \"int8\" (default: "
      "precision)"},
@@ -1305,6 +1309,7 @@ static const struct {
     {"tpot_max_s", LOAD_T_INFER},
     {"requests", LOAD_T_INFER},
     {"uniform_lengths", LOAD_T_INFER},
+    {"attn_dp", LOAD_T_INFER},
 };
 
 /* The task types key `key` applies to (every type for a key not listed). */
