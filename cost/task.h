@@ -148,6 +148,12 @@ typedef struct task_detailed_t {
     int kv_dtype;                  /* 1 + hw_dtype of the KV cache (0: the compute dtype) */
     int weight_dtype;              /* TASK_W_*: stored weights (0: the compute dtype) */
     double ttft_max_s, tpot_max_s; /* the SLA (0: none) */
+    /* attention data parallelism inside a TP group (SGLang
+     * --enable-dp-attention with --dp N, vLLM's data-parallel attention
+     * for MLA models): N ranks each run attention on their own requests
+     * at tensor parallelism tp/N, the MLP/MoE runs on the gathered
+     * tokens over all tp devices (0 or 1: none) */
+    int64_t attn_dp;
     int64_t spec_tokens;           /* speculative decoding: draft tokens gamma (0: off) */
     double spec_acceptance;        /* ... acceptance rate alpha, [0, 1] */
     double spec_draft_cost;        /* ... a draft step in target decode steps (0: 0.05) */

@@ -397,6 +397,10 @@ static const load_key dtask_keys[] = {
     DTK(uniform_lengths, LT_BOOL, LR_NO,
         "inference: prompt and output lengths vary uniformly on [0, 2x] the mean "
         "prompt_tokens/decode_tokens (default false: fixed lengths)"),
+    DTK(attn_dp, LT_INT, LR_NO,
+        "inference: attention data-parallel ranks inside the tp group, dividing tp (SGLang "
+        "--enable-dp-attention --dp N: attention at tp/N on each rank's own requests and KV, "
+        "the MLP/MoE over all tp devices; default 1: none)"),
     {"kv_precision", LT_KVDTYPE, offsetof(task_t, detailed.kv_dtype), LK_LLM, LR_NO,
      "inference: KV-cache dtype \"bf16\", \"fp16\", \"fp8\" or \"int8\" (default: "
      "precision)"},
@@ -1308,6 +1312,7 @@ static const struct {
     {"tpot_max_s", LOAD_T_INFER},
     {"requests", LOAD_T_INFER},
     {"uniform_lengths", LOAD_T_INFER},
+    {"attn_dp", LOAD_T_INFER},
 };
 
 /* The task types key `key` applies to (every type for a key not listed). */
@@ -2269,36 +2274,20 @@ static int load_dtask_consistent(const config_setting_t *g, task_t *t,
     return 0;
 }
 
-/* A detailed serving point's prefill pool (`prefill = { ... }`,
- * cost/detailed/serve_disagg.c): the point's system and task are the
- * decode pool. */
-static int load_prefill(const config_setting_t *g, const char *configs_dir, point_t *p,
-                        load_err *err)
+int load_prefill_pool(const config_setting_t *g, int64_t tp_default, point_prefill *f,
+                      load_err *err)
 {
-    point_prefill *f = &p->prefill;
     memset(f, 0, sizeof *f);
-    if (p->task.kind != TASK_INFERENCE || p->model.kind != MODEL_LLM) {
-        load_fail(err, g, "key 'prefill': a prefill pool serves an LLM inference task "
-                  "(task type \"inference\")");
-        return -1;
-    }
     if (load_group(g, "prefill", prefill_keys, NKEYS(prefill_keys), LK_LLM, 0, f, err))
         return -1;
     f->on = true;
-    f->tp = f->tp > 0 ? f->tp : (p->task.detailed.tp > 0 ? p->task.detailed.tp : 1);
-    f->pp = f->pp > 0 ? f->pp : 1;
-    f->system.hw = p->system.hw;
-    snprintf(f->system.name, sizeof f->system.name, "%s-prefill", p->system.name);
-    f->system.algo = p->system.algo;
-    int rc = -1, aux_open = 0;
-    config_t aux;
-    const config_setting_t *hm = config_setting_get_member(g, "hardware");
-    if (hm) {
-        const config_setting_t *hs = load_entry(hm, "hardware", "hardware.cfg", configs_dir,
-                                                NULL, &aux, &aux_open, err);
-        if (!hs || load_hw_at(hs, configs_dir, NULL, 0, &f->system.hw, err) != 0)
-            goto out;
+    if (f->tp <= 0 && tp_default <= 0) {
+        load_fail(err, g, "key 'tp' in prefill: a sweep's prefill pool states its "
+                  "tensor-parallel degree (the decode pool's varies with the strategy)");
+        return -1;
     }
+    f->tp = f->tp > 0 ? f->tp : tp_default;
+    f->pp = f->pp > 0 ? f->pp : 1;
     const config_setting_t *ds = config_setting_get_member(g, "devices");
     const char *dtext = config_setting_get_string(ds);
     if (dtext && strcmp(dtext, "auto") == 0) {
@@ -2311,7 +2300,7 @@ static int load_prefill(const config_setting_t *g, const char *configs_dir, poin
     } else {
         load_fail(err, ds, "key 'devices' in prefill: expected an integer from 1 to %lld or "
                   "\"auto\"", (long long)RANGE_P24);
-        goto out;
+        return -1;
     }
     const config_setting_t *ks = config_setting_get_member(g, "kv_transfer");
     if (ks) {
@@ -2319,20 +2308,53 @@ static int load_prefill(const config_setting_t *g, const char *configs_dir, poin
         if (!kt || (strcmp(kt, "after_prefill") != 0 && strcmp(kt, "layerwise") != 0)) {
             load_fail(err, ks, "key 'kv_transfer' in prefill: expected \"after_prefill\" "
                       "or \"layerwise\"");
-            goto out;
+            return -1;
         }
         f->layerwise = strcmp(kt, "layerwise") == 0;
     }
+    return 0;
+}
+
+int load_prefill_derive(const config_setting_t *g, point_prefill *f, load_err *err)
+{
     const char *bad = NULL;
     status_code st = topo_system_derive(&f->system, &bad);
-    if (st != STATUS_OK) {
-        load_fail(err, load_member_or(g, bad && strcmp(bad, "devices_per_node") == 0 ? bad
-                                                                                 : "devices"),
-                  "prefill pool of %lld devices: %s (key %s)", (long long)f->system.devices,
-                  status_text(st), bad ? bad : "?");
-        goto out;
+    if (st == STATUS_OK)
+        return 0;
+    load_fail(err, load_member_or(g, bad && strcmp(bad, "devices_per_node") == 0 ? bad
+                                                                             : "devices"),
+              "prefill pool of %lld devices: %s (key %s)", (long long)f->system.devices,
+              status_text(st), bad ? bad : "?");
+    return -1;
+}
+
+/* A detailed serving point's prefill pool (`prefill = { ... }`,
+ * cost/detailed/serve_disagg.c): the point's system and task are the
+ * decode pool. */
+static int load_prefill(const config_setting_t *g, const char *configs_dir, point_t *p,
+                        load_err *err)
+{
+    point_prefill *f = &p->prefill;
+    if (p->task.kind != TASK_INFERENCE || p->model.kind != MODEL_LLM) {
+        load_fail(err, g, "key 'prefill': a prefill pool serves an LLM inference task "
+                  "(task type \"inference\")");
+        return -1;
     }
-    rc = 0;
+    if (load_prefill_pool(g, p->task.detailed.tp > 0 ? p->task.detailed.tp : 1, f, err))
+        return -1;
+    f->system.hw = p->system.hw;
+    snprintf(f->system.name, sizeof f->system.name, "%s-prefill", p->system.name);
+    f->system.algo = p->system.algo;
+    int rc = -1, aux_open = 0;
+    config_t aux;
+    const config_setting_t *hm = config_setting_get_member(g, "hardware");
+    if (hm) {
+        const config_setting_t *hs = load_entry(hm, "hardware", "hardware.cfg", configs_dir,
+                                                NULL, &aux, &aux_open, err);
+        if (!hs || load_hw_at(hs, configs_dir, NULL, 0, &f->system.hw, err) != 0)
+            goto out;
+    }
+    rc = load_prefill_derive(g, f, err);
 out:
     if (aux_open)
         config_destroy(&aux);

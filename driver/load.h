@@ -155,6 +155,18 @@ int load_unique(const config_setting_t *list, const char *key, load_err *err);
 const config_setting_t *load_find(const config_setting_t *list,
                                   const char *name);
 
+/* A prefill pool group (`prefill = { ... }`, cost/eval.h point_prefill;
+ * its keys in `madsweep keys`): load_prefill_pool reads into f (zeroed
+ * first) every key but `hardware`, a missing tp taking tp_default (0:
+ * tp is required, as in a sweep, whose strategies vary the decode
+ * pool's), devices an integer or "auto" (rate-matched: one replica);
+ * f->system.hw is left for the caller. load_prefill_derive derives
+ * f->system's topology once its hardware is set, an error naming the
+ * key of g at fault. Both return 0, or -1 with err set. */
+int load_prefill_pool(const config_setting_t *g, int64_t tp_default, point_prefill *f,
+                      load_err *err);
+int load_prefill_derive(const config_setting_t *g, point_prefill *f, load_err *err);
+
 /* Loads a whole point file: fidelity, model, system, task, then checks
  * the point against its fidelity's rules. */
 int load_point(const char *path, const char *configs_dir, point_t *p,

@@ -131,6 +131,30 @@ static void pointfile_dmodel_any(const char *key, void *arg)
                 d->interaction == MODEL_INTERACTION_DCNV2 ? "dcnv2" : "dot");
 }
 
+/* A detailed serving point's disaggregated prefill pool, its hardware
+ * inline (load.h load_prefill_pool reads it back). */
+static void pointfile_prefill(FILE *out, const point_t *p)
+{
+    const point_prefill *f = &p->prefill;
+    pointfile_ctx in = {out, p, &f->system.hw, 4};
+    fputs("prefill = {\n  hardware = {\n", out);
+    load_write_keys(out, LOAD_NS_HW, &f->system.hw, p->model.kind, 4, pointfile_hw_any, &in);
+    fputs("  };\n", out);
+    if (f->rate_matched)
+        fputs("  devices = \"auto\";\n", out);
+    else
+        fprintf(out, "  devices = %lld;\n", (long long)f->system.devices);
+    fprintf(out, "  tp = %lld;\n  pp = %lld;\n", (long long)f->tp, (long long)f->pp);
+    if (f->system.devices_per_node > 0)
+        fprintf(out, "  devices_per_node = %lld;\n", (long long)f->system.devices_per_node);
+    if (f->system.nic_gbps_per_device > 0.0) {
+        char num[40];
+        fprintf(out, "  nic_gbps_per_device = %s;\n",
+                load_double_text(f->system.nic_gbps_per_device, num, sizeof num));
+    }
+    fprintf(out, "  kv_transfer = \"%s\";\n};\n", f->layerwise ? "layerwise" : "after_prefill");
+}
+
 void pointfile_write(FILE *out, const point_t *p, const hw_t *mad_hw)
 {
     bool det = p->fidelity == EVAL_DETAILED;
@@ -172,6 +196,8 @@ void pointfile_write(FILE *out, const point_t *p, const hw_t *mad_hw)
         fputs("stack = {\n", out);
         load_write_keys(out, LOAD_NS_STACK, st, kind, 2, NULL, NULL);
         fputs("};\n", out);
+        if (p->prefill.on)
+            pointfile_prefill(out, p);
     }
 }
 

@@ -709,7 +709,36 @@ static int spec_serving(const config_setting_t *e, spec_task *t, load_err *err)
     return 0;
 }
 
-static int spec_tasks(spec *sp, const config_setting_t *s, load_err *err)
+/* A serving task's disaggregated prefill pool (`prefill = { ... }`, the
+ * keys of a point's, load.h load_prefill_pool, with tp required): its
+ * hardware a name of the spec's list `hardware` or of hardware.cfg, or a
+ * group; without one, each point's system lends its own. */
+static int spec_prefill(const config_setting_t *e, spec_task *t, const config_setting_t *own,
+                        spec_cat *cat, const char *configs_dir, load_err *err)
+{
+    const config_setting_t *g = config_setting_get_member(e, "prefill");
+    if (!g)
+        return 0;
+    if (t->kind != TASK_INFERENCE || !config_setting_is_group(g)) {
+        load_fail(err, g, "task '%s': key 'prefill' is a group { hardware; devices; tp; "
+                  "... } of an \"inference\" task (a disaggregated prefill pool)", t->name);
+        return -1;
+    }
+    if (load_prefill_pool(g, 0, &t->prefill, err))
+        return -1;
+    snprintf(t->prefill.system.name, sizeof t->prefill.system.name, "%s-prefill", t->name);
+    const config_setting_t *hm = config_setting_get_member(g, "hardware");
+    if (!hm)
+        return 0;
+    const config_setting_t *hg = spec_hw_group(hm, own, cat, configs_dir, err);
+    if (!hg || load_hw_in(hg, configs_dir, cat->reads, &t->prefill.system.hw, err) != 0)
+        return -1;
+    t->prefill_hw = true;
+    return load_prefill_derive(g, &t->prefill, err);
+}
+
+static int spec_tasks(spec *sp, const config_setting_t *s, const config_setting_t *own,
+                      spec_cat *cat, const char *configs_dir, load_err *err)
 {
     if (!config_setting_is_list(s) && !config_setting_is_array(s)) {
         load_fail(err, s, "key 'tasks': expected a list of task types or "
@@ -804,7 +833,7 @@ static int spec_tasks(spec *sp, const config_setting_t *s, load_err *err)
             }
             *tokv[j] = (int64_t)config_setting_get_int64(ks);
         }
-        if (spec_serving(e, t, err))
+        if (spec_serving(e, t, err) || spec_prefill(e, t, own, cat, configs_dir, err))
             return -1;
         const config_setting_t *mf = config_setting_get_member(e, "min_frozen_layer");
         if (mf) {
@@ -939,6 +968,7 @@ static int spec_kind_keys(const spec *sp, const config_setting_t *root, load_err
         {"frozen_layers", MODEL_LLM},   {"prompt_tokens", MODEL_LLM},
         {"decode_tokens", MODEL_LLM},   {"concurrency", MODEL_LLM},
         {"ttft_max_s", MODEL_LLM},      {"tpot_max_s", MODEL_LLM},
+        {"prefill", MODEL_LLM},
     };
     unsigned present = 0;
     for (int64_t i = 0; i < sp->nmodels; i++)
@@ -1259,7 +1289,7 @@ int spec_load(const char *path, const char *configs_dir, spec *sp,
     }
     if (spec_stacks(sp, root, &kcat, configs_dir, err))
         goto out;
-    if (spec_tasks(sp, config_setting_get_member(root, "tasks"), err))
+    if (spec_tasks(sp, config_setting_get_member(root, "tasks"), own, &hcat, configs_dir, err))
         goto out;
     if (spec_kind_keys(sp, root, err))
         goto out;

@@ -79,7 +79,13 @@
  *               freeze_top_mlp, freeze_bot_mlp; and precision = "bf16"
  *               (default) / "fp16" / "fp8" / "tf32" / "fp32", and for
  *               inference prompt_tokens (default the model's seq_len) and
- *               decode_tokens (default 128).
+ *               decode_tokens (default 128); serving concurrency
+ *               (requests in flight, "max" or "sla") with ttft_max_s and
+ *               tpot_max_s, and prefill = { hardware = "h100-sxm-80g";
+ *               devices = "auto"; tp = 8; ... } (a disaggregated prefill
+ *               pool, the keys of a point's with tp required; the row's
+ *               system, strategy and stack are the decode pool; without
+ *               hardware, the system's; load.h load_prefill_pool).
  *   global_batch  array of global batch sizes (samples per step;
  *               detailed: sequences per iteration, or for inference the
  *               sequences decoded concurrently), or a group of such

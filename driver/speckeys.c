@@ -127,6 +127,8 @@ static const speckey speckeys_task[] = {
      "(default: the batch axis)", 0, 0},
     {"ttft_max_s", D, "detailed inference SLA: time to first token at most, s", 0, 3600},
     {"tpot_max_s", D, "detailed inference SLA: time per output token at most, s", 0, 3600},
+    {"prefill", D, "detailed inference: a disaggregated prefill pool, the keys of a point's "
+     "`prefill` group with tp required (`madsweep keys`); the sweep's system decodes", 0, 0},
 };
 
 #undef M

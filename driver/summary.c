@@ -164,6 +164,8 @@ static void summary_strategy(const point_t *p, const result_t *r, char *buf, siz
         SUMMARY_ADD(" pp-inner");
     if (!t->overlap_dp_comm)
         SUMMARY_ADD(" noovl");
+    if (p->prefill.on && isfinite(r->prefill_devices)) /* the GPUs column counts them */
+        SUMMARY_ADD(" +%.0f prefill", r->prefill_devices);
 #undef SUMMARY_ADD
 }
 
@@ -277,8 +279,11 @@ static void summary_row_print(FILE *out, int wname, const char *name,
     bool det = p->fidelity == EVAL_DETAILED;
     char strat[96];
     summary_strategy(p, r, strat, sizeof strat);
-    fprintf(out, "    %-*s %6lld %7lld  %-36s", wname, name,
-            (long long)eval_devices(p), (long long)r->global_batch, strat);
+    /* a disaggregated point's GPUs: both pools, as its figures per GPU */
+    double gpus = (double)eval_devices(p) +
+                  (p->prefill.on && isfinite(r->prefill_devices) ? r->prefill_devices : 0.0);
+    fprintf(out, "    %-*s %6.0f %7lld  %-36s", wname, name, gpus, (long long)r->global_batch,
+            strat);
     if (det)
         fprintf(out, " %-*s", SUMMARY_STACK_W, p->stack.name[0] ? p->stack.name : "ideal");
     if (serve && llm) {

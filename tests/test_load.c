@@ -257,6 +257,7 @@ static void test_task_type_keys(void)
         {"llama2-7b", "megatron-core", "pretrain", llm_train, "tpot_max_s = 0.1;", "\"inference\""},
         {"llama2-7b", "megatron-core", "pretrain", llm_train, "requests = 500;", "\"inference\""},
         {"llama2-7b", "megatron-core", "pretrain", llm_train, "uniform_lengths = true;", "\"inference\""},
+        {"llama2-7b", "megatron-core", "pretrain", llm_train, "attn_dp = 8;", "\"inference\""},
         /* fine-tuning keys of the other types */
         {"llama2-7b", "megatron-core", "pretrain", llm_train, "lora_rank = 8;", "\"finetune\""},
         {"llama2-7b", "megatron-core", "pretrain", llm_train, "frozen_layers = 2;", "\"finetune\""},

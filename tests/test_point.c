@@ -5,7 +5,7 @@
  * Under mpiexec -n 1: sweeps a small detailed spec (dense, MoE and DLRM
  * models; catalogue and generated systems, the latter with board power
  * and price overrides; pretraining, fine-tuning with frozen layers and
- * serving) and a small MAD-Max spec (DLRM and LLM, a system_grid with NIC
+ * serving, colocated and with disaggregated prefill pools) and a small MAD-Max spec (DLRM and LLM, a system_grid with NIC
  * scaling and idle power and price overrides, a fine-tuning task)
  * in-process, both over a copy of configs/. Then hardware.cfg and systems.cfg of the copy
  * are edited, so a point rebuilt from the catalogue directory would
@@ -50,7 +50,15 @@ static const char *const specs[2] = {
     "tasks = ( \"pretrain\",\n"
     "  { type = \"finetune\"; name = \"ft\"; frozen_layers = 8; freeze_emb = true; },\n"
     "  { type = \"inference\"; name = \"serve\"; prompt_tokens = 512;\n"
-    "    decode_tokens = 16; } );\n"
+    "    decode_tokens = 16; },\n"
+    /* a disaggregated prefill pool (the file's hardware inline in the
+     * point, the system's when the task names none) */
+    "  { type = \"inference\"; name = \"serve_pd\"; prompt_tokens = 512;\n"
+    "    decode_tokens = 16; concurrency = 32;\n"
+    "    prefill = { hardware = \"h100-sxm-80g\"; devices = \"auto\"; tp = 2; }; },\n"
+    "  { type = \"inference\"; name = \"serve_pd_own\"; prompt_tokens = 512;\n"
+    "    decode_tokens = 16; concurrency = 32;\n"
+    "    prefill = { devices = 8; tp = 4; kv_transfer = \"layerwise\"; }; } );\n"
     "global_batch = [64];\n"
     "strategies = \"auto\";\n",
     "fidelity = \"madmax\";\n"
@@ -149,7 +157,11 @@ static void check_file(int which)
     H5Fclose(f);
     CU_ASSERT_PTR_NOT_NULL_FATAL(all);
     CU_ASSERT_FATAL(n > 100);
-    int checked = 0, not_ok = 0, bad = 0;
+    int checked = 0, not_ok = 0, bad = 0, disagg = 0;
+    size_t pf = 0; /* the prefill_devices figure: finite on disaggregated rows */
+    while (pf < result_nfields && strcmp(result_fields[pf].name, "prefill_devices") != 0)
+        pf++;
+    CU_ASSERT_FATAL(pf < result_nfields);
     /* 24 rows evenly spread, the last, and the first 6 rows not ok */
     for (int k = 0; k < 24; k++) {
         hssize_t i = (hssize_t)((double)k * (double)(n - 1) / 23.0);
@@ -167,6 +179,8 @@ static void check_file(int which)
             continue;
         bad += check_row(h5, &rows, row, bad < 3);
         checked++;
+        disagg += table_get_i32(row, rows.status) == 0 &&
+                  isfinite(table_get_f64(row, rows.field[pf]));
     }
     for (hssize_t i = 0; i < n && not_ok < 6; i++) {
         const char *row = all + (size_t)i * rows.t.size;
@@ -178,8 +192,10 @@ static void check_file(int which)
     }
     CU_ASSERT_EQUAL(bad, 0);
     CU_ASSERT(checked >= 24);
-    if (which == 0)
+    if (which == 0) {
         CU_ASSERT(not_ok > 0);
+        CU_ASSERT(disagg >= 2); /* serve_pd and serve_pd_own, per LLM */
+    }
 
     /* the edited catalogues would give other figures: rebuilt from the
      * directory, some ok multi-node row no longer matches */

@@ -509,6 +509,65 @@ static void test_speculative(void)
     }
 }
 
+/* Attention data parallelism (task attn_dp, serve_kv.c, serve_step.c):
+ * on MLA, whose latent KV tensor parallelism replicates on every rank,
+ * DP attention over the 8 ranks holds each request's KV once: per token
+ * 1/8 of the bytes a device held, so the KV pool (smaller by the
+ * attention projections now at TP1) admits 8 x pool'/pool as many
+ * requests; on GQA with as many KV heads as TP ranks (Llama 2 70B, TP8)
+ * each rank already held one head's share, so nothing is gained but the
+ * projections' memory. attn_dp = 1 is no DP attention, bit for bit; a
+ * degree that does not divide tp is refused. */
+static void test_attention_dp(void)
+{
+    point_t p;
+    load_err err;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/points/detailed_deepseek_v3_serving.cfg",
+             unit_configs());
+    CU_ASSERT_FATAL(load_point(path, unit_configs(), &p, &err) == 0);
+    CU_ASSERT_EQUAL_FATAL(p.task.detailed.attn_dp, 8);
+    prepared x8, x1;
+    sv_kv k8, k1;
+    prepare(&p, &x8);
+    sv_kv_init(&x8.c, &x8.st, false, &k8);
+    result_t r8 = run(&p);
+    p.task.detailed.attn_dp = 1;
+    prepare(&p, &x1);
+    sv_kv_init(&x1.c, &x1.st, false, &k1);
+    result_t r1 = run(&p);
+    UNIT_ASSERT_CLOSE(k8.tok_bytes, k1.tok_bytes / 8.0, 1e-12);
+    /* the projections' weights at TP1 instead of TP8, on all 61 layers
+     * (dt_attn_shape: GQA or MLA's down- and up-projections) */
+    dt_attn_sh a1, a8;
+    dt_attn_shape(&p.model, 1.0, &a1);
+    dt_attn_shape(&p.model, 8.0, &a8);
+    UNIT_ASSERT_CLOSE(k8.weights - k1.weights,
+                      (double)p.model.layers * sv_weight_bytes(&x1.c) * (a1.params - a8.params),
+                      1e-9);
+    UNIT_ASSERT_CLOSE(r8.mem_weights_bytes_per_device - r1.mem_weights_bytes_per_device,
+                      k8.weights - k1.weights, 1e-12);
+    double want = 8.0 * k8.pool / k1.pool * (double)r1.concurrency_max;
+    CU_ASSERT(fabs((double)r8.concurrency_max - want) <= 0.01 * want + 8.0);
+    CU_ASSERT(r8.concurrency_max > 4 * r1.concurrency_max);
+    CU_ASSERT(r8.output_tokens_per_s > r1.output_tokens_per_s);
+    /* attn_dp = 1 and 0 (the default) are the same */
+    p.task.detailed.attn_dp = 0;
+    result_t r0 = run(&p);
+    CU_ASSERT_EQUAL(memcmp(&r0, &r1, sizeof r0), 0);
+    /* GQA with kv_heads = tp: no more KV room, the projections' memory */
+    point_t g = serve_point();
+    g.task.detailed.concurrency = TASK_CONC_MAX;
+    result_t g1 = run(&g);
+    g.task.detailed.attn_dp = 8;
+    result_t g8 = run(&g);
+    CU_ASSERT(g8.concurrency_max <= g1.concurrency_max);
+    CU_ASSERT(g8.mem_weights_bytes_per_device > g1.mem_weights_bytes_per_device);
+    const char *where = NULL;
+    g.task.detailed.attn_dp = 3;
+    CU_ASSERT_EQUAL(eval_check(&g, &where), STATUS_INVALID_VALUE);
+}
+
 static void test_ttft_waves(void)
 {
     /* fixed lengths at a fixed concurrency: TTFT ranges from the
@@ -553,5 +612,6 @@ int main(void)
     CU_add_test(s, "KV precision, training stacks refused", test_kv_precision_and_engines);
     CU_add_test(s, "speculative decoding: gain falls with the batch", test_speculative);
     CU_add_test(s, "TTFT range: requests in waves", test_ttft_waves);
+    CU_add_test(s, "attention data parallelism: MLA's KV held once", test_attention_dp);
     return unit_run();
 }

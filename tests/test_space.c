@@ -651,6 +651,23 @@ static void test_bad_specs(void)
          "key 'decode_tokens' only applies to LLM models"},
         {"\"dlrm-mlperf\"", "type = \"finetune\";\n frozen_layers = 2;",
          "key 'frozen_layers' only applies to LLM models"},
+        /* a disaggregated prefill pool (issue 15): of a serving task, with
+         * its tp (the decode pool's varies with the strategy), its keys
+         * those of a point's prefill group, and an LLM to serve */
+        {"\"dlrm-mlperf\"", "type = \"inference\";\n prefill = { devices = 8; tp = 8; };",
+         "key 'prefill' only applies to LLM models"},
+        {"\"llama2-7b\"", "type = \"pretrain\";\n prefill = { devices = 8; tp = 8; };",
+         "key 'prefill' is a group { hardware; devices; tp; ... } of an \"inference\" task"},
+        {"\"llama2-7b\"", "type = \"inference\";\n prefill = { devices = 8; };",
+         "key 'tp' in prefill: a sweep's prefill pool states its tensor-parallel degree"},
+        {"\"llama2-7b\"", "type = \"inference\";\n prefill = { devices = 8; tp = 8; "
+         "speed = 2; };", "unknown key 'speed' in prefill"},
+        {"\"llama2-7b\"", "type = \"inference\";\n prefill = { devices = \"many\"; "
+         "tp = 8; };", "key 'devices' in prefill: expected an integer"},
+        {"\"llama2-7b\"", "type = \"inference\";\n prefill = { devices = 8; tp = 8; "
+         "hardware = \"h100-sxn\"; };", "key 'hardware': \"h100-sxn\" is not in the catalogue"},
+        {"\"llama2-7b\"", "type = \"inference\";\n prefill = { devices = 12; tp = 1; "
+         "hardware = \"h100-sxm-80g\"; };", "prefill pool of 12 devices"},
     };
     for (size_t i = 0; i < sizeof tkeys / sizeof tkeys[0]; i++) {
         char text[1024], name[32];

@@ -324,6 +324,9 @@ static const struct output_unit {
     {"min_frozen_layer", "layer index"},
     {"frozen_layers", "layers"},
     {"prompt_tokens", "tokens"},
+    {"prefill_tp", "tensor-parallel degree of a prefill replica (0: colocated)"},
+    {"prefill_pp", "pipeline stages of a prefill replica (0: colocated)"},
+    {"prefill_devices_given", "devices (0: \"auto\", rate-matched, or colocated)"},
     {"decode_tokens", "tokens"},
     {"tp", "devices (tensor-parallel degree)"},
     {"pp", "stages (pipeline-parallel degree)"},
@@ -784,16 +787,27 @@ static void output_axes(hid_t file, const space *s, MPI_Comm comm, int rank)
     size_t o_fb = table_add(&t, "freeze_bot_mlp", TABLE_I32, 0);
     size_t o_mf = table_add(&t, "min_frozen_layer", TABLE_I64, 0);
     bool det = sp->fidelity == EVAL_DETAILED;
-    size_t o_pt = 0, o_dt = 0, o_fl = 0;
+    size_t o_pt = 0, o_dt = 0, o_fl = 0, o_ptp = 0, o_ppp = 0, o_pdev = 0;
     if (det) {
         table_add(&t, "precision", TABLE_STR, 8);
         o_pt = table_add(&t, "prompt_tokens", TABLE_I64, 0);
         o_dt = table_add(&t, "decode_tokens", TABLE_I64, 0);
         o_fl = table_add(&t, "frozen_layers", TABLE_I64, 0);
+        /* a disaggregated prefill pool (spec.h spec_task): its hardware
+         * ("" colocated, "(system)" the row's system's), degrees, devices
+         * (0: "auto", rate-matched; a row's prefill_devices has the
+         * resolved count) and KV transfer */
+        table_add(&t, "prefill_hardware", TABLE_STR, HW_NAME_MAX);
+        o_ptp = table_add(&t, "prefill_tp", TABLE_I64, 0);
+        o_ppp = table_add(&t, "prefill_pp", TABLE_I64, 0);
+        o_pdev = table_add(&t, "prefill_devices_given", TABLE_I64, 0);
+        table_add(&t, "prefill_kv_transfer", TABLE_STR, 16);
     }
     const table_col *c_name = table_find(&t, "name"),
                     *c_kind = table_find(&t, "type"),
-                    *c_prec = table_find(&t, "precision");
+                    *c_prec = table_find(&t, "precision"),
+                    *c_phw = table_find(&t, "prefill_hardware"),
+                    *c_pkv = table_find(&t, "prefill_kv_transfer");
     b = output_rows_alloc(sp->ntasks, t.size);
     for (int64_t i = 0; i < sp->ntasks; i++) {
         char *row = b + (size_t)i * t.size;
@@ -810,6 +824,14 @@ static void output_axes(hid_t file, const space *s, MPI_Comm comm, int rank)
             table_put_i64(row, o_pt, k->prompt_tokens);
             table_put_i64(row, o_dt, k->kind == TASK_INFERENCE ? k->decode_tokens : 0);
             table_put_i64(row, o_fl, k->frozen_layers);
+            const point_prefill *f = &k->prefill;
+            table_put_str(row, c_phw, !f->on ? "" : k->prefill_hw ? f->system.hw.name
+                                                                   : "(system)");
+            table_put_i64(row, o_ptp, f->on ? f->tp : 0);
+            table_put_i64(row, o_ppp, f->on ? f->pp : 0);
+            table_put_i64(row, o_pdev, f->on && !f->rate_matched ? f->system.devices : 0);
+            table_put_str(row, c_pkv, !f->on ? "" : f->layerwise ? "layerwise"
+                                                                 : "after_prefill");
         }
     }
     output_table(g, "task", &t, sp->ntasks, b, comm, rank);

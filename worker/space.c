@@ -142,6 +142,22 @@ static void space_cell_point(const space *s, space_cursor *c, int64_t b, int64_t
     t->detailed.concurrency = st->concurrency;
     t->detailed.ttft_max_s = st->ttft_max_s;
     t->detailed.tpot_max_s = st->tpot_max_s;
+    /* a disaggregated prefill pool: the spec's, on the system's hardware
+     * unless it names its own, its collectives the system's; a pool the
+     * hardware cannot build (devices against its scale-up domain) is
+     * left without devices, which the fidelity's check rejects for the
+     * whole cell ("prefill") */
+    p->prefill.on = false;
+    if (st->prefill.on) {
+        point_prefill *f = &p->prefill;
+        *f = st->prefill;
+        if (!st->prefill_hw)
+            f->system.hw = p->system.hw;
+        f->system.algo = p->system.algo;
+        const char *bad = NULL;
+        if (topo_system_derive(&f->system, &bad) != STATUS_OK)
+            f->system.devices = 0;
+    }
 }
 
 /* Applies candidate k with the cell's batch to c->p (the task of the

@@ -83,6 +83,12 @@ typedef struct spec_task {
      * axis; TASK_CONC_MAX, TASK_CONC_SLA) and the SLA (0: none) */
     int64_t concurrency;
     double ttft_max_s, tpot_max_s;
+    /* detailed inference: a disaggregated prefill pool (`prefill = {
+     * ... }`; prefill.on false: colocated). prefill_hw: the group names
+     * its hardware (prefill.system derived at load); else each point's
+     * system lends its hardware and the pool is derived per cell */
+    point_prefill prefill;
+    bool prefill_hw;
 } spec_task;
 
 typedef struct spec {

@@ -42,6 +42,10 @@ static status_code dt_check(const point_t *p, const char **where)
     const model_t *m = &p->model;
     const task_detailed_t *t = &p->task.detailed;
     dt_deg d;
+    if (m->kind == MODEL_DLRM && p->prefill.on) {
+        *where = "prefill"; /* a DLRM has no prompts to prefill apart */
+        return STATUS_INVALID_VALUE;
+    }
     if (m->kind == MODEL_DLRM)
         return dt_check_dlrm(p, where);
     if (m->kind != MODEL_LLM) {
@@ -99,7 +103,8 @@ static status_code dt_check(const point_t *p, const char **where)
          t->kv_dtype > HW_NDTYPES || t->weight_dtype < 0 || t->weight_dtype > TASK_W_FP4 || !(t->ttft_max_s >= 0.0 && t->ttft_max_s <= 3600.0) ||
          !(t->tpot_max_s >= 0.0 && t->tpot_max_s <= 3600.0) || t->spec_tokens < 0 ||
          t->spec_tokens > 64 || !(t->spec_acceptance >= 0.0 && t->spec_acceptance <= 1.0) ||
-         !(t->spec_draft_cost >= 0.0 && t->spec_draft_cost <= 10.0))) {
+         !(t->spec_draft_cost >= 0.0 && t->spec_draft_cost <= 10.0) || t->attn_dp < 0 ||
+         (t->attn_dp > 1 && (t->tp < 1 || t->tp % t->attn_dp != 0)))) {
         *where = p->stack.name[0] && !p->stack.serving ? "stack" : "task";
         return STATUS_INVALID_VALUE;
     }

@@ -28,6 +28,8 @@ typedef struct sv_model {
     sv_gemm router, shared;   /* MoE: router (BF16), shared experts */
     double exp_bytes, exp_flops; /* one routed expert: weight bytes, FLOPs per routed token */
     double experts, e_loc, topk, ep;
+    double adp;               /* attention data-parallel ranks (task attn_dp; 1: none):
+                                 g[0], g[1] and attention see 1/adp of the step's rows */
     double kv_tok;            /* KV bytes per token and layer on one device */
     double kv_read;           /* times decode attention reads it (1: shared over a GQA group) */
     double attn_flops;        /* prefill attention FLOPs per query-key pair and layer */
@@ -71,6 +73,13 @@ static inline hw_dtype sv_kv_dtype(const dt_ctx *c)
 static inline double sv_grown(const dt_ctx *c)
 {
     return c->t->uniform_lengths ? 2.0 / 3.0 : 0.5;
+}
+
+/* Attention data parallelism (task attn_dp): the ranks, and the tensor-
+ * parallel degree attention runs at, tp / ranks. */
+static inline double sv_adp(const dt_ctx *c)
+{
+    return c->t->attn_dp > 1 ? (double)c->t->attn_dp : 1.0;
 }
 
 /* Bytes per stored weight: the task's weight_precision, else the

@@ -63,6 +63,8 @@ status_code sv_disagg_check(const point_t *p, const char **where)
         return STATUS_INVALID_VALUE;
     if (f->system.devices % n != 0)
         return STATUS_INVALID_PRODUCT;
+    if (t->attn_dp > 1 && f->tp % t->attn_dp != 0)
+        return STATUS_INVALID_VALUE; /* attention DP ranks divide each pool's tp */
     return STATUS_OK;
 }
 

@@ -24,7 +24,11 @@
  * in the activations' precision (TensorRT-LLM's quantization excludes
  * lm_head by default, ModelOpt FP8 and AWQ/GPTQ checkpoints keep
  * embed_tokens and lm_head in BF16, vLLM quantizes neither unless told);
- * the busiest pipeline stage decides.
+ * the busiest pipeline stage decides. Attention data parallelism (task
+ * attn_dp = N): each rank holds its own requests' KV at attention's
+ * tensor parallelism tp/N (per token of the replica 1/N of it; MLA's
+ * latent, replicated by TP, is held once), the attention projections'
+ * weights at tp/N, and N schedulers admit max_seqs each.
  */
 #include "serve.h"
 
@@ -38,7 +42,16 @@ void sv_kv_init(const dt_ctx *c, const dt_stages *st, bool reserve, sv_kv *kv)
     double tp = (double)c->d.tp, h = (double)m->hidden;
     double lpd = dt_layer_params(c, false), lpm = dt_layer_params(c, true);
     double wb = sv_weight_bytes(c);
-    double kvcols = dt_kv_cache_cols(m, tp); /* GQA K+V, or MLA's latent */
+    double adp = sv_adp(c), ta = tp / adp;
+    double kvcols = dt_kv_cache_cols(m, ta) / adp; /* GQA K+V, or MLA's latent */
+    double attn_more = 0.0; /* attention DP: a layer's projections at ta, not tp */
+    if (adp > 1.0) {
+        dt_attn_sh a1, a2;
+        dt_attn_shape(m, ta, &a1);
+        dt_attn_shape(m, tp, &a2);
+        attn_more = a1.params - a2.params;
+    }
+    double max_seqs = (double)s->max_seqs * adp;
     hw_dtype kvd = sv_kv_dtype(c);
     double K = (double)s->token_budget;
     double cols = m->d.experts > 0 ? (double)dt_top_k(m) * dt_expert_ffn(m) : (double)m->ffn;
@@ -61,7 +74,7 @@ void sv_kv_init(const dt_ctx *c, const dt_stages *st, bool reserve, sv_kv *kv)
         const dt_stage *g = &st->s[i];
         double nl = (double)(g->n[DT_DENSE] + g->n[DT_FDENSE] + g->n[DT_MOE] + g->n[DT_FMOE]);
         double w = (double)(g->n[DT_DENSE] + g->n[DT_FDENSE]) * lpd +
-                   (double)(g->n[DT_MOE] + g->n[DT_FMOE]) * lpm;
+                   (double)(g->n[DT_MOE] + g->n[DT_FMOE]) * lpm + nl * attn_more;
         double ends = (i == 0 ? dt_emb_params_dev(c) : 0.0) +
                       (i == c->d.pp - 1 ? dt_head_params_dev(c) : 0.0);
         double weights = wb * w + (wb < c->ab ? c->ab : wb) * ends;
@@ -82,7 +95,7 @@ void sv_kv_init(const dt_ctx *c, const dt_stages *st, bool reserve, sv_kv *kv)
             kv->tok_bytes = tok;
             kv->seq_bytes = tok * blocks;
             double n = per > 0.0 ? floor(per) : 0.0;
-            kv->cmax = n < (double)s->max_seqs ? (int64_t)n : s->max_seqs;
+            kv->cmax = (int64_t)(n < max_seqs ? n : max_seqs);
         }
     }
 }

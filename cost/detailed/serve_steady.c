@@ -295,7 +295,7 @@ bool sv_begin(const dt_ctx *c, const dt_stages *st, sv_kv *kv, sv_model *k, sv_l
     sv_model_init(c, st, c->scenario, k);
     w->isl = (double)(c->t->prompt_tokens > 0 ? c->t->prompt_tokens : c->m->seq_len);
     w->osl = (double)c->t->decode_tokens;
-    w->K = (double)c->st->token_budget;
+    w->K = (double)c->st->token_budget * sv_adp(c); /* attention DP: a budget a rank */
     w->cd = w->isl + sv_grown(c) * w->osl;
     return true;
 }

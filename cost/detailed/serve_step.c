@@ -17,6 +17,15 @@
  *   element-wise  four fused kernels a layer (norms, RoPE + KV write,
  *                 activation, residual), each with a floor;
  *   TP            two all-reduces a layer by the engine's custom kernel;
+ *   attention DP  (task attn_dp = N, SGLang's DP attention) the QKV and
+ *                 output projections and attention at tensor parallelism
+ *                 tp/N on each rank's 1/N of the step's rows (the
+ *                 projections' weights N times larger, each rank its own
+ *                 requests' KV: MLA's latent, which TP replicates, is
+ *                 then held once), the MLP/MoE on all rows over the tp
+ *                 devices; the gather before it and the scatter after
+ *                 it as the two all-reduces (SGLang gathers by an
+ *                 all-reduce of the padded buffer);
  *   MoE           routed experts: distinct experts touched E_loc (1 -
  *                 (1 - k/E)^T), FLOPs of k experts per token, the busiest
  *                 EP rank (mu + sqrt(2 mu ln ep)), the routing kernels
@@ -89,10 +98,10 @@ double sv_step(const sv_model *k, double np, double len, double ctx, double d, d
                sv_parts *o)
 {
     double p = np * len, m = p + d * k->rows; /* speculation: gamma + 1 rows a sequence */
-    /* weight GEMMs per layer */
+    /* weight GEMMs per layer (attention's on a DP rank's rows) */
     double gd = 0.0, gm = 0.0;
     for (int i = 0; i < 4; i++) {
-        double t = sv_gemm_time(k, &k->g[i], m, k->peak);
+        double t = sv_gemm_time(k, &k->g[i], i < 2 ? m / k->adp : m, k->peak);
         gd += t;
         if (i < k->ng_moe)
             gm += t;
@@ -142,13 +151,14 @@ double sv_step(const sv_model *k, double np, double len, double ctx, double d, d
 static void sv_layer_gemms(const dt_ctx *c, double wb, sv_model *k)
 {
     const model_t *m = c->m;
-    double h = (double)m->hidden, tp = (double)c->d.tp;
-    double a = (double)m->heads / tp;
+    double h = (double)m->hidden, tp = (double)c->d.tp, ta = tp / k->adp;
+    double a = (double)m->heads / ta;
     double f = (double)m->ffn / tp, mats = dt_mlp_mats(m);
     /* attention projections as training costs them (GQA, or MLA's down-
-     * and up-projections): the output projection, the rest as one */
+     * and up-projections), at attention's tensor parallelism: the output
+     * projection, the rest as one */
     dt_attn_sh as;
-    dt_attn_shape(m, tp, &as);
+    dt_attn_shape(m, ta, &as);
     double out = a * as.dv * h;
     double pw[4] = {as.params - out, out, (mats - 1.0) * f * h, f * h};
     for (int i = 0; i < 4; i++) {
@@ -177,6 +187,11 @@ void sv_model_init(const dt_ctx *c, const dt_stages *st, stack_scenario sc, sv_m
     const stack_desc *s = c->st;
     double tp = (double)c->d.tp, h = (double)m->hidden, dh = dt_head_dim(m);
     memset(k, 0, sizeof *k);
+    /* attention DP: each rank's attention at ta over its 1/adp of the
+     * sequences, so per device its KV bytes and FLOPs per token of the
+     * replica are 1/adp of a rank's */
+    k->adp = sv_adp(c);
+    double ta = tp / k->adp;
     /* the busiest stage: the most layers */
     for (int64_t i = 0; i < c->d.pp; i++) {
         const dt_stage *g = &st->s[i];
@@ -190,16 +205,17 @@ void sv_model_init(const dt_ctx *c, const dt_stages *st, stack_scenario sc, sv_m
     double wb = sv_weight_bytes(c);
     sv_layer_gemms(c, wb, k);
     double kv = (double)(m->kv_heads > 0 ? m->kv_heads : m->heads);
-    double kvt = kv / tp > 1.0 ? kv / tp : 1.0;
+    double kvt = kv / ta > 1.0 ? kv / ta : 1.0;
     hw_dtype kvd = sv_kv_dtype(c);
-    k->kv_tok = dt_kv_cache_cols(m, tp) * hw_dtype_bytes(kvd) / (double)c->d.cp;
+    k->kv_tok = dt_kv_cache_cols(m, ta) * hw_dtype_bytes(kvd) / (double)c->d.cp / k->adp;
     bool mla = m->d.kv_lora_rank > 0;
-    k->kv_read = s->kv_per_query_head && !mla ? ((double)m->heads / tp) / kvt : 1.0;
+    k->kv_read = s->kv_per_query_head && !mla ? ((double)m->heads / ta) / kvt : 1.0;
     /* MLA decodes in the absorbed form: scores over the latent + RoPE
      * key, values from the latent (DeepSeek-V2 section 2.1.3) */
-    k->attn_flops = mla ? 2.0 * ((double)m->heads / tp) *
-                              (dt_kv_cache_cols(m, tp) + (double)m->d.kv_lora_rank)
-                        : 4.0 * ((double)m->heads / tp) * dh;
+    k->attn_flops = (mla ? 2.0 * ((double)m->heads / ta) *
+                               (dt_kv_cache_cols(m, ta) + (double)m->d.kv_lora_rank)
+                         : 4.0 * ((double)m->heads / ta) * dh) /
+                    k->adp;
     k->ew_bytes = 11.0 * h * c->ab / (c->sp ? tp : 1.0) +
                   3.0 * (double)m->ffn / tp * c->ab;
     k->ar_bytes = h * c->ab;
