@@ -90,6 +90,7 @@ status_code stack_check(const stack_desc *s, const char **bad)
         ST_BAD(stack_range_ok(s->ew_floor_s, 0.0, 1e-3), "ew_floor_s");
         ST_BAD(stack_range_ok(s->allreduce_s, 0.0, 1e-2), "allreduce_s");
         ST_BAD(stack_range_ok(s->allreduce_bw_eff, 0.01, 1.0), "allreduce_bw_eff");
+        ST_BAD(stack_range_ok(s->allreduce_ramp_bytes, 0.0, 1e10), "allreduce_ramp_bytes");
         ST_BAD(stack_range_ok(s->step_host_s, 0.0, 1.0), "step_host_s");
         ST_BAD(stack_range_ok(s->kv_output_reserve, 0.0, 1.0), "kv_output_reserve");
         ST_BAD(stack_range_ok(s->seq_host_s, 0.0, 1e-2), "seq_host_s");
@@ -176,6 +177,7 @@ void stack_serving_defaults(stack_desc *s)
     s->ew_floor_s = stack_exact(2e-6);
     s->allreduce_s = stack_exact(5e-6);
     s->allreduce_bw_eff = stack_exact(0.7);
+    s->allreduce_ramp_bytes = stack_exact(0.0);
     s->step_host_s = stack_exact(0.0);
     s->seq_host_s = stack_exact(0.0);
     s->kv_output_reserve = stack_exact(0.0);

@@ -164,6 +164,9 @@ typedef struct stack_desc {
     stack_fact ew_floor_s;      /* floor per fused element-wise kernel (4 per layer) */
     stack_fact allreduce_s;     /* custom all-reduce: latency per call (small messages) */
     stack_fact allreduce_bw_eff; /* ... and its fraction of the scale-up bandwidth */
+    stack_fact allreduce_ramp_bytes; /* bus bytes the bandwidth (two-shot/NCCL) path
+                                        costs beyond its asymptote: its ramp to full
+                                        bandwidth (0: none) */
     stack_fact step_host_s;     /* host time per engine step not overlapped with the GPU */
     stack_fact seq_host_s;      /* ... and per sequence in the step (the scheduler's and the
                                    output processing's work per request and token) */

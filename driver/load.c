@@ -519,6 +519,8 @@ static const load_key stack_keys[] = {
     STK(ew_floor_s, LT_FACT, LR_NO, "serving: floor per fused element-wise kernel, s"),
     STK(allreduce_s, LT_FACT, LR_NO, "serving: TP all-reduce kernel latency per call, s"),
     STK(allreduce_bw_eff, LT_FACT, LR_NO, "serving: ... its fraction of scale-up bandwidth"),
+    STK(allreduce_ramp_bytes, LT_FACT, LR_NO,
+        "serving: bus bytes of the bandwidth all-reduce's ramp to full bandwidth (default 0)"),
     STK(step_host_s, LT_FACT, LR_NO, "serving: host time per step not overlapped, s"),
     STK(seq_host_s, LT_FACT, LR_NO,
         "serving: host time per sequence in a step not overlapped, s (default 0)"),

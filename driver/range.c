@@ -113,6 +113,7 @@ static const range_float range_floats[] = {
     {"gemm_m_half", 0.0, 1e6, 1}, RANGE_FRAC("kv_bw_eff"), {"attn_floor_s", 0.0, 1e-3, 1},
     RANGE_FRAC("prefill_attn_eff"), {"ew_floor_s", 0.0, 1e-3, 1},
     {"allreduce_s", 0.0, 1e-2, 1}, RANGE_FRAC("allreduce_bw_eff"),
+    {"allreduce_ramp_bytes", 0.0, 1e10, 1},
     {"step_host_s", 0.0, 1.0, 1}, {"seq_host_s", 0.0, 1e-2, 1},
     {"kv_output_reserve", 0.0, 1.0, 1},
     {"request_host_s", 0.0, 10.0, 1},

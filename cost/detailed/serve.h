@@ -43,6 +43,7 @@ typedef struct sv_model {
     double p2p_tok;           /* pipeline send per token between stages, s */
     /* resolved serving facts (cost/stack.h) */
     double t0, eta_w, eta_kv, attn_floor, pre_eff, ew_floor, ar_lat, ar_eff;
+    double ar_ramp;           /* bus bytes of the bandwidth all-reduce's ramp */
     double host_step, host_seq, host_req;
     bool apart;               /* prefill steps apart from the decodes */
     /* speculative decoding (serve_spec.c): query rows per decoding
@@ -107,8 +108,10 @@ double sv_step(const sv_model *k, double np, double len, double ctx, double d, d
 void sv_spec_init(const dt_ctx *c, sv_model *k);
 double sv_decode_token(const sv_model *k, double d, double cd);
 
-/* TP all-reduce of `bytes` by the engine's custom kernel (one-shot for
- * small messages, two-shot bandwidth above). */
+/* TP all-reduce of `bytes` by the engine's custom kernel: the faster of
+ * one-shot ((tp - 1) x bytes read by each rank) and the bandwidth path
+ * (2 (tp - 1) / tp x bytes plus its ramp, allreduce_ramp_bytes), at the
+ * stack's fraction of the scale-up bandwidth, after its latency. */
 double sv_allreduce(const sv_model *k, double bytes);
 
 /* KV-cache capacity of one replica (serve_kv.c). */

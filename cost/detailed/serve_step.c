@@ -16,7 +16,14 @@
  *                 cached context read;
  *   element-wise  four fused kernels a layer (norms, RoPE + KV write,
  *                 activation, residual), each with a floor;
- *   TP            two all-reduces a layer by the engine's custom kernel;
+ *   TP            two all-reduces a layer by the engine's custom kernel:
+ *                 the faster of one-shot (each rank reads the tp - 1
+ *                 peers' messages) and the bandwidth path (two-shot or
+ *                 NCCL, 2 (tp - 1) / tp of the message on the bus) whose
+ *                 ramp to full bandwidth costs the stack's
+ *                 allreduce_ramp_bytes more: messages of 1-30 MB (decode
+ *                 at hundreds of sequences) reach only 25-55 % of the
+ *                 scale-up bandwidth (AIConfigurator custom_allreduce_perf);
  *   attention DP  (task attn_dp = N, SGLang's DP attention) the QKV and
  *                 output projections and attention at tensor parallelism
  *                 tp/N on each rank's 1/N of the step's rows (the
@@ -73,7 +80,10 @@ double sv_allreduce(const sv_model *k, double bytes)
 {
     if (k->tp <= 1.0)
         return 0.0;
-    return k->ar_lat + 2.0 * (k->tp - 1.0) / k->tp * bytes / (k->sbw * k->ar_eff);
+    double bw = k->sbw * k->ar_eff;
+    double one = (k->tp - 1.0) * bytes / bw;
+    double two = (2.0 * (k->tp - 1.0) / k->tp * bytes + k->ar_ramp) / bw;
+    return k->ar_lat + (one < two ? one : two);
 }
 
 /* Routed experts of one MoE layer for m tokens on the busiest EP rank. */
@@ -253,6 +263,7 @@ void sv_model_init(const dt_ctx *c, const dt_stages *st, stack_scenario sc, sv_m
     k->ew_floor = dt_max(launch, stack_pick(s->ew_floor_s, sc, false));
     k->ar_lat = dt_max(launch, stack_pick(s->allreduce_s, sc, false));
     k->ar_eff = stack_pick(s->allreduce_bw_eff, sc, true);
+    k->ar_ramp = stack_pick(s->allreduce_ramp_bytes, sc, false);
     k->host_step = stack_pick(s->step_host_s, sc, false);
     k->host_seq = stack_pick(s->seq_host_s, sc, false);
     k->host_req = stack_pick(s->request_host_s, sc, false);
