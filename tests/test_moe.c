@@ -296,6 +296,35 @@ static void test_wgrad_accumulation(void)
     engine_free(&e);
 }
 
+/* Qwen3's per-head query/key RMSNorms (the catalogue's qwen3-30b-a3b has
+ * qk_norm, as its config.json's q_norm/k_norm): memory-bound time and
+ * kept activations that the same model without them does not have; its
+ * GEMMs do not change. */
+static void test_qk_norm(void)
+{
+    const char *text =
+        "fidelity = \"detailed\";\nstack = \"megatron-core-moe\";\n"
+        "model = \"qwen3-30b-a3b\";\n"
+        "system = { name = \"h100-16\"; hardware = \"h100-sxm-80g\"; devices = 16; };\n"
+        "task = { type = \"pretrain\"; tp = 1; pp = 2; dp = 8; ep = 8; precision = \"bf16\"; "
+        "recompute = \"none\"; micro_batch = 1; global_batch = 64; };\n";
+    point_t p;
+    load_err err;
+    engine e;
+    engine_init(&e, false);
+    result_t a, b;
+    CU_ASSERT_EQUAL_FATAL(point_text("qknorm.cfg", text, &p, &err), 0);
+    CU_ASSERT_FATAL(p.model.d.qk_norm);
+    CU_ASSERT_EQUAL_FATAL(eval_point(&p, &e, &a, NULL), STATUS_OK);
+    p.model.d.qk_norm = false;
+    CU_ASSERT_EQUAL_FATAL(eval_point(&p, &e, &b, NULL), STATUS_OK);
+    CU_ASSERT(a.compute_memory_s > b.compute_memory_s);
+    CU_ASSERT(a.mem_activations_bytes_per_device > b.mem_activations_bytes_per_device);
+    CU_ASSERT(a.iteration_time_s > b.iteration_time_s);
+    UNIT_ASSERT_CLOSE(a.compute_math_s, b.compute_math_s, 1e-9);
+    engine_free(&e);
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS)
@@ -310,5 +339,6 @@ int main(void)
     CU_add_test(s, "MLA KV cache", test_mla_kv_cache);
     CU_add_test(s, "FP8 recipes", test_fp8_recipes);
     CU_add_test(s, "weight-gradient accumulation", test_wgrad_accumulation);
+    CU_add_test(s, "Qwen3 q/k norms", test_qk_norm);
     return unit_run();
 }

@@ -26,7 +26,8 @@
  *   memory-bound kernels: norms, residual adds and dropout (11 element
  *             accesses of T h, replicated over tp unless sequence
  *             parallel), GeLU (2 of T f/tp) or SwiGLU (3), RoPE (2 of the
- *             q and k elements), times the stack's pass factor (eager
+ *             q and k elements), per-head q/k norms (qk_norm: 2 of the q
+ *             and k elements, two more kernels), times the stack's pass factor (eager
  *             PyTorch runs each element-wise op as its own pass) with a
  *             floor of the stack's launch cost per kernel; backward moves
  *             twice the bytes.
@@ -207,7 +208,10 @@ void dt_layer_cost(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
     double act = (mats == 3.0 ? 3.0 : 2.0) * T * act_cols * ab;
     if (m->d.position == MODEL_POS_ROPE)
         act += 2.0 * T * as->rope * ab;
-    double elem_f = dt_elem(c, rep + act, 8.0) + (permute > 0.0 ? dt_elem(c, permute, 4.0) : 0.0);
+    if (m->d.qk_norm) /* per-head RMSNorm of q and k: read and write each */
+        act += 2.0 * T * (as->q + as->k) * ab;
+    double elem_f = dt_elem(c, rep + act, m->d.qk_norm ? 10.0 : 8.0) +
+                    (permute > 0.0 ? dt_elem(c, permute, 4.0) : 0.0);
 
     L->gemm_f = g;
     L->comp_fwd = g + attn_f + attn_elem_f + elem_f;
