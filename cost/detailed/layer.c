@@ -105,12 +105,14 @@ double dt_gemm_p(const dt_ctx *c, double m, double n, double k, double batch, bo
     return dt_gemm_x(c, m, n, k, batch, lowp, false, NULL);
 }
 
-/* A layer's GEMM (forward time) adding its weight gradient's time to *gw. */
+/* A layer's GEMM (forward time) adding its weight gradient's time to *gw
+ * (NULL: no weight gradient, as in inference and frozen layers). */
 static double dt_gemm_fw(const dt_ctx *c, double m, double n, double k, double batch, bool lowp,
                          bool grouped, double *gw)
 {
-    double w = 0.0, t = dt_gemm_x(c, m, n, k, batch, lowp, grouped, &w);
-    *gw += w;
+    double w = 0.0, t = dt_gemm_x(c, m, n, k, batch, lowp, grouped, gw ? &w : NULL);
+    if (gw)
+        *gw += w;
     return t;
 }
 
@@ -147,15 +149,15 @@ void dt_layer_cost(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
 
     /* GEMMs */
     double g = 0.0, gw = 0.0; /* forward (= data gradient) and weight gradient */
-    for (int i = 0; i < as->n; i++) {
-        g += dt_gemm_fw(c, T, as->gn[i], as->gk[i], 1, true, false, &gw);
-    }
+    double *w = training && mode == DT_TRAIN ? &gw : NULL;
+    for (int i = 0; i < as->n; i++)
+        g += dt_gemm_fw(c, T, as->gn[i], as->gk[i], 1, true, false, w);
     double params = as->params, permute = 0.0;
     double ffn_t = (double)m->ffn / tp;
     double act_cols = ffn_t; /* MLP activation columns per token */
     if (!moe) {
-        g += dt_gemm_fw(c, T, (mats - 1.0) * ffn_t, h, 1, true, false, &gw) +
-             dt_gemm_fw(c, T, h, ffn_t, 1, true, false, &gw);
+        g += dt_gemm_fw(c, T, (mats - 1.0) * ffn_t, h, 1, true, false, w) +
+             dt_gemm_fw(c, T, h, ffn_t, 1, true, false, w);
         params += mats * h * ffn_t;
     } else {
         double E = (double)m->d.experts, ep = (double)c->d.ep, etp = (double)c->etp;
@@ -165,9 +167,9 @@ void dt_layer_cost(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
          * group's routed tokens (T k cf / tp per rank at full width when
          * etp = 1; T k cf at fe / tp when etp = tp) */
         double rows = T * k * c->d.cf * etp / (tp * local);
-        g += dt_gemm_fw(c, T, E, h, 1, false, false, &gw); /* router */
-        g += dt_gemm_fw(c, rows, (mats - 1.0) * fe, h, local, true, true, &gw) +
-             dt_gemm_fw(c, rows, h, fe, local, true, true, &gw);
+        g += dt_gemm_fw(c, T, E, h, 1, false, false, w); /* router */
+        g += dt_gemm_fw(c, rows, (mats - 1.0) * fe, h, local, true, true, w) +
+             dt_gemm_fw(c, rows, h, fe, local, true, true, w);
         params += local * mats * h * fe + h * E;
         act_cols = k * c->d.cf * dt_expert_ffn(m) / tp;
         /* token permutation before the dispatch and unpermutation with
@@ -176,8 +178,8 @@ void dt_layer_cost(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
         permute = 2.0 * (T + T * k * c->d.cf) * h * ab / (c->sp ? tp : 1.0);
         if (m->d.shared_experts > 0) {
             double fs = (double)m->d.shared_experts * dt_expert_ffn(m) / tp;
-            g += dt_gemm_fw(c, T, (mats - 1.0) * fs, h, 1, true, false, &gw) +
-                 dt_gemm_fw(c, T, h, fs, 1, true, false, &gw);
+            g += dt_gemm_fw(c, T, (mats - 1.0) * fs, h, 1, true, false, w) +
+                 dt_gemm_fw(c, T, h, fs, 1, true, false, w);
             params += mats * h * fs;
             act_cols += fs;
         }
