@@ -69,6 +69,9 @@ typedef struct model_detailed_t {
     int64_t dense_layers;    /* leading layers that stay dense (MoE) */
     int64_t head_dim;        /* per-head dimension (0: hidden / heads);
                                 Qwen3 sets 128 with heads x head_dim != hidden */
+    bool qk_norm;            /* RMSNorm over each query and key head before
+                                RoPE (Qwen3 q_norm/k_norm, Megatron-Core
+                                --qk-layernorm): two element-wise kernels */
     /* Multi-head latent attention (DeepSeek-V2/V3; kv_lora_rank > 0
      * turns it on): queries through a rank-q_lora_rank bottleneck (0: a
      * full projection), keys and values through a shared rank-

@@ -205,6 +205,7 @@ static const load_key dmodel_keys[] = {
     DKD(expert_ffn, LT_INT, "MoE: FFN dimension of one expert (default ffn)"),
     DKD(dense_layers, LT_INT, "MoE: leading dense layers (default 0)"),
     DKD(head_dim, LT_INT, "per-head dimension (default hidden / heads; Qwen3: 128)"),
+    DKD(qk_norm, LT_BOOL, "RMSNorm of each query and key head (Qwen3: true; default false)"),
     DKD(q_lora_rank, LT_INT,
         "MLA: rank of the query down-projection (default 0: full query projection)"),
     DKD(kv_lora_rank, LT_INT,

@@ -139,6 +139,9 @@ def point_text(row, used):
     hd = re.search(r"\bhead_dim (\d+)", row.get("notes") or "")
     if hd and "kv_lora_rank" not in extra:
         extra["head_dim"] = int(hd.group(1))
+    # Qwen3's per-head query/key norms, stated in `notes` as "qk-layernorm"
+    if re.search(r"\bqk-layernorm\b", row.get("notes") or ""):
+        extra["qk_norm"] = "true"
     gpu = (row.get("gpu") or "").strip()
     if gpu not in hardware_names():
         raise Unmappable(f"unknown gpu {gpu!r}")

@@ -43,6 +43,9 @@ ARCHS = {"llama": ("llama", "swiglu", "rope"), "qwen3": ("llama", "swiglu", "rop
          "gpt": ("gpt", "gelu", "learned")}
 DTYPES = {"bf16", "fp16", "fp8", "int8"}
 HEAD_DIM = {"qwen3": 128}  # per the file's schema notes (Qwen3: heads x 128 != hidden)
+# Qwen3 normalizes each query and key head (q_norm, k_norm in transformers'
+# modeling_qwen3.py): the model key qk_norm, as the catalogue's Qwen3 models
+QK_NORM = {"qwen3"}
 
 
 class Unmappable(Exception):
@@ -109,6 +112,8 @@ def point_text(row, used):
              "  untied_embeddings = true;"]
     if arch_col in HEAD_DIM:
         model.append(f"  head_dim = {HEAD_DIM[arch_col]};")
+    if arch_col in QK_NORM:
+        model.append("  qk_norm = true;")
     experts = num(row, "experts", int)
     if experts:
         model.append(f"  experts = {experts}; top_k = {num(row, 'top_k', int) or 2}; "

@@ -9,7 +9,12 @@
  *             as one GEMM), MoE router (BF16) and experts (top-k tokens
  *             times capacity factor), shared experts; all split by tp.
  *             Backward = data and weight gradients, each the forward's
- *             FLOPs. Time = roofline (hw_gemm_time_scaled); FP8 (FP4)
+ *             FLOPs; the weight gradient's memory side reads the input
+ *             and the output's gradient and reads and writes the
+ *             stack's gradient buffer (accumulated in place every
+ *             micro-batch; ZeRO 3 writes it once in its reduce dtype),
+ *             which bounds grouped expert GEMMs of few rows per expert.
+ *             Time = roofline (hw_gemm_time_scaled); FP8 (FP4)
  *             GEMMs run at the FP8 (FP4) peak and table and pay the
  *             stack's cast/scaling passes.
  *   attention core (BF16 even under FP8/FP4): fused (flash) at the
@@ -21,7 +26,8 @@
  *   memory-bound kernels: norms, residual adds and dropout (11 element
  *             accesses of T h, replicated over tp unless sequence
  *             parallel), GeLU (2 of T f/tp) or SwiGLU (3), RoPE (2 of the
- *             q and k elements), times the stack's pass factor (eager
+ *             q and k elements), per-head q/k norms (qk_norm: 2 of the q
+ *             and k elements, two more kernels), times the stack's pass factor (eager
  *             PyTorch runs each element-wise op as its own pass) with a
  *             floor of the stack's launch cost per kernel; backward moves
  *             twice the bytes.
@@ -58,9 +64,21 @@ static double dt_gemm_eff(const dt_ctx *c, hw_dtype d, double flops)
 
 /* A batched GEMM (one kernel over `batch` equal problems) reaches the
  * efficiency of its total size; a grouped one (MoE experts: TE
- * GroupedLinear runs one GEMM per local expert) that of one problem. */
+ * GroupedLinear runs one GEMM per local expert) that of one problem.
+ * With `wgrad`, also the time of its weight gradient: the same FLOPs at
+ * the same efficiency, reading the input (m k) and the output's gradient
+ * (m n) and accumulating into the stack's gradient buffer. Megatron-Core's
+ * gradient_accumulation_fusion (on unless --no-gradient-accumulation-
+ * fusion; megatron/core/extensions/transformer_engine.py passes it to TE
+ * Linear and TEGroupedLinear as fuse_wgrad_accumulation) has the GEMM
+ * read and write the fp32 main_grad, k n elements of grad_bytes twice,
+ * every micro-batch; ZeRO 3 (FSDP) writes a fresh gradient in its reduce
+ * dtype per micro-batch instead. Large-m GEMMs stay math-bound; a grouped
+ * expert GEMM of few rows per expert (512 at Qwen3-235B TP4 EP8: 100 MB
+ * of fp32 gradient for 13 GFLOP) is bound by its gradient buffer. The
+ * FP8 casts are the forward's. */
 static double dt_gemm_x(const dt_ctx *c, double m, double n, double k, double batch, bool lowp,
-                        bool grouped)
+                        bool grouped, double *wgrad)
 {
     hw_dtype d = lowp ? c->dt : (hw_dtype_narrow(c->dt) ? HW_BF16 : c->dt);
     /* roofline as hw_gemm_time_scaled, the efficiency looked up once */
@@ -68,18 +86,34 @@ static double dt_gemm_x(const dt_ctx *c, double m, double n, double k, double ba
     double flops = 2.0 * m * n * k * batch;
     double peak = hw->peak_flops[d] > 0 ? hw->peak_flops[d] : hw->peak_flops[HW_BF16];
     double eff = dt_gemm_eff(c, d, grouped ? flops / batch : flops);
-    double tc = flops / (peak * c->f.gemm * eff);
-    double tm = hw_mem_time(hw, batch * hw_dtype_bytes(d) * (m * k + k * n + m * n)) / c->f.mem;
+    double tc = flops / (peak * c->f.gemm * eff), eb = hw_dtype_bytes(d);
+    double tm = hw_mem_time(hw, batch * eb * (m * k + k * n + m * n)) / c->f.mem;
     /* one kernel, or one per problem of a grouped GEMM */
-    double t = (tc > tm ? tc : tm) + (grouped ? batch : 1.0) * hw->kernel_overhead_s;
+    double kern = (grouped ? batch : 1.0) * hw->kernel_overhead_s, cast = 0.0;
     if (hw_dtype_narrow(d) && c->f.fp8_cast > 0.0) /* casts and amax of both inputs */
-        t += hw_mem_time(c->hw, c->f.fp8_cast * 2.0 * batch * (m * k + k * n)) / c->f.mem;
-    return t;
+        cast = hw_mem_time(c->hw, c->f.fp8_cast * 2.0 * batch * (m * k + k * n)) / c->f.mem;
+    if (wgrad) {
+        double acc = c->d.zero >= 3 ? c->gbytes : 2.0 * c->st->grad_bytes;
+        double tw = hw_mem_time(hw, batch * (eb * (m * k + m * n) + acc * k * n)) / c->f.mem;
+        *wgrad = (tc > tw ? tc : tw) + kern + cast;
+    }
+    return (tc > tm ? tc : tm) + kern + cast;
 }
 
 double dt_gemm_p(const dt_ctx *c, double m, double n, double k, double batch, bool lowp)
 {
-    return dt_gemm_x(c, m, n, k, batch, lowp, false);
+    return dt_gemm_x(c, m, n, k, batch, lowp, false, NULL);
+}
+
+/* A layer's GEMM (forward time) adding its weight gradient's time to *gw
+ * (NULL: no weight gradient, as in inference and frozen layers). */
+static double dt_gemm_fw(const dt_ctx *c, double m, double n, double k, double batch, bool lowp,
+                         bool grouped, double *gw)
+{
+    double w = 0.0, t = dt_gemm_x(c, m, n, k, batch, lowp, grouped, gw ? &w : NULL);
+    if (gw)
+        *gw += w;
+    return t;
 }
 
 double dt_elem(const dt_ctx *c, double bytes, double kernels)
@@ -114,14 +148,16 @@ void dt_layer_cost(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
     const dt_attn_sh *as = &c->as;
 
     /* GEMMs */
-    double g = 0.0;
+    double g = 0.0, gw = 0.0; /* forward (= data gradient) and weight gradient */
+    double *w = training && mode == DT_TRAIN ? &gw : NULL;
     for (int i = 0; i < as->n; i++)
-        g += dt_gemm(c, T, as->gn[i], as->gk[i], 1);
+        g += dt_gemm_fw(c, T, as->gn[i], as->gk[i], 1, true, false, w);
     double params = as->params, permute = 0.0;
     double ffn_t = (double)m->ffn / tp;
     double act_cols = ffn_t; /* MLP activation columns per token */
     if (!moe) {
-        g += dt_gemm(c, T, (mats - 1.0) * ffn_t, h, 1) + dt_gemm(c, T, h, ffn_t, 1);
+        g += dt_gemm_fw(c, T, (mats - 1.0) * ffn_t, h, 1, true, false, w) +
+             dt_gemm_fw(c, T, h, ffn_t, 1, true, false, w);
         params += mats * h * ffn_t;
     } else {
         double E = (double)m->d.experts, ep = (double)c->d.ep, etp = (double)c->etp;
@@ -131,9 +167,9 @@ void dt_layer_cost(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
          * group's routed tokens (T k cf / tp per rank at full width when
          * etp = 1; T k cf at fe / tp when etp = tp) */
         double rows = T * k * c->d.cf * etp / (tp * local);
-        g += dt_gemm_p(c, T, E, h, 1, false); /* router */
-        g += dt_gemm_x(c, rows, (mats - 1.0) * fe, h, local, true, true) +
-             dt_gemm_x(c, rows, h, fe, local, true, true);
+        g += dt_gemm_fw(c, T, E, h, 1, false, false, w); /* router */
+        g += dt_gemm_fw(c, rows, (mats - 1.0) * fe, h, local, true, true, w) +
+             dt_gemm_fw(c, rows, h, fe, local, true, true, w);
         params += local * mats * h * fe + h * E;
         act_cols = k * c->d.cf * dt_expert_ffn(m) / tp;
         /* token permutation before the dispatch and unpermutation with
@@ -142,7 +178,8 @@ void dt_layer_cost(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
         permute = 2.0 * (T + T * k * c->d.cf) * h * ab / (c->sp ? tp : 1.0);
         if (m->d.shared_experts > 0) {
             double fs = (double)m->d.shared_experts * dt_expert_ffn(m) / tp;
-            g += dt_gemm(c, T, (mats - 1.0) * fs, h, 1) + dt_gemm(c, T, h, fs, 1);
+            g += dt_gemm_fw(c, T, (mats - 1.0) * fs, h, 1, true, false, w) +
+                 dt_gemm_fw(c, T, h, fs, 1, true, false, w);
             params += mats * h * fs;
             act_cols += fs;
         }
@@ -173,7 +210,10 @@ void dt_layer_cost(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
     double act = (mats == 3.0 ? 3.0 : 2.0) * T * act_cols * ab;
     if (m->d.position == MODEL_POS_ROPE)
         act += 2.0 * T * as->rope * ab;
-    double elem_f = dt_elem(c, rep + act, 8.0) + (permute > 0.0 ? dt_elem(c, permute, 4.0) : 0.0);
+    if (m->d.qk_norm) /* per-head RMSNorm of q and k: read and write each */
+        act += 2.0 * T * (as->q + as->k) * ab;
+    double elem_f = dt_elem(c, rep + act, m->d.qk_norm ? 10.0 : 8.0) +
+                    (permute > 0.0 ? dt_elem(c, permute, 4.0) : 0.0);
 
     L->gemm_f = g;
     L->comp_fwd = g + attn_f + attn_elem_f + elem_f;
@@ -183,7 +223,7 @@ void dt_layer_cost(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
     if (mode == DT_NOBWD)
         return; /* frozen, nothing trained below: forward only */
     /* data gradients always; weight gradients when trained */
-    double gb = mode == DT_DGRAD ? g : 2.0 * g;
+    double gb = mode == DT_DGRAD ? g : g + gw;
     L->gemm_b = gb;
     L->comp_bwd = gb + attn_b + attn_elem_b + 2.0 * elem_f;
     L->mem_b = attn_elem_b + 2.0 * elem_f;

@@ -71,6 +71,8 @@ double dt_act_bytes(const dt_ctx *c, task_recompute rc)
     dt_attn_shape(m, 1.0, &as);
     /* Q, K, V, O in and out (and MLA's latents, replicated over tp) */
     double qkvo = 2.0 * (as.q + as.k + as.v) + 2.0 * a * as.dv + 2.0 * as.latent * t;
+    if (m->d.qk_norm) /* per-head q and k norms keep their inputs */
+        qkvo += 2.0 * (as.q + as.k);
     if (c->lora) {
         /* frozen linears keep no input for a weight gradient (Transformer
          * Engine saves inputmat only when the weight requires grad): the
