@@ -60,7 +60,23 @@ typedef struct load_key {
     unsigned kinds; /* model kinds the key applies to */
     int required;   /* LR_* */
     const char *doc;
+    unsigned types; /* task types the key applies to, LOAD_T_*; 0: every type */
 } load_key;
+
+/* A table entry: a key of every task type, and (task tables) one that
+ * only the task types `ty` read; a task of another type that gives it is
+ * refused at its line, and the point writer leaves it out. */
+#define LOAD_KEY(name, type, offset, kinds, required, doc)                     \
+    {name, type, offset, kinds, required, doc, 0}
+#define LOAD_KEY_T(ty, name, type, offset, kinds, required, doc)               \
+    {name, type, offset, kinds, required, doc, ty}
+/* The task types of load_key.types (1 << task_kind): training (pretrain
+ * and finetune), finetune only, inference. */
+enum {
+    LOAD_T_TRAIN = (1u << TASK_PRETRAIN) | (1u << TASK_FINETUNE),
+    LOAD_T_FINETUNE = 1u << TASK_FINETUNE,
+    LOAD_T_INFER = 1u << TASK_INFERENCE
+};
 
 /* A key table and its length, as the other files see it. */
 typedef struct load_table {
@@ -72,9 +88,9 @@ typedef struct load_table {
 
 /* The `base` key of a catalogue with bases (list `list`, file `file`). */
 #define LOAD_BASE_KEY(list, file)                                              \
-    {"base", LT_NOTE, 0, LK_ALL, LR_NO,                                        \
-     "an entry to start from (list '" list "' of this file, else " file        \
-     "); the other keys override its figures, only name is required"}
+    LOAD_KEY("base", LT_NOTE, 0, LK_ALL, LR_NO,                                \
+             "an entry to start from (list '" list "' of this file, else " file \
+             "); the other keys override its figures, only name is required")
 
 /* load_group flags: fine-tuning keys required; a group with a `base`
  * (only `name` required: the base gave the rest, the group overrides). */
@@ -138,10 +154,6 @@ const config_setting_t *load_array(const config_setting_t *g,
                                    const char *key, int max,
                                    const char *what, int *len,
                                    load_err *err);
-
-/* load_task.c: the task types key `key` applies to, 1 << task_kind
- * (every type for a key not listed). */
-unsigned load_task_key_types(const char *key);
 
 /* load_stack.c: whether `key` is one of the facts a serving stack must
  * state (a training stack does not write them). */

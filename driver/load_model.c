@@ -19,11 +19,11 @@
 #include <stddef.h>
 #include <string.h>
 
-#define MK(n, t, k, r, d) {#n, t, offsetof(model_t, n), k, r, d}
+#define MK(n, t, k, r, d) LOAD_KEY(#n, t, offsetof(model_t, n), k, r, d)
 static const load_key model_keys[] = {
     MK(name, LT_STRING, LK_ALL, LR_YES, "catalogue name"),
-    {"type", LT_MODEL_KIND, offsetof(model_t, kind), LK_ALL, LR_YES,
-     "\"dlrm\" or \"llm\""},
+    LOAD_KEY("type", LT_MODEL_KIND, offsetof(model_t, kind), LK_ALL, LR_YES,
+        "\"dlrm\" or \"llm\""),
     MK(bytes_per_dense_param, LT_INT, LK_ALL, LR_YES,
        "bytes per dense parameter: 8/4/2/1 selects the FP64/FP32/FP16/INT8 peak"),
     MK(bytes_per_emb_param, LT_INT, LK_ALL, LR_YES, "bytes per embedding parameter"),
@@ -41,37 +41,39 @@ static const load_key model_keys[] = {
     MK(ffn, LT_INT, LK_LLM, LR_YES, "feed-forward dimension"),
     MK(seq_len, LT_INT, LK_LLM, LR_YES, "tokens per sample"),
     MK(vocab, LT_INT, LK_LLM, LR_YES, "word-embedding rows"),
-    {"mlp", LT_MLP, offsetof(model_t, mlp), LK_LLM, LR_NO,
-     "\"gelu\" (default) or \"swiglu\""},
+    LOAD_KEY("mlp", LT_MLP, offsetof(model_t, mlp), LK_LLM, LR_NO,
+        "\"gelu\" (default) or \"swiglu\""),
     MK(causal, LT_BOOL, LK_LLM, LR_NO, "decoder (true, default) or encoder"),
 };
 
 const load_table load_model_table = {model_keys, NKEYS(model_keys)};
 
 /* Detailed fidelity: LLM figures + model.d, or DLRM figures. */
-#define DK(n, t, r, d) {#n, t, offsetof(model_t, n), LK_LLM, r, d}
-#define DKD(n, t, doc) {#n, t, offsetof(model_t, d.n), LK_LLM, LR_NO, doc}
-#define DKR(n, t, r, d) {#n, t, offsetof(model_t, n), LK_DLRM, r, d}
+#define DK(n, t, r, d) LOAD_KEY(#n, t, offsetof(model_t, n), LK_LLM, r, d)
+#define DKD(n, t, doc) LOAD_KEY(#n, t, offsetof(model_t, d.n), LK_LLM, LR_NO, doc)
+#define DKR(n, t, r, d) LOAD_KEY(#n, t, offsetof(model_t, n), LK_DLRM, r, d)
 static const load_key dmodel_keys[] = {
-    {"name", LT_STRING, offsetof(model_t, name), LK_ALL, LR_YES, "catalogue name"},
-    {"type", LT_MODEL_KIND, offsetof(model_t, kind), LK_ALL, LR_YES, "\"llm\" or \"dlrm\""},
+    LOAD_KEY("name", LT_STRING, offsetof(model_t, name), LK_ALL, LR_YES, "catalogue name"),
+    LOAD_KEY("type", LT_MODEL_KIND, offsetof(model_t, kind), LK_ALL, LR_YES, "\"llm\" or \"dlrm\""),
     DKR(tables, LT_INT, LR_YES, "embedding tables"),
-    {"rows_per_table", LT_ANY, 0, LK_DLRM, LR_YES,
-     "rows per embedding table: one number, or a list with one per table"},
+    LOAD_KEY("rows_per_table", LT_ANY, 0, LK_DLRM, LR_YES,
+        "rows per embedding table: one number, or a list with one per table"),
     DKR(emb_dim, LT_INT, LR_YES, "embedding dimension (= the bottom MLP's output)"),
-    {"pooling", LT_ANY, 0, LK_DLRM, LR_YES,
-     "lookups pooled per table per sample: one number, or a list with one per table (multi-hot)"},
-    {"interaction", LT_ANY, 0, LK_DLRM, LR_NO,
-     "\"dot\" (default, pairwise dots) or \"dcnv2\" (low-rank cross layers)"},
-    {"cross_layers", LT_INT, offsetof(model_t, d.cross_layers), LK_DLRM, LR_NO,
-     "dcnv2: cross layers (default 3)"},
-    {"cross_rank", LT_INT, offsetof(model_t, d.cross_rank), LK_DLRM, LR_NO,
-     "dcnv2: rank of each cross layer's projection (default 512)"},
+    LOAD_KEY("pooling", LT_ANY, 0, LK_DLRM, LR_YES,
+        "lookups pooled per table per sample: one number, or a "
+        "list with one per table (multi-hot)"),
+    LOAD_KEY("interaction", LT_ANY, 0, LK_DLRM, LR_NO,
+        "\"dot\" (default, pairwise dots) or \"dcnv2\" (low-rank cross layers)"),
+    LOAD_KEY("cross_layers", LT_INT, offsetof(model_t, d.cross_layers), LK_DLRM, LR_NO,
+        "dcnv2: cross layers (default 3)"),
+    LOAD_KEY("cross_rank", LT_INT, offsetof(model_t, d.cross_rank), LK_DLRM, LR_NO,
+        "dcnv2: rank of each cross layer's projection (default 512)"),
     DKR(bytes_per_emb_param, LT_INT, LR_NO, "bytes per embedding element (default 4, fp32)"),
-    {"bot_mlp", LT_ANY, 0, LK_DLRM, LR_YES,
-     "bottom MLP widths, dense features first, emb_dim last: [13, 512, 256, 128]"},
-    {"top_mlp", LT_ANY, 0, LK_DLRM, LR_YES,
-     "top MLP output widths; input emb_dim + tables (tables + 1) / 2: [1024, 1024, 512, 256, 1]"},
+    LOAD_KEY("bot_mlp", LT_ANY, 0, LK_DLRM, LR_YES,
+        "bottom MLP widths, dense features first, emb_dim last: [13, 512, 256, 128]"),
+    LOAD_KEY("top_mlp", LT_ANY, 0, LK_DLRM, LR_YES,
+        "top MLP output widths; input emb_dim + tables (tables "
+        "+ 1) / 2: [1024, 1024, 512, 256, 1]"),
     DKD(arch, LT_ARCH,
         "\"gpt\" (default), \"llama\", \"mpt\", \"bloom\", \"vit\", \"mixtral\", \"deepseek\""),
     DK(layers, LT_INT, LR_YES, "transformer layers"),
@@ -81,8 +83,8 @@ static const load_key dmodel_keys[] = {
     DK(kv_heads, LT_INT, LR_NO, "key/value heads, grouped-query attention (default: heads)"),
     DK(seq_len, LT_INT, LR_YES, "tokens per sample (ViT: patch tokens)"),
     DK(vocab, LT_INT, LR_YES, "vocabulary (0 for ViT: no embedding table or head)"),
-    {"mlp", LT_MLP, offsetof(model_t, mlp), LK_LLM, LR_NO,
-     "\"gelu\" (default, 2 matrices) or \"swiglu\" (3 matrices)"},
+    LOAD_KEY("mlp", LT_MLP, offsetof(model_t, mlp), LK_LLM, LR_NO,
+        "\"gelu\" (default, 2 matrices) or \"swiglu\" (3 matrices)"),
     DK(causal, LT_BOOL, LR_NO, "decoder (true, default) or encoder"),
     DKD(position, LT_POSITION, "\"learned\" (default), \"rope\", \"alibi\", \"none\""),
     DKD(untied_embeddings, LT_BOOL, "output head separate from the word embedding (default false)"),

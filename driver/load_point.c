@@ -18,24 +18,24 @@
 #include <stddef.h>
 #include <string.h>
 
-#define PFK(n, t, r, d) {#n, t, offsetof(point_prefill, n), LK_LLM, r, d}
+#define PFK(n, t, r, d) LOAD_KEY(#n, t, offsetof(point_prefill, n), LK_LLM, r, d)
 static const load_key prefill_keys[] = {
-    {"hardware", LT_ANY, 0, LK_LLM, LR_NO,
-     "the prefill pool's hardware: a group or a name in list 'hardware' (hardware.cfg; "
-     "default: the system's)"},
-    {"devices", LT_ANY, 0, LK_LLM, LR_YES,
-     "devices of the prefill pool (a whole number of tp*pp replicas), or \"auto\": as "
-     "many replicas as the decode pool's request rate needs (rate matching)"},
+    LOAD_KEY("hardware", LT_ANY, 0, LK_LLM, LR_NO,
+        "the prefill pool's hardware: a group or a name in list 'hardware' (hardware.cfg; "
+        "default: the system's)"),
+    LOAD_KEY("devices", LT_ANY, 0, LK_LLM, LR_YES,
+        "devices of the prefill pool (a whole number of tp*pp replicas), or \"auto\": as "
+        "many replicas as the decode pool's request rate needs (rate matching)"),
     PFK(tp, LT_INT, LR_NO, "a prefill replica's tensor-parallel degree (default: the task's tp)"),
     PFK(pp, LT_INT, LR_NO, "a prefill replica's pipeline stages (default 1)"),
-    {"devices_per_node", LT_INT, offsetof(point_prefill, system.devices_per_node), LK_LLM,
-     LR_NO, "its scale-up domain (default: the hardware's)"},
-    {"nic_gbps_per_device", LT_FLOAT, offsetof(point_prefill, system.nic_gbps_per_device),
-     LK_LLM, LR_NO, "its scale-out bandwidth per device, Gb/s one direction (default: the "
-     "hardware's)"},
-    {"kv_transfer", LT_ANY, 0, LK_LLM, LR_NO,
-     "\"after_prefill\" (default: vLLM, SGLang, TensorRT-LLM send the KV when the prompt is "
-     "done) or \"layerwise\" (each layer's KV sent behind the next layer's prefill)"},
+    LOAD_KEY("devices_per_node", LT_INT, offsetof(point_prefill, system.devices_per_node), LK_LLM,
+        LR_NO, "its scale-up domain (default: the hardware's)"),
+    LOAD_KEY("nic_gbps_per_device", LT_FLOAT, offsetof(point_prefill, system.nic_gbps_per_device),
+        LK_LLM, LR_NO, "its scale-out bandwidth per device, Gb/s one direction (default: the "
+        "hardware's)"),
+    LOAD_KEY("kv_transfer", LT_ANY, 0, LK_LLM, LR_NO,
+        "\"after_prefill\" (default: vLLM, SGLang, TensorRT-LLM send the KV when the prompt is "
+        "done) or \"layerwise\" (each layer's KV sent behind the next layer's prefill)"),
 };
 
 const load_table load_prefill_table = {prefill_keys, NKEYS(prefill_keys)};

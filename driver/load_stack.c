@@ -14,12 +14,13 @@
 #include <stddef.h>
 #include <string.h>
 
-#define STK(n, t, r, d) {#n, t, offsetof(stack_desc, n), LK_ALL, r, d}
+#define STK(n, t, r, d) LOAD_KEY(#n, t, offsetof(stack_desc, n), LK_ALL, r, d)
 static const load_key stack_keys[] = {
     STK(name, LT_STRING, LR_YES, "catalogue name"),
     STK(summary, LT_TEXT, LR_NO, "one line: what the stack is"),
     STK(attention, LT_ATTENTION, LR_YES,
-        "attention kernel: \"flash\" (FlashAttention-2 class), \"tuned\" (vendor-tuned fused) or \"unfused\" (scores materialized)"),
+        "attention kernel: \"flash\" (FlashAttention-2 class), \"tuned\" "
+        "(vendor-tuned fused) or \"unfused\" (scores materialized)"),
     STK(elementwise_passes, LT_FACT, LR_YES,
        "memory-bound traffic relative to fused kernels (1 fused; eager > 1)"),
     STK(launch_s, LT_FACT, LR_YES, "host launch cost per kernel not hidden, s"),
@@ -51,8 +52,9 @@ static const load_key stack_keys[] = {
     STK(default_vpp, LT_INT, LR_YES, "interleaved chunks per stage when a run does not say"),
     STK(default_micro_batch, LT_INT, LR_YES, "sequences per micro-batch when a run does not say"),
     STK(default_zero_stage, LT_INT, LR_YES, "ZeRO stage (0-3) when a run does not say"),
-    {"zero_stages", LT_ANY, 0, LK_ALL, LR_NO,
-     "ZeRO stages the stack runs, a list of 0-3 (default: all); auto strategies offer only these"},
+    LOAD_KEY("zero_stages", LT_ANY, 0, LK_ALL, LR_NO,
+        "ZeRO stages the stack runs, a list of 0-3 (default: "
+        "all); auto strategies offer only these"),
     STK(serving, LT_BOOL, LR_NO,
         "a serving engine (its training facts optional: the idealized stack's)"),
     STK(token_budget, LT_INT, LR_NO, "serving: tokens per engine step (chunked-prefill budget)"),

@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#define SK(n, t, d) {#n, t, offsetof(cluster_t, n), LK_ALL, LR_YES, d}
+#define SK(n, t, d) LOAD_KEY(#n, t, offsetof(cluster_t, n), LK_ALL, LR_YES, d)
 static const load_key system_keys[] = {
     SK(name, LT_STRING, "catalogue name"),
     LOAD_BASE_KEY("systems", "systems.cfg"),
@@ -42,37 +42,39 @@ static const load_key system_keys[] = {
     SK(nic_util, LT_FLOAT, "fraction of IB/RoCE bandwidth reached, (0, 1]"),
     SK(allreduce_intra_fraction, LT_FLOAT,
        "weight of intra-node bandwidth in the inter-node all-reduce blend, [0, 1]"),
-    {"hardware", LT_ANY, 0, LK_ALL, LR_NO,
-     "hardware generation (hardware.cfg name) whose board power and price apply"},
-    {"board_power_w", LT_FLOAT, offsetof(cluster_t, board_power_w), LK_ALL, LR_NO,
-     "board power per device, W (default: the hardware's)"},
-    {"idle_power_w", LT_FLOAT, offsetof(cluster_t, idle_power_w), LK_ALL, LR_NO,
-     "idle power per device, W (default: the hardware's, else 30 % of board power)"},
-    {"price_per_hour_usd", LT_FLOAT, offsetof(cluster_t, price_per_hour_usd), LK_ALL,
-     LR_NO, "price per device-hour, USD (default: the hardware's)"},
+    LOAD_KEY("hardware", LT_ANY, 0, LK_ALL, LR_NO,
+        "hardware generation (hardware.cfg name) whose board power and price apply"),
+    LOAD_KEY("board_power_w", LT_FLOAT, offsetof(cluster_t, board_power_w), LK_ALL, LR_NO,
+        "board power per device, W (default: the hardware's)"),
+    LOAD_KEY("idle_power_w", LT_FLOAT, offsetof(cluster_t, idle_power_w), LK_ALL, LR_NO,
+        "idle power per device, W (default: the hardware's, else 30 % of board power)"),
+    LOAD_KEY("price_per_hour_usd", LT_FLOAT, offsetof(cluster_t, price_per_hour_usd), LK_ALL,
+        LR_NO, "price per device-hour, USD (default: the hardware's)"),
 };
 
 const load_table load_system_table = {system_keys, NKEYS(system_keys)};
 
-#define YK(n, t, r, d) {#n, t, offsetof(topo_system_t, n), LK_ALL, r, d}
+#define YK(n, t, r, d) LOAD_KEY(#n, t, offsetof(topo_system_t, n), LK_ALL, r, d)
 static const load_key dsystem_keys[] = {
     YK(name, LT_STRING, LR_YES, "name"),
     LOAD_BASE_KEY("systems", "detailed_systems.cfg"),
-    {"hardware", LT_ANY, 0, LK_ALL, LR_YES,
-     "hardware generation: a group or a name in list 'hardware' (hardware.cfg)"},
+    LOAD_KEY("hardware", LT_ANY, 0, LK_ALL, LR_YES,
+        "hardware generation: a group or a name in list 'hardware' (hardware.cfg)"),
     YK(devices, LT_INT, LR_YES, "devices in the system"),
     YK(devices_per_node, LT_INT, LR_NO, "scale-up domain size (default: the hardware's)"),
     YK(nic_gbps_per_device, LT_FLOAT, LR_NO,
        "scale-out bandwidth per device, Gb/s one direction (default: the hardware's)"),
     YK(pod_devices, LT_INT, LR_NO, "devices per pod; above it the network is oversubscribed"),
     YK(pod_oversubscription, LT_FLOAT, LR_NO, "oversubscription above the pod (e.g. 7 for 1:7)"),
-    {"collective", LT_ALGO, offsetof(topo_system_t, algo), LK_ALL, LR_NO,
-     "\"auto\" (default: per collective and size the fastest, as NCCL's tuner), "
-     "\"ring\", \"tree\" or \"hierarchical\""},
-    {"board_power_w", LT_ANY, 0, LK_ALL, LR_NO, "board power per device, W (default: the hardware's)"},
-    {"idle_power_w", LT_ANY, 0, LK_ALL, LR_NO, "idle power per device, W (default: the hardware's)"},
-    {"price_per_hour_usd", LT_ANY, 0, LK_ALL, LR_NO,
-     "price per device-hour, USD (default: the hardware's)"},
+    LOAD_KEY("collective", LT_ALGO, offsetof(topo_system_t, algo), LK_ALL, LR_NO,
+        "\"auto\" (default: per collective and size the fastest, as NCCL's tuner), "
+        "\"ring\", \"tree\" or \"hierarchical\""),
+    LOAD_KEY("board_power_w", LT_ANY, 0, LK_ALL, LR_NO,
+        "board power per device, W (default: the hardware's)"),
+    LOAD_KEY("idle_power_w", LT_ANY, 0, LK_ALL, LR_NO,
+        "idle power per device, W (default: the hardware's)"),
+    LOAD_KEY("price_per_hour_usd", LT_ANY, 0, LK_ALL, LR_NO,
+        "price per device-hour, USD (default: the hardware's)"),
 };
 
 const load_table load_dsystem_table = {dsystem_keys, NKEYS(dsystem_keys)};

@@ -247,7 +247,7 @@ void load_write_keys(FILE *out, load_ns ns, const void *obj, model_kind kind,
         const load_key *k = &tables[ns]->keys[i];
         if (!(k->kinds & kinds) || k->type == LT_NOTE)
             continue;
-        if (is_task && !(load_task_key_types(k->name) & (1u << tk)))
+        if (is_task && k->types && !(k->types & (1u << tk)))
             continue;
         /* a training stack's serving facts: not stated, so not written */
         if (ns == LOAD_NS_STACK && !((const stack_desc *)obj)->serving &&
