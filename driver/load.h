@@ -5,6 +5,10 @@
  * type checks, required/unknown-key errors and `madsweep keys` help.
  * Every error is one line "FILE:LINE: what is wrong (key 'k')" in a
  * load_err, and a failed load leaves the output unspecified.
+ * Each catalogue's reader and its key table is a file of its own
+ * (driver/load_model.c, load_hw.c, load_system.c, load_task.c,
+ * load_stack.c, load_point.c; shared machinery in load.c and
+ * load_internal.h, writing keys back in load_write.c).
  *
  * Catalogues: configs/models.cfg and configs/systems.cfg hold lists
  * `models = ( {...}, ... );` and `systems = ( {...}, ... );`. A point or

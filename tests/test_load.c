@@ -225,8 +225,8 @@ static void test_example_points(void)
  * 19): the serving keys of training tasks, the training keys of inference
  * tasks, the fine-tuning keys of the others. Each case is a detailed
  * point whose task is valid without the key (line 6 holds the key); the
- * keys and types are those of load.c's task-type table, found ignored by
- * evaluating points with and without them. */
+ * keys and types are the `types` of driver/load_task.c's key tables,
+ * found ignored by evaluating points with and without them. */
 #define TKEY_POINT                                                                   \
     "fidelity = \"detailed\";\nmodel = \"%s\";\nstack = \"%s\";\n"                      \
     "system = { name = \"h100-8\"; hardware = \"h100-sxm-80g\"; devices = 8; };\n"      \
