@@ -313,6 +313,27 @@ status_code sv_serve(const dt_ctx *c, const dt_stages *st, result_t *r)
     return STATUS_OK;
 }
 
+status_code sv_serve_band(dt_ctx *c, const dt_stages *st, result_t *r)
+{
+    sv_kv kv;
+    sv_model k;
+    sv_load w;
+    if (!sv_begin(c, st, &kv, &k, &w))
+        return STATUS_INFEASIBLE_MEMORY;
+    sv_state s;
+    sv_solve(c, &k, &w, kv.cmax, &s);
+    sv_put(c, &k, &kv, &w, &s, (double)c->p->system.devices, r);
+    static const stack_scenario ends[2] = {STACK_FAST, STACK_SLOW};
+    double *dst[2] = {&r->iteration_time_lo_s, &r->iteration_time_hi_s};
+    for (int i = 0; i < 2; i++) {
+        dt_facts_resolve(c, ends[i]);
+        sv_model_facts(c, ends[i], &k);
+        sv_solve(c, &k, &w, kv.cmax, &s);
+        *dst[i] = s.e2e;
+    }
+    return STATUS_OK;
+}
+
 void sv_put(const dt_ctx *c, const sv_model *k, const sv_kv *kv, const sv_load *w,
             const sv_state *s, double devices, result_t *r)
 {

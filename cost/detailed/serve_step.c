@@ -190,10 +190,9 @@ static void sv_layer_gemms(const dt_ctx *c, double wb, sv_model *k)
     }
 }
 
-void sv_model_init(const dt_ctx *c, const dt_stages *st, stack_scenario sc, sv_model *k)
+void sv_model_shape(const dt_ctx *c, const dt_stages *st, sv_model *k)
 {
     const model_t *m = c->m;
-    const hw_t *hw = c->hw;
     const stack_desc *s = c->st;
     double tp = (double)c->d.tp, h = (double)m->hidden, dh = dt_head_dim(m);
     memset(k, 0, sizeof *k);
@@ -231,14 +230,22 @@ void sv_model_init(const dt_ctx *c, const dt_stages *st, stack_scenario sc, sv_m
     k->ar_bytes = h * c->ab;
     k->vocab_t = (double)m->vocab / tp;
     k->head = (sv_gemm){2.0 * k->vocab_t * h, 2.0 * k->vocab_t * h};
+    k->tp = tp;
+    k->pp = (double)c->d.pp;
+    k->p2p_tok = c->hw->scaleup_latency_s;
+    k->apart = s->prefill_apart;
+    sv_spec_init(c, k);
+}
+
+void sv_model_facts(const dt_ctx *c, stack_scenario sc, sv_model *k)
+{
+    const hw_t *hw = c->hw;
+    const stack_desc *s = c->st;
     k->peak16 = hw->peak_flops[HW_BF16] * c->f.gemm;
     k->peak = (hw->peak_flops[c->dt] > 0 ? hw->peak_flops[c->dt] : hw->peak_flops[HW_BF16]) *
               c->f.gemm;
     k->bw = hw->mem_bw_bytes_per_s * c->f.mem;
-    k->tp = tp;
-    k->pp = (double)c->d.pp;
     k->sbw = hw->scaleup_bytes_per_s * c->f.net;
-    k->p2p_tok = hw->scaleup_latency_s;
     /* an engine that launches its kernels one by one from the host (no
      * CUDA graph: the stack's launch_s) runs no kernel faster than the
      * host enqueues it: each floor is at least the launch */
@@ -267,6 +274,10 @@ void sv_model_init(const dt_ctx *c, const dt_stages *st, stack_scenario sc, sv_m
     k->host_step = stack_pick(s->step_host_s, sc, false);
     k->host_seq = stack_pick(s->seq_host_s, sc, false);
     k->host_req = stack_pick(s->request_host_s, sc, false);
-    k->apart = s->prefill_apart;
-    sv_spec_init(c, k);
+}
+
+void sv_model_init(const dt_ctx *c, const dt_stages *st, stack_scenario sc, sv_model *k)
+{
+    sv_model_shape(c, st, k);
+    sv_model_facts(c, sc, k);
 }
