@@ -13,9 +13,9 @@
 #include "dt.h"
 
 /* A weight GEMM of one layer on one device: bytes of weights streamed
- * and FLOPs per token. */
+ * and FLOPs per token; mem, its time streaming them (sv_model_facts). */
 typedef struct sv_gemm {
-    double wbytes, flops;
+    double wbytes, flops, mem;
 } sv_gemm;
 
 /* What one evaluation's steps share (sv_model_init, per scenario of the
