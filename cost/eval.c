@@ -137,7 +137,13 @@ static int eval_is_memory(size_t off)
 static void eval_init(const point_t *p, result_t *r)
 {
     static const double nan_or_zero[2] = {[RESULT_F64] = (double)NAN, [RESULT_I64] = 0.0};
-    memset(r, 0, sizeof *r);
+    /* the figures, each listed once, tile result_t after the status: then
+     * only the status and its padding need clearing here */
+    size_t head = offsetof(result_t, iteration_time_s);
+    if (head + 8 * result_nfields == sizeof *r)
+        memset(r, 0, head);
+    else
+        memset(r, 0, sizeof *r);
     /* every figure written, NaN or 0 by its type (no branch per field;
      * an integer field's 0.0 has the bits of int64 0) */
     for (size_t i = 0; i < result_nfields; i++)
@@ -255,6 +261,26 @@ static bool eval_kept(const bool *comp, const result_t *r, size_t off)
            (r->status == STATUS_INFEASIBLE_MEMORY && eval_is_memory(off));
 }
 
+/* Are all figures of a point whose status is ok good (eval_bad_figure)?
+ * The common case, without branches per figure: no figure infinite or
+ * negative beyond rounding (the headroom may be), no computed one NaN.
+ * false when in doubt: eval_bad_figure then looks figure by figure. */
+static bool eval_all_good(const point_t *p, const result_t *r, double tol)
+{
+    bool bad = false;
+    for (size_t i = 0; i < result_nfields; i++) {
+        const result_field *f = &result_fields[i];
+        double v = result_get(r, f);
+        bad |= isinf(v) | ((v < -tol) & (f->offset != EO(mem_headroom_bytes_per_device)));
+    }
+    for (const size_t *o = eval_computed(p); *o != EVAL_END; o++) {
+        double v;
+        memcpy(&v, (const char *)r + *o, sizeof v);
+        bad |= isnan(v);
+    }
+    return !bad;
+}
+
 /* The first figure of r that is bad, or NULL: a kept figure (eval_kept)
  * that is not finite, any other that is infinite (NaN there means "not
  * computed"), or any figure but the headroom negative beyond rounding. Figures that are
@@ -268,6 +294,8 @@ static const result_field *eval_bad_figure(const point_t *p, const result_t *r,
 {
     double tol = isfinite(r->iteration_time_s) ? 1e-9 * fabs(r->iteration_time_s)
                                                : 0.0;
+    if (r->status == STATUS_OK && eval_all_good(p, r, tol))
+        return NULL;
     /* the computed figures by offset: one pass, not one per field */
     bool comp[sizeof(result_t) / 8 + 1];
     memset(comp, 0, sizeof comp);

@@ -424,7 +424,11 @@ status_code dt_run_llm(const point_t *p, engine *e, result_t *r);
  * the iteration time only (the band's scenarios). */
 status_code dt_train_time(const dt_ctx *c, const dt_split *sp, const dt_stages *st, engine *e,
                           result_t *r, bool figures);
+/* Serving under the context's facts (infer.c); dt_infer_run: under the
+ * nominal facts with the band (iteration_time_lo_s, _hi_s), c left at
+ * the slow end. */
 status_code dt_infer_time(const dt_ctx *c, const dt_stages *st, result_t *r);
+status_code dt_infer_run(dt_ctx *c, const dt_stages *st, result_t *r);
 void dt_layers_build(const dt_ctx *c, dt_layers *y);
 void dt_ends_cost(const dt_ctx *c, const dt_layers *y, dt_ends *x);
 void dt_sched_build(const dt_ctx *c, const dt_stages *st, dt_sched *k);

@@ -521,19 +521,20 @@ status_code dt_run_llm(const point_t *p, engine *e, result_t *r)
     status_code rc = dt_prepare(p, e, &c, &ideal, &memo, &sp, &st, &mem, r);
     if (rc != STATUS_OK)
         return rc;
-    bool training = p->task.kind != TASK_INFERENCE;
-    rc = training ? dt_train_time(&c, &sp, &st, e, r, true) : dt_infer_time(&c, &st, r);
+    if (p->task.kind == TASK_INFERENCE)
+        return dt_infer_run(&c, &st, r); /* its band too, sharing what no fact moves */
+    rc = dt_train_time(&c, &sp, &st, e, r, true);
     if (rc != STATUS_OK)
         return rc;
     /* the band: every uncertain fact at its fast end, then its slow end */
     result_t band = *r;
     dt_facts_resolve(&c, STACK_FAST);
-    rc = training ? dt_train_time(&c, &sp, &st, e, &band, false) : dt_infer_time(&c, &st, &band);
+    rc = dt_train_time(&c, &sp, &st, e, &band, false);
     if (rc != STATUS_OK)
         return rc;
     r->iteration_time_lo_s = band.iteration_time_s;
     dt_facts_resolve(&c, STACK_SLOW);
-    rc = training ? dt_train_time(&c, &sp, &st, e, &band, false) : dt_infer_time(&c, &st, &band);
+    rc = dt_train_time(&c, &sp, &st, e, &band, false);
     if (rc != STATUS_OK)
         return rc;
     r->iteration_time_hi_s = band.iteration_time_s;

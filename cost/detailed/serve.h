@@ -13,9 +13,9 @@
 #include "dt.h"
 
 /* A weight GEMM of one layer on one device: bytes of weights streamed
- * and FLOPs per token. */
+ * and FLOPs per token; mem, its time streaming them (sv_model_facts). */
 typedef struct sv_gemm {
-    double wbytes, flops;
+    double wbytes, flops, mem;
 } sv_gemm;
 
 /* What one evaluation's steps share (sv_model_init, per scenario of the
@@ -97,6 +97,12 @@ typedef struct sv_parts {
 } sv_parts;
 
 void sv_model_init(const dt_ctx *c, const dt_stages *st, stack_scenario sc, sv_model *k);
+/* sv_model_init in two parts: the shapes (the busiest stage, operator
+ * sizes, speculation), which no uncertain fact moves, and the facts of
+ * scenario sc (peaks and bandwidths under c's facts, the stack's figures):
+ * a band end re-resolves only the second. */
+void sv_model_shape(const dt_ctx *c, const dt_stages *st, sv_model *k);
+void sv_model_facts(const dt_ctx *c, stack_scenario sc, sv_model *k);
 /* One engine step on one stage carrying `np` prefill chunks of `len`
  * tokens each (after `ctx` tokens already cached) and `d` decodes at a
  * mean context of `cd` tokens: its time, parts in *o when o is not NULL. */
@@ -140,6 +146,12 @@ typedef struct sv_state {
     bool saturated;      /* request rate at or above the capacity */
 } sv_state;
 status_code sv_serve(const dt_ctx *c, const dt_stages *st, result_t *r);
+/* sv_serve under the nominal facts, then the band: the iteration time
+ * under every uncertain fact at its fast end (iteration_time_lo_s), then
+ * its slow end (_hi_s). The KV capacity, the workload and the model's
+ * shapes are the nominal run's (no uncertain fact moves them); c is left
+ * at the slow end. */
+status_code sv_serve_band(dt_ctx *c, const dt_stages *st, result_t *r);
 
 /* A serving workload: prompt and output tokens, the engine's token
  * budget per step. */

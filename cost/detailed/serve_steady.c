@@ -82,8 +82,16 @@ typedef struct sv_pre {
     double np, len, nc, tp, t, delta;
 } sv_pre;
 
+/* The step of d decodes alone, sv_t(k, 0, 0, 0, d, cd), from the time
+ * per output token sv_tok(k, d, cd) = `tok` that the callers have: the
+ * same step without speculation. */
+static double sv_dec_step(const sv_model *k, double d, double cd, double tok)
+{
+    return k->rows <= 1.0 ? tok : sv_t(k, 0, 0, 0, d, cd);
+}
+
 static void sv_prefill(const sv_model *k, const sv_load *w, double d, double arrivals,
-                       sv_pre *o)
+                       double tok, sv_pre *o)
 {
     double cd = w->cd;
     double room = k->apart ? w->K : w->K - d;
@@ -97,7 +105,7 @@ static void sv_prefill(const sv_model *k, const sv_load *w, double d, double arr
     if (o->np < 1.0)
         o->np = 1.0;
     double ctx = o->nc > 1.0 ? 0.5 * (w->isl - o->len) : 0.0;
-    double td = sv_t(k, 0, 0, 0, d, cd);
+    double td = sv_dec_step(k, d, cd, tok);
     if (k->apart) {
         o->tp = sv_t(k, o->np, o->len, ctx, 0, cd);
         o->t = o->tp + td;
@@ -125,7 +133,7 @@ static void sv_at(const sv_model *k, const sv_load *w, double C, sv_state *s)
     double cd = w->cd, o1 = w->osl > 1.0 ? w->osl - 1.0 : 1.0;
     double td = sv_tok(k, C, cd);
     sv_pre p;
-    sv_prefill(k, w, C, C / o1, &p);
+    sv_prefill(k, w, C, C / o1, td, &p);
     memset(s, 0, sizeof *s);
     s->conc = C;
     s->tpot = td + (w->osl > 1.0 ? C * w->isl * p.delta / o1 : 0.0);
@@ -158,7 +166,7 @@ static bool sv_rate(const sv_model *k, const sv_load *w, double lam, double cmax
         double d0 = d > 1.0 ? d : 1.0, d1 = 2.0 * d0;
         double t0 = sv_tok(k, d0, cd), t1 = sv_tok(k, d1, cd);
         double b = (t1 - t0) / (d1 - d0), a = t0 - b * d0;
-        sv_prefill(k, w, d0, lam * p.t, &p);
+        sv_prefill(k, w, d0, lam * p.t, t0, &p);
         double den = 1.0 - lam * w->isl * p.delta - lam * o1 * b;
         if (den <= 0.0)
             return false;
@@ -202,7 +210,7 @@ static void sv_burst(const sv_model *k, const sv_load *w, double N, sv_state *s)
     double cd = w->cd, o1 = w->osl > 1.0 ? w->osl - 1.0 : 1.0;
     double td = sv_tok(k, N, cd);
     sv_pre p;
-    sv_prefill(k, w, N, N, &p);
+    sv_prefill(k, w, N, N, td, &p);
     double np = p.np < N ? p.np : N;
     double prompt = w->isl * p.tp / (p.np * p.len); /* a prompt's share of its steps */
     memset(s, 0, sizeof *s);
@@ -310,6 +318,27 @@ status_code sv_serve(const dt_ctx *c, const dt_stages *st, result_t *r)
     sv_state s;
     sv_solve(c, &k, &w, kv.cmax, &s);
     sv_put(c, &k, &kv, &w, &s, (double)c->p->system.devices, r);
+    return STATUS_OK;
+}
+
+status_code sv_serve_band(dt_ctx *c, const dt_stages *st, result_t *r)
+{
+    sv_kv kv;
+    sv_model k;
+    sv_load w;
+    if (!sv_begin(c, st, &kv, &k, &w))
+        return STATUS_INFEASIBLE_MEMORY;
+    sv_state s;
+    sv_solve(c, &k, &w, kv.cmax, &s);
+    sv_put(c, &k, &kv, &w, &s, (double)c->p->system.devices, r);
+    static const stack_scenario ends[2] = {STACK_FAST, STACK_SLOW};
+    double *dst[2] = {&r->iteration_time_lo_s, &r->iteration_time_hi_s};
+    for (int i = 0; i < 2; i++) {
+        dt_facts_resolve(c, ends[i]);
+        sv_model_facts(c, ends[i], &k);
+        sv_solve(c, &k, &w, kv.cmax, &s);
+        *dst[i] = s.e2e;
+    }
     return STATUS_OK;
 }
 

@@ -71,9 +71,8 @@ static double sv_gemm_time(const sv_model *k, const sv_gemm *g, double m, double
 {
     if (m <= 0.0)
         return 0.0;
-    double mem = k->t0 + g->wbytes / (k->bw * k->eta_w);
     double comp = sv_comp(k, g->flops, m, peak);
-    return mem > comp ? mem : comp;
+    return g->mem > comp ? g->mem : comp;
 }
 
 double sv_allreduce(const sv_model *k, double bytes)
@@ -184,16 +183,15 @@ static void sv_layer_gemms(const dt_ctx *c, double wb, sv_model *k)
         k->topk = (double)dt_top_k(m);
         k->exp_bytes = wb * mats * fe * h;
         k->exp_flops = 2.0 * mats * fe * h;
-        k->router = (sv_gemm){2.0 * h * E, 2.0 * h * E};
+        k->router = (sv_gemm){.wbytes = 2.0 * h * E, .flops = 2.0 * h * E};
         double fs = (double)m->d.shared_experts * fe;
-        k->shared = (sv_gemm){wb * mats * fs * h, 2.0 * mats * fs * h};
+        k->shared = (sv_gemm){.wbytes = wb * mats * fs * h, .flops = 2.0 * mats * fs * h};
     }
 }
 
-void sv_model_init(const dt_ctx *c, const dt_stages *st, stack_scenario sc, sv_model *k)
+void sv_model_shape(const dt_ctx *c, const dt_stages *st, sv_model *k)
 {
     const model_t *m = c->m;
-    const hw_t *hw = c->hw;
     const stack_desc *s = c->st;
     double tp = (double)c->d.tp, h = (double)m->hidden, dh = dt_head_dim(m);
     memset(k, 0, sizeof *k);
@@ -230,15 +228,23 @@ void sv_model_init(const dt_ctx *c, const dt_stages *st, stack_scenario sc, sv_m
                   3.0 * (double)m->ffn / tp * c->ab;
     k->ar_bytes = h * c->ab;
     k->vocab_t = (double)m->vocab / tp;
-    k->head = (sv_gemm){2.0 * k->vocab_t * h, 2.0 * k->vocab_t * h};
+    k->head = (sv_gemm){.wbytes = 2.0 * k->vocab_t * h, .flops = 2.0 * k->vocab_t * h};
+    k->tp = tp;
+    k->pp = (double)c->d.pp;
+    k->p2p_tok = c->hw->scaleup_latency_s;
+    k->apart = s->prefill_apart;
+    sv_spec_init(c, k);
+}
+
+void sv_model_facts(const dt_ctx *c, stack_scenario sc, sv_model *k)
+{
+    const hw_t *hw = c->hw;
+    const stack_desc *s = c->st;
     k->peak16 = hw->peak_flops[HW_BF16] * c->f.gemm;
     k->peak = (hw->peak_flops[c->dt] > 0 ? hw->peak_flops[c->dt] : hw->peak_flops[HW_BF16]) *
               c->f.gemm;
     k->bw = hw->mem_bw_bytes_per_s * c->f.mem;
-    k->tp = tp;
-    k->pp = (double)c->d.pp;
     k->sbw = hw->scaleup_bytes_per_s * c->f.net;
-    k->p2p_tok = hw->scaleup_latency_s;
     /* an engine that launches its kernels one by one from the host (no
      * CUDA graph: the stack's launch_s) runs no kernel faster than the
      * host enqueues it: each floor is at least the launch */
@@ -267,6 +273,14 @@ void sv_model_init(const dt_ctx *c, const dt_stages *st, stack_scenario sc, sv_m
     k->host_step = stack_pick(s->step_host_s, sc, false);
     k->host_seq = stack_pick(s->seq_host_s, sc, false);
     k->host_req = stack_pick(s->request_host_s, sc, false);
-    k->apart = s->prefill_apart;
-    sv_spec_init(c, k);
+    /* a weight GEMM's floor: the launch and its weights streamed */
+    sv_gemm *g[7] = {&k->g[0], &k->g[1], &k->g[2], &k->g[3], &k->router, &k->shared, &k->head};
+    for (int i = 0; i < 7; i++)
+        g[i]->mem = k->t0 + g[i]->wbytes / (k->bw * k->eta_w);
+}
+
+void sv_model_init(const dt_ctx *c, const dt_stages *st, stack_scenario sc, sv_model *k)
+{
+    sv_model_shape(c, st, k);
+    sv_model_facts(c, sc, k);
 }
