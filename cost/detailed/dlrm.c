@@ -111,7 +111,9 @@ static double dt_dlrm_rows(const model_t *m)
     return s;
 }
 
-void detailed_dlrm_params(const model_t *m, double *bot, double *top, double *emb)
+/* Parameters of the bottom MLP, and of the top MLP with the cross
+ * network (an evaluation needs these, not the tables' rows). */
+static void dt_dlrm_mlp_params(const model_t *m, double *bot, double *top)
 {
     double b = 0.0, t = 0.0, in = dt_dlrm_top_in(m);
     for (int i = 0; i + 1 < m->d.bot_n; i++)
@@ -123,6 +125,11 @@ void detailed_dlrm_params(const model_t *m, double *bot, double *top, double *em
     }
     *bot = b;
     *top = t + dt_dlrm_cross_params(m);
+}
+
+void detailed_dlrm_params(const model_t *m, double *bot, double *top, double *emb)
+{
+    dt_dlrm_mlp_params(m, bot, top);
     *emb = dt_dlrm_rows(m) * (double)m->emb_dim;
 }
 
@@ -190,14 +197,21 @@ status_code dt_check_dlrm(const point_t *p, const char **where)
     return STATUS_OK;
 }
 
-/* A GEMM at geff times the hardware curve's rate, never above peak. */
+/* A GEMM (m x n x k) at geff times the hardware curve's rate, never
+ * above peak; *flops (in: the last GEMM's FLOPs, *eff its efficiency)
+ * becomes its FLOPs and *eff their efficiency, looked up in mo unless
+ * the last GEMM had the same FLOPs (a layer's three GEMMs usually do). */
 static double dt_dlrm_gemm(const hw_t *hw, dt_memo *mo, hw_dtype dt, double m, double n,
-                           double k, double batch, double geff)
+                           double k, double geff, double *flops, double *eff)
 {
     double peak = hw->peak_flops[dt] > 0 ? hw->peak_flops[dt] : hw->peak_flops[HW_BF16];
-    double eff = dt_memo_eff(mo, hw, dt, 2.0 * m * n * k * batch);
-    double t = hw_gemm_time_eff(hw, dt, m, n, k, batch, 1.0, 1.0, eff) / geff;
-    double floor = 2.0 * m * n * k * batch / peak + hw->kernel_overhead_s;
+    double f = 2.0 * m * n * k;
+    if (f != *flops) {
+        *eff = dt_memo_eff(mo, hw, dt, f);
+        *flops = f;
+    }
+    double t = hw_gemm_time_eff(hw, dt, m, n, k, 1.0, 1.0, 1.0, *eff) / geff;
+    double floor = f / peak + hw->kernel_overhead_s;
     return t > floor ? t : floor;
 }
 
@@ -211,15 +225,15 @@ static void dt_mlp_cost(const hw_t *hw, dt_memo *mo, hw_dtype dt, double ab, dou
                         double in, double out, bool dgrad, bool wgrad, double geff,
                         dt_mlp_layer *L)
 {
-    double ov = hw->kernel_overhead_s;
+    double ov = hw->kernel_overhead_s, gf = (double)NAN, eff = 0.0;
     L->params = in * out + out;
-    L->fwd = dt_dlrm_gemm(hw, mo, dt, b, out, in, 1, geff) + hw_mem_time(hw, 2.0 * b * out * ab) +
-             ov;
+    L->fwd = dt_dlrm_gemm(hw, mo, dt, b, out, in, geff, &gf, &eff) +
+             hw_mem_time(hw, 2.0 * b * out * ab) + ov;
     L->flops = 2.0 * b * in * out * (1.0 + (dgrad ? 1.0 : 0.0) + (wgrad ? 1.0 : 0.0));
     L->bwd = 0.0;
     if (dgrad || wgrad)
-        L->bwd = (dgrad ? dt_dlrm_gemm(hw, mo, dt, b, in, out, 1, geff) : 0.0) +
-                 (wgrad ? dt_dlrm_gemm(hw, mo, dt, in, out, b, 1, geff) : 0.0) +
+        L->bwd = (dgrad ? dt_dlrm_gemm(hw, mo, dt, b, in, out, geff, &gf, &eff) : 0.0) +
+                 (wgrad ? dt_dlrm_gemm(hw, mo, dt, in, out, b, geff, &gf, &eff) : 0.0) +
                  hw_mem_time(hw, 3.0 * b * out * ab) + ov;
 }
 
@@ -234,8 +248,9 @@ static void dt_dlrm_interaction(const model_t *m, const hw_t *hw, dt_memo *mo, h
     double ov = hw->kernel_overhead_s;
     if (m->d.interaction == MODEL_INTERACTION_DCNV2) {
         double W = F * D, r = (double)m->d.cross_rank, Lc = (double)m->d.cross_layers;
-        double g = dt_dlrm_gemm(hw, mo, dt, b, r, W, 1, geff) +
-                   dt_dlrm_gemm(hw, mo, dt, b, W, r, 1, geff);
+        double gf = (double)NAN, eff = 0.0;
+        double g = dt_dlrm_gemm(hw, mo, dt, b, r, W, geff, &gf, &eff) +
+                   dt_dlrm_gemm(hw, mo, dt, b, W, r, geff, &gf, &eff);
         double ew = hw_mem_time(hw, 4.0 * b * W * ab);
         *f = Lc * (g + ew + 3.0 * ov);
         *bk = bwd ? Lc * (2.0 * g + 2.0 * ew + 5.0 * ov) : 0.0;
@@ -385,14 +400,19 @@ static status_code dt_dlrm_iter(const point_t *p, engine *e, result_t *r, stack_
     bool bot_train = training && !(ft && p->task.freeze_bot_mlp);
     bool top_train = training && !(ft && p->task.freeze_top_mlp);
     bool below = emb_train || bot_train; /* interaction needs a backward */
-    task_detailed_t ts = *t;
-    if (ts.emb_sharding == TASK_EMB_NONE)
-        ts.emb_sharding = TASK_EMB_TABLE;
+    /* no sharding stated: table-wise (a copy of the task only then) */
+    const task_detailed_t *ts = t;
+    task_detailed_t ts_table;
+    if (t->emb_sharding == TASK_EMB_NONE) {
+        ts_table = *t;
+        ts_table.emb_sharding = TASK_EMB_TABLE;
+        ts = &ts_table;
+    }
     double T = (double)m->tables, D = (double)m->emb_dim, F = T + 1.0;
 
     /* ---- memory: MLPs and cross network, then the embeddings */
-    double bot_p, top_p, emb_p;
-    detailed_dlrm_params(m, &bot_p, &top_p, &emb_p);
+    double bot_p, top_p;
+    dt_dlrm_mlp_params(m, &bot_p, &top_p);
     double mlp_train = (bot_train ? bot_p : 0.0) + (top_train ? top_p : 0.0);
     double wb = ab > 2.0 ? 4.0 : 2.0;
     double grads = wb * mlp_train;
@@ -411,11 +431,11 @@ static status_code dt_dlrm_iter(const point_t *p, engine *e, result_t *r, stack_
     dt_dlrm_embt E;
     dt_emb_plan pl;
     memset(&pl, 0, sizeof pl);
-    if (ts.emb_sharding == TASK_EMB_AUTO)
-        dt_dlrm_emb_auto(p, &ts, n, B, b, eb, cb, emb_train, hot,
+    if (ts->emb_sharding == TASK_EMB_AUTO)
+        dt_dlrm_emb_auto(p, ts, n, B, b, eb, cb, emb_train, hot,
                          hw->mem_capacity_bytes - dense_mem, &E, &pl, memo);
     else
-        dt_dlrm_emb_fixed(p, &ts, n, B, b, eb, emb_train, &E);
+        dt_dlrm_emb_fixed(p, ts, n, B, b, eb, emb_train, &E);
     acts += E.pooled_bytes;
     r->mem_weights_bytes_per_device = wb * (bot_p + top_p) + E.table_bytes;
     r->mem_grads_bytes_per_device = grads;
