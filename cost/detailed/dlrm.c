@@ -197,22 +197,28 @@ status_code dt_check_dlrm(const point_t *p, const char **where)
     return STATUS_OK;
 }
 
-/* A GEMM (m x n x k) at geff times the hardware curve's rate, never
- * above peak; *flops (in: the last GEMM's FLOPs, *eff its efficiency)
- * becomes its FLOPs and *eff their efficiency, looked up in mo unless
- * the last GEMM had the same FLOPs (a layer's three GEMMs usually do). */
-static double dt_dlrm_gemm(const hw_t *hw, dt_memo *mo, hw_dtype dt, double m, double n,
-                           double k, double geff, double *flops, double *eff)
+/* A GEMM (m x n x k, f = 2 m n k FLOPs at the hardware curve's
+ * efficiency eff) at geff times the curve's rate, never above peak. */
+static inline double dt_dlrm_gemm(const hw_t *hw, hw_dtype dt, double m, double n, double k,
+                                  double geff, double f, double eff)
 {
     double peak = hw->peak_flops[dt] > 0 ? hw->peak_flops[dt] : hw->peak_flops[HW_BF16];
-    double f = 2.0 * m * n * k;
-    if (f != *flops) {
-        *eff = dt_memo_eff(mo, hw, dt, f);
-        *flops = f;
-    }
-    double t = hw_gemm_time_eff(hw, dt, m, n, k, 1.0, 1.0, 1.0, *eff) / geff;
+    double t = hw_gemm_time_eff(hw, dt, m, n, k, 1.0, 1.0, 1.0, eff) / geff;
     double floor = f / peak + hw->kernel_overhead_s;
     return t > floor ? t : floor;
+}
+
+/* The efficiency of a GEMM of f FLOPs: that of the last one (*last of
+ * *last_eff) when f is the same (a layer's three GEMMs usually are),
+ * else looked up in mo. */
+static double dt_dlrm_eff(const hw_t *hw, dt_memo *mo, hw_dtype dt, double f, double *last,
+                          double *last_eff)
+{
+    if (f != *last) {
+        *last_eff = dt_memo_eff(mo, hw, dt, f);
+        *last = f;
+    }
+    return *last_eff;
 }
 
 /* One MLP layer of `in` x `out` on b samples; GEMMs at geff of the
@@ -225,15 +231,20 @@ static void dt_mlp_cost(const hw_t *hw, dt_memo *mo, hw_dtype dt, double ab, dou
                         double in, double out, bool dgrad, bool wgrad, double geff,
                         dt_mlp_layer *L)
 {
-    double ov = hw->kernel_overhead_s, gf = (double)NAN, eff = 0.0;
+    double ov = hw->kernel_overhead_s, last = (double)NAN, eff = 0.0;
+    /* forward, data and weight gradient GEMMs: FLOPs, efficiencies */
+    double ff = 2.0 * b * out * in, fd = 2.0 * b * in * out, fw = 2.0 * in * out * b;
+    double ef = dt_dlrm_eff(hw, mo, dt, ff, &last, &eff);
+    double ed = dgrad ? dt_dlrm_eff(hw, mo, dt, fd, &last, &eff) : 0.0;
+    double ew = wgrad ? dt_dlrm_eff(hw, mo, dt, fw, &last, &eff) : 0.0;
     L->params = in * out + out;
-    L->fwd = dt_dlrm_gemm(hw, mo, dt, b, out, in, geff, &gf, &eff) +
+    L->fwd = dt_dlrm_gemm(hw, dt, b, out, in, geff, ff, ef) +
              hw_mem_time(hw, 2.0 * b * out * ab) + ov;
     L->flops = 2.0 * b * in * out * (1.0 + (dgrad ? 1.0 : 0.0) + (wgrad ? 1.0 : 0.0));
     L->bwd = 0.0;
     if (dgrad || wgrad)
-        L->bwd = (dgrad ? dt_dlrm_gemm(hw, mo, dt, b, in, out, geff, &gf, &eff) : 0.0) +
-                 (wgrad ? dt_dlrm_gemm(hw, mo, dt, in, out, b, geff, &gf, &eff) : 0.0) +
+        L->bwd = (dgrad ? dt_dlrm_gemm(hw, dt, b, in, out, geff, fd, ed) : 0.0) +
+                 (wgrad ? dt_dlrm_gemm(hw, dt, in, out, b, geff, fw, ew) : 0.0) +
                  hw_mem_time(hw, 3.0 * b * out * ab) + ov;
 }
 
@@ -248,9 +259,11 @@ static void dt_dlrm_interaction(const model_t *m, const hw_t *hw, dt_memo *mo, h
     double ov = hw->kernel_overhead_s;
     if (m->d.interaction == MODEL_INTERACTION_DCNV2) {
         double W = F * D, r = (double)m->d.cross_rank, Lc = (double)m->d.cross_layers;
-        double gf = (double)NAN, eff = 0.0;
-        double g = dt_dlrm_gemm(hw, mo, dt, b, r, W, geff, &gf, &eff) +
-                   dt_dlrm_gemm(hw, mo, dt, b, W, r, geff, &gf, &eff);
+        double last = (double)NAN, eff = 0.0, f1 = 2.0 * b * r * W, f2 = 2.0 * b * W * r;
+        double e1 = dt_dlrm_eff(hw, mo, dt, f1, &last, &eff);
+        double e2 = dt_dlrm_eff(hw, mo, dt, f2, &last, &eff);
+        double g = dt_dlrm_gemm(hw, dt, b, r, W, geff, f1, e1) +
+                   dt_dlrm_gemm(hw, dt, b, W, r, geff, f2, e2);
         double ew = hw_mem_time(hw, 4.0 * b * W * ab);
         *f = Lc * (g + ew + 3.0 * ov);
         *bk = bwd ? Lc * (2.0 * g + 2.0 * ew + 5.0 * ov) : 0.0;
