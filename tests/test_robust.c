@@ -92,6 +92,26 @@ static void test_eval_figures(void)
     engine_free(&e);
 }
 
+/* result_t is the status, then 8-byte words each one figure of
+ * result_fields: eval_init writes every figure (and the status) and
+ * nothing else; its figure check reads the words. */
+static void test_result_words(void)
+{
+    size_t words = sizeof(result_t) / 8;
+    CU_ASSERT_EQUAL(sizeof(result_t) % 8, 0);
+    CU_ASSERT_EQUAL(offsetof(result_t, iteration_time_s), 8);
+    CU_ASSERT_EQUAL(result_nfields, words - 1);
+    int seen[sizeof(result_t) / 8] = {0};
+    for (size_t i = 0; i < result_nfields; i++) {
+        size_t off = result_fields[i].offset;
+        CU_ASSERT(off % 8 == 0 && off >= 8 && off < sizeof(result_t));
+        if (off % 8 == 0 && off < sizeof(result_t))
+            seen[off / 8]++;
+    }
+    for (size_t w = 1; w < words; w++)
+        CU_ASSERT_EQUAL(seen[w], 1);
+}
+
 /* eval_bad_figure (a quick pass over the result's words, then the check
  * figure by figure) finds every bad figure: in the valid results of a
  * DLRM and an LLM point, each figure in turn set to +inf, -inf, -1, NaN
@@ -332,6 +352,7 @@ int main(void)
     CU_add_test(s, "launcher task count against the MPI world", test_launch);
     CU_add_test(s, "non-finite and negative figures become invalid:*", test_eval_figures);
     CU_add_test(s, "the figure check finds every bad figure", test_eval_figure_check);
+    CU_add_test(s, "result_t: the status, then one figure per word", test_result_words);
     CU_add_test(s, "the engine never writes past its reservation", test_engine_bounds);
     CU_add_test(s, "JSON strings are valid UTF-8", test_json_utf8);
     CU_add_test(s, "lint: shipped configs pass, exits and leaks refused", test_lint);
