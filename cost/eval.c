@@ -262,34 +262,6 @@ static bool eval_kept(const bool *comp, const result_t *r, size_t off)
            (r->status == STATUS_INFEASIBLE_MEMORY && eval_is_memory(off));
 }
 
-/* Are all figures of a point whose status is ok good (eval_bad_figure)?
- * The common case, without branches per figure: no figure infinite or
- * negative beyond rounding (the headroom may be), no computed one NaN.
- * false when in doubt: eval_bad_figure then looks figure by figure. */
-static bool eval_all_good(const point_t *p, const result_t *r, double tol)
-{
-    bool bad = false;
-    for (size_t i = 0; i < result_nfields; i++) {
-        const result_field *f = &result_fields[i];
-        double v = result_get(r, f);
-        bad |= isinf(v) | ((v < -tol) & (f->offset != EO(mem_headroom_bytes_per_device)));
-    }
-    for (const size_t *o = eval_computed(p); *o != EVAL_END; o++) {
-        double v;
-        memcpy(&v, (const char *)r + *o, sizeof v);
-        bad |= isnan(v);
-    }
-    return !bad;
-}
-
-/* The first figure of r that is bad, or NULL: a kept figure (eval_kept)
- * that is not finite, any other that is infinite (NaN there means "not
- * computed"), or any figure but the headroom negative beyond rounding. Figures that are
- * differences of sums (overlapped = comm - exposed) can come out a few
- * ulps below zero: a negative figure within 1e-9 of the iteration time
- * is rounding, not an error, and is kept as it is (the MAD-Max reference
- * itself prints comm_overlapped_s = -9.5e-12 s in its sample025, and
- * parity keeps such figures). */
 /* Could eval_bad_figure find a bad figure in r? A cheap test, true for
  * every r it would fault (and for some it would not), over r's 8-byte
  * words (word 0 the status, then a figure each) as bits, without a
@@ -328,14 +300,20 @@ static bool eval_maybe_bad(const point_t *p, const result_t *r)
     return false;
 }
 
+/* The first figure of r that is bad, or NULL: a kept figure (eval_kept)
+ * that is not finite, any other that is infinite (NaN there means "not
+ * computed"), or any figure but the headroom negative beyond rounding. Figures that are
+ * differences of sums (overlapped = comm - exposed) can come out a few
+ * ulps below zero: a negative figure within 1e-9 of the iteration time
+ * is rounding, not an error, and is kept as it is (the MAD-Max reference
+ * itself prints comm_overlapped_s = -9.5e-12 s in its sample025, and
+ * parity keeps such figures). */
 const result_field *eval_bad_figure(const point_t *p, const result_t *r, status_code *why)
 {
     if (!eval_maybe_bad(p, r))
         return NULL;
     double tol = isfinite(r->iteration_time_s) ? 1e-9 * fabs(r->iteration_time_s)
                                                : 0.0;
-    if (r->status == STATUS_OK && eval_all_good(p, r, tol))
-        return NULL;
     /* the computed figures by offset: one pass, not one per field */
     bool comp[sizeof(result_t) / 8 + 1];
     memset(comp, 0, sizeof comp);
