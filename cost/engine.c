@@ -64,34 +64,6 @@ void engine_phase(engine *e, double t)
     e->clock[0] = e->clock[1] = t;
 }
 
-engine_ev engine_add(engine *e, engine_stream s, double duration,
-                     const engine_ev *deps, int ndeps, engine_label label)
-{
-    if (e->len >= e->cap) { /* never past the reservation */
-        e->full = true;
-        return ENGINE_NONE;
-    }
-    double start = e->clock[s];
-    for (int i = 0; i < ndeps; i++) {
-        engine_ev d = deps[i];
-        if (d != ENGINE_NONE && e->t_end[d] > start)
-            start = e->t_end[d];
-    }
-    double end = start + duration;
-    engine_ev id = (engine_ev)e->len++;
-    e->t_end[id] = end;
-    e->clock[s] = end;
-    e->count[s]++;
-    if (e->record) {
-        engine_record *r = &e->records[id];
-        r->t_start = start;
-        r->duration = duration;
-        r->label = label;
-        r->stream = (uint8_t)s;
-    }
-    return id;
-}
-
 double engine_now(const engine *e)
 {
     return e->clock[0] > e->clock[1] ? e->clock[0] : e->clock[1];

@@ -95,9 +95,35 @@ void engine_phase(engine *e, double t);
 /* Adds an event (capacity must have been reserved). Past the reserved
  * capacity nothing is written: the event is dropped, ENGINE_NONE
  * returned and e->full set until engine_reset (eval_run then reports
- * STATUS_NOMEM), so a wrong reservation can never write out of bounds. */
-engine_ev engine_add(engine *e, engine_stream s, double duration,
-                     const engine_ev *deps, int ndeps, engine_label label);
+ * STATUS_NOMEM), so a wrong reservation can never write out of bounds.
+ * Inline: an evaluation adds every event through it. */
+static inline engine_ev engine_add(engine *e, engine_stream s, double duration,
+                                   const engine_ev *deps, int ndeps, engine_label label)
+{
+    if (e->len >= e->cap) { /* never past the reservation */
+        e->full = true;
+        return ENGINE_NONE;
+    }
+    double start = e->clock[s];
+    for (int i = 0; i < ndeps; i++) {
+        engine_ev d = deps[i];
+        if (d != ENGINE_NONE && e->t_end[d] > start)
+            start = e->t_end[d];
+    }
+    double end = start + duration;
+    engine_ev id = (engine_ev)e->len++;
+    e->t_end[id] = end;
+    e->clock[s] = end;
+    e->count[s]++;
+    if (e->record) {
+        engine_record *r = &e->records[id];
+        r->t_start = start;
+        r->duration = duration;
+        r->label = label;
+        r->stream = (uint8_t)s;
+    }
+    return id;
+}
 
 /* The later of the two stream clocks. */
 double engine_now(const engine *e);

@@ -16,6 +16,7 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "bound.h"
@@ -261,24 +262,42 @@ static bool eval_kept(const bool *comp, const result_t *r, size_t off)
            (r->status == STATUS_INFEASIBLE_MEMORY && eval_is_memory(off));
 }
 
-/* Are all figures of a point whose status is ok good (eval_bad_figure)?
- * The common case, without branches per figure: no figure infinite or
- * negative beyond rounding (the headroom may be), no computed one NaN.
- * false when in doubt: eval_bad_figure then looks figure by figure. */
-static bool eval_all_good(const point_t *p, const result_t *r, double tol)
+/* Could eval_bad_figure find a bad figure in r? A cheap test, true for
+ * every r it would fault (and for some it would not), over r's 8-byte
+ * words (word 0 the status, then a figure each) as bits, without a
+ * branch per figure: a bad figure is negative (its sign bit, a double's
+ * or an int64's), +inf, or a NaN the point keeps (its computed figures,
+ * eval_kept). A word is odd when it is negative, or infinite or NaN
+ * other than the quiet NaN eval_init writes (exponent all ones: adding
+ * the exponent's lowest bit carries into the sign); then only the
+ * figures the point keeps are read. */
+_Static_assert(sizeof(result_t) % 8 == 0 && offsetof(result_t, iteration_time_s) == 8,
+               "result_t: the status, then 8-byte figures");
+static bool eval_maybe_bad(const point_t *p, const result_t *r)
 {
-    bool bad = false;
-    for (size_t i = 0; i < result_nfields; i++) {
-        const result_field *f = &result_fields[i];
-        double v = result_get(r, f);
-        bad |= isinf(v) | ((v < -tol) & (f->offset != EO(mem_headroom_bytes_per_device)));
+    const double qnan = (double)NAN;
+    uint64_t q, acc = 0;
+    memcpy(&q, &qnan, sizeof q);
+    const uint64_t exp_lsb = UINT64_C(1) << 52;
+    const char *base = (const char *)r;
+    for (size_t i = 1; i < sizeof(result_t) / 8; i++) {
+        uint64_t u;
+        memcpy(&u, base + 8 * i, sizeof u);
+        uint64_t special = 0 - ((u + exp_lsb) >> 63); /* all ones: inf, NaN, most negatives */
+        acc |= ((u ^ q) & special) | (u >> 63);
     }
+    if (acc)
+        return true;
+    bool ok = r->status == STATUS_OK, mem = r->status == STATUS_INFEASIBLE_MEMORY;
+    if (!ok && !mem)
+        return false;
     for (const size_t *o = eval_computed(p); *o != EVAL_END; o++) {
         double v;
-        memcpy(&v, (const char *)r + *o, sizeof v);
-        bad |= isnan(v);
+        memcpy(&v, base + *o, sizeof v);
+        if (isnan(v) && (ok || eval_is_memory(*o)))
+            return true;
     }
-    return !bad;
+    return false;
 }
 
 /* The first figure of r that is bad, or NULL: a kept figure (eval_kept)
@@ -289,13 +308,12 @@ static bool eval_all_good(const point_t *p, const result_t *r, double tol)
  * is rounding, not an error, and is kept as it is (the MAD-Max reference
  * itself prints comm_overlapped_s = -9.5e-12 s in its sample025, and
  * parity keeps such figures). */
-static const result_field *eval_bad_figure(const point_t *p, const result_t *r,
-                                           status_code *why)
+const result_field *eval_bad_figure(const point_t *p, const result_t *r, status_code *why)
 {
+    if (!eval_maybe_bad(p, r))
+        return NULL;
     double tol = isfinite(r->iteration_time_s) ? 1e-9 * fabs(r->iteration_time_s)
                                                : 0.0;
-    if (r->status == STATUS_OK && eval_all_good(p, r, tol))
-        return NULL;
     /* the computed figures by offset: one pass, not one per field */
     bool comp[sizeof(result_t) / 8 + 1];
     memset(comp, 0, sizeof comp);

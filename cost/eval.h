@@ -114,6 +114,10 @@ status_code eval_point(const point_t *p, engine *e, result_t *r,
  * returned when the engine dropped events past its reservation). */
 status_code eval_run(const point_t *p, engine *e, result_t *r, const char **where);
 
+/* eval_run's figure check on r (after the run and the derived figures):
+ * the first bad figure, with *why its status, or NULL. */
+const result_field *eval_bad_figure(const point_t *p, const result_t *r, status_code *why);
+
 /* Offsets in result_t of the figures the point's fidelity computes for
  * its model and task kind, ending with (size_t)-1. */
 const size_t *eval_computed(const point_t *p);

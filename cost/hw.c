@@ -156,17 +156,6 @@ double hw_gemm_time_scaled(const hw_t *h, hw_dtype d, double m, double n, double
                             hw_gemm_efficiency_dtype(h, d, 2.0 * m * n * k * batch));
 }
 
-double hw_gemm_time_eff(const hw_t *h, hw_dtype d, double m, double n, double k,
-                        double batch, double eff_scale, double mem_scale, double eff)
-{
-    double flops = 2.0 * m * n * k;
-    double peak = h->peak_flops[d] > 0 ? h->peak_flops[d] : h->peak_flops[HW_BF16];
-    double tc = batch * flops / (peak * eff_scale * eff);
-    double bytes = batch * hw_dtype_bytes(d) * (m * k + k * n + m * n);
-    double tm = hw_mem_time(h, bytes) / mem_scale;
-    return (tc > tm ? tc : tm) + h->kernel_overhead_s;
-}
-
 double hw_gemm_time(const hw_t *h, hw_dtype d, double m, double n, double k,
                     double batch)
 {

@@ -139,17 +139,27 @@ double hw_gemm_time(const hw_t *h, hw_dtype d, double m, double n, double k,
  * scenarios: 1 +- the uncertainty). */
 double hw_gemm_time_scaled(const hw_t *h, hw_dtype d, double m, double n, double k,
                            double batch, double eff_scale, double mem_scale);
-/* The same with the table's efficiency `eff` given: that of
- * hw_gemm_efficiency_dtype(h, d, 2 m n k batch), which a caller costing
- * many GEMMs of few sizes looks up once per size (its log10 is most of a
- * GEMM's cost). */
-double hw_gemm_time_eff(const hw_t *h, hw_dtype d, double m, double n, double k,
-                        double batch, double eff_scale, double mem_scale, double eff);
 
 /* Time of a memory-bound kernel moving `bytes` bytes. */
 static inline double hw_mem_time(const hw_t *h, double bytes)
 {
     return bytes / (h->mem_bw_bytes_per_s * h->mem_bw_efficiency);
+}
+
+/* hw_gemm_time_scaled with the table's efficiency `eff` given: that of
+ * hw_gemm_efficiency_dtype(h, d, 2 m n k batch), which a caller costing
+ * many GEMMs of few sizes looks up once per size (its log10 is most of a
+ * GEMM's cost). Inline: a caller's constant batch and scales (1) fold. */
+static inline double hw_gemm_time_eff(const hw_t *h, hw_dtype d, double m, double n,
+                                      double k, double batch, double eff_scale,
+                                      double mem_scale, double eff)
+{
+    double flops = 2.0 * m * n * k;
+    double peak = h->peak_flops[d] > 0 ? h->peak_flops[d] : h->peak_flops[HW_BF16];
+    double tc = batch * flops / (peak * eff_scale * eff);
+    double bytes = batch * hw_dtype_bytes(d) * (m * k + k * n + m * n);
+    double tm = hw_mem_time(h, bytes) / mem_scale;
+    return (tc > tm ? tc : tm) + h->kernel_overhead_s;
 }
 
 /* The scale-up domain a job of `devices` devices sees on hardware whose

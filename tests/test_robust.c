@@ -92,6 +92,79 @@ static void test_eval_figures(void)
     engine_free(&e);
 }
 
+/* result_t is the status, then 8-byte words each one figure of
+ * result_fields: eval_init writes every figure (and the status) and
+ * nothing else; its figure check reads the words. */
+static void test_result_words(void)
+{
+    size_t words = sizeof(result_t) / 8;
+    CU_ASSERT_EQUAL(sizeof(result_t) % 8, 0);
+    CU_ASSERT_EQUAL(offsetof(result_t, iteration_time_s), 8);
+    CU_ASSERT_EQUAL(result_nfields, words - 1);
+    int seen[sizeof(result_t) / 8] = {0};
+    for (size_t i = 0; i < result_nfields; i++) {
+        size_t off = result_fields[i].offset;
+        CU_ASSERT(off % 8 == 0 && off >= 8 && off < sizeof(result_t));
+        if (off % 8 == 0 && off < sizeof(result_t))
+            seen[off / 8]++;
+    }
+    for (size_t w = 1; w < words; w++)
+        CU_ASSERT_EQUAL(seen[w], 1);
+}
+
+/* eval_bad_figure (a quick pass over the result's words, then the check
+ * figure by figure) finds every bad figure: in the valid results of a
+ * DLRM and an LLM point, each figure in turn set to +inf, -inf, -1, NaN
+ * and a negative NaN is bad exactly when eval.h says so (infinite;
+ * negative, but the headroom; NaN where the point keeps the figure). */
+static void test_eval_figure_check(void)
+{
+    const char *points[] = {"detailed_dlrm_mlperf.cfg", "detailed_llama3_70b.cfg"};
+    const double values[] = {(double)INFINITY, -(double)INFINITY, -1.0, (double)NAN,
+                             copysign((double)NAN, -1.0), 0.0};
+    for (size_t k = 0; k < sizeof points / sizeof points[0]; k++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/points/%s", unit_configs(), points[k]);
+        point_t p;
+        load_err le;
+        CU_ASSERT_EQUAL_FATAL(load_point(path, unit_configs(), &p, &le), 0);
+        engine e;
+        engine_init(&e, false);
+        result_t r;
+        CU_ASSERT_EQUAL_FATAL(eval_point(&p, &e, &r, NULL), STATUS_OK);
+        engine_free(&e);
+        status_code why = STATUS_OK;
+        CU_ASSERT_PTR_NULL(eval_bad_figure(&p, &r, &why));
+        for (size_t i = 0; i < result_nfields; i++) {
+            const result_field *f = &result_fields[i];
+            bool kept = false;
+            for (const size_t *o = eval_computed(&p); *o != (size_t)-1; o++)
+                kept = kept || *o == f->offset;
+            bool headroom = strcmp(f->name, "mem_headroom_bytes_per_device") == 0;
+            for (size_t j = 0; j < sizeof values / sizeof values[0]; j++) {
+                result_t b = r;
+                double v = values[j];
+                if (f->type == RESULT_I64) {
+                    int64_t n = isfinite(v) ? (int64_t)v : 0;
+                    memcpy((char *)&b + f->offset, &n, sizeof n);
+                    v = (double)n;
+                } else {
+                    memcpy((char *)&b + f->offset, &v, sizeof v);
+                }
+                bool bad = isinf(v) || (v < 0 && !headroom) || (isnan(v) && kept);
+                why = STATUS_OK;
+                const result_field *g = eval_bad_figure(&p, &b, &why);
+                CU_ASSERT_PTR_EQUAL(g, bad ? f : NULL);
+                if (bad && g != f)
+                    fprintf(stderr, "%s: %s = %g not found bad\n", points[k], f->name, v);
+                if (bad) /* -inf is negative */
+                    CU_ASSERT_EQUAL(why, v < 0 ? STATUS_INVALID_NEGATIVE
+                                               : STATUS_INVALID_NONFINITE);
+            }
+        }
+    }
+}
+
 /* The engine never writes past its reservation (a wrong reservation
  * from a huge layer count was a heap overflow). */
 static void test_engine_bounds(void)
@@ -278,6 +351,8 @@ int main(void)
     CU_pSuite s = CU_add_suite("robust", NULL, NULL);
     CU_add_test(s, "launcher task count against the MPI world", test_launch);
     CU_add_test(s, "non-finite and negative figures become invalid:*", test_eval_figures);
+    CU_add_test(s, "the figure check finds every bad figure", test_eval_figure_check);
+    CU_add_test(s, "result_t: the status, then one figure per word", test_result_words);
     CU_add_test(s, "the engine never writes past its reservation", test_engine_bounds);
     CU_add_test(s, "JSON strings are valid UTF-8", test_json_utf8);
     CU_add_test(s, "lint: shipped configs pass, exits and leaks refused", test_lint);

@@ -111,7 +111,9 @@ static double dt_dlrm_rows(const model_t *m)
     return s;
 }
 
-void detailed_dlrm_params(const model_t *m, double *bot, double *top, double *emb)
+/* Parameters of the bottom MLP, and of the top MLP with the cross
+ * network (an evaluation needs these, not the tables' rows). */
+static void dt_dlrm_mlp_params(const model_t *m, double *bot, double *top)
 {
     double b = 0.0, t = 0.0, in = dt_dlrm_top_in(m);
     for (int i = 0; i + 1 < m->d.bot_n; i++)
@@ -123,6 +125,11 @@ void detailed_dlrm_params(const model_t *m, double *bot, double *top, double *em
     }
     *bot = b;
     *top = t + dt_dlrm_cross_params(m);
+}
+
+void detailed_dlrm_params(const model_t *m, double *bot, double *top, double *emb)
+{
+    dt_dlrm_mlp_params(m, bot, top);
     *emb = dt_dlrm_rows(m) * (double)m->emb_dim;
 }
 
@@ -190,15 +197,28 @@ status_code dt_check_dlrm(const point_t *p, const char **where)
     return STATUS_OK;
 }
 
-/* A GEMM at geff times the hardware curve's rate, never above peak. */
-static double dt_dlrm_gemm(const hw_t *hw, dt_memo *mo, hw_dtype dt, double m, double n,
-                           double k, double batch, double geff)
+/* A GEMM (m x n x k, f = 2 m n k FLOPs at the hardware curve's
+ * efficiency eff) at geff times the curve's rate, never above peak. */
+static inline double dt_dlrm_gemm(const hw_t *hw, hw_dtype dt, double m, double n, double k,
+                                  double geff, double f, double eff)
 {
     double peak = hw->peak_flops[dt] > 0 ? hw->peak_flops[dt] : hw->peak_flops[HW_BF16];
-    double eff = dt_memo_eff(mo, hw, dt, 2.0 * m * n * k * batch);
-    double t = hw_gemm_time_eff(hw, dt, m, n, k, batch, 1.0, 1.0, eff) / geff;
-    double floor = 2.0 * m * n * k * batch / peak + hw->kernel_overhead_s;
+    double t = hw_gemm_time_eff(hw, dt, m, n, k, 1.0, 1.0, 1.0, eff) / geff;
+    double floor = f / peak + hw->kernel_overhead_s;
     return t > floor ? t : floor;
+}
+
+/* The efficiency of a GEMM of f FLOPs: that of the last one (*last of
+ * *last_eff) when f is the same (a layer's three GEMMs usually are),
+ * else looked up in mo. */
+static double dt_dlrm_eff(const hw_t *hw, dt_memo *mo, hw_dtype dt, double f, double *last,
+                          double *last_eff)
+{
+    if (f != *last) {
+        *last_eff = dt_memo_eff(mo, hw, dt, f);
+        *last = f;
+    }
+    return *last_eff;
 }
 
 /* One MLP layer of `in` x `out` on b samples; GEMMs at geff of the
@@ -211,15 +231,20 @@ static void dt_mlp_cost(const hw_t *hw, dt_memo *mo, hw_dtype dt, double ab, dou
                         double in, double out, bool dgrad, bool wgrad, double geff,
                         dt_mlp_layer *L)
 {
-    double ov = hw->kernel_overhead_s;
+    double ov = hw->kernel_overhead_s, last = (double)NAN, eff = 0.0;
+    /* forward, data and weight gradient GEMMs: FLOPs, efficiencies */
+    double ff = 2.0 * b * out * in, fd = 2.0 * b * in * out, fw = 2.0 * in * out * b;
+    double ef = dt_dlrm_eff(hw, mo, dt, ff, &last, &eff);
+    double ed = dgrad ? dt_dlrm_eff(hw, mo, dt, fd, &last, &eff) : 0.0;
+    double ew = wgrad ? dt_dlrm_eff(hw, mo, dt, fw, &last, &eff) : 0.0;
     L->params = in * out + out;
-    L->fwd = dt_dlrm_gemm(hw, mo, dt, b, out, in, 1, geff) + hw_mem_time(hw, 2.0 * b * out * ab) +
-             ov;
+    L->fwd = dt_dlrm_gemm(hw, dt, b, out, in, geff, ff, ef) +
+             hw_mem_time(hw, 2.0 * b * out * ab) + ov;
     L->flops = 2.0 * b * in * out * (1.0 + (dgrad ? 1.0 : 0.0) + (wgrad ? 1.0 : 0.0));
     L->bwd = 0.0;
     if (dgrad || wgrad)
-        L->bwd = (dgrad ? dt_dlrm_gemm(hw, mo, dt, b, in, out, 1, geff) : 0.0) +
-                 (wgrad ? dt_dlrm_gemm(hw, mo, dt, in, out, b, 1, geff) : 0.0) +
+        L->bwd = (dgrad ? dt_dlrm_gemm(hw, dt, b, in, out, geff, fd, ed) : 0.0) +
+                 (wgrad ? dt_dlrm_gemm(hw, dt, in, out, b, geff, fw, ew) : 0.0) +
                  hw_mem_time(hw, 3.0 * b * out * ab) + ov;
 }
 
@@ -234,8 +259,11 @@ static void dt_dlrm_interaction(const model_t *m, const hw_t *hw, dt_memo *mo, h
     double ov = hw->kernel_overhead_s;
     if (m->d.interaction == MODEL_INTERACTION_DCNV2) {
         double W = F * D, r = (double)m->d.cross_rank, Lc = (double)m->d.cross_layers;
-        double g = dt_dlrm_gemm(hw, mo, dt, b, r, W, 1, geff) +
-                   dt_dlrm_gemm(hw, mo, dt, b, W, r, 1, geff);
+        double last = (double)NAN, eff = 0.0, f1 = 2.0 * b * r * W, f2 = 2.0 * b * W * r;
+        double e1 = dt_dlrm_eff(hw, mo, dt, f1, &last, &eff);
+        double e2 = dt_dlrm_eff(hw, mo, dt, f2, &last, &eff);
+        double g = dt_dlrm_gemm(hw, dt, b, r, W, geff, f1, e1) +
+                   dt_dlrm_gemm(hw, dt, b, W, r, geff, f2, e2);
         double ew = hw_mem_time(hw, 4.0 * b * W * ab);
         *f = Lc * (g + ew + 3.0 * ov);
         *bk = bwd ? Lc * (2.0 * g + 2.0 * ew + 5.0 * ov) : 0.0;
@@ -385,14 +413,19 @@ static status_code dt_dlrm_iter(const point_t *p, engine *e, result_t *r, stack_
     bool bot_train = training && !(ft && p->task.freeze_bot_mlp);
     bool top_train = training && !(ft && p->task.freeze_top_mlp);
     bool below = emb_train || bot_train; /* interaction needs a backward */
-    task_detailed_t ts = *t;
-    if (ts.emb_sharding == TASK_EMB_NONE)
-        ts.emb_sharding = TASK_EMB_TABLE;
+    /* no sharding stated: table-wise (a copy of the task only then) */
+    const task_detailed_t *ts = t;
+    task_detailed_t ts_table;
+    if (t->emb_sharding == TASK_EMB_NONE) {
+        ts_table = *t;
+        ts_table.emb_sharding = TASK_EMB_TABLE;
+        ts = &ts_table;
+    }
     double T = (double)m->tables, D = (double)m->emb_dim, F = T + 1.0;
 
     /* ---- memory: MLPs and cross network, then the embeddings */
-    double bot_p, top_p, emb_p;
-    detailed_dlrm_params(m, &bot_p, &top_p, &emb_p);
+    double bot_p, top_p;
+    dt_dlrm_mlp_params(m, &bot_p, &top_p);
     double mlp_train = (bot_train ? bot_p : 0.0) + (top_train ? top_p : 0.0);
     double wb = ab > 2.0 ? 4.0 : 2.0;
     double grads = wb * mlp_train;
@@ -411,11 +444,11 @@ static status_code dt_dlrm_iter(const point_t *p, engine *e, result_t *r, stack_
     dt_dlrm_embt E;
     dt_emb_plan pl;
     memset(&pl, 0, sizeof pl);
-    if (ts.emb_sharding == TASK_EMB_AUTO)
-        dt_dlrm_emb_auto(p, &ts, n, B, b, eb, cb, emb_train, hot,
+    if (ts->emb_sharding == TASK_EMB_AUTO)
+        dt_dlrm_emb_auto(p, ts, n, B, b, eb, cb, emb_train, hot,
                          hw->mem_capacity_bytes - dense_mem, &E, &pl, memo);
     else
-        dt_dlrm_emb_fixed(p, &ts, n, B, b, eb, emb_train, &E);
+        dt_dlrm_emb_fixed(p, ts, n, B, b, eb, emb_train, &E);
     acts += E.pooled_bytes;
     r->mem_weights_bytes_per_device = wb * (bot_p + top_p) + E.table_bytes;
     r->mem_grads_bytes_per_device = grads;

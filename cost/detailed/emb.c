@@ -227,9 +227,12 @@ typedef struct dt_emb_hier {
 static void dt_emb_hier_order(const dt_emb_hier *h, const int *cur, int *ord, int *ns_out)
 {
     int tab[DT_MAX_TABLES];
+    double key[DT_MAX_TABLES]; /* a shard's cost, divided once per table */
+    for (int i = 0; i < h->nt; i++)
+        key[i] = h->cost[i] / cur[i];
     for (int i = 0; i < h->nt; i++) {
         int b = i - 1;
-        while (b >= 0 && h->cost[tab[b]] / cur[tab[b]] < h->cost[i] / cur[i]) {
+        while (b >= 0 && key[tab[b]] < key[i]) {
             tab[b + 1] = tab[b];
             b--;
         }
@@ -258,9 +261,12 @@ static double dt_emb_hier_round(const dt_emb_hier *h, const int *cur, int *ord, 
         int i = ord[a];
         double c = h->cost[i] / cur[i], mb = h->t[i].bytes / cur[i];
         int64_t pick = -1;
-        for (int64_t j = 0; j < k; j++)
-            if (stamp[j] != i && mem[j] + mb <= h->ncap && (pick < 0 || cost[j] < cost[pick]))
-                pick = j;
+        double low = 0.0; /* cost[pick] */
+        for (int64_t j = 0; j < k; j++) {
+            bool take = (stamp[j] != i) & (mem[j] + mb <= h->ncap) & ((pick < 0) | (cost[j] < low));
+            pick = take ? j : pick;
+            low = take ? cost[j] : low;
+        }
         if (pick < 0) {
             *oom = i;
             return -1.0;
