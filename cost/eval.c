@@ -134,20 +134,41 @@ static int eval_is_memory(size_t off)
            off == EO(mem_total_bytes_per_device);
 }
 
+/* The 8-byte figures after the status: every one is a field of
+ * result.c's table, F64 or I64; the I64 ones (counts: 0 where nothing
+ * was counted) are listed here (test_detailed checks the list against
+ * the table). */
+#define EVAL_FIRST EO(iteration_time_s)
+#define EVAL_SLOTS ((sizeof(result_t) - EVAL_FIRST) / 8)
+static const size_t eval_ints[] = {
+    EO(global_batch), EO(events_compute), EO(events_comm), EO(concurrency_resolved),
+    EO(concurrency_max), EO(micro_batch_resolved), EO(recompute_resolved), EO(vpp_resolved),
+    EO(emb_dp_tables), EO(emb_whole_tables), EO(emb_split_tables), EO(bound_code),
+    EO(comm_latency_modeled), EVAL_END};
+
+const size_t *eval_int_figures(void)
+{
+    return eval_ints;
+}
+
 static void eval_init(const point_t *p, result_t *r)
 {
     static const double nan_or_zero[2] = {[RESULT_F64] = (double)NAN, [RESULT_I64] = 0.0};
-    /* the figures, each listed once, tile result_t after the status: then
-     * only the status and its padding need clearing here */
-    size_t head = offsetof(result_t, iteration_time_s);
-    if (head + 8 * result_nfields == sizeof *r)
-        memset(r, 0, head);
-    else
+    if (EVAL_FIRST + 8 * result_nfields == sizeof *r) {
+        /* the figures, each listed once, tile result_t after the status:
+         * the status and its padding 0, every figure NaN (one pass over
+         * the slots), then the counts 0 (their 0 has the bits of 0.0) */
+        memset(r, 0, EVAL_FIRST);
+        const double nan = (double)NAN;
+        for (size_t i = 0; i < EVAL_SLOTS; i++)
+            eval_put(r, EVAL_FIRST + 8 * i, nan);
+        for (const size_t *o = eval_ints; *o != EVAL_END; o++)
+            eval_put(r, *o, 0.0);
+    } else {
         memset(r, 0, sizeof *r);
-    /* every figure written, NaN or 0 by its type (no branch per field;
-     * an integer field's 0.0 has the bits of int64 0) */
-    for (size_t i = 0; i < result_nfields; i++)
-        eval_put(r, result_fields[i].offset, nan_or_zero[result_fields[i].type]);
+        for (size_t i = 0; i < result_nfields; i++)
+            eval_put(r, result_fields[i].offset, nan_or_zero[result_fields[i].type]);
+    }
     for (const size_t *o = eval_computed(p); *o != EVAL_END; o++)
         eval_put(r, *o, 0.0);
 }
@@ -261,26 +282,6 @@ static bool eval_kept(const bool *comp, const result_t *r, size_t off)
            (r->status == STATUS_INFEASIBLE_MEMORY && eval_is_memory(off));
 }
 
-/* Are all figures of a point whose status is ok good (eval_bad_figure)?
- * The common case, without branches per figure: no figure infinite or
- * negative beyond rounding (the headroom may be), no computed one NaN.
- * false when in doubt: eval_bad_figure then looks figure by figure. */
-static bool eval_all_good(const point_t *p, const result_t *r, double tol)
-{
-    bool bad = false;
-    for (size_t i = 0; i < result_nfields; i++) {
-        const result_field *f = &result_fields[i];
-        double v = result_get(r, f);
-        bad |= isinf(v) | ((v < -tol) & (f->offset != EO(mem_headroom_bytes_per_device)));
-    }
-    for (const size_t *o = eval_computed(p); *o != EVAL_END; o++) {
-        double v;
-        memcpy(&v, (const char *)r + *o, sizeof v);
-        bad |= isnan(v);
-    }
-    return !bad;
-}
-
 /* The first figure of r that is bad, or NULL: a kept figure (eval_kept)
  * that is not finite, any other that is infinite (NaN there means "not
  * computed"), or any figure but the headroom negative beyond rounding. Figures that are
@@ -289,13 +290,41 @@ static bool eval_all_good(const point_t *p, const result_t *r, double tol)
  * is rounding, not an error, and is kept as it is (the MAD-Max reference
  * itself prints comm_overlapped_s = -9.5e-12 s in its sample025, and
  * parity keeps such figures). */
+/* Whether r surely holds no bad figure (eval_bad_figure's rules), in one
+ * pass over the slots: every slot's sign bit clear and none +inf (as a
+ * double: finite >= 0 or NaN; as a count: >= 0), and no kept figure NaN.
+ * false: look figure by figure. */
+static bool eval_all_good(const point_t *p, const result_t *r)
+{
+    uint64_t sign = 0, inf = 0;
+    const uint64_t pinf = UINT64_C(0x7FF0000000000000);
+    for (size_t i = 0; i < EVAL_SLOTS; i++) {
+        uint64_t u;
+        memcpy(&u, (const char *)r + EVAL_FIRST + 8 * i, sizeof u);
+        sign |= u;
+        inf |= (uint64_t)(u == pinf);
+    }
+    if ((sign >> 63) || inf)
+        return false;
+    if (r->status != STATUS_OK && r->status != STATUS_INFEASIBLE_MEMORY)
+        return true; /* nothing kept */
+    bool mem = r->status == STATUS_INFEASIBLE_MEMORY;
+    for (const size_t *o = eval_computed(p); *o != EVAL_END; o++) {
+        double v;
+        memcpy(&v, (const char *)r + *o, sizeof v);
+        if (isnan(v) && !(mem && !eval_is_memory(*o)))
+            return false;
+    }
+    return true;
+}
+
 static const result_field *eval_bad_figure(const point_t *p, const result_t *r,
                                            status_code *why)
 {
+    if (eval_all_good(p, r))
+        return NULL;
     double tol = isfinite(r->iteration_time_s) ? 1e-9 * fabs(r->iteration_time_s)
                                                : 0.0;
-    if (r->status == STATUS_OK && eval_all_good(p, r, tol))
-        return NULL;
     /* the computed figures by offset: one pass, not one per field */
     bool comp[sizeof(result_t) / 8 + 1];
     memset(comp, 0, sizeof comp);

@@ -114,6 +114,10 @@ status_code eval_point(const point_t *p, engine *e, result_t *r,
  * returned when the engine dropped events past its reservation). */
 status_code eval_run(const point_t *p, engine *e, result_t *r, const char **where);
 
+/* The offsets of result_t's integer figures (the counts), ended by
+ * (size_t)-1: every RESULT_I64 field of result_fields[], no other. */
+const size_t *eval_int_figures(void);
+
 /* Offsets in result_t of the figures the point's fidelity computes for
  * its model and task kind, ending with (size_t)-1. */
 const size_t *eval_computed(const point_t *p);
