@@ -296,15 +296,16 @@ static bool eval_kept(const bool *comp, const result_t *r, size_t off)
  * false: look figure by figure. */
 static bool eval_all_good(const point_t *p, const result_t *r)
 {
-    uint64_t sign = 0, inf = 0;
     const uint64_t pinf = UINT64_C(0x7FF0000000000000);
+    uint64_t sign = 0;
     for (size_t i = 0; i < EVAL_SLOTS; i++) {
         uint64_t u;
         memcpy(&u, (const char *)r + EVAL_FIRST + 8 * i, sizeof u);
         sign |= u;
-        inf |= (uint64_t)(u == pinf);
+        if (u == pinf)
+            return false;
     }
-    if ((sign >> 63) || inf)
+    if (sign >> 63)
         return false;
     if (r->status != STATUS_OK && r->status != STATUS_INFEASIBLE_MEMORY)
         return true; /* nothing kept */
