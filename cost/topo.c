@@ -296,7 +296,7 @@ double topo_coll_time_net(const topo_t *t, topo_coll c, int64_t n, int64_t strid
     }
     if (n <= 1 || bytes <= 0)
         return 0.0;
-    topo_grp q = {0};
+    topo_grp q; /* topo_span sets what the costs read */
     topo_span(t, n, stride, net, &q);
     int outer = q.outer;
     double bw = q.bw, alpha = q.alpha;
