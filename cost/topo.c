@@ -142,6 +142,7 @@ static void topo_span(const topo_t *t, int64_t n, int64_t stride, const topo_net
                       topo_grp *q)
 {
     q->outer = 0;
+    q->g[0] = 0; /* set below: a built topology has level 0 */
     for (int k = 0; k < t->nlevels; k++) {
         q->g[k] = topo_members(t, k, n, stride);
         if (k < t->nlevels - 1 && q->g[k] < n)
