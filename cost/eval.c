@@ -135,20 +135,41 @@ static int eval_is_memory(size_t off)
            off == EO(mem_total_bytes_per_device);
 }
 
+/* The 8-byte figures after the status: every one is a field of
+ * result.c's table, F64 or I64; the I64 ones (counts: 0 where nothing
+ * was counted) are listed here (test_detailed checks the list against
+ * the table). */
+#define EVAL_FIRST EO(iteration_time_s)
+#define EVAL_SLOTS ((sizeof(result_t) - EVAL_FIRST) / 8)
+static const size_t eval_ints[] = {
+    EO(global_batch), EO(events_compute), EO(events_comm), EO(concurrency_resolved),
+    EO(concurrency_max), EO(micro_batch_resolved), EO(recompute_resolved), EO(vpp_resolved),
+    EO(emb_dp_tables), EO(emb_whole_tables), EO(emb_split_tables), EO(bound_code),
+    EO(comm_latency_modeled), EVAL_END};
+
+const size_t *eval_int_figures(void)
+{
+    return eval_ints;
+}
+
 static void eval_init(const point_t *p, result_t *r)
 {
     static const double nan_or_zero[2] = {[RESULT_F64] = (double)NAN, [RESULT_I64] = 0.0};
-    /* the figures, each listed once, tile result_t after the status: then
-     * only the status and its padding need clearing here */
-    size_t head = offsetof(result_t, iteration_time_s);
-    if (head + 8 * result_nfields == sizeof *r)
-        memset(r, 0, head);
-    else
+    if (EVAL_FIRST + 8 * result_nfields == sizeof *r) {
+        /* the figures, each listed once, tile result_t after the status:
+         * the status and its padding 0, every figure NaN (one pass over
+         * the slots), then the counts 0 (their 0 has the bits of 0.0) */
+        memset(r, 0, EVAL_FIRST);
+        const double nan = (double)NAN;
+        for (size_t i = 0; i < EVAL_SLOTS; i++)
+            eval_put(r, EVAL_FIRST + 8 * i, nan);
+        for (const size_t *o = eval_ints; *o != EVAL_END; o++)
+            eval_put(r, *o, 0.0);
+    } else {
         memset(r, 0, sizeof *r);
-    /* every figure written, NaN or 0 by its type (no branch per field;
-     * an integer field's 0.0 has the bits of int64 0) */
-    for (size_t i = 0; i < result_nfields; i++)
-        eval_put(r, result_fields[i].offset, nan_or_zero[result_fields[i].type]);
+        for (size_t i = 0; i < result_nfields; i++)
+            eval_put(r, result_fields[i].offset, nan_or_zero[result_fields[i].type]);
+    }
     for (const size_t *o = eval_computed(p); *o != EVAL_END; o++)
         eval_put(r, *o, 0.0);
 }

@@ -118,6 +118,10 @@ status_code eval_run(const point_t *p, engine *e, result_t *r, const char **wher
  * the first bad figure, with *why its status, or NULL. */
 const result_field *eval_bad_figure(const point_t *p, const result_t *r, status_code *why);
 
+/* The offsets of result_t's integer figures (the counts), ended by
+ * (size_t)-1: every RESULT_I64 field of result_fields[], no other. */
+const size_t *eval_int_figures(void);
+
 /* Offsets in result_t of the figures the point's fidelity computes for
  * its model and task kind, ending with (size_t)-1. */
 const size_t *eval_computed(const point_t *p);

@@ -142,6 +142,7 @@ static void topo_span(const topo_t *t, int64_t n, int64_t stride, const topo_net
                       topo_grp *q)
 {
     q->outer = 0;
+    q->g[0] = 0; /* set below: a built topology has level 0 */
     for (int k = 0; k < t->nlevels; k++) {
         q->g[k] = topo_members(t, k, n, stride);
         if (k < t->nlevels - 1 && q->g[k] < n)
@@ -296,7 +297,7 @@ double topo_coll_time_net(const topo_t *t, topo_coll c, int64_t n, int64_t strid
     }
     if (n <= 1 || bytes <= 0)
         return 0.0;
-    topo_grp q = {0};
+    topo_grp q; /* topo_span sets what the costs read */
     topo_span(t, n, stride, net, &q);
     int outer = q.outer;
     double bw = q.bw, alpha = q.alpha;

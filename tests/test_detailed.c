@@ -428,6 +428,38 @@ static void test_eval_infeasible_memory(void)
     engine_free(&e);
 }
 
+/* eval.c's list of integer figures is the table's (result.c): every
+ * RESULT_I64 field and no other, so that the NaN initialisation leaves
+ * every count 0 and no double 0; and a point's counts come out >= 0
+ * (a count left with NaN's bits would read 9.2e18). */
+static void test_eval_int_figures(void)
+{
+    size_t n = 0;
+    for (const size_t *o = eval_int_figures(); *o != (size_t)-1; o++) {
+        n++;
+        const result_field *f = NULL;
+        for (size_t i = 0; i < result_nfields; i++)
+            if (result_fields[i].offset == *o)
+                f = &result_fields[i];
+        CU_ASSERT(f != NULL && f->type == RESULT_I64);
+    }
+    size_t ints = 0;
+    for (size_t i = 0; i < result_nfields; i++)
+        ints += result_fields[i].type == RESULT_I64;
+    CU_ASSERT_EQUAL(n, ints);
+    point_t p = tidy_point(1, 1, 8, 0);
+    engine e;
+    engine_init(&e, false);
+    result_t r;
+    CU_ASSERT_EQUAL(eval_point(&p, &e, &r, NULL), STATUS_OK);
+    for (const size_t *o = eval_int_figures(); *o != (size_t)-1; o++) {
+        int64_t v;
+        memcpy(&v, (const char *)&r + *o, sizeof v);
+        CU_ASSERT(v >= 0 && v < (INT64_C(1) << 53));
+    }
+    engine_free(&e);
+}
+
 static void test_eval_rules(void)
 {
     point_t p = tidy_point(2, 1, 4, 0);
@@ -1320,6 +1352,7 @@ int main(void)
     CU_add_test(s, "pipeline bubble in evaluation", test_eval_pipeline);
     CU_add_test(s, "vpp = auto: the fastest interleaving", test_vpp_auto);
     CU_add_test(s, "infeasible: memory", test_eval_infeasible_memory);
+    CU_add_test(s, "eval: the integer figures are the table's", test_eval_int_figures);
     CU_add_test(s, "rules", test_eval_rules);
     CU_add_test(s, "uneven pipeline stages", test_eval_uneven_pipeline);
     CU_add_test(s, "head_dim", test_head_dim);

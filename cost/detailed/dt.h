@@ -270,6 +270,10 @@ typedef struct dt_stages {
     int types;   /* types in use: 1 (one kind of layer), 2 (dense and MoE), 4 */
     int uniform; /* with one kind: DT_DENSE or DT_MOE */
     dt_stage s[DT_MAX_STAGES];
+    /* same[s] (s >= 1): stage s holds what stage s - 1 does (layers of
+     * the types in use, chunk ends, sends), found once per split: every
+     * scenario's schedule and tails read it */
+    bool same[DT_MAX_STAGES];
 } dt_stages;
 
 /* Memory of the busiest stage (memory.c). */

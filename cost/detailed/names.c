@@ -45,20 +45,22 @@ int detailed_schedule_parse(const char *s)
 }
 
 /* The 24 orders of (tp, cp, dp, pp), as dimension indices 0..3. */
+/* The 24 orders of (tp, cp, dp, pp) in lexicographic order: code k is
+ * the k-th permutation of 0 1 2 3 (its factorial-base digits pick from
+ * what is left; test_detailed's layout names walk all of them). */
+static const signed char dt_perms[24][4] = {
+    {0, 1, 2, 3}, {0, 1, 3, 2}, {0, 2, 1, 3}, {0, 2, 3, 1},
+    {0, 3, 1, 2}, {0, 3, 2, 1}, {1, 0, 2, 3}, {1, 0, 3, 2},
+    {1, 2, 0, 3}, {1, 2, 3, 0}, {1, 3, 0, 2}, {1, 3, 2, 0},
+    {2, 0, 1, 3}, {2, 0, 3, 1}, {2, 1, 0, 3}, {2, 1, 3, 0},
+    {2, 3, 0, 1}, {2, 3, 1, 0}, {3, 0, 1, 2}, {3, 0, 2, 1},
+    {3, 1, 0, 2}, {3, 1, 2, 0}, {3, 2, 0, 1}, {3, 2, 1, 0},
+};
+
 void dt_perm(int code, int order[4])
 {
-    int pool[4] = {0, 1, 2, 3}, n = 4, k = code;
-    for (int i = 0; i < 4; i++) {
-        int f = 1;
-        for (int j = 1; j < n; j++)
-            f *= j;
-        int idx = k / f;
-        k %= f;
-        order[i] = pool[idx];
-        for (int j = idx; j < n - 1; j++)
-            pool[j] = pool[j + 1];
-        n--;
-    }
+    for (int i = 0; i < 4; i++)
+        order[i] = dt_perms[code][i];
 }
 
 int detailed_layout_parse(const char *s)

@@ -134,9 +134,7 @@ static double dt_layer_params_of(const dt_ctx *c, bool moe)
 {
     const model_t *m = c->m;
     double tp = (double)c->d.tp, h = (double)m->hidden, mats = dt_mlp_mats(m);
-    dt_attn_sh as;
-    dt_attn_shape(m, tp, &as);
-    double p = as.params;
+    double p = c->as.params; /* the shape at tp (dt_ctx_params: first) */
     if (!moe)
         return p + mats * h * (double)m->ffn / tp;
     double E = (double)m->d.experts, fe = dt_expert_ffn(m) / (double)c->etp;
@@ -185,7 +183,10 @@ double detailed_model_flops(const model_t *m, bool causal_half)
     double h = (double)m->hidden, s = (double)m->seq_len;
     double mats = dt_mlp_mats(m), moe_l = dt_moe_layers(m);
     double dense_l = (double)m->layers - moe_l;
-    double attn = dt_attn_params(m);
+    dt_attn_sh as; /* whole (tp 1): its parameters; QK^T over the query/key
+                    * dimension, PV over the value's */
+    dt_attn_shape(m, 1.0, &as);
+    double attn = as.params;
     double active_expert = (double)(dt_top_k(m) + m->d.shared_experts) * mats *
                            h * dt_expert_ffn(m);
     /* multi-token prediction: per module a layer of the last kind, its
@@ -196,8 +197,6 @@ double detailed_model_flops(const model_t *m, bool causal_half)
     double per_token = 2.0 * ((double)m->layers * attn +
                               dense_l * mats * h * (double)m->ffn +
                               moe_l * active_expert + (double)m->vocab * h + mtp);
-    dt_attn_sh as; /* QK^T over the query/key dimension, PV over the value's */
-    dt_attn_shape(m, 1.0, &as);
     double core = 2.0 * s * (double)m->heads * (as.dqk + as.dv) * (double)m->layers *
                   (causal_half && m->causal ? 0.5 : 1.0);
     return s * (per_token + core * (1.0 + (double)m->d.mtp_layers / (double)m->layers));

@@ -73,7 +73,7 @@ int dt_layer_type(const dt_ctx *c, int64_t i)
     return (moe ? DT_MOE : DT_DENSE) + (frozen ? 2 : 0);
 }
 
-void dt_stages_build(const dt_ctx *c, const dt_split *sp, dt_stages *st)
+static void dt_stages_fill(const dt_ctx *c, const dt_split *sp, dt_stages *st)
 {
     const model_t *m = c->m;
     int64_t frozen = c->p->task.kind == TASK_FINETUNE ? c->t->frozen_layers : 0;
@@ -136,6 +136,27 @@ void dt_stages_build(const dt_ctx *c, const dt_split *sp, dt_stages *st)
         }
         lo = hi;
     }
+}
+
+/* Whether stage s holds what stage s - 1 does (layers, chunk ends,
+ * sends). */
+static bool dt_stage_same(const dt_stages *st, int64_t s)
+{
+    const dt_stage *a = &st->s[s], *b = &st->s[s - 1];
+    if (st->types == 1) {
+        int u = st->uniform;
+        return a->n[u] == b->n[u] && a->first[u] == b->first[u] && a->last[u] == b->last[u] &&
+               a->sends == b->sends;
+    }
+    return memcmp(a, b, sizeof *a) == 0;
+}
+
+void dt_stages_build(const dt_ctx *c, const dt_split *sp, dt_stages *st)
+{
+    dt_stages_fill(c, sp, st);
+    st->same[0] = false;
+    for (int64_t s = 1; s < st->count; s++)
+        st->same[s] = dt_stage_same(st, s);
 }
 
 int64_t dt_stage_layers(const dt_ctx *c, const dt_split *sp, int64_t s)

@@ -163,6 +163,14 @@ void dt_sched_build(const dt_ctx *c, const dt_stages *st, dt_sched *k)
      * passes (ZeRO 3), their sends, the embedding and the head */
     double tmax = 0.0, tsum = 0.0, send = k->p2p + k->p2p_ag;
     for (int64_t s = 0; s < c->d.pp; s++) {
+        if (s > 1 && s < c->d.pp - 1 && st->same[s]) {
+            /* a middle stage like the one before it: the same sums */
+            k->tf[s] = k->tf[s - 1];
+            k->ts[s] = k->ts[s - 1];
+            tmax = k->ts[s] > tmax ? k->ts[s] : tmax;
+            tsum += k->ts[s];
+            continue;
+        }
         const dt_stage *g = &st->s[s];
         double tf = dt_stage_sum(y, st, g, DT_OFF(fwd)) +
                     dt_stage_ends(y, st, g->first, DT_OFF(z3_fhead)) + dt_fwd_sends(c, s) * send;
@@ -355,19 +363,6 @@ void dt_tail_run(const dt_ctx *c, const dt_split *sp, const dt_stages *st, const
     t->end = t->comp_end + t->ag_exposed;
 }
 
-/* Whether stage s holds what stage s - 1 does (layers, chunk ends,
- * sends). */
-static bool dt_stage_same(const dt_stages *st, int64_t s)
-{
-    const dt_stage *a = &st->s[s], *b = &st->s[s - 1];
-    if (st->types == 1) {
-        int u = st->uniform;
-        return a->n[u] == b->n[u] && a->first[u] == b->first[u] && a->last[u] == b->last[u] &&
-               a->sends == b->sends;
-    }
-    return memcmp(a, b, sizeof *a) == 0;
-}
-
 /* An upper bound of stage s's end (s > 0) that costs no collective:
  * dt_tail_run's closed form for one kind of layer with its ZeRO 1/2
  * gather bounded by stage 0's (t0) when the stage holds no more trained
@@ -430,7 +425,7 @@ status_code dt_train_time(const dt_ctx *c, const dt_split *sp, const dt_stages *
     tl.memo_trained = t0.memo_trained;
     tl.memo_ag = t0.memo_ag;
     for (int64_t s = 1; s < c->d.pp; s++) {
-        if (s > 1 && s < c->d.pp - 1 && dt_stage_same(st, s))
+        if (s > 1 && s < c->d.pp - 1 && st->same[s])
             continue;
         if (dt_tail_bound(c, st, &k, s, &t0) <= iter)
             continue;
