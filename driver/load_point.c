@@ -83,6 +83,12 @@ static int load_dtask_consistent(const config_setting_t *g, task_t *t,
         }
         d->micro_batch = d->global_batch / dp;
     }
+    if (d->attn_dp > 1 && (d->tp < 1 || d->tp % d->attn_dp != 0)) {
+        load_fail(err, load_member_or(g, "attn_dp"), "key 'attn_dp': %lld attention "
+                  "data-parallel ranks must divide tp (%lld)", (long long)d->attn_dp,
+                  (long long)d->tp);
+        return -1;
+    }
     if (d->vpp > 1 && d->pp <= 1) {
         load_fail(err, load_member_or(g, "vpp"), "key 'vpp': %lld virtual stages "
                   "need a pipeline (pp > 1); pp is %lld", (long long)d->vpp,

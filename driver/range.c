@@ -51,7 +51,7 @@ static const range_int range_ints[] = {
     {"shard_degree", 0, RANGE_P24}, {"emb_column_shards", 0, RANGE_P16},
     {"frozen_layers", 0, RANGE_P16}, {"lora_rank", 0, RANGE_P24},
     {"recompute_layers", 0, RANGE_P16},
-    {"concurrency", 1, RANGE_P24},
+    {"concurrency", 1, RANGE_P24}, {"attn_dp", 0, RANGE_P16},
     {"token_budget", 16, RANGE_P24}, {"spec_tokens", 0, 64}, {"max_seqs", 1, RANGE_P24}, {"kv_block", 1, 4096},
     /* software stacks (as cost/stack.c's stack_check bounds them) */
     {"etp", 0, RANGE_P24}, {"expert_tensor_parallel", 0, RANGE_P24},
@@ -112,6 +112,7 @@ static const range_float range_floats[] = {
     {"gemm_floor_s", 0.0, 1e-3, 1}, RANGE_FRAC("weight_bw_eff"), {"gemm_eff_max", 0.05, 1.5, 0},
     {"gemm_m_half", 0.0, 1e6, 1}, RANGE_FRAC("kv_bw_eff"), {"attn_floor_s", 0.0, 1e-3, 1},
     RANGE_FRAC("prefill_attn_eff"), {"ew_floor_s", 0.0, 1e-3, 1},
+    {"emb_mem_comm_bw_ratio", 0.0, 1e6, 1},
     {"allreduce_s", 0.0, 1e-2, 1}, RANGE_FRAC("allreduce_bw_eff"),
     {"allreduce_ramp_bytes", 0.0, 1e10, 1},
     {"step_host_s", 0.0, 1.0, 1}, {"seq_host_s", 0.0, 1e-2, 1},

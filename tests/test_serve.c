@@ -544,7 +544,8 @@ static void test_speculative(void)
  * attention projections now at TP1) admits 8 x pool'/pool as many
  * requests; on GQA with as many KV heads as TP ranks (Llama 2 70B, TP8)
  * each rank already held one head's share, so nothing is gained but the
- * projections' memory. attn_dp = 1 is no DP attention, bit for bit; a
+ * projections' memory. A request lives on one rank: the step is costed
+ * on the busiest, so one long prompt alone prefills at TP1. attn_dp = 1 is no DP attention, bit for bit; a
  * degree that does not divide tp is refused. */
 static void test_attention_dp(void)
 {
@@ -583,6 +584,14 @@ static void test_attention_dp(void)
     p.task.detailed.attn_dp = 0;
     result_t r0 = run(&p);
     CU_ASSERT_EQUAL(memcmp(&r0, &r1, sizeof r0), 0);
+    /* a request lives on one rank: one long prompt alone prefills its
+     * attention at TP1 on one GPU, slower than at TP8 (not 1/8 of it) */
+    p.task.detailed.concurrency = 1;
+    p.task.detailed.prompt_tokens = 32000;
+    result_t s1 = run(&p);
+    p.task.detailed.attn_dp = 8;
+    result_t s8 = run(&p);
+    CU_ASSERT(s8.ttft_s > 2.0 * s1.ttft_s);
     /* GQA with kv_heads = tp: no more KV room, the projections' memory */
     point_t g = serve_point();
     g.task.detailed.concurrency = TASK_CONC_MAX;

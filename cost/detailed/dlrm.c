@@ -174,7 +174,7 @@ status_code dt_check_dlrm(const point_t *p, const char **where)
         t->emb_sharding < 0 || t->emb_sharding > TASK_EMB_AUTO ||
         (t->emb_sharding == TASK_EMB_AUTO && m->tables > DT_MAX_TABLES) ||
         !(t->emb_dp_threshold_bytes < 1e15) || isnan(t->emb_dp_threshold_bytes) ||
-        !(t->emb_mem_comm_bw_ratio >= 0 && t->emb_mem_comm_bw_ratio < 1e6) ||
+        !(t->emb_mem_comm_bw_ratio >= 0 && t->emb_mem_comm_bw_ratio <= 1e6) ||
         t->emb_optimizer < 0 || t->emb_optimizer > TASK_EMB_OPT_ADAM ||
         t->emb_column_shards < 0 ||
         (t->emb_column_shards > 0 && m->emb_dim % t->emb_column_shards != 0) ||

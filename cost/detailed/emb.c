@@ -135,7 +135,8 @@ static void dt_emb_sort(dt_emb_tab *t, int n)
 }
 
 /* Tables of one node over its g devices: longest first to the least
- * loaded device with room; split by rows over all g when the table fits
+ * loaded device with room; split over all g (by rows, or by columns
+ * under split_columns: each slice's lookups at its width) when the table fits
  * no device, or when it alone exceeds the node's balanced load and the
  * split (its share on every device plus `split_s`, the exchange of its
  * partial sums) ends sooner than the least loaded device would. */
@@ -162,14 +163,14 @@ static void dt_emb_node(const dt_emb_tab *t, int n, int64_t g, double cap,
         double maxl = 0.0;
         for (int64_t d = 0; d < k; d++)
             maxl = load[d] > maxl ? load[d] : maxl;
+        /* split by rows: a 1/g share of the lookups; by columns: every
+         * lookup of a 1/g slice (t[i].cwork) */
+        double sw = t[i].cwork > 0 ? t[i].cwork : t[i].work / (double)g;
+        double sf = t[i].cwork > 0 ? t[i].cfwd : t[i].fwd / (double)g;
         bool worth = best >= 0 && t[i].work > target &&
-                     maxl + t[i].work / (double)g + split_s <
+                     maxl + sw + split_s <
                          (load[best] + t[i].work > maxl ? load[best] + t[i].work : maxl);
         if (g > 1 && (best < 0 || worth)) {
-            /* by rows: a 1/g share of the lookups; by columns: every
-             * lookup of a 1/g slice (t[i].cwork) */
-            double sw = t[i].cwork > 0 ? t[i].cwork : t[i].work / (double)g;
-            double sf = t[i].cwork > 0 ? t[i].cfwd : t[i].fwd / (double)g;
             for (int64_t d = 0; d < k; d++) {
                 load[d] += sw;
                 fwd[d] += sf;

@@ -44,7 +44,6 @@ int detailed_schedule_parse(const char *s)
     return v;
 }
 
-/* The 24 orders of (tp, cp, dp, pp), as dimension indices 0..3. */
 /* The 24 orders of (tp, cp, dp, pp) in lexicographic order: code k is
  * the k-th permutation of 0 1 2 3 (its factorial-base digits pick from
  * what is left; test_detailed's layout names walk all of them). */

@@ -34,6 +34,7 @@ typedef struct sv_model {
     double kv_read;           /* times decode attention reads it (1: shared over a GQA group) */
     double attn_flops;        /* prefill attention FLOPs per query-key pair and layer */
     double ew_bytes;          /* element-wise bytes per token and layer */
+    double ew_kernels;        /* element-wise kernels a layer (4; 6 with qk_norm) */
     double ar_bytes;          /* TP all-reduce bytes per token */
     sv_gemm head;             /* LM head on the last stage */
     double vocab_t;           /* vocabulary columns per device */

@@ -28,7 +28,8 @@
  * attn_dp = N): each rank holds its own requests' KV at attention's
  * tensor parallelism tp/N (per token of the replica 1/N of it; MLA's
  * latent, replicated by TP, is held once), the attention projections'
- * weights at tp/N, and N schedulers admit max_seqs each.
+ * weights at tp/N, N schedulers admit max_seqs each, and the MLP works on
+ * their N budgets gathered.
  */
 #include "serve.h"
 
@@ -78,7 +79,10 @@ void sv_kv_init(const dt_ctx *c, const dt_stages *st, bool reserve, sv_kv *kv)
         double ends = (i == 0 ? dt_emb_params_dev(c) : 0.0) +
                       (i == c->d.pp - 1 ? dt_head_params_dev(c) : 0.0);
         double weights = wb * w + (wb < c->ab ? c->ab : wb) * ends;
-        double acts = K * (4.0 * h + 3.0 * cols / tp) * c->ab +
+        /* attention DP: the MLP's intermediates for the adp ranks'
+         * gathered budgets */
+        double acts = (adp > 1.0 ? K * 4.0 * h + adp * K * 3.0 * cols / tp
+                                 : K * (4.0 * h + 3.0 * cols / tp)) * c->ab +
                       (i == c->d.pp - 1 ? sampled * (double)m->vocab / tp * 4.0 : 0.0);
         double f = s->mem_fraction.v;
         double pool = s->mem_fraction_of_free ? f * (cap - weights - acts - s->reserve_bytes)

@@ -15,7 +15,8 @@
  *                 attention efficiency, plus its KV written and the
  *                 cached context read;
  *   element-wise  four fused kernels a layer (norms, RoPE + KV write,
- *                 activation, residual), each with a floor;
+ *                 activation, residual), each with a floor, two more
+ *                 for per-head q/k norms (qk_norm);
  *   TP            two all-reduces a layer by the engine's custom kernel:
  *                 the faster of one-shot (each rank reads the tp - 1
  *                 peers' messages) and the bandwidth path (two-shot or
@@ -26,7 +27,9 @@
  *                 scale-up bandwidth (AIConfigurator custom_allreduce_perf);
  *   attention DP  (task attn_dp = N, SGLang's DP attention) the QKV and
  *                 output projections and attention at tensor parallelism
- *                 tp/N on each rank's 1/N of the step's rows (the
+ *                 tp/N on the busiest rank's rows (1/N of the step's
+ *                 prompts and decodes, at least one while any: a
+ *                 request lives on one rank; the
  *                 projections' weights N times larger, each rank its own
  *                 requests' KV: MLA's latent, which TP replicates, is
  *                 then held once), the MLP/MoE on all rows over the tp
@@ -107,10 +110,18 @@ double sv_step(const sv_model *k, double np, double len, double ctx, double d, d
                sv_parts *o)
 {
     double p = np * len, m = p + d * k->rows; /* speculation: gamma + 1 rows a sequence */
-    /* weight GEMMs per layer (attention's on a DP rank's rows) */
+    /* attention DP: the busiest rank's prompts and decodes (a request
+     * lives on one rank: 1/adp of them, but at least one while any) */
+    double npa = np, da = d, ma = m;
+    if (k->adp > 1.0) {
+        npa = dt_max(np / k->adp, dt_min(np, 1.0));
+        da = dt_max(d / k->adp, dt_min(d, 1.0));
+        ma = npa * len + da * k->rows;
+    }
+    /* weight GEMMs per layer (attention's on the busiest rank's rows) */
     double gd = 0.0, gm = 0.0;
     for (int i = 0; i < 4; i++) {
-        double t = sv_gemm_time(k, &k->g[i], i < 2 ? m / k->adp : m, k->peak);
+        double t = sv_gemm_time(k, &k->g[i], i < 2 ? ma : m, k->peak);
         gd += t;
         if (i < k->ng_moe)
             gm += t;
@@ -123,15 +134,15 @@ double sv_step(const sv_model *k, double np, double len, double ctx, double d, d
     /* attention per layer */
     double att = 0.0;
     if (d > 0.0) {
-        double rd = d * cd * k->kv_tok * k->kv_read / (k->bw * k->eta_kv);
+        double rd = da * cd * k->kv_tok * k->kv_read / (k->bw * k->eta_kv);
         att += rd > k->attn_floor ? rd : k->attn_floor;
     }
     if (p > 0.0) {
-        double fl = np * k->attn_flops * len * (ctx + 0.5 * len);
-        double io = (p + np * ctx) * k->kv_tok / k->bw;
+        double fl = npa * k->attn_flops * len * (ctx + 0.5 * len);
+        double io = (npa * len + npa * ctx) * k->kv_tok / k->bw;
         att += k->attn_floor + fl / (k->peak16 * k->pre_eff) + io;
     }
-    double ewb = m * k->ew_bytes / k->bw, ewf = 4.0 * k->ew_floor;
+    double ewb = m * k->ew_bytes / k->bw, ewf = k->ew_kernels * k->ew_floor;
     double ew = ewb > ewf ? ewb : ewf;
     double ar = 2.0 * sv_allreduce(k, m * k->ar_bytes);
     double layers = k->nd + k->nm;
@@ -195,9 +206,8 @@ void sv_model_shape(const dt_ctx *c, const dt_stages *st, sv_model *k)
     const stack_desc *s = c->st;
     double tp = (double)c->d.tp, h = (double)m->hidden, dh = dt_head_dim(m);
     memset(k, 0, sizeof *k);
-    /* attention DP: each rank's attention at ta over its 1/adp of the
-     * sequences, so per device its KV bytes and FLOPs per token of the
-     * replica are 1/adp of a rank's */
+    /* attention DP: each rank's attention at ta over its own requests
+     * (kv_tok and attn_flops a rank's; sv_step takes the busiest rank) */
     k->adp = sv_adp(c);
     double ta = tp / k->adp;
     /* the busiest stage: the most layers */
@@ -215,17 +225,23 @@ void sv_model_shape(const dt_ctx *c, const dt_stages *st, sv_model *k)
     double kv = (double)(m->kv_heads > 0 ? m->kv_heads : m->heads);
     double kvt = kv / ta > 1.0 ? kv / ta : 1.0;
     hw_dtype kvd = sv_kv_dtype(c);
-    k->kv_tok = dt_kv_cache_cols(m, ta) * hw_dtype_bytes(kvd) / (double)c->d.cp / k->adp;
+    k->kv_tok = dt_kv_cache_cols(m, ta) * hw_dtype_bytes(kvd) / (double)c->d.cp;
     bool mla = m->d.kv_lora_rank > 0;
     k->kv_read = s->kv_per_query_head && !mla ? ((double)m->heads / ta) / kvt : 1.0;
     /* MLA decodes in the absorbed form: scores over the latent + RoPE
      * key, values from the latent (DeepSeek-V2 section 2.1.3) */
-    k->attn_flops = (mla ? 2.0 * ((double)m->heads / ta) *
-                               (dt_kv_cache_cols(m, ta) + (double)m->d.kv_lora_rank)
-                         : 4.0 * ((double)m->heads / ta) * dh) /
-                    k->adp;
+    k->attn_flops = mla ? 2.0 * ((double)m->heads / ta) *
+                              (dt_kv_cache_cols(m, ta) + (double)m->d.kv_lora_rank)
+                        : 4.0 * ((double)m->heads / ta) * dh;
     k->ew_bytes = 11.0 * h * c->ab / (c->sp ? tp : 1.0) +
                   3.0 * (double)m->ffn / tp * c->ab;
+    k->ew_kernels = 4.0;
+    if (m->d.qk_norm) { /* per-head RMSNorm of q and k (Qwen3), as training's layer.c */
+        dt_attn_sh as;
+        dt_attn_shape(m, ta, &as);
+        k->ew_bytes += 2.0 * (as.q + as.k) * c->ab;
+        k->ew_kernels += 2.0;
+    }
     k->ar_bytes = h * c->ab;
     k->vocab_t = (double)m->vocab / tp;
     k->head = (sv_gemm){.wbytes = 2.0 * k->vocab_t * h, .flops = 2.0 * k->vocab_t * h};
