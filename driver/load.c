@@ -757,8 +757,9 @@ void load_print_keys(FILE *out)
         {"hardware (hardware.cfg)", &load_hw_table},
         {"detailed system", &load_dsystem_table},
         {"detailed task", &load_dtask_table},
-        {"prefill (detailed inference point: a disaggregated prefill pool; "
-         "system and task are the decode pool)", &load_prefill_table},
+        {"prefill (a detailed inference point's, or a sweep's inference task's: a "
+         "disaggregated prefill pool; the system and task decode; tp required in a sweep)",
+         &load_prefill_table},
         {"stack (configs/stacks.cfg; a fact is a number or [low, nominal, high])",
          &load_stack_table}};
     for (size_t i = 0; i < NKEYS(tables); i++)
