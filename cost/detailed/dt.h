@@ -276,10 +276,23 @@ typedef struct dt_stages {
     bool same[DT_MAX_STAGES];
 } dt_stages;
 
-/* Memory of the busiest stage (memory.c). */
+/* KV-cache capacity of one serving replica (serve_kv.c). */
+typedef struct sv_kv {
+    double weights, acts, reserve; /* bytes per device, busiest stage */
+    double pool;                   /* bytes for the KV cache per device */
+    double seq_bytes;              /* KV bytes one request holds (blocks, admission rule) */
+    double tok_bytes;              /* KV bytes per token on the busiest stage's device */
+    int64_t cmax;                  /* requests one replica admits (KV and max_seqs) */
+} sv_kv;
+
+/* Memory of the busiest stage (memory.c); inference: the replica's KV
+ * capacity too, and whether it admits the task (serve_kv.c sv_fits; no
+ * uncertain fact moves it, so the serving run and its band reuse it). */
 typedef struct dt_mem {
     double weights, grads, optimizer, activations, kv_cache, total;
     int64_t stage;
+    sv_kv kv;
+    bool kv_fits;
 } dt_mem;
 
 /* Per-layer costs of a step by type (DT_DENSE ...: dense and MoE
@@ -428,11 +441,12 @@ status_code dt_run_llm(const point_t *p, engine *e, result_t *r);
  * the iteration time only (the band's scenarios). */
 status_code dt_train_time(const dt_ctx *c, const dt_split *sp, const dt_stages *st, engine *e,
                           result_t *r, bool figures);
-/* Serving under the context's facts (infer.c); dt_infer_run: under the
- * nominal facts with the band (iteration_time_lo_s, _hi_s), c left at
- * the slow end. */
-status_code dt_infer_time(const dt_ctx *c, const dt_stages *st, result_t *r);
-status_code dt_infer_run(dt_ctx *c, const dt_stages *st, result_t *r);
+/* Serving under the context's facts (infer.c), on the KV capacity of
+ * dt_prepare's memory (mem); dt_infer_run: under the nominal facts with
+ * the band (iteration_time_lo_s, _hi_s), c left at the slow end. */
+status_code dt_infer_time(const dt_ctx *c, const dt_stages *st, const dt_mem *mem,
+                          result_t *r);
+status_code dt_infer_run(dt_ctx *c, const dt_stages *st, const dt_mem *mem, result_t *r);
 void dt_layers_build(const dt_ctx *c, dt_layers *y);
 void dt_ends_cost(const dt_ctx *c, const dt_layers *y, dt_ends *x);
 void dt_sched_build(const dt_ctx *c, const dt_stages *st, dt_sched *k);

@@ -522,7 +522,7 @@ status_code dt_run_llm(const point_t *p, engine *e, result_t *r)
     if (rc != STATUS_OK)
         return rc;
     if (p->task.kind == TASK_INFERENCE)
-        return dt_infer_run(&c, &st, r); /* its band too, sharing what no fact moves */
+        return dt_infer_run(&c, &st, &mem, r); /* its band too, sharing what no fact moves */
     rc = dt_train_time(&c, &sp, &st, e, r, true);
     if (rc != STATUS_OK)
         return rc;

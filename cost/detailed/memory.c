@@ -125,13 +125,13 @@ static void dt_stage_params(const dt_ctx *c, const dt_stage *g, double lp_dense,
  * not even one request fits (or a static batch does not). */
 static void dt_memory_infer(const dt_ctx *c, const dt_stages *st, dt_mem *mem)
 {
-    sv_kv kv;
-    bool fits = sv_fits(c, st, &kv);
     memset(mem, 0, sizeof *mem);
-    mem->weights = kv.weights;
-    mem->activations = kv.acts;
-    mem->kv_cache = kv.pool > 0.0 ? kv.pool : 0.0;
-    mem->total = kv.weights + kv.acts + kv.reserve + mem->kv_cache;
+    const sv_kv *kv = &mem->kv;
+    bool fits = mem->kv_fits = sv_fits(c, st, &mem->kv);
+    mem->weights = kv->weights;
+    mem->activations = kv->acts;
+    mem->kv_cache = kv->pool > 0.0 ? kv->pool : 0.0;
+    mem->total = kv->weights + kv->acts + kv->reserve + mem->kv_cache;
     if (!fits && mem->total <= c->hw->mem_capacity_bytes)
         mem->total = nextafter(c->hw->mem_capacity_bytes, (double)INFINITY);
 }

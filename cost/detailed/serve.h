@@ -121,14 +121,7 @@ double sv_decode_token(const sv_model *k, double d, double cd);
  * stack's fraction of the scale-up bandwidth, after its latency. */
 double sv_allreduce(const sv_model *k, double bytes);
 
-/* KV-cache capacity of one replica (serve_kv.c). */
-typedef struct sv_kv {
-    double weights, acts, reserve; /* bytes per device, busiest stage */
-    double pool;                   /* bytes for the KV cache per device */
-    double seq_bytes;              /* KV bytes one request holds (blocks, admission rule) */
-    double tok_bytes;              /* KV bytes per token on the busiest stage's device */
-    int64_t cmax;                  /* requests one replica admits (KV and max_seqs) */
-} sv_kv;
+/* KV-cache capacity of one replica (sv_kv, dt.h; serve_kv.c). */
 void sv_kv_init(const dt_ctx *c, const dt_stages *st, bool reserve, sv_kv *kv);
 /* The replica's KV capacity under the task's scheduler (static batches
  * reserve their whole length); false when not even one request (or, for
@@ -146,13 +139,13 @@ typedef struct sv_state {
     double tp_share;     /* TP all-reduce share of the step time */
     bool saturated;      /* request rate at or above the capacity */
 } sv_state;
-status_code sv_serve(const dt_ctx *c, const dt_stages *st, result_t *r);
+status_code sv_serve(const dt_ctx *c, const dt_stages *st, const dt_mem *mem, result_t *r);
 /* sv_serve under the nominal facts, then the band: the iteration time
  * under every uncertain fact at its fast end (iteration_time_lo_s), then
  * its slow end (_hi_s). The KV capacity, the workload and the model's
  * shapes are the nominal run's (no uncertain fact moves them); c is left
  * at the slow end. */
-status_code sv_serve_band(dt_ctx *c, const dt_stages *st, result_t *r);
+status_code sv_serve_band(dt_ctx *c, const dt_stages *st, const dt_mem *mem, result_t *r);
 
 /* A serving workload: prompt and output tokens, the engine's token
  * budget per step. */
@@ -161,9 +154,11 @@ status_code sv_serve_band(dt_ctx *c, const dt_stages *st, result_t *r);
 typedef struct sv_load {
     double isl, osl, K, cd;
 } sv_load;
-/* The start of a serving evaluation: the KV capacity (false when the
- * replica does not fit), the step-cost model and the workload. */
-bool sv_begin(const dt_ctx *c, const dt_stages *st, sv_kv *kv, sv_model *k, sv_load *w);
+/* The start of a serving evaluation: the KV capacity dt_prepare's
+ * memory found (mem->kv; false when the replica does not fit), the
+ * step-cost model and the workload. */
+bool sv_begin(const dt_ctx *c, const dt_stages *st, const dt_mem *mem, sv_model *k,
+              sv_load *w);
 /* Time per output token of decode-only steps of d sequences per replica
  * (pipeline stages and speculation included). */
 double sv_tok(const sv_model *k, double d, double cd);
@@ -177,6 +172,6 @@ void sv_put(const dt_ctx *c, const sv_model *k, const sv_kv *kv, const sv_load *
 /* Prefill/decode disaggregation (serve_disagg.c): the point's system and
  * task are the decode pool, p->prefill the prefill pool. */
 status_code sv_disagg_check(const point_t *p, const char **where);
-status_code sv_disagg(const dt_ctx *c, const dt_stages *st, result_t *r);
+status_code sv_disagg(const dt_ctx *c, const dt_stages *st, const dt_mem *mem, result_t *r);
 
 #endif

@@ -141,9 +141,9 @@ static status_code sv_pool(const dt_ctx *c, const sv_load *w, const sv_kv *kvd, 
     if (rc != STATUS_OK)
         return rc;
     dt_facts_resolve(&pc, c->scenario);
-    sv_kv kv;
-    if (!sv_fits(&pc, &st, &kv))
+    if (!mem.kv_fits) /* its capacity, from dt_prepare's memory */
         return STATUS_INFEASIBLE_MEMORY;
+    const sv_kv *kv = &mem.kv;
     sv_model_init(&pc, &st, c->scenario, &o->k);
     const sv_model *k = &o->k;
     double isl = w->isl, K = w->K;
@@ -153,7 +153,7 @@ static status_code sv_pool(const dt_ctx *c, const sv_load *w, const sv_kv *kvd, 
     double t1 = sv_step(k, 1.0, len, ctx, 0.0, 0.0, NULL);
     o->S = (nc + k->pp - 1.0) * t1 + (k->pp - 1.0) * k->p2p_tok;
     double mu = np / (nc * sv_step(k, np, len, ctx, 0.0, 0.0, NULL));
-    o->xfer = sv_transfer(c, isl * kv.tok_bytes, isl * kvd->tok_bytes);
+    o->xfer = sv_transfer(c, isl * kv->tok_bytes, isl * kvd->tok_bytes);
     if (o->xfer < 0.0)
         return STATUS_INFEASIBLE_SHAPE; /* pools that cannot be joined */
     o->mu = o->xfer > 0.0 ? dt_min(mu, 1.0 / o->xfer) : mu;
@@ -307,22 +307,22 @@ static void sv_dg_solve(const dt_ctx *c, const sv_model *k, const sv_load *w, co
     sv_dg_at(c, k, w, pf, y, d < (double)cmax ? d : (double)cmax, g);
 }
 
-status_code sv_disagg(const dt_ctx *c, const dt_stages *st, result_t *r)
+status_code sv_disagg(const dt_ctx *c, const dt_stages *st, const dt_mem *mem, result_t *r)
 {
-    sv_kv kv;
+    const sv_kv *kv = &mem->kv;
     sv_model k;
     sv_load w;
-    if (!sv_begin(c, st, &kv, &k, &w))
+    if (!sv_begin(c, st, mem, &k, &w))
         return STATUS_INFEASIBLE_MEMORY;
     const model_t *m = c->m;
     sv_pf pf;
-    status_code rc = sv_pool(c, &w, &kv, &pf);
+    status_code rc = sv_pool(c, &w, kv, &pf);
     if (rc != STATUS_OK)
         return rc;
     sv_dg g;
-    sv_dg_solve(c, &k, &w, &pf, kv.cmax, &g);
+    sv_dg_solve(c, &k, &w, &pf, kv->cmax, &g);
     double dd = (double)c->p->system.devices, pd = g.x * pf.dev;
-    sv_put(c, &k, &kv, &w, &g.s, dd + pd, r);
+    sv_put(c, &k, kv, &w, &g.s, dd + pd, r);
     double lam = g.s.req_s * (double)c->d.dp;
     int64_t n = (int64_t)llround(lam * g.s.e2e); /* in flight, prefill included */
     r->global_batch = r->concurrency_resolved = n > 0 ? n : 1;

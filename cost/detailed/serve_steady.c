@@ -296,9 +296,10 @@ static void sv_solve(const dt_ctx *c, const sv_model *k, const sv_load *w, int64
     sv_at(k, w, C < (double)cmax ? C : (double)cmax, s);
 }
 
-bool sv_begin(const dt_ctx *c, const dt_stages *st, sv_kv *kv, sv_model *k, sv_load *w)
+bool sv_begin(const dt_ctx *c, const dt_stages *st, const dt_mem *mem, sv_model *k,
+              sv_load *w)
 {
-    if (!sv_fits(c, st, kv))
+    if (!mem->kv_fits)
         return false;
     sv_model_init(c, st, c->scenario, k);
     w->isl = (double)(c->t->prompt_tokens > 0 ? c->t->prompt_tokens : c->m->seq_len);
@@ -308,35 +309,40 @@ bool sv_begin(const dt_ctx *c, const dt_stages *st, sv_kv *kv, sv_model *k, sv_l
     return true;
 }
 
-status_code sv_serve(const dt_ctx *c, const dt_stages *st, result_t *r)
+/* The colocated steady state under c's facts into r; k and w are left
+ * for the band. */
+static status_code sv_serve_at(const dt_ctx *c, const dt_stages *st, const dt_mem *mem,
+                               sv_model *k, sv_load *w, result_t *r)
 {
-    sv_kv kv;
-    sv_model k;
-    sv_load w;
-    if (!sv_begin(c, st, &kv, &k, &w))
+    if (!sv_begin(c, st, mem, k, w))
         return STATUS_INFEASIBLE_MEMORY;
     sv_state s;
-    sv_solve(c, &k, &w, kv.cmax, &s);
-    sv_put(c, &k, &kv, &w, &s, (double)c->p->system.devices, r);
+    sv_solve(c, k, w, mem->kv.cmax, &s);
+    sv_put(c, k, &mem->kv, w, &s, (double)c->p->system.devices, r);
     return STATUS_OK;
 }
 
-status_code sv_serve_band(dt_ctx *c, const dt_stages *st, result_t *r)
+status_code sv_serve(const dt_ctx *c, const dt_stages *st, const dt_mem *mem, result_t *r)
 {
-    sv_kv kv;
     sv_model k;
     sv_load w;
-    if (!sv_begin(c, st, &kv, &k, &w))
-        return STATUS_INFEASIBLE_MEMORY;
-    sv_state s;
-    sv_solve(c, &k, &w, kv.cmax, &s);
-    sv_put(c, &k, &kv, &w, &s, (double)c->p->system.devices, r);
+    return sv_serve_at(c, st, mem, &k, &w, r);
+}
+
+status_code sv_serve_band(dt_ctx *c, const dt_stages *st, const dt_mem *mem, result_t *r)
+{
+    sv_model k;
+    sv_load w;
+    status_code rc = sv_serve_at(c, st, mem, &k, &w, r);
+    if (rc != STATUS_OK)
+        return rc;
     static const stack_scenario ends[2] = {STACK_FAST, STACK_SLOW};
     double *dst[2] = {&r->iteration_time_lo_s, &r->iteration_time_hi_s};
     for (int i = 0; i < 2; i++) {
+        sv_state s;
         dt_facts_resolve(c, ends[i]);
         sv_model_facts(c, ends[i], &k);
-        sv_solve(c, &k, &w, kv.cmax, &s);
+        sv_solve(c, &k, &w, mem->kv.cmax, &s);
         *dst[i] = s.e2e;
     }
     return STATUS_OK;

@@ -233,12 +233,12 @@ static status_code dt_tr_train(dt_tr *t, const dt_stages *st)
  * resolves (serve_steady.c): its TTFT, then a step per further token of
  * TPOT, each with its share of TP all-reduce; the same figures the
  * result carries. */
-static status_code dt_tr_infer(dt_tr *t, const dt_stages *st)
+static status_code dt_tr_infer(dt_tr *t, const dt_stages *st, const dt_mem *mem)
 {
     const dt_ctx *c = t->c;
     result_t r;
     memset(&r, 0, sizeof r);
-    status_code rc = dt_infer_time(c, st, &r);
+    status_code rc = dt_infer_time(c, st, mem, &r);
     if (rc != STATUS_OK)
         return rc;
     double tok = (double)r.global_batch / (double)c->d.dp * (double)c->m->hidden * c->ab;
@@ -280,7 +280,7 @@ status_code detailed_trace(const point_t *p, detailed_event_fn fn, void *ctx, do
         return rc;
     dt_tr t = {&c, &sp, NULL, NULL, fn, ctx, 0.0};
     if (p->task.kind == TASK_INFERENCE) {
-        rc = dt_tr_infer(&t, &st);
+        rc = dt_tr_infer(&t, &st, &mem);
     } else {
         rc = dt_tr_train(&t, &st);
     }
