@@ -167,8 +167,8 @@ double sv_step(const sv_model *k, double np, double len, double ctx, double d, d
 }
 
 /* Weight GEMMs of a layer on one device: QKV (grouped-query), output,
- * gate+up (SwiGLU) or up (GeLU), down. */
-static void sv_layer_gemms(const dt_ctx *c, double wb, sv_model *k)
+ * gate+up (SwiGLU) or up (GeLU), down; the attention shape in *as. */
+static void sv_layer_gemms(const dt_ctx *c, double wb, sv_model *k, dt_attn_sh *as)
 {
     const model_t *m = c->m;
     double h = (double)m->hidden, tp = (double)c->d.tp, ta = tp / k->adp;
@@ -177,10 +177,9 @@ static void sv_layer_gemms(const dt_ctx *c, double wb, sv_model *k)
     /* attention projections as training costs them (GQA, or MLA's down-
      * and up-projections), at attention's tensor parallelism: the output
      * projection, the rest as one */
-    dt_attn_sh as;
-    dt_attn_shape(m, ta, &as);
-    double out = a * as.dv * h;
-    double pw[4] = {as.params - out, out, (mats - 1.0) * f * h, f * h};
+    dt_attn_shape(m, ta, as);
+    double out = a * as->dv * h;
+    double pw[4] = {as->params - out, out, (mats - 1.0) * f * h, f * h};
     for (int i = 0; i < 4; i++) {
         k->g[i].wbytes = wb * pw[i];
         k->g[i].flops = 2.0 * pw[i];
@@ -221,7 +220,8 @@ void sv_model_shape(const dt_ctx *c, const dt_stages *st, sv_model *k)
         }
     }
     double wb = sv_weight_bytes(c);
-    sv_layer_gemms(c, wb, k);
+    dt_attn_sh as;
+    sv_layer_gemms(c, wb, k, &as);
     double kv = (double)(m->kv_heads > 0 ? m->kv_heads : m->heads);
     double kvt = kv / ta > 1.0 ? kv / ta : 1.0;
     hw_dtype kvd = sv_kv_dtype(c);
@@ -237,8 +237,6 @@ void sv_model_shape(const dt_ctx *c, const dt_stages *st, sv_model *k)
                   3.0 * (double)m->ffn / tp * c->ab;
     k->ew_kernels = 4.0;
     if (m->d.qk_norm) { /* per-head RMSNorm of q and k (Qwen3), as training's layer.c */
-        dt_attn_sh as;
-        dt_attn_shape(m, ta, &as);
         k->ew_bytes += 2.0 * (as.q + as.k) * c->ab;
         k->ew_kernels += 2.0;
     }
