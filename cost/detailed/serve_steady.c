@@ -38,6 +38,12 @@
  *   offline        C = C_max ("max"); its TTFT is the backlog's, which a
  *                  closed form does not know: reported at C_max, never
  *                  ranked on;
+ *   finite runs    a benchmark's burst of N requests (task requests):
+ *                  N <= C_max are all admitted at once (sv_burst); N >
+ *                  C_max run the steady state at C_max until the queue
+ *                  empties, then drain: the running set finishes at
+ *                  falling concurrency, steps whose fixed cost (weights,
+ *                  floors, host) fewer tokens share (sv_tail);
  *   SLA            the largest C <= C_max with TTFT and TPOT within the
  *                  task's limits (bisection: TPOT and TTFT grow with C).
  * Static batching (scheduler = "static"): the batch prefills in one step
@@ -193,6 +199,51 @@ static bool sv_rate(const sv_model *k, const sv_load *w, double lam, double cmax
     return true;
 }
 
+/* Decode time of n sequences from a moment on until the last has
+ * finished (sv_tail): their remaining outputs r have the survival P(R >
+ * r) = (1 - r / rmax)^p, so n (1 - x)^p of them are still running after
+ * x rmax steps; the time is rmax times the mean step over x in [0, x_e],
+ * x_e = 1 - n^(-1/p) the point where one sequence is left (the expected
+ * last finish of n draws within a few % for p = 1, 2). A decode step's
+ * time is smooth in the sequences it carries (its parts are rooflines
+ * in them) and their count is a polynomial of degree p in x: 4-point
+ * Gauss-Legendre quadrature, exact for a step linear in its sequences. */
+static double sv_drain(const sv_model *k, double n, double rmax, double p, double cd)
+{
+    if (p <= 0.0 || n <= 1.0)
+        return rmax * sv_tok(k, n > 1.0 ? n : 1.0, cd);
+    static const double gx[4] = {-0.8611363115940526, -0.3399810435848563,
+                                 0.3399810435848563, 0.8611363115940526};
+    static const double gw[4] = {0.3478548451374538, 0.6521451548625461,
+                                 0.6521451548625461, 0.3478548451374538};
+    double xe = 1.0 - pow(n, -1.0 / p), sum = 0.0;
+    for (int i = 0; i < 4; i++) {
+        double x = 0.5 * xe * (1.0 + gx[i]);
+        sum += gw[i] * sv_tok(k, dt_max(1.0, n * pow(1.0 - x, p)), cd);
+    }
+    return rmax * 0.5 * xe * sum;
+}
+
+/* The decode time of n running sequences until all have finished, by
+ * the output lengths (sv_drain): OSL - 1 decode tokens after the first,
+ * fixed, or uniform on [0, 2 (OSL - 1)] (task uniform_lengths: the
+ * survival 1 - r / rmax, p = 1). `fresh`: the n have just started, so
+ * their remaining outputs are their lengths; else they are the running
+ * set of a steady state, whose remaining outputs are the equilibrium
+ * residuals, density P(O > r) / E[O] (renewal theory): survival (1 - r /
+ * rmax)^(p + 1), mean rmax / (p + 2): fixed lengths L give residuals
+ * uniform on [0, L] (p = 1), uniform lengths on [0, 2 L] residuals of
+ * survival (1 - r / 2 L)^2 and mean 2 L / 3. E[R] in *mean. */
+static double sv_tail(const sv_model *k, const sv_load *w, double n, bool fresh, bool uniform,
+                      double *mean)
+{
+    double o1 = w->osl > 1.0 ? w->osl - 1.0 : 1.0;
+    double p = (uniform ? 1.0 : 0.0) + (fresh ? 0.0 : 1.0);
+    double rmax = uniform ? 2.0 * o1 : o1;
+    *mean = rmax / (p + 1.0);
+    return sv_drain(k, n, rmax, p, w->cd);
+}
+
 /* An offline burst of N <= C_max requests sent at once (a benchmark
  * client's run): every request is admitted, the prompts prefill in
  * order, np of them a step (packed under the budget), the decodes run
@@ -204,8 +255,11 @@ static bool sv_rate(const sv_model *k, const sv_load *w, double lam, double cmax
  * (OSL - 1), as a benchmark computes it, is t_dec + (N - np) ISL delta /
  * (2 (OSL - 1)), about half the steady state's prefill share at C = N.
  * The burst ends when the last prompt's request has decoded: its TTFT
- * plus OSL - 1 decode steps. */
-static void sv_burst(const sv_model *k, const sv_load *w, double N, sv_state *s)
+ * plus the decodes of the N requests until the last has finished
+ * (sv_tail; OSL - 1 steps for fixed lengths, falling concurrency for
+ * uniform ones). */
+static void sv_burst(const dt_ctx *c, const sv_model *k, const sv_load *w, double N,
+                     sv_state *s)
 {
     double cd = w->cd, o1 = w->osl > 1.0 ? w->osl - 1.0 : 1.0;
     double td = sv_tok(k, N, cd);
@@ -222,8 +276,32 @@ static void sv_burst(const sv_model *k, const sv_load *w, double N, sv_state *s)
     /* every decode step of the prefill phase carries a chunk */
     sv_itl(td, &p, 1.0, s);
     s->e2e = s->ttft + (w->osl - 1.0) * s->tpot;
-    double end = k->host_req + N * prompt + (w->osl - 1.0) * td;
+    double er = 0.0;
+    double end = k->host_req + N * prompt + sv_tail(k, w, N, true, c->t->uniform_lengths, &er);
     s->req_s = N / (end > s->e2e ? end : s->e2e);
+}
+
+/* A finite run of N requests above the C the replica admits (offline,
+ * task requests = N > C_max): the steady state at C until the last
+ * request is admitted, N e2e / C for the whole work of N requests at
+ * full concurrency (their prompts, N (OSL - 1) / C decode steps); then
+ * the running set drains (sv_tail): its C E[R] remaining tokens take the
+ * drain's time instead of E[R] steps at C. The run's requests/s is N
+ * over the sum. With fixed lengths a burst runs in waves of C that start
+ * and finish together; the last wave, N mod C requests, decodes OSL
+ * steps at its own concurrency: with a step linear in its sequences (a +
+ * b d) its excess over full steps is a OSL (1 - (N mod C) / C), on
+ * average over N mod C a OSL / 2, the desynchronized drain's. TTFT,
+ * TPOT and ITL are the steady state's (a request of the drain sees
+ * shorter steps). */
+static void sv_finite(const dt_ctx *c, const sv_model *k, const sv_load *w, double N, double C,
+                      sv_state *s)
+{
+    sv_at(k, w, C, s);
+    double er = 0.0;
+    double drain = sv_tail(k, w, C, false, c->t->uniform_lengths, &er);
+    double extra = dt_max(0.0, drain - er * sv_tok(k, C, w->cd));
+    s->req_s = N / (N * s->e2e / C + extra);
 }
 
 /* Static batching of B sequences. */
@@ -285,9 +363,12 @@ static void sv_solve(const dt_ctx *c, const sv_model *k, const sv_load *w, int64
         sv_sla(c, k, w, cmax, s);
         return;
     }
-    if (t->concurrency == TASK_CONC_MAX && t->requests > 0 &&
-        ceil((double)t->requests / dp) <= (double)cmax) {
-        sv_burst(k, w, ceil((double)t->requests / dp), s);
+    if (t->concurrency == TASK_CONC_MAX && t->requests > 0) {
+        double N = ceil((double)t->requests / dp);
+        if (N <= (double)cmax)
+            sv_burst(c, k, w, N, s);
+        else
+            sv_finite(c, k, w, N, (double)cmax, s);
         return;
     }
     double C = t->concurrency == TASK_CONC_MAX ? (double)cmax
