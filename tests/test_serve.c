@@ -307,9 +307,10 @@ static void test_burst_vs_simulation(void)
 /* A finite run of N requests above the concurrency the replica admits
  * (max_seqs C here): the closed form (steady state at C, then the
  * running set's drain) against the run simulated step by step, output
- * tokens/s within 5 %, for fixed outputs and for outputs spread
- * uniformly on [2, 2 osl - 2] (a golden-ratio sequence: every length
- * equally often, in no order); and the drain counts: the endless
+ * tokens/s and the backlog's mean TTFT (every request sent at 0) within
+ * 5 %, for fixed outputs and for outputs spread uniformly on [2, 2 osl -
+ * 2] (a golden-ratio sequence: every length equally often, in no
+ * order); and the drain counts: the endless
  * backlog's steady state (requests = 0) is faster than the finite run
  * and further from the simulation (by 5-16 % here, most for uniform
  * lengths, whose longest requests decode on nearly alone). */
@@ -344,12 +345,15 @@ static void test_finite_run_vs_simulation(void)
             result_t endless = run(&p);
             double eo = r.output_tokens_per_s / s.tok_s - 1.0;
             double ee = endless.output_tokens_per_s / s.tok_s - 1.0;
+            double ef = r.ttft_s / s.ttft - 1.0;
             printf("\n  N %lld C %lld isl %lld osl %lld %s: tok/s %.0f / sim %.0f (%+.1f%%), "
-                   "endless backlog %.0f (%+.1f%%)",
+                   "endless backlog %.0f (%+.1f%%), TTFT %.2f / %.2f s (%+.1f%%)",
                    (long long)N, (long long)cases[i].C, (long long)cases[i].isl,
                    (long long)osl, uniform ? "uniform" : "fixed", r.output_tokens_per_s,
-                   s.tok_s, 100 * eo, endless.output_tokens_per_s, 100 * ee);
+                   s.tok_s, 100 * eo, endless.output_tokens_per_s, 100 * ee, r.ttft_s,
+                   s.ttft, 100 * ef);
             CU_ASSERT(fabs(eo) <= 0.05);
+            CU_ASSERT(fabs(ef) <= 0.05);
             CU_ASSERT(r.output_tokens_per_s < endless.output_tokens_per_s);
             CU_ASSERT(fabs(eo) < fabs(ee));
         }

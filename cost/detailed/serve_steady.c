@@ -35,15 +35,17 @@
  *                  chunk once a fraction f >= 1 % of the steps carries one
  *                  (f = arrivals per step x chunks per prompt / prompts
  *                  packed per prefill step);
- *   offline        C = C_max ("max"); its TTFT is the backlog's, which a
- *                  closed form does not know: reported at C_max, never
- *                  ranked on;
+ *   offline        C = C_max ("max"); the TTFT of an endless backlog
+ *                  has no value: reported at C_max, never ranked on;
  *   finite runs    a benchmark's burst of N requests (task requests):
  *                  N <= C_max are all admitted at once (sv_burst); N >
  *                  C_max run the steady state at C_max until the queue
  *                  empties, then drain: the running set finishes at
  *                  falling concurrency, steps whose fixed cost (weights,
- *                  floors, host) fewer tokens share (sv_tail);
+ *                  floors, host) fewer tokens share (sv_tail); TTFT is
+ *                  the backlog's, each waiting request admitted at a
+ *                  completion of the C slots (renewal theory,
+ *                  sv_finite);
  *   SLA            the largest C <= C_max with TTFT and TPOT within the
  *                  task's limits (bisection: TPOT and TTFT grow with C).
  * Static batching (scheduler = "static"): the batch prefills in one step
@@ -291,17 +293,48 @@ static void sv_burst(const dt_ctx *c, const sv_model *k, const sv_load *w, doubl
  * and finish together; the last wave, N mod C requests, decodes OSL
  * steps at its own concurrency: with a step linear in its sequences (a +
  * b d) its excess over full steps is a OSL (1 - (N mod C) / C), on
- * average over N mod C a OSL / 2, the desynchronized drain's. TTFT,
- * TPOT and ITL are the steady state's (a request of the drain sees
- * shorter steps). */
+ * average over N mod C a OSL / 2, the desynchronized drain's.
+ * TTFT is the backlog's, as the benchmark measures it: the first C
+ * prompts prefill in order (request j <= C at j prompts' prefill, the
+ * fill F = C of them); request C + i waits for the i-th completion. Each
+ * of the C slots renews at the cycle mu = the steady e2e, its cycles
+ * starting after the fill (F / 2 on average); by renewal theory a slot's
+ * n-th completion comes at mu (n + (1 - cv^2) / 2), cv the cycle's
+ * coefficient of variation (0 for fixed lengths, (OSL - 1) TPOT / (mu
+ * sqrt 3) for outputs uniform on [0, 2 (OSL - 1)]), so request C + i has
+ * its first token at F / 2 + mu (i / C + (1 - cv^2) / 2) plus the steady
+ * TTFT; the mean, p90 and p99 over the N requests in that order. TPOT
+ * and ITL are the steady state's (a request of the drain sees shorter
+ * steps). */
+static double sv_backlog(double j, double C, double first, double prompt, double wait0,
+                         double mu)
+{
+    return j <= C ? first + j * prompt : wait0 + (j - C) / C * mu;
+}
+
 static void sv_finite(const dt_ctx *c, const sv_model *k, const sv_load *w, double N, double C,
                       sv_state *s)
 {
     sv_at(k, w, C, s);
-    double er = 0.0;
+    double er = 0.0, td = sv_tok(k, C, w->cd);
     double drain = sv_tail(k, w, C, false, c->t->uniform_lengths, &er);
-    double extra = dt_max(0.0, drain - er * sv_tok(k, C, w->cd));
-    s->req_s = N / (N * s->e2e / C + extra);
+    double extra = dt_max(0.0, drain - er * td);
+    double mu = s->e2e;
+    s->req_s = N / (N * mu / C + extra);
+    sv_pre p;
+    sv_prefill(k, w, C, C, td, &p);
+    double prompt = w->isl * p.tp / (p.np * p.len); /* a prompt's share of its steps */
+    double np = p.np < C ? p.np : C;
+    double dec = (w->osl - 1.0) * s->tpot;
+    double cv2 = c->t->uniform_lengths ? dec * dec / (3.0 * mu * mu) : 0.0;
+    double wait0 = 0.5 * C * prompt + 0.5 * (1.0 - cv2) * mu + s->ttft;
+    double M = N - C;
+    double first = k->host_req + 0.5 * np * prompt;
+    s->ttft = (C * (first + 0.5 * C * prompt) + M * (wait0 + 0.5 * (M + 1.0) / C * mu)) / N;
+    s->ttft_p90 = sv_backlog(0.9 * N, C, first, prompt, wait0, mu);
+    s->ttft_p99 = sv_backlog(0.99 * N, C, first, prompt, wait0, mu);
+    s->ttft_wave = 0.0; /* the burst's range is its backlog's */
+    s->e2e = s->ttft + dec;
 }
 
 /* Static batching of B sequences. */
