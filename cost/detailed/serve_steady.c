@@ -283,6 +283,15 @@ static void sv_burst(const dt_ctx *c, const sv_model *k, const sv_load *w, doubl
     s->req_s = N / (end > s->e2e ? end : s->e2e);
 }
 
+/* The first token of the j-th request of a finite run's backlog
+ * (sv_finite): the j-th prompt of the fill, or the (j - C)-th completion
+ * of the C slots after the first one's wait0. */
+static double sv_backlog(double j, double C, double first, double prompt, double wait0,
+                         double mu)
+{
+    return j <= C ? first + j * prompt : wait0 + (j - C) / C * mu;
+}
+
 /* A finite run of N requests above the C the replica admits (offline,
  * task requests = N > C_max): the steady state at C until the last
  * request is admitted, N e2e / C for the whole work of N requests at
@@ -306,12 +315,6 @@ static void sv_burst(const dt_ctx *c, const sv_model *k, const sv_load *w, doubl
  * TTFT; the mean, p90 and p99 over the N requests in that order. TPOT
  * and ITL are the steady state's (a request of the drain sees shorter
  * steps). */
-static double sv_backlog(double j, double C, double first, double prompt, double wait0,
-                         double mu)
-{
-    return j <= C ? first + j * prompt : wait0 + (j - C) / C * mu;
-}
-
 static void sv_finite(const dt_ctx *c, const sv_model *k, const sv_load *w, double N, double C,
                       sv_state *s)
 {
