@@ -35,9 +35,17 @@
  *                  chunk once a fraction f >= 1 % of the steps carries one
  *                  (f = arrivals per step x chunks per prompt / prompts
  *                  packed per prefill step);
- *   offline        C = C_max ("max"); its TTFT is the backlog's, which a
- *                  closed form does not know: reported at C_max, never
- *                  ranked on;
+ *   offline        C = C_max ("max"); the TTFT of an endless backlog
+ *                  has no value: reported at C_max, never ranked on;
+ *   finite runs    a benchmark's burst of N requests (task requests):
+ *                  N <= C_max are all admitted at once (sv_burst); N >
+ *                  C_max run the steady state at C_max until the queue
+ *                  empties, then drain: the running set finishes at
+ *                  falling concurrency, steps whose fixed cost (weights,
+ *                  floors, host) fewer tokens share (sv_tail); TTFT is
+ *                  the backlog's, each waiting request admitted at a
+ *                  completion of the C slots (renewal theory,
+ *                  sv_finite);
  *   SLA            the largest C <= C_max with TTFT and TPOT within the
  *                  task's limits (bisection: TPOT and TTFT grow with C).
  * Static batching (scheduler = "static"): the batch prefills in one step
@@ -193,6 +201,51 @@ static bool sv_rate(const sv_model *k, const sv_load *w, double lam, double cmax
     return true;
 }
 
+/* Decode time of n sequences from a moment on until the last has
+ * finished (sv_tail): their remaining outputs r have the survival P(R >
+ * r) = (1 - r / rmax)^p, so n (1 - x)^p of them are still running after
+ * x rmax steps; the time is rmax times the mean step over x in [0, x_e],
+ * x_e = 1 - n^(-1/p) the point where one sequence is left (the expected
+ * last finish of n draws within a few % for p = 1, 2). A decode step's
+ * time is smooth in the sequences it carries (its parts are rooflines
+ * in them) and their count is a polynomial of degree p in x: 4-point
+ * Gauss-Legendre quadrature, exact for a step linear in its sequences. */
+static double sv_drain(const sv_model *k, double n, double rmax, double p, double cd)
+{
+    if (p <= 0.0 || n <= 1.0)
+        return rmax * sv_tok(k, n > 1.0 ? n : 1.0, cd);
+    static const double gx[4] = {-0.8611363115940526, -0.3399810435848563,
+                                 0.3399810435848563, 0.8611363115940526};
+    static const double gw[4] = {0.3478548451374538, 0.6521451548625461,
+                                 0.6521451548625461, 0.3478548451374538};
+    double xe = 1.0 - pow(n, -1.0 / p), sum = 0.0;
+    for (int i = 0; i < 4; i++) {
+        double x = 0.5 * xe * (1.0 + gx[i]);
+        sum += gw[i] * sv_tok(k, dt_max(1.0, n * pow(1.0 - x, p)), cd);
+    }
+    return rmax * 0.5 * xe * sum;
+}
+
+/* The decode time of n running sequences until all have finished, by
+ * the output lengths (sv_drain): OSL - 1 decode tokens after the first,
+ * fixed, or uniform on [0, 2 (OSL - 1)] (task uniform_lengths: the
+ * survival 1 - r / rmax, p = 1). `fresh`: the n have just started, so
+ * their remaining outputs are their lengths; else they are the running
+ * set of a steady state, whose remaining outputs are the equilibrium
+ * residuals, density P(O > r) / E[O] (renewal theory): survival (1 - r /
+ * rmax)^(p + 1), mean rmax / (p + 2): fixed lengths L give residuals
+ * uniform on [0, L] (p = 1), uniform lengths on [0, 2 L] residuals of
+ * survival (1 - r / 2 L)^2 and mean 2 L / 3. E[R] in *mean. */
+static double sv_tail(const sv_model *k, const sv_load *w, double n, bool fresh, bool uniform,
+                      double *mean)
+{
+    double o1 = w->osl > 1.0 ? w->osl - 1.0 : 1.0;
+    double p = (uniform ? 1.0 : 0.0) + (fresh ? 0.0 : 1.0);
+    double rmax = uniform ? 2.0 * o1 : o1;
+    *mean = rmax / (p + 1.0);
+    return sv_drain(k, n, rmax, p, w->cd);
+}
+
 /* An offline burst of N <= C_max requests sent at once (a benchmark
  * client's run): every request is admitted, the prompts prefill in
  * order, np of them a step (packed under the budget), the decodes run
@@ -204,8 +257,11 @@ static bool sv_rate(const sv_model *k, const sv_load *w, double lam, double cmax
  * (OSL - 1), as a benchmark computes it, is t_dec + (N - np) ISL delta /
  * (2 (OSL - 1)), about half the steady state's prefill share at C = N.
  * The burst ends when the last prompt's request has decoded: its TTFT
- * plus OSL - 1 decode steps. */
-static void sv_burst(const sv_model *k, const sv_load *w, double N, sv_state *s)
+ * plus the decodes of the N requests until the last has finished
+ * (sv_tail; OSL - 1 steps for fixed lengths, falling concurrency for
+ * uniform ones). */
+static void sv_burst(const dt_ctx *c, const sv_model *k, const sv_load *w, double N,
+                     sv_state *s)
 {
     double cd = w->cd, o1 = w->osl > 1.0 ? w->osl - 1.0 : 1.0;
     double td = sv_tok(k, N, cd);
@@ -222,8 +278,66 @@ static void sv_burst(const sv_model *k, const sv_load *w, double N, sv_state *s)
     /* every decode step of the prefill phase carries a chunk */
     sv_itl(td, &p, 1.0, s);
     s->e2e = s->ttft + (w->osl - 1.0) * s->tpot;
-    double end = k->host_req + N * prompt + (w->osl - 1.0) * td;
+    double er = 0.0;
+    double end = k->host_req + N * prompt + sv_tail(k, w, N, true, c->t->uniform_lengths, &er);
     s->req_s = N / (end > s->e2e ? end : s->e2e);
+}
+
+/* The first token of the j-th request of a finite run's backlog
+ * (sv_finite): the j-th prompt of the fill, or the (j - C)-th completion
+ * of the C slots after the first one's wait0. */
+static double sv_backlog(double j, double C, double first, double prompt, double wait0,
+                         double mu)
+{
+    return j <= C ? first + j * prompt : wait0 + (j - C) / C * mu;
+}
+
+/* A finite run of N requests above the C the replica admits (offline,
+ * task requests = N > C_max): the steady state at C until the last
+ * request is admitted, N e2e / C for the whole work of N requests at
+ * full concurrency (their prompts, N (OSL - 1) / C decode steps); then
+ * the running set drains (sv_tail): its C E[R] remaining tokens take the
+ * drain's time instead of E[R] steps at C. The run's requests/s is N
+ * over the sum. With fixed lengths a burst runs in waves of C that start
+ * and finish together; the last wave, N mod C requests, decodes OSL
+ * steps at its own concurrency: with a step linear in its sequences (a +
+ * b d) its excess over full steps is a OSL (1 - (N mod C) / C), on
+ * average over N mod C a OSL / 2, the desynchronized drain's.
+ * TTFT is the backlog's, as the benchmark measures it: the first C
+ * prompts prefill in order (request j <= C at j prompts' prefill, the
+ * fill F = C of them); request C + i waits for the i-th completion. Each
+ * of the C slots renews at the cycle mu = the steady e2e, its cycles
+ * starting after the fill (F / 2 on average); by renewal theory a slot's
+ * n-th completion comes at mu (n + (1 - cv^2) / 2), cv the cycle's
+ * coefficient of variation (0 for fixed lengths, (OSL - 1) TPOT / (mu
+ * sqrt 3) for outputs uniform on [0, 2 (OSL - 1)]), so request C + i has
+ * its first token at F / 2 + mu (i / C + (1 - cv^2) / 2) plus the steady
+ * TTFT; the mean, p90 and p99 over the N requests in that order. TPOT
+ * and ITL are the steady state's (a request of the drain sees shorter
+ * steps). */
+static void sv_finite(const dt_ctx *c, const sv_model *k, const sv_load *w, double N, double C,
+                      sv_state *s)
+{
+    sv_at(k, w, C, s);
+    double er = 0.0, td = sv_tok(k, C, w->cd);
+    double drain = sv_tail(k, w, C, false, c->t->uniform_lengths, &er);
+    double extra = dt_max(0.0, drain - er * td);
+    double mu = s->e2e;
+    s->req_s = N / (N * mu / C + extra);
+    sv_pre p;
+    sv_prefill(k, w, C, C, td, &p);
+    double prompt = w->isl * p.tp / (p.np * p.len); /* a prompt's share of its steps */
+    double np = p.np < C ? p.np : C;
+    double dec = (w->osl - 1.0) * s->tpot;
+    double cv2 = c->t->uniform_lengths ? dec * dec / (3.0 * mu * mu) : 0.0;
+    double wait0 = 0.5 * C * prompt + 0.5 * (1.0 - cv2) * mu + s->ttft;
+    double M = N - C;
+    double first = k->host_req + 0.5 * np * prompt;
+    s->ttft = (C * (first + 0.5 * C * prompt) + M * (wait0 + 0.5 * (M + 1.0) / C * mu)) / N;
+    s->ttft_p90 = sv_backlog(0.9 * N, C, first, prompt, wait0, mu);
+    s->ttft_p99 = sv_backlog(0.99 * N, C, first, prompt, wait0, mu);
+    s->ttft_wave = 0.0; /* the burst's range is its backlog's */
+    s->e2e = s->ttft + dec;
 }
 
 /* Static batching of B sequences. */
@@ -285,9 +399,12 @@ static void sv_solve(const dt_ctx *c, const sv_model *k, const sv_load *w, int64
         sv_sla(c, k, w, cmax, s);
         return;
     }
-    if (t->concurrency == TASK_CONC_MAX && t->requests > 0 &&
-        ceil((double)t->requests / dp) <= (double)cmax) {
-        sv_burst(k, w, ceil((double)t->requests / dp), s);
+    if (t->concurrency == TASK_CONC_MAX && t->requests > 0) {
+        double N = ceil((double)t->requests / dp);
+        if (N <= (double)cmax)
+            sv_burst(c, k, w, N, s);
+        else
+            sv_finite(c, k, w, N, (double)cmax, s);
         return;
     }
     double C = t->concurrency == TASK_CONC_MAX ? (double)cmax
