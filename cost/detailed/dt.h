@@ -81,13 +81,51 @@ typedef struct dt_facts {
     double loss_bytes;           /* HBM bytes per logit of the loss, fwd + bwd */
 } dt_facts;
 
-/* GEMM efficiencies already looked up in this evaluation (the band's
- * scenarios repeat the same shapes): FLOPs and dtype -> efficiency. */
+/* A GEMM as far as no scenario's facts move its time (layer.c
+ * dt_gemm_place): its FLOPs, its dtype's peak and the table's efficiency
+ * for its size, the HBM time of its operands and of its weight
+ * gradient's reads and accumulation (before the scenario's bandwidth
+ * multiplier), its launch overheads, and for the FP8/FP4 casts its
+ * problems and the elements of its inputs (m k + k n). A scenario's time
+ * is dt_gemm_at's: the same operations as costing it whole. */
+typedef struct dt_gemm_pl {
+    double flops, peak, eff, tm, tw, kern, batch, cin;
+    bool narrow;
+} dt_gemm_pl;
+
+/* One transformer layer's work as far as no scenario's facts move it
+ * (layer.c dt_layer_plan, once per evaluation and micro-batch): its GEMMs
+ * in the order their times are summed (pair[i]: GEMM i and i + 1, an
+ * MLP's two, are added together first), its parameters per device and
+ * MLP activation columns, the attention core (fused: its FLOPs and the
+ * peak times the kernels' efficiency; unfused: its two batched GEMMs and
+ * the HBM time of its score kernels, forward and backward), and the
+ * bytes and launches of its memory-bound kernels (the norms, activation,
+ * RoPE and q/k norms; the MoE permutation; selective recomputation's
+ * norms and activation). */
+#define DT_LAYER_GEMMS 12
+typedef struct dt_lplan {
+    int n;
+    dt_gemm_pl g[DT_LAYER_GEMMS];
+    bool pair[DT_LAYER_GEMMS];
+    double params, act_cols;
+    double attn_fl, attn_pe;
+    dt_gemm_pl ua[2];
+    double ua_mf, ua_mb;
+    double elem_bytes, elem_kern, permute, na_bytes;
+} dt_lplan;
+
+/* What this evaluation has already worked out that the band's scenarios
+ * repeat: GEMM efficiencies looked up (FLOPs and dtype -> efficiency),
+ * and the layer plans of a dense and a MoE layer for the micro-batch of
+ * plan_mb sequences (0: none yet). */
 #define DT_MEMO 24
 typedef struct dt_memo {
     int n;
     double flops[DT_MEMO], eff[DT_MEMO];
     int dtype[DT_MEMO];
+    int64_t plan_mb[2];
+    dt_lplan lp[2];
 } dt_memo;
 /* The efficiency hw_gemm_efficiency_dtype(hw, d, flops), looked up once
  * per size and dtype in mo (n = 0: empty; layer.c). */

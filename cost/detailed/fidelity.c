@@ -265,6 +265,7 @@ void dt_ctx_init(dt_ctx *c, const point_t *p, stack_desc *ideal, dt_memo *memo)
 {
     memset(c, 0, sizeof *c);
     memo->n = 0;
+    memo->plan_mb[0] = memo->plan_mb[1] = 0;
     c->memo = memo;
     c->p = p;
     c->m = &p->model;
