@@ -71,11 +71,10 @@ void dt_layer_comm(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
     double tpc = 0.0;
     if (c->d.tp > 1) {
         double bytes = T * h * ab;
-        int64_t st = c->stride[DT_TP];
         /* an all-gather and a reduce-scatter of one buffer cost the same
          * (topo.h): one costed for both */
-        tpc = c->sp ? 4.0 * dt_coll(c, TOPO_ALLGATHER, c->d.tp, st, bytes)
-                    : 2.0 * dt_coll(c, TOPO_ALLREDUCE, c->d.tp, st, bytes);
+        tpc = c->sp ? 4.0 * dt_gcoll(c, TOPO_ALLGATHER, DT_G_TP, bytes)
+                    : 2.0 * dt_gcoll(c, TOPO_ALLREDUCE, DT_G_TP, bytes);
     }
     L->tp_comm = tpc;
     double of = c->f.tpo_f, ob = c->f.tpo_b;
@@ -118,14 +117,13 @@ void dt_layer_comm(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
         expert_part = (double)m->d.experts / (double)c->d.ep * dt_mlp_mats(m) * h * fe;
     }
     double dense_part = params - expert_part;
-    int64_t zs = c->zs, zse = c->zse;
-    int64_t es = c->s_edp;
+    int64_t zs = c->zs;
     if (mode == DT_NOBWD) {
         /* frozen, nothing trained below: forward only (ZeRO 3 still
          * gathers the parameters for it) */
         if (c->d.zero >= 3) {
-            L->zero3_ag = dt_dpcoll(c, TOPO_ALLGATHER, zs, c->s_dpcp, dense_part * pb) +
-                          dt_dpcoll(c, TOPO_ALLGATHER, zse, es, expert_part * pb);
+            L->zero3_ag = dt_gcoll(c, TOPO_ALLGATHER, DT_G_ZS, dense_part * pb) +
+                          dt_gcoll(c, TOPO_ALLGATHER, DT_G_ZSE, expert_part * pb);
             L->z3_fhead = overlap ? fmin(L->zero3_ag, L->fwd) : 0.0;
             L->fwd = dt_overlap(c, L->fwd, L->zero3_ag, dpo);
         }
@@ -142,14 +140,13 @@ void dt_layer_comm(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
     /* data-parallel traffic of this layer's parameters */
     double gscale = mode == DT_DGRAD ? 0.0 : 1.0; /* frozen: no gradients */
     double grb = c->gbytes;
-    int64_t edp = c->edp;
     if (c->d.zero >= 3) {
-        L->zero3_ag = dt_dpcoll(c, TOPO_ALLGATHER, zs, c->s_dpcp, dense_part * pb) +
-                      dt_dpcoll(c, TOPO_ALLGATHER, zse, es, expert_part * pb);
+        L->zero3_ag = dt_gcoll(c, TOPO_ALLGATHER, DT_G_ZS, dense_part * pb) +
+                      dt_gcoll(c, TOPO_ALLGATHER, DT_G_ZSE, expert_part * pb);
         L->zero3_agb = c->z3_reshard ? L->zero3_ag : 0.0;
         L->zero3_rs =
-            gscale * (dt_dpcoll(c, TOPO_REDUCESCATTER, zs, c->s_dpcp, dense_part * grb) +
-                      dt_dpcoll(c, TOPO_REDUCESCATTER, zse, es, expert_part * grb));
+            gscale * (dt_gcoll(c, TOPO_REDUCESCATTER, DT_G_ZS, dense_part * grb) +
+                      dt_gcoll(c, TOPO_REDUCESCATTER, DT_G_ZSE, expert_part * grb));
         double rs_mb = c->z3_rs_mb ? L->zero3_rs : 0.0;
         double ag_mb = c->z3_ag_mb ? L->zero3_ag : 0.0;
         if (overlap) {
@@ -163,12 +160,12 @@ void dt_layer_comm(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
         L->bwd = dt_overlap(c, L->bwd, L->zero3_agb + rs_mb, dpo);
     } else if (mode == DT_TRAIN) {
         if (c->d.zero == 0) {
-            L->grad_sync = dt_dpcoll(c, TOPO_ALLREDUCE, c->dpcp, c->s_dpcp, dense_part * grb) +
-                           dt_dpcoll(c, TOPO_ALLREDUCE, edp, es, expert_part * grb);
+            L->grad_sync = dt_gcoll(c, TOPO_ALLREDUCE, DT_G_DP, dense_part * grb) +
+                           dt_gcoll(c, TOPO_ALLREDUCE, DT_G_EDP, expert_part * grb);
         } else {
             L->grad_sync =
-                dt_dpcoll(c, TOPO_REDUCESCATTER, zs, c->s_dpcp, dense_part * grb) +
-                dt_dpcoll(c, TOPO_REDUCESCATTER, zse, es, expert_part * grb);
+                dt_gcoll(c, TOPO_REDUCESCATTER, DT_G_ZS, dense_part * grb) +
+                dt_gcoll(c, TOPO_REDUCESCATTER, DT_G_ZSE, expert_part * grb);
         }
     }
     /* hybrid sharding: the shards' gradients are all-reduced across the

@@ -115,10 +115,17 @@ typedef struct dt_lplan {
     double elem_bytes, elem_kern, permute, na_bytes;
 } dt_lplan;
 
+/* The communication groups a training step costs most often: tensor
+ * parallel (tp at its stride), data parallel over dp x cp, its ZeRO
+ * shard group, the expert data-parallel group and its shard group (on
+ * the DP rings' rails). */
+enum { DT_G_TP = 0, DT_G_DP = 1, DT_G_ZS = 2, DT_G_EDP = 3, DT_G_ZSE = 4, DT_GROUPS = 5 };
+
 /* What this evaluation has already worked out that the band's scenarios
  * repeat: GEMM efficiencies looked up (FLOPs and dtype -> efficiency),
- * and the layer plans of a dense and a MoE layer for the micro-batch of
- * plan_mb sequences (0: none yet). */
+ * the layer plans of a dense and a MoE layer for the micro-batch of
+ * plan_mb sequences (0: none yet), and the groups above placed on the
+ * topology (once each, when first costed). */
 #define DT_MEMO 24
 typedef struct dt_memo {
     int n;
@@ -126,6 +133,8 @@ typedef struct dt_memo {
     int dtype[DT_MEMO];
     int64_t plan_mb[2];
     dt_lplan lp[2];
+    unsigned placed;              /* bit g: grp[g] placed (dt_group) */
+    topo_grp grp[DT_GROUPS];
 } dt_memo;
 /* The efficiency hw_gemm_efficiency_dtype(hw, d, flops), looked up once
  * per size and dtype in mo (n = 0: empty; layer.c). */
@@ -217,6 +226,25 @@ static inline double dt_dpcoll(const dt_ctx *c, topo_coll k, int64_t n, int64_t 
                                double bytes)
 {
     return topo_coll_time_net(c->topo, k, n, stride, bytes / c->f.net, &c->dpnet);
+}
+
+/* Places group g (DT_G_TP ...) in the evaluation's memo (fidelity.c). */
+void dt_group_place(const dt_ctx *c, int g);
+/* Group g placed on the topology. */
+static inline const topo_grp *dt_group(const dt_ctx *c, int g)
+{
+    if (!(c->memo->placed & (1u << g)))
+        dt_group_place(c, g);
+    return &c->memo->grp[g];
+}
+
+/* A collective of group g: as dt_coll (DT_G_TP) or dt_dpcoll (the
+ * others). */
+static inline double dt_gcoll(const dt_ctx *c, topo_coll k, int g, double bytes)
+{
+    static const topo_net all = {0, 1.0};
+    return topo_coll_time_at(c->topo, k, dt_group(c, g), bytes / c->f.net,
+                             g == DT_G_TP ? &all : &c->dpnet);
 }
 
 /* A GEMM in the compute dtype (FP8/FP4 GEMMs with their cast overhead

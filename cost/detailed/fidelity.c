@@ -266,6 +266,7 @@ void dt_ctx_init(dt_ctx *c, const point_t *p, stack_desc *ideal, dt_memo *memo)
     memset(c, 0, sizeof *c);
     memo->n = 0;
     memo->plan_mb[0] = memo->plan_mb[1] = 0;
+    memo->placed = 0;
     c->memo = memo;
     c->p = p;
     c->m = &p->model;
@@ -322,6 +323,16 @@ void dt_ctx_init(dt_ctx *c, const point_t *p, stack_desc *ideal, dt_memo *memo)
     c->seq = c->kv_len / (double)c->d.cp;
     c->tok = (double)c->d.mb * c->seq;
     dt_facts_resolve(c, STACK_NOMINAL);
+}
+
+void dt_group_place(const dt_ctx *c, int g)
+{
+    /* each group's members and stride (dt.h's DT_G_TP ...) */
+    const int64_t n[DT_GROUPS] = {c->d.tp, c->dpcp, c->zs, c->edp, c->zse};
+    const int64_t s[DT_GROUPS] = {c->stride[DT_TP], c->s_dpcp, c->s_dpcp, c->s_edp, c->s_edp};
+    dt_memo *mo = c->memo;
+    topo_place(c->topo, n[g], s[g], g == DT_G_TP ? 0 : c->dpnet.rails, &mo->grp[g]);
+    mo->placed |= 1u << g;
 }
 
 /* Usable device memory: the capacity times the task's memory_fraction. */
