@@ -124,7 +124,8 @@ enum { DT_G_TP = 0, DT_G_DP = 1, DT_G_ZS = 2, DT_G_EDP = 3, DT_G_ZSE = 4, DT_GRO
 /* What this evaluation has already worked out that the band's scenarios
  * repeat: GEMM efficiencies looked up (FLOPs and dtype -> efficiency),
  * the layer plans of a dense and a MoE layer for the micro-batch of
- * plan_mb sequences (0: none yet), and the groups above placed on the
+ * plan_mb sequences (0: none yet), the GEMMs of the output head and of
+ * multi-token prediction's projection, and the groups above placed on the
  * topology (once each, when first costed). */
 #define DT_MEMO 24
 typedef struct dt_memo {
@@ -133,6 +134,8 @@ typedef struct dt_memo {
     int dtype[DT_MEMO];
     int64_t plan_mb[2];
     dt_lplan lp[2];
+    int64_t ends_mb;              /* micro-batch of head and mtp (0: none yet) */
+    dt_gemm_pl head, mtp;         /* the output head's GEMM, an MTP module's projection */
     unsigned placed;              /* bit g: grp[g] placed (dt_group) */
     topo_grp grp[DT_GROUPS];
 } dt_memo;
@@ -239,13 +242,24 @@ static inline const topo_grp *dt_group(const dt_ctx *c, int g)
 }
 
 /* A collective of group g: as dt_coll (DT_G_TP) or dt_dpcoll (the
- * others). */
+ * others); nothing to send costs nothing (topo.h), without placing the
+ * group (a dense model's expert groups). */
 static inline double dt_gcoll(const dt_ctx *c, topo_coll k, int g, double bytes)
 {
     static const topo_net all = {0, 1.0};
-    return topo_coll_time_at(c->topo, k, dt_group(c, g), bytes / c->f.net,
-                             g == DT_G_TP ? &all : &c->dpnet);
+    double b = bytes / c->f.net;
+    if (b <= 0)
+        return 0.0;
+    return topo_coll_time_at(c->topo, k, dt_group(c, g), b, g == DT_G_TP ? &all : &c->dpnet);
 }
+
+/* A GEMM of m x k by k x n, `batch` of them (dt_gemm_p's arguments;
+ * `grouped`: one kernel per problem, at one problem's efficiency), placed
+ * (layer.c); its time, and with `wgrad` its weight gradient's, under the
+ * context's facts. */
+void dt_gemm_place(const dt_ctx *c, double m, double n, double k, double batch, bool lowp,
+                   bool grouped, dt_gemm_pl *g);
+double dt_gemm_at(const dt_ctx *c, const dt_gemm_pl *g, double *wgrad);
 
 /* A GEMM in the compute dtype (FP8/FP4 GEMMs with their cast overhead
  * when `lowp` and the compute dtype is FP8 or FP4; others in BF16). */

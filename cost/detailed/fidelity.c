@@ -265,7 +265,7 @@ void dt_ctx_init(dt_ctx *c, const point_t *p, stack_desc *ideal, dt_memo *memo)
 {
     memset(c, 0, sizeof *c);
     memo->n = 0;
-    memo->plan_mb[0] = memo->plan_mb[1] = 0;
+    memo->plan_mb[0] = memo->plan_mb[1] = memo->ends_mb = 0;
     memo->placed = 0;
     c->memo = memo;
     c->p = p;

@@ -77,8 +77,8 @@ static double dt_gemm_eff(const dt_ctx *c, hw_dtype d, double flops)
  * expert GEMM of few rows per expert (512 at Qwen3-235B TP4 EP8: 100 MB
  * of fp32 gradient for 13 GFLOP) is bound by its gradient buffer. The
  * FP8 casts are the forward's. */
-static void dt_gemm_place(const dt_ctx *c, double m, double n, double k, double batch,
-                          bool lowp, bool grouped, dt_gemm_pl *g)
+void dt_gemm_place(const dt_ctx *c, double m, double n, double k, double batch, bool lowp,
+                   bool grouped, dt_gemm_pl *g)
 {
     hw_dtype d = lowp ? c->dt : (hw_dtype_narrow(c->dt) ? HW_BF16 : c->dt);
     /* roofline as hw_gemm_time_scaled, the efficiency looked up once */
@@ -98,9 +98,7 @@ static void dt_gemm_place(const dt_ctx *c, double m, double n, double k, double 
     g->tw = hw_mem_time(hw, batch * (eb * (m * k + m * n) + acc * k * n));
 }
 
-/* The time of a placed GEMM under the context's facts (with `wgrad`,
- * its weight gradient's too). */
-static double dt_gemm_at(const dt_ctx *c, const dt_gemm_pl *g, double *wgrad)
+double dt_gemm_at(const dt_ctx *c, const dt_gemm_pl *g, double *wgrad)
 {
     double tc = g->flops / (g->peak * c->f.gemm * g->eff), tm = g->tm / c->f.mem;
     double cast = 0.0;
@@ -113,17 +111,11 @@ static double dt_gemm_at(const dt_ctx *c, const dt_gemm_pl *g, double *wgrad)
     return (tc > tm ? tc : tm) + g->kern + cast;
 }
 
-static double dt_gemm_x(const dt_ctx *c, double m, double n, double k, double batch, bool lowp,
-                        bool grouped, double *wgrad)
-{
-    dt_gemm_pl g;
-    dt_gemm_place(c, m, n, k, batch, lowp, grouped, &g);
-    return dt_gemm_at(c, &g, wgrad);
-}
-
 double dt_gemm_p(const dt_ctx *c, double m, double n, double k, double batch, bool lowp)
 {
-    return dt_gemm_x(c, m, n, k, batch, lowp, false, NULL);
+    dt_gemm_pl g;
+    dt_gemm_place(c, m, n, k, batch, lowp, false, &g);
+    return dt_gemm_at(c, &g, NULL);
 }
 
 double dt_elem(const dt_ctx *c, double bytes, double kernels)

@@ -110,7 +110,14 @@ void dt_ends_cost(const dt_ctx *c, const dt_layers *y, dt_ends *x)
      * moves about four times that), 4/7 forward. The head GEMM stays
      * BF16. */
     double logits = c->tok * vocab_t;
-    double g = dt_gemm_p(c, c->tok, vocab_t, h, 1, false);
+    dt_memo *mo = c->memo;
+    if (mo->ends_mb != c->d.mb) { /* the GEMMs' shapes, once per micro-batch */
+        dt_gemm_place(c, c->tok, vocab_t, h, 1, false, false, &mo->head);
+        if (m->d.mtp_layers > 0)
+            dt_gemm_place(c, c->tok, h / (double)c->d.tp, 2.0 * h, 1, true, false, &mo->mtp);
+        mo->ends_mb = c->d.mb;
+    }
+    double g = dt_gemm_at(c, &mo->head, NULL);
     double lb = c->f.loss_bytes * logits;
     x->head_mf = hw_mem_time(c->hw, lb * 4.0 / 7.0) / c->f.mem + 3.0 * c->hw->kernel_overhead_s;
     x->head_f = g + x->head_mf;
@@ -124,7 +131,7 @@ void dt_ends_cost(const dt_ctx *c, const dt_layers *y, dt_ends *x)
          * shared head and loss again (Megatron-Core multi_token_prediction.py) */
         const dt_layer *L = &y->t[m->d.experts > 0 && m->d.dense_layers < m->layers ? DT_MOE
                                                                                      : DT_DENSE];
-        double pj = dt_gemm(c, c->tok, h / (double)c->d.tp, 2.0 * h, 1);
+        double pj = dt_gemm_at(c, &mo->mtp, NULL);
         double k = (double)m->d.mtp_layers;
         double hf = x->head_f, hb = x->head_b;
         x->head_f += k * (pj + L->fwd + hf);
