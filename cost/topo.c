@@ -323,7 +323,8 @@ double topo_coll_time_at(const topo_t *t, topo_coll c, const topo_grp *placed, d
          * bounds it from below */
         if (2.0 * (double)(n - 1) / (double)n * bytes / (TOPO_TREE_BW * bw) < best)
             best = topo_min(best, topo_tree(t, q, bw, n, bytes));
-        best = topo_min(best, topo_nvls(t, q, bw, c, n, bytes));
+        /* (topo_nvls's INFINITY without the call when the switch cannot reduce) */
+        best = topo_min(best, t->nvls > 0 ? topo_nvls(t, q, bw, c, n, bytes) : (double)INFINITY);
         if (outer > 0 && q->g[0] > 1) /* with one member per domain: the ring */
             best = topo_min(best, topo_hier_allreduce(t, q, n, net, bytes));
         return best;
@@ -335,7 +336,10 @@ double topo_coll_time_at(const topo_t *t, topo_coll c, const topo_grp *placed, d
         double ring = topo_ring(1.0, n, bytes, bw, alpha, outer);
         if (algo != TOPO_AUTO)
             return ring; /* NCCL has no tree for these */
-        double best = topo_min(ring, topo_nvls(t, q, bw, c, n, bytes));
+        /* in-switch inside one domain only (topo_nvls's INFINITY without
+         * the call) */
+        double best = topo_min(ring, t->nvls > 0 && outer == 0 ? topo_nvls(t, q, bw, c, n, bytes)
+                                                              : (double)INFINITY);
         if (outer > 0 && q->g[0] > 1) /* with one member per domain: the ring */
             best = topo_min(best, 0.5 * topo_hier_allreduce(t, q, n, net, bytes));
         return best;

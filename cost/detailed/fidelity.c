@@ -538,8 +538,10 @@ status_code dt_run_llm(const point_t *p, engine *e, result_t *r)
     rc = dt_train_time(&c, &sp, &st, e, r, true);
     if (rc != STATUS_OK)
         return rc;
-    /* the band: every uncertain fact at its fast end, then its slow end */
-    result_t band = *r;
+    /* the band: every uncertain fact at its fast end, then its slow end
+     * (without figures a run writes its iteration time and bubble only:
+     * band needs no copy of r) */
+    result_t band;
     dt_facts_resolve(&c, STACK_FAST);
     rc = dt_train_time(&c, &sp, &st, e, &band, false);
     if (rc != STATUS_OK)
