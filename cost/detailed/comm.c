@@ -78,7 +78,7 @@ void dt_layer_comm(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
     }
     L->tp_comm = tpc;
     double of = c->f.tpo_f, ob = c->f.tpo_b;
-    double tpx_f = (1.0 - of) * tpc + fmax(0.0, of * tpc - L->gemm_f);
+    double tpx_f = (1.0 - of) * tpc + dt_max(0.0, of * tpc - L->gemm_f);
 
     /* context parallel: K,V chunks around the ring beside the core */
     double cpx_f = 0.0, cpx_b = 0.0;
@@ -101,7 +101,7 @@ void dt_layer_comm(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
     L->a2a = a2a;
     /* the stack's share hides behind the other micro-batch's compute */
     double ao = c->f.a2a_overlap;
-    double a2ax_f = (1.0 - ao) * a2a + fmax(0.0, ao * a2a - L->comp_fwd);
+    double a2ax_f = (1.0 - ao) * a2a + dt_max(0.0, ao * a2a - L->comp_fwd);
 
     L->fwd = L->comp_fwd + tpx_f + cpx_f + a2ax_f;
     L->tp_exp = tpx_f;
@@ -129,8 +129,8 @@ void dt_layer_comm(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
         }
         return;
     }
-    double tpx_b = (1.0 - ob) * tpc + fmax(0.0, ob * tpc - L->gemm_b);
-    double a2ax_b = (1.0 - ao) * a2a + fmax(0.0, ao * a2a - L->comp_bwd);
+    double tpx_b = (1.0 - ob) * tpc + dt_max(0.0, ob * tpc - L->gemm_b);
+    double a2ax_b = (1.0 - ao) * a2a + dt_max(0.0, ao * a2a - L->comp_bwd);
     L->bwd = L->comp_bwd + tpx_b + cpx_b + a2ax_b;
     if (c->rc == TASK_RECOMPUTE_FULL)
         L->bwd += c->rc_frac * (tpx_f + cpx_f + a2ax_f);

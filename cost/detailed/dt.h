@@ -199,10 +199,10 @@ typedef struct dt_ctx {
     int64_t etp, s_ep, edp, s_edp, zse;
     /* what depends on the model and the degrees only, computed once per
      * evaluation (dt_ctx_params, from dt_prepare) and read by every
-     * scenario: the attention shapes at tp, the parameters per device
+     * scenario: the attention shapes at tp and whole (tp 1), the parameters per device
      * of a dense and a MoE layer, of the routed experts, of the
      * embedding and the output head, the model FLOPs (causal halved) */
-    dt_attn_sh as;
+    dt_attn_sh as, as1;
     double lp[2], expert_params, emb_params, head_params, model_flops;
 } dt_ctx;
 
