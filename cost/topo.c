@@ -125,7 +125,10 @@ static double topo_cross(const topo_t *t, const topo_grp *q, int k, int64_t ch)
     return f > 1.0 ? f : 1.0;
 }
 
-void topo_place(const topo_t *t, int64_t n, int64_t stride, int64_t rails, topo_grp *q)
+/* topo_place's work, inline in topo_coll_time_net (a caller placing a
+ * group for one collective). */
+static inline void topo_place_in(const topo_t *t, int64_t n, int64_t stride, int64_t rails,
+                                 topo_grp *q)
 {
     q->n = n;
     q->outer = 0;
@@ -142,6 +145,11 @@ void topo_place(const topo_t *t, int64_t n, int64_t stride, int64_t rails, topo_
         q->cross[k] = topo_cross(t, q, k, ch);
     }
     q->alpha = t->level[q->outer].alpha_s;
+}
+
+void topo_place(const topo_t *t, int64_t n, int64_t stride, int64_t rails, topo_grp *q)
+{
+    topo_place_in(t, n, stride, rails, q);
 }
 
 /* The bottleneck bandwidth of a placed group whose outer levels reach
@@ -280,27 +288,11 @@ static double topo_min(double a, double b)
     return a < b ? a : b;
 }
 
-double topo_coll_time_net(const topo_t *t, topo_coll c, int64_t n, int64_t stride,
-                          double bytes, const topo_net *net)
-{
-    if (c == TOPO_P2P) {
-        /* neighbours `stride` apart: inside the domain when it spans 2;
-         * every pair at a boundary crosses it at once */
-        int k = 0;
-        while (k < t->nlevels - 1 && t->level[k].span < 2 * stride)
-            k++;
-        double b = t->level[k].bw / t->level[k].oversub;
-        return bytes / b + t->level[k].alpha_s;
-    }
-    if (n <= 1 || bytes <= 0)
-        return 0.0;
-    topo_grp q;
-    topo_place(t, n, stride, net->rails, &q);
-    return topo_coll_time_at(t, c, &q, bytes, net);
-}
-
-double topo_coll_time_at(const topo_t *t, topo_coll c, const topo_grp *placed, double bytes,
-                         const topo_net *net)
+/* topo_coll_time_at's work, inline in topo_coll_time_net too (a
+ * collective costed once, as DLRM's and serving's are, pays no call
+ * for its placement). */
+__attribute__((always_inline)) static inline double topo_time_in(const topo_t *t, topo_coll c, const topo_grp *placed,
+                                  double bytes, const topo_net *net)
 {
     int64_t n = placed->n;
     if (n <= 1 || bytes <= 0)
@@ -362,6 +354,31 @@ double topo_coll_time_at(const topo_t *t, topo_coll c, const topo_grp *placed, d
     default:
         return 0.0;
     }
+}
+
+double topo_coll_time_at(const topo_t *t, topo_coll c, const topo_grp *q, double bytes,
+                         const topo_net *net)
+{
+    return topo_time_in(t, c, q, bytes, net);
+}
+
+double topo_coll_time_net(const topo_t *t, topo_coll c, int64_t n, int64_t stride,
+                          double bytes, const topo_net *net)
+{
+    if (c == TOPO_P2P) {
+        /* neighbours `stride` apart: inside the domain when it spans 2;
+         * every pair at a boundary crosses it at once */
+        int k = 0;
+        while (k < t->nlevels - 1 && t->level[k].span < 2 * stride)
+            k++;
+        double b = t->level[k].bw / t->level[k].oversub;
+        return bytes / b + t->level[k].alpha_s;
+    }
+    if (n <= 1 || bytes <= 0)
+        return 0.0;
+    topo_grp q;
+    topo_place_in(t, n, stride, net->rails, &q);
+    return topo_time_in(t, c, &q, bytes, net);
 }
 
 status_code topo_system_derive(topo_system_t *s, const char **bad)
