@@ -291,8 +291,9 @@ static double topo_min(double a, double b)
 /* topo_coll_time_at's work, inline in topo_coll_time_net too (a
  * collective costed once, as DLRM's and serving's are, pays no call
  * for its placement). */
-__attribute__((always_inline)) static inline double topo_time_in(const topo_t *t, topo_coll c, const topo_grp *placed,
-                                  double bytes, const topo_net *net)
+__attribute__((always_inline)) static inline double
+topo_time_in(const topo_t *t, topo_coll c, const topo_grp *placed, double bytes,
+             const topo_net *net)
 {
     int64_t n = placed->n;
     if (n <= 1 || bytes <= 0)
