@@ -23,7 +23,9 @@
  *   names.c     enum names and strategy texts
  * Invariants: every function is a pure function of its inputs (no
  * globals, no allocation but the caller's engine); a dt_ctx is built once
- * per evaluation by dt_run_llm and read-only afterwards.
+ * per evaluation by dt_run_llm and read-only afterwards, but for its memo
+ * (dt_memo), which keeps what the evaluation has worked out that no
+ * scenario's facts move, filled when first needed.
  */
 #ifndef MADSWEEP_DT_H
 #define MADSWEEP_DT_H

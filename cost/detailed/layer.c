@@ -35,6 +35,12 @@
  *             selective = the attention core when the stack's selective
  *             mode recomputes it (Megatron) plus the stack's fraction of
  *             the GEMMs and of the element-wise work (op-level AC).
+ * What no scenario's facts move (the GEMMs' FLOPs, table efficiencies and
+ * HBM bytes, the core's FLOPs, the kernels' bytes) is placed once per
+ * evaluation and micro-batch (dt_layer_plan, kept in the evaluation's
+ * memo); each scenario applies its facts to the plan with the same
+ * operations as costing the layer whole (dt_gemm_at), so the band's runs
+ * repeat no lookup and every figure stays bit for bit.
  */
 #include "dt.h"
 
