@@ -113,15 +113,6 @@ static int64_t topo_members(const topo_t *t, int k, int64_t n, int64_t stride)
     return g > n ? n : g;
 }
 
-/* A group on the topology: its members per level-k domain (g[k]), the
- * outermost level it spans, its bottleneck bandwidth and that level's
- * alpha (topo_span). */
-typedef struct topo_grp {
-    int64_t g[TOPO_MAX_LEVELS];
-    int outer;
-    double bw, alpha;
-} topo_grp;
-
 /* The factor by which level k's oversubscription slows `ch` channels
  * of a ring or tree: one edge per channel leaves each level-(k-1)
  * domain, whose g_{k-1} members bring g_{k-1} uplinks over oversub. */
@@ -134,13 +125,12 @@ static double topo_cross(const topo_t *t, const topo_grp *q, int k, int64_t ch)
     return f > 1.0 ? f : 1.0;
 }
 
-/* Outermost level the group spans, its bottleneck bandwidth and alpha.
- * Outer levels carry min(g_0, rails) channels (rails 0: g_0) of their
- * per-device bandwidth times `eff`, slowed by the oversubscription of
- * what crosses them (topo_cross). */
-static void topo_span(const topo_t *t, int64_t n, int64_t stride, const topo_net *net,
-                      topo_grp *q)
+/* topo_place's work, inline in topo_coll_time_net (a caller placing a
+ * group for one collective). */
+static inline void topo_place_in(const topo_t *t, int64_t n, int64_t stride, int64_t rails,
+                                 topo_grp *q)
 {
+    q->n = n;
     q->outer = 0;
     q->g[0] = 0; /* set below: a built topology has level 0 */
     for (int k = 0; k < t->nlevels; k++) {
@@ -149,17 +139,32 @@ static void topo_span(const topo_t *t, int64_t n, int64_t stride, const topo_net
             q->outer = k + 1;
     }
     int64_t g0 = q->g[0];
-    int64_t ch = net->rails > 0 && net->rails < g0 ? net->rails : g0;
-    double b = g0 > 1 ? t->level[0].bw : (double)INFINITY;
+    int64_t ch = rails > 0 && rails < g0 ? rails : g0;
     for (int k = 1; k <= q->outer; k++) {
-        double bk = (double)ch * t->level[k].bw * net->eff / topo_cross(t, q, k, ch);
+        q->cbw[k] = (double)ch * t->level[k].bw;
+        q->cross[k] = topo_cross(t, q, k, ch);
+    }
+    q->alpha = t->level[q->outer].alpha_s;
+}
+
+void topo_place(const topo_t *t, int64_t n, int64_t stride, int64_t rails, topo_grp *q)
+{
+    topo_place_in(t, n, stride, rails, q);
+}
+
+/* The bottleneck bandwidth of a placed group whose outer levels reach
+ * `eff` of their bandwidth (topo_span's). */
+static double topo_grp_bw(const topo_t *t, const topo_grp *q, double eff)
+{
+    double b = q->g[0] > 1 ? t->level[0].bw : (double)INFINITY;
+    for (int k = 1; k <= q->outer; k++) {
+        double bk = q->cbw[k] * eff / q->cross[k];
         if (bk < b)
             b = bk;
     }
     if (!isfinite(b))
         b = t->level[0].bw;
-    q->bw = b;
-    q->alpha = t->level[q->outer].alpha_s;
+    return b;
 }
 
 /* Hierarchical all-reduce: reduce-scatter inside the scale-up domain,
@@ -226,10 +231,10 @@ static double topo_tree_correction(int p, double bytes)
 
 /* NCCL's double binary tree all-reduce: a chain through the g_0
  * members of each domain, a tree over the domains; fastest protocol. */
-static double topo_tree(const topo_t *t, const topo_grp *q, int64_t n, double bytes)
+static double topo_tree(const topo_t *t, const topo_grp *q, double bw, int64_t n, double bytes)
 {
     int64_t g0 = q->g[0], a = n / g0;
-    double bw = q->bw, alpha = q->alpha;
+    double alpha = q->alpha;
     double f = (double)(n - 1) / (double)n;
     double intra = (double)(g0 - 1) * t->level[0].alpha_s;
     double inter = topo_clog2(a) * alpha;
@@ -250,14 +255,14 @@ static double topo_tree(const topo_t *t, const topo_grp *q, int64_t n, double by
  * domains, NVLS-tree; all-gather / reduce-scatter inside the domain
  * only (NCCL needs CollNet for them across nodes). INFINITY when the
  * hardware has none or the group cannot use it. */
-static double topo_nvls(const topo_t *t, const topo_grp *q, topo_coll c, int64_t n,
+static double topo_nvls(const topo_t *t, const topo_grp *q, double bw, topo_coll c, int64_t n,
                         double bytes)
 {
     int64_t g0 = q->g[0];
     int outer = q->outer;
     if (!(t->nvls > 0) || g0 < 2 || (c != TOPO_ALLREDUCE && outer > 0))
         return (double)INFINITY;
-    double bw = q->bw, alpha = q->alpha;
+    double alpha = q->alpha;
     double lat = TOPO_NVLS_STEPS * t->level[0].alpha_s;
     double inswitch = t->nvls * t->level[0].bw;
     if (c != TOPO_ALLREDUCE)
@@ -283,6 +288,81 @@ static double topo_min(double a, double b)
     return a < b ? a : b;
 }
 
+/* topo_coll_time_at's work, inline in topo_coll_time_net too (a
+ * collective costed once, as DLRM's and serving's are, pays no call
+ * for its placement). */
+__attribute__((always_inline)) static inline double
+topo_time_in(const topo_t *t, topo_coll c, const topo_grp *placed, double bytes,
+             const topo_net *net)
+{
+    int64_t n = placed->n;
+    if (n <= 1 || bytes <= 0)
+        return 0.0;
+    const topo_grp *q = placed;
+    int outer = q->outer;
+    double bw = topo_grp_bw(t, q, net->eff), alpha = q->alpha;
+    topo_algo algo = t->algo;
+    switch (c) {
+    case TOPO_ALLREDUCE: {
+        if (algo == TOPO_HIERARCHICAL && outer > 0)
+            return topo_hier_allreduce(t, q, n, net, bytes);
+        if (algo == TOPO_TREE)
+            return topo_tree(t, q, bw, n, bytes);
+        double ring = topo_ring(2.0, n, bytes, bw, alpha, outer);
+        if (algo != TOPO_AUTO)
+            return ring;
+        double best = ring;
+        /* the tree's bandwidth term alone (every factor of it <= 0.92)
+         * bounds it from below */
+        if (2.0 * (double)(n - 1) / (double)n * bytes / (TOPO_TREE_BW * bw) < best)
+            best = topo_min(best, topo_tree(t, q, bw, n, bytes));
+        /* (topo_nvls's INFINITY without the call when the switch cannot reduce) */
+        best = topo_min(best, t->nvls > 0 ? topo_nvls(t, q, bw, c, n, bytes) : (double)INFINITY);
+        if (outer > 0 && q->g[0] > 1) /* with one member per domain: the ring */
+            best = topo_min(best, topo_hier_allreduce(t, q, n, net, bytes));
+        return best;
+    }
+    case TOPO_ALLGATHER:
+    case TOPO_REDUCESCATTER: {
+        if (algo == TOPO_HIERARCHICAL && outer > 0)
+            return 0.5 * topo_hier_allreduce(t, q, n, net, bytes);
+        double ring = topo_ring(1.0, n, bytes, bw, alpha, outer);
+        if (algo != TOPO_AUTO)
+            return ring; /* NCCL has no tree for these */
+        /* in-switch inside one domain only (topo_nvls's INFINITY without
+         * the call) */
+        double best = topo_min(ring, t->nvls > 0 && outer == 0 ? topo_nvls(t, q, bw, c, n, bytes)
+                                                              : (double)INFINITY);
+        if (outer > 0 && q->g[0] > 1) /* with one member per domain: the ring */
+            best = topo_min(best, 0.5 * topo_hier_allreduce(t, q, n, net, bytes));
+        return best;
+    }
+    case TOPO_ALLTOALL: {
+        int64_t g0 = q->g[0];
+        double inner = (double)(g0 - 1) / (double)n * bytes / t->level[0].bw;
+        double time = inner;
+        for (int k = 1; k <= outer; k++) {
+            int64_t gk = q->g[k - 1];
+            double out = (double)(n - gk) / (double)n * bytes /
+                         (t->level[k].bw * net->eff / t->level[k].oversub);
+            if (out > time)
+                time = out;
+        }
+        /* one network latency, then a posting cost per peer: the n - 1
+         * messages go out concurrently, not one step after another */
+        return time + alpha + (double)(n - 1) * alpha * TOPO_A2A_PER_PEER;
+    }
+    default:
+        return 0.0;
+    }
+}
+
+double topo_coll_time_at(const topo_t *t, topo_coll c, const topo_grp *q, double bytes,
+                         const topo_net *net)
+{
+    return topo_time_in(t, c, q, bytes, net);
+}
+
 double topo_coll_time_net(const topo_t *t, topo_coll c, int64_t n, int64_t stride,
                           double bytes, const topo_net *net)
 {
@@ -297,60 +377,9 @@ double topo_coll_time_net(const topo_t *t, topo_coll c, int64_t n, int64_t strid
     }
     if (n <= 1 || bytes <= 0)
         return 0.0;
-    topo_grp q; /* topo_span sets what the costs read */
-    topo_span(t, n, stride, net, &q);
-    int outer = q.outer;
-    double bw = q.bw, alpha = q.alpha;
-    topo_algo algo = t->algo;
-    switch (c) {
-    case TOPO_ALLREDUCE: {
-        if (algo == TOPO_HIERARCHICAL && outer > 0)
-            return topo_hier_allreduce(t, &q, n, net, bytes);
-        if (algo == TOPO_TREE)
-            return topo_tree(t, &q, n, bytes);
-        double ring = topo_ring(2.0, n, bytes, bw, alpha, outer);
-        if (algo != TOPO_AUTO)
-            return ring;
-        double best = ring;
-        /* the tree's bandwidth term alone (every factor of it <= 0.92)
-         * bounds it from below */
-        if (2.0 * (double)(n - 1) / (double)n * bytes / (TOPO_TREE_BW * bw) < best)
-            best = topo_min(best, topo_tree(t, &q, n, bytes));
-        best = topo_min(best, topo_nvls(t, &q, c, n, bytes));
-        if (outer > 0 && q.g[0] > 1) /* with one member per domain: the ring */
-            best = topo_min(best, topo_hier_allreduce(t, &q, n, net, bytes));
-        return best;
-    }
-    case TOPO_ALLGATHER:
-    case TOPO_REDUCESCATTER: {
-        if (algo == TOPO_HIERARCHICAL && outer > 0)
-            return 0.5 * topo_hier_allreduce(t, &q, n, net, bytes);
-        double ring = topo_ring(1.0, n, bytes, bw, alpha, outer);
-        if (algo != TOPO_AUTO)
-            return ring; /* NCCL has no tree for these */
-        double best = topo_min(ring, topo_nvls(t, &q, c, n, bytes));
-        if (outer > 0 && q.g[0] > 1) /* with one member per domain: the ring */
-            best = topo_min(best, 0.5 * topo_hier_allreduce(t, &q, n, net, bytes));
-        return best;
-    }
-    case TOPO_ALLTOALL: {
-        int64_t g0 = q.g[0];
-        double inner = (double)(g0 - 1) / (double)n * bytes / t->level[0].bw;
-        double time = inner;
-        for (int k = 1; k <= outer; k++) {
-            int64_t gk = q.g[k - 1];
-            double out = (double)(n - gk) / (double)n * bytes /
-                         (t->level[k].bw * net->eff / t->level[k].oversub);
-            if (out > time)
-                time = out;
-        }
-        /* one network latency, then a posting cost per peer: the n - 1
-         * messages go out concurrently, not one step after another */
-        return time + alpha + (double)(n - 1) * alpha * TOPO_A2A_PER_PEER;
-    }
-    default:
-        return 0.0;
-    }
+    topo_grp q;
+    topo_place_in(t, n, stride, net->rails, &q);
+    return topo_time_in(t, c, &q, bytes, net);
 }
 
 status_code topo_system_derive(topo_system_t *s, const char **bad)

@@ -141,6 +141,27 @@ double topo_coll_time(const topo_t *t, topo_coll c, int64_t n, int64_t stride,
 double topo_coll_time_net(const topo_t *t, topo_coll c, int64_t n, int64_t stride,
                           double bytes, const topo_net *net);
 
+/* A group of n devices at a stride placed on a topology (topo_place):
+ * its members per level-k domain (g[k]), the outermost level it spans
+ * and that level's alpha, and per outer level k the bandwidth of the
+ * channels its rings take across (their count times the level's
+ * per-device bandwidth; rails as topo_net's) and the factor the level's
+ * oversubscription divides it by. Nothing in it depends on the bytes or
+ * on the network's efficiency: a caller costing one group many times
+ * places it once. */
+typedef struct topo_grp {
+    int64_t n;
+    int64_t g[TOPO_MAX_LEVELS];
+    int outer;
+    double cbw[TOPO_MAX_LEVELS], cross[TOPO_MAX_LEVELS];
+    double alpha;
+} topo_grp;
+void topo_place(const topo_t *t, int64_t n, int64_t stride, int64_t rails, topo_grp *q);
+/* topo_coll_time_net on a placed group (net's rails those it was placed
+ * with; not TOPO_P2P). */
+double topo_coll_time_at(const topo_t *t, topo_coll c, const topo_grp *q, double bytes,
+                         const topo_net *net);
+
 /* Bytes each rank sends in a ring all-reduce of B bytes over n ranks:
  * 2 (n-1)/n B. */
 double topo_ring_allreduce_volume(int64_t n, double bytes);

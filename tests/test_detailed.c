@@ -127,6 +127,51 @@ static void test_ring_allreduce(void)
                       0.5e9 / 2.5e9 + 10e-6 + 7 * 10e-6 * TOPO_A2A_PER_PEER, 1e-12);
 }
 
+/* A group placed once (topo_place, as an evaluation places its TP and DP
+ * groups) costs exactly what the collective costs placed each time
+ * (topo_coll_time_net): every collective, algorithm, group and size,
+ * with and without rails and a ring efficiency, on a topology with pods
+ * and an oversubscribed tier (where the oversubscription factor is read)
+ * and NVLS, the placement reused at another ring efficiency. Equality
+ * of the bits, not closeness: the scenarios of an
+ * evaluation must reproduce the unplaced figures bit for bit. */
+static void test_topo_placed(void)
+{
+    hw_t h = unit_tidy_hw();
+    h.scaleup_nvls_efficiency = 0.85;
+    topo_t t;
+    const char *bad = NULL;
+    const topo_net nets[3] = {{0, 1.0}, {2, 0.8}, {16, 0.93}};
+    const int64_t groups[][2] = {{8, 1}, {4, 2}, {8, 8}, {16, 1}, {16, 4}, {64, 1},
+                                 {32, 8}, {2, 64}, {128, 1}, {1, 1}};
+    const double sizes[] = {0.0, 1e3, 3e5, 7e7, 1e9, 4e10};
+    int checked = 0, differ = 0;
+    for (int a = 0; a < TOPO_NALGO; a++) {
+        CU_ASSERT_EQUAL_FATAL(topo_build(&t, &h, 128, 8, 0, 32, 4.0, (topo_algo)a, &bad),
+                              STATUS_OK);
+        for (size_t gi = 0; gi < sizeof groups / sizeof groups[0]; gi++)
+            for (int ni = 0; ni < 3; ni++) {
+                topo_grp q;
+                topo_place(&t, groups[gi][0], groups[gi][1], nets[ni].rails, &q);
+                /* placed once, costed at two efficiencies (the band's
+                 * scenarios move the DP rings' efficiency, not the rails) */
+                for (int e = 0; e < 2; e++) {
+                    topo_net net = {nets[ni].rails, nets[ni].eff * (e ? 0.9 : 1.0)};
+                    for (int c = TOPO_ALLREDUCE; c <= TOPO_ALLTOALL; c++)
+                        for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+                            double x = topo_coll_time_net(&t, (topo_coll)c, groups[gi][0],
+                                                          groups[gi][1], sizes[si], &net);
+                            double y = topo_coll_time_at(&t, (topo_coll)c, &q, sizes[si], &net);
+                            differ += memcmp(&x, &y, sizeof x) != 0;
+                            checked++;
+                        }
+                }
+            }
+    }
+    CU_ASSERT_EQUAL(differ, 0);
+    CU_ASSERT_EQUAL(checked, TOPO_NALGO * 10 * 3 * 2 * 4 * 6);
+}
+
 /* NCCL's algorithms and protocols (src/graph/tuning.cc) on the tidy
  * hardware: 100 GB/s, alpha 1 us in the domain of 8; NIC 10 GB/s, 5 us. */
 static void test_topo_nccl(void)
@@ -1345,6 +1390,7 @@ int main(void)
     CU_add_test(s, "ZeRO memory per stage", test_zero_memory);
     CU_add_test(s, "ring all-reduce volume and alpha-beta", test_ring_allreduce);
     CU_add_test(s, "collectives as NCCL picks them (tree, NVLS, protocols)", test_topo_nccl);
+    CU_add_test(s, "a placed group costs what an unplaced one does", test_topo_placed);
     CU_add_test(s, "GEMM efficiency and roofline", test_gemm_efficiency);
     CU_add_test(s, "memory per ZeRO stage in evaluation", test_eval_memory_per_stage);
     CU_add_test(s, "activation memory in evaluation", test_eval_activation_memory);

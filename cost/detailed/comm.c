@@ -71,15 +71,14 @@ void dt_layer_comm(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
     double tpc = 0.0;
     if (c->d.tp > 1) {
         double bytes = T * h * ab;
-        int64_t st = c->stride[DT_TP];
         /* an all-gather and a reduce-scatter of one buffer cost the same
          * (topo.h): one costed for both */
-        tpc = c->sp ? 4.0 * dt_coll(c, TOPO_ALLGATHER, c->d.tp, st, bytes)
-                    : 2.0 * dt_coll(c, TOPO_ALLREDUCE, c->d.tp, st, bytes);
+        tpc = c->sp ? 4.0 * dt_gcoll(c, TOPO_ALLGATHER, DT_G_TP, bytes)
+                    : 2.0 * dt_gcoll(c, TOPO_ALLREDUCE, DT_G_TP, bytes);
     }
     L->tp_comm = tpc;
     double of = c->f.tpo_f, ob = c->f.tpo_b;
-    double tpx_f = (1.0 - of) * tpc + fmax(0.0, of * tpc - L->gemm_f);
+    double tpx_f = (1.0 - of) * tpc + dt_max(0.0, of * tpc - L->gemm_f);
 
     /* context parallel: K,V chunks around the ring beside the core */
     double cpx_f = 0.0, cpx_b = 0.0;
@@ -102,7 +101,7 @@ void dt_layer_comm(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
     L->a2a = a2a;
     /* the stack's share hides behind the other micro-batch's compute */
     double ao = c->f.a2a_overlap;
-    double a2ax_f = (1.0 - ao) * a2a + fmax(0.0, ao * a2a - L->comp_fwd);
+    double a2ax_f = (1.0 - ao) * a2a + dt_max(0.0, ao * a2a - L->comp_fwd);
 
     L->fwd = L->comp_fwd + tpx_f + cpx_f + a2ax_f;
     L->tp_exp = tpx_f;
@@ -118,21 +117,20 @@ void dt_layer_comm(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
         expert_part = (double)m->d.experts / (double)c->d.ep * dt_mlp_mats(m) * h * fe;
     }
     double dense_part = params - expert_part;
-    int64_t zs = c->zs, zse = c->zse;
-    int64_t es = c->s_edp;
+    int64_t zs = c->zs;
     if (mode == DT_NOBWD) {
         /* frozen, nothing trained below: forward only (ZeRO 3 still
          * gathers the parameters for it) */
         if (c->d.zero >= 3) {
-            L->zero3_ag = dt_dpcoll(c, TOPO_ALLGATHER, zs, c->s_dpcp, dense_part * pb) +
-                          dt_dpcoll(c, TOPO_ALLGATHER, zse, es, expert_part * pb);
+            L->zero3_ag = dt_gcoll(c, TOPO_ALLGATHER, DT_G_ZS, dense_part * pb) +
+                          dt_gcoll(c, TOPO_ALLGATHER, DT_G_ZSE, expert_part * pb);
             L->z3_fhead = overlap ? fmin(L->zero3_ag, L->fwd) : 0.0;
             L->fwd = dt_overlap(c, L->fwd, L->zero3_ag, dpo);
         }
         return;
     }
-    double tpx_b = (1.0 - ob) * tpc + fmax(0.0, ob * tpc - L->gemm_b);
-    double a2ax_b = (1.0 - ao) * a2a + fmax(0.0, ao * a2a - L->comp_bwd);
+    double tpx_b = (1.0 - ob) * tpc + dt_max(0.0, ob * tpc - L->gemm_b);
+    double a2ax_b = (1.0 - ao) * a2a + dt_max(0.0, ao * a2a - L->comp_bwd);
     L->bwd = L->comp_bwd + tpx_b + cpx_b + a2ax_b;
     if (c->rc == TASK_RECOMPUTE_FULL)
         L->bwd += c->rc_frac * (tpx_f + cpx_f + a2ax_f);
@@ -142,14 +140,13 @@ void dt_layer_comm(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
     /* data-parallel traffic of this layer's parameters */
     double gscale = mode == DT_DGRAD ? 0.0 : 1.0; /* frozen: no gradients */
     double grb = c->gbytes;
-    int64_t edp = c->edp;
     if (c->d.zero >= 3) {
-        L->zero3_ag = dt_dpcoll(c, TOPO_ALLGATHER, zs, c->s_dpcp, dense_part * pb) +
-                      dt_dpcoll(c, TOPO_ALLGATHER, zse, es, expert_part * pb);
+        L->zero3_ag = dt_gcoll(c, TOPO_ALLGATHER, DT_G_ZS, dense_part * pb) +
+                      dt_gcoll(c, TOPO_ALLGATHER, DT_G_ZSE, expert_part * pb);
         L->zero3_agb = c->z3_reshard ? L->zero3_ag : 0.0;
         L->zero3_rs =
-            gscale * (dt_dpcoll(c, TOPO_REDUCESCATTER, zs, c->s_dpcp, dense_part * grb) +
-                      dt_dpcoll(c, TOPO_REDUCESCATTER, zse, es, expert_part * grb));
+            gscale * (dt_gcoll(c, TOPO_REDUCESCATTER, DT_G_ZS, dense_part * grb) +
+                      dt_gcoll(c, TOPO_REDUCESCATTER, DT_G_ZSE, expert_part * grb));
         double rs_mb = c->z3_rs_mb ? L->zero3_rs : 0.0;
         double ag_mb = c->z3_ag_mb ? L->zero3_ag : 0.0;
         if (overlap) {
@@ -163,12 +160,12 @@ void dt_layer_comm(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
         L->bwd = dt_overlap(c, L->bwd, L->zero3_agb + rs_mb, dpo);
     } else if (mode == DT_TRAIN) {
         if (c->d.zero == 0) {
-            L->grad_sync = dt_dpcoll(c, TOPO_ALLREDUCE, c->dpcp, c->s_dpcp, dense_part * grb) +
-                           dt_dpcoll(c, TOPO_ALLREDUCE, edp, es, expert_part * grb);
+            L->grad_sync = dt_gcoll(c, TOPO_ALLREDUCE, DT_G_DP, dense_part * grb) +
+                           dt_gcoll(c, TOPO_ALLREDUCE, DT_G_EDP, expert_part * grb);
         } else {
             L->grad_sync =
-                dt_dpcoll(c, TOPO_REDUCESCATTER, zs, c->s_dpcp, dense_part * grb) +
-                dt_dpcoll(c, TOPO_REDUCESCATTER, zse, es, expert_part * grb);
+                dt_gcoll(c, TOPO_REDUCESCATTER, DT_G_ZS, dense_part * grb) +
+                dt_gcoll(c, TOPO_REDUCESCATTER, DT_G_ZSE, expert_part * grb);
         }
     }
     /* hybrid sharding: the shards' gradients are all-reduced across the

@@ -23,7 +23,9 @@
  *   names.c     enum names and strategy texts
  * Invariants: every function is a pure function of its inputs (no
  * globals, no allocation but the caller's engine); a dt_ctx is built once
- * per evaluation by dt_run_llm and read-only afterwards.
+ * per evaluation by dt_run_llm and read-only afterwards, but for its memo
+ * (dt_memo), which keeps what the evaluation has worked out that no
+ * scenario's facts move, filled when first needed.
  */
 #ifndef MADSWEEP_DT_H
 #define MADSWEEP_DT_H
@@ -81,13 +83,63 @@ typedef struct dt_facts {
     double loss_bytes;           /* HBM bytes per logit of the loss, fwd + bwd */
 } dt_facts;
 
-/* GEMM efficiencies already looked up in this evaluation (the band's
- * scenarios repeat the same shapes): FLOPs and dtype -> efficiency. */
+/* A GEMM as far as no scenario's facts move its time (layer.c
+ * dt_gemm_place): its FLOPs, its dtype's peak and the table's efficiency
+ * for its size, the HBM time of its operands and of its weight
+ * gradient's reads and accumulation (before the scenario's bandwidth
+ * multiplier), its launch overheads, and for the FP8/FP4 casts its
+ * problems and the elements of its inputs (m k + k n). A scenario's time
+ * is dt_gemm_at's: the same operations as costing it whole. */
+typedef struct dt_gemm_pl {
+    double flops, peak, eff, tm, tw, kern, batch, cin;
+    bool narrow;
+} dt_gemm_pl;
+
+/* One transformer layer's work as far as no scenario's facts move it
+ * (layer.c dt_layer_plan, once per evaluation and micro-batch): its GEMMs
+ * in the order their times are summed (pair[i]: GEMM i and i + 1, an
+ * MLP's two, are added together first), its parameters per device and
+ * MLP activation columns, the attention core (fused: its FLOPs and the
+ * peak times the kernels' efficiency; unfused: its two batched GEMMs and
+ * the HBM time of its score kernels, forward and backward), and the
+ * bytes and launches of its memory-bound kernels (the norms, activation,
+ * RoPE and q/k norms; the MoE permutation; selective recomputation's
+ * norms and activation). */
+#define DT_LAYER_GEMMS 12
+typedef struct dt_lplan {
+    int n;
+    dt_gemm_pl g[DT_LAYER_GEMMS];
+    bool pair[DT_LAYER_GEMMS];
+    double params, act_cols;
+    double attn_fl, attn_pe;
+    dt_gemm_pl ua[2];
+    double ua_mf, ua_mb;
+    double elem_bytes, elem_kern, permute, na_bytes;
+} dt_lplan;
+
+/* The communication groups a training step costs most often: tensor
+ * parallel (tp at its stride), data parallel over dp x cp, its ZeRO
+ * shard group, the expert data-parallel group and its shard group (on
+ * the DP rings' rails). */
+enum { DT_G_TP = 0, DT_G_DP = 1, DT_G_ZS = 2, DT_G_EDP = 3, DT_G_ZSE = 4, DT_GROUPS = 5 };
+
+/* What this evaluation has already worked out that the band's scenarios
+ * repeat: GEMM efficiencies looked up (FLOPs and dtype -> efficiency),
+ * the layer plans of a dense and a MoE layer for the micro-batch of
+ * plan_mb sequences (0: none yet), the GEMMs of the output head and of
+ * multi-token prediction's projection, and the groups above placed on the
+ * topology (once each, when first costed). */
 #define DT_MEMO 24
 typedef struct dt_memo {
     int n;
     double flops[DT_MEMO], eff[DT_MEMO];
     int dtype[DT_MEMO];
+    int64_t plan_mb[2];
+    dt_lplan lp[2];
+    int64_t ends_mb;              /* micro-batch of head and mtp (0: none yet) */
+    dt_gemm_pl head, mtp;         /* the output head's GEMM, an MTP module's projection */
+    unsigned placed;              /* bit g: grp[g] placed (dt_group) */
+    topo_grp grp[DT_GROUPS];
 } dt_memo;
 /* The efficiency hw_gemm_efficiency_dtype(hw, d, flops), looked up once
  * per size and dtype in mo (n = 0: empty; layer.c). */
@@ -149,10 +201,10 @@ typedef struct dt_ctx {
     int64_t etp, s_ep, edp, s_edp, zse;
     /* what depends on the model and the degrees only, computed once per
      * evaluation (dt_ctx_params, from dt_prepare) and read by every
-     * scenario: the attention shapes at tp, the parameters per device
+     * scenario: the attention shapes at tp and whole (tp 1), the parameters per device
      * of a dense and a MoE layer, of the routed experts, of the
      * embedding and the output head, the model FLOPs (causal halved) */
-    dt_attn_sh as;
+    dt_attn_sh as, as1;
     double lp[2], expert_params, emb_params, head_params, model_flops;
 } dt_ctx;
 
@@ -180,6 +232,36 @@ static inline double dt_dpcoll(const dt_ctx *c, topo_coll k, int64_t n, int64_t 
 {
     return topo_coll_time_net(c->topo, k, n, stride, bytes / c->f.net, &c->dpnet);
 }
+
+/* Places group g (DT_G_TP ...) in the evaluation's memo (fidelity.c). */
+void dt_group_place(const dt_ctx *c, int g);
+/* Group g placed on the topology. */
+static inline const topo_grp *dt_group(const dt_ctx *c, int g)
+{
+    if (!(c->memo->placed & (1u << g)))
+        dt_group_place(c, g);
+    return &c->memo->grp[g];
+}
+
+/* A collective of group g: as dt_coll (DT_G_TP) or dt_dpcoll (the
+ * others); nothing to send costs nothing (topo.h), without placing the
+ * group (a dense model's expert groups). */
+static inline double dt_gcoll(const dt_ctx *c, topo_coll k, int g, double bytes)
+{
+    static const topo_net all = {0, 1.0};
+    double b = bytes / c->f.net;
+    if (b <= 0)
+        return 0.0;
+    return topo_coll_time_at(c->topo, k, dt_group(c, g), b, g == DT_G_TP ? &all : &c->dpnet);
+}
+
+/* A GEMM of m x k by k x n, `batch` of them (dt_gemm_p's arguments;
+ * `grouped`: one kernel per problem, at one problem's efficiency), placed
+ * (layer.c); its time, and with `wgrad` its weight gradient's, under the
+ * context's facts. */
+void dt_gemm_place(const dt_ctx *c, double m, double n, double k, double batch, bool lowp,
+                   bool grouped, dt_gemm_pl *g);
+double dt_gemm_at(const dt_ctx *c, const dt_gemm_pl *g, double *wgrad);
 
 /* A GEMM in the compute dtype (FP8/FP4 GEMMs with their cast overhead
  * when `lowp` and the compute dtype is FP8 or FP4; others in BF16). */

@@ -265,6 +265,8 @@ void dt_ctx_init(dt_ctx *c, const point_t *p, stack_desc *ideal, dt_memo *memo)
 {
     memset(c, 0, sizeof *c);
     memo->n = 0;
+    memo->plan_mb[0] = memo->plan_mb[1] = memo->ends_mb = 0;
+    memo->placed = 0;
     c->memo = memo;
     c->p = p;
     c->m = &p->model;
@@ -321,6 +323,16 @@ void dt_ctx_init(dt_ctx *c, const point_t *p, stack_desc *ideal, dt_memo *memo)
     c->seq = c->kv_len / (double)c->d.cp;
     c->tok = (double)c->d.mb * c->seq;
     dt_facts_resolve(c, STACK_NOMINAL);
+}
+
+void dt_group_place(const dt_ctx *c, int g)
+{
+    /* each group's members and stride (dt.h's DT_G_TP ...) */
+    const int64_t n[DT_GROUPS] = {c->d.tp, c->dpcp, c->zs, c->edp, c->zse};
+    const int64_t s[DT_GROUPS] = {c->stride[DT_TP], c->s_dpcp, c->s_dpcp, c->s_edp, c->s_edp};
+    dt_memo *mo = c->memo;
+    topo_place(c->topo, n[g], s[g], g == DT_G_TP ? 0 : c->dpnet.rails, &mo->grp[g]);
+    mo->placed |= 1u << g;
 }
 
 /* Usable device memory: the capacity times the task's memory_fraction. */
@@ -526,8 +538,10 @@ status_code dt_run_llm(const point_t *p, engine *e, result_t *r)
     rc = dt_train_time(&c, &sp, &st, e, r, true);
     if (rc != STATUS_OK)
         return rc;
-    /* the band: every uncertain fact at its fast end, then its slow end */
-    result_t band = *r;
+    /* the band: every uncertain fact at its fast end, then its slow end
+     * (without figures a run writes its iteration time and bubble only:
+     * band needs no copy of r) */
+    result_t band;
     dt_facts_resolve(&c, STACK_FAST);
     rc = dt_train_time(&c, &sp, &st, e, &band, false);
     if (rc != STATUS_OK)

@@ -35,6 +35,12 @@
  *             selective = the attention core when the stack's selective
  *             mode recomputes it (Megatron) plus the stack's fraction of
  *             the GEMMs and of the element-wise work (op-level AC).
+ * What no scenario's facts move (the GEMMs' FLOPs, table efficiencies and
+ * HBM bytes, the core's FLOPs, the kernels' bytes) is placed once per
+ * evaluation and micro-batch (dt_layer_plan, kept in the evaluation's
+ * memo); each scenario applies its facts to the plan with the same
+ * operations as costing the layer whole (dt_gemm_at), so the band's runs
+ * repeat no lookup and every figure stays bit for bit.
  */
 #include "dt.h"
 
@@ -77,43 +83,45 @@ static double dt_gemm_eff(const dt_ctx *c, hw_dtype d, double flops)
  * expert GEMM of few rows per expert (512 at Qwen3-235B TP4 EP8: 100 MB
  * of fp32 gradient for 13 GFLOP) is bound by its gradient buffer. The
  * FP8 casts are the forward's. */
-static double dt_gemm_x(const dt_ctx *c, double m, double n, double k, double batch, bool lowp,
-                        bool grouped, double *wgrad)
+void dt_gemm_place(const dt_ctx *c, double m, double n, double k, double batch, bool lowp,
+                   bool grouped, dt_gemm_pl *g)
 {
     hw_dtype d = lowp ? c->dt : (hw_dtype_narrow(c->dt) ? HW_BF16 : c->dt);
     /* roofline as hw_gemm_time_scaled, the efficiency looked up once */
     const hw_t *hw = c->hw;
     double flops = 2.0 * m * n * k * batch;
-    double peak = hw->peak_flops[d] > 0 ? hw->peak_flops[d] : hw->peak_flops[HW_BF16];
-    double eff = dt_gemm_eff(c, d, grouped ? flops / batch : flops);
-    double tc = flops / (peak * c->f.gemm * eff), eb = hw_dtype_bytes(d);
-    double tm = hw_mem_time(hw, batch * eb * (m * k + k * n + m * n)) / c->f.mem;
+    g->flops = flops;
+    g->peak = hw->peak_flops[d] > 0 ? hw->peak_flops[d] : hw->peak_flops[HW_BF16];
+    g->eff = dt_gemm_eff(c, d, grouped ? flops / batch : flops);
+    double eb = hw_dtype_bytes(d);
+    g->tm = hw_mem_time(hw, batch * eb * (m * k + k * n + m * n));
     /* one kernel, or one per problem of a grouped GEMM */
-    double kern = (grouped ? batch : 1.0) * hw->kernel_overhead_s, cast = 0.0;
-    if (hw_dtype_narrow(d) && c->f.fp8_cast > 0.0) /* casts and amax of both inputs */
-        cast = hw_mem_time(c->hw, c->f.fp8_cast * 2.0 * batch * (m * k + k * n)) / c->f.mem;
+    g->kern = (grouped ? batch : 1.0) * hw->kernel_overhead_s;
+    g->narrow = hw_dtype_narrow(d);
+    g->batch = batch;
+    g->cin = m * k + k * n;
+    double acc = c->d.zero >= 3 ? c->gbytes : 2.0 * c->st->grad_bytes;
+    g->tw = hw_mem_time(hw, batch * (eb * (m * k + m * n) + acc * k * n));
+}
+
+double dt_gemm_at(const dt_ctx *c, const dt_gemm_pl *g, double *wgrad)
+{
+    double tc = g->flops / (g->peak * c->f.gemm * g->eff), tm = g->tm / c->f.mem;
+    double cast = 0.0;
+    if (g->narrow && c->f.fp8_cast > 0.0) /* casts and amax of both inputs */
+        cast = hw_mem_time(c->hw, c->f.fp8_cast * 2.0 * g->batch * g->cin) / c->f.mem;
     if (wgrad) {
-        double acc = c->d.zero >= 3 ? c->gbytes : 2.0 * c->st->grad_bytes;
-        double tw = hw_mem_time(hw, batch * (eb * (m * k + m * n) + acc * k * n)) / c->f.mem;
-        *wgrad = (tc > tw ? tc : tw) + kern + cast;
+        double tw = g->tw / c->f.mem;
+        *wgrad = (tc > tw ? tc : tw) + g->kern + cast;
     }
-    return (tc > tm ? tc : tm) + kern + cast;
+    return (tc > tm ? tc : tm) + g->kern + cast;
 }
 
 double dt_gemm_p(const dt_ctx *c, double m, double n, double k, double batch, bool lowp)
 {
-    return dt_gemm_x(c, m, n, k, batch, lowp, false, NULL);
-}
-
-/* A layer's GEMM (forward time) adding its weight gradient's time to *gw
- * (NULL: no weight gradient, as in inference and frozen layers). */
-static double dt_gemm_fw(const dt_ctx *c, double m, double n, double k, double batch, bool lowp,
-                         bool grouped, double *gw)
-{
-    double w = 0.0, t = dt_gemm_x(c, m, n, k, batch, lowp, grouped, gw ? &w : NULL);
-    if (gw)
-        *gw += w;
-    return t;
+    dt_gemm_pl g;
+    dt_gemm_place(c, m, n, k, batch, lowp, false, &g);
+    return dt_gemm_at(c, &g, NULL);
 }
 
 double dt_elem(const dt_ctx *c, double bytes, double kernels)
@@ -124,40 +132,35 @@ double dt_elem(const dt_ctx *c, double bytes, double kernels)
     return t > floor ? t : floor;
 }
 
-/* FLOP/s of fused attention on this hardware: FlashAttention-2-class
- * kernels, or the vendor-tuned ones where the generation has a figure. */
-static double dt_attn_rate(const dt_ctx *c)
+/* The layer's GEMM `i` placed (with `pair`: summed with the next). */
+static void dt_lplan_gemm(const dt_ctx *c, dt_lplan *lp, bool pair, double m, double n,
+                          double k, double batch, bool lowp, bool grouped)
 {
-    const hw_t *hw = c->hw;
-    hw_dtype d = hw_dtype_narrow(c->dt) ? HW_BF16 : c->dt;
-    double peak = hw->peak_flops[d] > 0 ? hw->peak_flops[d] : hw->peak_flops[HW_BF16];
-    double eff = c->attention == TASK_ATTENTION_TUNED && hw->attention_tuned_efficiency > 0
-                     ? hw->attention_tuned_efficiency
-                     : hw->attention_efficiency;
-    return peak * eff * c->f.attn;
+    lp->pair[lp->n] = pair;
+    dt_gemm_place(c, m, n, k, batch, lowp, grouped, &lp->g[lp->n++]);
 }
 
-void dt_layer_cost(const dt_ctx *c, bool moe, bool training, int mode, dt_layer *L)
+/* The plan of a dense or MoE layer (dt.h dt_lplan) at the context's
+ * micro-batch. */
+static void dt_layer_plan(const dt_ctx *c, bool moe, dt_lplan *lp)
 {
     const model_t *m = c->m;
     const hw_t *hw = c->hw;
     double tp = (double)c->d.tp, T = c->tok, h = (double)m->hidden;
     double at = (double)m->heads / tp;
-    double mats = dt_mlp_mats(m), ab = c->ab, ov = hw->kernel_overhead_s;
-    memset(L, 0, sizeof *L);
+    double mats = dt_mlp_mats(m), ab = c->ab;
     const dt_attn_sh *as = &c->as;
 
-    /* GEMMs */
-    double g = 0.0, gw = 0.0; /* forward (= data gradient) and weight gradient */
-    double *w = training && mode == DT_TRAIN ? &gw : NULL;
+    /* GEMMs: forward (= data gradient) and weight gradient */
+    lp->n = 0;
     for (int i = 0; i < as->n; i++)
-        g += dt_gemm_fw(c, T, as->gn[i], as->gk[i], 1, true, false, w);
+        dt_lplan_gemm(c, lp, false, T, as->gn[i], as->gk[i], 1, true, false);
     double params = as->params, permute = 0.0;
     double ffn_t = (double)m->ffn / tp;
     double act_cols = ffn_t; /* MLP activation columns per token */
     if (!moe) {
-        g += dt_gemm_fw(c, T, (mats - 1.0) * ffn_t, h, 1, true, false, w) +
-             dt_gemm_fw(c, T, h, ffn_t, 1, true, false, w);
+        dt_lplan_gemm(c, lp, true, T, (mats - 1.0) * ffn_t, h, 1, true, false);
+        dt_lplan_gemm(c, lp, false, T, h, ffn_t, 1, true, false);
         params += mats * h * ffn_t;
     } else {
         double E = (double)m->d.experts, ep = (double)c->d.ep, etp = (double)c->etp;
@@ -167,9 +170,9 @@ void dt_layer_cost(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
          * group's routed tokens (T k cf / tp per rank at full width when
          * etp = 1; T k cf at fe / tp when etp = tp) */
         double rows = T * k * c->d.cf * etp / (tp * local);
-        g += dt_gemm_fw(c, T, E, h, 1, false, false, w); /* router */
-        g += dt_gemm_fw(c, rows, (mats - 1.0) * fe, h, local, true, true, w) +
-             dt_gemm_fw(c, rows, h, fe, local, true, true, w);
+        dt_lplan_gemm(c, lp, false, T, E, h, 1, false, false); /* router */
+        dt_lplan_gemm(c, lp, true, rows, (mats - 1.0) * fe, h, local, true, true);
+        dt_lplan_gemm(c, lp, false, rows, h, fe, local, true, true);
         params += local * mats * h * fe + h * E;
         act_cols = k * c->d.cf * dt_expert_ffn(m) / tp;
         /* token permutation before the dispatch and unpermutation with
@@ -178,32 +181,38 @@ void dt_layer_cost(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
         permute = 2.0 * (T + T * k * c->d.cf) * h * ab / (c->sp ? tp : 1.0);
         if (m->d.shared_experts > 0) {
             double fs = (double)m->d.shared_experts * dt_expert_ffn(m) / tp;
-            g += dt_gemm_fw(c, T, (mats - 1.0) * fs, h, 1, true, false, w) +
-                 dt_gemm_fw(c, T, h, fs, 1, true, false, w);
+            dt_lplan_gemm(c, lp, true, T, (mats - 1.0) * fs, h, 1, true, false);
+            dt_lplan_gemm(c, lp, false, T, h, fs, 1, true, false);
             params += mats * h * fs;
             act_cols += fs;
         }
     }
-    L->params = params;
+    lp->params = params;
+    lp->act_cols = act_cols;
+    lp->permute = permute;
 
     /* attention core */
     double s = c->kv_len, mbat = (double)c->d.mb;
-    double attn_f, attn_b, attn_elem_f = 0.0, attn_elem_b = 0.0;
     if (c->attention != TASK_ATTENTION_UNFUSED) {
-        double fl = 2.0 * mbat * at * c->seq * s * (as->dqk + as->dv) * (m->causal ? 0.5 : 1.0);
-        attn_f = fl / dt_attn_rate(c) + ov;
-        attn_b = 2.5 * (attn_f - ov) + ov;
+        /* FLOP/s of fused attention on this hardware: FlashAttention-2-class
+         * kernels, or the vendor-tuned ones where the generation has a
+         * figure (times the scenario's multiplier) */
+        hw_dtype d = hw_dtype_narrow(c->dt) ? HW_BF16 : c->dt;
+        double peak = hw->peak_flops[d] > 0 ? hw->peak_flops[d] : hw->peak_flops[HW_BF16];
+        double eff = c->attention == TASK_ATTENTION_TUNED && hw->attention_tuned_efficiency > 0
+                         ? hw->attention_tuned_efficiency
+                         : hw->attention_efficiency;
+        lp->attn_fl =
+            2.0 * mbat * at * c->seq * s * (as->dqk + as->dv) * (m->causal ? 0.5 : 1.0);
+        lp->attn_pe = peak * eff;
     } else {
         double batch = mbat * at;
-        attn_f = dt_gemm_p(c, c->seq, s, as->dqk, batch, false) +
-                 dt_gemm_p(c, c->seq, as->dv, s, batch, false);
-        attn_b = 2.0 * attn_f;
+        dt_gemm_place(c, c->seq, s, as->dqk, batch, false, false, &lp->ua[0]);
+        dt_gemm_place(c, c->seq, as->dv, s, batch, false, false, &lp->ua[1]);
         double el = batch * c->seq * s;
-        attn_elem_f = hw_mem_time(hw, el * (4.0 * ab + 1.0)) / c->f.mem + 3.0 * ov;
-        attn_elem_b = hw_mem_time(hw, el * (5.0 * ab + 1.0)) / c->f.mem + 3.0 * ov;
+        lp->ua_mf = hw_mem_time(hw, el * (4.0 * ab + 1.0));
+        lp->ua_mb = hw_mem_time(hw, el * (5.0 * ab + 1.0));
     }
-    L->attn_f = attn_f;
-    L->attn_b = attn_b;
 
     /* memory-bound kernels */
     double rep = 11.0 * T * h * ab / (c->sp ? tp : 1.0);
@@ -212,8 +221,60 @@ void dt_layer_cost(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
         act += 2.0 * T * as->rope * ab;
     if (m->d.qk_norm) /* per-head RMSNorm of q and k: read and write each */
         act += 2.0 * T * (as->q + as->k) * ab;
-    double elem_f = dt_elem(c, rep + act, m->d.qk_norm ? 10.0 : 8.0) +
-                    (permute > 0.0 ? dt_elem(c, permute, 4.0) : 0.0);
+    lp->elem_bytes = rep + act;
+    lp->elem_kern = m->d.qk_norm ? 10.0 : 8.0;
+    /* selective recomputation's norms (read T h, write T h, twice) and
+     * activation */
+    lp->na_bytes = 4.0 * T * h * ab / (c->sp ? tp : 1.0) +
+                   (mats == 3.0 ? 3.0 : 2.0) * T * act_cols * ab;
+}
+
+void dt_layer_cost(const dt_ctx *c, bool moe, bool training, int mode, dt_layer *L)
+{
+    int kind = moe ? 1 : 0;
+    dt_memo *mo = c->memo;
+    if (mo->plan_mb[kind] != c->d.mb) {
+        dt_layer_plan(c, moe, &mo->lp[kind]);
+        mo->plan_mb[kind] = c->d.mb;
+    }
+    const dt_lplan *lp = &mo->lp[kind];
+    double ov = c->hw->kernel_overhead_s;
+    memset(L, 0, sizeof *L);
+
+    /* GEMMs */
+    double g = 0.0, gw = 0.0; /* forward (= data gradient) and weight gradient */
+    bool wg = training && mode == DT_TRAIN;
+    for (int i = 0; i < lp->n; i++) {
+        double w = 0.0, t = dt_gemm_at(c, &lp->g[i], wg ? &w : NULL);
+        if (wg)
+            gw += w;
+        if (lp->pair[i]) {
+            double w2 = 0.0, t2 = dt_gemm_at(c, &lp->g[++i], wg ? &w2 : NULL);
+            if (wg)
+                gw += w2;
+            t += t2;
+        }
+        g += t;
+    }
+    L->params = lp->params;
+
+    /* attention core */
+    double attn_f, attn_b, attn_elem_f = 0.0, attn_elem_b = 0.0;
+    if (c->attention != TASK_ATTENTION_UNFUSED) {
+        attn_f = lp->attn_fl / (lp->attn_pe * c->f.attn) + ov;
+        attn_b = 2.5 * (attn_f - ov) + ov;
+    } else {
+        attn_f = dt_gemm_at(c, &lp->ua[0], NULL) + dt_gemm_at(c, &lp->ua[1], NULL);
+        attn_b = 2.0 * attn_f;
+        attn_elem_f = lp->ua_mf / c->f.mem + 3.0 * ov;
+        attn_elem_b = lp->ua_mb / c->f.mem + 3.0 * ov;
+    }
+    L->attn_f = attn_f;
+    L->attn_b = attn_b;
+
+    /* memory-bound kernels */
+    double elem_f = dt_elem(c, lp->elem_bytes, lp->elem_kern) +
+                    (lp->permute > 0.0 ? dt_elem(c, lp->permute, 4.0) : 0.0);
 
     L->gemm_f = g;
     L->comp_fwd = g + attn_f + attn_elem_f + elem_f;
@@ -238,9 +299,8 @@ void dt_layer_cost(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
         bool sa = c->st->selective_attention;
         L->recomp = (sa ? attn_f + attn_elem_f : 0.0) + sg * (g + elem_f);
         L->mem_b += (sa ? attn_elem_f : 0.0) + sg * elem_f;
-        if (c->st->selective_norm_act) { /* norms (read T h, write T h, twice), activation */
-            double na = dt_elem(c, 4.0 * T * h * ab / (c->sp ? tp : 1.0) +
-                                       (mats == 3.0 ? 3.0 : 2.0) * T * act_cols * ab, 3.0);
+        if (c->st->selective_norm_act) {
+            double na = dt_elem(c, lp->na_bytes, 3.0);
             L->recomp += na;
             L->mem_b += na;
         }

@@ -67,8 +67,7 @@ double dt_act_bytes(const dt_ctx *c, task_recompute rc)
         cols = (double)dt_top_k(m) * c->d.cf * dt_expert_ffn(m) +
                (double)m->d.shared_experts * dt_expert_ffn(m);
     double mlp = (m->mlp == MODEL_MLP_SWIGLU ? 6.0 : 4.0) * cols;
-    dt_attn_sh as;
-    dt_attn_shape(m, 1.0, &as);
+    const dt_attn_sh as = c->as1; /* the whole attention (tp 1) */
     /* Q, K, V, O in and out (and MLA's latents, replicated over tp) */
     double qkvo = 2.0 * (as.q + as.k + as.v) + 2.0 * a * as.dv + 2.0 * as.latent * t;
     if (m->d.qk_norm) /* per-head q and k norms keep their inputs */

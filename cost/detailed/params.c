@@ -178,14 +178,15 @@ static double dt_head_params_of(const dt_ctx *c)
     return (double)m->vocab * h / tp + mtp;
 }
 
-double detailed_model_flops(const model_t *m, bool causal_half)
+/* detailed_model_flops with the whole attention's shape (tp 1) in as:
+ * its parameters; QK^T over the query/key dimension, PV over the
+ * value's. */
+static double dt_model_flops(const model_t *m, const dt_attn_sh *a, bool causal_half)
 {
+    const dt_attn_sh as = *a;
     double h = (double)m->hidden, s = (double)m->seq_len;
     double mats = dt_mlp_mats(m), moe_l = dt_moe_layers(m);
     double dense_l = (double)m->layers - moe_l;
-    dt_attn_sh as; /* whole (tp 1): its parameters; QK^T over the query/key
-                    * dimension, PV over the value's */
-    dt_attn_shape(m, 1.0, &as);
     double attn = as.params;
     double active_expert = (double)(dt_top_k(m) + m->d.shared_experts) * mats *
                            h * dt_expert_ffn(m);
@@ -202,6 +203,13 @@ double detailed_model_flops(const model_t *m, bool causal_half)
     return s * (per_token + core * (1.0 + (double)m->d.mtp_layers / (double)m->layers));
 }
 
+double detailed_model_flops(const model_t *m, bool causal_half)
+{
+    dt_attn_sh as;
+    dt_attn_shape(m, 1.0, &as);
+    return dt_model_flops(m, &as, causal_half);
+}
+
 void dt_ctx_params(dt_ctx *c)
 {
     dt_attn_shape(c->m, (double)c->d.tp, &c->as);
@@ -210,5 +218,6 @@ void dt_ctx_params(dt_ctx *c)
     c->expert_params = dt_expert_params_of(c);
     c->emb_params = dt_emb_params_of(c);
     c->head_params = dt_head_params_of(c);
-    c->model_flops = detailed_model_flops(c->m, true);
+    dt_attn_shape(c->m, 1.0, &c->as1);
+    c->model_flops = dt_model_flops(c->m, &c->as1, true);
 }

@@ -101,7 +101,7 @@ void dt_ends_cost(const dt_ctx *c, const dt_layers *y, dt_ends *x)
     double h = (double)m->hidden, vocab_t = (double)m->vocab / (double)c->d.tp;
     x->emb_f = x->emb_comp = dt_elem(c, 2.0 * c->tok * h * c->ab, 1.0);
     if (c->d.tp > 1)
-        x->emb_f += dt_coll(c, TOPO_ALLREDUCE, c->d.tp, c->stride[DT_TP], c->tok * h * c->ab);
+        x->emb_f += dt_gcoll(c, TOPO_ALLREDUCE, DT_G_TP, c->tok * h * c->ab);
     x->emb_b = emb_train ? x->emb_f : 0.0;
     /* cross entropy: the stack's HBM bytes per logit (a fused kernel
      * reads the 16-bit logits for the max and for the sum of exponentials
@@ -110,7 +110,14 @@ void dt_ends_cost(const dt_ctx *c, const dt_layers *y, dt_ends *x)
      * moves about four times that), 4/7 forward. The head GEMM stays
      * BF16. */
     double logits = c->tok * vocab_t;
-    double g = dt_gemm_p(c, c->tok, vocab_t, h, 1, false);
+    dt_memo *mo = c->memo;
+    if (mo->ends_mb != c->d.mb) { /* the GEMMs' shapes, once per micro-batch */
+        dt_gemm_place(c, c->tok, vocab_t, h, 1, false, false, &mo->head);
+        if (m->d.mtp_layers > 0)
+            dt_gemm_place(c, c->tok, h / (double)c->d.tp, 2.0 * h, 1, true, false, &mo->mtp);
+        mo->ends_mb = c->d.mb;
+    }
+    double g = dt_gemm_at(c, &mo->head, NULL);
     double lb = c->f.loss_bytes * logits;
     x->head_mf = hw_mem_time(c->hw, lb * 4.0 / 7.0) / c->f.mem + 3.0 * c->hw->kernel_overhead_s;
     x->head_f = g + x->head_mf;
@@ -124,7 +131,7 @@ void dt_ends_cost(const dt_ctx *c, const dt_layers *y, dt_ends *x)
          * shared head and loss again (Megatron-Core multi_token_prediction.py) */
         const dt_layer *L = &y->t[m->d.experts > 0 && m->d.dense_layers < m->layers ? DT_MOE
                                                                                      : DT_DENSE];
-        double pj = dt_gemm(c, c->tok, h / (double)c->d.tp, 2.0 * h, 1);
+        double pj = dt_gemm_at(c, &mo->mtp, NULL);
         double k = (double)m->d.mtp_layers;
         double hf = x->head_f, hb = x->head_b;
         x->head_f += k * (pj + L->fwd + hf);
@@ -156,7 +163,7 @@ void dt_sched_build(const dt_ctx *c, const dt_stages *st, dt_sched *k)
         bool split = c->sp || (c->st->pp_send == STACK_PP_SCATTER_GATHER && c->d.tp > 1);
         k->p2p = dt_coll(c, TOPO_P2P, 2, c->stride[DT_PP], split ? full / tp : full);
         if (split && !c->sp)
-            k->p2p_ag = dt_coll(c, TOPO_ALLGATHER, c->d.tp, c->stride[DT_TP], full);
+            k->p2p_ag = dt_gcoll(c, TOPO_ALLGATHER, DT_G_TP, full);
     }
 
     /* stages: their layers, the exposed first gathers of each chunk's
@@ -317,8 +324,8 @@ void dt_tail_run(const dt_ctx *c, const dt_split *sp, const dt_stages *st, const
     double emb_params = emb_train ? dt_emb_params_dev(c) : 0.0;
     if (c->d.zero < 3 && emb_train) {
         double eb = emb_params * c->gbytes;
-        t->emb_sync = c->d.zero == 0 ? dt_dpcoll(c, TOPO_ALLREDUCE, c->dpcp, c->s_dpcp, eb)
-                                     : dt_dpcoll(c, TOPO_REDUCESCATTER, c->zs, c->s_dpcp, eb);
+        t->emb_sync = c->d.zero == 0 ? dt_gcoll(c, TOPO_ALLREDUCE, DT_G_DP, eb)
+                                     : dt_gcoll(c, TOPO_REDUCESCATTER, DT_G_ZS, eb);
     }
     /* what could not overlap, and the first layer's ZeRO 3 reduction,
      * once both streams are done */
@@ -354,8 +361,8 @@ void dt_tail_run(const dt_ctx *c, const dt_split *sp, const dt_stages *st, const
         double win = dt_stage_sum(y, st, g, DT_OFF(comp_fwd)) + (s == 0 ? k->x.emb_comp : 0.0);
         if (!(trained == t->memo_trained && trained > 0 && ex == 0.0)) {
             t->memo_trained = ex == 0.0 ? trained : 0.0;
-            t->memo_ag = dt_dpcoll(c, TOPO_ALLGATHER, c->zs, c->s_dpcp, (trained - ex) * c->ab) +
-                         dt_dpcoll(c, TOPO_ALLGATHER, c->zse, c->s_edp, ex * c->ab);
+            t->memo_ag = dt_gcoll(c, TOPO_ALLGATHER, DT_G_ZS, (trained - ex) * c->ab) +
+                         dt_gcoll(c, TOPO_ALLGATHER, DT_G_ZSE, ex * c->ab);
         }
         t->ag = t->memo_ag;
         t->ag_exposed = (1.0 - f) * t->ag + dt_max(0.0, f * t->ag - win);
