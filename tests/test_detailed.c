@@ -974,6 +974,35 @@ static void test_dlrm_planner(void)
     /* a list that does not match the tables is refused */
     p.model.d.n_tables = 5;
     CU_ASSERT_EQUAL(eval_check(&p, NULL), STATUS_INVALID_VALUE);
+    /* a listed table's rows from 1 to DT_MAX_BATCH (2^40), its pooling
+     * from 1: each edge of dt_check_dlrm's branch-free pass, on the last
+     * table and on the first */
+    p.model.d.n_tables = 6;
+    static const struct {
+        int64_t rows;
+        int32_t pool;
+        status_code want;
+    } edge[] = {{1, 1, STATUS_OK},
+                {INT64_C(1) << 40, INT32_MAX, STATUS_OK},
+                {0, 10, STATUS_INVALID_VALUE},
+                {-1, 10, STATUS_INVALID_VALUE},
+                {INT64_MIN, 10, STATUS_INVALID_VALUE},
+                {(INT64_C(1) << 40) + 1, 10, STATUS_INVALID_VALUE},
+                {INT64_MAX, 10, STATUS_INVALID_VALUE},
+                {10, 0, STATUS_INVALID_VALUE},
+                {10, -1, STATUS_INVALID_VALUE},
+                {10, INT32_MIN, STATUS_INVALID_VALUE}};
+    for (size_t k = 0; k < sizeof edge / sizeof edge[0]; k++) {
+        for (int at = 0; at < 6; at += 5) {
+            int64_t rows = p.model.d.table_rows[at];
+            int32_t pool = p.model.d.table_pooling[at];
+            p.model.d.table_rows[at] = edge[k].rows;
+            p.model.d.table_pooling[at] = edge[k].pool;
+            CU_ASSERT_EQUAL(eval_check(&p, NULL), edge[k].want);
+            p.model.d.table_rows[at] = rows;
+            p.model.d.table_pooling[at] = pool;
+        }
+    }
     engine_free(&e);
 }
 

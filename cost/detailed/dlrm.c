@@ -158,9 +158,18 @@ status_code dt_check_dlrm(const point_t *p, const char **where)
           (m->d.interaction == MODEL_INTERACTION_DCNV2 &&
            (m->d.cross_layers < 1 || m->d.cross_layers > MODEL_MLP_MAX ||
             m->d.cross_rank < 1 || m->d.cross_rank > DT_MAX_COUNT));
-    for (int i = 0; !bad && i < m->d.n_tables; i++)
-        bad = m->d.table_rows[i] < 1 || m->d.table_rows[i] > DT_MAX_BATCH ||
-              m->d.table_pooling[i] < 1;
+    /* the listed tables without a branch per table: rows from 1 to
+     * DT_MAX_BATCH (a power of two) have rows - 1 below it, as have
+     * poolings from 1 (pooling - 1 from 0 to 2^31 - 2); anything else
+     * sets a bit from DT_MAX_BATCH's up (a negative: the sign bit) */
+    _Static_assert((DT_MAX_BATCH & (DT_MAX_BATCH - 1)) == 0 && DT_MAX_BATCH > INT32_MAX,
+                   "DT_MAX_BATCH: a power of two above any pooling");
+    uint64_t tab = 0;
+    int nt = bad ? 0 : m->d.n_tables;
+    for (int i = 0; i < nt; i++)
+        tab |= ((uint64_t)m->d.table_rows[i] - 1u) |
+               (uint64_t)((int64_t)m->d.table_pooling[i] - 1);
+    bad = bad || tab >= (uint64_t)DT_MAX_BATCH;
     if (bad || m->d.bot_mlp[m->d.bot_n - 1] != m->emb_dim) {
         *where = "model";
         return STATUS_INVALID_VALUE;
