@@ -371,11 +371,11 @@ static void dt_dlrm_emb_fixed(const point_t *p, const task_detailed_t *ts, int64
                           : 0.0;
     o->ids = topo_coll_time(topo, TOPO_ALLTOALL, n, 1,
                             T * b * (double)m->pooling * 4.0 * s.id_copies);
-    o->pool_f = o->row ? topo_coll_time(topo, TOPO_REDUCESCATTER, n, 1, pooled)
-                       : topo_coll_time(topo, TOPO_ALLTOALL, n, 1, pooled);
-    o->pool_b = !emb_train ? 0.0
-                : o->row   ? topo_coll_time(topo, TOPO_ALLGATHER, n, 1, pooled)
-                           : topo_coll_time(topo, TOPO_ALLTOALL, n, 1, pooled);
+    o->pool_f = topo_coll_time(topo, o->row ? TOPO_REDUCESCATTER : TOPO_ALLTOALL, n, 1, pooled);
+    /* the backward sends as much back: the same all-to-all, or the
+     * all-gather of what the forward reduce-scattered (topo.h: one cost
+     * for the two) */
+    o->pool_b = emb_train ? o->pool_f : 0.0;
     o->grad_bytes = 0.0;
     o->table_bytes = s.shards * s.rows * s.width * eb;
     o->state_bytes = emb_train ? s.shards * s.rows * s.state_values * 4.0 : 0.0;
