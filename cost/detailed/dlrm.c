@@ -215,10 +215,15 @@ typedef struct dt_dlrm_gemm {
     double raw, floor;
 } dt_dlrm_gemm;
 
-static inline dt_dlrm_gemm dt_dlrm_gemm_of(const hw_t *hw, hw_dtype dt, double m, double n,
-                                           double k, double f, double eff)
+static inline double dt_dlrm_peak(const hw_t *hw, hw_dtype dt)
 {
-    double peak = hw->peak_flops[dt] > 0 ? hw->peak_flops[dt] : hw->peak_flops[HW_BF16];
+    return hw->peak_flops[dt] > 0 ? hw->peak_flops[dt] : hw->peak_flops[HW_BF16];
+}
+
+/* peak: dt_dlrm_peak(hw, dt) */
+static inline dt_dlrm_gemm dt_dlrm_gemm_of(const hw_t *hw, hw_dtype dt, double peak, double m,
+                                           double n, double k, double f, double eff)
+{
     dt_dlrm_gemm g = {hw_gemm_time_eff(hw, dt, m, n, k, 1.0, 1.0, 1.0, eff),
                       f / peak + hw->kernel_overhead_s};
     return g;
@@ -232,10 +237,11 @@ static inline double dt_dlrm_at(dt_dlrm_gemm g, double geff)
 
 /* One MLP layer of `in` x `out` on b samples as the scenarios share it:
  * its forward, data and weight gradient GEMMs (`one`: the three take
- * one time), the memory-bound passes around them, parameters, FLOPs. */
+ * one time, k of them in the backward), the memory-bound passes around
+ * them, parameters, FLOPs. */
 typedef struct dt_mlp_layer {
     dt_dlrm_gemm g[3];
-    double mem_f, mem_b, params, flops;
+    double mem_f, mem_b, params, flops, k;
     bool dgrad, wgrad, one;
 } dt_mlp_layer;
 
@@ -252,15 +258,15 @@ static bool dt_mlp_one_time(double b, double in, double out)
 }
 
 /* A layer whose forward GEMM (ff = 2 b out in FLOPs) has the curve's
- * efficiency ef. */
-static inline void dt_mlp_layer_of(const hw_t *hw, hw_dtype dt, double ab, double b, double in,
-                                   double out, bool dgrad, bool wgrad, double ef,
-                                   dt_mlp_layer *L)
+ * efficiency ef; peak: dt_dlrm_peak. */
+static inline void dt_mlp_layer_of(const hw_t *hw, hw_dtype dt, double peak, double ab,
+                                   double b, double in, double out, bool dgrad, bool wgrad,
+                                   double ef, dt_mlp_layer *L)
 {
     /* forward, data and weight gradient GEMMs (a GEMM of the FLOPs of
      * one before reads its efficiency) */
     double ff = 2.0 * b * out * in;
-    L->g[0] = dt_dlrm_gemm_of(hw, dt, b, out, in, ff, ef);
+    L->g[0] = dt_dlrm_gemm_of(hw, dt, peak, b, out, in, ff, ef);
     L->one = dt_mlp_one_time(b, in, out);
     if (L->one) {
         L->g[1] = L->g[2] = L->g[0];
@@ -268,13 +274,14 @@ static inline void dt_mlp_layer_of(const hw_t *hw, hw_dtype dt, double ab, doubl
         double fd = 2.0 * b * in * out, fw = 2.0 * in * out * b;
         double ed = fd == ff ? ef : hw_gemm_efficiency_dtype(hw, dt, fd);
         double ew = fw == fd ? ed : fw == ff ? ef : hw_gemm_efficiency_dtype(hw, dt, fw);
-        L->g[1] = dt_dlrm_gemm_of(hw, dt, b, in, out, fd, ed);
-        L->g[2] = dt_dlrm_gemm_of(hw, dt, in, out, b, fw, ew);
+        L->g[1] = dt_dlrm_gemm_of(hw, dt, peak, b, in, out, fd, ed);
+        L->g[2] = dt_dlrm_gemm_of(hw, dt, peak, in, out, b, fw, ew);
     }
     L->params = in * out + out;
     L->mem_f = hw_mem_time(hw, 2.0 * b * out * ab);
     L->mem_b = hw_mem_time(hw, 3.0 * b * out * ab);
-    L->flops = 2.0 * b * in * out * (1.0 + (dgrad ? 1.0 : 0.0) + (wgrad ? 1.0 : 0.0));
+    L->k = (double)((int)dgrad + (int)wgrad); /* 1 + k: 1.0 + (0 or 1) + (0 or 1) */
+    L->flops = 2.0 * b * in * out * (1.0 + L->k);
     L->dgrad = dgrad;
     L->wgrad = wgrad;
 }
@@ -287,9 +294,11 @@ static inline void dt_mlp_times(const dt_mlp_layer *L, double geff, double ov, d
     double gf = dt_dlrm_at(L->g[0], geff);
     *fwd = gf + L->mem_f + ov;
     *bwd = 0.0;
-    if (L->dgrad || L->wgrad) {
-        double gd = L->one ? gf : dt_dlrm_at(L->g[1], geff);
-        double gw = L->one ? gf : dt_dlrm_at(L->g[2], geff);
+    if (L->one) { /* k times gf: exactly gf + gf, gf + 0 or 0 + gf */
+        if (L->k > 0)
+            *bwd = L->k * gf + L->mem_b + ov;
+    } else if (L->dgrad || L->wgrad) {
+        double gd = dt_dlrm_at(L->g[1], geff), gw = dt_dlrm_at(L->g[2], geff);
         *bwd = (L->dgrad ? gd : 0.0) + (L->wgrad ? gw : 0.0) + L->mem_b + ov;
     }
 }
@@ -316,8 +325,9 @@ static void dt_dlrm_inter_of(const model_t *m, const hw_t *hw, hw_dtype dt, doub
         double f1 = 2.0 * b * r * W, f2 = 2.0 * b * W * r;
         double e1 = hw_gemm_efficiency_dtype(hw, dt, f1);
         double e2 = f2 == f1 ? e1 : hw_gemm_efficiency_dtype(hw, dt, f2);
-        x->g[0] = dt_dlrm_gemm_of(hw, dt, b, r, W, f1, e1);
-        x->g[1] = dt_dlrm_gemm_of(hw, dt, b, W, r, f2, e2);
+        double peak = dt_dlrm_peak(hw, dt);
+        x->g[0] = dt_dlrm_gemm_of(hw, dt, peak, b, r, W, f1, e1);
+        x->g[1] = dt_dlrm_gemm_of(hw, dt, peak, b, W, r, f2, e2);
         x->ew = hw_mem_time(hw, 4.0 * b * W * ab);
         x->layers = Lc;
         x->f = x->bk = 0.0;
@@ -559,9 +569,10 @@ static void dt_dlrm_layers_of(const point_t *p, dt_dlrm_prep *P)
     /* the forward GEMMs' efficiencies first, in a loop of their own */
     for (int k = 0; k < nl; k++)
         eff[k] = hw_gemm_efficiency_dtype(hw, P->dt, 2.0 * b * w_out[k] * w_in[k]);
-    double flops = 0.0;
+    double flops = 0.0, peak = dt_dlrm_peak(hw, P->dt);
     for (int k = 0; k < nl; k++) {
-        dt_mlp_layer_of(hw, P->dt, ab, b, w_in[k], w_out[k], dg[k], wg[k], eff[k], &P->l[k]);
+        dt_mlp_layer_of(hw, P->dt, peak, ab, b, w_in[k], w_out[k], dg[k], wg[k], eff[k],
+                        &P->l[k]);
         flops += P->l[k].flops;
     }
     dt_dlrm_inter_of(m, hw, P->dt, ab, b, P->training && P->below, &P->x);
@@ -597,24 +608,25 @@ static status_code dt_dlrm_iter(const point_t *p, dt_dlrm_prep *P, engine *e, re
     bool bot_train = P->bot_train, top_train = P->top_train;
 
     /* ---- memory: the MLPs' (shared), the embeddings' */
-    dt_dlrm_embt E;
-    dt_emb_plan pl;
-    memset(&pl, 0, sizeof pl);
-    if (P->ts->emb_sharding == TASK_EMB_AUTO)
+    dt_dlrm_embt Ea;
+    const dt_dlrm_embt *E = &P->E; /* a fixed sharding's */
+    r->emb_dp_tables = r->emb_whole_tables = r->emb_split_tables = 0;
+    if (P->ts->emb_sharding == TASK_EMB_AUTO) {
+        dt_emb_plan pl;
         dt_dlrm_emb_auto(p, P->ts, n, B, P->b, P->eb, P->cb, P->emb_train, hot,
-                         hw->mem_capacity_bytes - P->dense_mem, &E, &pl, memo);
-    else
-        E = P->E;
-    double acts = P->acts + E.pooled_bytes, grads = P->grads;
-    r->mem_weights_bytes_per_device = P->wb * (P->bot_p + P->top_p) + E.table_bytes;
+                         hw->mem_capacity_bytes - P->dense_mem, &Ea, &pl, memo);
+        E = &Ea;
+        r->emb_dp_tables = pl.n_dp;
+        r->emb_whole_tables = pl.n_table;
+        r->emb_split_tables = pl.n_row;
+    }
+    double acts = P->acts + E->pooled_bytes, grads = P->grads;
+    r->mem_weights_bytes_per_device = P->wb * (P->bot_p + P->top_p) + E->table_bytes;
     r->mem_grads_bytes_per_device = grads;
-    r->mem_optimizer_bytes_per_device = P->opt_mlp + E.state_bytes;
+    r->mem_optimizer_bytes_per_device = P->opt_mlp + E->state_bytes;
     r->mem_activations_bytes_per_device = acts;
     r->mem_total_bytes_per_device = r->mem_weights_bytes_per_device + grads +
                                     r->mem_optimizer_bytes_per_device + acts;
-    r->emb_dp_tables = pl.n_dp;
-    r->emb_whole_tables = pl.n_table;
-    r->emb_split_tables = pl.n_row;
     if (r->mem_total_bytes_per_device > hw->mem_capacity_bytes)
         return STATUS_INFEASIBLE_MEMORY;
 
@@ -641,16 +653,16 @@ static status_code dt_dlrm_iter(const point_t *p, dt_dlrm_prep *P, engine *e, re
      * part of the embedding work the stack pipelines behind the MLPs
      * (emb_overlap) leaves the critical path. */
     double keep = 1.0 - emb_ov;
-    bool row = E.row;
+    bool row = E->row;
     engine_reset(e);
     if (engine_reserve(e, (size_t)(4 * MODEL_MLP_MAX + 16)) != 0)
         return STATUS_NOMEM;
     engine_label lab = {ENGINE_PART_EMB, ENGINE_OP_ALL2ALL, 0, -1};
-    engine_ev ev_ids = engine_add(e, ENGINE_COMM, E.ids * keep, NULL, 0, lab);
+    engine_ev ev_ids = engine_add(e, ENGINE_COMM, E->ids * keep, NULL, 0, lab);
     lab.op = ENGINE_OP_COMPUTE;
-    engine_ev ev_lk = engine_add(e, ENGINE_COMP, E.lookup * keep, &ev_ids, 1, lab);
+    engine_ev ev_lk = engine_add(e, ENGINE_COMP, E->lookup * keep, &ev_ids, 1, lab);
     lab.op = row ? ENGINE_OP_WG_RS : ENGINE_OP_ALL2ALL;
-    engine_ev ev_pool = engine_add(e, ENGINE_COMM, E.pool_f * keep, &ev_lk, 1, lab);
+    engine_ev ev_pool = engine_add(e, ENGINE_COMM, E->pool_f * keep, &ev_lk, 1, lab);
     lab.part = ENGINE_PART_MLPBOT;
     lab.op = ENGINE_OP_COMPUTE;
     engine_ev last = ENGINE_NONE, lastc = ENGINE_NONE;
@@ -697,7 +709,7 @@ static status_code dt_dlrm_iter(const point_t *p, dt_dlrm_prep *P, engine *e, re
         pending += top_train ? cross_p * gbytes : 0.0;
         lab.part = ENGINE_PART_EMB;
         lab.op = row ? ENGINE_OP_ACT_AR : ENGINE_OP_ALL2ALL;
-        engine_ev ev_g = engine_add(e, ENGINE_COMM, E.pool_b * keep, &last, 1, lab);
+        engine_ev ev_g = engine_add(e, ENGINE_COMM, E->pool_b * keep, &last, 1, lab);
         lab.part = ENGINE_PART_MLPBOT;
         for (int i = m->d.bot_n - 2; i >= 0; i--) {
             lab.layer = i;
@@ -705,14 +717,14 @@ static status_code dt_dlrm_iter(const point_t *p, dt_dlrm_prep *P, engine *e, re
             last = engine_add(e, ENGINE_COMP, lb[i], NULL, 0, lab);
             pending += bot_train ? P->l[i].params * gbytes : 0.0;
             if (i == 0)
-                pending += E.grad_bytes; /* replicated rows, same collective */
+                pending += E->grad_bytes; /* replicated rows, same collective */
             DT_DLRM_FLUSH(i == 0);
         }
 #undef DT_DLRM_FLUSH
         lab.part = ENGINE_PART_EMB;
         lab.layer = -1;
         lab.op = ENGINE_OP_COMPUTE;
-        last = engine_add(e, ENGINE_COMP, E.update * keep, &ev_g, 1, lab);
+        last = engine_add(e, ENGINE_COMP, E->update * keep, &ev_g, 1, lab);
         lab.part = ENGINE_PART_MLPTOP;
         lab.op = ENGINE_OP_WG_AR;
         if (!overlap)
@@ -723,7 +735,7 @@ static status_code dt_dlrm_iter(const point_t *p, dt_dlrm_prep *P, engine *e, re
     }
     double iter = engine_now(e) + host;
     /* what was pipelined still takes its time on the device */
-    double emb_all = E.ids + E.lookup + E.pool_f + E.pool_b + E.update;
+    double emb_all = E->ids + E->lookup + E->pool_f + E->pool_b + E->update;
     if (iter < emb_all)
         iter = emb_all;
 
@@ -731,10 +743,10 @@ static status_code dt_dlrm_iter(const point_t *p, dt_dlrm_prep *P, engine *e, re
     r->iteration_time_s = iter;
     r->throughput_samples_per_s = B / iter;
     r->compute_gemm_s = fwd_c + inter_f + (training ? bwd_c + inter_b + dense_opt : 0.0);
-    r->compute_emb_s = E.lookup + E.update;
-    r->comm_alltoall_s = E.ids + (row ? 0.0 : E.pool_f + E.pool_b);
-    r->comm_reducescatter_s = row ? E.pool_f : 0.0;
-    r->comm_allgather_s = row ? E.pool_b : 0.0;
+    r->compute_emb_s = E->lookup + E->update;
+    r->comm_alltoall_s = E->ids + (row ? 0.0 : E->pool_f + E->pool_b);
+    r->comm_reducescatter_s = row ? E->pool_f : 0.0;
+    r->comm_allgather_s = row ? E->pool_b : 0.0;
     r->comm_allreduce_s = ar_sum;
     double comm = r->comm_alltoall_s + r->comm_reducescatter_s + r->comm_allgather_s +
                   r->comm_allreduce_s;
@@ -744,7 +756,7 @@ static status_code dt_dlrm_iter(const point_t *p, dt_dlrm_prep *P, engine *e, re
     r->comm_overlapped_s = comm - exposed;
     r->events_compute = e->count[ENGINE_COMP];
     r->events_comm = e->count[ENGINE_COMM];
-    double peak = hw->peak_flops[P->dt] > 0 ? hw->peak_flops[P->dt] : hw->peak_flops[HW_BF16];
+    double peak = dt_dlrm_peak(hw, P->dt);
     r->mfu = flops / (iter * peak);
     return STATUS_OK;
 }
