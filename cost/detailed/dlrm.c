@@ -457,6 +457,8 @@ static void dt_dlrm_emb_auto(const point_t *p, const task_detailed_t *ts, int64_
 }
 
 
+#define DT_DLRM_BUCKETS (2 * MODEL_MLP_MAX + 1) /* at most one per layer, and the last */
+
 /* What an evaluation's scenarios share: the batch, the shapes, the
  * memory of the MLPs, the fixed shardings' embedding part (`auto`'s
  * reads the scenario's hot fraction) and, once a scenario fits in
@@ -473,6 +475,11 @@ typedef struct dt_dlrm_prep {
     dt_mlp_layer l[2 * MODEL_MLP_MAX]; /* the bottom MLP's, then the top's */
     dt_dlrm_inter x;
     double flops, cross_p, dense_opt;
+    /* the gradient buckets' all-reduces of the first scenario that
+     * flushed them: bytes, time (a later one of the same bytes reads
+     * it); nbk -1: no band, one scenario */
+    int nbk;
+    double bk_bytes[DT_DLRM_BUCKETS], bk_s[DT_DLRM_BUCKETS];
 } dt_dlrm_prep;
 
 static void dt_dlrm_prep_of(const point_t *p, dt_dlrm_prep *P)
@@ -582,6 +589,25 @@ static void dt_dlrm_layers_of(const point_t *p, dt_dlrm_prep *P)
     P->layers = true;
 }
 
+/* The all-reduce of the i-th gradient bucket, of `bytes`: the time an
+ * earlier scenario found for the same bytes there, else computed (and
+ * kept when it is the first). */
+static inline double dt_dlrm_bucket(dt_dlrm_prep *P, const topo_t *topo, int64_t n,
+                                    double bytes, bool sharp, int i)
+{
+    if (P->nbk < 0) /* one scenario */
+        return dt_dlrm_allreduce(topo, n, bytes, sharp);
+    if (i < P->nbk && P->bk_bytes[i] == bytes)
+        return P->bk_s[i];
+    double s = dt_dlrm_allreduce(topo, n, bytes, sharp);
+    if (i == P->nbk && i < DT_DLRM_BUCKETS) {
+        P->bk_bytes[i] = bytes;
+        P->bk_s[i] = s;
+        P->nbk = i + 1;
+    }
+    return s;
+}
+
 static status_code dt_dlrm_iter(const point_t *p, dt_dlrm_prep *P, engine *e, result_t *r,
                                 stack_scenario sc, dt_emb_memo *memo)
 {
@@ -680,12 +706,13 @@ static status_code dt_dlrm_iter(const point_t *p, dt_dlrm_prep *P, engine *e, re
     /* gradients all-reduced in buckets of at least DT_DLRM_BUCKET bytes
      * (PyTorch DDP's 25 MB), launched as the backward fills them */
     double ar_sum = 0.0, pending = 0.0;
+    int fi = 0; /* buckets flushed */
     bool overlap = t->overlap_dp_comm;
 #define DT_DLRM_BUCKET 25e6
 #define DT_DLRM_FLUSH(force)                                                     \
     do {                                                                         \
         if (pending > 0 && ((force) || pending >= DT_DLRM_BUCKET)) {            \
-            double ar = dt_dlrm_allreduce(topo, n, pending, t->allreduce_sharp); \
+            double ar = dt_dlrm_bucket(P, topo, n, pending, t->allreduce_sharp, fi++); \
             ar_sum += ar;                                                        \
             pending = 0.0;                                                       \
             if (overlap) {                                                       \
@@ -777,6 +804,7 @@ status_code dt_run_dlrm(const point_t *p, engine *e, result_t *r)
     memo.valid = false;
     dt_dlrm_prep P; /* what the scenarios share */
     dt_dlrm_prep_of(p, &P);
+    P.nbk = ranged ? 0 : -1;
     if (ranged) {
         result_t band = *r;
         if (dt_dlrm_iter(p, &P, e, &band, STACK_FAST, &memo) == STATUS_OK)
