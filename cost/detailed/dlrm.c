@@ -111,25 +111,44 @@ static double dt_dlrm_rows(const model_t *m)
     return s;
 }
 
-/* Parameters of the bottom MLP, and of the top MLP with the cross
- * network (an evaluation needs these, not the tables' rows). */
-static void dt_dlrm_mlp_params(const model_t *m, double *bot, double *top)
+/* The MLP layers' input and output widths, the bottom MLP's first
+ * (*nb of them), then the top's (from dt_dlrm_top_in); returns the
+ * count. */
+#define DT_DLRM_LAYERS (2 * MODEL_MLP_MAX)
+static int dt_dlrm_widths(const model_t *m, double *w_in, double *w_out, int *nb)
 {
-    double b = 0.0, t = 0.0, in = dt_dlrm_top_in(m);
-    for (int i = 0; i + 1 < m->d.bot_n; i++)
-        b += (double)m->d.bot_mlp[i] * (double)m->d.bot_mlp[i + 1] + (double)m->d.bot_mlp[i + 1];
-    for (int j = 0; j < m->d.top_n; j++) {
-        double out = (double)m->d.top_mlp[j];
-        t += in * out + out;
-        in = out;
+    int n = 0;
+    for (int i = 0; i + 1 < m->d.bot_n; i++, n++) {
+        w_in[n] = (double)m->d.bot_mlp[i];
+        w_out[n] = (double)m->d.bot_mlp[i + 1];
     }
-    *bot = b;
-    *top = t + dt_dlrm_cross_params(m);
+    *nb = n;
+    double in = dt_dlrm_top_in(m);
+    for (int j = 0; j < m->d.top_n; j++, n++) {
+        w_in[n] = in;
+        w_out[n] = in = (double)m->d.top_mlp[j];
+    }
+    return n;
+}
+
+/* A layer's parameters: weights and biases. */
+static inline double dt_dlrm_layer_params(double in, double out)
+{
+    return in * out + out;
 }
 
 void detailed_dlrm_params(const model_t *m, double *bot, double *top, double *emb)
 {
-    dt_dlrm_mlp_params(m, bot, top);
+    double w_in[DT_DLRM_LAYERS], w_out[DT_DLRM_LAYERS], b = 0.0, t = 0.0;
+    int nb, n = dt_dlrm_widths(m, w_in, w_out, &nb);
+    for (int k = 0; k < n; k++) {
+        if (k < nb)
+            b += dt_dlrm_layer_params(w_in[k], w_out[k]);
+        else
+            t += dt_dlrm_layer_params(w_in[k], w_out[k]);
+    }
+    *bot = b;
+    *top = t + dt_dlrm_cross_params(m);
     *emb = dt_dlrm_rows(m) * (double)m->emb_dim;
 }
 
@@ -472,7 +491,9 @@ typedef struct dt_dlrm_prep {
     double ab, gbytes, eb, cb, B, b, wb;
     double bot_p, top_p, mlp_train, grads, opt_mlp, acts, dense_mem;
     dt_dlrm_embt E; /* fixed shardings */
-    dt_mlp_layer l[2 * MODEL_MLP_MAX]; /* the bottom MLP's, then the top's */
+    int nl, nb; /* MLP layers, of which the bottom MLP's first */
+    double w_in[DT_DLRM_LAYERS], w_out[DT_DLRM_LAYERS];
+    dt_mlp_layer l[DT_DLRM_LAYERS];
     dt_dlrm_inter x;
     double flops, cross_p, dense_opt;
     /* the gradient buckets' all-reduces of the first scenario that
@@ -524,20 +545,24 @@ static void dt_dlrm_prep_of(const point_t *p, dt_dlrm_prep *P)
     }
     double T = (double)m->tables, D = (double)m->emb_dim, F = T + 1.0;
 
-    /* ---- memory: MLPs and cross network (the embeddings: per scenario) */
-    double bot_p, top_p;
-    dt_dlrm_mlp_params(m, &bot_p, &top_p);
+    /* ---- memory: MLPs and cross network (the embeddings: per scenario);
+     * the layers' parameters and activations in one pass */
+    P->nl = dt_dlrm_widths(m, P->w_in, P->w_out, &P->nb);
+    double bot_p = 0.0, top_p = 0.0, acts = b * P->w_in[0] * ab;
+    for (int k = 0; k < P->nl; k++) {
+        if (k < P->nb)
+            bot_p += dt_dlrm_layer_params(P->w_in[k], P->w_out[k]);
+        else
+            top_p += dt_dlrm_layer_params(P->w_in[k], P->w_out[k]);
+        acts += b * P->w_out[k] * ab;
+    }
+    top_p += dt_dlrm_cross_params(m);
     P->bot_p = bot_p;
     P->top_p = top_p;
     P->mlp_train = (P->bot_train ? bot_p : 0.0) + (P->top_train ? top_p : 0.0);
     P->wb = ab > 2.0 ? 4.0 : 2.0;
     P->grads = P->wb * P->mlp_train;
     P->opt_mlp = (ab > 2.0 ? 8.0 : 12.0) * P->mlp_train;
-    double acts = b * (double)m->d.bot_mlp[0] * ab;
-    for (int i = 1; i < m->d.bot_n; i++)
-        acts += b * (double)m->d.bot_mlp[i] * ab;
-    for (int j = 0; j < m->d.top_n; j++)
-        acts += b * (double)m->d.top_mlp[j] * ab;
     if (m->d.interaction == MODEL_INTERACTION_DCNV2)
         acts += b * F * D * ab * (1.0 + 3.0 * (double)m->d.cross_layers) +
                 b * (double)m->d.cross_rank * ab * (double)m->d.cross_layers;
@@ -555,31 +580,20 @@ static void dt_dlrm_layers_of(const point_t *p, dt_dlrm_prep *P)
     const model_t *m = &p->model;
     const hw_t *hw = &p->system.hw;
     double ab = P->ab, b = P->b;
-    double w_in[2 * MODEL_MLP_MAX], w_out[2 * MODEL_MLP_MAX], eff[2 * MODEL_MLP_MAX];
-    bool dg[2 * MODEL_MLP_MAX], wg[2 * MODEL_MLP_MAX];
-    int nl = 0;
-    for (int i = 0; i + 1 < m->d.bot_n; i++, nl++) {
-        /* no data gradient into the dense features; nothing trained
-         * below a frozen bottom MLP */
-        w_in[nl] = (double)m->d.bot_mlp[i];
-        w_out[nl] = (double)m->d.bot_mlp[i + 1];
-        dg[nl] = P->bot_train && i > 0;
-        wg[nl] = P->bot_train;
-    }
-    double in = dt_dlrm_top_in(m);
-    for (int j = 0; j < m->d.top_n; j++, nl++) {
-        w_in[nl] = in;
-        w_out[nl] = in = (double)m->d.top_mlp[j];
-        dg[nl] = P->training && (j == 0 ? P->below : (P->below || P->top_train));
-        wg[nl] = P->top_train;
-    }
+    const double *w_in = P->w_in, *w_out = P->w_out;
+    double eff[DT_DLRM_LAYERS];
+    int nl = P->nl, nb = P->nb;
     /* the forward GEMMs' efficiencies first, in a loop of their own */
     for (int k = 0; k < nl; k++)
         eff[k] = hw_gemm_efficiency_dtype(hw, P->dt, 2.0 * b * w_out[k] * w_in[k]);
     double flops = 0.0, peak = dt_dlrm_peak(hw, P->dt);
     for (int k = 0; k < nl; k++) {
-        dt_mlp_layer_of(hw, P->dt, peak, ab, b, w_in[k], w_out[k], dg[k], wg[k], eff[k],
-                        &P->l[k]);
+        /* no data gradient into the dense features; nothing trained
+         * below a frozen bottom MLP */
+        bool dg = k < nb ? P->bot_train && k > 0
+                         : P->training && (k == nb ? P->below : (P->below || P->top_train));
+        bool wg = k < nb ? P->bot_train : P->top_train;
+        dt_mlp_layer_of(hw, P->dt, peak, ab, b, w_in[k], w_out[k], dg, wg, eff[k], &P->l[k]);
         flops += P->l[k].flops;
     }
     dt_dlrm_inter_of(m, hw, P->dt, ab, b, P->training && P->below, &P->x);
@@ -660,8 +674,8 @@ static status_code dt_dlrm_iter(const point_t *p, dt_dlrm_prep *P, engine *e, re
     if (!P->layers)
         dt_dlrm_layers_of(p, P);
     /* forward and backward of the bottom MLP's layers, then the top's */
-    int nb = m->d.bot_n - 1, nl = nb + m->d.top_n;
-    double lf[2 * MODEL_MLP_MAX], lb[2 * MODEL_MLP_MAX];
+    int nb = P->nb, nl = P->nl;
+    double lf[DT_DLRM_LAYERS], lb[DT_DLRM_LAYERS];
     double fwd_c = 0.0, bwd_c = 0.0;
     for (int k = 0; k < nl; k++) {
         dt_mlp_times(&P->l[k], geff, ov, &lf[k], &lb[k]);
