@@ -587,11 +587,12 @@ static void dt_dlrm_layers_of(const point_t *p, dt_dlrm_prep *P)
     for (int k = 0; k < nl; k++)
         eff[k] = hw_gemm_efficiency_dtype(hw, P->dt, 2.0 * b * w_out[k] * w_in[k]);
     double flops = 0.0, peak = dt_dlrm_peak(hw, P->dt);
+    /* data gradients: none into the dense features, none below a
+     * frozen bottom MLP; into the top MLP's input when the interaction
+     * needs one, above it when anything below trains */
+    bool dg_top0 = P->training && P->below, dg_top = P->training && (P->below || P->top_train);
     for (int k = 0; k < nl; k++) {
-        /* no data gradient into the dense features; nothing trained
-         * below a frozen bottom MLP */
-        bool dg = k < nb ? P->bot_train && k > 0
-                         : P->training && (k == nb ? P->below : (P->below || P->top_train));
+        bool dg = k < nb ? P->bot_train && k > 0 : k == nb ? dg_top0 : dg_top;
         bool wg = k < nb ? P->bot_train : P->top_train;
         dt_mlp_layer_of(hw, P->dt, peak, ab, b, w_in[k], w_out[k], dg, wg, eff[k], &P->l[k]);
         flops += P->l[k].flops;
