@@ -353,7 +353,9 @@ static void dt_dlrm_inter_of(const model_t *m, const hw_t *hw, hw_dtype dt, doub
         x->flops = Lc * 4.0 * b * W * r * (bwd ? 3.0 : 1.0);
         return;
     }
-    double ig = hw_gemm_time(hw, dt, F, F, D, b);
+    /* hw_gemm_time of b F x F x D GEMMs, its roofline inline */
+    double ig = hw_gemm_time_eff(hw, dt, F, F, D, b, 1.0, 1.0,
+                                 hw_gemm_efficiency_dtype(hw, dt, 2.0 * F * F * D * b));
     double imem = hw_mem_time(hw, b * (2.0 * F * D + F * F + F * (F - 1.0) / 2.0) * ab);
     x->f = ig + imem + ov;
     x->bk = bwd ? 2.0 * (ig + imem) + ov : 0.0;
