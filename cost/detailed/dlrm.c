@@ -483,7 +483,9 @@ static void dt_dlrm_emb_auto(const point_t *p, const task_detailed_t *ts, int64_
 /* What an evaluation's scenarios share: the batch, the shapes, the
  * memory of the MLPs, the fixed shardings' embedding part (`auto`'s
  * reads the scenario's hot fraction) and, once a scenario fits in
- * memory (`layers`), the MLP layers and the interaction. */
+ * memory (`layers`), the MLP layers and the interaction. A batch that
+ * does not split (!batch_ok) leaves all but n, dt, ab, gbytes, eb, cb,
+ * layers, gb and batch_ok unset. */
 typedef struct dt_dlrm_prep {
     const task_detailed_t *ts; /* the task, or ts_table (table-wise) */
     task_detailed_t ts_table;
@@ -633,7 +635,6 @@ static status_code dt_dlrm_iter(const point_t *p, dt_dlrm_prep *P, engine *e, re
     const hw_t *hw = &p->system.hw;
     const topo_t *topo = &p->system.topo;
     const stack_desc *st = &p->stack;
-    bool training = P->training;
     int64_t n = P->n;
     double gbytes = P->gbytes, ov = hw->kernel_overhead_s;
     double geff = stack_pick(st->mlp_efficiency, sc, true);
@@ -645,8 +646,9 @@ static status_code dt_dlrm_iter(const point_t *p, dt_dlrm_prep *P, engine *e, re
     if (!(geff > 0))
         geff = 1.0;
     r->global_batch = P->gb;
-    if (!P->batch_ok)
+    if (!P->batch_ok) /* the rest of P is not set */
         return STATUS_INFEASIBLE_BATCH;
+    bool training = P->training;
     double B = P->B;
     bool bot_train = P->bot_train, top_train = P->top_train;
 
