@@ -100,21 +100,24 @@ void engine_phase(engine *e, double t);
 static inline engine_ev engine_add(engine *e, engine_stream s, double duration,
                                    const engine_ev *deps, int ndeps, engine_label label)
 {
-    if (e->len >= e->cap) { /* never past the reservation */
+    size_t len = e->len;
+    if (len >= e->cap) { /* never past the reservation */
         e->full = true;
         return ENGINE_NONE;
     }
+    double *t_end = e->t_end;
     double start = e->clock[s];
     for (int i = 0; i < ndeps; i++) {
         engine_ev d = deps[i];
-        if (d != ENGINE_NONE && e->t_end[d] > start)
-            start = e->t_end[d];
+        if (d != ENGINE_NONE && t_end[d] > start)
+            start = t_end[d];
     }
     double end = start + duration;
-    engine_ev id = (engine_ev)e->len++;
-    e->t_end[id] = end;
-    e->clock[s] = end;
+    engine_ev id = (engine_ev)len;
+    e->len = len + 1;
     e->count[s]++;
+    e->clock[s] = end;
+    t_end[len] = end;
     if (e->record) {
         engine_record *r = &e->records[id];
         r->t_start = start;

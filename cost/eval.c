@@ -161,10 +161,12 @@ static void eval_init(const point_t *p, result_t *r)
          * the slots), then the counts 0 (their 0 has the bits of 0.0) */
         memset(r, 0, EVAL_FIRST);
         const double nan = (double)NAN;
+#pragma GCC unroll 8
         for (size_t i = 0; i < EVAL_SLOTS; i++)
             eval_put(r, EVAL_FIRST + 8 * i, nan);
-        for (const size_t *o = eval_ints; *o != EVAL_END; o++)
-            eval_put(r, *o, 0.0);
+#pragma GCC unroll 16
+        for (size_t k = 0; k + 1 < sizeof eval_ints / sizeof eval_ints[0]; k++)
+            eval_put(r, eval_ints[k], 0.0);
     } else {
         memset(r, 0, sizeof *r);
         for (size_t i = 0; i < result_nfields; i++)
@@ -301,11 +303,15 @@ static bool eval_maybe_bad(const point_t *p, const result_t *r)
     memcpy(&q, &qnan, sizeof q);
     const uint64_t exp_lsb = UINT64_C(1) << 52;
     const char *base = (const char *)r;
+#pragma GCC unroll 8
     for (size_t i = 1; i < sizeof(result_t) / 8; i++) {
         uint64_t u;
         memcpy(&u, base + 8 * i, sizeof u);
-        uint64_t special = 0 - ((u + exp_lsb) >> 63); /* all ones: inf, NaN, most negatives */
-        acc |= ((u ^ q) & special) | (u >> 63);
+        /* all ones when u is negative or its exponent all ones (the
+         * sign of u + exp_lsb for u >= 0); then u ^ q is not 0 unless u
+         * is the NaN eval_init writes */
+        uint64_t special = 0 - ((((u + exp_lsb) | u) >> 63));
+        acc |= (u ^ q) & special;
     }
     if (acc)
         return true;

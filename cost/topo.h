@@ -31,7 +31,9 @@
  *                        domains, all-gather inside
  *   all-gather, reduce-scatter   ring f B / bw + (n-1) alpha; nvls
  *                        inside a domain B / (e bw_0) + 25/3.4 alpha_0;
- *                        hierarchical half its all-reduce
+ *                        hierarchical half its all-reduce (the two
+ *                        collectives of B bytes take one time, which a
+ *                        caller may reuse: test_detailed checks it)
  *   all-to-all           max over levels of the bytes leaving the level
  *                        over its bandwidth + alpha + (n-1) alpha / 8
  *                        (the messages to all peers are posted at once:

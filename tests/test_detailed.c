@@ -228,6 +228,28 @@ static void test_topo_nccl(void)
     h.scaleup_nvls_efficiency = 0.0;
     CU_ASSERT_EQUAL(topo_build(&t, &h, 8, 8, 0, 0, 1.0, TOPO_AUTO, &bad), STATUS_OK);
     UNIT_ASSERT_CLOSE(topo_coll_time(&t, TOPO_ALLREDUCE, 8, 1, 1e9), 0.017514, 1e-12);
+    /* an all-gather and a reduce-scatter of the same bytes take one time
+     * (topo.h), bit for bit, under every algorithm, with and without
+     * NVLS, in a domain and across two levels with a pod: DLRM's
+     * row-wise exchange reuses the one for the other */
+    static const topo_algo algos[] = {TOPO_AUTO, TOPO_RING, TOPO_TREE, TOPO_HIERARCHICAL};
+    static const double sizes[] = {1e3, 65536.0, 1e9};
+    for (int nv = 0; nv < 2; nv++) {
+        h.scaleup_nvls_efficiency = nv ? 0.85 : 0.0;
+        for (size_t a = 0; a < sizeof algos / sizeof algos[0]; a++) {
+            CU_ASSERT_EQUAL(topo_build(&t, &h, 512, 8, 0, 64, 2.0, algos[a], &bad),
+                            STATUS_OK);
+            static const int64_t groups[][2] = {{8, 1}, {64, 1}, {512, 1}, {64, 8}};
+            for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++)
+                for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+                    double ag = topo_coll_time(&t, TOPO_ALLGATHER, groups[g][0],
+                                               groups[g][1], sizes[s]);
+                    double rs = topo_coll_time(&t, TOPO_REDUCESCATTER, groups[g][0],
+                                               groups[g][1], sizes[s]);
+                    CU_ASSERT(ag > 0.0 && memcmp(&ag, &rs, sizeof ag) == 0);
+                }
+        }
+    }
 }
 
 static void test_gemm_efficiency(void)
@@ -1019,6 +1041,35 @@ static void test_dlrm_planner(void)
     /* a list that does not match the tables is refused */
     p.model.d.n_tables = 5;
     CU_ASSERT_EQUAL(eval_check(&p, NULL), STATUS_INVALID_VALUE);
+    /* a listed table's rows from 1 to DT_MAX_BATCH (2^40), its pooling
+     * from 1: each edge of dt_check_dlrm's branch-free pass, on the last
+     * table and on the first */
+    p.model.d.n_tables = 6;
+    static const struct {
+        int64_t rows;
+        int32_t pool;
+        status_code want;
+    } edge[] = {{1, 1, STATUS_OK},
+                {INT64_C(1) << 40, INT32_MAX, STATUS_OK},
+                {0, 10, STATUS_INVALID_VALUE},
+                {-1, 10, STATUS_INVALID_VALUE},
+                {INT64_MIN, 10, STATUS_INVALID_VALUE},
+                {(INT64_C(1) << 40) + 1, 10, STATUS_INVALID_VALUE},
+                {INT64_MAX, 10, STATUS_INVALID_VALUE},
+                {10, 0, STATUS_INVALID_VALUE},
+                {10, -1, STATUS_INVALID_VALUE},
+                {10, INT32_MIN, STATUS_INVALID_VALUE}};
+    for (size_t k = 0; k < sizeof edge / sizeof edge[0]; k++) {
+        for (int at = 0; at < 6; at += 5) {
+            int64_t rows = p.model.d.table_rows[at];
+            int32_t pool = p.model.d.table_pooling[at];
+            p.model.d.table_rows[at] = edge[k].rows;
+            p.model.d.table_pooling[at] = edge[k].pool;
+            CU_ASSERT_EQUAL(eval_check(&p, NULL), edge[k].want);
+            p.model.d.table_rows[at] = rows;
+            p.model.d.table_pooling[at] = pool;
+        }
+    }
     engine_free(&e);
 }
 

@@ -49,7 +49,7 @@
 
 double dt_memo_eff(dt_memo *mo, const hw_t *hw, hw_dtype d, double flops)
 {
-    /* newest first: a DLRM layer's three GEMMs have one size */
+    /* newest first: the last size looked up is the likeliest to repeat */
     for (int i = mo->n - 1; i >= 0; i--)
         if (mo->flops[i] == flops && mo->dtype[i] == (int)d)
             return mo->eff[i];
