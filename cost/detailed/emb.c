@@ -63,6 +63,23 @@
 
 #define DT_EMB_BURST 64.0 /* bytes of row activation / sector waste per gather */
 
+/* A ring reduce-scatter of `bytes` over the g devices of a node (level
+ * l0): each sends (g-1)/g of them, g-1 steps. */
+static double dt_emb_node_rs(const topo_level *l0, int64_t g, double bytes)
+{
+    return bytes * (double)(g - 1) / (double)g / l0->bw + (double)(g - 1) * l0->alpha_s;
+}
+
+/* A hierarchical all-to-all's network part, `bytes` per device over
+ * `nodes` nodes (level l1): (nodes-1)/nodes of them cross, one message
+ * per node pair. Added to t term by term, as the callers' sums were
+ * written (their rounding unchanged). */
+static double dt_emb_net_a2a(double t, const topo_level *l1, int64_t nodes, double bytes)
+{
+    return t + bytes * (double)(nodes - 1) / (double)nodes * l1->oversub / l1->bw +
+           l1->alpha_s + (double)(nodes - 1) * l1->alpha_s * TOPO_A2A_PER_PEER;
+}
+
 /* Seconds per byte of random row gathers of `row` bytes. */
 static double dt_emb_gather_sec(const hw_t *hw, double row)
 {
@@ -538,12 +555,9 @@ void dt_emb_plan_run(const dt_emb_in *in, dt_emb_plan *out)
     /* exchange of one split table's partial sums (reduce-scatter in the
      * node, forward and backward) */
     double split_s = 0.0;
-    if (g > 1 && !in->split_columns) {
-        const topo_level *l0 = &in->topo->level[0];
-        split_s = 2.0 * ((B / (double)nodes) * in->dim * in->cb * (double)(g - 1) / (double)g /
-                             l0->bw +
-                         (double)(g - 1) * l0->alpha_s);
-    }
+    if (g > 1 && !in->split_columns)
+        split_s = 2.0 * dt_emb_node_rs(&in->topo->level[0], g,
+                                       (B / (double)nodes) * in->dim * in->cb);
     /* tables to nodes (LPT with the node's memory), then inside each */
     double nload[DT_EMB_NODES_MAX], nmem[DT_EMB_NODES_MAX];
     int owner[DT_MAX_TABLES];
@@ -587,8 +601,8 @@ void dt_emb_plan_run(const dt_emb_in *in, dt_emb_plan *out)
      * inside the node */
     double cold = n > 1 ? 1.0 - h : 1.0;
     double x = b * in->dim * in->cb * (vectors + extra_parts) * cold;
-    double part = (double)out->split_per_node * (B / (double)nodes) * in->dim * in->cb *
-                  (double)(g - 1) / (double)g;
+    /* the busiest node's split tables' partial sums, reduce-scattered */
+    double part = (double)out->split_per_node * (B / (double)nodes) * in->dim * in->cb;
     const topo_t *topo = in->topo;
     double t = 0.0;
     if (hier) {
@@ -600,22 +614,19 @@ void dt_emb_plan_run(const dt_emb_in *in, dt_emb_plan *out)
         const topo_level *l0 = &topo->level[0], *l1 = &topo->level[1];
         double node_out = s_max * B * in->dim * in->cb;
         double send = node_out / (double)g, recv = x;
-        t = node_out * (double)(g - 1) / (double)g / l0->bw + (double)(g - 1) * l0->alpha_s +
-            (send > recv ? send : recv) * (double)(nodes - 1) / (double)nodes * l1->oversub /
-                l1->bw +
-            l1->alpha_s + (double)(nodes - 1) * l1->alpha_s * TOPO_A2A_PER_PEER;
+        t = dt_emb_net_a2a(dt_emb_node_rs(l0, g, node_out), l1, nodes, send > recv ? send : recv);
     } else if (n > 1) {
         const topo_level *l0 = &topo->level[0];
         if (nodes > 1 && in->hierarchical && topo->nlevels > 1) {
             const topo_level *l1 = &topo->level[1];
-            t = x / l0->bw + l0->alpha_s + (double)(g - 1) * l0->alpha_s * TOPO_A2A_PER_PEER +
-                x * (double)(nodes - 1) / (double)nodes * l1->oversub / l1->bw + l1->alpha_s +
-                (double)(nodes - 1) * l1->alpha_s * TOPO_A2A_PER_PEER;
+            t = dt_emb_net_a2a(x / l0->bw + l0->alpha_s +
+                                   (double)(g - 1) * l0->alpha_s * TOPO_A2A_PER_PEER,
+                               l1, nodes, x);
         } else {
             t = topo_coll_time(topo, TOPO_ALLTOALL, n, 1, x);
         }
         if (part > 0 && g > 1 && !in->split_columns)
-            t += part / l0->bw + (double)(g - 1) * l0->alpha_s;
+            t += dt_emb_node_rs(l0, g, part);
     }
     out->a2a_s = t;
     out->ids_s = n > 1 ? topo_coll_time(topo, TOPO_ALLTOALL, n, 1,
