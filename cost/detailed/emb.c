@@ -97,7 +97,7 @@ double dt_dlrm_allreduce(const topo_t *topo, int64_t n, double bytes, bool sharp
     int64_t nodes = (n + g - 1) / g;
     double t = 0.0;
     if (g > 1) /* reduce-scatter and all-gather in the node */
-        t += 2.0 * ((double)(g - 1) / (double)g * bytes / l0->bw + (double)(g - 1) * l0->alpha_s);
+        t += 2.0 * dt_emb_node_rs(l0, g, bytes);
     if (nodes > 1 && topo->nlevels > 1) {
         const topo_level *l1 = &topo->level[1];
         double part = bytes / (double)g;
