@@ -23,8 +23,9 @@
  * rows with their optimizer state, as HugeCTR's planner sizes it:
  * unit_mem_cost = ev_size x 8 B for Adagrad, 4 for SGD, MLPerf v4.0
  * dlrm_dcnv2 sharding/generate_plan.py, planner.py) is replicated:
- * every device looks it up for its own samples, and its row gradients
- * are all-reduced with the MLP gradients. A hybrid embedding
+ * every device looks it up for its own samples, its row gradients
+ * are all-reduced with the MLP gradients, and every replica then updates
+ * the rows the whole batch touched, once. A hybrid embedding
  * (HugeCTR's, stack emb_hot_fraction) also replicates the most frequent
  * rows of every table: that fraction of the lookups stays local. The
  * other tables are model-parallel: assigned whole to the least loaded
@@ -116,12 +117,14 @@ typedef struct dt_emb_tab {
 
 /* Work (s) of `n` lookups on a table of `rows` rows for a batch of `bsz`
  * samples on one device: gathers, pooled writes, and in training the
- * gradient scatter and the optimizer's read-modify-write. `w` is the
- * width gathered per row: emb_dim, or a column slice of it (each slice's
- * gather pays the burst of a whole row access); the optimizer state
- * shrinks with it. */
+ * gradient scatter and, when `update`, the optimizer's read-modify-write
+ * of the rows these lookups touch (a replicated table's replicas update
+ * the rows the whole batch touched instead, once, after the all-reduce).
+ * `w` is the width gathered per row: emb_dim, or a column slice of it
+ * (each slice's gather pays the burst of a whole row access); the
+ * optimizer state shrinks with it. */
 static double dt_emb_work(const dt_emb_in *in, double w, double rows, double n, double bsz,
-                          double *fwd)
+                          bool update, double *fwd)
 {
     double row = w * in->eb, gs = dt_emb_gather_sec(in->hw, row);
     double state = in->state_values * w / in->dim;
@@ -130,7 +133,7 @@ static double dt_emb_work(const dt_emb_in *in, double w, double rows, double n, 
     if (in->train) {
         /* pooled gradients read, gathered per lookup, summed per touched
          * row; the row and its state read and written */
-        double touched = rows * -expm1(-n / rows);
+        double touched = update ? rows * -expm1(-n / rows) : 0.0;
         t += bsz * w * in->cb * hw_mem_time(in->hw, 1.0) +
              n * w * in->cb * dt_emb_gather_sec(in->hw, w * in->cb) +
              touched * (2.0 * row + 2.0 * 4.0 * state) * gs;
@@ -464,8 +467,10 @@ void dt_emb_plan_run(const dt_emb_in *in, dt_emb_plan *out)
         double L = m->d.n_tables > 0 ? (double)m->d.table_pooling[i] : (double)m->pooling;
         double bytes = R * (row + (in->train ? per_row_state : 0.0));
         if (n > 1 && in->dp_threshold > 0 && bytes <= in->dp_threshold) {
-            /* replicated: own samples' lookups, every touched row updated */
-            dp_load += dt_emb_work(in, in->dim, R, b * L, b, &dp_fwd);
+            /* replicated: own samples' lookups and their gradients'
+             * scatter, then, after the all-reduce of the rows' gradients,
+             * every row the whole batch touched updated once */
+            dp_load += dt_emb_work(in, in->dim, R, b * L, b, false, &dp_fwd);
             if (in->train) {
                 double touched = R * -expm1(-B * L / R);
                 dp_load += touched * (2.0 * row + 2.0 * per_row_state) *
@@ -479,16 +484,16 @@ void dt_emb_plan_run(const dt_emb_in *in, dt_emb_plan *out)
         /* hybrid: the hot fraction served from local replicas */
         if (h > 0 && n > 1)
             dp_load += dt_emb_work(in, in->dim, in->hot_rows > 0 ? in->hot_rows : R, b * L * h,
-                                   b * h, &dp_fwd);
+                                   b * h, true, &dp_fwd);
         mp[nmp].rows = R;
         mp[nmp].pool = L;
         mp[nmp].fwd = 0.0;
         double cold = n > 1 ? 1.0 - h : 1.0;
-        mp[nmp].work = dt_emb_work(in, in->dim, R, B * L * cold, B * cold, &mp[nmp].fwd);
+        mp[nmp].work = dt_emb_work(in, in->dim, R, B * L * cold, B * cold, true, &mp[nmp].fwd);
         mp[nmp].cwork = mp[nmp].cfwd = 0.0;
         if (in->split_columns && g > 1) /* a column slice, should it be split */
             mp[nmp].cwork = dt_emb_work(in, in->dim / (double)g, R, B * L * cold, B * cold,
-                                        &mp[nmp].cfwd);
+                                        true, &mp[nmp].cfwd);
         mp[nmp].bytes = bytes;
         mp[nmp].idx = i;
         total_work += mp[nmp].work;
