@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../cost/detailed.h"
+#include "../cost/detailed/dt.h"
 #include "../driver/load.h"
 #include "unit.h"
 
@@ -1140,6 +1141,57 @@ static void test_dlrm_hier(void)
     engine_free(&e);
 }
 
+/* A replicated table in training (emb.c's planner, one table under the
+ * data-parallel threshold on 4 devices of a node): each device gathers
+ * its own b*L lookups, writes its pooled vectors, reads their gradients
+ * and scatters them per lookup; after the all-reduce of the rows'
+ * gradients every replica updates, once, the rows the whole batch's B*L
+ * lookups touched (read and write the row and its fp32 state), and not
+ * also the rows of its own lookups. The expected figures are written out
+ * from those terms: a random gather of `row` bytes moves at the streaming
+ * rate times row / (row + 64 B); R rows hit k times touch
+ * R (1 - exp(-k / R)). */
+static void test_dlrm_replicated_update(void)
+{
+    point_t p = dlrm_point(TASK_EMB_AUTO, 1000);
+    model_t *m = &p.model;
+    m->tables = 1;
+    const double R = 1000, L = 10, D = 16, eb = 4, cb = 4, S = 2; /* S: state values */
+    const double B = 1024, n = 4, b = B / n;
+    dt_emb_in in;
+    memset(&in, 0, sizeof in);
+    in.m = m;
+    in.hw = &p.system.hw;
+    in.topo = &p.system.topo;
+    in.devices = 4;
+    in.per_node = 8;
+    in.batch = B;
+    in.dim = D;
+    in.eb = eb;
+    in.cb = cb;
+    in.state_values = S;
+    in.dp_threshold = 1e12; /* replicated */
+    in.cap = 1e12;
+    in.mean_pool = L;
+    in.train = true;
+    dt_emb_plan pl;
+    dt_emb_plan_run(&in, &pl);
+    CU_ASSERT_EQUAL(pl.n_dp, 1);
+    double mem = hw_mem_time(&p.system.hw, 1.0), row = D * eb;
+    double gs = mem * (row + 64.0) / row, gs_grad = mem * (D * cb + 64.0) / (D * cb);
+    double fwd = b * L * row * gs + b * D * cb * mem;
+    double touched = R * (1.0 - exp(-B * L / R)); /* about R: 10 hits per row */
+    double bwd = b * D * cb * mem + b * L * D * cb * gs_grad +
+                 touched * (2.0 * row + 2.0 * 4.0 * S) * gs;
+    UNIT_ASSERT_CLOSE(pl.fwd_s, fwd, 1e-12);
+    UNIT_ASSERT_CLOSE(pl.work_s, fwd + bwd, 1e-12);
+    UNIT_ASSERT_CLOSE(pl.grad_bytes, touched * D * cb, 1e-12);
+    /* inference: the lookups alone */
+    in.train = false;
+    dt_emb_plan_run(&in, &pl);
+    UNIT_ASSERT_CLOSE(pl.work_s, fwd, 1e-12);
+}
+
 static void test_dlrm_auto(void)
 {
     /* the DLRM candidates are the last options of the first degree tuple
@@ -1462,6 +1514,8 @@ int main(void)
     CU_add_test(s, "DLRM auto strategies", test_dlrm_auto);
     CU_add_test(s, "DLRM planner, hybrid embedding, DCNv2", test_dlrm_planner);
     CU_add_test(s, "DLRM hier_auto placement (HugeCTR)", test_dlrm_hier);
+    CU_add_test(s, "DLRM replicated table: one update per touched row",
+                test_dlrm_replicated_update);
     CU_add_test(s, "fine-tuning: frozen layers and embeddings", test_finetune);
     CU_add_test(s, "point files", test_load_points);
     CU_add_test(s, "trace ends at the evaluated iteration", test_trace_matches_eval);

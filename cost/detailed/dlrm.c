@@ -137,10 +137,13 @@ static inline double dt_dlrm_layer_params(double in, double out)
     return in * out + out;
 }
 
-void detailed_dlrm_params(const model_t *m, double *bot, double *top, double *emb)
+/* The bottom MLP's parameters (the first nb of the n layers of
+ * dt_dlrm_widths) and the top MLP's, without the cross network: the one
+ * sum that the reported counts and the memory model both read. */
+static void dt_dlrm_mlp_params(const double *w_in, const double *w_out, int n, int nb,
+                               double *bot, double *top)
 {
-    double w_in[DT_DLRM_LAYERS], w_out[DT_DLRM_LAYERS], b = 0.0, t = 0.0;
-    int nb, n = dt_dlrm_widths(m, w_in, w_out, &nb);
+    double b = 0.0, t = 0.0;
     for (int k = 0; k < n; k++) {
         if (k < nb)
             b += dt_dlrm_layer_params(w_in[k], w_out[k]);
@@ -148,6 +151,14 @@ void detailed_dlrm_params(const model_t *m, double *bot, double *top, double *em
             t += dt_dlrm_layer_params(w_in[k], w_out[k]);
     }
     *bot = b;
+    *top = t;
+}
+
+void detailed_dlrm_params(const model_t *m, double *bot, double *top, double *emb)
+{
+    double w_in[DT_DLRM_LAYERS], w_out[DT_DLRM_LAYERS], t;
+    int nb, n = dt_dlrm_widths(m, w_in, w_out, &nb);
+    dt_dlrm_mlp_params(w_in, w_out, n, nb, bot, &t);
     *top = t + dt_dlrm_cross_params(m);
     *emb = dt_dlrm_rows(m) * (double)m->emb_dim;
 }
@@ -296,7 +307,7 @@ static inline void dt_mlp_layer_of(const hw_t *hw, hw_dtype dt, double peak, dou
         L->g[1] = dt_dlrm_gemm_of(hw, dt, peak, b, in, out, fd, ed);
         L->g[2] = dt_dlrm_gemm_of(hw, dt, peak, in, out, b, fw, ew);
     }
-    L->params = in * out + out;
+    L->params = dt_dlrm_layer_params(in, out);
     L->mem_f = hw_mem_time(hw, 2.0 * b * out * ab);
     L->mem_b = hw_mem_time(hw, 3.0 * b * out * ab);
     L->k = (double)((int)dgrad + (int)wgrad); /* 1 + k: 1.0 + (0 or 1) + (0 or 1) */
@@ -474,7 +485,6 @@ static void dt_dlrm_emb_auto(const point_t *p, const task_detailed_t *ts, int64_
     o->table_bytes = pl->table_bytes;
     o->state_bytes = 0.0; /* inside table_bytes */
     o->pooled_bytes = pl->pooled_bytes + b * (double)m->tables * (double)m->emb_dim * cb;
-    (void)b;
 }
 
 
@@ -493,13 +503,14 @@ typedef struct dt_dlrm_prep {
     hw_dtype dt;
     bool batch_ok, training, emb_train, bot_train, top_train, below, layers;
     double ab, gbytes, eb, cb, B, b, wb;
-    double bot_p, top_p, mlp_train, grads, opt_mlp, acts, dense_mem;
+    /* top_p: the top MLP and the cross network (cross_p) */
+    double bot_p, top_p, cross_p, mlp_train, grads, opt_mlp, acts, dense_mem;
     dt_dlrm_embt E; /* fixed shardings */
     int nl, nb; /* MLP layers, of which the bottom MLP's first */
     double w_in[DT_DLRM_LAYERS], w_out[DT_DLRM_LAYERS];
     dt_mlp_layer l[DT_DLRM_LAYERS];
     dt_dlrm_inter x;
-    double flops, cross_p, dense_opt;
+    double flops, dense_opt;
     /* the gradient buckets' all-reduces of the first scenario that
      * flushed them: bytes, time (a later one of the same bytes reads
      * it); nbk -1: no band, one scenario */
@@ -549,18 +560,16 @@ static void dt_dlrm_prep_of(const point_t *p, dt_dlrm_prep *P)
     }
     double T = (double)m->tables, D = (double)m->emb_dim, F = T + 1.0;
 
-    /* ---- memory: MLPs and cross network (the embeddings: per scenario);
-     * the layers' parameters and activations in one pass */
+    /* ---- memory: MLPs and cross network (the embeddings: per scenario):
+     * the layers' parameters (the sum detailed_dlrm_params reports),
+     * their activations */
     P->nl = dt_dlrm_widths(m, P->w_in, P->w_out, &P->nb);
-    double bot_p = 0.0, top_p = 0.0, acts = b * P->w_in[0] * ab;
-    for (int k = 0; k < P->nl; k++) {
-        if (k < P->nb)
-            bot_p += dt_dlrm_layer_params(P->w_in[k], P->w_out[k]);
-        else
-            top_p += dt_dlrm_layer_params(P->w_in[k], P->w_out[k]);
+    double bot_p, top_p, acts = b * P->w_in[0] * ab;
+    dt_dlrm_mlp_params(P->w_in, P->w_out, P->nl, P->nb, &bot_p, &top_p);
+    for (int k = 0; k < P->nl; k++)
         acts += b * P->w_out[k] * ab;
-    }
-    top_p += dt_dlrm_cross_params(m);
+    P->cross_p = dt_dlrm_cross_params(m);
+    top_p += P->cross_p;
     P->bot_p = bot_p;
     P->top_p = top_p;
     P->mlp_train = (P->bot_train ? bot_p : 0.0) + (P->top_train ? top_p : 0.0);
@@ -603,7 +612,6 @@ static void dt_dlrm_layers_of(const point_t *p, dt_dlrm_prep *P)
     }
     dt_dlrm_inter_of(m, hw, P->dt, ab, b, P->training && P->below, &P->x);
     P->flops = flops + P->x.flops;
-    P->cross_p = dt_dlrm_cross_params(m);
     P->dense_opt = P->training ? hw_mem_time(hw, 30.0 * P->mlp_train) : 0.0;
     P->layers = true;
 }

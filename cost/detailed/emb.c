@@ -23,8 +23,9 @@
  * rows with their optimizer state, as HugeCTR's planner sizes it:
  * unit_mem_cost = ev_size x 8 B for Adagrad, 4 for SGD, MLPerf v4.0
  * dlrm_dcnv2 sharding/generate_plan.py, planner.py) is replicated:
- * every device looks it up for its own samples, and its row gradients
- * are all-reduced with the MLP gradients. A hybrid embedding
+ * every device looks it up for its own samples, its row gradients
+ * are all-reduced with the MLP gradients, and every replica then updates
+ * the rows the whole batch touched, once. A hybrid embedding
  * (HugeCTR's, stack emb_hot_fraction) also replicates the most frequent
  * rows of every table: that fraction of the lookups stays local. The
  * other tables are model-parallel: assigned whole to the least loaded
@@ -63,6 +64,23 @@
 
 #define DT_EMB_BURST 64.0 /* bytes of row activation / sector waste per gather */
 
+/* A ring reduce-scatter of `bytes` over the g devices of a node (level
+ * l0): each sends (g-1)/g of them, g-1 steps. */
+static double dt_emb_node_rs(const topo_level *l0, int64_t g, double bytes)
+{
+    return bytes * (double)(g - 1) / (double)g / l0->bw + (double)(g - 1) * l0->alpha_s;
+}
+
+/* A hierarchical all-to-all's network part, `bytes` per device over
+ * `nodes` nodes (level l1): (nodes-1)/nodes of them cross, one message
+ * per node pair. Added to t term by term, as the callers' sums were
+ * written (their rounding unchanged). */
+static double dt_emb_net_a2a(double t, const topo_level *l1, int64_t nodes, double bytes)
+{
+    return t + bytes * (double)(nodes - 1) / (double)nodes * l1->oversub / l1->bw +
+           l1->alpha_s + (double)(nodes - 1) * l1->alpha_s * TOPO_A2A_PER_PEER;
+}
+
 /* Seconds per byte of random row gathers of `row` bytes. */
 static double dt_emb_gather_sec(const hw_t *hw, double row)
 {
@@ -80,7 +98,7 @@ double dt_dlrm_allreduce(const topo_t *topo, int64_t n, double bytes, bool sharp
     int64_t nodes = (n + g - 1) / g;
     double t = 0.0;
     if (g > 1) /* reduce-scatter and all-gather in the node */
-        t += 2.0 * ((double)(g - 1) / (double)g * bytes / l0->bw + (double)(g - 1) * l0->alpha_s);
+        t += 2.0 * dt_emb_node_rs(l0, g, bytes);
     if (nodes > 1 && topo->nlevels > 1) {
         const topo_level *l1 = &topo->level[1];
         double part = bytes / (double)g;
@@ -99,12 +117,14 @@ typedef struct dt_emb_tab {
 
 /* Work (s) of `n` lookups on a table of `rows` rows for a batch of `bsz`
  * samples on one device: gathers, pooled writes, and in training the
- * gradient scatter and the optimizer's read-modify-write. `w` is the
- * width gathered per row: emb_dim, or a column slice of it (each slice's
- * gather pays the burst of a whole row access); the optimizer state
- * shrinks with it. */
+ * gradient scatter and, when `update`, the optimizer's read-modify-write
+ * of the rows these lookups touch (a replicated table's replicas update
+ * the rows the whole batch touched instead, once, after the all-reduce).
+ * `w` is the width gathered per row: emb_dim, or a column slice of it
+ * (each slice's gather pays the burst of a whole row access); the
+ * optimizer state shrinks with it. */
 static double dt_emb_work(const dt_emb_in *in, double w, double rows, double n, double bsz,
-                          double *fwd)
+                          bool update, double *fwd)
 {
     double row = w * in->eb, gs = dt_emb_gather_sec(in->hw, row);
     double state = in->state_values * w / in->dim;
@@ -113,7 +133,7 @@ static double dt_emb_work(const dt_emb_in *in, double w, double rows, double n, 
     if (in->train) {
         /* pooled gradients read, gathered per lookup, summed per touched
          * row; the row and its state read and written */
-        double touched = rows * -expm1(-n / rows);
+        double touched = update ? rows * -expm1(-n / rows) : 0.0;
         t += bsz * w * in->cb * hw_mem_time(in->hw, 1.0) +
              n * w * in->cb * dt_emb_gather_sec(in->hw, w * in->cb) +
              touched * (2.0 * row + 2.0 * 4.0 * state) * gs;
@@ -447,8 +467,10 @@ void dt_emb_plan_run(const dt_emb_in *in, dt_emb_plan *out)
         double L = m->d.n_tables > 0 ? (double)m->d.table_pooling[i] : (double)m->pooling;
         double bytes = R * (row + (in->train ? per_row_state : 0.0));
         if (n > 1 && in->dp_threshold > 0 && bytes <= in->dp_threshold) {
-            /* replicated: own samples' lookups, every touched row updated */
-            dp_load += dt_emb_work(in, in->dim, R, b * L, b, &dp_fwd);
+            /* replicated: own samples' lookups and their gradients'
+             * scatter, then, after the all-reduce of the rows' gradients,
+             * every row the whole batch touched updated once */
+            dp_load += dt_emb_work(in, in->dim, R, b * L, b, false, &dp_fwd);
             if (in->train) {
                 double touched = R * -expm1(-B * L / R);
                 dp_load += touched * (2.0 * row + 2.0 * per_row_state) *
@@ -462,16 +484,16 @@ void dt_emb_plan_run(const dt_emb_in *in, dt_emb_plan *out)
         /* hybrid: the hot fraction served from local replicas */
         if (h > 0 && n > 1)
             dp_load += dt_emb_work(in, in->dim, in->hot_rows > 0 ? in->hot_rows : R, b * L * h,
-                                   b * h, &dp_fwd);
+                                   b * h, true, &dp_fwd);
         mp[nmp].rows = R;
         mp[nmp].pool = L;
         mp[nmp].fwd = 0.0;
         double cold = n > 1 ? 1.0 - h : 1.0;
-        mp[nmp].work = dt_emb_work(in, in->dim, R, B * L * cold, B * cold, &mp[nmp].fwd);
+        mp[nmp].work = dt_emb_work(in, in->dim, R, B * L * cold, B * cold, true, &mp[nmp].fwd);
         mp[nmp].cwork = mp[nmp].cfwd = 0.0;
         if (in->split_columns && g > 1) /* a column slice, should it be split */
             mp[nmp].cwork = dt_emb_work(in, in->dim / (double)g, R, B * L * cold, B * cold,
-                                        &mp[nmp].cfwd);
+                                        true, &mp[nmp].cfwd);
         mp[nmp].bytes = bytes;
         mp[nmp].idx = i;
         total_work += mp[nmp].work;
@@ -538,12 +560,9 @@ void dt_emb_plan_run(const dt_emb_in *in, dt_emb_plan *out)
     /* exchange of one split table's partial sums (reduce-scatter in the
      * node, forward and backward) */
     double split_s = 0.0;
-    if (g > 1 && !in->split_columns) {
-        const topo_level *l0 = &in->topo->level[0];
-        split_s = 2.0 * ((B / (double)nodes) * in->dim * in->cb * (double)(g - 1) / (double)g /
-                             l0->bw +
-                         (double)(g - 1) * l0->alpha_s);
-    }
+    if (g > 1 && !in->split_columns)
+        split_s = 2.0 * dt_emb_node_rs(&in->topo->level[0], g,
+                                       (B / (double)nodes) * in->dim * in->cb);
     /* tables to nodes (LPT with the node's memory), then inside each */
     double nload[DT_EMB_NODES_MAX], nmem[DT_EMB_NODES_MAX];
     int owner[DT_MAX_TABLES];
@@ -587,8 +606,8 @@ void dt_emb_plan_run(const dt_emb_in *in, dt_emb_plan *out)
      * inside the node */
     double cold = n > 1 ? 1.0 - h : 1.0;
     double x = b * in->dim * in->cb * (vectors + extra_parts) * cold;
-    double part = (double)out->split_per_node * (B / (double)nodes) * in->dim * in->cb *
-                  (double)(g - 1) / (double)g;
+    /* the busiest node's split tables' partial sums, reduce-scattered */
+    double part = (double)out->split_per_node * (B / (double)nodes) * in->dim * in->cb;
     const topo_t *topo = in->topo;
     double t = 0.0;
     if (hier) {
@@ -600,22 +619,19 @@ void dt_emb_plan_run(const dt_emb_in *in, dt_emb_plan *out)
         const topo_level *l0 = &topo->level[0], *l1 = &topo->level[1];
         double node_out = s_max * B * in->dim * in->cb;
         double send = node_out / (double)g, recv = x;
-        t = node_out * (double)(g - 1) / (double)g / l0->bw + (double)(g - 1) * l0->alpha_s +
-            (send > recv ? send : recv) * (double)(nodes - 1) / (double)nodes * l1->oversub /
-                l1->bw +
-            l1->alpha_s + (double)(nodes - 1) * l1->alpha_s * TOPO_A2A_PER_PEER;
+        t = dt_emb_net_a2a(dt_emb_node_rs(l0, g, node_out), l1, nodes, send > recv ? send : recv);
     } else if (n > 1) {
         const topo_level *l0 = &topo->level[0];
         if (nodes > 1 && in->hierarchical && topo->nlevels > 1) {
             const topo_level *l1 = &topo->level[1];
-            t = x / l0->bw + l0->alpha_s + (double)(g - 1) * l0->alpha_s * TOPO_A2A_PER_PEER +
-                x * (double)(nodes - 1) / (double)nodes * l1->oversub / l1->bw + l1->alpha_s +
-                (double)(nodes - 1) * l1->alpha_s * TOPO_A2A_PER_PEER;
+            t = dt_emb_net_a2a(x / l0->bw + l0->alpha_s +
+                                   (double)(g - 1) * l0->alpha_s * TOPO_A2A_PER_PEER,
+                               l1, nodes, x);
         } else {
             t = topo_coll_time(topo, TOPO_ALLTOALL, n, 1, x);
         }
         if (part > 0 && g > 1 && !in->split_columns)
-            t += part / l0->bw + (double)(g - 1) * l0->alpha_s;
+            t += dt_emb_node_rs(l0, g, part);
     }
     out->a2a_s = t;
     out->ids_s = n > 1 ? topo_coll_time(topo, TOPO_ALLTOALL, n, 1,
