@@ -85,9 +85,9 @@ double sv_tok(const sv_model *k, double d, double cd)
  * step with the decodes (t = tp), delta is the step's marginal time per
  * prefill token; in a step of its own (the engine runs prefill apart),
  * the decodes wait for all of it (t = tp + a decode step, delta = tp per
- * token). */
+ * token); fit, the whole prompts (or chunks) the step's room holds. */
 typedef struct sv_pre {
-    double np, len, nc, tp, t, delta;
+    double np, len, nc, tp, t, delta, fit;
 } sv_pre;
 
 /* The step of d decodes alone, sv_t(k, 0, 0, 0, d, cd), from the time
@@ -108,8 +108,8 @@ static void sv_prefill(const sv_model *k, const sv_load *w, double d, double arr
     o->len = w->isl < room ? w->isl : room;
     o->nc = ceil(w->isl / o->len);
     /* prompts that queue pack into one step, up to the budget */
-    double fit = floor(room / o->len);
-    o->np = arrivals > 1.0 ? (arrivals < fit ? arrivals : fit) : 1.0;
+    o->fit = floor(room / o->len);
+    o->np = arrivals > 1.0 ? (arrivals < o->fit ? arrivals : o->fit) : 1.0;
     if (o->np < 1.0)
         o->np = 1.0;
     double ctx = o->nc > 1.0 ? 0.5 * (w->isl - o->len) : 0.0;
@@ -154,9 +154,7 @@ static void sv_at(const sv_model *k, const sv_load *w, double C, sv_state *s)
      * range's upper end. Each step costs its decode part (none when the
      * engine runs prefill apart) plus the marginal cost of its prompt
      * tokens (no step evaluated). */
-    double room = k->apart ? w->K : w->K - C;
-    room = room > 0.25 * w->K ? room : 0.25 * w->K;
-    double fit = dt_min(dt_max(1.0, floor(room / p.len)), C);
+    double fit = dt_min(dt_max(1.0, p.fit), C);
     double base = p.tp - p.np * p.len * p.delta;
     s->ttft_wave = k->host_req + p.nc * (ceil(C / fit) * base + C * p.len * p.delta);
     sv_itl(td, &p, C / o1, s);
