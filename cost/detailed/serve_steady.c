@@ -186,12 +186,7 @@ static bool sv_rate(const sv_model *k, const sv_load *w, double lam, double cmax
     memset(s, 0, sizeof *s);
     s->conc = d;
     s->tpot = tpot;
-    s->ttft = k->host_req + 0.5 * tpot + S + wq;
-    /* P(W > x) ~ rho exp(-x rho / W): the q-quantile */
-    double q[2] = {0.10, 0.01}, *dst[2] = {&s->ttft_p90, &s->ttft_p99};
-    for (int i = 0; i < 2; i++)
-        *dst[i] = k->host_req + 0.5 * tpot + S +
-                  (rho > q[i] && wq > 0.0 ? wq / rho * log(rho / q[i]) : 0.0);
+    sv_ttft_queue(k->host_req + 0.5 * tpot + S, rho, wq, s);
     sv_itl(sv_tok(k, d, cd), &p, lam * tpot, s);
     s->e2e = s->ttft + (w->osl - 1.0) * tpot;
     s->conc = lam * s->e2e; /* requests in flight (Little), prefilling or decoding */
