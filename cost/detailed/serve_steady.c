@@ -135,10 +135,19 @@ static void sv_itl(double td, const sv_pre *p, double arrivals, sv_state *s)
     s->itl_p99 = f >= 0.01 ? p->t : td;
 }
 
+/* OSL - 1, the decode steps after a request's first token, as a
+ * divisor (arrivals per step, a prefill share per decode): 1 at an
+ * output of one token, where what it divides is guarded or moot. Where
+ * it counts decode steps it is OSL - 1 itself, 0 at one token. */
+static inline double sv_o1_div(const sv_load *w)
+{
+    return w->osl > 1.0 ? w->osl - 1.0 : 1.0;
+}
+
 /* Closed loop at C requests in flight. */
 static void sv_at(const sv_model *k, const sv_load *w, double C, sv_state *s)
 {
-    double cd = w->cd, o1 = w->osl > 1.0 ? w->osl - 1.0 : 1.0;
+    double cd = w->cd, o1 = sv_o1_div(w);
     double td = sv_tok(k, C, cd);
     sv_pre p;
     sv_prefill(k, w, C, C / o1, td, &p);
@@ -232,7 +241,7 @@ static double sv_drain(const sv_model *k, double n, double rmax, double p, doubl
 static double sv_tail(const sv_model *k, const sv_load *w, double n, bool fresh, bool uniform,
                       double *mean)
 {
-    double o1 = w->osl > 1.0 ? w->osl - 1.0 : 1.0;
+    double o1 = dt_max(w->osl - 1.0, 0.0); /* steps: none at one output token */
     double p = (uniform ? 1.0 : 0.0) + (fresh ? 0.0 : 1.0);
     double rmax = uniform ? 2.0 * o1 : o1;
     *mean = rmax / (p + 1.0);
@@ -282,7 +291,7 @@ static double sv_fill_ttft(const sv_model *k, const sv_fill *f, double n, double
 static void sv_burst(const dt_ctx *c, const sv_model *k, const sv_load *w, double N,
                      sv_state *s)
 {
-    double o1 = w->osl > 1.0 ? w->osl - 1.0 : 1.0;
+    double o1 = sv_o1_div(w);
     sv_fill f;
     sv_fill_at(k, w, N, &f);
     memset(s, 0, sizeof *s);
