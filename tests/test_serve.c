@@ -361,6 +361,63 @@ static void test_finite_run_vs_simulation(void)
     }
 }
 
+/* The fill of a finite run (its first C requests prefill in order, as a
+ * burst of C does) ends at the last fill prompt's first token: a
+ * quantile of TTFT that lands in the fill is at most that. Short prompts
+ * pack 63 a step (budget 8192 beside 128 decodes), so the 99th
+ * percentile of N = C + 1 requests, the 127.7th prompt, and the 90th,
+ * the 116.1th, are within the last step's half; the burst of C requests reports the same fill, its
+ * p90 and p99 both past the 0.9 C-th prompt plus half a step: capped at
+ * the last prompt's first token. */
+static void test_finite_run_fill_cap(void)
+{
+    const int64_t C = 128;
+    point_t p = serve_point();
+    p.stack.max_seqs = C;
+    p.task.detailed.concurrency = TASK_CONC_MAX;
+    p.task.detailed.prompt_tokens = 128;
+    p.task.detailed.decode_tokens = 128;
+    p.task.detailed.requests = C;
+    result_t burst = run(&p);
+    CU_ASSERT_EQUAL(burst.concurrency_resolved, C); /* all admitted */
+    CU_ASSERT_EQUAL(burst.ttft_p90_s, burst.ttft_p99_s);
+    CU_ASSERT(burst.ttft_s < burst.ttft_p99_s);
+    p.task.detailed.requests = C + 1;
+    result_t fin = run(&p);
+    CU_ASSERT_EQUAL(fin.concurrency_resolved, C); /* a finite run above C */
+    UNIT_ASSERT_CLOSE(fin.ttft_p99_s, burst.ttft_p99_s, 1e-12);
+    UNIT_ASSERT_CLOSE(fin.ttft_p90_s, burst.ttft_p99_s, 1e-12);
+}
+
+/* One output token: a request is done at its first token, no decode
+ * step follows the prefill. A burst of C short prompts ends at the last
+ * one's first token (its p99, capped there as test_finite_run_fill_cap
+ * finds); a finite run above C runs at the steady state's rate to its
+ * end, no running set left to drain. For fixed and uniform lengths. */
+static void test_one_output_token(void)
+{
+    const int64_t C = 128;
+    for (int uniform = 0; uniform < 2; uniform++) {
+        point_t p = serve_point();
+        p.stack.max_seqs = C;
+        p.task.detailed.concurrency = TASK_CONC_MAX;
+        p.task.detailed.prompt_tokens = 128;
+        p.task.detailed.decode_tokens = 1;
+        p.task.detailed.uniform_lengths = uniform;
+        p.task.detailed.requests = C;
+        result_t burst = run(&p);
+        CU_ASSERT_EQUAL(burst.concurrency_resolved, C);
+        CU_ASSERT(burst.ttft_s < burst.ttft_p99_s);
+        UNIT_ASSERT_CLOSE(burst.requests_per_s * burst.ttft_p99_s, (double)C, 1e-12);
+        p.task.detailed.requests = 0;
+        result_t endless = run(&p);
+        p.task.detailed.requests = 3 * C;
+        result_t fin = run(&p);
+        CU_ASSERT_EQUAL(fin.concurrency_resolved, C);
+        UNIT_ASSERT_CLOSE(fin.requests_per_s, endless.requests_per_s, 1e-12);
+    }
+}
+
 /* Lengths uniform on [0, 2x] the mean: the running set is length-biased
  * (a request holds 2/3 of the mean output, not 1/2), so on-demand KV
  * admits fewer requests, by (isl + osl/2)/(isl + 2 osl/3) within the
@@ -708,6 +765,9 @@ int main(void)
     CU_add_test(s, "offline burst vs step-level simulation", test_burst_vs_simulation);
     CU_add_test(s, "finite run above the KV limit vs step-level simulation",
                 test_finite_run_vs_simulation);
+    CU_add_test(s, "finite run: TTFT quantiles within the fill end at its last prompt",
+                test_finite_run_fill_cap);
+    CU_add_test(s, "one output token: no decode step after the prefill", test_one_output_token);
     CU_add_test(s, "uniform lengths, launches without CUDA graphs", test_lengths_and_launches);
     CU_add_test(s, "TP all-reduce against the engine's kernel", test_allreduce);
     CU_add_test(s, "static scheduler", test_static_scheduler);

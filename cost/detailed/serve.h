@@ -12,6 +12,8 @@
 
 #include "dt.h"
 
+#include <math.h>
+
 /* A weight GEMM of one layer on one device: bytes of weights streamed
  * and FLOPs per token; mem, its time streaming them (sv_model_facts). */
 typedef struct sv_gemm {
@@ -139,6 +141,17 @@ typedef struct sv_state {
     double tp_share;     /* TP all-reduce share of the step time */
     bool saturated;      /* request rate at or above the capacity */
 } sv_state;
+/* TTFT with a queue: base (what every request's first token takes) plus
+ * the mean M/D/1 wait wq at load rho, the 90th and 99th percentiles from
+ * P(W > x) ~ rho exp(-x rho / wq) (model estimates). Shared by the
+ * colocated rate (serve_steady.c) and the prefill pool (serve_disagg.c). */
+static inline void sv_ttft_queue(double base, double rho, double wq, sv_state *s)
+{
+    s->ttft = base + wq;
+    double q[2] = {0.10, 0.01}, *dst[2] = {&s->ttft_p90, &s->ttft_p99};
+    for (int i = 0; i < 2; i++)
+        *dst[i] = base + (rho > q[i] && wq > 0.0 ? wq / rho * log(rho / q[i]) : 0.0);
+}
 status_code sv_serve(const dt_ctx *c, const dt_stages *st, const dt_mem *mem, result_t *r);
 /* sv_serve under the nominal facts, then the band: the iteration time
  * under every uncertain fact at its fast end (iteration_time_lo_s), then

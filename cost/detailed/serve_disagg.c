@@ -209,11 +209,7 @@ static bool sv_decode_at(const sv_model *k, const sv_load *w, double l, double *
 /* TTFT and its percentiles at rho of the prefill pool, the wait w. */
 static void sv_ttft(const sv_pf *pf, double rho, double wq, sv_state *s)
 {
-    double base = pf->k.host_req + pf->S + pf->exposed;
-    s->ttft = base + wq;
-    double q[2] = {0.10, 0.01}, *dst[2] = {&s->ttft_p90, &s->ttft_p99};
-    for (int i = 0; i < 2; i++)
-        *dst[i] = base + (rho > q[i] && wq > 0.0 ? wq / rho * log(rho / q[i]) : 0.0);
+    sv_ttft_queue(pf->k.host_req + pf->S + pf->exposed, rho, wq, s);
 }
 
 /* Closed loop: d decoding requests per decode replica. */

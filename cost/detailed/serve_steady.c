@@ -85,9 +85,9 @@ double sv_tok(const sv_model *k, double d, double cd)
  * step with the decodes (t = tp), delta is the step's marginal time per
  * prefill token; in a step of its own (the engine runs prefill apart),
  * the decodes wait for all of it (t = tp + a decode step, delta = tp per
- * token). */
+ * token); fit, the whole prompts (or chunks) the step's room holds. */
 typedef struct sv_pre {
-    double np, len, nc, tp, t, delta;
+    double np, len, nc, tp, t, delta, fit;
 } sv_pre;
 
 /* The step of d decodes alone, sv_t(k, 0, 0, 0, d, cd), from the time
@@ -108,8 +108,8 @@ static void sv_prefill(const sv_model *k, const sv_load *w, double d, double arr
     o->len = w->isl < room ? w->isl : room;
     o->nc = ceil(w->isl / o->len);
     /* prompts that queue pack into one step, up to the budget */
-    double fit = floor(room / o->len);
-    o->np = arrivals > 1.0 ? (arrivals < fit ? arrivals : fit) : 1.0;
+    o->fit = floor(room / o->len);
+    o->np = arrivals > 1.0 ? (arrivals < o->fit ? arrivals : o->fit) : 1.0;
     if (o->np < 1.0)
         o->np = 1.0;
     double ctx = o->nc > 1.0 ? 0.5 * (w->isl - o->len) : 0.0;
@@ -135,10 +135,19 @@ static void sv_itl(double td, const sv_pre *p, double arrivals, sv_state *s)
     s->itl_p99 = f >= 0.01 ? p->t : td;
 }
 
+/* OSL - 1, the decode steps after a request's first token, as a
+ * divisor (arrivals per step, a prefill share per decode): 1 at an
+ * output of one token, where what it divides is guarded or moot. Where
+ * it counts decode steps it is OSL - 1 itself, 0 at one token. */
+static inline double sv_o1_div(const sv_load *w)
+{
+    return w->osl > 1.0 ? w->osl - 1.0 : 1.0;
+}
+
 /* Closed loop at C requests in flight. */
 static void sv_at(const sv_model *k, const sv_load *w, double C, sv_state *s)
 {
-    double cd = w->cd, o1 = w->osl > 1.0 ? w->osl - 1.0 : 1.0;
+    double cd = w->cd, o1 = sv_o1_div(w);
     double td = sv_tok(k, C, cd);
     sv_pre p;
     sv_prefill(k, w, C, C / o1, td, &p);
@@ -154,9 +163,7 @@ static void sv_at(const sv_model *k, const sv_load *w, double C, sv_state *s)
      * range's upper end. Each step costs its decode part (none when the
      * engine runs prefill apart) plus the marginal cost of its prompt
      * tokens (no step evaluated). */
-    double room = k->apart ? w->K : w->K - C;
-    room = room > 0.25 * w->K ? room : 0.25 * w->K;
-    double fit = dt_min(dt_max(1.0, floor(room / p.len)), C);
+    double fit = dt_min(dt_max(1.0, p.fit), C);
     double base = p.tp - p.np * p.len * p.delta;
     s->ttft_wave = k->host_req + p.nc * (ceil(C / fit) * base + C * p.len * p.delta);
     sv_itl(td, &p, C / o1, s);
@@ -188,12 +195,7 @@ static bool sv_rate(const sv_model *k, const sv_load *w, double lam, double cmax
     memset(s, 0, sizeof *s);
     s->conc = d;
     s->tpot = tpot;
-    s->ttft = k->host_req + 0.5 * tpot + S + wq;
-    /* P(W > x) ~ rho exp(-x rho / W): the q-quantile */
-    double q[2] = {0.10, 0.01}, *dst[2] = {&s->ttft_p90, &s->ttft_p99};
-    for (int i = 0; i < 2; i++)
-        *dst[i] = k->host_req + 0.5 * tpot + S +
-                  (rho > q[i] && wq > 0.0 ? wq / rho * log(rho / q[i]) : 0.0);
+    sv_ttft_queue(k->host_req + 0.5 * tpot + S, rho, wq, s);
     sv_itl(sv_tok(k, d, cd), &p, lam * tpot, s);
     s->e2e = s->ttft + (w->osl - 1.0) * tpot;
     s->conc = lam * s->e2e; /* requests in flight (Little), prefilling or decoding */
@@ -239,11 +241,37 @@ static double sv_drain(const sv_model *k, double n, double rmax, double p, doubl
 static double sv_tail(const sv_model *k, const sv_load *w, double n, bool fresh, bool uniform,
                       double *mean)
 {
-    double o1 = w->osl > 1.0 ? w->osl - 1.0 : 1.0;
+    double o1 = dt_max(w->osl - 1.0, 0.0); /* steps: none at one output token */
     double p = (uniform ? 1.0 : 0.0) + (fresh ? 0.0 : 1.0);
     double rmax = uniform ? 2.0 * o1 : o1;
     *mean = rmax / (p + 1.0);
     return sv_drain(k, n, rmax, p, w->cd);
+}
+
+/* The fill of a run of n requests sent at once, n at most the C_max the
+ * replica admits (a burst, sv_burst, or a finite run's first C, sv_finite):
+ * every request is admitted, the decode step at n (td), the prefill
+ * beside n decodes with n prompts queued (p), the prompts a step (np,
+ * at most n) and a prompt's share of its steps (prompt). */
+typedef struct sv_fill {
+    sv_pre p;
+    double td, np, prompt;
+} sv_fill;
+
+static void sv_fill_at(const sv_model *k, const sv_load *w, double n, sv_fill *f)
+{
+    f->td = sv_tok(k, n, w->cd);
+    sv_prefill(k, w, n, n, f->td, &f->p);
+    f->np = f->p.np < n ? f->p.np : n;
+    f->prompt = w->isl * f->p.tp / (f->p.np * f->p.len);
+}
+
+/* The first token of the j-th prompt of a fill of n (j a quantile's
+ * position, not a whole number): j + np / 2 prompts' prefill on average
+ * over the np of its step, at most the last prompt's, n prompts. */
+static double sv_fill_ttft(const sv_model *k, const sv_fill *f, double n, double j)
+{
+    return k->host_req + dt_min(n, j + 0.5 * f->np) * f->prompt;
 }
 
 /* An offline burst of N <= C_max requests sent at once (a benchmark
@@ -263,33 +291,31 @@ static double sv_tail(const sv_model *k, const sv_load *w, double n, bool fresh,
 static void sv_burst(const dt_ctx *c, const sv_model *k, const sv_load *w, double N,
                      sv_state *s)
 {
-    double cd = w->cd, o1 = w->osl > 1.0 ? w->osl - 1.0 : 1.0;
-    double td = sv_tok(k, N, cd);
-    sv_pre p;
-    sv_prefill(k, w, N, N, td, &p);
-    double np = p.np < N ? p.np : N;
-    double prompt = w->isl * p.tp / (p.np * p.len); /* a prompt's share of its steps */
+    double o1 = sv_o1_div(w);
+    sv_fill f;
+    sv_fill_at(k, w, N, &f);
     memset(s, 0, sizeof *s);
     s->conc = N;
-    s->tpot = td + (w->osl > 1.0 ? 0.5 * (N - np) * w->isl * p.delta / o1 : 0.0);
-    s->ttft = k->host_req + 0.5 * (N + np) * prompt;
-    s->ttft_p90 = k->host_req + dt_min(N, 0.9 * N + 0.5 * np) * prompt;
-    s->ttft_p99 = k->host_req + dt_min(N, 0.99 * N + 0.5 * np) * prompt;
+    s->tpot = f.td + (w->osl > 1.0 ? 0.5 * (N - f.np) * w->isl * f.p.delta / o1 : 0.0);
+    s->ttft = k->host_req + 0.5 * (N + f.np) * f.prompt;
+    s->ttft_p90 = sv_fill_ttft(k, &f, N, 0.9 * N);
+    s->ttft_p99 = sv_fill_ttft(k, &f, N, 0.99 * N);
     /* every decode step of the prefill phase carries a chunk */
-    sv_itl(td, &p, 1.0, s);
+    sv_itl(f.td, &f.p, 1.0, s);
     s->e2e = s->ttft + (w->osl - 1.0) * s->tpot;
     double er = 0.0;
-    double end = k->host_req + N * prompt + sv_tail(k, w, N, true, c->t->uniform_lengths, &er);
+    double end =
+        k->host_req + N * f.prompt + sv_tail(k, w, N, true, c->t->uniform_lengths, &er);
     s->req_s = N / (end > s->e2e ? end : s->e2e);
 }
 
 /* The first token of the j-th request of a finite run's backlog
- * (sv_finite): the j-th prompt of the fill, or the (j - C)-th completion
- * of the C slots after the first one's wait0. */
-static double sv_backlog(double j, double C, double first, double prompt, double wait0,
+ * (sv_finite): the j-th prompt of the fill f of C, or the (j - C)-th
+ * completion of the C slots after the first one's wait0. */
+static double sv_backlog(const sv_model *k, const sv_fill *f, double j, double C, double wait0,
                          double mu)
 {
-    return j <= C ? first + j * prompt : wait0 + (j - C) / C * mu;
+    return j <= C ? sv_fill_ttft(k, f, C, j) : wait0 + (j - C) / C * mu;
 }
 
 /* A finite run of N requests above the C the replica admits (offline,
@@ -304,8 +330,9 @@ static double sv_backlog(double j, double C, double first, double prompt, double
  * b d) its excess over full steps is a OSL (1 - (N mod C) / C), on
  * average over N mod C a OSL / 2, the desynchronized drain's.
  * TTFT is the backlog's, as the benchmark measures it: the first C
- * prompts prefill in order (request j <= C at j prompts' prefill, the
- * fill F = C of them); request C + i waits for the i-th completion. Each
+ * prompts prefill in order (request j <= C at j prompts' prefill, at
+ * most the last one's, as a burst of C: sv_fill; the fill F = C of
+ * them); request C + i waits for the i-th completion. Each
  * of the C slots renews at the cycle mu = the steady e2e, its cycles
  * starting after the fill (F / 2 on average); by renewal theory a slot's
  * n-th completion comes at mu (n + (1 - cv^2) / 2), cv the cycle's
@@ -319,23 +346,21 @@ static void sv_finite(const dt_ctx *c, const sv_model *k, const sv_load *w, doub
                       sv_state *s)
 {
     sv_at(k, w, C, s);
-    double er = 0.0, td = sv_tok(k, C, w->cd);
+    sv_fill f;
+    sv_fill_at(k, w, C, &f);
+    double er = 0.0;
     double drain = sv_tail(k, w, C, false, c->t->uniform_lengths, &er);
-    double extra = dt_max(0.0, drain - er * td);
+    double extra = dt_max(0.0, drain - er * f.td);
     double mu = s->e2e;
     s->req_s = N / (N * mu / C + extra);
-    sv_pre p;
-    sv_prefill(k, w, C, C, td, &p);
-    double prompt = w->isl * p.tp / (p.np * p.len); /* a prompt's share of its steps */
-    double np = p.np < C ? p.np : C;
     double dec = (w->osl - 1.0) * s->tpot;
     double cv2 = c->t->uniform_lengths ? dec * dec / (3.0 * mu * mu) : 0.0;
-    double wait0 = 0.5 * C * prompt + 0.5 * (1.0 - cv2) * mu + s->ttft;
+    double wait0 = 0.5 * C * f.prompt + 0.5 * (1.0 - cv2) * mu + s->ttft;
     double M = N - C;
-    double first = k->host_req + 0.5 * np * prompt;
-    s->ttft = (C * (first + 0.5 * C * prompt) + M * (wait0 + 0.5 * (M + 1.0) / C * mu)) / N;
-    s->ttft_p90 = sv_backlog(0.9 * N, C, first, prompt, wait0, mu);
-    s->ttft_p99 = sv_backlog(0.99 * N, C, first, prompt, wait0, mu);
+    double first = k->host_req + 0.5 * f.np * f.prompt;
+    s->ttft = (C * (first + 0.5 * C * f.prompt) + M * (wait0 + 0.5 * (M + 1.0) / C * mu)) / N;
+    s->ttft_p90 = sv_backlog(k, &f, 0.9 * N, C, wait0, mu);
+    s->ttft_p99 = sv_backlog(k, &f, 0.99 * N, C, wait0, mu);
     s->ttft_wave = 0.0; /* the burst's range is its backlog's */
     s->e2e = s->ttft + dec;
 }
