@@ -2,11 +2,13 @@
  * dlrm.c - DLRM in the detailed fidelity: MLP layers as GEMMs of the
  * local batch (backward: data and weight gradients, none into the dense
  * features), the dot interaction of tables + 1 vectors as a batched GEMM
- * plus its copies, embedding lookups as gathers at the effective HBM
- * bandwidth, the embeddings sharded table-, row- or column-wise
- * (detailed.h), ids and pooled vectors exchanged by all-to-all (row-wise:
- * partial sums reduce-scattered, their gradients all-gathered), the fused
- * sparse optimizer reading and writing every touched row and its state,
+ * plus its copies, the embeddings sharded table-, row- or column-wise
+ * (detailed.h) with each shard's lookups, gradient scatter and fused
+ * sparse optimizer (every touched row and its state read and written)
+ * priced as the planner prices a table (emb.c dt_emb_work: gathers at the
+ * effective HBM bandwidth with their burst), ids and pooled vectors
+ * exchanged by all-to-all (row-wise: partial sums reduce-scattered, their
+ * gradients all-gathered) in the stack's wire precision,
  * MLP gradients all-reduced in 25 MB buckets on the communication stream
  * (NCCL's small-message path, emb.c). emb_sharding = "auto" places each
  * table by the planner of emb.c (replicated, whole, row-split; hybrid
@@ -33,12 +35,21 @@ int64_t detailed_dlrm_column_shards(const model_t *m, const task_detailed_t *t,
     return m->emb_dim;
 }
 
+/* fp32 optimizer values per row of `width` elements: none for SGD, one
+ * per element for Adagrad, two for Adam, one (row-wise Adagrad) else. */
+static double dt_dlrm_state_values(const task_detailed_t *t, double width)
+{
+    return t->emb_optimizer == TASK_EMB_OPT_SGD       ? 0.0
+           : t->emb_optimizer == TASK_EMB_OPT_ADAGRAD ? width
+           : t->emb_optimizer == TASK_EMB_OPT_ADAM    ? 2.0 * width
+                                                      : 1.0;
+}
+
 void detailed_dlrm_shard(const model_t *m, const task_detailed_t *t, int64_t devices,
                          double batch, detailed_dlrm_emb *s)
 {
     double T = (double)m->tables, R = (double)m->rows_per_table;
     double D = (double)m->emb_dim, L = (double)m->pooling, N = (double)devices;
-    double sv;
     memset(s, 0, sizeof *s);
     s->id_copies = 1.0;
     switch (t->emb_sharding) {
@@ -67,11 +78,7 @@ void detailed_dlrm_shard(const model_t *m, const task_detailed_t *t, int64_t dev
         s->outputs = s->shards * batch;
         break;
     }
-    sv = t->emb_optimizer == TASK_EMB_OPT_SGD       ? 0.0
-         : t->emb_optimizer == TASK_EMB_OPT_ADAGRAD ? s->width
-         : t->emb_optimizer == TASK_EMB_OPT_ADAM    ? 2.0 * s->width
-                                                    : 1.0;
-    s->state_values = sv;
+    s->state_values = dt_dlrm_state_values(t, s->width);
 }
 
 static double dt_dlrm_ebytes(const model_t *m)
@@ -394,23 +401,52 @@ typedef struct dt_dlrm_embt {
     bool row;
 } dt_dlrm_embt;
 
-static void dt_dlrm_emb_fixed(const point_t *p, const task_detailed_t *ts, int64_t n, double B,
-                              double b, double eb, bool emb_train, dt_dlrm_embt *o)
+/* What every sharding's embedding work reads (emb.c dt_emb_work); the
+ * planner's placement facts (hot fraction, replication threshold,
+ * capacity, exchange) are `auto`'s to set. */
+static void dt_dlrm_emb_in(const point_t *p, const task_detailed_t *ts, int64_t n, double B,
+                           double eb, double cb, bool emb_train, dt_emb_in *in)
 {
     const model_t *m = &p->model;
-    const hw_t *hw = &p->system.hw;
+    memset(in, 0, sizeof *in);
+    in->m = m;
+    in->hw = &p->system.hw;
+    in->topo = &p->system.topo;
+    in->devices = n;
+    in->per_node = p->system.topo.level[0].span;
+    in->batch = B;
+    in->dim = (double)m->emb_dim;
+    in->eb = eb;
+    in->cb = cb;
+    in->state_values = dt_dlrm_state_values(ts, (double)m->emb_dim);
+    in->mean_pool = (double)m->pooling;
+    in->train = emb_train;
+}
+
+/* A fixed sharding (table-, row- or column-wise): each device's shards
+ * are alike, so its work is one shard's (the planner's model of a
+ * table's lookups, gradient scatter and update, dt_emb_work) times
+ * their number. */
+static void dt_dlrm_emb_fixed(const point_t *p, const task_detailed_t *ts, int64_t n, double B,
+                              double b, double eb, double cb, bool emb_train, dt_dlrm_embt *o)
+{
+    const model_t *m = &p->model;
     const topo_t *topo = &p->system.topo;
-    double ov = hw->kernel_overhead_s, T = (double)m->tables, D = (double)m->emb_dim;
+    double ov = p->system.hw.kernel_overhead_s, T = (double)m->tables, D = (double)m->emb_dim;
     detailed_dlrm_emb s;
     detailed_dlrm_shard(m, ts, n, B, &s);
-    double pooled = s.outputs * s.width * eb;
+    dt_emb_in in;
+    dt_dlrm_emb_in(p, ts, n, B, eb, cb, emb_train, &in);
+    double fwd = 0.0, work = 0.0;
+    if (s.shards > 0) {
+        work = s.shards * dt_emb_work(&in, s.width, s.rows, s.lookups / s.shards,
+                                      s.outputs / s.shards, true, &fwd);
+        fwd *= s.shards;
+    }
+    double pooled = s.outputs * s.width * cb;
     o->row = ts->emb_sharding == TASK_EMB_ROW;
-    o->lookup = hw_mem_time(hw, (s.lookups + s.outputs) * s.width * eb) + ov;
-    o->update = emb_train ? hw_mem_time(hw, s.outputs * s.width * eb +
-                                                s.lookups * (2.0 * s.width * eb +
-                                                             2.0 * 4.0 * s.state_values)) +
-                                ov
-                          : 0.0;
+    o->lookup = fwd + ov;
+    o->update = emb_train ? work - fwd + ov : 0.0;
     o->ids = topo_coll_time(topo, TOPO_ALLTOALL, n, 1,
                             T * b * (double)m->pooling * 4.0 * s.id_copies);
     o->pool_f = topo_coll_time(topo, o->row ? TOPO_REDUCESCATTER : TOPO_ALLTOALL, n, 1, pooled);
@@ -421,7 +457,7 @@ static void dt_dlrm_emb_fixed(const point_t *p, const task_detailed_t *ts, int64
     o->grad_bytes = 0.0;
     o->table_bytes = s.shards * s.rows * s.width * eb;
     o->state_bytes = emb_train ? s.shards * s.rows * s.state_values * 4.0 : 0.0;
-    o->pooled_bytes = (s.outputs * s.width + b * T * D) * eb;
+    o->pooled_bytes = (s.outputs * s.width + b * T * D) * cb;
 }
 
 /* The planner's last answer: the band's three runs differ only in the
@@ -439,19 +475,8 @@ static void dt_dlrm_emb_auto(const point_t *p, const task_detailed_t *ts, int64_
 {
     const model_t *m = &p->model;
     const stack_desc *st = &p->stack;
-    detailed_dlrm_emb s;
-    detailed_dlrm_shard(m, ts, 1, B, &s);
     dt_emb_in in;
-    in.m = m;
-    in.hw = &p->system.hw;
-    in.topo = &p->system.topo;
-    in.devices = n;
-    in.per_node = p->system.topo.level[0].span;
-    in.batch = B;
-    in.dim = (double)m->emb_dim;
-    in.eb = eb;
-    in.cb = cb;
-    in.state_values = s.state_values;
+    dt_dlrm_emb_in(p, ts, n, B, eb, cb, emb_train, &in);
     in.hot = hot;
     in.hot_rows = st->emb_hot_rows;
     /* a hybrid embedding replicates frequent rows of every table instead
@@ -460,8 +485,6 @@ static void dt_dlrm_emb_auto(const point_t *p, const task_detailed_t *ts, int64_
                       : ts->emb_dp_threshold_bytes >= 0 ? ts->emb_dp_threshold_bytes
                                                         : st->emb_dp_threshold_bytes;
     in.cap = cap;
-    in.mean_pool = (double)m->pooling;
-    in.train = emb_train;
     in.hierarchical = st->emb_hierarchical;
     in.split_columns = st->emb_split_columns;
     in.mem_comm_ratio = ts->emb_mem_comm_bw_ratio;
@@ -584,7 +607,7 @@ static void dt_dlrm_prep_of(const point_t *p, dt_dlrm_prep *P)
     P->acts = acts;
     P->dense_mem = P->wb * (bot_p + top_p) + P->grads + P->opt_mlp + acts;
     if (P->ts->emb_sharding != TASK_EMB_AUTO)
-        dt_dlrm_emb_fixed(p, P->ts, n, B, b, eb, P->emb_train, &P->E);
+        dt_dlrm_emb_fixed(p, P->ts, n, B, b, eb, P->cb, P->emb_train, &P->E);
 }
 
 /* The MLP layers and the interaction (dt_dlrm_prep's `layers`). */

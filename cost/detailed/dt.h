@@ -576,6 +576,14 @@ typedef struct dt_emb_plan {
     int n_dp, n_table, n_row, n_mp, split_per_node;
 } dt_emb_plan;
 void dt_emb_plan_run(const dt_emb_in *in, dt_emb_plan *out);
+/* Work (s) of `n` lookups on one table (or shard) of `rows` rows, `w`
+ * wide, for `bsz` samples on one device: gathers and pooled writes (the
+ * forward part also added to *fwd), in training the gradient scatter and,
+ * with `update`, the optimizer's read-modify-write of the touched rows.
+ * The one model of an embedding's work: the planner's and the fixed
+ * shardings' (dlrm.c). */
+double dt_emb_work(const dt_emb_in *in, double w, double rows, double n, double bsz, bool update,
+                   double *fwd);
 /* A small all-reduce as NCCL runs it: reduce-scatter in the node, tree
  * across nodes, all-gather in the node. */
 double dt_dlrm_allreduce(const topo_t *topo, int64_t n, double bytes, bool sharp);

@@ -123,8 +123,8 @@ typedef struct dt_emb_tab {
  * `w` is the width gathered per row: emb_dim, or a column slice of it
  * (each slice's gather pays the burst of a whole row access); the
  * optimizer state shrinks with it. */
-static double dt_emb_work(const dt_emb_in *in, double w, double rows, double n, double bsz,
-                          bool update, double *fwd)
+double dt_emb_work(const dt_emb_in *in, double w, double rows, double n, double bsz, bool update,
+                   double *fwd)
 {
     double row = w * in->eb, gs = dt_emb_gather_sec(in->hw, row);
     double state = in->state_values * w / in->dim;
