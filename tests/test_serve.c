@@ -361,6 +361,19 @@ static void test_finite_run_vs_simulation(void)
     }
 }
 
+/* A burst of C requests of 128-token prompts and `decode` output
+ * tokens, C sequences at most in flight: every request admitted at once. */
+static point_t burst_point(int64_t C, int64_t decode)
+{
+    point_t p = serve_point();
+    p.stack.max_seqs = C;
+    p.task.detailed.concurrency = TASK_CONC_MAX;
+    p.task.detailed.prompt_tokens = 128;
+    p.task.detailed.decode_tokens = decode;
+    p.task.detailed.requests = C;
+    return p;
+}
+
 /* The fill of a finite run (its first C requests prefill in order, as a
  * burst of C does) ends at the last fill prompt's first token: a
  * quantile of TTFT that lands in the fill is at most that. Short prompts
@@ -372,12 +385,7 @@ static void test_finite_run_vs_simulation(void)
 static void test_finite_run_fill_cap(void)
 {
     const int64_t C = 128;
-    point_t p = serve_point();
-    p.stack.max_seqs = C;
-    p.task.detailed.concurrency = TASK_CONC_MAX;
-    p.task.detailed.prompt_tokens = 128;
-    p.task.detailed.decode_tokens = 128;
-    p.task.detailed.requests = C;
+    point_t p = burst_point(C, 128);
     result_t burst = run(&p);
     CU_ASSERT_EQUAL(burst.concurrency_resolved, C); /* all admitted */
     CU_ASSERT_EQUAL(burst.ttft_p90_s, burst.ttft_p99_s);
@@ -398,13 +406,8 @@ static void test_one_output_token(void)
 {
     const int64_t C = 128;
     for (int uniform = 0; uniform < 2; uniform++) {
-        point_t p = serve_point();
-        p.stack.max_seqs = C;
-        p.task.detailed.concurrency = TASK_CONC_MAX;
-        p.task.detailed.prompt_tokens = 128;
-        p.task.detailed.decode_tokens = 1;
+        point_t p = burst_point(C, 1);
         p.task.detailed.uniform_lengths = uniform;
-        p.task.detailed.requests = C;
         result_t burst = run(&p);
         CU_ASSERT_EQUAL(burst.concurrency_resolved, C);
         CU_ASSERT(burst.ttft_s < burst.ttft_p99_s);
