@@ -397,6 +397,36 @@ static void test_finite_run_fill_cap(void)
     UNIT_ASSERT_CLOSE(fin.ttft_p90_s, burst.ttft_p99_s, 1e-12);
 }
 
+/* A burst's requests prefilled early decode beside the later prompts'
+ * steps: after the last prompt's first token (the capped p99 TTFT, host
+ * + N prompts' prefill) the run has fewer than OSL - 1 steps at the
+ * full batch left. Llama 2 70B on vLLM at its KV limit (620 requests of
+ * 2048 + 256 tokens): the fill runs 620 / 3 = 207 prefill steps, so
+ * fixed lengths have 48 steps at 620 left, then a drain of remainders
+ * uniform on [0, 207] steps (sv_burst_tail). Before, the run was
+ * costed with all 255 steps at 620 after the fill (exactly, so the first
+ * assertion failed). */
+static void test_burst_decodes_during_fill(void)
+{
+    point_t p = serve_point();
+    p.task.detailed.concurrency = TASK_CONC_MAX;
+    p.task.detailed.requests = 0;
+    result_t steady = run(&p);
+    int64_t C = steady.concurrency_resolved;
+    CU_ASSERT(C > 100);
+    p.task.detailed.requests = C;
+    result_t burst = run(&p);
+    CU_ASSERT_EQUAL(burst.concurrency_resolved, C);
+    double o1 = (double)(p.task.detailed.decode_tokens - 1);
+    double tail = (double)C / burst.requests_per_s - burst.ttft_p99_s;
+    CU_ASSERT(tail < 0.9 * o1 * burst.itl_p50_s);
+    /* but no shorter than the decode steps the last prompt's request
+     * needs alone */
+    p.task.detailed.requests = 1;
+    result_t alone = run(&p);
+    CU_ASSERT(tail > o1 * alone.itl_p50_s);
+}
+
 /* One output token: a request is done at its first token, no decode
  * step follows the prefill. A burst of C short prompts ends at the last
  * one's first token (its p99, capped there as test_finite_run_fill_cap
@@ -771,6 +801,7 @@ int main(void)
     CU_add_test(s, "finite run: TTFT quantiles within the fill end at its last prompt",
                 test_finite_run_fill_cap);
     CU_add_test(s, "one output token: no decode step after the prefill", test_one_output_token);
+    CU_add_test(s, "a burst: decodes beside the fill", test_burst_decodes_during_fill);
     CU_add_test(s, "uniform lengths, launches without CUDA graphs", test_lengths_and_launches);
     CU_add_test(s, "TP all-reduce against the engine's kernel", test_allreduce);
     CU_add_test(s, "static scheduler", test_static_scheduler);

@@ -274,6 +274,36 @@ static double sv_fill_ttft(const sv_model *k, const sv_fill *f, double n, double
     return k->host_req + dt_min(n, j + 0.5 * f->np) * f->prompt;
 }
 
+/* The decodes of a burst of N after its last prompt's first token
+ * (sv_burst). The fill ran sf = N nc / np steps, each decoding a token of
+ * every request prefilled before it, so the j-th request has decoded sf
+ * - j nc / np of its outputs by then: the remaining outputs are its
+ * lengths less a shift uniform on [0, sf]. Fixed lengths o1: uniform on
+ * [o1 - sf, o1]; o1 - sf steps at N, then the drain of remainders
+ * uniform on [0, sf] (sv_drain, p = 1), or, when the fill outlasts the
+ * outputs, the N o1 / sf still running with remainders uniform on [0,
+ * o1]. Lengths uniform on [0, 2 o1]: the survival of the remainder is
+ * (1 - sf / 4 o1) (1 - r / (2 o1 - sf / 2)) but for its corner near the
+ * top, p = 1 again over the share still running. */
+static double sv_burst_tail(const sv_model *k, const sv_load *w, double N, const sv_fill *f,
+                            bool uniform)
+{
+    double o1 = dt_max(w->osl - 1.0, 0.0), sf = N * f->p.nc / f->np;
+    if (!(o1 > 0.0) || !(sf > 0.0)) {
+        double er = 0.0;
+        return sv_tail(k, w, N, true, uniform, &er);
+    }
+    if (uniform) {
+        double top = 2.0 * o1;
+        if (sf < top)
+            return sv_drain(k, N * (1.0 - sf / (2.0 * top)), top - 0.5 * sf, 1.0, w->cd);
+        return sv_drain(k, N * o1 / sf, top, 1.0, w->cd);
+    }
+    if (sf < o1)
+        return (o1 - sf) * sv_tok(k, N, w->cd) + sv_drain(k, N, sf, 1.0, w->cd);
+    return sv_drain(k, N * o1 / sf, o1, 1.0, w->cd);
+}
+
 /* An offline burst of N <= C_max requests sent at once (a benchmark
  * client's run): every request is admitted, the prompts prefill in
  * order, np of them a step (packed under the budget), the decodes run
@@ -285,9 +315,8 @@ static double sv_fill_ttft(const sv_model *k, const sv_fill *f, double n, double
  * (OSL - 1), as a benchmark computes it, is t_dec + (N - np) ISL delta /
  * (2 (OSL - 1)), about half the steady state's prefill share at C = N.
  * The burst ends when the last prompt's request has decoded: its TTFT
- * plus the decodes of the N requests until the last has finished
- * (sv_tail; OSL - 1 steps for fixed lengths, falling concurrency for
- * uniform ones). */
+ * plus the decodes the N requests have left (sv_burst_tail: those
+ * prefilled early decoded beside the later prompts' steps). */
 static void sv_burst(const dt_ctx *c, const sv_model *k, const sv_load *w, double N,
                      sv_state *s)
 {
@@ -303,9 +332,7 @@ static void sv_burst(const dt_ctx *c, const sv_model *k, const sv_load *w, doubl
     /* every decode step of the prefill phase carries a chunk */
     sv_itl(f.td, &f.p, 1.0, s);
     s->e2e = s->ttft + (w->osl - 1.0) * s->tpot;
-    double er = 0.0;
-    double end =
-        k->host_req + N * f.prompt + sv_tail(k, w, N, true, c->t->uniform_lengths, &er);
+    double end = k->host_req + N * f.prompt + sv_burst_tail(k, w, N, &f, c->t->uniform_lengths);
     s->req_s = N / (end > s->e2e ? end : s->e2e);
 }
 
