@@ -439,8 +439,8 @@ static void dt_dlrm_emb_fixed(const point_t *p, const task_detailed_t *ts, int64
     dt_dlrm_emb_in(p, ts, n, B, eb, cb, emb_train, &in);
     double fwd = 0.0, work = 0.0;
     if (s.shards > 0) {
-        work = s.shards * dt_emb_work(&in, s.width, s.rows, s.lookups / s.shards,
-                                      s.outputs / s.shards, true, &fwd);
+        double nl = s.lookups / s.shards;
+        work = s.shards * dt_emb_work(&in, s.width, s.rows, nl, s.outputs / s.shards, nl, &fwd);
         fwd *= s.shards;
     }
     double pooled = s.outputs * s.width * cb;

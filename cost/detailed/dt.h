@@ -578,11 +578,13 @@ typedef struct dt_emb_plan {
 void dt_emb_plan_run(const dt_emb_in *in, dt_emb_plan *out);
 /* Work (s) of `n` lookups on one table (or shard) of `rows` rows, `w`
  * wide, for `bsz` samples on one device: gathers and pooled writes (the
- * forward part also added to *fwd), in training the gradient scatter and,
- * with `update`, the optimizer's read-modify-write of the touched rows.
- * The one model of an embedding's work: the planner's and the fixed
- * shardings' (dlrm.c). */
-double dt_emb_work(const dt_emb_in *in, double w, double rows, double n, double bsz, bool update,
+ * forward part also added to *fwd), in training the gradient scatter and
+ * the optimizer's read-modify-write of the rows that `nu` lookups touch
+ * (n for the device's own; a replicated table's replicas update the rows
+ * of the whole batch's lookups, once, after the all-reduce). The one
+ * model of an embedding's work: the planner's and the fixed shardings'
+ * (dlrm.c). */
+double dt_emb_work(const dt_emb_in *in, double w, double rows, double n, double bsz, double nu,
                    double *fwd);
 /* A small all-reduce as NCCL runs it: reduce-scatter in the node, tree
  * across nodes, all-gather in the node. */

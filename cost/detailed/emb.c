@@ -115,15 +115,10 @@ typedef struct dt_emb_tab {
     int idx;
 } dt_emb_tab;
 
-/* Work (s) of `n` lookups on a table of `rows` rows for a batch of `bsz`
- * samples on one device: gathers, pooled writes, and in training the
- * gradient scatter and, when `update`, the optimizer's read-modify-write
- * of the rows these lookups touch (a replicated table's replicas update
- * the rows the whole batch touched instead, once, after the all-reduce).
- * `w` is the width gathered per row: emb_dim, or a column slice of it
- * (each slice's gather pays the burst of a whole row access); the
- * optimizer state shrinks with it. */
-double dt_emb_work(const dt_emb_in *in, double w, double rows, double n, double bsz, bool update,
+/* dt.h: one table's (or shard's) lookups, gradient scatter and update;
+ * `w` is emb_dim, or a column slice of it (each slice's gather pays the
+ * burst of a whole row access), the optimizer state shrinking with it. */
+double dt_emb_work(const dt_emb_in *in, double w, double rows, double n, double bsz, double nu,
                    double *fwd)
 {
     double row = w * in->eb, gs = dt_emb_gather_sec(in->hw, row);
@@ -132,8 +127,9 @@ double dt_emb_work(const dt_emb_in *in, double w, double rows, double n, double 
     *fwd += t;
     if (in->train) {
         /* pooled gradients read, gathered per lookup, summed per touched
-         * row; the row and its state read and written */
-        double touched = update ? rows * -expm1(-n / rows) : 0.0;
+         * row; the rows nu lookups touch read and written with their
+         * state */
+        double touched = nu > 0.0 ? rows * -expm1(-nu / rows) : 0.0;
         t += bsz * w * in->cb * hw_mem_time(in->hw, 1.0) +
              n * w * in->cb * dt_emb_gather_sec(in->hw, w * in->cb) +
              touched * (2.0 * row + 2.0 * 4.0 * state) * gs;
@@ -470,13 +466,9 @@ void dt_emb_plan_run(const dt_emb_in *in, dt_emb_plan *out)
             /* replicated: own samples' lookups and their gradients'
              * scatter, then, after the all-reduce of the rows' gradients,
              * every row the whole batch touched updated once */
-            dp_load += dt_emb_work(in, in->dim, R, b * L, b, false, &dp_fwd);
-            if (in->train) {
-                double touched = R * -expm1(-B * L / R);
-                dp_load += touched * (2.0 * row + 2.0 * per_row_state) *
-                           dt_emb_gather_sec(in->hw, row);
-                out->grad_bytes += touched * in->dim * in->cb;
-            }
+            dp_load += dt_emb_work(in, in->dim, R, b * L, b, B * L, &dp_fwd);
+            if (in->train)
+                out->grad_bytes += R * -expm1(-B * L / R) * in->dim * in->cb;
             dp_mem += bytes;
             out->n_dp++;
             continue;
@@ -484,16 +476,17 @@ void dt_emb_plan_run(const dt_emb_in *in, dt_emb_plan *out)
         /* hybrid: the hot fraction served from local replicas */
         if (h > 0 && n > 1)
             dp_load += dt_emb_work(in, in->dim, in->hot_rows > 0 ? in->hot_rows : R, b * L * h,
-                                   b * h, true, &dp_fwd);
+                                   b * h, b * L * h, &dp_fwd);
         mp[nmp].rows = R;
         mp[nmp].pool = L;
         mp[nmp].fwd = 0.0;
         double cold = n > 1 ? 1.0 - h : 1.0;
-        mp[nmp].work = dt_emb_work(in, in->dim, R, B * L * cold, B * cold, true, &mp[nmp].fwd);
+        mp[nmp].work = dt_emb_work(in, in->dim, R, B * L * cold, B * cold, B * L * cold,
+                                   &mp[nmp].fwd);
         mp[nmp].cwork = mp[nmp].cfwd = 0.0;
         if (in->split_columns && g > 1) /* a column slice, should it be split */
             mp[nmp].cwork = dt_emb_work(in, in->dim / (double)g, R, B * L * cold, B * cold,
-                                        true, &mp[nmp].cfwd);
+                                        B * L * cold, &mp[nmp].cfwd);
         mp[nmp].bytes = bytes;
         mp[nmp].idx = i;
         total_work += mp[nmp].work;
