@@ -144,6 +144,12 @@ static inline double sv_o1_div(const sv_load *w)
     return w->osl > 1.0 ? w->osl - 1.0 : 1.0;
 }
 
+/* OSL - 1 as the decode steps after the first token: none at one. */
+static inline double sv_o1_steps(const sv_load *w)
+{
+    return dt_max(w->osl - 1.0, 0.0);
+}
+
 /* Closed loop at C requests in flight. */
 static void sv_at(const sv_model *k, const sv_load *w, double C, sv_state *s)
 {
@@ -241,7 +247,7 @@ static double sv_drain(const sv_model *k, double n, double rmax, double p, doubl
 static double sv_tail(const sv_model *k, const sv_load *w, double n, bool fresh, bool uniform,
                       double *mean)
 {
-    double o1 = dt_max(w->osl - 1.0, 0.0); /* steps: none at one output token */
+    double o1 = sv_o1_steps(w);
     double p = (uniform ? 1.0 : 0.0) + (fresh ? 0.0 : 1.0);
     double rmax = uniform ? 2.0 * o1 : o1;
     *mean = rmax / (p + 1.0);
@@ -288,11 +294,9 @@ static double sv_fill_ttft(const sv_model *k, const sv_fill *f, double n, double
 static double sv_burst_tail(const sv_model *k, const sv_load *w, double N, const sv_fill *f,
                             bool uniform)
 {
-    double o1 = dt_max(w->osl - 1.0, 0.0), sf = N * f->p.nc / f->np;
-    if (!(o1 > 0.0) || !(sf > 0.0)) {
-        double er = 0.0;
-        return sv_tail(k, w, N, true, uniform, &er);
-    }
+    double o1 = sv_o1_steps(w), sf = N * f->p.nc / f->np; /* np >= 1 */
+    if (!(o1 > 0.0))
+        return 0.0; /* one output token: done at the first */
     if (uniform) {
         double top = 2.0 * o1;
         if (sf < top)
