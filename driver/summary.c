@@ -48,7 +48,7 @@ static hid_t summary_mtype(void)
     return t;
 }
 
-int summary_scan(const char *path, const space *s, summary_best *b, FILE *err)
+int summary_scan(const char *path, const space *s, winners_best *b, FILE *err)
 {
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (f < 0) {
@@ -94,8 +94,8 @@ int summary_scan(const char *path, const space *s, summary_best *b, FILE *err)
             if (bad)
                 continue;
             model_kind k = s->sp->models[idx[SPACE_MODEL]].kind;
-            summary_consider(&b[summary_slot(s, idx)],
-                             summary_rank(k, r->status, r->fits, r->sla, r->tok, r->smp),
+            winners_consider(&b[winners_slot(s, idx)],
+                             winners_rank(k, r->status, r->fits, r->sla, r->tok, r->smp),
                              r->id);
         }
     }
@@ -210,7 +210,7 @@ static bool summary_same(const spec *sp, int64_t i, int64_t j)
 typedef struct summary_group {
     int64_t first;       /* first system of the group */
     int64_t lo, hi;      /* device counts of its systems */
-    summary_best best;
+    winners_best best;
     char name[HW_NAME_MAX]; /* what the table calls it */
 } summary_group;
 
@@ -309,7 +309,7 @@ static void summary_row_print(FILE *out, int wname, const char *name,
 }
 
 /* One model's rows of one task's table. */
-static void summary_model(FILE *out, const space *s, const summary_best *b,
+static void summary_model(FILE *out, const space *s, const winners_best *b,
                           int64_t m, int64_t t, summary_group *g, space_cursor *cur,
                           engine *e)
 {
@@ -327,9 +327,9 @@ static void summary_model(FILE *out, const space *s, const summary_best *b,
                                       .best = {.value = 0.0, .id = -1}};
         g[k].lo = dev < g[k].lo ? dev : g[k].lo;
         g[k].hi = dev > g[k].hi ? dev : g[k].hi;
-        const summary_best *x = &b[(m * nsys + i) * s->radix[SPACE_TASK] + t];
+        const winners_best *x = &b[(m * nsys + i) * s->radix[SPACE_TASK] + t];
         if (x->id >= 0)
-            summary_consider(&g[k].best, x->value, x->id);
+            winners_consider(&g[k].best, x->value, x->id);
     }
     for (int64_t k = 0; k < ng; k++) {
         summary_group_name(sp, g, ng, k);
@@ -360,7 +360,7 @@ static void summary_model(FILE *out, const space *s, const summary_best *b,
     }
 }
 
-void summary_print(FILE *out, const space *s, const summary_best *b)
+void summary_print(FILE *out, const space *s, const winners_best *b)
 {
     const spec *sp = s->sp;
     bool det = sp->fidelity == EVAL_DETAILED;

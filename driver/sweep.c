@@ -179,7 +179,7 @@ static void sweep_provenance(MPI_Comm comm, int rank, const sweep_opts *o,
  * exit code, the same on every rank. */
 static int sweep_keep_setup(MPI_Comm comm, int rank, const sweep_opts *o, output *fo,
                             const space *s, const spec_keep *k, reduce *red,
-                            int64_t *first, int64_t *rows_done, summary_best *best,
+                            int64_t *first, int64_t *rows_done, winners_best *best,
                             FILE *err)
 {
     char msg[512] = "";
@@ -496,7 +496,7 @@ int sweep_run(MPI_Comm comm, const sweep_opts *o, sweep_stats *stats,
     uint8_t *done = NULL;
     int64_t by_code[SPACE_NCODES] = {0};
     int bad = 0;
-    summary_best *best = NULL;
+    winners_best *best = NULL;
     claim cl = {.fd = -1};
     output fo;
     memset(&fo, 0, sizeof fo);
@@ -618,14 +618,14 @@ int sweep_run(MPI_Comm comm, const sweep_opts *o, sweep_stats *stats,
         spec_keep_text(&sp.keep, kt, sizeof kt);
         output_set_str(&fo, "keep", kt);
     }
-    best = malloc((size_t)(summary_slots(&s) > 0 ? summary_slots(&s) : 1) * sizeof *best);
+    best = malloc((size_t)(winners_slots(&s) > 0 ? winners_slots(&s) : 1) * sizeof *best);
     if (sweep_agree(comm, !best)) {
         if (rank == 0)
             fprintf(err, "madsweep: out of memory for the summary\n");
         rc = 1;
         goto close;
     }
-    summary_clear(best, summary_slots(&s));
+    winners_clear(best, winners_slots(&s));
     reduce red;
     memset(&red, 0, sizeof red);
     int64_t first = 0, rows_done = 0;
@@ -694,7 +694,7 @@ int sweep_run(MPI_Comm comm, const sweep_opts *o, sweep_stats *stats,
     reduce_free(&red);
 
     /* phase 5: gather, attributes, report */
-    summary_merge(comm, best, summary_slots(&s));
+    winners_merge(comm, best, winners_slots(&s));
     double tw[2] = {w.t_eval, w.t_write}, twmax[2];
     CHECK_MPI(MPI_Reduce(tw, twmax, 2, MPI_DOUBLE, MPI_MAX, 0, comm));
     double t_end = MPI_Wtime();
@@ -764,9 +764,9 @@ int sweep_run(MPI_Comm comm, const sweep_opts *o, sweep_stats *stats,
         goto out;
 report:
     if (rank == 0 && !o->quiet && o->resume) {
-        summary_best *b = malloc((size_t)summary_slots(&s) * sizeof *b);
+        winners_best *b = malloc((size_t)winners_slots(&s) * sizeof *b);
         if (b) {
-            summary_clear(b, summary_slots(&s));
+            winners_clear(b, winners_slots(&s));
             int sc = summary_scan(o->out_path, &s, b, err);
             if (sc == 0)
                 summary_print(out, &s, b);

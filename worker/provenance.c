@@ -13,6 +13,7 @@
 #include "attr.h"
 #include "check.h"
 #include "digest.h"
+#include "h5.h"
 #include "madsweep_git_commit.h"
 #include "table.h"
 
@@ -90,21 +91,6 @@ static void prov_units_attr(hid_t d, int n)
     attr_strs(d, "units", &u[0][0], n, W);
 }
 
-/* Collective write of a dataset from rank 0's buffer. */
-static void prov_write(hid_t d, hid_t mt, hid_t fs, const void *buf, int rank)
-{
-    hid_t ms = CHECK_H5ID(H5Scopy(fs));
-    if (rank != 0) {
-        CHECK_H5(H5Sselect_none(fs));
-        CHECK_H5(H5Sselect_none(ms));
-    }
-    hid_t x = CHECK_H5ID(H5Pcreate(H5P_DATASET_XFER));
-    CHECK_H5(H5Pset_dxpl_mpio(x, H5FD_MPIO_COLLECTIVE));
-    CHECK_H5(H5Dwrite(d, mt, ms, fs, x, buf));
-    CHECK_H5(H5Pclose(x));
-    CHECK_H5(H5Sclose(ms));
-}
-
 void provenance_write(hid_t file, const provenance *p, MPI_Comm comm, int rank)
 {
     const sources *s = p->files;
@@ -136,7 +122,7 @@ void provenance_write(hid_t file, const provenance *p, MPI_Comm comm, int rank)
         snprintf(key, sizeof key, "%d", i);
         hid_t d = CHECK_H5ID(H5Dcreate2(gt, key, st, sp, H5P_DEFAULT,
                                         H5P_DEFAULT, H5P_DEFAULT));
-        prov_write(d, st, sp, s->f[i].bytes > 0 ? s->f[i].text : "", rank);
+        h5_write_root(d, st, -1, 1, s->f[i].bytes > 0 ? s->f[i].text : "", rank);
         CHECK_H5(H5Dclose(d));
         CHECK_H5(H5Sclose(sp));
         CHECK_H5(H5Tclose(st));
@@ -149,11 +135,9 @@ void provenance_write(hid_t file, const provenance *p, MPI_Comm comm, int rank)
     prov_units_attr(d, c.t.ncols);
     /* rank 0's digest of the rows (verify.h checks it, and each text
      * against the row's sha256) */
-    uint64_t dg = rank == 0 ? digest_bytes(rows, (size_t)s->n * c.t.size) : 0;
-    CHECK_MPI(MPI_Bcast(&dg, 1, MPI_UINT64_T, 0, comm));
-    attr_num(d, "digest", H5T_STD_U64LE, H5T_NATIVE_UINT64, &dg);
+    h5_attr_digest(d, rows, (size_t)s->n * c.t.size, comm, rank);
     if (s->n > 0)
-        prov_write(d, mt, fs, rows, rank);
+        h5_write_root(d, mt, 0, s->n, rows, rank);
     CHECK_H5(H5Dclose(d));
     CHECK_H5(H5Tclose(ft));
     CHECK_H5(H5Tclose(mt));

@@ -179,8 +179,8 @@ static void worker_count(worker *w, const worker_ctx *x, int64_t id, status_code
         return;
     }
     w->ok++;
-    summary_consider(&w->best[summary_slot(w->s, x->cur->idx)],
-                     summary_value(&x->cur->p, res), id);
+    winners_consider(&w->best[winners_slot(w->s, x->cur->idx)],
+                     winners_value(&x->cur->p, res), id);
 }
 
 /* keep = "all": evaluates ids [lo, hi) into x->buf; returns the rows,
@@ -450,7 +450,7 @@ static int worker_sync(worker *w, worker_ctx *x, worker_rows *rb, int64_t held,
     if (!last) {
         /* the winners of chunks [0, stop) on every rank (merging winners
          * again later changes nothing), saved with the state */
-        summary_merge(w->comm, w->best, summary_slots(w->s));
+        winners_merge(w->comm, w->best, winners_slots(w->s));
         kept_checkpoint(w->out, w->red, w->s, stop, w->rows_done, w->best);
     } else if (rows) {
         int64_t *kept = calloc((size_t)w->red->ngroups, sizeof *kept);

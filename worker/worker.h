@@ -52,7 +52,7 @@
 #include "output.h"
 #include "reduce.h"
 #include "space.h"
-#include "summary.h"
+#include "winners.h"
 
 typedef struct worker worker;
 
@@ -79,10 +79,10 @@ struct worker {
     int64_t first_chunk;  /* chunks [0, first_chunk) are in the restored state */
     int64_t rows_done;    /* rows of /results committed (feasible-only) */
     double checkpoint_s;  /* seconds between checkpoints on rank 0's clock */
-    /* the summary's winners, [summary_slots()], the caller's: empty, or
+    /* the summary's winners, [winners_slots()], the caller's: empty, or
      * as restored from a checkpoint; updated with every point evaluated
      * and merged over the ranks at every checkpoint */
-    summary_best *best;
+    winners_best *best;
     /* results of this rank */
     int64_t evaluated, ok, infeasible, chunks_done;
     int64_t invalid; /* rows with a non-finite or negative figure (eval_run) */
