@@ -14,6 +14,7 @@
 
 #include "../cost/bound.h"
 #include "../worker/check.h"
+#include "../worker/results.h"
 
 #define SUMMARY_BLOCK 65536
 #define SUMMARY_STACK_W 14 /* the stack column (detailed) */
@@ -59,31 +60,27 @@ int summary_scan(const char *path, const space *s, winners_best *b, FILE *err)
         CHECK_H5(H5Fclose(f));
         return 1; /* a reduced sweep: its rows are the kept ones only */
     }
-    hid_t d = H5Dopen2(f, "results", H5P_DEFAULT);
+    /* the logical rows (worker/results.h: /results and the parts) */
+    results rd;
+    char why[512];
     summary_row *blk = calloc(SUMMARY_BLOCK, sizeof *blk);
-    if (d < 0 || !blk) {
-        fprintf(err, "madsweep: summary: %s has no readable /results\n", path);
+    if (!blk || results_open(&rd, f, why, sizeof why) != 0) {
+        fprintf(err, "madsweep: summary: %s has no readable rows%s%s\n", path,
+                blk ? ": " : "", blk ? why : "");
         free(blk);
-        if (d >= 0)
-            CHECK_H5(H5Dclose(d));
         CHECK_H5(H5Fclose(f));
         return -1;
     }
     hid_t mt = summary_mtype();
-    hid_t fs = CHECK_H5ID(H5Dget_space(d));
-    hsize_t nrows = (hsize_t)H5Sget_simple_extent_npoints(fs);
+    int64_t nrows = rd.common.rows;
     int rc = 0;
-    for (hsize_t at = 0; at < nrows && rc == 0; at += SUMMARY_BLOCK) {
-        hsize_t cnt = nrows - at < SUMMARY_BLOCK ? nrows - at : SUMMARY_BLOCK;
-        CHECK_H5(H5Sselect_hyperslab(fs, H5S_SELECT_SET, &at, NULL, &cnt, NULL));
-        hid_t ms = CHECK_H5ID(H5Screate_simple(1, &cnt, NULL));
-        if (H5Dread(d, mt, ms, fs, H5P_DEFAULT, blk) < 0) {
-            fprintf(err, "madsweep: summary: %s: /results lacks the columns of "
-                    "this version\n", path);
+    for (int64_t at = 0; at < nrows && rc == 0; at += SUMMARY_BLOCK) {
+        int64_t cnt = nrows - at < SUMMARY_BLOCK ? nrows - at : SUMMARY_BLOCK;
+        if (results_read_as(&rd, at, cnt, mt, blk, why, sizeof why) != 0) {
+            fprintf(err, "madsweep: summary: %s: %s\n", path, why);
             rc = -1;
         }
-        CHECK_H5(H5Sclose(ms));
-        for (hsize_t i = 0; i < cnt && rc == 0; i++) {
+        for (int64_t i = 0; i < cnt && rc == 0; i++) {
             const summary_row *r = &blk[i];
             int64_t idx[SPACE_NAXES];
             int bad = 0;
@@ -99,9 +96,8 @@ int summary_scan(const char *path, const space *s, winners_best *b, FILE *err)
                              r->id);
         }
     }
-    CHECK_H5(H5Sclose(fs));
     CHECK_H5(H5Tclose(mt));
-    CHECK_H5(H5Dclose(d));
+    results_close(&rd);
     CHECK_H5(H5Fclose(f));
     free(blk);
     return rc;

@@ -15,7 +15,7 @@
  *   serving (inference): GPUs, concurrent sequences, strategy, TTFT,
  *     TPOT, tokens/s per GPU, memory, energy and cost per generated token
  *     (DLRM: latency and samples/s per GPU).
- * Winners are tracked by the worker (worker/winners.h) and re-evaluated
+ * Winners are tracked by the worker (worker/summary.h) and re-evaluated
  * from their ids on the calling rank, so the printed figures are the
  * rows' own; a detailed row names the software stack the winner ran on.
  * Winner ids are dense point ids (worker/space.h): the space must be

@@ -525,6 +525,7 @@ int sweep_run(MPI_Comm comm, const sweep_opts *o, sweep_stats *stats,
         .nchunks = 0, .elapsed_s = 0, .evals_per_s = 0, .complete = 0};
     output_rows rows;
     output_rows_init(&rows, sp.fidelity);
+    output_rows_plan(&rows, &sp); /* the lean layout of this spec's kinds */
     char msg[1200];
     int64_t complete = 0;
     bool resume = o->resume && !empty;

@@ -8,7 +8,11 @@ index (compared with the /axes tables read here with h5py), status names,
 units, the three join modes, and that the best row per hardware found with
 pandas is the one `madsweep best --group hardware` prints; load(columns,
 where) reads exactly the rows and columns a whole load filtered holds, in
-chunks. An unfinished file is refused.
+chunks. An unfinished file is refused. The lean layout (file format 2):
+a training and a serving kind store their own figures in /parts, and the
+same rows rewritten as one wide /results (file format 1, as madsweep
+wrote files before the parts) read back identically through the loader
+and `madsweep best`, while --resume refuses the format-1 file.
 """
 import csv
 import io
@@ -21,6 +25,7 @@ import unittest
 
 import h5py
 import numpy as np
+import pandas as pd
 
 sys.path.insert(0, os.path.join(os.environ["MADSWEEP_SOURCE_DIR"], "scripts"))
 import madsweep_h5  # noqa: E402
@@ -158,6 +163,51 @@ class Loader(unittest.TestCase):
         self.assertEqual(len(df), 0)
         self.assertIn("status", df.columns)
         self.assertEqual(int(df.attrs["file"]["points_valid"]), 0)
+
+    def test_lean_layout_and_format_1(self):
+        with h5py.File(self.det) as f:
+            self.assertEqual(int(f.attrs["format_version"]), 2)
+            n = f["results"].shape[0]
+            common = set(f["results"].dtype.names)
+            self.assertIn("iteration_time_s", common)
+            self.assertNotIn("ttft_s", common)  # a serving figure
+            self.assertIn("ttft_s", f["parts/serving"].dtype.names)
+            self.assertIn("optimizer_s", f["parts/training"].dtype.names)
+            self.assertNotIn("serving", f["parts/training"].dtype.names)
+            logical = f["parts/row"].dtype
+            self.assertIn("prefill_devices", logical.names)  # no such kind: not stored
+            self.assertFalse(any("prefill_devices" in f["parts/" + k].dtype.names
+                                 for k in ("training", "serving")))
+            kinds = {(int(r["model_idx"]), int(r["task_idx"])): r["kind"].decode()
+                     for r in f["parts/kind_of"][:]}
+            res = f["results"][:]
+            per = [kinds[(m, t)] for m, t in zip(res["model_idx"], res["task_idx"])]
+            for k in ("training", "serving"):
+                self.assertEqual(f["parts/" + k].shape[0], per.count(k))
+            stored = f["results"].dtype.itemsize * n + sum(
+                f["parts/" + k].dtype.itemsize * f["parts/" + k].shape[0]
+                for k in ("training", "serving"))
+            self.assertLess(stored, 0.8 * logical.itemsize * n)
+        old = os.path.join(self.tmp, "format1.h5")
+        shutil.copy(self.det, old)
+        with h5py.File(old, "r+") as f:
+            wide = madsweep_h5.rows(f)
+            units = f["parts/row"].attrs["units"]
+            del f["results"]
+            del f["parts"]
+            f.create_dataset("results", data=wide).attrs["units"] = units
+            del f.attrs["format_version"]
+        pd.testing.assert_frame_equal(madsweep_h5.load(self.det, join="all"),
+                                      madsweep_h5.load(old, join="all"), check_exact=True)
+        dump = ["--all", "--csv", "--group", "id", "--by", "id"]
+        out = [subprocess.run([BIN, "best", p] + dump, check=True, capture_output=True,
+                              text=True).stdout for p in (self.det, old)]
+        self.assertEqual(out[0].count("\n"), n + 1)
+        self.assertEqual(out[0], out[1])
+        r = subprocess.run([BIN, "sweep", os.path.join(self.tmp, "h5det.cfg"), "-o", old,
+                            "--resume", "--quiet"], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("file format 1", r.stderr)
 
     def test_unfinished_refused(self):
         copy = os.path.join(self.tmp, "unfinished.h5")

@@ -8,8 +8,10 @@
  * (space.h); chunks are cut by estimated cost (chunks.h).
  *
  * keep = "all": a chunk's rows go to /results at the chunk's first id,
- * then its /progress byte is set. Memory per rank: one chunk of rows plus
- * the chunk table.
+ * their part rows (output_rows.h) at the chunk's part positions
+ * (partpos.h, computed before the loop), then its /parts/index entry,
+ * its digest and its /progress byte. Memory per rank: one chunk of rows
+ * plus the chunk table and its part positions.
  *
  * Reduced sweeps (w->red set): each rank feeds its points to its reducer
  * (reduce.h) or, for keep = { feasible = true; }, buffers its feasible
@@ -98,6 +100,8 @@ struct worker {
     int rank;
     MPI_Win win;
     int64_t *counters;
+    int64_t *part_pos;    /* keep = "all": [(chunks + 1) * nparts] (partpos.h) */
+    int64_t part_done[OUTPUT_NKINDS]; /* feasible-only: part rows committed */
 };
 
 /* Runs the loop until every chunk is drawn, or until a rank is asked to
