@@ -153,6 +153,20 @@ class Loader(unittest.TestCase):
         self.assertEqual(set(df["system"]), {"zionex_128", "dc_A_128"})
         self.assertTrue(any("," in p for p in df["dense_plan"]))
         self.assertEqual(df.attrs["file"]["fidelity"], "madmax")
+        # the LLM kinds carry the token figures a DLRM lacks; the detailed
+        # fidelity's figures are stored nowhere (NaN on every row)
+        tokens = {"tokens_per_s", "tokens_per_s_per_device", "energy_per_token_j",
+                  "cost_per_million_tokens_usd"}
+        with h5py.File(self.mad) as f:
+            for k in ("training", "serving"):
+                self.assertEqual(set(f["parts/" + k].dtype.names), tokens)
+            self.assertNotIn("parts/dlrm", f)
+            self.assertNotIn("mfu", f["results"].dtype.names)
+        self.assertTrue(df["mfu"].isna().all())
+        llm = df["model"] == "llama2_7b"
+        ok = df["status_name"] == "ok"
+        self.assertTrue(df[llm & ok]["tokens_per_s"].notna().all())
+        self.assertTrue(df[~llm]["tokens_per_s"].isna().all())
 
     def test_empty(self):
         # a spec with no valid point (issue 19): a complete file, zero rows
