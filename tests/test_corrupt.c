@@ -265,18 +265,15 @@ static int rw_rows(rowinfo *ri, int64_t at, int64_t n, char *buf, int write)
     return rc < 0 ? -1 : 0;
 }
 
-/* Rewrites the digest of the chunk holding row `row` from the logical
- * rows now in the file (worker/results.h: a damage that keeps its
+/* Rewrites the digest of the chunk holding row `row` from the rows now
+ * in the file, as stored (worker/results.h: a damage that keeps its
  * checksum consistent). */
 static void redigest(rowinfo *ri, int64_t row)
 {
     results res;
     char msg[512];
     CU_ASSERT_EQUAL_FATAL(results_open(&res, ri->f, msg, sizeof msg), 0);
-    size_t rs = res.lsize;
-    char *all = malloc((size_t)ri->nrows * rs);
-    CU_ASSERT_EQUAL_FATAL(results_read(&res, 0, ri->nrows, all, msg, sizeof msg), 0);
-    results_close(&res);
+    CU_ASSERT_EQUAL_FATAL(results_fetch(&res, 0, ri->nrows, msg, sizeof msg), 0);
     /* keep = "all": row i is point i, so chunk c holds rows lo[c].. */
     int64_t c = chunk_of(ri, row), lo = -1, hi = -1;
     for (int64_t i = 0; i < ri->nrows; i++) {
@@ -286,7 +283,10 @@ static void redigest(rowinfo *ri, int64_t row)
             hi = i + 1;
         }
     }
-    uint64_t dg = digest_rows(all + (size_t)lo * rs, hi - lo, rs);
+    uint64_t dg = DIGEST_SEED;
+    for (int64_t i = lo; i < hi; i++)
+        dg = results_digest_row(&res, dg, i);
+    results_close(&res);
     hid_t d = H5Dopen2(ri->f, "digests", H5P_DEFAULT);
     hsize_t s0 = (hsize_t)c, c0 = 1;
     hid_t fs = H5Dget_space(d), ms = H5Screate_simple(1, &c0, NULL);
@@ -295,7 +295,6 @@ static void redigest(rowinfo *ri, int64_t row)
     H5Sclose(ms);
     H5Sclose(fs);
     H5Dclose(d);
-    free(all);
 }
 
 typedef enum damage {

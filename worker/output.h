@@ -32,12 +32,11 @@
  *                   written (written after the rows, the part rows, the
  *                   index entry and the digest: a set byte implies all
  *                   are in the file).
- *   /digests        uint64 per work chunk: the digest of the chunk's
- *                   logical rows (worker/digest.h), those whose ids lie in
- *                   the chunk (for reduced sweeps the rows it kept, none:
- *                   the digest of no rows); readers check it
- *                   (worker/verify.h), so it covers the parts and the
- *                   fill rule as well.
+ *   /digests        uint64 per work chunk: the digest of the chunk's rows
+ *                   as stored (worker/digest.h; row by row its /results
+ *                   row, then its part row), those whose ids lie in the
+ *                   chunk (for reduced sweeps the rows it kept, none: the
+ *                   digest of no rows); readers check it (worker/verify.h).
  *   /chunk_starts   int64 per work chunk and one more: the first id of
  *                   every chunk, then points_valid (the cost-based cut of
  *                   worker/chunks.h, so that a reader finds the chunk of

@@ -20,6 +20,7 @@
 #include "../cost/detailed.h"
 #include "attr.h"
 #include "check.h"
+#include "digest.h"
 
 const char *const output_kind_names[OUTPUT_NKINDS] = {"training", "serving",
                                                       "serving_disagg", "dlrm"};
@@ -281,6 +282,27 @@ void output_rows_split(const output_rows *r, const char *rows, int64_t n, char *
             output_rows_copy(parts[p] + (size_t)counts[p]++ * x->t.size, row, x);
         }
     }
+}
+
+uint64_t output_rows_digest(const output_rows *r, uint64_t d, const char *row)
+{
+    char own[OUTPUT_ROW_MAX];
+    output_rows_copy(own, row, &r->common);
+    d = digest_row(d, own, r->common.t.size);
+    int p = output_rows_part_of(r, row);
+    if (p >= 0) {
+        output_rows_copy(own, row, &r->part[p]);
+        d = digest_row(d, own, r->part[p].t.size);
+    }
+    return d;
+}
+
+uint64_t output_rows_digest_n(const output_rows *r, const char *rows, int64_t n)
+{
+    uint64_t d = DIGEST_SEED;
+    for (int64_t i = 0; i < n; i++)
+        d = output_rows_digest(r, d, rows + (size_t)i * r->t.size);
+    return d;
 }
 
 /* ------------------------------------------------------------ the logical row */

@@ -14,7 +14,7 @@
  * stack's name, as /axes/stack names it)), bound_by, then every figure of
  * result_fields[] (as in `madsweep eval --json`; NaN where not computed).
  * It depends on the fidelity only (output_rows_init); readers see it
- * whole (worker/results.h), and chunk digests are of logical rows.
+ * whole (worker/results.h); chunk digests are of the rows as stored.
  *
  * A row's kind (output_kind) follows from its model and task: an LLM
  * trained, an LLM served on one pool, an LLM served with a disaggregated
@@ -126,6 +126,13 @@ int output_rows_part_of(const output_rows *r, const char *row);
  * (counts[p] of them). Checks the fill rule above (check_die). */
 void output_rows_split(const output_rows *r, const char *rows, int64_t n, char *common,
                        char *const *parts, int64_t *counts);
+
+/* Folds a packed logical row into a running chunk digest (digest.h) as
+ * the file stores it: its /results row, then its part row (if any). */
+uint64_t output_rows_digest(const output_rows *r, uint64_t d, const char *row);
+
+/* The digest of n packed logical rows, as output_rows_digest over each. */
+uint64_t output_rows_digest_n(const output_rows *r, const char *rows, int64_t n);
 
 /* The texts of a row that depend only on system and strategy (callers
  * cache them): MAD-Max plans as plan_format() writes them; the detailed

@@ -15,10 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "digest.h"
 #include "h5.h"
 #include "output.h"
 
 #define RESULTS_SCAN 65536 /* rows per read when seeking */
+#define RESULTS_CONVERT (4u << 20) /* bytes converted at a time */
 
 /* ------------------------------------------------------------ open */
 
@@ -97,6 +99,28 @@ static int results_i32(hid_t t, const char *name, size_t *off)
     return ok ? 0 : -1;
 }
 
+/* The gaps of a row stored in /results and part p (-1: none): the runs
+ * of the logical row that neither covers. */
+static void results_gaps(results *r, int p)
+{
+    unsigned char covered[OUTPUT_ROW_MAX] = {0};
+    const results_table *t[2] = {&r->common, p >= 0 ? &r->part[p] : NULL};
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; t[k] && i < t[k]->nspan; i++)
+            memset(covered + t[k]->span[i].to, 1, t[k]->span[i].len);
+    int *n = &r->ngap[p + 1];
+    *n = 0;
+    for (size_t at = 0; at < r->lsize;) {
+        size_t end = at;
+        while (end < r->lsize && !covered[end])
+            end++;
+        if (end > at && *n <= TABLE_MAX_COLS)
+            r->gap[p + 1][(*n)++] = (output_span){(uint32_t)at, (uint32_t)at,
+                                                  (uint32_t)(end - at)};
+        at = end < r->lsize ? end + 1 : end;
+    }
+}
+
 /* The spans of every member of the logical row, and its fills. */
 static int results_layout(results *r, char *msg, size_t size)
 {
@@ -135,6 +159,8 @@ static int results_layout(results *r, char *msg, size_t size)
         if (got < 0)
             return -1;
     }
+    for (int p = -1; p < r->nparts; p++)
+        results_gaps(r, p);
     if (results_i32(r->ltype, "status", &r->status_off) != 0 ||
         results_i32(r->ltype, "model_idx", &r->model_off) != 0 ||
         results_i32(r->ltype, "task_idx", &r->task_off) != 0) {
@@ -316,6 +342,9 @@ void results_close(results *r)
     if (r->units_owner >= 0)
         H5Oclose(r->units_owner);
     free(r->part_of);
+    free(r->conv);
+    free(r->fpart);
+    free(r->fk);
     memset(r, 0, sizeof *r);
     r->ltype = r->units_owner = r->index = r->common.d = r->common.type = -1;
 }
@@ -361,9 +390,9 @@ static int results_part_at(const results *r, const char *row, size_t mo, size_t 
     return r->part_of[(int64_t)m * r->ntasks + t];
 }
 
-int results_part_of(const results *r, const char *row)
+int results_part_of(const results *r, int64_t i)
 {
-    return r->nparts > 0 ? results_part_at(r, row, r->model_off, r->task_off) : -1;
+    return r->fpart ? r->fpart[i] : -1;
 }
 
 int results_index_entry(const results *r, int64_t c, int64_t *row, int64_t *pos)
@@ -453,13 +482,26 @@ static void results_copy(char *dst, const char *src, const results_table *t)
         memcpy(dst + t->span[i].to, src + t->span[i].from, t->span[i].len);
 }
 
-int results_read(results *r, int64_t at, int64_t n, void *buf, char *msg, size_t size)
+int results_fetch(results *r, int64_t at, int64_t n, char *msg, size_t size)
 {
-    char *out = buf;
     if (at < 0 || n < 0 || at > r->common.rows - n) {
         snprintf(msg, size, "rows %lld-%lld lie outside /results", (long long)at,
                  (long long)(at + n - 1));
         return -1;
+    }
+    r->fetched = 0;
+    if (n > r->fcap) {
+        int8_t *fp = realloc(r->fpart, (size_t)n);
+        if (fp)
+            r->fpart = fp;
+        int64_t *fk = realloc(r->fk, (size_t)n * sizeof *fk);
+        if (fk)
+            r->fk = fk;
+        if (!fp || !fk) {
+            snprintf(msg, size, "out of memory reading %lld rows", (long long)n);
+            return -1;
+        }
+        r->fcap = n;
     }
     if (n == 0)
         return 0;
@@ -471,11 +513,12 @@ int results_read(results *r, int64_t at, int64_t n, void *buf, char *msg, size_t
         return -1;
     }
     int64_t cnt[OUTPUT_NKINDS] = {0};
-    for (int64_t i = 0; r->nparts > 0 && i < n; i++) {
-        int p = results_part_at(r, r->common.buf + (size_t)i * r->common.size, r->cmodel,
-                                r->ctask);
-        if (p >= 0)
-            cnt[p]++;
+    for (int64_t i = 0; i < n; i++) {
+        int p = r->nparts > 0 ? results_part_at(r, r->common.buf + (size_t)i * r->common.size,
+                                                r->cmodel, r->ctask)
+                              : -1;
+        r->fpart[i] = (int8_t)p;
+        r->fk[i] = p >= 0 ? cnt[p]++ : 0;
     }
     for (int p = 0; p < r->nparts; p++) {
         if (r->pos[p] + cnt[p] > r->part[p].rows ||
@@ -486,52 +529,80 @@ int results_read(results *r, int64_t at, int64_t n, void *buf, char *msg, size_t
             return -1;
         }
     }
-    if (r->format == 1) { /* the logical row is /results' */
-        memcpy(out, r->common.buf, (size_t)n * r->lsize);
-        r->next = at + n;
-        return 0;
-    }
-    int64_t k[OUTPUT_NKINDS] = {0};
-    for (int64_t i = 0; i < n; i++) {
-        char *dst = out + (size_t)i * r->lsize;
-        const char *src = r->common.buf + (size_t)i * r->common.size;
-        memcpy(dst, r->fill, r->lsize);
-        results_copy(dst, src, &r->common);
-        int32_t st;
-        memcpy(&st, dst + r->status_off, 4);
-        if (output_rows_zeroed(st)) { /* an invalid:* row: every number 0 */
-            memset(dst, 0, r->lsize);
-            results_copy(dst, src, &r->common);
-        }
-        int p = r->nparts > 0 ? results_part_at(r, src, r->cmodel, r->ctask) : -1;
-        if (p >= 0)
-            results_copy(dst, r->part[p].buf + (size_t)k[p]++ * r->part[p].size, &r->part[p]);
-    }
     r->next = at + n;
     for (int p = 0; p < r->nparts; p++)
         r->pos[p] += cnt[p];
+    r->fetched = n;
+    return 0;
+}
+
+uint64_t results_digest_row(const results *r, uint64_t d, int64_t i)
+{
+    d = digest_row(d, r->common.buf + (size_t)i * r->common.size, r->common.size);
+    int p = r->fpart[i];
+    if (p >= 0)
+        d = digest_row(d, r->part[p].buf + (size_t)r->fk[i] * r->part[p].size,
+                       r->part[p].size);
+    return d;
+}
+
+int results_read(results *r, int64_t at, int64_t n, void *buf, char *msg, size_t size)
+{
+    char *out = buf;
+    if (results_fetch(r, at, n, msg, size) != 0)
+        return -1;
+    if (r->format == 1) { /* the logical row is /results' */
+        memcpy(out, r->common.buf, (size_t)n * r->lsize);
+        return 0;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        char *dst = out + (size_t)i * r->lsize;
+        results_copy(dst, r->common.buf + (size_t)i * r->common.size, &r->common);
+        int p = r->fpart[i];
+        if (p >= 0)
+            results_copy(dst, r->part[p].buf + (size_t)r->fk[i] * r->part[p].size,
+                         &r->part[p]);
+        /* the rest: the fills, or zeros on an invalid:* row */
+        int32_t st;
+        memcpy(&st, dst + r->status_off, 4);
+        const output_span *g = r->gap[p + 1];
+        if (output_rows_zeroed(st))
+            for (int j = 0; j < r->ngap[p + 1]; j++)
+                memset(dst + g[j].to, 0, g[j].len);
+        else
+            for (int j = 0; j < r->ngap[p + 1]; j++)
+                memcpy(dst + g[j].to, r->fill + g[j].to, g[j].len);
+    }
     return 0;
 }
 
 int results_read_as(results *r, int64_t at, int64_t n, hid_t mtype, void *buf, char *msg,
                     size_t size)
 {
-    size_t ms = H5Tget_size(mtype);
-    size_t w = ms > r->lsize ? ms : r->lsize;
-    char *tmp = malloc((size_t)(n > 0 ? n : 1) * w);
-    char *bkg = calloc((size_t)(n > 0 ? n : 1), ms);
-    int rc = tmp && bkg ? 0 : -1;
-    if (rc != 0)
-        snprintf(msg, size, "out of memory reading %lld rows", (long long)n);
-    if (rc == 0)
-        rc = results_read(r, at, n, tmp, msg, size);
-    if (rc == 0 && n > 0 && H5Tconvert(r->ltype, mtype, (size_t)n, tmp, bkg, H5P_DEFAULT) < 0) {
-        snprintf(msg, size, "the rows do not convert to the columns asked for");
-        rc = -1;
+    /* in pieces that stay in the cache (as H5Dread's conversion buffer) */
+    size_t ms = H5Tget_size(mtype), w = ms > r->lsize ? ms : r->lsize;
+    int64_t piece = (int64_t)(RESULTS_CONVERT / w) > 0 ? (int64_t)(RESULTS_CONVERT / w) : 1;
+    size_t need = (size_t)(n < piece ? (n > 0 ? n : 1) : piece) * w;
+    if (need > r->conv_size) {
+        char *b = realloc(r->conv, need);
+        if (!b) {
+            snprintf(msg, size, "out of memory reading %lld rows", (long long)n);
+            return -1;
+        }
+        r->conv = b;
+        r->conv_size = need;
     }
-    if (rc == 0)
-        memcpy(buf, tmp, (size_t)n * ms);
-    free(tmp);
-    free(bkg);
-    return rc;
+    char *out = buf;
+    for (int64_t x = 0; x < n; x += piece) {
+        int64_t k = n - x < piece ? n - x : piece;
+        char *dst = out + (size_t)x * ms;
+        if (results_read(r, at + x, k, r->conv, msg, size) != 0)
+            return -1;
+        if (H5Tconvert(r->ltype, mtype, (size_t)k, r->conv, dst, H5P_DEFAULT) < 0) {
+            snprintf(msg, size, "the rows do not convert to the columns asked for");
+            return -1;
+        }
+        memcpy(dst, r->conv, (size_t)k * ms);
+    }
+    return 0;
 }

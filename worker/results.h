@@ -57,8 +57,19 @@ typedef struct results {
     hid_t index;           /* /parts/index (-1 without parts) */
     int64_t nindex;
     char fill[OUTPUT_ROW_MAX]; /* a logical row of fills (data rows) */
+    /* per part p + 1 (0: a row without one), the spans of the logical row
+     * no table of such a row stores (from, to: the same offset) */
+    int ngap[OUTPUT_NKINDS + 1];
+    output_span gap[OUTPUT_NKINDS + 1][TABLE_MAX_COLS + 1];
     int64_t next;          /* the row the parts are positioned at */
     int64_t pos[OUTPUT_NKINDS];
+    char *conv;            /* results_read_as: rows being converted */
+    size_t conv_size;
+    /* the rows of the last fetch: per row its part (-1) and its row in
+     * that part's buffer */
+    int64_t fetched, fcap;
+    int8_t *fpart;
+    int64_t *fk;
 } results;
 
 /* Opens the rows of file f (after its shape was checked, verify.h):
@@ -66,13 +77,23 @@ typedef struct results {
 int results_open(results *r, hid_t f, char *msg, size_t size);
 void results_close(results *r);
 
+/* Reads rows [at, at + n) as stored: r->common.buf holds their /results
+ * rows (in /results' own type), the parts' buffers their part rows;
+ * results_digest_row folds fetched row i as stored (its /results row,
+ * then its part row: the bytes /digests digests). 0, or -1 with msg set
+ * when the file does not read or its parts do not add up. */
+int results_fetch(results *r, int64_t at, int64_t n, char *msg, size_t size);
+uint64_t results_digest_row(const results *r, uint64_t d, int64_t i);
+
 /* Rows [at, at + n) of /results (at + n <= r->common.rows) as logical
  * rows in the file type (n * r->lsize bytes at buf); 0, or -1 with msg
  * set when the file does not read or its parts do not add up. */
 int results_read(results *r, int64_t at, int64_t n, void *buf, char *msg, size_t size);
 
 /* The same rows converted to the compound memory type mtype (members
- * matched by name, H5Tconvert); buf holds n * H5Tget_size(mtype) bytes. */
+ * matched by name, H5Tconvert, with buf as the background: a member of
+ * mtype the rows lack keeps buf's bytes, as H5Dread keeps them); buf
+ * holds n * H5Tget_size(mtype) bytes. */
 int results_read_as(results *r, int64_t at, int64_t n, hid_t mtype, void *buf, char *msg,
                     size_t size);
 
@@ -85,8 +106,8 @@ int results_seek_chunk(results *r, int64_t c, int64_t *row, char *msg, size_t si
  * parts have none (-1). */
 int results_index_entry(const results *r, int64_t c, int64_t *row, int64_t *pos);
 
-/* The part of a logical row read by results_read, -1 for none (also for
- * a row whose indices lie outside the axes). */
-int results_part_of(const results *r, const char *row);
+/* The part of fetched row i, -1 for none (also for a row whose indices
+ * lie outside the axes). */
+int results_part_of(const results *r, int64_t i);
 
 #endif

@@ -280,8 +280,8 @@ int verify_rows_open(verify_rows *v, hid_t f, const verify_shape *shape,
     v->shape = shape;
     if (results_open(&v->res, f, msg, size) != 0)
         return -1;
-    hid_t t = v->res.ltype;
-    v->size = v->res.lsize;
+    hid_t t = v->res.common.type; /* the checked columns are /results' */
+    v->size = v->res.common.size;
     int bad = v->size == 0 || verify_member(t, "id", 8, &v->id) ||
               verify_member(t, "status", 4, &v->status);
     for (int a = 0; a < SPACE_NAXES && !bad; a++) {
@@ -291,8 +291,7 @@ int verify_rows_open(verify_rows *v, hid_t f, const verify_shape *shape,
         bad = verify_member(t, name, 4, &v->idx[a]);
     }
     v->cap = VERIFY_BLOCK;
-    v->buf = bad ? NULL : malloc((size_t)v->cap * v->size);
-    if (bad || !v->buf) {
+    if (bad) {
         snprintf(msg, size, "/results lacks the columns id, status and *_idx "
                  "of a madsweep sweep file");
         verify_rows_close(v);
@@ -304,8 +303,6 @@ int verify_rows_open(verify_rows *v, hid_t f, const verify_shape *shape,
 void verify_rows_close(verify_rows *v)
 {
     results_close(&v->res);
-    free(v->buf);
-    v->buf = NULL;
 }
 
 /* Row `at` (id after *prev): the id increases, is below points_valid and
@@ -379,15 +376,15 @@ int verify_chunk(verify_rows *v, int64_t c, uint64_t want, char *msg, size_t siz
     for (int64_t at = 0; at < n; at += v->cap) {
         int64_t k = n - at < v->cap ? n - at : v->cap;
         char why[VERIFY_MSG];
-        if (results_read(&v->res, row0 + at, k, v->buf, why, sizeof why) != 0) {
+        if (results_fetch(&v->res, row0 + at, k, why, sizeof why) != 0) {
             snprintf(msg, size, "chunk %lld: %s", (long long)c, why);
             return -1;
         }
         for (int64_t i = 0; i < k; i++) {
-            const char *row = v->buf + (size_t)i * v->size;
+            const char *row = v->res.common.buf + (size_t)i * v->size;
             if (verify_row(v, row, &prev, row0 + at + i, msg, size) != 0)
                 return -1;
-            d = digest_row(d, row, v->size);
+            d = results_digest_row(&v->res, d, i);
         }
     }
     if (d != want) {
@@ -409,10 +406,10 @@ int verify_stream(verify_rows *v, int64_t nrows, int64_t nch, const uint64_t *dg
         return -1;
     for (int64_t at = 0; at < nrows; at += v->cap) {
         int64_t k = nrows - at < v->cap ? nrows - at : v->cap;
-        if (results_read(&v->res, at, k, v->buf, msg, size) != 0)
+        if (results_fetch(&v->res, at, k, msg, size) != 0)
             return -1;
         for (int64_t i = 0; i < k; i++) {
-            const char *row = v->buf + (size_t)i * v->size;
+            const char *row = v->res.common.buf + (size_t)i * v->size;
             if (verify_row(v, row, &prev, at + i, msg, size) != 0)
                 return -1;
             if (prev >= lo[nch]) {
@@ -431,8 +428,8 @@ int verify_stream(verify_rows *v, int64_t nrows, int64_t nch, const uint64_t *dg
                 if (verify_entry(v, cur + 1, at + i, pos, msg, size) != 0)
                     return -1;
             }
-            d = digest_row(d, row, v->size);
-            int p = results_part_of(&v->res, row);
+            d = results_digest_row(&v->res, d, i);
+            int p = results_part_of(&v->res, i);
             if (p >= 0)
                 pos[p]++;
         }

@@ -21,9 +21,10 @@
  *   - the rows: the columns id, status and *_idx are integers of the
  *     written widths; ids strictly increase (keep = "all": row i is id
  *     i) below points_valid; every *_idx lies inside its axis table; the
- *     status is a known code; the digest of each chunk's logical rows (the
- *     rows whose ids lie in the chunk's range of /chunk_starts, joined
- *     from /results and the parts) equals the chunk's /digests entry; and
+ *     status is a known code; the digest of each chunk's rows as stored
+ *     (the rows whose ids lie in the chunk's range of /chunk_starts: each
+ *     one's /results row, then its part row) equals the chunk's /digests
+ *     entry; and
  *     each chunk's /parts/index entry names the row and part rows it
  *     starts at.
  * The HDF5 1.10 format (checksummed metadata) catches most damage to
@@ -64,14 +65,13 @@ void verify_shape_free(verify_shape *v);
 int verify_table(hid_t f, const char *name, bool read, int64_t *n, char *msg,
                  size_t size);
 
-/* A reader of the logical rows of a sweep file. */
+/* A reader of the rows of a sweep file as stored. */
 typedef struct verify_rows {
-    results res;         /* the rows joined (results.h) */
-    size_t size;         /* bytes per logical row */
-    size_t id, status, idx[SPACE_NAXES]; /* column offsets */
+    results res;         /* the rows (results.h), fetched a block at a time */
+    size_t size;         /* bytes per /results row */
+    size_t id, status, idx[SPACE_NAXES]; /* column offsets in a /results row */
     const verify_shape *shape;
-    char *buf;           /* one block of rows */
-    int64_t cap;         /* rows in buf */
+    int64_t cap;         /* rows per block */
 } verify_rows;
 
 /* Opens the rows and finds their columns; 0, or -1 with msg set. */

@@ -252,7 +252,7 @@ static void worker_chunk_kept(worker *w, worker_ctx *x, int64_t c, worker_rows *
     }
     if (rows) {
         rb->chunk[rb->nchunks] = c;
-        rb->digest[rb->nchunks] = digest_rows(rb->buf + (size_t)rb->n * rs, n, rs);
+        rb->digest[rb->nchunks] = output_rows_digest_n(w->rows, rb->buf + (size_t)rb->n * rs, n);
         rb->count[rb->nchunks++] = n;
         rb->n += n;
     }
@@ -404,7 +404,7 @@ static void worker_kept_chunks(worker *w, const int64_t *ids, int64_t n, int64_t
     for (int64_t i = lo; i < hi; i++) {
         int64_t c = worker_chunk_of(w->ch, ids[i]);
         if (c >= c0 && c < c1)
-            dg[c - c0] = digest_row(dg[c - c0], buf + (size_t)(i - lo) * rs, rs);
+            dg[c - c0] = output_rows_digest(w->rows, dg[c - c0], buf + (size_t)(i - lo) * rs);
     }
     output_write_digests(w->out, c0, c1 - c0, dg);
     int64_t pos[OUTPUT_NKINDS], j = lo;
@@ -652,7 +652,7 @@ static void worker_loop_all(worker *w, worker_ctx *x)
         const int64_t *pos = w->part_pos ? w->part_pos + c * w->rows->nparts : NULL;
         output_write_rows(w->out, lo, n, x->buf, pos, false);
         worker_entry(w, c, lo, pos);
-        output_mark_done(w->out, c, digest_rows(x->buf, n, w->rows->t.size));
+        output_mark_done(w->out, c, output_rows_digest_n(w->rows, x->buf, n));
         w->t_eval += t1 - t0;
         w->t_write += MPI_Wtime() - t1;
         w->chunks_done++;
