@@ -63,7 +63,7 @@ point evaluated by `madsweep eval POINT --json`:
 What today's keys cannot write is named per row as missing keys (a row
 failure; --approximate evaluates the nearest deployment instead): a
 prefill pool's own attn_dp or ep/etp (it takes the decode pool's), and a
-prefill pool's batch limit below the prompts its token budget packs.
+prefill pool's batch limit (prefill_batch_size).
 Scored separately: TPOT (mean), TTFT (mean; at concurrency it includes
 the wait behind other prompts, as the client measures it) and output
 tokens/s per GPU (measured: concurrency x OSL / (TTFT + (OSL - 1) TPOT)
@@ -329,9 +329,10 @@ def point(row, hf_dir, approximate, table):
             if f.mep != inherited:
                 missing.append(f"prefill ep {f.mep} etp {f.mtp} (the pool's experts: ep "
                                f"{inherited})")
-        # the budget packs floor(K / ISL) prompts a prefill step; a worker
-        # limited to fewer (prefill_batch_size) needs a batch limit
-        if f.bs and f.bs < 8192 // isl:
+        # a prefill worker's batch limit (prefill_batch_size, TensorRT-LLM's
+        # max_batch_size 1 in AIConfigurator's launches) has no key: the
+        # pool packs whole prompts under its token budget
+        if f.bs:
             missing.append(f"prefill batch limit {f.bs}")
         if f.workers and d.workers:
             pdev = f.workers * f.gpus
