@@ -379,7 +379,7 @@ def main(argv):
     import validate_aic
     if rows and validate_aic.is_aic(rows[0].keys()):  # AIConfigurator's silicon format
         return validate_aic.run(rows, lambda pid, text: eval_point(exe, tmp, pid, text), exe,
-                                check=check, **aic)
+                                check=check, max_failed=max_failed, **aic)
     if rows and "measured_output_tokens_per_s" in rows[0]:  # a serving file
         import validate_serving
         return validate_serving.run(rows, lambda pid, text: eval_point(exe, tmp, pid, text),
