@@ -159,13 +159,16 @@ def _attention(cfg, m):
                               f"linear_conv_kernel_dim {cfg.get('linear_conv_kernel_dim')})"))
         m.approx.append(("layer_types", "every layer full attention"))
     slid = kinds.get("sliding_attention", 0)
-    if not kinds and cfg.get("use_sliding_window") and win:
-        # Qwen2-style: layers from max_window_layers on slide
-        slid = max(0, n - (cfg.get("max_window_layers") or 0))
+    if not kinds and win:
+        if "use_sliding_window" in cfg:
+            # Qwen2-style: when on, the layers from max_window_layers on slide
+            slid = max(0, n - (cfg.get("max_window_layers") or 0)) if cfg["use_sliding_window"] else 0
+        else:
+            slid = n  # Mistral-style: a window on every layer
     if slid and win:
         m.window = win
         m.unsupported.append(("sliding_window", f"{slid} of {n} layers attend the last {win} "
-                                                "tokens only (layer_types)"))
+                                                "tokens only"))
         m.approx.append(("sliding_window", "every layer full attention"))
 
 
