@@ -6,7 +6,10 @@ Usage: scripts/validate.py FILE.csv [FILE.csv ...] [--keep DIR]
                            [--vpp-auto]
 
 A serving file (header with measured_output_tokens_per_s) is validated by
-scripts/validate_serving.py (its docstring says how each scenario maps).
+scripts/validate_serving.py (its docstring says how each scenario maps); a
+file in AIConfigurator's silicon format (its header: silicon_ttft_ms, ...)
+by scripts/validate_aic.py, with --hf-configs DIR (the models' config.json
+files) and --approximate (the nearest expressible model and deployment).
 
 Every row of FILE.csv (schema: ../shared/reference/README.md, section
 measured/calibration.csv) becomes a `fidelity = "detailed"` point file; the
@@ -353,6 +356,13 @@ def main(argv):
         i = args.index("--max-failed")
         max_failed = int(args[i + 1])
         del args[i:i + 2]
+    aic = {"hf_dir": None, "approximate": "--approximate" in args}
+    if aic["approximate"]:
+        args.remove("--approximate")
+    if "--hf-configs" in args:
+        i = args.index("--hf-configs")
+        aic["hf_dir"] = args[i + 1]
+        del args[i:i + 2]
     if len(args) < 1:
         sys.exit(__doc__.split("\n\n")[1])
     exe = binary()
@@ -366,6 +376,10 @@ def main(argv):
             for row in csv.DictReader(f):
                 row["_file"] = os.path.basename(name)
                 rows.append(row)
+    import validate_aic
+    if rows and validate_aic.is_aic(rows[0].keys()):  # AIConfigurator's silicon format
+        return validate_aic.run(rows, lambda pid, text: eval_point(exe, tmp, pid, text), exe,
+                                check=check, max_failed=max_failed, **aic)
     if rows and "measured_output_tokens_per_s" in rows[0]:  # a serving file
         import validate_serving
         return validate_serving.run(rows, lambda pid, text: eval_point(exe, tmp, pid, text),
