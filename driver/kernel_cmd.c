@@ -194,7 +194,7 @@ static int kc_phase(const char *s)
 static double kc_attn(const kern_ctx *c, const kc_fields *f, char *why, size_t wn)
 {
     kern_attn a = {0};
-    double fp8 = 0, mla = 0;
+    double fp8 = 0, mla = 0, causal = 1;
     int dec;
     if (kc_enum(f, "phase", NULL, kc_phase, &dec, why, wn))
         return -1.0;
@@ -210,6 +210,8 @@ static double kc_attn(const kern_ctx *c, const kc_fields *f, char *why, size_t w
     KN("kv_bytes", 2, &a.kv_bytes);
     KN("fp8_math", 0, &fp8);
     KN("mla", 0, &mla);
+    KN("causal", 1, &causal);
+    a.full = causal == 0;
     a.fp8_math = fp8 != 0;
     a.mla = mla != 0;
     return kern_attn_time(c, &a);
@@ -372,9 +374,10 @@ static void kc_help(FILE *f)
           "int4_wo|w4a16_mxfp4|w4a8_mxfp4_mxfp8] [quant=0|1]\n"
           "  moe:  tokens hidden inter topk experts [tp=1 ep=1 gated=1 dtype=bf16]\n"
           "  attn: phase=decode|prefill batch heads_q head_dim [heads_kv v_dim seq=1 ctx=0 "
-          "window=0 kv_bytes=2 fp8_math=0 mla=0]\n"
+          "window=0 kv_bytes=2 fp8_math=0 mla=0 causal=1]\n"
           "  coll: op=all_reduce|all_gather|reduce_scatter|alltoall bytes gpus "
           "[gpus_per_node algo=auto|ring|nvls|custom proto=auto|ll|ll128|simple]\n"
+          "--ranges: print each constant's name, range and meaning\n"
           "batch lines 'set NAME=VALUE...' change constants (configs/kernels.cfg) for the "
           "lines after them; prints one line per line: seconds, ok, or 'error: WHY'\n",
           f);
@@ -435,6 +438,12 @@ int kernel_cmd_main(int argc, char **argv, FILE *out, FILE *err)
             i++;
         } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             kc_help(out);
+            return 0;
+        } else if (strcmp(argv[i], "--ranges") == 0) {
+            for (int j = 0; j < KERN_NCONSTS; j++) {
+                const kern_const_info *inf = kern_const_info_at(j);
+                fprintf(out, "%s %g %g %s\n", inf->name, inf->lo, inf->hi, inf->doc);
+            }
             return 0;
         } else if (argv[i][0] == '-') {
             fprintf(err, "madsweep kernel: unknown option '%s'\n", argv[i]);

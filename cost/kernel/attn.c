@@ -59,7 +59,7 @@ static double ka_decode(const kern_ctx *c, const kern_attn *a)
 static double ka_prefill(const kern_ctx *c, const kern_attn *a)
 {
     const kern_consts *k = &c->c;
-    double pairs = ka_pairs(a->seq, a->ctx, a->window);
+    double pairs = a->full ? a->seq * (a->ctx + a->seq) : ka_pairs(a->seq, a->ctx, a->window);
     double flops = 2.0 * a->batch * a->heads_q * pairs * (a->head_dim + a->v_dim);
     hw_dtype d = a->fp8_math && c->peak[HW_FP8] > 0 ? HW_FP8 : HW_BF16;
     double ctas = a->batch * a->heads_q * ceil(a->seq / 128.0);

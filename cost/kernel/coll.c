@@ -75,13 +75,23 @@ static double kc_ring_time(const kern_consts *k, kern_coll_op op, kern_proto p, 
     return k->coll_base_s + steps * hop + share * bytes / (bw * data[p]);
 }
 
+/* Bytes/s a ring of n GPUs of one domain reaches per GPU. */
+static double kc_bw(const kern_ctx *c, double n)
+{
+    const kern_consts *k = &c->c;
+    double bw = c->link * (c->pcie ? k->coll_pcie_eff : k->coll_link_eff);
+    if (c->mesh && c->domain > 1.0 && n < c->domain)
+        bw *= (n - 1.0) / (c->domain - 1.0);
+    return bw;
+}
+
 static double kc_node(const kern_ctx *c, kern_coll_op op, kern_coll_algo algo, kern_proto p,
                       double n, double bytes)
 {
     const kern_consts *k = &c->c;
     if (n <= 1.0)
         return 0.0;
-    double bw = c->link * (c->pcie ? k->coll_pcie_eff : k->coll_link_eff);
+    double bw = kc_bw(c, n);
     if (algo == KC_NVLS && !(c->nvls && op == KC_ALL_REDUCE))
         return -1.0;
     if (algo == KC_NVLS || (algo == KC_AUTO && c->nvls && op == KC_ALL_REDUCE)) {
@@ -106,7 +116,7 @@ static double kc_node(const kern_ctx *c, kern_coll_op op, kern_coll_algo algo, k
 static double kc_custom(const kern_ctx *c, double n, double bytes)
 {
     const kern_consts *k = &c->c;
-    double bw = c->link * (c->pcie ? k->coll_pcie_eff : k->coll_link_eff);
+    double bw = kc_bw(c, n);
     double one = k->coll_custom_s + (n - 1.0) * bytes / bw;
     double two = 2.0 * k->coll_custom_s + 2.0 * (n - 1.0) / n * bytes / bw;
     double nccl = kc_node(c, KC_ALL_REDUCE, KC_AUTO, KP_AUTO, n, bytes);
@@ -131,7 +141,7 @@ double kern_coll_time(const kern_ctx *c, const kern_coll *x)
         }
         if (x->op == KC_ALL_TO_ALL) {
             const kern_consts *k = &c->c;
-            double bw = c->link * (c->pcie ? k->coll_pcie_eff : k->coll_link_eff);
+            double bw = kc_bw(c, n);
             return k->coll_base_s + k->coll_hop_simple_s + (n - 1.0) / n * x->bytes / bw;
         }
         return kc_node(c, x->op, x->algo, x->proto, n, x->bytes);

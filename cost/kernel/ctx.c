@@ -136,5 +136,7 @@ int kern_ctx_init(kern_ctx *ctx, const hw_t *h, const kern_consts *k, double com
     /* NVLink-less parts (Ada, PCIe-only scale-up under 100 GB/s) */
     ctx->pcie = ctx->arch == KA_ADA || h->scaleup_bytes_per_s < 100e9;
     ctx->nic = h->nic_bytes_per_s * link;
+    ctx->mesh = ctx->arch == KA_CDNA2 || ctx->arch == KA_CDNA3 || ctx->arch == KA_CDNA4;
+    ctx->domain = (double)h->scaleup_devices;
     return 0;
 }

@@ -103,6 +103,9 @@ typedef struct kern_ctx {
     double link;             /* scale-up bytes/s per device, one direction */
     int nvls;                /* the scale-up switch can reduce (NVLink SHARP) */
     int pcie;                /* scale-up over PCIe (no NVLink) */
+    int mesh;                /* point-to-point scale-up links (AMD Infinity Fabric):
+                                n GPUs of a domain reach (n-1)/(domain-1) of the link */
+    double domain;           /* devices per scale-up domain */
     double nic;              /* NIC bytes/s per device */
 } kern_ctx;
 
@@ -164,6 +167,7 @@ typedef struct kern_attn {
     double batch, seq, ctx, heads_q, heads_kv, head_dim, v_dim, window, kv_bytes;
     int fp8_math;
     int mla;
+    int full; /* prefill without the causal mask (every query sees every key) */
 } kern_attn;
 
 double kern_attn_time(const kern_ctx *c, const kern_attn *a);
