@@ -59,7 +59,7 @@ STAGES = [
     ("attn", ["attn_eff", "attn_dec_eff", "attn_split", "attn_fill", "attn_floor_s"]),
     ("coll", ["coll_base_s", "coll_hop_ll_s", "coll_hop_ll128_s", "coll_hop_simple_s",
               "coll_link_eff", "coll_nvls_eff", "coll_pcie_eff", "coll_custom_s",
-              "coll_nic_eff"]),
+              "coll_nic_eff", "coll_net_s"]),
 ]
 # Which rows inform a constant (beyond its stage): a predicate on the row.
 INFORMS = {
@@ -72,6 +72,7 @@ INFORMS = {
     "coll_pcie_eff": lambda r: r.gpu == "l40s" or r.gpu.startswith("h100-pcie"),
     "coll_custom_s": lambda r: r.family == "custom all-reduce",
     "coll_nic_eff": lambda r: r.nodes > 1,
+    "coll_net_s": lambda r: r.nodes > 1,
 }
 FAMILY_STAGE = {"dense GEMM": "gemm", "grouped GEMM": "gemm", "fused MoE": "moe",
                 "decode attention": "attn", "prefill attention": "attn",

@@ -9,9 +9,10 @@
  * all of it (NCCL src/device/prims_ll.h, prims_ll128.h); each has its own
  * per-step latency. NVLS (NVLink SHARP) reduces in the switch: one pass
  * at `coll_nvls_eff` x link of bus bandwidth. "auto" takes the fastest,
- * as NCCL's tuner means to. Across nodes the collective is hierarchical:
- * the in-node part over the links, then each GPU's 1/g share over its
- * NIC in a ring of nodes. An engine's custom all-reduce is one-shot
+ * as NCCL's tuner means to. Across nodes one ring passes through every
+ * GPU: its share of the buffer crosses each node boundary, over the
+ * node's g NICs together (or the links, when slower); steps between
+ * nodes take the network's latency. An engine's custom all-reduce is one-shot
  * (each GPU reads the n-1 peers' whole buffers, one barrier) or two-shot
  * (reduce-scatter then all-gather through peer memory, two barriers),
  * the faster of the two and NCCL.
@@ -146,16 +147,21 @@ double kern_coll_time(const kern_ctx *c, const kern_coll *x)
         }
         return kc_node(c, x->op, x->algo, x->proto, n, x->bytes);
     }
-    /* across nodes: the in-node part on the whole buffer, then each GPU's
-     * 1/g share in a ring of nodes over its NIC */
+    /* across nodes: one ring through every GPU (NCCL's rings cross each
+     * node boundary once per channel, a channel per NIC): the buffer's
+     * ring share passes each boundary, spread over the node's g NICs; the
+     * steps inside a node at the link's latency, between nodes at the
+     * network's */
     const kern_consts *k = &c->c;
-    double nic = c->nic * k->coll_nic_eff;
+    double nic = c->nic * k->coll_nic_eff * g;
+    double inner = kc_bw(c, g);
+    double bw = nic < inner ? nic : inner;
     if (x->op == KC_ALL_TO_ALL)
-        return k->coll_base_s + nodes * k->coll_hop_simple_s +
-               (n - g) / n * x->bytes / nic;
-    double steps, share;
-    kc_ring(x->op, nodes, &steps, &share);
-    double inner = g > 1.0 ? kc_node(c, x->op, KC_AUTO, KP_AUTO, g, x->bytes) : 0.0;
-    return inner + k->coll_base_s + steps * k->coll_hop_simple_s +
-           share * x->bytes / g / nic;
+        return k->coll_base_s + nodes * k->coll_net_s + (n - g) / n * x->bytes / (c->nic *
+                                                                            k->coll_nic_eff);
+    double steps, share, nsteps, nshare;
+    kc_ring(x->op, n, &steps, &share);
+    kc_ring(x->op, nodes, &nsteps, &nshare);
+    return k->coll_base_s + (steps - nsteps) * k->coll_hop_simple_s + nsteps * k->coll_net_s +
+           share * x->bytes / bw;
 }

@@ -41,6 +41,7 @@ static const kern_const_info kc_info[KERN_NCONSTS] = {
     KC(coll_pcie_eff, 0.2, 1.0, "fraction of PCIe bandwidth collectives reach"),
     KC(coll_custom_s, 0.0, 40e-6, "custom all-reduce per-barrier latency, s"),
     KC(coll_nic_eff, 0.2, 1.0, "fraction of NIC bandwidth across nodes"),
+    KC(coll_net_s, 0.0, 200e-6, "collective per-step latency between nodes, s"),
 };
 #undef KC
 
@@ -59,6 +60,7 @@ static const size_t kc_off[KERN_NCONSTS] = {
     offsetof(kern_consts, coll_hop_simple_s), offsetof(kern_consts, coll_link_eff),
     offsetof(kern_consts, coll_nvls_eff),    offsetof(kern_consts, coll_pcie_eff),
     offsetof(kern_consts, coll_custom_s),    offsetof(kern_consts, coll_nic_eff),
+    offsetof(kern_consts, coll_net_s),
 };
 
 _Static_assert(sizeof(kern_consts) == KERN_NCONSTS * sizeof(double),

@@ -70,9 +70,10 @@ typedef struct kern_consts {
     double coll_pcie_eff;   /* fraction of a PCIe link NCCL reaches */
     double coll_custom_s;   /* custom (one/two-shot) all-reduce per-barrier latency */
     double coll_nic_eff;    /* fraction of NIC bandwidth across nodes */
+    double coll_net_s;      /* per-step latency between nodes */
 } kern_consts;
 
-#define KERN_NCONSTS 26
+#define KERN_NCONSTS 27
 
 /* Name, allowed range and description of constant i (0 <= i < KERN_NCONSTS). */
 typedef struct kern_const_info {
