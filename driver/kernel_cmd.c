@@ -159,6 +159,7 @@ static double kc_gemm(const kern_ctx *c, const kc_fields *f, char *why, size_t w
     KN("k", NAN, &g.k);
     KN("groups", 1, &g.groups);
     KN("quant", 0, &q);
+    KN("reuse", 0, &g.reuse);
     if (kc_enum(f, "dtype", "bf16", kern_fmt_parse, &fmt, why, wn))
         return -1.0;
     g.fmt = (kern_fmt)fmt;
@@ -211,6 +212,7 @@ static double kc_attn(const kern_ctx *c, const kc_fields *f, char *why, size_t w
     KN("fp8_math", 0, &fp8);
     KN("mla", 0, &mla);
     KN("causal", 1, &causal);
+    KN("reuse", 0, &a.reuse);
     a.full = causal == 0;
     a.fp8_math = fp8 != 0;
     a.mla = mla != 0;
@@ -371,10 +373,10 @@ static void kc_help(FILE *f)
           "every kernel: gpu=NAME kind=gemm|moe|attn|coll [scale_compute=F scale_mem=F "
           "scale_link=F]\n"
           "  gemm: m n k [groups=1] [dtype=bf16|fp8|fp8_block|mxfp8|nvfp4|int8|int8_wo|"
-          "int4_wo|w4a16_mxfp4|w4a8_mxfp4_mxfp8] [quant=0|1]\n"
+          "int4_wo|w4a16_mxfp4|w4a8_mxfp4_mxfp8] [quant=0|1 reuse=0]\n"
           "  moe:  tokens hidden inter topk experts [tp=1 ep=1 gated=1 dtype=bf16]\n"
           "  attn: phase=decode|prefill batch heads_q head_dim [heads_kv v_dim seq=1 ctx=0 "
-          "window=0 kv_bytes=2 fp8_math=0 mla=0 causal=1]\n"
+          "window=0 kv_bytes=2 fp8_math=0 mla=0 causal=1 reuse=0]\n"
           "  coll: op=all_reduce|all_gather|reduce_scatter|alltoall bytes gpus "
           "[gpus_per_node algo=auto|ring|nvls|custom proto=auto|ll|ll128|simple]\n"
           "--ranges: print each constant's name, range and meaning\n"

@@ -51,7 +51,12 @@ static double ka_decode(const kern_ctx *c, const kern_attn *a)
     double ctas = a->batch * a->heads_kv * ceil(keys / k->attn_split);
     double fill = ctas / (k->attn_fill * c->sms);
     double occ = fill < 1.0 ? fill : 1.0;
-    double tm = bytes / (c->hbm * k->attn_dec_eff * occ);
+    double tm = kern_mem_time(c, bytes, bytes, a->reuse, k->attn_dec_eff) / occ;
+    /* too little KV per CTA: each wave of CTAs waits out its chain of
+     * dependent loads (page table, KV, the split's reduction) */
+    double tl = ctas / (k->attn_fill * c->sms) * k->attn_cta_s;
+    if (tl > tm)
+        tm = tl;
     double tc = flops / (c->peak[HW_BF16] * k->attn_eff);
     return ka_combine(c, tc, tm) + k->attn_floor_s;
 }
@@ -59,18 +64,23 @@ static double ka_decode(const kern_ctx *c, const kern_attn *a)
 static double ka_prefill(const kern_ctx *c, const kern_attn *a)
 {
     const kern_consts *k = &c->c;
-    double pairs = a->full ? a->seq * (a->ctx + a->seq) : ka_pairs(a->seq, a->ctx, a->window);
+    double ctas = a->batch * a->heads_q * ceil(a->seq / 128.0);
+    /* each CTA's Q load, O store and final rescale: attn_kv0 keys' worth */
+    double pairs = (a->full ? a->seq * (a->ctx + a->seq) : ka_pairs(a->seq, a->ctx, a->window)) +
+                   ctas * 128.0 * k->attn_kv0 / (a->batch * a->heads_q);
     double flops = 2.0 * a->batch * a->heads_q * pairs * (a->head_dim + a->v_dim);
     hw_dtype d = a->fp8_math && c->peak[HW_FP8] > 0 ? HW_FP8 : HW_BF16;
-    double ctas = a->batch * a->heads_q * ceil(a->seq / 128.0);
     double w = ctas / c->sms;
     double waves = w >= 1.0 ? w + k->gemm_tail * (ceil(w) - w) : 1.0;
-    double tc = flops / (c->peak[d] * k->attn_eff) * (waves / w);
+    /* the tensor cores' QK and PV, then one exponential per (query, key)
+     * pair on the SFUs (FlashAttention-4's bottleneck on Blackwell) */
+    double tc = (flops / (c->peak[d] * k->attn_eff) + a->batch * a->heads_q * pairs /
+                 c->exp_rate) * (waves / w);
     double qo = a->heads_q * (a->head_dim + a->v_dim) * 2.0;
     double kv = a->heads_kv * (a->head_dim + a->v_dim);
     double bytes = a->batch * a->seq * (qo + kv * (2.0 + a->kv_bytes)) +
                    a->batch * a->ctx * kv * a->kv_bytes;
-    double tm = bytes / (c->hbm * c->c.mem_eff);
+    double tm = kern_mem_time(c, bytes, bytes, a->reuse, 0.0);
     return ka_combine(c, tc, tm) + k->attn_floor_s;
 }
 

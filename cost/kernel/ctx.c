@@ -42,6 +42,9 @@ static const kern_const_info kc_info[KERN_NCONSTS] = {
     KC(coll_custom_s, 0.0, 40e-6, "custom all-reduce per-barrier latency, s"),
     KC(coll_nic_eff, 0.2, 1.0, "fraction of NIC bandwidth across nodes"),
     KC(coll_net_s, 0.0, 200e-6, "collective per-step latency between nodes, s"),
+    KC(l2_bytes_per_clk, 8.0, 256.0, "L2 bandwidth per SM, bytes per clock"),
+    KC(attn_cta_s, 0.0, 20e-6, "decode attention: latency of one wave of CTAs, s"),
+    KC(attn_kv0, 0.0, 8192.0, "prefill attention: a CTA's fixed work, in keys"),
 };
 #undef KC
 
@@ -60,7 +63,8 @@ static const size_t kc_off[KERN_NCONSTS] = {
     offsetof(kern_consts, coll_hop_simple_s), offsetof(kern_consts, coll_link_eff),
     offsetof(kern_consts, coll_nvls_eff),    offsetof(kern_consts, coll_pcie_eff),
     offsetof(kern_consts, coll_custom_s),    offsetof(kern_consts, coll_nic_eff),
-    offsetof(kern_consts, coll_net_s),
+    offsetof(kern_consts, coll_net_s),       offsetof(kern_consts, l2_bytes_per_clk),
+    offsetof(kern_consts, attn_cta_s),       offsetof(kern_consts, attn_kv0),
 };
 
 _Static_assert(sizeof(kern_consts) == KERN_NCONSTS * sizeof(double),
@@ -113,12 +117,23 @@ kern_arch kern_arch_parse(const char *s)
     return KA_UNKNOWN;
 }
 
+double kern_mem_time(const kern_ctx *c, double bytes, double ws, double reuse, double eff)
+{
+    double hbm = c->hbm * (eff > 0 ? eff : c->c.mem_eff);
+    double hit = 0.0;
+    if (reuse > 0 && c->l2 > 0) {
+        hit = 2.0 - reuse * ws / c->l2;
+        hit = hit < 0.0 ? 0.0 : hit > 1.0 ? 1.0 : hit;
+    }
+    return bytes * (hit / c->l2bw + (1.0 - hit) / hbm);
+}
+
 int kern_ctx_init(kern_ctx *ctx, const hw_t *h, const kern_consts *k, double compute,
                   double mem, double link)
 {
     memset(ctx, 0, sizeof *ctx);
     ctx->arch = kern_arch_parse(h->arch);
-    if (ctx->arch == KA_UNKNOWN || h->sm_count < 1)
+    if (ctx->arch == KA_UNKNOWN || h->sm_count < 1 || !(h->clock_hz > 0))
         return -1;
     ctx->c = *k;
     ctx->sms = (double)h->sm_count;
@@ -126,6 +141,13 @@ int kern_ctx_init(kern_ctx *ctx, const hw_t *h, const kern_consts *k, double com
         ctx->peak[d] = h->peak_flops[d] * compute;
     ctx->hbm = h->mem_bw_bytes_per_s * mem;
     ctx->l2 = h->l2_bytes;
+    double clock = h->clock_hz * compute;
+    ctx->l2bw = ctx->sms * clock * k->l2_bytes_per_clk;
+    /* MUFU ex2: 16 results per clock per SM on every NVIDIA compute
+     * capability from 5.0 to 10.0 (CUDA C++ Programming Guide, table
+     * "Throughput of Native Arithmetic Instructions"); AMD's CUs taken as
+     * the same (transcendentals at a quarter of 64 lanes). */
+    ctx->exp_rate = ctx->sms * clock * 16.0;
     ctx->tile_m = h->gemm_tile_m > 0 ? (double)h->gemm_tile_m : 128.0;
     ctx->tile_n = h->gemm_tile_n > 0 ? (double)h->gemm_tile_n : 128.0;
     /* Block-scaled MMA (tcgen05.mma kind::mxf8f6f4 / mxf4nvf4, PTX ISA

@@ -111,7 +111,8 @@ double kern_gemm_time(const kern_ctx *c, const kern_gemm *g)
     double bw = c->hbm * c->c.mem_eff;
     double tc = kg_compute(c, g->m, g->n, g->k, g->groups, rate);
     double bytes = g->groups * (g->m * g->k * ab + g->n * g->k * wb + 2.0 * g->m * g->n);
-    double t = kg_combine(c, tc, bytes / bw) + c->c.floor_s;
+    double tm = kern_mem_time(c, bytes, bytes, g->reuse, 0.0);
+    double t = kg_combine(c, tc, tm) + c->c.floor_s;
     if (g->quant && ab < 2.0)
         t += c->c.quant_floor_s + g->groups * g->m * g->k * (2.0 + ab) / bw;
     return t;

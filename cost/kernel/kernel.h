@@ -71,9 +71,13 @@ typedef struct kern_consts {
     double coll_custom_s;   /* custom (one/two-shot) all-reduce per-barrier latency */
     double coll_nic_eff;    /* fraction of NIC bandwidth across nodes */
     double coll_net_s;      /* per-step latency between nodes */
+    /* caches and latency */
+    double l2_bytes_per_clk; /* L2 bytes per clock per SM (L2 bandwidth = SMs x clock x it) */
+    double attn_cta_s;      /* decode: one wave of CTAs' dependent-load latency chain */
+    double attn_kv0;        /* prefill: a CTA's prologue and epilogue, in keys' worth of work */
 } kern_consts;
 
-#define KERN_NCONSTS 27
+#define KERN_NCONSTS 30
 
 /* Name, allowed range and description of constant i (0 <= i < KERN_NCONSTS). */
 typedef struct kern_const_info {
@@ -99,6 +103,8 @@ typedef struct kern_ctx {
     double peak[HW_NDTYPES]; /* per device, FLOP/s (0: none) */
     double hbm;              /* bytes/s */
     double l2;               /* bytes */
+    double l2bw;             /* L2 bytes/s (SMs x clock x l2_bytes_per_clk) */
+    double exp_rate;         /* softmax exponentials per second (SFU) */
     double tile_m, tile_n;
     int block_mma;           /* tensor cores with block-scaled MMA (Blackwell) */
     double link;             /* scale-up bytes/s per device, one direction */
@@ -140,9 +146,17 @@ typedef struct kern_gemm {
     double m, n, k, groups;
     kern_fmt fmt;
     int quant;
+    double reuse; /* copies of the operands a benchmark cycles through (0: cold, as in a
+                     model's layer sequence): resident in L2 when they fit */
 } kern_gemm;
 
 double kern_gemm_time(const kern_ctx *c, const kern_gemm *g);
+
+/* Time to stream `bytes` whose working set is `ws` bytes, cycled over
+ * `reuse` copies (0: cold): from L2 when reuse x ws fits in it (fully up
+ * to the L2 size, none from twice it, linear between), else from HBM at
+ * mem_eff of its bandwidth (`eff` given instead when > 0). */
+double kern_mem_time(const kern_ctx *c, double bytes, double ws, double reuse, double eff);
 
 /* One fused MoE layer on one GPU (routing, permutation, gated FC1 with
  * its activation, FC2, finalize), balanced routing: `tokens` enter, each
@@ -169,6 +183,7 @@ typedef struct kern_attn {
     int fp8_math;
     int mla;
     int full; /* prefill without the causal mask (every query sees every key) */
+    double reuse; /* as kern_gemm's: 1 when a benchmark replays the same KV */
 } kern_attn;
 
 double kern_attn_time(const kern_ctx *c, const kern_attn *a);
