@@ -296,7 +296,7 @@ static int kc_set(kern_consts *k, const kc_fields *f, char *why, size_t wn)
 }
 
 /* Reads the constants file: group `kernel`, every constant given. */
-static int kc_consts_load(const char *path, const char *dir, kern_consts *k, FILE *err)
+int kernel_cmd_consts(const char *path, const char *dir, kern_consts *k, FILE *err)
 {
     config_t cfg;
     load_err le;
@@ -391,7 +391,7 @@ static int kc_run(kc_state *s, const char *configs, const char *consts, int batc
     s->dir = load_configs_dir(configs);
     char path[LOAD_PATH_MAX];
     snprintf(path, sizeof path, "%s/kernels.cfg", s->dir);
-    if (kc_consts_load(consts ? consts : path, s->dir, &s->consts, err) != 0)
+    if (kernel_cmd_consts(consts ? consts : path, s->dir, &s->consts, err) != 0)
         return 2;
     snprintf(path, sizeof path, "%s/hardware.cfg", s->dir);
     load_err le;

@@ -6,7 +6,9 @@ Usage: scripts/validate.py FILE.csv [FILE.csv ...] [--keep DIR]
                            [--vpp-auto]
 
 A serving file (header with measured_output_tokens_per_s) is validated by
-scripts/validate_serving.py (its docstring says how each scenario maps).
+scripts/validate_serving.py (its docstring says how each scenario maps);
+kernel tables (kernel_id / coll_id headers, AIConfigurator .csv.gz files
+or directories) by scripts/validate_kernels.py.
 
 Every row of FILE.csv (schema: ../shared/reference/README.md, section
 measured/calibration.csv) becomes a `fidelity = "detailed"` point file; the
@@ -66,6 +68,7 @@ import sys
 import tempfile
 
 import validate_dlrm
+import validate_kernels
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -355,6 +358,8 @@ def main(argv):
         del args[i:i + 2]
     if len(args) < 1:
         sys.exit(__doc__.split("\n\n")[1])
+    if validate_kernels.is_kernel_input(args):  # kernel tables: their own module
+        return validate_kernels.main([argv[0]] + argv[1:])
     exe = binary()
     tmp = keep or tempfile.mkdtemp(prefix="validate-")
     os.makedirs(tmp, exist_ok=True)

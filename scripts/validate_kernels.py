@@ -610,6 +610,23 @@ def sample_for_fit(rows, per=400):
     return out
 
 
+def is_kernel_input(paths):
+    """True when the first path is a kernel table: a directory, a .csv.gz
+    file, or a CSV whose first column is kernel_id or coll_id."""
+    for p in paths:
+        if p.startswith("--"):
+            continue
+        if os.path.isdir(p) or p.endswith(".csv.gz"):
+            return True
+        try:
+            with open(p, newline="") as f:
+                first = f.readline().split(",")[0].strip()
+        except OSError:
+            return False
+        return first in ("kernel_id", "coll_id")
+    return False
+
+
 def main(argv):
     args = argv[1:]
     loso = "--loso" in args
