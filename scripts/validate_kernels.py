@@ -61,7 +61,7 @@ STAGES = [
               "attn_cta_s", "attn_kv0"]),
     ("coll", ["coll_base_s", "coll_hop_ll_s", "coll_hop_ll128_s", "coll_hop_simple_s",
               "coll_link_eff", "coll_nvls_eff", "coll_pcie_eff", "coll_custom_s",
-              "coll_nic_eff", "coll_net_s"]),
+              "coll_nic_eff", "coll_net_s", "coll_nvls_s"]),
 ]
 # Which rows inform a constant (beyond its stage): a predicate on the row.
 INFORMS = {
@@ -71,6 +71,7 @@ INFORMS = {
     "quant_floor_s": lambda r: r.quant,
     "wo_dequant": lambda r: r.fmt in ("int8_wo", "int4_wo", "w4a16_mxfp4", "w4a8_mxfp4_mxfp8"),
     "coll_nvls_eff": lambda r: r.family == "all-reduce",
+    "coll_nvls_s": lambda r: r.family == "all-reduce",
     "coll_pcie_eff": lambda r: r.gpu == "l40s" or r.gpu.startswith("h100-pcie"),
     "coll_custom_s": lambda r: r.family == "custom all-reduce",
     "coll_nic_eff": lambda r: r.nodes > 1,

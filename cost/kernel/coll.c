@@ -96,7 +96,7 @@ static double kc_node(const kern_ctx *c, kern_coll_op op, kern_coll_algo algo, k
     if (algo == KC_NVLS && !(c->nvls && op == KC_ALL_REDUCE))
         return -1.0;
     if (algo == KC_NVLS || (algo == KC_AUTO && c->nvls && op == KC_ALL_REDUCE)) {
-        double t = k->coll_base_s + 2.0 * k->coll_hop_simple_s +
+        double t = k->coll_base_s + k->coll_nvls_s +
                    2.0 * (n - 1.0) / n * bytes / (c->link * k->coll_nvls_eff);
         if (algo == KC_NVLS)
             return t;

@@ -45,6 +45,7 @@ static const kern_const_info kc_info[KERN_NCONSTS] = {
     KC(l2_bytes_per_clk, 8.0, 256.0, "L2 bandwidth per SM, bytes per clock"),
     KC(attn_cta_s, 0.0, 20e-6, "decode attention: latency of one wave of CTAs, s"),
     KC(attn_kv0, 0.0, 8192.0, "prefill attention: a CTA's fixed work, in keys"),
+    KC(coll_nvls_s, 0.0, 200e-6, "NVLS all-reduce per-call latency, s"),
 };
 #undef KC
 
@@ -65,6 +66,7 @@ static const size_t kc_off[KERN_NCONSTS] = {
     offsetof(kern_consts, coll_custom_s),    offsetof(kern_consts, coll_nic_eff),
     offsetof(kern_consts, coll_net_s),       offsetof(kern_consts, l2_bytes_per_clk),
     offsetof(kern_consts, attn_cta_s),       offsetof(kern_consts, attn_kv0),
+    offsetof(kern_consts, coll_nvls_s),
 };
 
 _Static_assert(sizeof(kern_consts) == KERN_NCONSTS * sizeof(double),

@@ -75,9 +75,10 @@ typedef struct kern_consts {
     double l2_bytes_per_clk; /* L2 bytes per clock per SM (L2 bandwidth = SMs x clock x it) */
     double attn_cta_s;      /* decode: one wave of CTAs' dependent-load latency chain */
     double attn_kv0;        /* prefill: a CTA's prologue and epilogue, in keys' worth of work */
+    double coll_nvls_s;     /* NVLS all-reduce per-call latency (multicast setup, 2 syncs) */
 } kern_consts;
 
-#define KERN_NCONSTS 30
+#define KERN_NCONSTS 31
 
 /* Name, allowed range and description of constant i (0 <= i < KERN_NCONSTS). */
 typedef struct kern_const_info {
