@@ -24,8 +24,8 @@ with constants fitted without it), both overall and per kernel family:
     validate: leave-one-GPU-out: N rows, median |err| X%, ...
     validate: family F: ... / validate: leave-one-GPU-out: family F: ...
 Reliability C rows are printed and not counted. AIConfigurator tables
-hold ~100k rows each: at most --cap rows (default 1500) of each file are
-taken, every ceil(rows/cap)-th line (deterministic); fits use at most 400
+hold ~100k rows each: at most --cap rows (default 1000) of each file are
+taken, every ceil(rows/cap)-th line (deterministic); fits use at most 150
 rows per file and family of those. --fit prints the fitted constants as a
 kernels.cfg group. --check exits 1 unless the in-sample median <= MEDIAN
 and the leave-one-GPU-out median <= LOSO_MEDIAN (percent).
@@ -598,7 +598,7 @@ def rel_err(p, r):
     return p / r.measured - 1.0 if isinstance(p, float) else None
 
 
-def sample_for_fit(rows, per=400):
+def sample_for_fit(rows, per=150):
     """At most `per` rows per (file, family), every k-th (deterministic)."""
     groups = {}
     for r in rows:
@@ -634,7 +634,7 @@ def main(argv):
     show_rows = "--rows" in args
     do_fit = "--fit" in args
     args = [a for a in args if a not in ("--loso", "--rows", "--fit")]
-    check, cap = None, 1500
+    check, cap = None, 1000
     if "--check" in args:
         i = args.index("--check")
         check = (float(args[i + 1]), float(args[i + 2]))
