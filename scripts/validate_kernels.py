@@ -102,14 +102,9 @@ class Row:
 
 
 def binary():
-    env = os.environ.get("MADSWEEP")
-    if env:
-        return env
-    for cand in [os.path.join(ROOT, "build", "madsweep")] + sorted(
-            glob.glob(os.path.join(ROOT, "build*", "madsweep"))):
-        if os.access(cand, os.X_OK):
-            return cand
-    sys.exit("validate: no madsweep binary (set MADSWEEP or build into build/)")
+    """The madsweep binary, found as validate.py finds it."""
+    import validate  # validate.py imports this module: imported when used
+    return validate.binary()
 
 
 def catalogue_gpus(configs):
