@@ -89,6 +89,16 @@ typedef struct hw_t {
     double board_power_w;          /* per device, W (TDP) */
     double idle_power_w;           /* per device, W (0: a fraction of board) */
     double price_per_hour_usd;     /* per device-hour */
+    /* kernel layer (cost/kernel/): the chip's figures its closed forms
+     * take (0: not given; the kernel layer then refuses the GPU) */
+    char arch[HW_NAME_MAX];        /* architecture family: "volta", "ampere",
+                                      "ada", "hopper", "blackwell", "cdna2",
+                                      "cdna3", "cdna4" */
+    int64_t sm_count;              /* streaming multiprocessors (CUs on AMD) */
+    double clock_hz;               /* tensor clock the dense peaks are quoted at */
+    double l2_bytes;               /* last-level on-chip cache (L2; AMD: L2 + Infinity Cache not counted) */
+    int64_t gemm_tile_m;           /* CTA tile of the library GEMM, rows (0: 128) */
+    int64_t gemm_tile_n;           /* CTA tile, columns (0: 128) */
 } hw_t;
 
 /* "fp32", "tf32", "bf16", "fp16" (= bf16 peak), "fp8", "int8", "fp4";

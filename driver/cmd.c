@@ -20,6 +20,7 @@
 #include "best.h"
 #include "list.h"
 #include "job.h"
+#include "kernel_cmd.h"
 #include "launch.h"
 #include "load.h"
 #include "pointfile.h"
@@ -626,6 +627,8 @@ static int cmd_version(FILE *out)
 int cmd_main(int argc, char **argv, FILE *out, FILE *err)
 {
     cmd_args a;
+    if (argc > 1 && strcmp(argv[1], "kernel") == 0)
+        return kernel_cmd_main(argc - 1, argv + 1, out, err);
     if (cmd_parse(argc, argv, &a, err) != 0)
         return 2;
     if (a.cmd == CMD_N || a.set[OPT_HELP]) {

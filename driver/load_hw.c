@@ -81,6 +81,14 @@ static const load_key hw_keys[] = {
     HK(idle_power_w, LT_FLOAT, LR_NO,
        "power of a device waiting, W (default 30 % of board power; cost/energy.h)"),
     HK(price_per_hour_usd, LT_FLOAT, LR_NO, "price per device-hour, USD (cost figures)"),
+    HK(arch, LT_STRING, LR_NO,
+       "architecture family for the kernel layer: volta, ampere, ada, hopper, blackwell, "
+       "cdna2, cdna3, cdna4"),
+    HK(sm_count, LT_INT, LR_NO, "streaming multiprocessors (AMD: compute units)"),
+    HK(clock_hz, LT_FLOAT, LR_NO, "tensor clock the dense peaks are quoted at, Hz"),
+    HK(l2_bytes, LT_FLOAT, LR_NO, "on-chip L2 cache, bytes"),
+    HK(gemm_tile_m, LT_INT, LR_NO, "library GEMM CTA tile rows (default 128)"),
+    HK(gemm_tile_n, LT_INT, LR_NO, "library GEMM CTA tile columns (default 128)"),
 };
 
 const load_table load_hw_table = {hw_keys, NKEYS(hw_keys)};

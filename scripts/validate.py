@@ -9,7 +9,9 @@ A serving file (header with measured_output_tokens_per_s) is validated by
 scripts/validate_serving.py (its docstring says how each scenario maps); a
 file in AIConfigurator's silicon format (its header: silicon_ttft_ms, ...)
 by scripts/validate_aic.py, with --hf-configs DIR (the models' config.json
-files) and --approximate (the nearest expressible model and deployment).
+files) and --approximate (the nearest expressible model and deployment);
+kernel tables (kernel_id / coll_id headers, AIConfigurator .csv.gz files
+or directories) by scripts/validate_kernels.py.
 
 Every row of FILE.csv (schema: ../shared/reference/README.md, section
 measured/calibration.csv) becomes a `fidelity = "detailed"` point file; the
@@ -69,6 +71,7 @@ import sys
 import tempfile
 
 import validate_dlrm
+import validate_kernels
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -365,6 +368,8 @@ def main(argv):
         del args[i:i + 2]
     if len(args) < 1:
         sys.exit(__doc__.split("\n\n")[1])
+    if validate_kernels.is_kernel_input(args):  # kernel tables: their own module
+        return validate_kernels.main([argv[0]] + argv[1:])
     exe = binary()
     tmp = keep or tempfile.mkdtemp(prefix="validate-")
     os.makedirs(tmp, exist_ok=True)
