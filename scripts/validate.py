@@ -13,8 +13,8 @@ files) and --approximate (the nearest expressible model and deployment);
 kernel tables (kernel_id / coll_id headers, AIConfigurator .csv.gz files
 or directories) by scripts/validate_kernels.py.
 
-Every row of FILE.csv (schema: ../shared/reference/README.md, section
-measured/calibration.csv) becomes a `fidelity = "detailed"` point file; the
+Every row of FILE.csv (schema: docs/validation.md, "The calibration
+files") becomes a `fidelity = "detailed"` point file; the
 binary named by $MADSWEEP (else build/madsweep, else build-*/madsweep in
 the source tree) evaluates it with `madsweep eval POINT --json`. Prints per
 row the predicted and measured iteration time, the signed error
@@ -77,7 +77,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
 ARCHS = {"gpt", "llama", "mpt", "bloom", "vit", "mixtral", "deepseek", "deepseek-mla"}
-# Architecture names of calibration_v3.md ("New values") that stand for a
+# Architecture names of the v3 file (docs/validation.md) that stand for a
 # layout the columns cannot hold: the tool's arch and model keys.
 # deepseek-mla: DeepSeek-V3's multi-head latent attention (config.json of
 # deepseek-ai/DeepSeek-V3: q_lora_rank 1536, kv_lora_rank 512,
@@ -140,7 +140,7 @@ def point_text(row, used):
     for key in MOE_KEYS:
         if (row.get(key) or "").strip():
             extra[key] = cell(row, key, 0, used)
-    # calibration_v3.md: a head size that is not hidden/heads (Qwen3) is
+    # docs/validation.md: a head size that is not hidden/heads (Qwen3) is
     # given in `notes` as "head_dim N"
     hd = re.search(r"\bhead_dim (\d+)", row.get("notes") or "")
     if hd and "kv_lora_rank" not in extra:
@@ -196,7 +196,7 @@ def point_text(row, used):
     if not stack:
         stack = "unknown"
         used.append("stack=unknown")
-    # calibration_v3.md: LoRA fine-tuning rows say so in `notes` ("LoRA
+    # docs/validation.md: LoRA fine-tuning rows say so in `notes` ("LoRA
     # adapters rank N"; base weights frozen, embeddings too) and a partial
     # full recompute as "recompute of N of the L layers"
     notes = row.get("notes") or ""
@@ -215,7 +215,7 @@ def point_text(row, used):
             f"  tp = {tp}; pp = {pp}; dp = {dp}; cp = {cp}; ep = {ep}; vpp = {vpp};",
             f'  precision = "{prec}";']
     # MoE token dispatcher and A2A overlap when `notes` name them
-    # (calibration_v3.md): DeepEP / HybridEP are Megatron-Core's flex
+    # (docs/validation.md): DeepEP / HybridEP are Megatron-Core's flex
     # dispatcher; "tokendrop" runs use the all-to-all one (Megatron-Bridge
     # moe_token_drop.py asserts moe_token_dispatcher_type alltoall); "A2A
     # overlap" is overlap_moe_expert_parallel_comm. Unstated: the stack's.

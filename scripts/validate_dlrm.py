@@ -2,9 +2,9 @@
 
 A file is a DLRM file when its header has the columns `tables`,
 `rows_per_table`, `emb_dim`, `pooling`, `bot_mlp`, `top_mlp` and
-`interaction` (schema: ../shared/reference/measured/calibration_v3.md,
-"DLRM file"). Every row becomes a `fidelity = "detailed"` point with the
-model written out (per-table rows and pooling as lists), the system
+`interaction` (schema: docs/validation.md, "DLRM file"). Every row
+becomes a `fidelity = "detailed"` point with the model written out
+(per-table rows and pooling as lists), the system
 (hardware, devices, devices per node, NIC), the row's stack and a task of
 dp = gpus, emb_sharding = "auto" (the planner), and what the row states
 about its embeddings:

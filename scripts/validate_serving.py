@@ -1,7 +1,7 @@
 """validate_serving.py - the serving half of validate.py: compare the
 detailed fidelity's serving model with published LLM-serving measurements.
 
-A serving file (schema: ../shared/reference/measured/serving_calibration.md)
+A serving file (schema: docs/validation.md, "Serving file")
 is recognised by its header (measured_output_tokens_per_s); validate.py
 dispatches here. Every row becomes a `fidelity = "detailed"` inference
 point on the row's engine as a serving stack (configs/stacks.cfg:
