@@ -13,6 +13,7 @@
 #include "../cost/detailed.h"
 #include "../cost/detailed/dt.h"
 #include "../driver/load.h"
+#include "oracle.h"
 #include "unit.h"
 
 /* A GPT-3-like model without position table, ffn = 4h, MHA. */
@@ -43,7 +44,7 @@ static void test_megatron_flops(void)
      * 1.546683e16 FLOPs. At the paper's 137 TFLOP/s on 32 GPUs that is
      * 1.5467e16 / (32 * 137e12) = 3.528 s, the iteration time of the
      * calibration row NAR21-T1-01. */
-    double f = detailed_megatron_flops(512, 2048, 24, 2304, 51200);
+    double f = oracle_megatron_flops(512, 2048, 24, 2304, 51200);
     double bracket = 1.0 + 2048.0 / 13824.0 + 51200.0 / 884736.0;
     UNIT_ASSERT_CLOSE(f, 12824703626379264.0 * bracket, 1e-12);
     UNIT_ASSERT_CLOSE(f / (32 * 137e12), 3.528, 1e-3);
@@ -58,16 +59,25 @@ static void test_megatron_flops(void)
     UNIT_ASSERT_CLOSE(3.0 * fwd, mf, 1e-12);
     /* eq. (3) = 4/3 of it when V/16lh replaces V/12lh: check at V = 0 */
     model_t m0 = gpt(24, 2304, 24, 2048, 0);
-    UNIT_ASSERT_CLOSE(detailed_megatron_flops(1, 2048, 24, 2304, 0),
+    UNIT_ASSERT_CLOSE(oracle_megatron_flops(1, 2048, 24, 2304, 0),
                       4.0 * detailed_model_flops(&m0, false), 1e-12);
 }
 
 static void test_bubble(void)
 {
     /* 1F1B: (p-1)/(m+p-1); p 8, m 24: 7/31. Interleaved v 2: 7/55. */
-    UNIT_ASSERT_CLOSE(detailed_bubble_fraction(8, 24, 1), 7.0 / 31.0, 1e-15);
-    UNIT_ASSERT_CLOSE(detailed_bubble_fraction(8, 24, 2), 7.0 / 55.0, 1e-15);
-    UNIT_ASSERT_CLOSE(detailed_bubble_fraction(1, 24, 1), 0.0, 1e-15);
+    UNIT_ASSERT_CLOSE(oracle_bubble_fraction(8, 24, 1), 7.0 / 31.0, 1e-15);
+    UNIT_ASSERT_CLOSE(oracle_bubble_fraction(8, 24, 2), 7.0 / 55.0, 1e-15);
+    UNIT_ASSERT_CLOSE(oracle_bubble_fraction(1, 24, 1), 0.0, 1e-15);
+    /* the fidelity's closed-form schedule (pipeline.c) on p uniform
+     * stages of time T: its idle share is the oracle's fraction */
+    static const int64_t pmv[3][3] = {{8, 24, 1}, {8, 24, 2}, {4, 7, 3}};
+    for (int i = 0; i < 3; i++) {
+        double p = (double)pmv[i][0], m = (double)pmv[i][1], v = (double)pmv[i][2], T = 0.5;
+        double t = dt_schedule_time(T, p * T, m, v);
+        UNIT_ASSERT_CLOSE((t - m * T) / t, oracle_bubble_fraction(pmv[i][0], pmv[i][1],
+                                                                  pmv[i][2]), 1e-14);
+    }
 }
 
 static void test_zero_memory(void)
@@ -77,10 +87,10 @@ static void test_zero_memory(void)
      * = 31.4 GB; Pos+g 2Psi + 14Psi/N = 16.6 GB; Pos+g+p 16Psi/N
      * = 1.875 GB. */
     double psi = 7.5e9;
-    UNIT_ASSERT_CLOSE(detailed_zero_bytes(psi, 0, 64), 120e9, 1e-12);
-    UNIT_ASSERT_CLOSE(detailed_zero_bytes(psi, 1, 64), 30e9 + 90e9 / 64, 1e-12);
-    UNIT_ASSERT_CLOSE(detailed_zero_bytes(psi, 2, 64), 15e9 + 105e9 / 64, 1e-12);
-    UNIT_ASSERT_CLOSE(detailed_zero_bytes(psi, 3, 64), 1.875e9, 1e-12);
+    UNIT_ASSERT_CLOSE(oracle_zero_bytes(psi, 0, 64), 120e9, 1e-12);
+    UNIT_ASSERT_CLOSE(oracle_zero_bytes(psi, 1, 64), 30e9 + 90e9 / 64, 1e-12);
+    UNIT_ASSERT_CLOSE(oracle_zero_bytes(psi, 2, 64), 15e9 + 105e9 / 64, 1e-12);
+    UNIT_ASSERT_CLOSE(oracle_zero_bytes(psi, 3, 64), 1.875e9, 1e-12);
 }
 
 static void test_ring_allreduce(void)
@@ -318,7 +328,7 @@ static void test_eval_memory_per_stage(void)
         double work = z == 3 ? 6.0 * 12.0 * 1024.0 * 1024.0 : 0.0;
         UNIT_ASSERT_CLOSE(r.mem_weights_bytes_per_device + r.mem_grads_bytes_per_device +
                               r.mem_optimizer_bytes_per_device,
-                          detailed_zero_bytes(dev, z, 8) + work, 1e-12);
+                          oracle_zero_bytes(dev, z, 8) + work, 1e-12);
         CU_ASSERT(r.iteration_time_s > 0);
         CU_ASSERT(r.mfu > 0 && r.mfu < 1);
     }

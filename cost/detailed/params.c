@@ -1,40 +1,10 @@
 /*
  * params.c - what a model holds and what it computes: parameters (total
- * and per device for a strategy), model FLOPs per sequence, Megatron's
- * FLOPs formula, the pipeline bubble of 1F1B and ZeRO's model-state bytes
- * (closed forms exposed for tests).
+ * and per device for a strategy) and model FLOPs per sequence.
  */
 #include "dt.h"
 
 #include <string.h>
-
-double detailed_megatron_flops(int64_t batch, int64_t seq, int64_t layers,
-                               int64_t hidden, int64_t vocab)
-{
-    double b = (double)batch, s = (double)seq, l = (double)layers;
-    double h = (double)hidden, v = (double)vocab;
-    return 96.0 * b * s * l * h * h * (1.0 + s / (6.0 * h) + v / (16.0 * l * h));
-}
-
-double detailed_bubble_fraction(int64_t p, int64_t m, int64_t v)
-{
-    if (v < 1)
-        v = 1;
-    return (double)(p - 1) / ((double)v * (double)m + (double)(p - 1));
-}
-
-double detailed_zero_bytes(double params, int64_t stage, int64_t n)
-{
-    double dn = n > 0 ? (double)n : 1.0;
-    double w = 2.0 * params, g = 2.0 * params, o = 12.0 * params;
-    if (stage >= 1)
-        o /= dn;
-    if (stage >= 2)
-        g /= dn;
-    if (stage >= 3)
-        w /= dn;
-    return w + g + o;
-}
 
 static double dt_emb_params(const model_t *m)
 {
