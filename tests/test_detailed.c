@@ -11,7 +11,8 @@
 #include <string.h>
 
 #include "../cost/detailed.h"
-#include "../cost/detailed/dt.h"
+#include "../cost/detailed/dlrm/dlrm.h"
+#include "../cost/detailed/llm/llm.h"
 #include "../driver/load.h"
 #include "oracle.h"
 #include "unit.h"
@@ -74,7 +75,7 @@ static void test_bubble(void)
     static const int64_t pmv[3][3] = {{8, 24, 1}, {8, 24, 2}, {4, 7, 3}};
     for (int i = 0; i < 3; i++) {
         double p = (double)pmv[i][0], m = (double)pmv[i][1], v = (double)pmv[i][2], T = 0.5;
-        double t = dt_schedule_time(T, p * T, m, v);
+        double t = dt_pipe_schedule_time(T, p * T, m, v);
         UNIT_ASSERT_CLOSE((t - m * T) / t, oracle_bubble_fraction(pmv[i][0], pmv[i][1],
                                                                   pmv[i][2]), 1e-14);
     }
@@ -425,7 +426,7 @@ static void test_eval_pipeline(void)
     CU_ASSERT(r2.iteration_time_s < r1.iteration_time_s);
 }
 
-/* vpp = "auto" (fidelity.c dt_pick_vpp): the fastest of the interleavings
+/* vpp = "auto" (fidelity.c dt_tune_vpp): the fastest of the interleavings
  * the split allows, each evaluated on its own (8 layers on pp 4: vpp 1
  * or 2, as 3 chunks per stage would leave a chunk without a layer), and
  * vpp 1 without a pipeline or with GPipe. */
@@ -905,7 +906,7 @@ static void test_dlrm_eval(void)
     UNIT_ASSERT_CLOSE(r.mem_grads_bytes_per_device, 602, 1e-15);
     UNIT_ASSERT_CLOSE(r.mem_optimizer_bytes_per_device, 12 * 301 + 8000, 1e-15);
     /* embeddings in training, priced per table as the planner prices
-     * one (emb.c dt_emb_work): gathers of 20480 rows of 64 bytes, each
+     * one (emb.c emb_work): gathers of 20480 rows of 64 bytes, each
      * paying a 64-byte burst (2 x 64 bytes), and 2048 pooled writes x
      * 64; then the pooled gradients read (2048 x 64), scattered per
      * lookup (20480 x 64, with the burst), and the fused update reading
@@ -1177,7 +1178,7 @@ static void test_dlrm_replicated_update(void)
     m->tables = 1;
     const double R = 1000, L = 10, D = 16, eb = 4, cb = 4, S = 2; /* S: state values */
     const double B = 1024, n = 4, b = B / n;
-    dt_emb_in in;
+    emb_in in;
     memset(&in, 0, sizeof in);
     in.m = m;
     in.hw = &p.system.hw;
@@ -1193,8 +1194,8 @@ static void test_dlrm_replicated_update(void)
     in.cap = 1e12;
     in.mean_pool = L;
     in.train = true;
-    dt_emb_plan pl;
-    dt_emb_plan_run(&in, &pl);
+    emb_plan pl;
+    emb_plan_run(&in, &pl);
     CU_ASSERT_EQUAL(pl.n_dp, 1);
     double mem = hw_mem_time(&p.system.hw, 1.0), row = D * eb;
     double gs = mem * (row + 64.0) / row, gs_grad = mem * (D * cb + 64.0) / (D * cb);
@@ -1207,7 +1208,7 @@ static void test_dlrm_replicated_update(void)
     UNIT_ASSERT_CLOSE(pl.grad_bytes, touched * D * cb, 1e-12);
     /* inference: the lookups alone */
     in.train = false;
-    dt_emb_plan_run(&in, &pl);
+    emb_plan_run(&in, &pl);
     UNIT_ASSERT_CLOSE(pl.work_s, fwd, 1e-12);
 }
 

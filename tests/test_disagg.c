@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../cost/detailed/serve.h"
+#include "../cost/detailed/serve/serve.h"
 #include "../driver/load.h"
 #include "unit.h"
 

@@ -22,7 +22,10 @@
  * duration (what overlaps shows as overlap). Inference: prefill, then
  * decode steps (infer.c's stage times).
  */
-#include "dt.h"
+#include "top.h"
+
+#include "serve/serve.h"
+#include "train/train.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +34,7 @@ typedef struct dt_tr {
     const dt_ctx *c;
     const dt_split *sp;
     const dt_layers *y;
-    const dt_ends *x;
+    const dt_emb_head *x;
     detailed_event_fn fn;
     void *ctx;
     double end;
@@ -53,7 +56,7 @@ static double dt_tr_sum(const dt_tr *t, int64_t lo, int64_t hi, size_t off)
 {
     double s = 0.0;
     for (int64_t i = lo; i < hi; i++) {
-        const dt_layer *L = &t->y->t[dt_layer_type(t->c, i)];
+        const dt_layer *L = &t->y->t[dt_pipe_layer_type(t->c, i)];
         s += *(const double *)(const void *)((const char *)L + off);
     }
     return s;
@@ -86,7 +89,7 @@ static double dt_tr_op(dt_tr *t, const dt_sched *k, int64_t s, bool fwd, int64_t
     bool split = c->sp || (c->st->pp_send == STACK_PP_SCATTER_GATHER && c->d.tp > 1);
     double send = k->p2p + k->p2p_ag;
     int64_t lo, hi;
-    dt_chunk_range(c, t->sp, g, &lo, &hi);
+    dt_pipe_chunk_range(c, t->sp, g, &lo, &hi);
     const dt_layers *y = &k->y;
     double tpc = dt_tr_sum(t, lo, hi, DT_TR(tp_comm));
     double cpc = dt_tr_sum(t, lo, hi, DT_TR(cp_comm));
@@ -95,7 +98,7 @@ static double dt_tr_op(dt_tr *t, const dt_sched *k, int64_t s, bool fwd, int64_t
     double dur;
     if (fwd) {
         dur = dt_tr_sum(t, lo, hi, DT_TR(fwd)) +
-              (hi > lo ? y->t[dt_layer_type(c, lo)].z3_fhead : 0.0) +
+              (hi > lo ? y->t[dt_pipe_layer_type(c, lo)].z3_fhead : 0.0) +
               (g == 0 ? k->x.emb_f : 0.0) + (g == C - 1 ? k->x.head_f : 0.0);
         dt_tr_emit(t, s, DETAILED_TRACK_COMPUTE, "forward", mb, j, at, dur, 0, 0);
         dt_tr_emit(t, s, DETAILED_TRACK_TP, tpn, mb, j, at, tpc, full, c->d.tp);
@@ -104,7 +107,7 @@ static double dt_tr_op(dt_tr *t, const dt_sched *k, int64_t s, bool fwd, int64_t
                    c->d.ep);
         if (c->d.zero >= 3 && (c->z3_ag_mb || mb == 0))
             dt_tr_emit(t, s, DETAILED_TRACK_DP, "all-gather parameters (zero3)", mb, j, at,
-                       dt_tr_sum(t, lo, hi, DT_TR(zero3_ag)), dt_layer_params(c, false) * c->ab,
+                       dt_tr_sum(t, lo, hi, DT_TR(zero3_ag)), dt_shape_layer_params(c, false) * c->ab,
                        c->zs);
         if (g < C - 1) {
             dt_tr_emit(t, s, DETAILED_TRACK_PP, "send activation (pp)", mb, j, at + dur, send,
@@ -115,7 +118,7 @@ static double dt_tr_op(dt_tr *t, const dt_sched *k, int64_t s, bool fwd, int64_t
     }
     double rec = dt_tr_sum(t, lo, hi, DT_TR(recomp));
     dur = dt_tr_sum(t, lo, hi, DT_TR(bwd)) +
-          (hi > lo ? y->t[dt_layer_type(c, hi - 1)].z3_bhead : 0.0) +
+          (hi > lo ? y->t[dt_pipe_layer_type(c, hi - 1)].z3_bhead : 0.0) +
           (g == 0 ? k->x.emb_b : 0.0) + (g == C - 1 ? k->x.head_b : 0.0);
     dt_tr_emit(t, s, DETAILED_TRACK_COMPUTE, "recompute", mb, j, at, rec, 0, 0);
     dt_tr_emit(t, s, DETAILED_TRACK_COMPUTE, "backward", mb, j, at + rec, dur - rec, 0, 0);
@@ -125,14 +128,14 @@ static double dt_tr_op(dt_tr *t, const dt_sched *k, int64_t s, bool fwd, int64_t
     dt_tr_emit(t, s, DETAILED_TRACK_EP, "dispatch + combine (ep)", mb, j, at, a2a, full, c->d.ep);
     if (c->d.zero >= 3) {
         /* the gathers, then the reduce-scatters: the pass lasts at least
-         * both (comm.c's dt_overlap) */
+         * both (comm.c's dt_comm_overlap) */
         double agb = dt_tr_sum(t, lo, hi, DT_TR(zero3_agb));
         dt_tr_emit(t, s, DETAILED_TRACK_DP, "all-gather parameters (zero3)", mb, j, at, agb,
-                   dt_layer_params(c, false) * c->ab, c->zs);
+                   dt_shape_layer_params(c, false) * c->ab, c->zs);
         if (c->z3_rs_mb)
             dt_tr_emit(t, s, DETAILED_TRACK_DP, "reduce-scatter gradients (zero3)", mb, j,
                        at + agb, dt_tr_sum(t, lo, hi, DT_TR(zero3_rs)),
-                       dt_layer_params(c, false) * c->gbytes, c->zs);
+                       dt_shape_layer_params(c, false) * c->gbytes, c->zs);
     }
     if (g > 0) {
         dt_tr_emit(t, s, DETAILED_TRACK_PP, "send gradient (pp)", mb, j, at + dur, send,
@@ -158,7 +161,7 @@ static void dt_tr_tail_event(void *ctx, int kind, int64_t layer, double start, d
                       : c->d.zero == 0 ? "all-reduce gradients (dp)"
                                        : "reduce-scatter gradients (dp)";
     int64_t group = c->d.zero == 0 ? c->dpcp : c->zs;
-    double bytes = dt_layer_params(c, false) * c->gbytes;
+    double bytes = dt_shape_layer_params(c, false) * c->gbytes;
     if (kind == DT_EMIT_SYNC)
         dt_tr_emit(a->t, a->s, DETAILED_TRACK_DP, sync, m - 1, layer, start, dur, bytes, group);
     else if (kind == DT_EMIT_SLOWED)
@@ -189,7 +192,7 @@ static status_code dt_tr_train(dt_tr *t, const dt_stages *st)
     bool gpipe = c->t->schedule == TASK_SCHEDULE_GPIPE;
     if (k->z3x > 0)
         dt_tr_emit(t, 0, DETAILED_TRACK_DP, "all-gather parameters (zero3, exposed)", -1, -1,
-                   0.0, k->z3x, dt_layer_params(c, false) * c->ab, c->zs);
+                   0.0, k->z3x, dt_shape_layer_params(c, false) * c->ab, c->zs);
     double end = 0.0;
     for (int64_t s = 0; s < pp; s++) {
         int64_t n = m * v, nf = 0, nb = 0;
@@ -230,15 +233,15 @@ static status_code dt_tr_train(dt_tr *t, const dt_stages *st)
 }
 
 /* Serving: one request's life in the steady state the evaluation
- * resolves (serve_steady.c): its TTFT, then a step per further token of
+ * resolves (serve/steady.c): its TTFT, then a step per further token of
  * TPOT, each with its share of TP all-reduce; the same figures the
  * result carries. */
-static status_code dt_tr_infer(dt_tr *t, const dt_stages *st, const dt_mem *mem)
+static status_code dt_tr_infer(dt_tr *t, sv_eval *s)
 {
     const dt_ctx *c = t->c;
     result_t r;
     memset(&r, 0, sizeof r);
-    status_code rc = dt_infer_time(c, st, mem, &r);
+    status_code rc = sv_serve_at(s, STACK_NOMINAL, &r);
     if (rc != STATUS_OK)
         return rc;
     double tok = (double)r.global_batch / (double)c->d.dp * (double)c->m->hidden * c->ab;
@@ -265,24 +268,26 @@ status_code detailed_trace(const point_t *p, detailed_event_fn fn, void *ctx, do
     status_code rc = eval_check(p, &where);
     if (rc != STATUS_OK)
         return rc;
-    dt_ctx c;
-    stack_desc ideal;
-    dt_split sp;
-    dt_stages st;
-    dt_mem mem;
+    /* the evaluation's own preparation: the serving family's, or the
+     * training tuner's */
+    union {
+        sv_eval serve;
+        dt_eval train;
+    } s;
+    bool serving = p->task.kind == TASK_INFERENCE;
+    dt_eval *v = serving ? &s.serve.v : &s.train;
     result_t r;
     engine e;
-    dt_memo memo;
     engine_init(&e, false);
-    rc = dt_prepare(p, &e, &c, &ideal, &memo, &sp, &st, &mem, &r);
+    rc = serving ? sv_serve_prepare(&s.serve, p, &r) : dt_tune_prepare(p, &e, &s.train, &r);
     engine_free(&e);
     if (rc != STATUS_OK)
         return rc;
-    dt_tr t = {&c, &sp, NULL, NULL, fn, ctx, 0.0};
-    if (p->task.kind == TASK_INFERENCE) {
-        rc = dt_tr_infer(&t, &st, &mem);
+    dt_tr t = {&v->c, &v->sp, NULL, NULL, fn, ctx, 0.0};
+    if (serving) {
+        rc = dt_tr_infer(&t, &s.serve);
     } else {
-        rc = dt_tr_train(&t, &st);
+        rc = dt_tr_train(&t, &v->st);
     }
     if (end_s)
         *end_s = t.end;

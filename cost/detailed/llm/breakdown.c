@@ -13,7 +13,7 @@
  * domain (n x stride <= the domain's devices; a pipeline send: 2 x
  * stride) or across domains.
  */
-#include "dt.h"
+#include "llm.h"
 
 /* The group of dimension `dim`: size and stride between members. */
 static void dt_breakdown_group(const dt_ctx *c, int dim, int64_t *n, int64_t *stride)

@@ -47,27 +47,6 @@
 #include <math.h>
 #include <string.h>
 
-status_code sv_disagg_check(const point_t *p, const char **where)
-{
-    const point_prefill *f = &p->prefill;
-    const task_detailed_t *t = &p->task.detailed;
-    int64_t n;
-    *where = "task";
-    if (p->task.kind != TASK_INFERENCE || t->scheduler == TASK_SCHED_STATIC ||
-        t->decode_tokens < 2)
-        return STATUS_INVALID_VALUE; /* a decode pool has tokens to decode */
-    *where = "prefill";
-    if (f->tp < 1 || f->pp < 1 || f->tp > DT_MAX_DEGREE || f->pp > DT_MAX_DEGREE ||
-        f->system.devices < 1 || f->system.devices > DT_MAX_BATCH ||
-        !dt_mul_ok(f->tp, f->pp, DT_MAX_BATCH, &n))
-        return STATUS_INVALID_VALUE;
-    if (f->system.devices % n != 0)
-        return STATUS_INVALID_PRODUCT;
-    if (t->attn_dp > 1 && f->tp % t->attn_dp != 0)
-        return STATUS_INVALID_VALUE; /* attention DP ranks divide each pool's tp */
-    return STATUS_OK;
-}
-
 /* The prefill pool under the evaluation's scenario. */
 typedef struct sv_pf {
     sv_model k;
@@ -112,7 +91,7 @@ static double sv_transfer(const dt_ctx *c, double bp, double bd)
 
 /* The prefill pool's context (its hardware and degrees; one replica's
  * memory for a prompt), costs and transfer. */
-static status_code sv_pool(const dt_ctx *c, const sv_load *w, const sv_kv *kvd, sv_pf *o)
+static status_code sv_pool(const dt_ctx *c, const sv_load *w, const dt_kv *kvd, sv_pf *o)
 {
     const point_prefill *f = &c->p->prefill;
     point_t q = *c->p;
@@ -130,21 +109,17 @@ static status_code sv_pool(const dt_ctx *c, const sv_load *w, const sv_kv *kvd, 
     t->global_batch = 0;
     t->decode_tokens = 1; /* it holds prompts until they are sent */
     t->spec_tokens = 0;
-    dt_ctx pc;
-    stack_desc ideal;
-    dt_memo memo;
-    dt_split sp;
-    dt_stages st;
-    dt_mem mem;
+    dt_eval pv; /* the pool's evaluation: its context, stages, memory */
     result_t tmp;
-    status_code rc = dt_prepare(&q, NULL, &pc, &ideal, &memo, &sp, &st, &mem, &tmp);
+    status_code rc = dt_setup(&q, &pv, &tmp);
     if (rc != STATUS_OK)
         return rc;
-    dt_facts_resolve(&pc, c->scenario);
-    if (!mem.kv_fits) /* its capacity, from dt_prepare's memory */
+    dt_ctx *pc = &pv.c;
+    dt_facts_resolve(pc, c->scenario);
+    if (!pv.mem.kv_fits) /* its capacity, from the setup's memory */
         return STATUS_INFEASIBLE_MEMORY;
-    const sv_kv *kv = &mem.kv;
-    sv_model_init(&pc, &st, c->scenario, &o->k);
+    const dt_kv *kv = &pv.mem.kv;
+    sv_model_init(pc, &pv.st, c->scenario, &o->k);
     const sv_model *k = &o->k;
     double isl = w->isl, K = w->K;
     double nc = isl <= K ? 1.0 : ceil(isl / K);
@@ -162,8 +137,8 @@ static status_code sv_pool(const dt_ctx *c, const sv_load *w, const sv_kv *kvd, 
                                          : o->xfer;
     o->dev = (double)(f->tp * f->pp);
     o->replicas = f->rate_matched ? 0.0 : (double)t->dp;
-    o->peak = pc.hw->peak_flops[pc.dt] > 0 ? pc.hw->peak_flops[pc.dt]
-                                            : pc.hw->peak_flops[HW_BF16];
+    o->peak = pc->hw->peak_flops[pc->dt] > 0 ? pc->hw->peak_flops[pc->dt]
+                                              : pc->hw->peak_flops[HW_BF16];
     return STATUS_OK;
 }
 
@@ -194,7 +169,7 @@ static bool sv_decode_at(const sv_model *k, const sv_load *w, double l, double *
     double cd = w->cd, o1 = w->osl - 1.0, dd = *d;
     for (int i = 0; i < 3; i++) {
         double d0 = dd > 1.0 ? dd : 1.0, d1 = 2.0 * d0;
-        double t0 = sv_tok(k, d0, cd), t1 = sv_tok(k, d1, cd);
+        double t0 = sv_tpot(k, d0, cd), t1 = sv_tpot(k, d1, cd);
         double b = (t1 - t0) / (d1 - d0), a = t0 - b * d0;
         double den = 1.0 - l * o1 * b;
         if (den <= 0.0)
@@ -217,7 +192,7 @@ static void sv_dg_at(const dt_ctx *c, const sv_model *k, const sv_load *w, const
                      double y, double d, sv_dg *g)
 {
     double o1 = w->osl - 1.0;
-    double tpot = sv_tok(k, d, w->cd);
+    double tpot = sv_tpot(k, d, w->cd);
     memset(g, 0, sizeof *g);
     g->lam_d = y * d / (o1 * tpot);
     g->matched = sv_match(c, pf, g->lam_d);
@@ -233,7 +208,7 @@ static void sv_dg_at(const dt_ctx *c, const sv_model *k, const sv_load *w, const
          * requests it does not hold wait for prefill */
         if (!sv_decode_at(k, w, lam / y, &run, &tpot) || run > d) {
             run = d;
-            tpot = sv_tok(k, d, w->cd);
+            tpot = sv_tpot(k, d, w->cd);
         }
         double base = pf->k.host_req + pf->S + pf->exposed;
         wq = dt_max(0.0, y * (d - run) / lam - base);
@@ -252,7 +227,7 @@ static bool sv_dg_rate(const dt_ctx *c, const sv_model *k, const sv_load *w, con
 {
     double o1 = w->osl - 1.0, d = 1.0, tpot = 0.0;
     memset(g, 0, sizeof *g);
-    g->lam_d = y * cmax / (o1 * sv_tok(k, cmax, w->cd));
+    g->lam_d = y * cmax / (o1 * sv_tpot(k, cmax, w->cd));
     g->matched = sv_match(c, pf, lam);
     g->x = pf->replicas > 0.0 ? pf->replicas : g->matched;
     g->lam_p = g->x * pf->mu;
@@ -284,12 +259,12 @@ static void sv_dg_solve(const dt_ctx *c, const sv_model *k, const sv_load *w, co
     if (t->concurrency == TASK_CONC_SLA) {
         int64_t lo = 1, hi = cmax;
         sv_dg_at(c, k, w, pf, y, (double)hi, g);
-        if (sv_meets(c, &g->s))
+        if (sv_sla_met(c, &g->s))
             return;
         while (hi - lo > 1) {
             int64_t mid = lo + (hi - lo) / 2;
             sv_dg_at(c, k, w, pf, y, (double)mid, g);
-            if (sv_meets(c, &g->s))
+            if (sv_sla_met(c, &g->s))
                 lo = mid;
             else
                 hi = mid;
@@ -305,10 +280,10 @@ static void sv_dg_solve(const dt_ctx *c, const sv_model *k, const sv_load *w, co
 
 status_code sv_disagg(const dt_ctx *c, const dt_stages *st, const dt_mem *mem, result_t *r)
 {
-    const sv_kv *kv = &mem->kv;
+    const dt_kv *kv = &mem->kv;
     sv_model k;
     sv_load w;
-    if (!sv_begin(c, st, mem, &k, &w))
+    if (!sv_model_begin(c, st, mem, &k, &w))
         return STATUS_INFEASIBLE_MEMORY;
     const model_t *m = c->m;
     sv_pf pf;
@@ -318,7 +293,7 @@ status_code sv_disagg(const dt_ctx *c, const dt_stages *st, const dt_mem *mem, r
     sv_dg g;
     sv_dg_solve(c, &k, &w, &pf, kv->cmax, &g);
     double dd = (double)c->p->system.devices, pd = g.x * pf.dev;
-    sv_put(c, &k, kv, &w, &g.s, dd + pd, r);
+    sv_result_write(c, &k, kv, &w, &g.s, dd + pd, r);
     double lam = g.s.req_s * (double)c->d.dp;
     int64_t n = (int64_t)llround(lam * g.s.e2e); /* in flight, prefill included */
     r->global_batch = r->concurrency_resolved = n > 0 ? n : 1;

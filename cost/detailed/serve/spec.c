@@ -28,10 +28,10 @@ void sv_spec_init(const dt_ctx *c, sv_model *k)
     double g = (double)t->spec_tokens, a = t->spec_acceptance;
     k->rows = g + 1.0;
     k->spec_e = a < 1.0 ? (1.0 - pow(a, g + 1.0)) / (1.0 - a) : g + 1.0;
-    k->draft = g * (t->spec_draft_cost > 0.0 ? t->spec_draft_cost : SV_DRAFT_COST);
+    k->draft = g * (t->spec_draft_cost > 0.0 ? t->spec_draft_cost : SV_SPEC_DRAFT_COST);
 }
 
-double sv_decode_token(const sv_model *k, double d, double cd)
+double sv_spec_decode_token(const sv_model *k, double d, double cd)
 {
     if (k->rows <= 1.0)
         return sv_step(k, 0, 0, 0, d, cd, NULL);
