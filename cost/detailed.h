@@ -1,7 +1,7 @@
 /*
  * detailed.h - the detailed fidelity: a cost model meant to predict real
- * training and inference runs (cost/detailed/: one file per mechanism,
- * listed in cost/detailed/dt.h).
+ * training and inference runs (cost/detailed/: a folder per family and
+ * floor, drawn in cost/detailed/core/core.h).
  *
  * Inputs: model_t (LLM figures plus model.d), task_t.detailed (degrees,
  * batches, recompute, schedule, precision), point_t.system (hardware

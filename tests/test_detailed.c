@@ -70,7 +70,7 @@ static void test_bubble(void)
     UNIT_ASSERT_CLOSE(oracle_bubble_fraction(8, 24, 1), 7.0 / 31.0, 1e-15);
     UNIT_ASSERT_CLOSE(oracle_bubble_fraction(8, 24, 2), 7.0 / 55.0, 1e-15);
     UNIT_ASSERT_CLOSE(oracle_bubble_fraction(1, 24, 1), 0.0, 1e-15);
-    /* the fidelity's closed-form schedule (pipeline.c) on p uniform
+    /* the fidelity's closed-form schedule (llm/pipeline.c) on p uniform
      * stages of time T: its idle share is the oracle's fraction */
     static const int64_t pmv[3][3] = {{8, 24, 1}, {8, 24, 2}, {4, 7, 3}};
     for (int i = 0; i < 3; i++) {
@@ -426,7 +426,7 @@ static void test_eval_pipeline(void)
     CU_ASSERT(r2.iteration_time_s < r1.iteration_time_s);
 }
 
-/* vpp = "auto" (fidelity.c dt_tune_vpp): the fastest of the interleavings
+/* vpp = "auto" (train/tune.c dt_tune_vpp): the fastest of the interleavings
  * the split allows, each evaluated on its own (8 layers on pp 4: vpp 1
  * or 2, as 3 chunks per stage would leave a chunk without a layer), and
  * vpp 1 without a pipeline or with GPipe. */
@@ -987,7 +987,7 @@ static void test_dlrm_eval(void)
     engine_free(&e);
 }
 
-/* The per-table planner (emb_sharding "auto", cost/detailed/emb.c) and
+/* The per-table planner (emb_sharding "auto", cost/detailed/dlrm/emb_plan.c) and
  * the DCNv2 cross network. */
 static void test_dlrm_planner(void)
 {
@@ -1063,7 +1063,7 @@ static void test_dlrm_planner(void)
     p.model.d.n_tables = 5;
     CU_ASSERT_EQUAL(eval_check(&p, NULL), STATUS_INVALID_VALUE);
     /* a listed table's rows from 1 to DT_MAX_BATCH (2^40), its pooling
-     * from 1: each edge of dt_check_dlrm's branch-free pass, on the last
+     * from 1: each edge of rules.c dt_rules_dlrm's branch-free pass, on the last
      * table and on the first */
     p.model.d.n_tables = 6;
     static const struct {
@@ -1161,7 +1161,7 @@ static void test_dlrm_hier(void)
     engine_free(&e);
 }
 
-/* A replicated table in training (emb.c's planner, one table under the
+/* A replicated table in training (dlrm/emb_plan.c's planner, one table under the
  * data-parallel threshold on 4 devices of a node): each device gathers
  * its own b*L lookups, writes its pooled vectors, reads their gradients
  * and scatters them per lookup; after the all-reduce of the rows'

@@ -682,7 +682,7 @@ static void test_speculative(void)
     }
 }
 
-/* Attention data parallelism (task attn_dp, serve_kv.c, serve_step.c):
+/* Attention data parallelism (task attn_dp, llm/kv.c, serve/step.c):
  * on MLA, whose latent KV tensor parallelism replicates on every rank,
  * DP attention over the 8 ranks holds each request's KV once: per token
  * 1/8 of the bytes a device held, so the KV pool (smaller by the

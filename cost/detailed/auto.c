@@ -28,7 +28,7 @@
  * stack's uneven split; cp in {1,2,...,32}, beyond 2 only where each rank
  * keeps at least DT_AUTO_CP_TOKENS tokens; ep in {1,8}. Options
  * (innermost first): vpp 1 or "auto" (the fastest interleaving that
- * fits, as a point's vpp = "auto": fidelity.c), zero in {0,1,2,3}, recompute in
+ * fits, as a point's vpp = "auto": train/tune.c), zero in {0,1,2,3}, recompute in
  * {none, selective, full}, micro-batch in {1,2,4}, layout in
  * {tp-cp-dp-pp, tp-cp-pp-dp}, DP/FSDP overlap on or off, sequence
  * parallelism on or off (with tp > 1), and the schedule 1F1B or GPipe;
@@ -71,7 +71,7 @@ static const int64_t dt_auto_ep[] = {1, 8};
 
 /* DLRM candidates follow the transformer options: data-parallel MLPs
  * over all devices with the embeddings placed per table by the planner
- * (emb.c), or table-wise, row-wise or column-wise. */
+ * (dlrm/emb_plan.c), or table-wise, row-wise or column-wise. */
 #define DT_AUTO_DLRM 4
 
 /* Transformer options of one degree tuple: 2 x 4 x 3 x 3 x 2 x 2 x 2 x 2

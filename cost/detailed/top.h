@@ -9,6 +9,8 @@
  *   auto.c      the `auto` candidate strategies of sweeps
  * The top calls down only: the families (train/, serve/, dlrm/), the
  * mechanisms (llm/), the ground (core/); nothing below includes this.
+ * Invariant: nothing below the top includes this header
+ * (scripts/check_includes.py).
  */
 #ifndef MADSWEEP_DT_TOP_H
 #define MADSWEEP_DT_TOP_H

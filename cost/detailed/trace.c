@@ -6,7 +6,7 @@
  * bubbles), gradient reduction, optimizer and parameter gathers;
  * inference as prefill, then decode steps.
  *
- * It is the evaluation's own schedule (train.c's dt_sched and
+ * It is the evaluation's own schedule (train/'s dt_sched and
  * dt_tail_run), laid out in time, not a second model: every stage runs
  * its ops in its schedule's order (GPipe: every forward, then every
  * backward; 1F1B: pp - s - 1 warm-up forwards, then one forward one
@@ -20,7 +20,11 @@
  * exposed gather. The trace ends at the evaluated iteration time.
  * Collectives inside a pass are drawn at its start with their full
  * duration (what overlaps shows as overlap). Inference: prefill, then
- * decode steps (infer.c's stage times).
+ * decode steps (serve/'s steady state).
+ * Invariant: the trace's events come from the evaluation's own
+ * schedule and tails (or its serving figures), so it ends at the
+ * evaluated iteration time; it allocates one schedule, freed before it
+ * returns.
  */
 #include "top.h"
 
@@ -128,7 +132,7 @@ static double dt_tr_op(dt_tr *t, const dt_sched *k, int64_t s, bool fwd, int64_t
     dt_tr_emit(t, s, DETAILED_TRACK_EP, "dispatch + combine (ep)", mb, j, at, a2a, full, c->d.ep);
     if (c->d.zero >= 3) {
         /* the gathers, then the reduce-scatters: the pass lasts at least
-         * both (comm.c's dt_comm_overlap) */
+         * both (llm/comm.c's dt_comm_overlap) */
         double agb = dt_tr_sum(t, lo, hi, DT_TR(zero3_agb));
         dt_tr_emit(t, s, DETAILED_TRACK_DP, "all-gather parameters (zero3)", mb, j, at, agb,
                    dt_shape_layer_params(c, false) * c->ab, c->zs);
@@ -172,7 +176,7 @@ static void dt_tr_tail_event(void *ctx, int kind, int64_t layer, double start, d
                    -1, start, dur, bytes, group);
 }
 
-/* The step from the closed-form schedule the evaluation uses (train.c's
+/* The step from the closed-form schedule the evaluation uses (train/schedule.c's
  * dt_sched): every stage's ops in its schedule's order at the slowest
  * stage's pace, its share of the bubble before its first op, after its
  * warm-up forwards and after its last op; then its tail. */

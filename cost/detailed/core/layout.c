@@ -4,6 +4,8 @@
  * of (DT_TP, DT_CP, DT_DP, DT_PP) in lexicographic order, code k the
  * k-th (its factorial-base digits pick from what is left). A point's
  * layout is 1 + its code (0: the default, tp-cp-dp-pp, code 0).
+ * Invariant: the table is the one source of the orders: the context's
+ * strides, the parsers and the strategy texts read it.
  */
 #include "core.h"
 

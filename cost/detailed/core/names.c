@@ -2,6 +2,8 @@
  * names.c - names of the detailed fidelity's enums, layouts and
  * strategies: parsers (-1 when unknown) and the texts of a strategy
  * (detailed.h: detailed_strategy_text and friends).
+ * Invariant: pure functions of their arguments; an unknown name parses
+ * to -1, never to a guess.
  */
 #include "core.h"
 

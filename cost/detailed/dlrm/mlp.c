@@ -10,6 +10,9 @@
  * A scenario runs the GEMMs at the stack's mlp_efficiency times the
  * curve's rate, never above peak (dlrm.h's dlrm_mlp_gemm_at, dlrm_mlp_times,
  * dlrm_mlp_inter_times).
+ * Invariant: the three GEMMs of a layer whose sizes are exact in double
+ * take one time, computed once (dlrm_mlp_one_time), so a scenario's sums
+ * are the same whichever is costed.
  */
 #include "dlrm.h"
 

@@ -14,7 +14,7 @@
  *             per MoE layer and pass, exposed.
  *   data parallel (on rings at the stack's rails and bus efficiency):
  *             ZeRO 0 all-reduces, ZeRO 1/2 reduce-scatter each layer's
- *             gradients (train.c overlaps them with the last backward);
+ *             gradients (train/tail.c overlaps them with the last backward);
  *             ZeRO 3 all-gathers the parameters before each forward and,
  *             when the stack reshards after the forward, again before
  *             each backward, and reduce-scatters the gradients, every
@@ -27,6 +27,9 @@
  *             across the replicas.
  * Under full recomputation the recomputed forward repeats the forward's
  * TP, CP and EP communication.
+ * Invariants: a collective is costed on the group's placement on the
+ * topology (core/ctx.c), at the scenario's network multiplier; nothing
+ * to send costs nothing.
  */
 #include "llm.h"
 

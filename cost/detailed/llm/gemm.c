@@ -8,6 +8,8 @@
  * looked up once per size in the evaluation's memo); a scenario's time
  * (dt_gemm_at) applies its facts with the same operations as costing the
  * GEMM whole, so the band repeats no lookup and stays bit for bit.
+ * Invariant: dt_gemm_at of a placed GEMM is the time of costing it whole
+ * under the same facts, operation for operation.
  */
 #include "llm.h"
 

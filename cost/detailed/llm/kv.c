@@ -1,5 +1,5 @@
 /*
- * serve_kv.c - the KV cache of a serving replica and the concurrency it
+ * kv.c - the KV cache of a serving replica and the concurrency it
  * admits (../shared/design/serving.md section 2, "Concurrency from KV
  * capacity"):
  *   pool   = f_mem x HBM - weights - A(K) - reserve (vLLM: a fraction
@@ -30,6 +30,8 @@
  * latent, replicated by TP, is held once), the attention projections'
  * weights at tp/N, N schedulers admit max_seqs each, and the MLP works on
  * their N budgets gathered.
+ * Invariant: no uncertain fact moves the capacity: a serving run and its
+ * band share it.
  */
 #include "llm.h"
 

@@ -41,6 +41,8 @@
  * evaluation's memo); each scenario applies its facts to the plan with
  * the same operations as costing the layer whole (gemm.c dt_gemm_at), so
  * the band's runs repeat no lookup and every figure stays bit for bit.
+ * Invariant: the plan depends on the micro-batch only (re-planned when
+ * the tuner changes it), the costs on the plan and the scenario's facts.
  */
 #include "llm.h"
 
@@ -54,7 +56,7 @@ static void dt_layer_plan_gemm(const dt_ctx *c, dt_layer_plan *lp, bool pair, do
     dt_gemm_place(c, m, n, k, batch, lowp, grouped, &lp->g[lp->n++]);
 }
 
-/* The plan of a dense or MoE layer (dt.h dt_layer_plan) at the context's
+/* The plan of a dense or MoE layer (llm.h dt_layer_plan) at the context's
  * micro-batch. */
 static void dt_layer_plan_build(const dt_ctx *c, bool moe, dt_layer_plan *lp)
 {

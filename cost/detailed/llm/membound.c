@@ -5,6 +5,7 @@
  * runs each element-wise op as its own pass, a compiled graph fuses
  * them), plus the launches, never below the stack's launch cost per
  * kernel and pass (a host that enqueues kernels one by one).
+ * Invariant: never below the launch floor, whatever the bytes.
  */
 #include "llm.h"
 

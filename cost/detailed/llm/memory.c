@@ -39,6 +39,9 @@
  * GPT with dropout: 10 + 24/t + 5 a s/(h t), Korthikanti's coefficient.
  * Selective recompute with the stack's GEMM fraction g also drops g of
  * the GEMM outputs; full recompute keeps only each layer's input.
+ * Invariants: the busiest stage decides (ties to the first); a middle
+ * stage holding the layers of the one before it is never the busiest,
+ * so it is skipped.
  */
 #include "llm.h"
 
@@ -118,7 +121,7 @@ static void dt_mem_stage_params(const dt_ctx *c, const dt_stage *g, double lp_de
             (emb_train || c->lora ? g->n[DT_FDENSE] + g->n[DT_FMOE] : 0);
 }
 
-/* Inference: the serving replica's memory (serve_kv.c): weights, the
+/* Inference: the serving replica's memory (kv.c): weights, the
  * activation working set of one step's token budget, the reserve and the
  * KV pool the engine allocates up front; a total above the capacity when
  * not even one request fits (or a static batch does not). */

@@ -24,6 +24,9 @@
  * stage): 1F1B min(m, p - s); interleaved min(m v, 2 (p - s - 1) +
  * (v - 1) p + 1) chunk-activations over v (Megatron's warm-up count:
  * p + (p - 1)/v on the first stage, as Korthikanti et al. 2022); GPipe m.
+ * Invariants: every chunk holds at least one unit (dt_pipe_split_ok);
+ * at most DT_MAX_STAGES stages; the stages are found once per split,
+ * and which stage repeats the one before it (dt_stages.same) with them.
  */
 #include "llm.h"
 
@@ -109,7 +112,7 @@ static void dt_pipe_stages_fill(const dt_ctx *c, const dt_split *sp, dt_stages *
         }
         return;
     }
-    /* chunks in order, layer ranges accumulated (pipeline.c's split) */
+    /* chunks in order, layer ranges accumulated (the split's) */
     int64_t units = 0, lo = 0;
     for (int64_t k = 0; k < sp->chunks; k++) {
         units += sp->q + (k < sp->r ? 1 : 0);

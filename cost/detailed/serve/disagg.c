@@ -1,5 +1,5 @@
 /*
- * serve_disagg.c - prefill/decode disaggregation
+ * disagg.c - prefill/decode disaggregation
  * (../shared/design/serving.md section 2; DistServe, OSDI'24; Splitwise,
  * ISCA'24; the P/D modes of vLLM, SGLang and TensorRT-LLM): prompts are
  * prefilled on one pool of replicas, their KV caches sent over the
@@ -9,7 +9,7 @@
  *
  * Prefill pool, x replicas: steps of prompt chunks under the engine's
  * token budget K (prompts packed floor(K / ISL) to a step, or a long
- * prompt in ceil(ISL / K) chunks), costed by serve_step.c on the pool's
+ * prompt in ceil(ISL / K) chunks), costed by step.c on the pool's
  * own hardware and degrees:
  *   S    a prompt prefilled alone (chunks pipelined over pp stages);
  *   mu_p requests/s a replica prefills at full steps, at most one KV
@@ -36,11 +36,13 @@
  * TTFT = host + S + exposed X + W: W the M/D/1 wait rho / (2 mu_p (1 -
  * rho)), rho = lambda / (x mu_p), when the decode pool binds (at most its
  * closed loop's population over the rate); when the prefill pool binds,
- * the decode pool runs at lambda (d solved as serve_steady.c solves a
+ * the decode pool runs at lambda (d solved as steady.c solves a
  * request rate) and the requests it does not hold wait for prefill
- * (Little: y (d - d_run) / lambda). Percentiles as serve_steady.c's,
+ * (Little: y (d - d_run) / lambda). Percentiles as steady.c's,
  * model estimates. A request rate is served open loop; past either
  * pool's capacity the deployment runs at the KV limit, saturated.
+ * Invariant: the prefill pool is a context of its own (its hardware,
+ * degrees and memory), built under the decode pool's scenario.
  */
 #include "serve.h"
 
@@ -163,7 +165,7 @@ static double sv_match(const dt_ctx *c, const sv_pf *pf, double lam)
 
 /* Decoding requests per replica at l requests/s per replica: d = l
  * (OSL - 1) t_dec(d), t_dec a secant re-taken at the solution (as
- * serve_steady.c solves a rate); false when unstable. */
+ * steady.c solves a rate); false when unstable. */
 static bool sv_decode_at(const sv_model *k, const sv_load *w, double l, double *d, double *tpot)
 {
     double cd = w->cd, o1 = w->osl - 1.0, dd = *d;

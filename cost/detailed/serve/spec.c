@@ -1,5 +1,5 @@
 /*
- * serve_spec.c - speculative decoding (../shared/design/serving.md
+ * spec.c - speculative decoding (../shared/design/serving.md
  * section 2): a draft proposes gamma tokens per sequence, the target
  * verifies them in one step of gamma + 1 rows per sequence (its GEMMs
  * see d (gamma + 1) rows; attention reads each sequence's KV once), and
@@ -12,6 +12,8 @@
  * gain approaches E / (1 + gamma draft_cost); as the batch grows the
  * steps turn compute bound, the verify step costs up to gamma + 1 plain
  * ones and the gain falls below 1.
+ * Invariant: without speculation (spec_tokens 0) a decode token costs
+ * exactly a plain decode step.
  */
 #include "serve.h"
 

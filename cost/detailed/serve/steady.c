@@ -1,6 +1,6 @@
 /*
- * serve_steady.c - the closed-form steady state of a serving replica on
- * the step cost of serve_step.c (../shared/design/serving.md section 2),
+ * steady.c - the closed-form steady state of a serving replica on
+ * the step cost of step.c (its pieces: replica.c, burst.c) (../shared/design/serving.md section 2),
  * and the figures a serving user asks for.
  *
  * Continuous batching (decode-first, chunked prefill under the engine's
@@ -50,11 +50,14 @@
  *                  task's limits (bisection: TPOT and TTFT grow with C).
  * Static batching (scheduler = "static"): the batch prefills in one step
  * (TTFT), then decodes in lock-step at the mean context (TPOT).
- * Speculative decoding (serve_spec.c) replaces t_dec by the time per
+ * Speculative decoding (spec.c) replaces t_dec by the time per
  * accepted token of its verify and draft steps.
  * Pipeline parallel: pp micro-batches in flight, a token every pp stage
  * steps of C/pp sequences plus the sends. Replicas (dp) multiply the
  * rates.
+ * Invariant: closed forms only (no step simulated); the SLA search
+ * (bisection over C) and the rate's secant (three) take a bounded number
+ * of steps.
  */
 #include "serve.h"
 

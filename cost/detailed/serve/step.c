@@ -1,5 +1,5 @@
 /*
- * serve_step.c - the wall time of one continuous-batching engine step
+ * step.c - the wall time of one continuous-batching engine step
  * with p prefill tokens and d decodes on one pipeline stage, per operator
  * (../shared/design/serving.md section 2):
  *   weight GEMM   max(t0 + weight bytes / (HBM x eta_w),
@@ -46,6 +46,9 @@
  *                 that it does not overlap with the GPU;
  *   launches      without CUDA graphs (the stack's launch_s) no kernel
  *                 takes less than the host's launch of it.
+ * Invariant: a pure function of the step model (model.c) and the step's
+ * sizes; every part has its floor (the
+ * stack's launch or kernel floors).
  */
 #include "serve.h"
 

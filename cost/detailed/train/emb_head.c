@@ -5,6 +5,8 @@
  * kernels (the stack's bytes per logit), and multi-token prediction's
  * modules. Their GEMMs are placed once per micro-batch in the
  * evaluation's memo (llm.h dt_memo: head, mtp) and timed per scenario.
+ * Invariant: the GEMMs are re-placed only when the micro-batch changes
+ * (the memo's ends_mb), and timed under the scenario's facts.
  */
 #include "train.h"
 

@@ -8,7 +8,7 @@
  * chunk boundaries. The pipeline's span is llm/pipeline.c's schedule
  * time; each stage's share of the bubble is its idle before its first op
  * and after its last (dt_sched_lead, dt_sched_trail).
- * Invariant: the schedule is the evaluation's and the trace's (top
+ * Invariant: the schedule is the evaluation's and the trace's (the top's
  * trace.c lays it out in time), never a second model.
  */
 #include "train.h"
