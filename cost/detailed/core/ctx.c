@@ -41,7 +41,7 @@ void dt_ctx_degrees(const point_t *p, dt_deg *d)
  * dp ranks of a stage regrouped as etp x ep x edp, innermost first. With
  * etp = tp (the default of stacks without folding) ep lies inside dp x
  * cp, as the attention's data-parallel group. */
-static void dt_expert_grid(dt_ctx *c)
+static void dt_ctx_expert_grid(dt_ctx *c)
 {
     int64_t tp = c->d.tp, ep = c->d.ep > 0 ? c->d.ep : 1;
     int64_t etp = c->t->etp > 0 && c->t->etp <= tp ? c->t->etp : tp;
@@ -115,7 +115,7 @@ void dt_ctx_init(dt_ctx *c, const point_t *p, stack_desc *ideal, dt_groups *grou
     if (c->d.dp == 1)
         c->s_dpcp = c->stride[DT_CP];
     c->zs = c->t->shard_degree > 0 ? c->t->shard_degree : c->dpcp;
-    dt_expert_grid(c);
+    dt_ctx_expert_grid(c);
     bool training = p->task.kind != TASK_INFERENCE;
     c->kv_len = (double)(!training && c->t->prompt_tokens > 0 ? c->t->prompt_tokens
                                                              : m->seq_len);

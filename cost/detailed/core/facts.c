@@ -19,7 +19,7 @@
  * the backward's transposed GEMMs (one more 1-byte write: 0.5); NVFP4
  * needs the per-tensor amax, the column-wise copy and a random Hadamard
  * transform of the weight-gradient inputs (about 1.5). */
-static double dt_recipe_passes(int recipe)
+static double dt_facts_recipe_passes(int recipe)
 {
     switch (recipe) {
     case TASK_FP8_CURRENT:
@@ -51,7 +51,7 @@ void dt_facts_resolve(dt_ctx *c, stack_scenario sc)
     stack_scenario psc = cm == 1 ? STACK_FAST : cm == 0 ? STACK_SLOW : sc;
     f->ew_passes = stack_pick(st->elementwise_passes, psc, false);
     f->launch_s = stack_pick(st->launch_s, sc, false);
-    f->fp8_cast = stack_pick(st->fp8_cast_passes, sc, false) + dt_recipe_passes(c->t->fp8_recipe);
+    f->fp8_cast = stack_pick(st->fp8_cast_passes, sc, false) + dt_facts_recipe_passes(c->t->fp8_recipe);
     int tpo = c->t->overlap_tp_comm;
     f->tpo_f = tpo == 0 ? 0.0 : tpo == 1 ? 1.0 : stack_pick(st->tp_overlap_fwd, sc, true);
     f->tpo_b = tpo == 0 ? 0.0 : tpo == 1 ? 1.0 : stack_pick(st->tp_overlap_bwd, sc, true);

@@ -101,7 +101,7 @@ static const char *dt_names_emb_optimizer(int o)
     return o >= 0 && o < 4 ? n[o] : "?";
 }
 
-static void dt_layout_text(int layout, bool letters, char *buf, size_t size)
+static void dt_names_layout_text(int layout, bool letters, char *buf, size_t size)
 {
     static const char *const dims[4] = {"tp", "cp", "dp", "pp"};
     int order[4];
@@ -114,7 +114,7 @@ static void dt_layout_text(int layout, bool letters, char *buf, size_t size)
                  dims[order[2]], dims[order[3]]);
 }
 
-static const char *dt_recompute_short(task_recompute r)
+static const char *dt_names_recompute_short(task_recompute r)
 {
     return r == TASK_RECOMPUTE_FULL        ? "full"
            : r == TASK_RECOMPUTE_SELECTIVE ? "sel"
@@ -122,7 +122,7 @@ static const char *dt_recompute_short(task_recompute r)
                                            : "none";
 }
 
-static const char *dt_schedule_text(const task_detailed_t *t)
+static const char *dt_names_schedule_text(const task_detailed_t *t)
 {
     return t->schedule == TASK_SCHEDULE_GPIPE ? "gpipe"
            : t->vpp > 1 || t->vpp_auto        ? "1f1b-int"
@@ -156,9 +156,9 @@ int detailed_options_text(const task_detailed_t *t, char *buf, size_t size)
     if (t->emb_sharding != TASK_EMB_NONE)
         return snprintf(buf, size, "%s %s", dt_names_emb_optimizer(t->emb_optimizer),
                         t->overlap_dp_comm ? "ovl" : "noovl");
-    dt_layout_text(t->layout, true, lay, sizeof lay);
+    dt_names_layout_text(t->layout, true, lay, sizeof lay);
     return snprintf(buf, size, "zero%lld %s %s %s %s", (long long)t->zero_stage,
-                    dt_recompute_short(t->recompute), dt_schedule_text(t),
+                    dt_names_recompute_short(t->recompute), dt_names_schedule_text(t),
                     t->overlap_dp_comm ? "ovl" : "noovl", lay);
 }
 
@@ -212,7 +212,7 @@ int detailed_strategy_text(const task_detailed_t *t, char *buf, size_t size)
         return snprintf(buf, size, "%s emb-%s %s %s", dp,
                         dt_names_sharding(t->emb_sharding), dt_names_emb_optimizer(t->emb_optimizer),
                         t->overlap_dp_comm ? "ovl" : "noovl");
-    dt_layout_text(t->layout, false, lay, sizeof lay);
+    dt_names_layout_text(t->layout, false, lay, sizeof lay);
     char mb[24], v[24];
     if (t->vpp_auto)
         snprintf(v, sizeof v, "auto");
@@ -227,10 +227,10 @@ int detailed_strategy_text(const task_detailed_t *t, char *buf, size_t size)
                     "mb%s %s %s",
                     (long long)(t->tp > 0 ? t->tp : 1),
                     (long long)(t->pp > 0 ? t->pp : 1),
-                    v, dt_schedule_text(t), dp,
+                    v, dt_names_schedule_text(t), dp,
                     (long long)t->zero_stage,
                     t->sequence_parallel && t->tp > 1 ? "sp" : "nosp",
-                    dt_recompute_short(t->recompute),
+                    dt_names_recompute_short(t->recompute),
                     (long long)(t->cp > 0 ? t->cp : 1),
                     (long long)(t->ep > 0 ? t->ep : 1),
                     mb, lay, t->overlap_dp_comm ? "ovl" : "noovl");

@@ -109,7 +109,7 @@ double detailed_attn_params(const model_t *m)
     return dt_shape_attn_params(m);
 }
 
-static double dt_layer_params_of(const dt_ctx *c, bool moe)
+static double dt_shape_layer_params_of(const dt_ctx *c, bool moe)
 {
     const model_t *m = c->m;
     double tp = (double)c->d.tp, h = (double)m->hidden, mats = dt_shape_mlp_mats(m);
@@ -123,7 +123,7 @@ static double dt_layer_params_of(const dt_ctx *c, bool moe)
     return p;
 }
 
-static double dt_expert_params_of(const dt_ctx *c)
+static double dt_shape_expert_params_of(const dt_ctx *c)
 {
     const model_t *m = c->m;
     if (m->d.experts <= 0)
@@ -132,7 +132,7 @@ static double dt_expert_params_of(const dt_ctx *c)
            dt_shape_expert_ffn(m) / (double)c->etp;
 }
 
-static double dt_emb_params_of(const dt_ctx *c)
+static double dt_shape_emb_params_of(const dt_ctx *c)
 {
     const model_t *m = c->m;
     double e = (double)m->vocab * (double)m->hidden / (double)c->d.tp;
@@ -141,7 +141,7 @@ static double dt_emb_params_of(const dt_ctx *c)
     return e;
 }
 
-static double dt_head_params_of(const dt_ctx *c)
+static double dt_shape_head_params_of(const dt_ctx *c)
 {
     /* untied: its own matrix; tied: the last stage keeps a copy of the
      * word embedding when it is not also the first */
@@ -149,7 +149,7 @@ static double dt_head_params_of(const dt_ctx *c)
     double h = (double)m->hidden, tp = (double)c->d.tp;
     double mtp = m->d.mtp_layers > 0
                      ? (double)m->d.mtp_layers *
-                           (dt_layer_params_of(c, m->d.experts > 0 && m->d.dense_layers < m->layers) +
+                           (dt_shape_layer_params_of(c, m->d.experts > 0 && m->d.dense_layers < m->layers) +
                             2.0 * h * h / tp)
                      : 0.0;
     if (m->vocab <= 0 || (!m->d.untied_embeddings && c->d.pp == 1))
@@ -160,7 +160,7 @@ static double dt_head_params_of(const dt_ctx *c)
 /* detailed_model_flops with the whole attention's shape (tp 1) in as:
  * its parameters; QK^T over the query/key dimension, PV over the
  * value's. */
-static double dt_model_flops(const model_t *m, const dt_attn_sh *a, bool causal_half)
+static double dt_shape_model_flops(const model_t *m, const dt_attn_sh *a, bool causal_half)
 {
     const dt_attn_sh as = *a;
     double h = (double)m->hidden, s = (double)m->seq_len;
@@ -186,17 +186,17 @@ double detailed_model_flops(const model_t *m, bool causal_half)
 {
     dt_attn_sh as;
     dt_shape_attn(m, 1.0, &as);
-    return dt_model_flops(m, &as, causal_half);
+    return dt_shape_model_flops(m, &as, causal_half);
 }
 
 void dt_shape_fill(dt_ctx *c)
 {
     dt_shape_attn(c->m, (double)c->d.tp, &c->as);
-    c->lp[0] = dt_layer_params_of(c, false);
-    c->lp[1] = dt_layer_params_of(c, true);
-    c->expert_params = dt_expert_params_of(c);
-    c->emb_params = dt_emb_params_of(c);
-    c->head_params = dt_head_params_of(c);
+    c->lp[0] = dt_shape_layer_params_of(c, false);
+    c->lp[1] = dt_shape_layer_params_of(c, true);
+    c->expert_params = dt_shape_expert_params_of(c);
+    c->emb_params = dt_shape_emb_params_of(c);
+    c->head_params = dt_shape_head_params_of(c);
     dt_shape_attn(c->m, 1.0, &c->as1);
-    c->model_flops = dt_model_flops(c->m, &c->as1, true);
+    c->model_flops = dt_shape_model_flops(c->m, &c->as1, true);
 }

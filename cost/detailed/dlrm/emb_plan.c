@@ -53,16 +53,16 @@ static double emb_net_a2a(double t, const topo_level *l1, int64_t nodes, double 
 }
 
 /* One table's figures for the planner. */
-typedef struct emb_tab {
+typedef struct emb_table {
     double rows, pool, work, fwd, bytes;
     double cwork, cfwd; /* one column slice of g (split_columns), else 0 */
     int idx;
-} emb_tab;
+} emb_table;
 
-static void emb_sort(emb_tab *t, int n)
+static void emb_sort(emb_table *t, int n)
 {
     for (int i = 1; i < n; i++) { /* insertion sort: few tables */
-        emb_tab x = t[i];
+        emb_table x = t[i];
         int j = i - 1;
         while (j >= 0 && t[j].work < x.work) {
             t[j + 1] = t[j];
@@ -78,7 +78,7 @@ static void emb_sort(emb_tab *t, int n)
  * no device, or when it alone exceeds the node's balanced load and the
  * split (its share on every device plus `split_s`, the exchange of its
  * partial sums) ends sooner than the least loaded device would. */
-static void emb_plan_node(const emb_tab *t, int n, int64_t g, double cap,
+static void emb_plan_node(const emb_table *t, int n, int64_t g, double cap,
                         double base_load, double base_fwd, double base_mem,
                         double split_s, emb_plan *out)
 {
@@ -151,7 +151,7 @@ static void emb_plan_node(const emb_tab *t, int n, int64_t g, double cap,
  * the tables split over several nodes. False when nothing fits. */
 #define EMB_HIER_ROUNDS 20 /* planner.py max_search_iter */
 typedef struct emb_hier {
-    const emb_tab *t;
+    const emb_table *t;
     const double *cost;
     int nt;
     int64_t nodes;
@@ -237,7 +237,7 @@ static void emb_hier_keep(const emb_hier *h, const int *cur, const int *ord,
     for (int i = 0; i < h->nt; i++)
         *nsplit += cur[i] > 1;
     for (int a = 0; a < ns; a++) {
-        const emb_tab *t = &h->t[ord[a]];
+        const emb_table *t = &h->t[ord[a]];
         double c = (double)cur[ord[a]];
         emb_load *l = &ld[place[a]];
         l->work += t->work / c;
@@ -324,7 +324,7 @@ static bool emb_hier_plan(const emb_hier *h, emb_load *ld, int *nsplit)
  * Sets the busiest device's figures in out, *vectors (pooled vectors a
  * device receives per sample: one per shard) and *s_max (shards on the
  * busiest node); false when the planner found no plan. */
-static bool emb_plan_hier(const emb_in *in, const emb_tab *mp, int nmp,
+static bool emb_plan_hier(const emb_in *in, const emb_table *mp, int nmp,
                               int64_t nodes, int64_t g, double dp_load, double dp_fwd,
                               double dp_mem, emb_plan *out, double *vectors, double *s_max)
 {
@@ -367,15 +367,15 @@ static bool emb_plan_hier(const emb_in *in, const emb_tab *mp, int nmp,
 
 /* What the replicated tables (and a hybrid embedding's hot rows) put on
  * every device, and the model-parallel tables' total work and count. */
-typedef struct emb_rep {
+typedef struct emb_replicated {
     double load, fwd, mem, mp_pool, total_work;
-} emb_rep;
+} emb_replicated;
 
 /* The tables in order: a replicated one (at most dp_threshold bytes)
  * into rp and out (n_dp, grad_bytes), the others' figures into mp (their
  * count returned); a hybrid embedding's hot part into rp. */
-static int emb_plan_tables(const emb_in *in, int64_t n, int64_t g, emb_tab *mp,
-                              emb_rep *rp, emb_plan *out)
+static int emb_plan_tables(const emb_in *in, int64_t n, int64_t g, emb_table *mp,
+                              emb_replicated *rp, emb_plan *out)
 {
     const model_t *m = in->m;
     int T = (int)m->tables;
@@ -432,8 +432,8 @@ static int emb_plan_tables(const emb_in *in, int64_t n, int64_t g, emb_tab *mp,
  * *extra_parts), the tables to nodes (longest first, node memory
  * permitting), then each node's (emb_plan_node). Returns the tables and
  * parts placed. */
-static int emb_plan_nodes(const emb_in *in, emb_tab *mp, int nmp, int64_t g,
-                             int64_t nodes, const emb_rep *rp, double *extra_parts,
+static int emb_plan_nodes(const emb_in *in, emb_table *mp, int nmp, int64_t g,
+                             int64_t nodes, const emb_replicated *rp, double *extra_parts,
                              emb_plan *out)
 {
     double B = in->batch;
@@ -491,7 +491,7 @@ static int emb_plan_nodes(const emb_in *in, emb_tab *mp, int nmp, int64_t g,
         nmem[best] += mp[i].bytes;
     }
     for (int64_t k = 0; k < kn; k++) {
-        emb_tab sub[EMB_MAX_TABLES];
+        emb_table sub[EMB_MAX_TABLES];
         int ns = 0;
         for (int i = 0; i < nmp; i++)
             if (owner[i] == k)
@@ -560,8 +560,8 @@ void emb_plan_run(const emb_in *in, emb_plan *out)
         g = 1;
     int64_t nodes = (n + g - 1) / g;
     double h = in->hot;
-    emb_tab mp[EMB_MAX_TABLES];
-    emb_rep rp = {0.0, 0.0, 0.0, 0.0, 0.0};
+    emb_table mp[EMB_MAX_TABLES];
+    emb_replicated rp = {0.0, 0.0, 0.0, 0.0, 0.0};
     int nmp = emb_plan_tables(in, n, g, mp, &rp, out);
     double vectors = rp.mp_pool, s_max = 0.0, extra_parts = 0.0;
     bool hybrid = h > 0 && n > 1;

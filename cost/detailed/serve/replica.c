@@ -42,7 +42,7 @@ double sv_tpot(const sv_model *k, double d, double cd)
 /* The step of d decodes alone, sv_replica_step(k, 0, 0, 0, d, cd), from the time
  * per output token sv_tpot(k, d, cd) = `tok` that the callers have: the
  * same step without speculation. */
-static double sv_dec_step(const sv_model *k, double d, double cd, double tok)
+static double sv_decode_step(const sv_model *k, double d, double cd, double tok)
 {
     return k->rows <= 1.0 ? tok : sv_replica_step(k, 0, 0, 0, d, cd);
 }
@@ -62,7 +62,7 @@ void sv_prefill_at(const sv_model *k, const sv_load *w, double d, double arrival
     if (o->np < 1.0)
         o->np = 1.0;
     double ctx = o->nc > 1.0 ? 0.5 * (w->isl - o->len) : 0.0;
-    double td = sv_dec_step(k, d, cd, tok);
+    double td = sv_decode_step(k, d, cd, tok);
     if (k->apart) {
         o->tp = sv_replica_step(k, o->np, o->len, ctx, 0, cd);
         o->t = o->tp + td;

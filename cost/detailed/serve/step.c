@@ -55,7 +55,7 @@
 #include <math.h>
 
 /* GEMM efficiency of a serving shape with m rows. */
-static double sv_eta(const sv_model *k, double m)
+static double sv_step_gemm_eff(const sv_model *k, double m)
 {
     return k->eff_top * m / (m + k->m_half);
 }
@@ -65,18 +65,18 @@ static double sv_eta(const sv_model *k, double m)
  * shrinks with m (linearly to the curve's value there), so that weight
  * streaming bounds them (what 4-bit weights gain at batch 1). */
 #define SV_GEMV 16.0
-static double sv_comp(const sv_model *k, double fpt, double m, double peak)
+static double sv_step_compute(const sv_model *k, double fpt, double m, double peak)
 {
     double mm = m > SV_GEMV ? m : SV_GEMV;
-    double t = fpt * mm / (peak * sv_eta(k, mm));
+    double t = fpt * mm / (peak * sv_step_gemm_eff(k, mm));
     return m >= SV_GEMV ? t : t * m / SV_GEMV;
 }
 
-static double sv_gemm_time(const sv_model *k, const sv_gemm *g, double m, double peak)
+static double sv_step_gemm_time(const sv_model *k, const sv_gemm *g, double m, double peak)
 {
     if (m <= 0.0)
         return 0.0;
-    double comp = sv_comp(k, g->flops, m, peak);
+    double comp = sv_step_compute(k, g->flops, m, peak);
     return g->mem > comp ? g->mem : comp;
 }
 
@@ -91,7 +91,7 @@ double sv_step_allreduce(const sv_model *k, double bytes)
 }
 
 /* Routed experts of one MoE layer for m tokens on the busiest EP rank. */
-static double sv_experts(const sv_model *k, double m)
+static double sv_step_experts(const sv_model *k, double m)
 {
     double mu = m * k->topk / k->ep;
     double pairs = k->ep > 1.0 ? mu + sqrt(2.0 * mu * log(k->ep)) : mu;
@@ -100,7 +100,7 @@ static double sv_experts(const sv_model *k, double m)
         touched = 1.0;
     double rows = pairs / touched;
     double mem = 2.0 * k->t0 + touched * k->exp_bytes / (k->bw * k->eta_w);
-    double comp = touched * sv_comp(k, k->exp_flops, rows, k->peak);
+    double comp = touched * sv_step_compute(k, k->exp_flops, rows, k->peak);
     /* routing: top-k, the permutation of the routed copies into expert
      * order and back with the weighted sum (read + write each way), four
      * kernels with their floors */
@@ -123,15 +123,15 @@ double sv_step(const sv_model *k, double np, double len, double ctx, double d, d
     /* weight GEMMs per layer (attention's on the busiest rank's rows) */
     double gd = 0.0, gm = 0.0;
     for (int i = 0; i < 4; i++) {
-        double t = sv_gemm_time(k, &k->g[i], i < 2 ? ma : m, k->peak);
+        double t = sv_step_gemm_time(k, &k->g[i], i < 2 ? ma : m, k->peak);
         gd += t;
         if (i < k->ng_moe)
             gm += t;
     }
     if (k->nm > 0.0) {
-        gm += sv_gemm_time(k, &k->router, m, k->peak16) + sv_experts(k, m);
+        gm += sv_step_gemm_time(k, &k->router, m, k->peak16) + sv_step_experts(k, m);
         if (k->shared.wbytes > 0.0)
-            gm += sv_gemm_time(k, &k->shared, m, k->peak);
+            gm += sv_step_gemm_time(k, &k->shared, m, k->peak);
     }
     /* attention per layer */
     double att = 0.0;
@@ -150,7 +150,7 @@ double sv_step(const sv_model *k, double np, double len, double ctx, double d, d
     double layers = k->nd + k->nm;
     /* LM head and sampling for the sequences producing a token */
     double rows = d * k->rows + np;
-    double head = rows > 0.0 ? sv_gemm_time(k, &k->head, rows, k->peak16) +
+    double head = rows > 0.0 ? sv_step_gemm_time(k, &k->head, rows, k->peak16) +
                                    3.0 * rows * k->vocab_t * 4.0 / k->bw + k->ew_floor
                              : 0.0;
     double gemm = k->nd * gd + k->nm * gm;
