@@ -45,7 +45,7 @@ typedef struct dt_trace {
 } dt_trace;
 
 static void dt_trace_emit(dt_trace *t, int64_t stage, int track, const char *name, int64_t mb,
-                       int64_t chunk, double start, double dur, double bytes, int64_t group)
+                          int64_t chunk, double start, double dur, double bytes, int64_t group)
 {
     if (!(dur > 0.0))
         return;
@@ -82,8 +82,8 @@ static void dt_trace_fwd_op(int64_t k, int64_t pp, int64_t v, int64_t *mb, int64
 /* One op (forward or backward of global chunk g, micro-batch mb, local
  * chunk j) of stage s at time t: its events; returns its duration (the
  * schedule's: layers, ZeRO 3 chain ends, embedding, head, send). */
-static double dt_trace_op(dt_trace *t, const dt_sched *k, int64_t s, bool fwd, int64_t g, int64_t mb,
-                       int64_t j, double at)
+static double dt_trace_op(dt_trace *t, const dt_sched *k, int64_t s, bool fwd, int64_t g,
+                          int64_t mb, int64_t j, double at)
 {
     const dt_ctx *c = t->c;
     int64_t C = t->sp->chunks;
@@ -106,14 +106,14 @@ static double dt_trace_op(dt_trace *t, const dt_sched *k, int64_t s, bool fwd, i
         dt_trace_emit(t, s, DETAILED_TRACK_TP, tpn, mb, j, at, tpc, full, c->d.tp);
         dt_trace_emit(t, s, DETAILED_TRACK_CP, "ring attention (cp)", mb, j, at, cpc, full, c->d.cp);
         dt_trace_emit(t, s, DETAILED_TRACK_EP, "dispatch + combine (ep)", mb, j, at, a2a, full,
-                   c->d.ep);
+                      c->d.ep);
         if (c->d.zero >= 3 && (c->z3_ag_mb || mb == 0))
             dt_trace_emit(t, s, DETAILED_TRACK_DP, "all-gather parameters (zero3)", mb, j, at,
-                       dt_trace_sum(t, lo, hi, DT_LAYER_OFF(zero3_ag)), dt_shape_layer_params(c, false) * c->ab,
-                       c->zs);
+                          dt_trace_sum(t, lo, hi, DT_LAYER_OFF(zero3_ag)),
+                          dt_shape_layer_params(c, false) * c->ab, c->zs);
         if (g < C - 1) {
             dt_trace_emit(t, s, DETAILED_TRACK_PP, "send activation (pp)", mb, j, at + dur, send,
-                       split ? full / tp : full, 2);
+                          split ? full / tp : full, 2);
             dur += send;
         }
         return dur;
@@ -126,22 +126,22 @@ static double dt_trace_op(dt_trace *t, const dt_sched *k, int64_t s, bool fwd, i
     dt_trace_emit(t, s, DETAILED_TRACK_COMPUTE, "backward", mb, j, at + rec, dur - rec, 0, 0);
     dt_trace_emit(t, s, DETAILED_TRACK_TP, tpn, mb, j, at, tpc, full, c->d.tp);
     dt_trace_emit(t, s, DETAILED_TRACK_CP, "ring attention (cp)", mb, j, at, 2.0 * cpc, full,
-               c->d.cp);
+                  c->d.cp);
     dt_trace_emit(t, s, DETAILED_TRACK_EP, "dispatch + combine (ep)", mb, j, at, a2a, full, c->d.ep);
     if (c->d.zero >= 3) {
         /* the gathers, then the reduce-scatters: the pass lasts at least
          * both (llm/comm.c's dt_comm_overlap) */
         double agb = dt_trace_sum(t, lo, hi, DT_LAYER_OFF(zero3_agb));
         dt_trace_emit(t, s, DETAILED_TRACK_DP, "all-gather parameters (zero3)", mb, j, at, agb,
-                   dt_shape_layer_params(c, false) * c->ab, c->zs);
+                      dt_shape_layer_params(c, false) * c->ab, c->zs);
         if (c->z3_rs_mb)
             dt_trace_emit(t, s, DETAILED_TRACK_DP, "reduce-scatter gradients (zero3)", mb, j,
-                       at + agb, dt_trace_sum(t, lo, hi, DT_LAYER_OFF(zero3_rs)),
-                       dt_shape_layer_params(c, false) * c->gbytes, c->zs);
+                          at + agb, dt_trace_sum(t, lo, hi, DT_LAYER_OFF(zero3_rs)),
+                          dt_shape_layer_params(c, false) * c->gbytes, c->zs);
     }
     if (g > 0) {
         dt_trace_emit(t, s, DETAILED_TRACK_PP, "send gradient (pp)", mb, j, at + dur, send,
-                   split ? full / tp : full, 2);
+                      split ? full / tp : full, 2);
         dur += send;
     }
     return dur;
@@ -168,10 +168,10 @@ static void dt_trace_tail_event(void *ctx, int kind, int64_t layer, double start
         dt_trace_emit(a->t, a->s, DETAILED_TRACK_DP, sync, m - 1, layer, start, dur, bytes, group);
     else if (kind == DT_EMIT_SLOWED)
         dt_trace_emit(a->t, a->s, DETAILED_TRACK_COMPUTE, "backward (beside gradient collectives)",
-                   m - 1, -1, start, dur, 0, 0);
+                      m - 1, -1, start, dur, 0, 0);
     else
         dt_trace_emit(a->t, a->s, DETAILED_TRACK_DP, "gradient reduction (not overlapped)", m - 1,
-                   -1, start, dur, bytes, group);
+                      -1, start, dur, bytes, group);
 }
 
 /* The step from the closed-form schedule the evaluation uses (train/schedule.c's
@@ -194,7 +194,7 @@ static status_code dt_trace_train(dt_trace *t, const dt_stages *st)
     bool gpipe = c->t->schedule == TASK_SCHEDULE_GPIPE;
     if (k->z3x > 0)
         dt_trace_emit(t, 0, DETAILED_TRACK_DP, "all-gather parameters (zero3, exposed)", -1, -1,
-                   0.0, k->z3x, dt_shape_layer_params(c, false) * c->ab, c->zs);
+                      0.0, k->z3x, dt_shape_layer_params(c, false) * c->ab, c->zs);
     double end = 0.0;
     for (int64_t s = 0; s < pp; s++) {
         int64_t n = m * v, nf = 0, nb = 0;
@@ -226,7 +226,7 @@ static status_code dt_trace_train(dt_trace *t, const dt_stages *st)
         dt_tail_run(c, t->sp, st, k, s, &emit, &tl);
         dt_trace_emit(t, s, DETAILED_TRACK_COMPUTE, "optimizer", -1, -1, tl.opt_at, tl.opt, 0, 0);
         dt_trace_emit(t, s, DETAILED_TRACK_DP, "all-gather parameters (exposed)", -1, -1,
-                   tl.comp_end, tl.ag_exposed, 0, c->zs);
+                      tl.comp_end, tl.ag_exposed, 0, c->zs);
         end = tl.end > end ? tl.end : end;
     }
     free(k);
@@ -248,16 +248,14 @@ static status_code dt_trace_serving(dt_trace *t, sv_eval *s)
         return rc;
     double tok = (double)r.global_batch / (double)c->d.dp * (double)c->m->hidden * c->ab;
     double ar = r.iteration_time_s > 0.0 ? r.comm_allreduce_s / r.iteration_time_s : 0.0;
-    dt_trace_emit(t, 0, DETAILED_TRACK_COMPUTE, "prefill", -1, -1, 0.0,
-               r.ttft_s, 0, 0);
+    dt_trace_emit(t, 0, DETAILED_TRACK_COMPUTE, "prefill", -1, -1, 0.0, r.ttft_s, 0, 0);
     int64_t steps = c->t->decode_tokens;
     for (int64_t i = 1; i < steps; i++) {
         double start = r.ttft_s + (double)(i - 1) * r.tpot_s;
-        dt_trace_emit(t, 0, DETAILED_TRACK_COMPUTE, "decode step", i, -1, start, r.tpot_s,
-                   0, 0);
+        dt_trace_emit(t, 0, DETAILED_TRACK_COMPUTE, "decode step", i, -1, start, r.tpot_s, 0, 0);
         if (c->d.tp > 1)
-            dt_trace_emit(t, 0, DETAILED_TRACK_TP, "all-reduce (tp)", i, -1, start,
-                       ar * r.tpot_s, tok, c->d.tp);
+            dt_trace_emit(t, 0, DETAILED_TRACK_TP, "all-reduce (tp)", i, -1, start, ar * r.tpot_s,
+                          tok, c->d.tp);
     }
     return STATUS_OK;
 }

@@ -147,11 +147,12 @@ static double dt_shape_head_params_of(const dt_ctx *c)
      * word embedding when it is not also the first */
     const model_t *m = c->m;
     double h = (double)m->hidden, tp = (double)c->d.tp;
-    double mtp = m->d.mtp_layers > 0
-                     ? (double)m->d.mtp_layers *
-                           (dt_shape_layer_params_of(c, m->d.experts > 0 && m->d.dense_layers < m->layers) +
-                            2.0 * h * h / tp)
-                     : 0.0;
+    double mtp =
+        m->d.mtp_layers > 0
+            ? (double)m->d.mtp_layers *
+                  (dt_shape_layer_params_of(c, m->d.experts > 0 && m->d.dense_layers < m->layers) +
+                   2.0 * h * h / tp)
+            : 0.0;
     if (m->vocab <= 0 || (!m->d.untied_embeddings && c->d.pp == 1))
         return mtp;
     return (double)m->vocab * h / tp + mtp;

@@ -121,8 +121,8 @@ static void dlrm_layers_of(const point_t *p, dlrm_prep *P)
 /* The all-reduce of the i-th gradient bucket, of `bytes`: the time an
  * earlier scenario found for the same bytes there, else computed (and
  * kept when it is the first). */
-static inline double dlrm_bucket(dlrm_prep *P, const topo_t *topo, int64_t n,
-                                    double bytes, bool sharp, int i)
+static inline double dlrm_bucket(dlrm_prep *P, const topo_t *topo, int64_t n, double bytes,
+                                 bool sharp, int i)
 {
     if (P->nbk < 0) /* one scenario */
         return emb_allreduce(topo, n, bytes, sharp);
@@ -147,9 +147,8 @@ typedef struct dlrm_pass {
 /* The memory of a scenario (hot: its hybrid fraction) into r, the
  * embedding part of its iteration in *E (a fixed sharding's, or the
  * planner's in *Ea); false when it does not fit. */
-static bool dlrm_memory(const point_t *p, const dlrm_prep *P, double hot,
-                           emb_memo *memo, emb_part *Ea, const emb_part **E,
-                           result_t *r)
+static bool dlrm_memory(const point_t *p, const dlrm_prep *P, double hot, emb_memo *memo,
+                        emb_part *Ea, const emb_part **E, result_t *r)
 {
     const hw_t *hw = &p->system.hw;
     *E = &P->E; /* a fixed sharding's */
@@ -157,7 +156,7 @@ static bool dlrm_memory(const point_t *p, const dlrm_prep *P, double hot,
     if (P->ts->emb_sharding == TASK_EMB_AUTO) {
         emb_plan pl;
         emb_auto(p, P->ts, P->n, P->B, P->b, P->eb, P->cb, P->emb_train, hot,
-                         hw->mem_capacity_bytes - P->dense_mem, Ea, &pl, memo);
+                 hw->mem_capacity_bytes - P->dense_mem, Ea, &pl, memo);
         *E = Ea;
         r->emb_dp_tables = pl.n_dp;
         r->emb_whole_tables = pl.n_table;
@@ -180,8 +179,7 @@ static bool dlrm_memory(const point_t *p, const dlrm_prep *P, double hot,
  * embedding work the stack pipelines behind the MLPs (1 - keep) leaves
  * the critical path. The all-reduces' sum in *ar_sum. */
 static status_code dlrm_streams(const point_t *p, dlrm_prep *P, const emb_part *E,
-                                   const dlrm_pass *T, double keep, engine *e,
-                                   double *ar_sum_out)
+                                const dlrm_pass *T, double keep, engine *e, double *ar_sum_out)
 {
     const model_t *m = &p->model;
     const task_detailed_t *t = &p->task.detailed;
@@ -277,7 +275,7 @@ static status_code dlrm_streams(const point_t *p, dlrm_prep *P, const emb_part *
 }
 
 static status_code dlrm_iter(const point_t *p, dlrm_prep *P, engine *e, result_t *r,
-                                stack_scenario sc, emb_memo *memo)
+                             stack_scenario sc, emb_memo *memo)
 {
     const task_detailed_t *t = &p->task.detailed;
     const hw_t *hw = &p->system.hw;

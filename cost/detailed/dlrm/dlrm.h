@@ -43,7 +43,7 @@ int dlrm_shape_widths(const model_t *m, double *w_in, double *w_out, int *nb);
  * dlrm_shape_widths) and the top MLP's, without the cross network: the one
  * sum that the reported counts and the memory model both read. */
 void dlrm_shape_mlp_params(const double *w_in, const double *w_out, int n, int nb, double *bot,
-                        double *top);
+                           double *top);
 
 /* A layer's parameters: weights and biases. */
 static inline double dlrm_shape_layer_params(double in, double out)
@@ -70,7 +70,7 @@ static inline double dlrm_mlp_peak(const hw_t *hw, hw_dtype dt)
 /* A GEMM of m x n x k (f FLOPs at the curve's efficiency eff); peak:
  * dlrm_mlp_peak(hw, dt). */
 dlrm_mlp_gemm dlrm_mlp_gemm_of(const hw_t *hw, hw_dtype dt, double peak, double m, double n,
-                             double k, double f, double eff);
+                               double k, double f, double eff);
 
 static inline double dlrm_mlp_gemm_at(dlrm_mlp_gemm g, double geff)
 {
@@ -91,12 +91,12 @@ typedef struct dlrm_mlp_layer {
 /* A layer whose forward GEMM (2 b out in FLOPs) has the curve's
  * efficiency ef; peak: dlrm_mlp_peak. */
 void dlrm_mlp_layer_of(const hw_t *hw, hw_dtype dt, double peak, double ab, double b, double in,
-                     double out, bool dgrad, bool wgrad, double ef, dlrm_mlp_layer *L);
+                       double out, bool dgrad, bool wgrad, double ef, dlrm_mlp_layer *L);
 
 /* A layer's forward and backward in a scenario whose GEMMs run at geff
  * times the curve's rate; kernel overhead ov per pass. */
 static inline void dlrm_mlp_times(const dlrm_mlp_layer *L, double geff, double ov, double *fwd,
-                                double *bwd)
+                                  double *bwd)
 {
     double gf = dlrm_mlp_gemm_at(L->g[0], geff);
     *fwd = gf + L->mem_f + ov;
@@ -121,12 +121,12 @@ typedef struct dlrm_mlp_inter {
 } dlrm_mlp_inter;
 
 /* The interaction on b samples (bwd: with its backward). */
-void dlrm_mlp_inter_of(const model_t *m, const hw_t *hw, hw_dtype dt, double ab, double b,
-                      bool bwd, dlrm_mlp_inter *x);
+void dlrm_mlp_inter_of(const model_t *m, const hw_t *hw, hw_dtype dt, double ab, double b, bool bwd,
+                       dlrm_mlp_inter *x);
 
 /* The interaction's forward and backward in a scenario. */
-static inline void dlrm_mlp_inter_times(const dlrm_mlp_inter *x, double geff, double ov,
-                                       double *f, double *bk)
+static inline void dlrm_mlp_inter_times(const dlrm_mlp_inter *x, double geff, double ov, double *f,
+                                        double *bk)
 {
     if (!x->dcn) {
         *f = x->f;
@@ -183,7 +183,7 @@ typedef struct emb_plan {
  * of the whole batch's lookups, once, after the all-reduce). The one
  * model of an embedding's work: the planner's and the fixed shardings'. */
 double emb_work(const emb_in *in, double w, double rows, double n, double bsz, double nu,
-                   double *fwd);
+                double *fwd);
 /* A ring reduce-scatter of `bytes` over the g devices of a node (level
  * l0). */
 double emb_node_rs(const topo_level *l0, int64_t g, double bytes);
@@ -214,15 +214,15 @@ typedef struct emb_memo {
 /* A fixed sharding's (table-, row- or column-wise) embedding part of an
  * iteration (n devices, global batch B, b per device; eb, cb: table and
  * wire bytes). */
-void emb_fixed(const point_t *p, const task_detailed_t *ts, int64_t n, double B,
-                       double b, double eb, double cb, bool emb_train, emb_part *o);
+void emb_fixed(const point_t *p, const task_detailed_t *ts, int64_t n, double B, double b,
+               double eb, double cb, bool emb_train, emb_part *o);
 /* emb_sharding = "auto": the planner's (hot: the scenario's hybrid
  * fraction; cap: device memory left for the tables), its plan in *pl,
  * reused from memo when the scenario's hot fraction and capacity are the
  * last plan's. */
-void emb_auto(const point_t *p, const task_detailed_t *ts, int64_t n, double B,
-                      double b, double eb, double cb, bool emb_train, double hot, double cap,
-                      emb_part *o, emb_plan *pl, emb_memo *memo);
+void emb_auto(const point_t *p, const task_detailed_t *ts, int64_t n, double B, double b, double eb,
+              double cb, bool emb_train, double hot, double cap, emb_part *o, emb_plan *pl,
+              emb_memo *memo);
 
 /* ---- the iteration (dlrm.c) */
 

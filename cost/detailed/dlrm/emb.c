@@ -74,7 +74,7 @@ double emb_allreduce(const topo_t *topo, int64_t n, double bytes, bool sharp)
  * `w` is emb_dim, or a column slice of it (each slice's gather pays the
  * burst of a whole row access), the optimizer state shrinking with it. */
 double emb_work(const emb_in *in, double w, double rows, double n, double bsz, double nu,
-                   double *fwd)
+                double *fwd)
 {
     double row = w * in->eb, gs = emb_gather_sec(in->hw, row);
     double state = in->state_values * w / in->dim;
@@ -95,8 +95,8 @@ double emb_work(const emb_in *in, double w, double rows, double n, double bsz, d
 /* What every sharding's embedding work reads (emb_work); the
  * planner's placement facts (hot fraction, replication threshold,
  * capacity, exchange) are `auto`'s to set. */
-static void emb_in_of(const point_t *p, const task_detailed_t *ts, int64_t n, double B,
-                           double eb, double cb, bool emb_train, emb_in *in)
+static void emb_in_of(const point_t *p, const task_detailed_t *ts, int64_t n, double B, double eb,
+                      double cb, bool emb_train, emb_in *in)
 {
     const model_t *m = &p->model;
     memset(in, 0, sizeof *in);
@@ -118,8 +118,8 @@ static void emb_in_of(const point_t *p, const task_detailed_t *ts, int64_t n, do
  * are alike, so its work is one shard's (the planner's model of a
  * table's lookups, gradient scatter and update, emb_work) times
  * their number. */
-void emb_fixed(const point_t *p, const task_detailed_t *ts, int64_t n, double B,
-                       double b, double eb, double cb, bool emb_train, emb_part *o)
+void emb_fixed(const point_t *p, const task_detailed_t *ts, int64_t n, double B, double b,
+               double eb, double cb, bool emb_train, emb_part *o)
 {
     const model_t *m = &p->model;
     const topo_t *topo = &p->system.topo;
@@ -151,9 +151,9 @@ void emb_fixed(const point_t *p, const task_detailed_t *ts, int64_t n, double B,
     o->pooled_bytes = (s.outputs * s.width + b * T * D) * cb;
 }
 
-void emb_auto(const point_t *p, const task_detailed_t *ts, int64_t n, double B,
-                      double b, double eb, double cb, bool emb_train, double hot, double cap,
-                      emb_part *o, emb_plan *pl, emb_memo *memo)
+void emb_auto(const point_t *p, const task_detailed_t *ts, int64_t n, double B, double b, double eb,
+              double cb, bool emb_train, double hot, double cap, emb_part *o, emb_plan *pl,
+              emb_memo *memo)
 {
     const model_t *m = &p->model;
     const stack_desc *st = &p->stack;

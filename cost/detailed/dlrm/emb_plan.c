@@ -78,9 +78,8 @@ static void emb_sort(emb_table *t, int n)
  * no device, or when it alone exceeds the node's balanced load and the
  * split (its share on every device plus `split_s`, the exchange of its
  * partial sums) ends sooner than the least loaded device would. */
-static void emb_plan_node(const emb_table *t, int n, int64_t g, double cap,
-                        double base_load, double base_fwd, double base_mem,
-                        double split_s, emb_plan *out)
+static void emb_plan_node(const emb_table *t, int n, int64_t g, double cap, double base_load,
+                          double base_fwd, double base_mem, double split_s, emb_plan *out)
 {
     double load[EMB_NODE_MAX], fwd[EMB_NODE_MAX], mem[EMB_NODE_MAX], total = 0.0;
     int64_t k = g < EMB_NODE_MAX ? g : EMB_NODE_MAX;
@@ -184,8 +183,8 @@ static void emb_hier_order(const emb_hier *h, const int *cur, int *ord, int *ns_
     *ns_out = ns;
 }
 
-static double emb_hier_round(const emb_hier *h, const int *cur, int *ord, int *place,
-                                int *ns_out, int *oom)
+static double emb_hier_round(const emb_hier *h, const int *cur, int *ord, int *place, int *ns_out,
+                             int *oom)
 {
     emb_hier_order(h, cur, ord, ns_out);
     int ns = *ns_out;
@@ -228,8 +227,8 @@ typedef struct emb_load {
     int shards;
 } emb_load;
 
-static void emb_hier_keep(const emb_hier *h, const int *cur, const int *ord,
-                             const int *place, int ns, emb_load *ld, int *nsplit)
+static void emb_hier_keep(const emb_hier *h, const int *cur, const int *ord, const int *place,
+                          int ns, emb_load *ld, int *nsplit)
 {
     for (int64_t j = 0; j < h->nodes; j++)
         memset(&ld[j], 0, sizeof ld[j]);
@@ -324,9 +323,9 @@ static bool emb_hier_plan(const emb_hier *h, emb_load *ld, int *nsplit)
  * Sets the busiest device's figures in out, *vectors (pooled vectors a
  * device receives per sample: one per shard) and *s_max (shards on the
  * busiest node); false when the planner found no plan. */
-static bool emb_plan_hier(const emb_in *in, const emb_table *mp, int nmp,
-                              int64_t nodes, int64_t g, double dp_load, double dp_fwd,
-                              double dp_mem, emb_plan *out, double *vectors, double *s_max)
+static bool emb_plan_hier(const emb_in *in, const emb_table *mp, int nmp, int64_t nodes, int64_t g,
+                          double dp_load, double dp_fwd, double dp_mem, emb_plan *out,
+                          double *vectors, double *s_max)
 {
     const topo_level *l1 = &in->topo->level[1];
     double cost[EMB_MAX_TABLES], bpe = in->dim * in->eb + 4.0 * in->state_values;
@@ -375,7 +374,7 @@ typedef struct emb_replicated {
  * into rp and out (n_dp, grad_bytes), the others' figures into mp (their
  * count returned); a hybrid embedding's hot part into rp. */
 static int emb_plan_tables(const emb_in *in, int64_t n, int64_t g, emb_table *mp,
-                              emb_replicated *rp, emb_plan *out)
+                           emb_replicated *rp, emb_plan *out)
 {
     const model_t *m = in->m;
     int T = (int)m->tables;
@@ -400,18 +399,17 @@ static int emb_plan_tables(const emb_in *in, int64_t n, int64_t g, emb_table *mp
         }
         /* hybrid: the hot fraction served from local replicas */
         if (h > 0 && n > 1)
-            rp->load += emb_work(in, in->dim, in->hot_rows > 0 ? in->hot_rows : R, b * L * h,
-                                    b * h, b * L * h, &rp->fwd);
+            rp->load += emb_work(in, in->dim, in->hot_rows > 0 ? in->hot_rows : R, b * L * h, b * h,
+                                 b * L * h, &rp->fwd);
         mp[nmp].rows = R;
         mp[nmp].pool = L;
         mp[nmp].fwd = 0.0;
         double cold = n > 1 ? 1.0 - h : 1.0;
-        mp[nmp].work = emb_work(in, in->dim, R, B * L * cold, B * cold, B * L * cold,
-                                   &mp[nmp].fwd);
+        mp[nmp].work = emb_work(in, in->dim, R, B * L * cold, B * cold, B * L * cold, &mp[nmp].fwd);
         mp[nmp].cwork = mp[nmp].cfwd = 0.0;
         if (in->split_columns && g > 1) /* a column slice, should it be split */
             mp[nmp].cwork = emb_work(in, in->dim / (double)g, R, B * L * cold, B * cold,
-                                        B * L * cold, &mp[nmp].cfwd);
+                                     B * L * cold, &mp[nmp].cfwd);
         mp[nmp].bytes = bytes;
         mp[nmp].idx = i;
         rp->total_work += mp[nmp].work;
@@ -432,9 +430,8 @@ static int emb_plan_tables(const emb_in *in, int64_t n, int64_t g, emb_table *mp
  * *extra_parts), the tables to nodes (longest first, node memory
  * permitting), then each node's (emb_plan_node). Returns the tables and
  * parts placed. */
-static int emb_plan_nodes(const emb_in *in, emb_table *mp, int nmp, int64_t g,
-                             int64_t nodes, const emb_replicated *rp, double *extra_parts,
-                             emb_plan *out)
+static int emb_plan_nodes(const emb_in *in, emb_table *mp, int nmp, int64_t g, int64_t nodes,
+                          const emb_replicated *rp, double *extra_parts, emb_plan *out)
 {
     double B = in->batch;
     emb_sort(mp, nmp);
@@ -468,8 +465,7 @@ static int emb_plan_nodes(const emb_in *in, emb_table *mp, int nmp, int64_t g,
      * node, forward and backward) */
     double split_s = 0.0;
     if (g > 1 && !in->split_columns)
-        split_s = 2.0 * emb_node_rs(&in->topo->level[0], g,
-                                       (B / (double)nodes) * in->dim * in->cb);
+        split_s = 2.0 * emb_node_rs(&in->topo->level[0], g, (B / (double)nodes) * in->dim * in->cb);
     /* tables to nodes (LPT with the node's memory), then inside each */
     double nload[EMB_NODES_MAX], nmem[EMB_NODES_MAX];
     int owner[EMB_MAX_TABLES];
@@ -512,8 +508,8 @@ static int emb_plan_nodes(const emb_in *in, emb_table *mp, int nmp, int64_t g,
  * inside the node; hier: the busiest node's shards (s_max) reduced over
  * NVLink before they cross the network. And the ids' exchange, the
  * pooled bytes per device. */
-static void emb_plan_exchange(const emb_in *in, int64_t n, int64_t g, int64_t nodes,
-                                 bool hier, double vectors, double s_max, emb_plan *out)
+static void emb_plan_exchange(const emb_in *in, int64_t n, int64_t g, int64_t nodes, bool hier,
+                              double vectors, double s_max, emb_plan *out)
 {
     double B = in->batch, b = B / (double)n, h = in->hot;
     double cold = n > 1 ? 1.0 - h : 1.0;
@@ -537,8 +533,8 @@ static void emb_plan_exchange(const emb_in *in, int64_t n, int64_t g, int64_t no
         if (nodes > 1 && in->hierarchical && topo->nlevels > 1) {
             const topo_level *l1 = &topo->level[1];
             t = emb_net_a2a(x / l0->bw + l0->alpha_s +
-                                   (double)(g - 1) * l0->alpha_s * TOPO_A2A_PER_PEER,
-                               l1, nodes, x);
+                                (double)(g - 1) * l0->alpha_s * TOPO_A2A_PER_PEER,
+                            l1, nodes, x);
         } else {
             t = topo_coll_time(topo, TOPO_ALLTOALL, n, 1, x);
         }
@@ -565,10 +561,10 @@ void emb_plan_run(const emb_in *in, emb_plan *out)
     int nmp = emb_plan_tables(in, n, g, mp, &rp, out);
     double vectors = rp.mp_pool, s_max = 0.0, extra_parts = 0.0;
     bool hybrid = h > 0 && n > 1;
-    bool hier = !hybrid && nodes > 1 && nodes <= EMB_NODES_MAX && in->hierarchical &&
-                nmp > 0 && in->topo->nlevels > 1 &&
-                emb_plan_hier(in, mp, nmp, nodes, g, rp.load, rp.fwd, rp.mem, out,
-                                  &vectors, &s_max);
+    bool hier =
+        !hybrid && nodes > 1 && nodes <= EMB_NODES_MAX && in->hierarchical && nmp > 0 &&
+        in->topo->nlevels > 1 &&
+        emb_plan_hier(in, mp, nmp, nodes, g, rp.load, rp.fwd, rp.mem, out, &vectors, &s_max);
     if (hybrid) {
         /* HybridSparseEmbedding (HybridEmbeddingType Distributed, MLPerf
          * v2.0 dlrm dgx_a100_8x8x1120.py): the infrequent categories of

@@ -17,7 +17,7 @@
 #include "dlrm.h"
 
 dlrm_mlp_gemm dlrm_mlp_gemm_of(const hw_t *hw, hw_dtype dt, double peak, double m, double n,
-                             double k, double f, double eff)
+                               double k, double f, double eff)
 {
     dlrm_mlp_gemm g = {hw_gemm_time_eff(hw, dt, m, n, k, 1.0, 1.0, 1.0, eff),
                       f / peak + hw->kernel_overhead_s};
@@ -37,7 +37,7 @@ static bool dlrm_mlp_one_time(double b, double in, double out)
 }
 
 void dlrm_mlp_layer_of(const hw_t *hw, hw_dtype dt, double peak, double ab, double b, double in,
-                     double out, bool dgrad, bool wgrad, double ef, dlrm_mlp_layer *L)
+                       double out, bool dgrad, bool wgrad, double ef, dlrm_mlp_layer *L)
 {
     /* forward, data and weight gradient GEMMs (a GEMM of the FLOPs of
      * one before reads its efficiency) */
@@ -62,8 +62,8 @@ void dlrm_mlp_layer_of(const hw_t *hw, hw_dtype dt, double peak, double ab, doub
     L->wgrad = wgrad;
 }
 
-void dlrm_mlp_inter_of(const model_t *m, const hw_t *hw, hw_dtype dt, double ab, double b,
-                      bool bwd, dlrm_mlp_inter *x)
+void dlrm_mlp_inter_of(const model_t *m, const hw_t *hw, hw_dtype dt, double ab, double b, bool bwd,
+                       dlrm_mlp_inter *x)
 {
     double T = (double)m->tables, D = (double)m->emb_dim, F = T + 1.0;
     double ov = hw->kernel_overhead_s;

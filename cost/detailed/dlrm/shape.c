@@ -125,7 +125,7 @@ int dlrm_shape_widths(const model_t *m, double *w_in, double *w_out, int *nb)
 }
 
 void dlrm_shape_mlp_params(const double *w_in, const double *w_out, int n, int nb, double *bot,
-                        double *top)
+                           double *top)
 {
     double b = 0.0, t = 0.0;
     for (int k = 0; k < n; k++) {

@@ -150,9 +150,8 @@ void dt_comm_layer(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
         L->zero3_ag = dt_group_coll(c, TOPO_ALLGATHER, DT_G_ZS, dense_part * pb) +
                       dt_group_coll(c, TOPO_ALLGATHER, DT_G_ZSE, expert_part * pb);
         L->zero3_agb = c->z3_reshard ? L->zero3_ag : 0.0;
-        L->zero3_rs =
-            gscale * (dt_group_coll(c, TOPO_REDUCESCATTER, DT_G_ZS, dense_part * grb) +
-                      dt_group_coll(c, TOPO_REDUCESCATTER, DT_G_ZSE, expert_part * grb));
+        L->zero3_rs = gscale * (dt_group_coll(c, TOPO_REDUCESCATTER, DT_G_ZS, dense_part * grb) +
+                                dt_group_coll(c, TOPO_REDUCESCATTER, DT_G_ZSE, expert_part * grb));
         double rs_mb = c->z3_rs_mb ? L->zero3_rs : 0.0;
         double ag_mb = c->z3_ag_mb ? L->zero3_ag : 0.0;
         if (overlap) {
@@ -178,7 +177,7 @@ void dt_comm_layer(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
      * replicas (once per iteration, with the last backward) */
     if (mode == DT_TRAIN && c->d.zero >= 1 && zs < c->dpcp) {
         int64_t reps = c->dpcp / zs;
-        L->grad_sync += dt_dp_coll(c, TOPO_ALLREDUCE, reps, c->s_dpcp * zs,
-                                  params * grb / (double)zs);
+        L->grad_sync +=
+            dt_dp_coll(c, TOPO_ALLREDUCE, reps, c->s_dpcp * zs, params * grb / (double)zs);
     }
 }

@@ -50,7 +50,7 @@
 
 /* The layer's GEMM `i` placed (with `pair`: summed with the next). */
 static void dt_layer_plan_gemm(const dt_ctx *c, dt_layer_plan *lp, bool pair, double m, double n,
-                          double k, double batch, bool lowp, bool grouped)
+                               double k, double batch, bool lowp, bool grouped)
 {
     lp->pair[lp->n] = pair;
     dt_gemm_place(c, m, n, k, batch, lowp, grouped, &lp->g[lp->n++]);

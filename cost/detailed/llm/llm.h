@@ -166,8 +166,7 @@ typedef struct dt_stages {
 void dt_pipe_split_init(const dt_ctx *c, dt_split *sp);
 bool dt_pipe_split_ok(const dt_ctx *c, const dt_split *sp);
 /* Layers [lo, hi) of chunk k. */
-void dt_pipe_chunk_range(const dt_ctx *c, const dt_split *sp, int64_t k, int64_t *lo,
-                         int64_t *hi);
+void dt_pipe_chunk_range(const dt_ctx *c, const dt_split *sp, int64_t k, int64_t *lo, int64_t *hi);
 /* Type of layer i (DT_DENSE ...). */
 int dt_pipe_layer_type(const dt_ctx *c, int64_t i);
 void dt_pipe_stages_build(const dt_ctx *c, const dt_split *sp, dt_stages *st);

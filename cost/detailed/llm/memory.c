@@ -111,7 +111,7 @@ double dt_mem_act_bytes(const dt_ctx *c, task_recompute rc)
 /* Parameters of a stage's layers, those trained, and the layers that
  * keep activations (all but frozen ones with nothing trained below). */
 static void dt_mem_stage_params(const dt_ctx *c, const dt_stage *g, double lp_dense, double lp_moe,
-                            double *all, double *trained, int64_t *kept)
+                                double *all, double *trained, int64_t *kept)
 {
     *all = (double)(g->n[DT_DENSE] + g->n[DT_FDENSE]) * lp_dense +
            (double)(g->n[DT_MOE] + g->n[DT_FMOE]) * lp_moe;

@@ -179,7 +179,7 @@ double dt_pipe_schedule_time(double tmax, double tsum, double m, double v)
 }
 
 void dt_pipe_frozen_in(int64_t lo, int64_t hi, int64_t frozen, int64_t moe_from, double *fd,
-                  double *fm)
+                       double *fm)
 {
     int64_t f = hi < frozen ? hi : frozen;
     int64_t d_hi = f < moe_from ? f : moe_from;

@@ -54,7 +54,7 @@ static double sv_drain(const sv_model *k, double n, double rmax, double p, doubl
  * uniform on [0, L] (p = 1), uniform lengths on [0, 2 L] residuals of
  * survival (1 - r / 2 L)^2 and mean 2 L / 3. E[R] in *mean. */
 static double sv_drain_tail(const sv_model *k, const sv_load *w, double n, bool fresh, bool uniform,
-                      double *mean)
+                            double *mean)
 {
     double o1 = sv_decode_steps(w);
     double p = (uniform ? 1.0 : 0.0) + (fresh ? 0.0 : 1.0);
@@ -183,7 +183,7 @@ static double sv_backlog(const sv_model *k, const sv_fill *f, double j, double C
  * and ITL are the steady state's (a request of the drain sees shorter
  * steps). */
 void sv_burst_finite(const dt_ctx *c, const sv_model *k, const sv_load *w, double N, double C,
-               sv_state *s)
+                     sv_state *s)
 {
     sv_closed_loop(k, w, C, s);
     sv_fill f;

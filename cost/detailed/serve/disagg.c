@@ -190,8 +190,8 @@ static void sv_disagg_ttft(const sv_prefill_pool *pf, double rho, double wq, sv_
 }
 
 /* Closed loop: d decoding requests per decode replica. */
-static void sv_disagg_closed_loop(const dt_ctx *c, const sv_model *k, const sv_load *w, const sv_prefill_pool *pf,
-                     double y, double d, sv_disagg_state *g)
+static void sv_disagg_closed_loop(const dt_ctx *c, const sv_model *k, const sv_load *w,
+                                  const sv_prefill_pool *pf, double y, double d, sv_disagg_state *g)
 {
     double o1 = w->osl - 1.0;
     double tpot = sv_tpot(k, d, w->cd);
@@ -224,8 +224,9 @@ static void sv_disagg_closed_loop(const dt_ctx *c, const sv_model *k, const sv_l
 }
 
 /* Open loop at lam requests/s; false when past either pool's capacity. */
-static bool sv_disagg_open_loop(const dt_ctx *c, const sv_model *k, const sv_load *w, const sv_prefill_pool *pf,
-                       double y, double cmax, double lam, sv_disagg_state *g)
+static bool sv_disagg_open_loop(const dt_ctx *c, const sv_model *k, const sv_load *w,
+                                const sv_prefill_pool *pf, double y, double cmax, double lam,
+                                sv_disagg_state *g)
 {
     double o1 = w->osl - 1.0, d = 1.0, tpot = 0.0;
     memset(g, 0, sizeof *g);
@@ -246,8 +247,8 @@ static bool sv_disagg_open_loop(const dt_ctx *c, const sv_model *k, const sv_loa
 }
 
 /* The deployment under the task's load. */
-static void sv_disagg_solve(const dt_ctx *c, const sv_model *k, const sv_load *w, const sv_prefill_pool *pf,
-                        int64_t cmax, sv_disagg_state *g)
+static void sv_disagg_solve(const dt_ctx *c, const sv_model *k, const sv_load *w,
+                            const sv_prefill_pool *pf, int64_t cmax, sv_disagg_state *g)
 {
     const task_detailed_t *t = c->t;
     double y = (double)c->d.dp;

@@ -47,8 +47,8 @@ static double sv_decode_step(const sv_model *k, double d, double cd, double tok)
     return k->rows <= 1.0 ? tok : sv_replica_step(k, 0, 0, 0, d, cd);
 }
 
-void sv_prefill_at(const sv_model *k, const sv_load *w, double d, double arrivals,
-                       double tok, sv_prefill_step *o)
+void sv_prefill_at(const sv_model *k, const sv_load *w, double d, double arrivals, double tok,
+                   sv_prefill_step *o)
 {
     double cd = w->cd;
     double room = k->apart ? w->K : w->K - d;

@@ -167,8 +167,7 @@ static inline double sv_decode_steps(const sv_load *w)
 /* A step of the replica (np prompts' chunks of len tokens after ctx
  * cached, d decodes at context cd): pp stage steps of 1/pp of the work,
  * the sends. */
-double sv_replica_step(const sv_model *k, double np, double len, double ctx, double d,
-                       double cd);
+double sv_replica_step(const sv_model *k, double np, double len, double ctx, double d, double cd);
 /* Time per output token of decode-only steps of d sequences per replica
  * (pipeline stages and speculation included). */
 double sv_tpot(const sv_model *k, double d, double cd);

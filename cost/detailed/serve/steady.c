@@ -110,7 +110,7 @@ static void sv_static_batch(const sv_model *k, const sv_load *w, double B, sv_st
 
 /* The largest concurrency meeting the SLA (1 when none does). */
 static void sv_sla_search(const dt_ctx *c, const sv_model *k, const sv_load *w, int64_t cmax,
-                   sv_state *s)
+                          sv_state *s)
 {
     int64_t lo = 1, hi = cmax;
     sv_closed_loop(k, w, (double)hi, s);

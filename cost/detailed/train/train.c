@@ -42,8 +42,9 @@ static void dt_train_figures(const dt_ctx *c, const dt_stages *st, const dt_sche
         tpcomm -= (pass - 1.0) * ((double)g0->n[DT_FDENSE] * yp->t[DT_FDENSE].tp_comm +
                                   (double)g0->n[DT_FMOE] * yp->t[DT_FMOE].tp_comm);
     tpcomm *= mm;
-    double z3 = mm * (dt_layers_sum(yp, st, g0, DT_LAYER_OFF(zero3_ag)) * (c->z3_ag_mb ? 1.0 : 1.0 / mm) +
-                      dt_layers_sum(yp, st, g0, DT_LAYER_OFF(zero3_agb)));
+    double z3 =
+        mm * (dt_layers_sum(yp, st, g0, DT_LAYER_OFF(zero3_ag)) * (c->z3_ag_mb ? 1.0 : 1.0 / mm) +
+              dt_layers_sum(yp, st, g0, DT_LAYER_OFF(zero3_agb)));
     double z3rs = dt_layers_sum(yp, st, g0, DT_LAYER_OFF(zero3_rs)) * (z3_last ? 1.0 : mm);
     double a2a = mm * pass * dt_layers_sum(yp, st, g0, DT_LAYER_OFF(a2a));
     if (c->sp) {
@@ -82,8 +83,8 @@ static void dt_train_figures(const dt_ctx *c, const dt_stages *st, const dt_sche
      * communication by dimension (breakdown.c) */
     r->optimizer_s = opt_time;
     r->compute_memory_s = mm * (dt_layers_sum(yp, st, g0, DT_LAYER_OFF(mem_f)) +
-                                dt_layers_sum(yp, st, g0, DT_LAYER_OFF(mem_b)) + xp->emb_comp + xp->emb_b +
-                                (c->d.pp == 1 ? xp->head_mf + xp->head_mb : 0.0));
+                                dt_layers_sum(yp, st, g0, DT_LAYER_OFF(mem_b)) + xp->emb_comp +
+                                xp->emb_b + (c->d.pp == 1 ? xp->head_mf + xp->head_mb : 0.0));
     r->compute_math_s = dt_max(0.0, r->compute_gemm_s - r->compute_memory_s - opt_time);
     double est[DT_B_DIMS] = {
         [DT_B_TP] = mm * dt_layers_sum(yp, st, g0, DT_LAYER_OFF(tp_exp)),

@@ -17,8 +17,9 @@
  * every divisor of the replica's batch up to 64 sequences, as a tuned
  * run picks it, else the point's own. The context keeps the micro-batch
  * it tried last. */
-static status_code dt_tune_micro_batch(dt_ctx *c, const dt_split *sp, const dt_stages *st, engine *e,
-                                 dt_mem *mem, result_t *r, int64_t *mb, double *t_s)
+static status_code dt_tune_micro_batch(dt_ctx *c, const dt_split *sp, const dt_stages *st,
+                                       engine *e, dt_mem *mem, result_t *r, int64_t *mb,
+                                       double *t_s)
 {
     double cap = dt_mem_capacity(c);
     task_recompute want = c->t->recompute;
