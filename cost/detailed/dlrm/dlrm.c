@@ -141,7 +141,7 @@ static inline double dlrm_bucket(dlrm_prep *P, const topo_t *topo, int64_t n, do
  * the top's) and of the interaction at a scenario's GEMM rate. */
 typedef struct dlrm_pass {
     double lf[DLRM_LAYERS], lb[DLRM_LAYERS];
-    double fwd_c, bwd_c, inter_f, inter_b;
+    double inter_f, inter_b;
 } dlrm_pass;
 
 /* The memory of a scenario (hot: its hybrid fraction) into r, the
@@ -307,15 +307,15 @@ static status_code dlrm_iter(const point_t *p, dlrm_prep *P, engine *e, result_t
     /* forward and backward of the bottom MLP's layers, then the top's */
     int nl = P->nl;
     dlrm_pass T;
-    T.fwd_c = T.bwd_c = 0.0;
+    double fwd_c = 0.0, bwd_c = 0.0;
     for (int k = 0; k < nl; k++) {
         dlrm_mlp_times(&P->l[k], geff, ov, &T.lf[k], &T.lb[k]);
-        T.fwd_c += T.lf[k];
-        T.bwd_c += T.lb[k];
+        fwd_c += T.lf[k];
+        bwd_c += T.lb[k];
     }
     dlrm_mlp_inter_times(&P->x, geff, ov, &T.inter_f, &T.inter_b);
     double flops = P->flops, dense_opt = P->dense_opt;
-    double fwd_c = T.fwd_c, bwd_c = T.bwd_c, inter_f = T.inter_f, inter_b = T.inter_b;
+    double inter_f = T.inter_f, inter_b = T.inter_b;
 
     /* ---- the iteration on the two streams */
     double ar_sum;
