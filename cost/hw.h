@@ -55,7 +55,7 @@ typedef struct hw_t {
     int gemm_fp8_points;
     double gemm_fp8_log10_flops[HW_EFF_POINTS];
     double gemm_fp8_efficiency[HW_EFF_POINTS];
-    /* serving (cost/detailed/serve_step.c): an FP8 GEMM's efficiency at
+    /* serving (cost/detailed/serve/step.c): an FP8 GEMM's efficiency at
      * large m from kernel sweeps, fraction of the FP8 peak (0: the FP8
      * table's top, which training runs calibrate) */
     double serve_gemm_fp8_efficiency;

@@ -14,21 +14,24 @@
  *             per MoE layer and pass, exposed.
  *   data parallel (on rings at the stack's rails and bus efficiency):
  *             ZeRO 0 all-reduces, ZeRO 1/2 reduce-scatter each layer's
- *             gradients (train.c overlaps them with the last backward);
+ *             gradients (train/tail.c overlaps them with the last backward);
  *             ZeRO 3 all-gathers the parameters before each forward and,
  *             when the stack reshards after the forward, again before
  *             each backward, and reduce-scatters the gradients, every
  *             micro-batch. With overlap_dp_comm a fraction (the stack's
  *             dp_overlap) overlaps the layer's compute, which slows by
- *             the stack's comm_slowdown while it does (dt_overlap); the
+ *             the stack's comm_slowdown while it does (dt_comm_overlap); the
  *             rest is exposed. The first gather of each chain and the
  *             last reduce-scatter stay exposed (z3_fhead, z3_bhead,
  *             z3_tail). Hybrid sharding all-reduces the shards' gradients
  *             across the replicas.
  * Under full recomputation the recomputed forward repeats the forward's
  * TP, CP and EP communication.
+ * Invariants: a collective is costed on the group's placement on the
+ * topology (core/ctx.c), at the scenario's network multiplier; nothing
+ * to send costs nothing.
  */
-#include "dt.h"
+#include "llm.h"
 
 #include <math.h>
 
@@ -41,28 +44,31 @@
  * runs while the network part arrives (DeepEP's internode dispatch and
  * combine pipeline RDMA and NVLink chunk by chunk), so the longer of the
  * two is the time. */
-static double dt_ep_a2a(const dt_ctx *c, double bytes)
+static double dt_comm_ep_a2a(const dt_ctx *c, double bytes)
 {
     int64_t ep = c->d.ep, span = c->topo->level[0].span, extent = ep * c->s_ep;
     double flat = dt_coll(c, TOPO_ALLTOALL, ep, c->s_ep, bytes);
     double x = c->f.a2a_hier;
     if (x <= 0.0 || span <= 0 || extent <= span || c->s_ep >= span)
         return flat;
-    double n = (double)extent / (double)span, k = (double)dt_top_k(c->m);
+    double n = (double)extent / (double)span, k = (double)dt_shape_top_k(c->m);
     double f = fmin(1.0, n * (1.0 - pow(1.0 - 1.0 / n, k)) / k);
     double hier = fmax(dt_coll(c, TOPO_ALLTOALL, ep, c->s_ep, bytes * f),
                        dt_coll(c, TOPO_ALLTOALL, span / c->s_ep, c->s_ep, bytes));
     return x * fmin(hier, flat) + (1.0 - x) * flat;
 }
 
-double dt_overlap(const dt_ctx *c, double comp, double comm, double f)
+/* Wall time of compute `comp` with `comm` beside it, a fraction `f` of
+ * which can overlap: max(comp stretched by the stack's slowdown while
+ * overlapped, f comm) + (1 - f) comm. */
+static double dt_comm_overlap(const dt_ctx *c, double comp, double comm, double f)
 {
     double hid = f * comm;
     double stretched = comp + c->f.slow * fmin(comp, hid);
     return fmax(stretched, hid) + (1.0 - f) * comm;
 }
 
-void dt_layer_comm(const dt_ctx *c, bool moe, bool training, int mode, dt_layer *L)
+void dt_comm_layer(const dt_ctx *c, bool moe, bool training, int mode, dt_layer *L)
 {
     const model_t *m = c->m;
     double tp = (double)c->d.tp, T = c->tok, h = (double)m->hidden, ab = c->ab;
@@ -73,8 +79,8 @@ void dt_layer_comm(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
         double bytes = T * h * ab;
         /* an all-gather and a reduce-scatter of one buffer cost the same
          * (topo.h): one costed for both */
-        tpc = c->sp ? 4.0 * dt_gcoll(c, TOPO_ALLGATHER, DT_G_TP, bytes)
-                    : 2.0 * dt_gcoll(c, TOPO_ALLREDUCE, DT_G_TP, bytes);
+        tpc = c->sp ? 4.0 * dt_group_coll(c, TOPO_ALLGATHER, DT_G_TP, bytes)
+                    : 2.0 * dt_group_coll(c, TOPO_ALLREDUCE, DT_G_TP, bytes);
     }
     L->tp_comm = tpc;
     double of = c->f.tpo_f, ob = c->f.tpo_b;
@@ -94,9 +100,9 @@ void dt_layer_comm(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
     /* expert parallel: dispatch and combine per pass */
     double a2a = 0.0;
     if (moe && c->d.ep > 1) {
-        double k = (double)dt_top_k(m);
+        double k = (double)dt_shape_top_k(m);
         double bytes = T * k * c->d.cf * h * ab / (c->sp ? tp : 1.0);
-        a2a = 2.0 * dt_ep_a2a(c, bytes);
+        a2a = 2.0 * dt_comm_ep_a2a(c, bytes);
     }
     L->a2a = a2a;
     /* the stack's share hides behind the other micro-batch's compute */
@@ -113,8 +119,8 @@ void dt_layer_comm(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
     double params = L->params, pb = c->ab > 2.0 ? 4.0 : 2.0; /* gathered dtype */
     double expert_part = 0.0;
     if (moe) {
-        double fe = dt_expert_ffn(m) / (double)c->etp;
-        expert_part = (double)m->d.experts / (double)c->d.ep * dt_mlp_mats(m) * h * fe;
+        double fe = dt_shape_expert_ffn(m) / (double)c->etp;
+        expert_part = (double)m->d.experts / (double)c->d.ep * dt_shape_mlp_mats(m) * h * fe;
     }
     double dense_part = params - expert_part;
     int64_t zs = c->zs;
@@ -122,10 +128,10 @@ void dt_layer_comm(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
         /* frozen, nothing trained below: forward only (ZeRO 3 still
          * gathers the parameters for it) */
         if (c->d.zero >= 3) {
-            L->zero3_ag = dt_gcoll(c, TOPO_ALLGATHER, DT_G_ZS, dense_part * pb) +
-                          dt_gcoll(c, TOPO_ALLGATHER, DT_G_ZSE, expert_part * pb);
+            L->zero3_ag = dt_group_coll(c, TOPO_ALLGATHER, DT_G_ZS, dense_part * pb) +
+                          dt_group_coll(c, TOPO_ALLGATHER, DT_G_ZSE, expert_part * pb);
             L->z3_fhead = overlap ? fmin(L->zero3_ag, L->fwd) : 0.0;
-            L->fwd = dt_overlap(c, L->fwd, L->zero3_ag, dpo);
+            L->fwd = dt_comm_overlap(c, L->fwd, L->zero3_ag, dpo);
         }
         return;
     }
@@ -141,12 +147,11 @@ void dt_layer_comm(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
     double gscale = mode == DT_DGRAD ? 0.0 : 1.0; /* frozen: no gradients */
     double grb = c->gbytes;
     if (c->d.zero >= 3) {
-        L->zero3_ag = dt_gcoll(c, TOPO_ALLGATHER, DT_G_ZS, dense_part * pb) +
-                      dt_gcoll(c, TOPO_ALLGATHER, DT_G_ZSE, expert_part * pb);
+        L->zero3_ag = dt_group_coll(c, TOPO_ALLGATHER, DT_G_ZS, dense_part * pb) +
+                      dt_group_coll(c, TOPO_ALLGATHER, DT_G_ZSE, expert_part * pb);
         L->zero3_agb = c->z3_reshard ? L->zero3_ag : 0.0;
-        L->zero3_rs =
-            gscale * (dt_gcoll(c, TOPO_REDUCESCATTER, DT_G_ZS, dense_part * grb) +
-                      dt_gcoll(c, TOPO_REDUCESCATTER, DT_G_ZSE, expert_part * grb));
+        L->zero3_rs = gscale * (dt_group_coll(c, TOPO_REDUCESCATTER, DT_G_ZS, dense_part * grb) +
+                                dt_group_coll(c, TOPO_REDUCESCATTER, DT_G_ZSE, expert_part * grb));
         double rs_mb = c->z3_rs_mb ? L->zero3_rs : 0.0;
         double ag_mb = c->z3_ag_mb ? L->zero3_ag : 0.0;
         if (overlap) {
@@ -156,23 +161,23 @@ void dt_layer_comm(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
             L->z3_bhead = fmin(L->zero3_agb, L->bwd);
             L->z3_tail = fmin(L->zero3_rs, L->bwd);
         }
-        L->fwd = dt_overlap(c, L->fwd, ag_mb, dpo);
-        L->bwd = dt_overlap(c, L->bwd, L->zero3_agb + rs_mb, dpo);
+        L->fwd = dt_comm_overlap(c, L->fwd, ag_mb, dpo);
+        L->bwd = dt_comm_overlap(c, L->bwd, L->zero3_agb + rs_mb, dpo);
     } else if (mode == DT_TRAIN) {
         if (c->d.zero == 0) {
-            L->grad_sync = dt_gcoll(c, TOPO_ALLREDUCE, DT_G_DP, dense_part * grb) +
-                           dt_gcoll(c, TOPO_ALLREDUCE, DT_G_EDP, expert_part * grb);
+            L->grad_sync = dt_group_coll(c, TOPO_ALLREDUCE, DT_G_DP, dense_part * grb) +
+                           dt_group_coll(c, TOPO_ALLREDUCE, DT_G_EDP, expert_part * grb);
         } else {
             L->grad_sync =
-                dt_gcoll(c, TOPO_REDUCESCATTER, DT_G_ZS, dense_part * grb) +
-                dt_gcoll(c, TOPO_REDUCESCATTER, DT_G_ZSE, expert_part * grb);
+                dt_group_coll(c, TOPO_REDUCESCATTER, DT_G_ZS, dense_part * grb) +
+                dt_group_coll(c, TOPO_REDUCESCATTER, DT_G_ZSE, expert_part * grb);
         }
     }
     /* hybrid sharding: the shards' gradients are all-reduced across the
      * replicas (once per iteration, with the last backward) */
     if (mode == DT_TRAIN && c->d.zero >= 1 && zs < c->dpcp) {
         int64_t reps = c->dpcp / zs;
-        L->grad_sync += dt_dpcoll(c, TOPO_ALLREDUCE, reps, c->s_dpcp * zs,
-                                  params * grb / (double)zs);
+        L->grad_sync +=
+            dt_dp_coll(c, TOPO_ALLREDUCE, reps, c->s_dpcp * zs, params * grb / (double)zs);
     }
 }

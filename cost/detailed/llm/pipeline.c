@@ -24,13 +24,16 @@
  * stage): 1F1B min(m, p - s); interleaved min(m v, 2 (p - s - 1) +
  * (v - 1) p + 1) chunk-activations over v (Megatron's warm-up count:
  * p + (p - 1)/v on the first stage, as Korthikanti et al. 2022); GPipe m.
+ * Invariants: every chunk holds at least one unit (dt_pipe_split_ok);
+ * at most DT_MAX_STAGES stages; the stages are found once per split,
+ * and which stage repeats the one before it (dt_stages.same) with them.
  */
-#include "dt.h"
+#include "llm.h"
 
 #include <math.h>
 #include <string.h>
 
-void dt_split_init(const dt_ctx *c, dt_split *sp)
+void dt_pipe_split_init(const dt_ctx *c, dt_split *sp)
 {
     int64_t L = c->m->layers, C = c->d.pp * c->d.v;
     bool weigh = c->st->pp_weighted || L % C != 0;
@@ -42,14 +45,14 @@ void dt_split_init(const dt_ctx *c, dt_split *sp)
     sp->r = U % C;
 }
 
-bool dt_split_ok(const dt_ctx *c, const dt_split *sp)
+bool dt_pipe_split_ok(const dt_ctx *c, const dt_split *sp)
 {
     /* every chunk holds a unit, the first and last their weights */
     return sp->q >= 1 && sp->q >= sp->e && sp->q >= sp->l && c->m->layers >= 1;
 }
 
 /* Layers before chunk k. */
-static int64_t dt_layers_before(const dt_ctx *c, const dt_split *sp, int64_t k)
+static int64_t dt_pipe_layers_before(const dt_ctx *c, const dt_split *sp, int64_t k)
 {
     int64_t L = c->m->layers;
     if (k >= sp->chunks)
@@ -59,13 +62,13 @@ static int64_t dt_layers_before(const dt_ctx *c, const dt_split *sp, int64_t k)
     return n < 0 ? 0 : n > L ? L : n;
 }
 
-void dt_chunk_range(const dt_ctx *c, const dt_split *sp, int64_t k, int64_t *lo, int64_t *hi)
+void dt_pipe_chunk_range(const dt_ctx *c, const dt_split *sp, int64_t k, int64_t *lo, int64_t *hi)
 {
-    *lo = dt_layers_before(c, sp, k);
-    *hi = dt_layers_before(c, sp, k + 1);
+    *lo = dt_pipe_layers_before(c, sp, k);
+    *hi = dt_pipe_layers_before(c, sp, k + 1);
 }
 
-int dt_layer_type(const dt_ctx *c, int64_t i)
+int dt_pipe_layer_type(const dt_ctx *c, int64_t i)
 {
     const model_t *m = c->m;
     bool moe = m->d.experts > 0 && i >= m->d.dense_layers;
@@ -73,7 +76,7 @@ int dt_layer_type(const dt_ctx *c, int64_t i)
     return (moe ? DT_MOE : DT_DENSE) + (frozen ? 2 : 0);
 }
 
-static void dt_stages_fill(const dt_ctx *c, const dt_split *sp, dt_stages *st)
+static void dt_pipe_stages_fill(const dt_ctx *c, const dt_split *sp, dt_stages *st)
 {
     const model_t *m = c->m;
     int64_t frozen = c->p->task.kind == TASK_FINETUNE ? c->t->frozen_layers : 0;
@@ -109,7 +112,7 @@ static void dt_stages_fill(const dt_ctx *c, const dt_split *sp, dt_stages *st)
         }
         return;
     }
-    /* chunks in order, layer ranges accumulated (pipeline.c's split) */
+    /* chunks in order, layer ranges accumulated (the split's) */
     int64_t units = 0, lo = 0;
     for (int64_t k = 0; k < sp->chunks; k++) {
         units += sp->q + (k < sp->r ? 1 : 0);
@@ -124,14 +127,14 @@ static void dt_stages_fill(const dt_ctx *c, const dt_split *sp, dt_stages *st)
                 g->last[uniform]++;
             } else {
                 double fd, fm;
-                dt_frozen_in(lo, hi, frozen, moe_from, &fd, &fm);
-                int64_t nm = dt_moe_in(m, lo, hi), nd = hi - lo - nm;
+                dt_pipe_frozen_in(lo, hi, frozen, moe_from, &fd, &fm);
+                int64_t nm = dt_shape_moe_in(m, lo, hi), nd = hi - lo - nm;
                 g->n[DT_DENSE] += (int32_t)(nd - (int64_t)fd);
                 g->n[DT_MOE] += (int32_t)(nm - (int64_t)fm);
                 g->n[DT_FDENSE] += (int32_t)fd;
                 g->n[DT_FMOE] += (int32_t)fm;
-                g->first[dt_layer_type(c, lo)]++;
-                g->last[dt_layer_type(c, hi - 1)]++;
+                g->first[dt_pipe_layer_type(c, lo)]++;
+                g->last[dt_pipe_layer_type(c, hi - 1)]++;
             }
         }
         lo = hi;
@@ -140,7 +143,7 @@ static void dt_stages_fill(const dt_ctx *c, const dt_split *sp, dt_stages *st)
 
 /* Whether stage s holds what stage s - 1 does (layers, chunk ends,
  * sends). */
-static bool dt_stage_same(const dt_stages *st, int64_t s)
+static bool dt_pipe_stage_same(const dt_stages *st, int64_t s)
 {
     const dt_stage *a = &st->s[s], *b = &st->s[s - 1];
     if (st->types == 1) {
@@ -151,26 +154,15 @@ static bool dt_stage_same(const dt_stages *st, int64_t s)
     return memcmp(a, b, sizeof *a) == 0;
 }
 
-void dt_stages_build(const dt_ctx *c, const dt_split *sp, dt_stages *st)
+void dt_pipe_stages_build(const dt_ctx *c, const dt_split *sp, dt_stages *st)
 {
-    dt_stages_fill(c, sp, st);
+    dt_pipe_stages_fill(c, sp, st);
     st->same[0] = false;
     for (int64_t s = 1; s < st->count; s++)
-        st->same[s] = dt_stage_same(st, s);
+        st->same[s] = dt_pipe_stage_same(st, s);
 }
 
-int64_t dt_stage_layers(const dt_ctx *c, const dt_split *sp, int64_t s)
-{
-    int64_t n = 0;
-    for (int64_t k = s; k < sp->chunks; k += c->d.pp) {
-        int64_t lo, hi;
-        dt_chunk_range(c, sp, k, &lo, &hi);
-        n += hi - lo;
-    }
-    return n;
-}
-
-double dt_inflight(const dt_ctx *c, int64_t s)
+double dt_pipe_inflight(const dt_ctx *c, int64_t s)
 {
     double m = (double)c->d.ga, p = (double)c->d.pp, v = (double)c->d.v;
     if (c->t->schedule == TASK_SCHEDULE_GPIPE)
@@ -181,7 +173,17 @@ double dt_inflight(const dt_ctx *c, int64_t s)
     return fmin(m * v, chunks) / v;
 }
 
-double dt_schedule_time(double tmax, double tsum, double m, double v)
+double dt_pipe_schedule_time(double tmax, double tsum, double m, double v)
 {
     return m * tmax + (tsum - tmax) / v;
+}
+
+void dt_pipe_frozen_in(int64_t lo, int64_t hi, int64_t frozen, int64_t moe_from, double *fd,
+                       double *fm)
+{
+    int64_t f = hi < frozen ? hi : frozen;
+    int64_t d_hi = f < moe_from ? f : moe_from;
+    int64_t m_lo = lo > moe_from ? lo : moe_from;
+    *fd = (double)(d_hi > lo ? d_hi - lo : 0);
+    *fm = (double)(f > m_lo ? f - m_lo : 0);
 }

@@ -37,152 +37,68 @@
  *             the GEMMs and of the element-wise work (op-level AC).
  * What no scenario's facts move (the GEMMs' FLOPs, table efficiencies and
  * HBM bytes, the core's FLOPs, the kernels' bytes) is placed once per
- * evaluation and micro-batch (dt_layer_plan, kept in the evaluation's
- * memo); each scenario applies its facts to the plan with the same
- * operations as costing the layer whole (dt_gemm_at), so the band's runs
- * repeat no lookup and every figure stays bit for bit.
+ * evaluation and micro-batch (dt_layer_plan_build, kept in the
+ * evaluation's memo); each scenario applies its facts to the plan with
+ * the same operations as costing the layer whole (gemm.c dt_gemm_at), so
+ * the band's runs repeat no lookup and every figure stays bit for bit.
+ * Invariant: the plan depends on the micro-batch only (re-planned when
+ * the tuner changes it), the costs on the plan and the scenario's facts.
  */
-#include "dt.h"
+#include "llm.h"
 
-#include <math.h>
 #include <string.h>
 
-double dt_memo_eff(dt_memo *mo, const hw_t *hw, hw_dtype d, double flops)
-{
-    /* newest first: the last size looked up is the likeliest to repeat */
-    for (int i = mo->n - 1; i >= 0; i--)
-        if (mo->flops[i] == flops && mo->dtype[i] == (int)d)
-            return mo->eff[i];
-    double e = hw_gemm_efficiency_dtype(hw, d, flops);
-    if (mo->n < DT_MEMO) {
-        mo->flops[mo->n] = flops;
-        mo->dtype[mo->n] = (int)d;
-        mo->eff[mo->n++] = e;
-    }
-    return e;
-}
-
-/* The hardware's efficiency for a GEMM of `flops`, memoized. */
-static double dt_gemm_eff(const dt_ctx *c, hw_dtype d, double flops)
-{
-    return dt_memo_eff(c->memo, c->hw, d, flops);
-}
-
-/* A batched GEMM (one kernel over `batch` equal problems) reaches the
- * efficiency of its total size; a grouped one (MoE experts: TE
- * GroupedLinear runs one GEMM per local expert) that of one problem.
- * With `wgrad`, also the time of its weight gradient: the same FLOPs at
- * the same efficiency, reading the input (m k) and the output's gradient
- * (m n) and accumulating into the stack's gradient buffer. Megatron-Core's
- * gradient_accumulation_fusion (on unless --no-gradient-accumulation-
- * fusion; megatron/core/extensions/transformer_engine.py passes it to TE
- * Linear and TEGroupedLinear as fuse_wgrad_accumulation) has the GEMM
- * read and write the fp32 main_grad, k n elements of grad_bytes twice,
- * every micro-batch; ZeRO 3 (FSDP) writes a fresh gradient in its reduce
- * dtype per micro-batch instead. Large-m GEMMs stay math-bound; a grouped
- * expert GEMM of few rows per expert (512 at Qwen3-235B TP4 EP8: 100 MB
- * of fp32 gradient for 13 GFLOP) is bound by its gradient buffer. The
- * FP8 casts are the forward's. */
-void dt_gemm_place(const dt_ctx *c, double m, double n, double k, double batch, bool lowp,
-                   bool grouped, dt_gemm_pl *g)
-{
-    hw_dtype d = lowp ? c->dt : (hw_dtype_narrow(c->dt) ? HW_BF16 : c->dt);
-    /* roofline as hw_gemm_time_scaled, the efficiency looked up once */
-    const hw_t *hw = c->hw;
-    double flops = 2.0 * m * n * k * batch;
-    g->flops = flops;
-    g->peak = hw->peak_flops[d] > 0 ? hw->peak_flops[d] : hw->peak_flops[HW_BF16];
-    g->eff = dt_gemm_eff(c, d, grouped ? flops / batch : flops);
-    double eb = hw_dtype_bytes(d);
-    g->tm = hw_mem_time(hw, batch * eb * (m * k + k * n + m * n));
-    /* one kernel, or one per problem of a grouped GEMM */
-    g->kern = (grouped ? batch : 1.0) * hw->kernel_overhead_s;
-    g->narrow = hw_dtype_narrow(d);
-    g->batch = batch;
-    g->cin = m * k + k * n;
-    double acc = c->d.zero >= 3 ? c->gbytes : 2.0 * c->st->grad_bytes;
-    g->tw = hw_mem_time(hw, batch * (eb * (m * k + m * n) + acc * k * n));
-}
-
-double dt_gemm_at(const dt_ctx *c, const dt_gemm_pl *g, double *wgrad)
-{
-    double tc = g->flops / (g->peak * c->f.gemm * g->eff), tm = g->tm / c->f.mem;
-    double cast = 0.0;
-    if (g->narrow && c->f.fp8_cast > 0.0) /* casts and amax of both inputs */
-        cast = hw_mem_time(c->hw, c->f.fp8_cast * 2.0 * g->batch * g->cin) / c->f.mem;
-    if (wgrad) {
-        double tw = g->tw / c->f.mem;
-        *wgrad = (tc > tw ? tc : tw) + g->kern + cast;
-    }
-    return (tc > tm ? tc : tm) + g->kern + cast;
-}
-
-double dt_gemm_p(const dt_ctx *c, double m, double n, double k, double batch, bool lowp)
-{
-    dt_gemm_pl g;
-    dt_gemm_place(c, m, n, k, batch, lowp, false, &g);
-    return dt_gemm_at(c, &g, NULL);
-}
-
-double dt_elem(const dt_ctx *c, double bytes, double kernels)
-{
-    double t = hw_mem_time(c->hw, bytes * c->f.ew_passes) / c->f.mem +
-               kernels * c->hw->kernel_overhead_s;
-    double floor = kernels * c->f.ew_passes * c->f.launch_s;
-    return t > floor ? t : floor;
-}
-
 /* The layer's GEMM `i` placed (with `pair`: summed with the next). */
-static void dt_lplan_gemm(const dt_ctx *c, dt_lplan *lp, bool pair, double m, double n,
-                          double k, double batch, bool lowp, bool grouped)
+static void dt_layer_plan_gemm(const dt_ctx *c, dt_layer_plan *lp, bool pair, double m, double n,
+                               double k, double batch, bool lowp, bool grouped)
 {
     lp->pair[lp->n] = pair;
     dt_gemm_place(c, m, n, k, batch, lowp, grouped, &lp->g[lp->n++]);
 }
 
-/* The plan of a dense or MoE layer (dt.h dt_lplan) at the context's
+/* The plan of a dense or MoE layer (llm.h dt_layer_plan) at the context's
  * micro-batch. */
-static void dt_layer_plan(const dt_ctx *c, bool moe, dt_lplan *lp)
+static void dt_layer_plan_build(const dt_ctx *c, bool moe, dt_layer_plan *lp)
 {
     const model_t *m = c->m;
     const hw_t *hw = c->hw;
     double tp = (double)c->d.tp, T = c->tok, h = (double)m->hidden;
     double at = (double)m->heads / tp;
-    double mats = dt_mlp_mats(m), ab = c->ab;
+    double mats = dt_shape_mlp_mats(m), ab = c->ab;
     const dt_attn_sh *as = &c->as;
 
     /* GEMMs: forward (= data gradient) and weight gradient */
     lp->n = 0;
     for (int i = 0; i < as->n; i++)
-        dt_lplan_gemm(c, lp, false, T, as->gn[i], as->gk[i], 1, true, false);
+        dt_layer_plan_gemm(c, lp, false, T, as->gn[i], as->gk[i], 1, true, false);
     double params = as->params, permute = 0.0;
     double ffn_t = (double)m->ffn / tp;
     double act_cols = ffn_t; /* MLP activation columns per token */
     if (!moe) {
-        dt_lplan_gemm(c, lp, true, T, (mats - 1.0) * ffn_t, h, 1, true, false);
-        dt_lplan_gemm(c, lp, false, T, h, ffn_t, 1, true, false);
+        dt_layer_plan_gemm(c, lp, true, T, (mats - 1.0) * ffn_t, h, 1, true, false);
+        dt_layer_plan_gemm(c, lp, false, T, h, ffn_t, 1, true, false);
         params += mats * h * ffn_t;
     } else {
         double E = (double)m->d.experts, ep = (double)c->d.ep, etp = (double)c->etp;
-        double fe = dt_expert_ffn(m) / etp, k = (double)dt_top_k(m);
+        double fe = dt_shape_expert_ffn(m) / etp, k = (double)dt_shape_top_k(m);
         double local = E / ep;
         /* tokens per local expert: this rank's share of its expert
          * group's routed tokens (T k cf / tp per rank at full width when
          * etp = 1; T k cf at fe / tp when etp = tp) */
         double rows = T * k * c->d.cf * etp / (tp * local);
-        dt_lplan_gemm(c, lp, false, T, E, h, 1, false, false); /* router */
-        dt_lplan_gemm(c, lp, true, rows, (mats - 1.0) * fe, h, local, true, true);
-        dt_lplan_gemm(c, lp, false, rows, h, fe, local, true, true);
+        dt_layer_plan_gemm(c, lp, false, T, E, h, 1, false, false); /* router */
+        dt_layer_plan_gemm(c, lp, true, rows, (mats - 1.0) * fe, h, local, true, true);
+        dt_layer_plan_gemm(c, lp, false, rows, h, fe, local, true, true);
         params += local * mats * h * fe + h * E;
-        act_cols = k * c->d.cf * dt_expert_ffn(m) / tp;
+        act_cols = k * c->d.cf * dt_shape_expert_ffn(m) / tp;
         /* token permutation before the dispatch and unpermutation with
          * the router's weights after the combine (Megatron-Core
          * moe_utils.permute/unpermute): read T h, write T k h, and back */
         permute = 2.0 * (T + T * k * c->d.cf) * h * ab / (c->sp ? tp : 1.0);
         if (m->d.shared_experts > 0) {
-            double fs = (double)m->d.shared_experts * dt_expert_ffn(m) / tp;
-            dt_lplan_gemm(c, lp, true, T, (mats - 1.0) * fs, h, 1, true, false);
-            dt_lplan_gemm(c, lp, false, T, h, fs, 1, true, false);
+            double fs = (double)m->d.shared_experts * dt_shape_expert_ffn(m) / tp;
+            dt_layer_plan_gemm(c, lp, true, T, (mats - 1.0) * fs, h, 1, true, false);
+            dt_layer_plan_gemm(c, lp, false, T, h, fs, 1, true, false);
             params += mats * h * fs;
             act_cols += fs;
         }
@@ -234,10 +150,10 @@ void dt_layer_cost(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
     int kind = moe ? 1 : 0;
     dt_memo *mo = c->memo;
     if (mo->plan_mb[kind] != c->d.mb) {
-        dt_layer_plan(c, moe, &mo->lp[kind]);
+        dt_layer_plan_build(c, moe, &mo->lp[kind]);
         mo->plan_mb[kind] = c->d.mb;
     }
-    const dt_lplan *lp = &mo->lp[kind];
+    const dt_layer_plan *lp = &mo->lp[kind];
     double ov = c->hw->kernel_overhead_s;
     memset(L, 0, sizeof *L);
 
@@ -273,8 +189,8 @@ void dt_layer_cost(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
     L->attn_b = attn_b;
 
     /* memory-bound kernels */
-    double elem_f = dt_elem(c, lp->elem_bytes, lp->elem_kern) +
-                    (lp->permute > 0.0 ? dt_elem(c, lp->permute, 4.0) : 0.0);
+    double elem_f = dt_membound_time(c, lp->elem_bytes, lp->elem_kern) +
+                    (lp->permute > 0.0 ? dt_membound_time(c, lp->permute, 4.0) : 0.0);
 
     L->gemm_f = g;
     L->comp_fwd = g + attn_f + attn_elem_f + elem_f;
@@ -300,7 +216,7 @@ void dt_layer_cost(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
         L->recomp = (sa ? attn_f + attn_elem_f : 0.0) + sg * (g + elem_f);
         L->mem_b += (sa ? attn_elem_f : 0.0) + sg * elem_f;
         if (c->st->selective_norm_act) {
-            double na = dt_elem(c, lp->na_bytes, 3.0);
+            double na = dt_membound_time(c, lp->na_bytes, 3.0);
             L->recomp += na;
             L->mem_b += na;
         }

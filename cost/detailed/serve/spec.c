@@ -1,5 +1,5 @@
 /*
- * serve_spec.c - speculative decoding (../shared/design/serving.md
+ * spec.c - speculative decoding (../shared/design/serving.md
  * section 2): a draft proposes gamma tokens per sequence, the target
  * verifies them in one step of gamma + 1 rows per sequence (its GEMMs
  * see d (gamma + 1) rows; attention reads each sequence's KV once), and
@@ -12,6 +12,8 @@
  * gain approaches E / (1 + gamma draft_cost); as the batch grows the
  * steps turn compute bound, the verify step costs up to gamma + 1 plain
  * ones and the gain falls below 1.
+ * Invariant: without speculation (spec_tokens 0) a decode token costs
+ * exactly a plain decode step.
  */
 #include "serve.h"
 
@@ -28,10 +30,10 @@ void sv_spec_init(const dt_ctx *c, sv_model *k)
     double g = (double)t->spec_tokens, a = t->spec_acceptance;
     k->rows = g + 1.0;
     k->spec_e = a < 1.0 ? (1.0 - pow(a, g + 1.0)) / (1.0 - a) : g + 1.0;
-    k->draft = g * (t->spec_draft_cost > 0.0 ? t->spec_draft_cost : SV_DRAFT_COST);
+    k->draft = g * (t->spec_draft_cost > 0.0 ? t->spec_draft_cost : SV_SPEC_DRAFT_COST);
 }
 
-double sv_decode_token(const sv_model *k, double d, double cd)
+double sv_spec_decode_token(const sv_model *k, double d, double cd)
 {
     if (k->rows <= 1.0)
         return sv_step(k, 0, 0, 0, d, cd, NULL);

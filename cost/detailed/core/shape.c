@@ -1,42 +1,21 @@
 /*
- * params.c - what a model holds and what it computes: parameters (total
- * and per device for a strategy), model FLOPs per sequence, Megatron's
- * FLOPs formula, the pipeline bubble of 1F1B and ZeRO's model-state bytes
- * (closed forms exposed for tests).
+ * shape.c - what a transformer holds and computes: the attention
+ * projections' shapes (grouped-query or multi-head latent attention) at
+ * a tensor-parallel degree, parameters (total, and per device for a
+ * strategy: a dense and a MoE layer, the routed experts, the embedding,
+ * the output head with multi-token prediction), model FLOPs per sequence
+ * (what utilization counts as work). dt_shape_fill computes the
+ * context's once per evaluation; detailed.h's detailed_params,
+ * detailed_attn_params and detailed_model_flops are the same counts for
+ * callers without a context.
+ * Invariant: depends on the model and the degrees only, never on a
+ * scenario's facts.
  */
-#include "dt.h"
+#include "core.h"
 
 #include <string.h>
 
-double detailed_megatron_flops(int64_t batch, int64_t seq, int64_t layers,
-                               int64_t hidden, int64_t vocab)
-{
-    double b = (double)batch, s = (double)seq, l = (double)layers;
-    double h = (double)hidden, v = (double)vocab;
-    return 96.0 * b * s * l * h * h * (1.0 + s / (6.0 * h) + v / (16.0 * l * h));
-}
-
-double detailed_bubble_fraction(int64_t p, int64_t m, int64_t v)
-{
-    if (v < 1)
-        v = 1;
-    return (double)(p - 1) / ((double)v * (double)m + (double)(p - 1));
-}
-
-double detailed_zero_bytes(double params, int64_t stage, int64_t n)
-{
-    double dn = n > 0 ? (double)n : 1.0;
-    double w = 2.0 * params, g = 2.0 * params, o = 12.0 * params;
-    if (stage >= 1)
-        o /= dn;
-    if (stage >= 2)
-        g /= dn;
-    if (stage >= 3)
-        w /= dn;
-    return w + g + o;
-}
-
-static double dt_emb_params(const model_t *m)
+static double dt_shape_emb_total(const model_t *m)
 {
     double h = (double)m->hidden;
     double e = (double)m->vocab * h;
@@ -50,20 +29,20 @@ static double dt_emb_params(const model_t *m)
 void detailed_params(const model_t *m, const task_detailed_t *t, double *total,
                      double *per_device)
 {
-    double h = (double)m->hidden, mats = dt_mlp_mats(m);
+    double h = (double)m->hidden, mats = dt_shape_mlp_mats(m);
     double dense_mlp = mats * h * (double)m->ffn;
-    double expert = mats * h * dt_expert_ffn(m);
-    double moe_l = dt_moe_layers(m), dense_l = (double)m->layers - moe_l;
+    double expert = mats * h * dt_shape_expert_ffn(m);
+    double moe_l = dt_shape_moe_layers(m), dense_l = (double)m->layers - moe_l;
     double shared = (double)m->d.shared_experts * expert +
                     h * (double)m->d.experts; /* router */
-    double attn = dt_attn_params(m);
+    double attn = dt_shape_attn_params(m);
     /* multi-token prediction: a layer of the last kind and its 2h x h
      * projection per module (embedding and head shared) */
     double last_mlp = moe_l > 0.0 ? shared + (double)m->d.experts * expert : dense_mlp;
     double mtp = (double)m->d.mtp_layers * (attn + last_mlp + 2.0 * h * h);
     double tot = (double)m->layers * attn + dense_l * dense_mlp +
                  moe_l * (shared + (double)m->d.experts * expert) +
-                 dt_emb_params(m) + mtp;
+                 dt_shape_emb_total(m) + mtp;
     *total = tot;
     double tp = (double)(t->tp > 0 ? t->tp : 1), pp = (double)(t->pp > 0 ? t->pp : 1);
     double ep = (double)(t->ep > 0 ? t->ep : 1);
@@ -78,23 +57,23 @@ void detailed_params(const model_t *m, const task_detailed_t *t, double *total,
     *per_device = per + emb;
 }
 
-static void dt_attn_gemm(dt_attn_sh *o, double n, double k)
+static void dt_shape_attn_gemm(dt_attn_sh *o, double n, double k)
 {
     o->gn[o->n] = n;
     o->gk[o->n++] = k;
     o->params += n * k;
 }
 
-void dt_attn_shape(const model_t *m, double tp, dt_attn_sh *o)
+void dt_shape_attn(const model_t *m, double tp, dt_attn_sh *o)
 {
     double h = (double)m->hidden, a = (double)m->heads, at = a / tp;
     memset(o, 0, sizeof *o);
     if (m->d.kv_lora_rank <= 0) {
-        double dh = dt_head_dim(m);
+        double dh = dt_shape_head_dim(m);
         double kv = (double)(m->kv_heads > 0 ? m->kv_heads : m->heads);
         double kvt = kv >= tp ? kv / tp : 1.0;
-        dt_attn_gemm(o, (at + 2.0 * kvt) * dh, h);
-        dt_attn_gemm(o, h, at * dh);
+        dt_shape_attn_gemm(o, (at + 2.0 * kvt) * dh, h);
+        dt_shape_attn_gemm(o, h, at * dh);
         o->q = at * dh;
         o->k = o->v = kvt * dh;
         o->dqk = o->dv = dh;
@@ -109,14 +88,14 @@ void dt_attn_shape(const model_t *m, double tp, dt_attn_sh *o)
     double nope = (double)m->d.qk_nope_head_dim, rope = (double)m->d.qk_rope_head_dim;
     double dv = (double)m->d.v_head_dim, dqk = nope + rope;
     if (ql > 0.0) {
-        dt_attn_gemm(o, ql, h);
-        dt_attn_gemm(o, at * dqk, ql);
+        dt_shape_attn_gemm(o, ql, h);
+        dt_shape_attn_gemm(o, at * dqk, ql);
     } else {
-        dt_attn_gemm(o, at * dqk, h);
+        dt_shape_attn_gemm(o, at * dqk, h);
     }
-    dt_attn_gemm(o, kvl + rope, h);
-    dt_attn_gemm(o, at * (nope + dv), kvl);
-    dt_attn_gemm(o, h, at * dv);
+    dt_shape_attn_gemm(o, kvl + rope, h);
+    dt_shape_attn_gemm(o, at * (nope + dv), kvl);
+    dt_shape_attn_gemm(o, h, at * dv);
     o->q = o->k = at * dqk;
     o->v = at * dv;
     o->dqk = dqk;
@@ -127,33 +106,33 @@ void dt_attn_shape(const model_t *m, double tp, dt_attn_sh *o)
 
 double detailed_attn_params(const model_t *m)
 {
-    return dt_attn_params(m);
+    return dt_shape_attn_params(m);
 }
 
-static double dt_layer_params_of(const dt_ctx *c, bool moe)
+static double dt_shape_layer_params_of(const dt_ctx *c, bool moe)
 {
     const model_t *m = c->m;
-    double tp = (double)c->d.tp, h = (double)m->hidden, mats = dt_mlp_mats(m);
-    double p = c->as.params; /* the shape at tp (dt_ctx_params: first) */
+    double tp = (double)c->d.tp, h = (double)m->hidden, mats = dt_shape_mlp_mats(m);
+    double p = c->as.params; /* the shape at tp (dt_shape_fill: first) */
     if (!moe)
         return p + mats * h * (double)m->ffn / tp;
-    double E = (double)m->d.experts, fe = dt_expert_ffn(m) / (double)c->etp;
+    double E = (double)m->d.experts, fe = dt_shape_expert_ffn(m) / (double)c->etp;
     p += E / (double)c->d.ep * mats * h * fe + h * E;
     if (m->d.shared_experts > 0) /* shared experts: tensor-parallel as a dense MLP */
-        p += mats * h * (double)m->d.shared_experts * dt_expert_ffn(m) / tp;
+        p += mats * h * (double)m->d.shared_experts * dt_shape_expert_ffn(m) / tp;
     return p;
 }
 
-static double dt_expert_params_of(const dt_ctx *c)
+static double dt_shape_expert_params_of(const dt_ctx *c)
 {
     const model_t *m = c->m;
     if (m->d.experts <= 0)
         return 0.0;
-    return (double)m->d.experts / (double)c->d.ep * dt_mlp_mats(m) * (double)m->hidden *
-           dt_expert_ffn(m) / (double)c->etp;
+    return (double)m->d.experts / (double)c->d.ep * dt_shape_mlp_mats(m) * (double)m->hidden *
+           dt_shape_expert_ffn(m) / (double)c->etp;
 }
 
-static double dt_emb_params_of(const dt_ctx *c)
+static double dt_shape_emb_params_of(const dt_ctx *c)
 {
     const model_t *m = c->m;
     double e = (double)m->vocab * (double)m->hidden / (double)c->d.tp;
@@ -162,17 +141,18 @@ static double dt_emb_params_of(const dt_ctx *c)
     return e;
 }
 
-static double dt_head_params_of(const dt_ctx *c)
+static double dt_shape_head_params_of(const dt_ctx *c)
 {
     /* untied: its own matrix; tied: the last stage keeps a copy of the
      * word embedding when it is not also the first */
     const model_t *m = c->m;
     double h = (double)m->hidden, tp = (double)c->d.tp;
-    double mtp = m->d.mtp_layers > 0
-                     ? (double)m->d.mtp_layers *
-                           (dt_layer_params_of(c, m->d.experts > 0 && m->d.dense_layers < m->layers) +
-                            2.0 * h * h / tp)
-                     : 0.0;
+    double mtp =
+        m->d.mtp_layers > 0
+            ? (double)m->d.mtp_layers *
+                  (dt_shape_layer_params_of(c, m->d.experts > 0 && m->d.dense_layers < m->layers) +
+                   2.0 * h * h / tp)
+            : 0.0;
     if (m->vocab <= 0 || (!m->d.untied_embeddings && c->d.pp == 1))
         return mtp;
     return (double)m->vocab * h / tp + mtp;
@@ -181,15 +161,15 @@ static double dt_head_params_of(const dt_ctx *c)
 /* detailed_model_flops with the whole attention's shape (tp 1) in as:
  * its parameters; QK^T over the query/key dimension, PV over the
  * value's. */
-static double dt_model_flops(const model_t *m, const dt_attn_sh *a, bool causal_half)
+static double dt_shape_model_flops(const model_t *m, const dt_attn_sh *a, bool causal_half)
 {
     const dt_attn_sh as = *a;
     double h = (double)m->hidden, s = (double)m->seq_len;
-    double mats = dt_mlp_mats(m), moe_l = dt_moe_layers(m);
+    double mats = dt_shape_mlp_mats(m), moe_l = dt_shape_moe_layers(m);
     double dense_l = (double)m->layers - moe_l;
     double attn = as.params;
-    double active_expert = (double)(dt_top_k(m) + m->d.shared_experts) * mats *
-                           h * dt_expert_ffn(m);
+    double active_expert = (double)(dt_shape_top_k(m) + m->d.shared_experts) * mats *
+                           h * dt_shape_expert_ffn(m);
     /* multi-token prediction: per module a layer of the last kind, its
      * projection and the head again */
     double mtp = (double)m->d.mtp_layers *
@@ -206,18 +186,18 @@ static double dt_model_flops(const model_t *m, const dt_attn_sh *a, bool causal_
 double detailed_model_flops(const model_t *m, bool causal_half)
 {
     dt_attn_sh as;
-    dt_attn_shape(m, 1.0, &as);
-    return dt_model_flops(m, &as, causal_half);
+    dt_shape_attn(m, 1.0, &as);
+    return dt_shape_model_flops(m, &as, causal_half);
 }
 
-void dt_ctx_params(dt_ctx *c)
+void dt_shape_fill(dt_ctx *c)
 {
-    dt_attn_shape(c->m, (double)c->d.tp, &c->as);
-    c->lp[0] = dt_layer_params_of(c, false);
-    c->lp[1] = dt_layer_params_of(c, true);
-    c->expert_params = dt_expert_params_of(c);
-    c->emb_params = dt_emb_params_of(c);
-    c->head_params = dt_head_params_of(c);
-    dt_attn_shape(c->m, 1.0, &c->as1);
-    c->model_flops = dt_model_flops(c->m, &c->as1, true);
+    dt_shape_attn(c->m, (double)c->d.tp, &c->as);
+    c->lp[0] = dt_shape_layer_params_of(c, false);
+    c->lp[1] = dt_shape_layer_params_of(c, true);
+    c->expert_params = dt_shape_expert_params_of(c);
+    c->emb_params = dt_shape_emb_params_of(c);
+    c->head_params = dt_shape_head_params_of(c);
+    dt_shape_attn(c->m, 1.0, &c->as1);
+    c->model_flops = dt_shape_model_flops(c->m, &c->as1, true);
 }

@@ -16,13 +16,13 @@
  *                gradients, and all of the stage's gathered parameters
  *                (and their unsharded gradients) when the stack keeps
  *                them across micro-batches;
- *   activations  per layer and micro-batch (dt_act_bytes) times the
+ *   activations  per layer and micro-batch (dt_mem_act_bytes) times the
  *                micro-batches in flight (pipeline.c); full recompute
  *                adds one layer rebuilt; the last stage adds the logits
  *                (the stack's bytes per logit: the logits, the loss's
  *                copy, the gradient; 32-bit compute twice);
  *   reserve      the stack's CUDA context, allocator and workspace bytes.
- * Inference: the serving engine's memory (serve_kv.c).
+ * Inference: the serving engine's memory (kv.c).
  *
  * Activation bytes per token and layer (16-bit; 32-bit activations
  * twice), after Korthikanti et al. 2022, term by term so that GQA, SwiGLU
@@ -39,13 +39,16 @@
  * GPT with dropout: 10 + 24/t + 5 a s/(h t), Korthikanti's coefficient.
  * Selective recompute with the stack's GEMM fraction g also drops g of
  * the GEMM outputs; full recompute keeps only each layer's input.
+ * Invariants: the busiest stage decides (ties to the first); a middle
+ * stage holding the layers of the one before it is never the busiest,
+ * so it is skipped.
  */
-#include "serve.h"
+#include "llm.h"
 
 #include <math.h>
 #include <string.h>
 
-double dt_act_bytes(const dt_ctx *c, task_recompute rc)
+double dt_mem_act_bytes(const dt_ctx *c, task_recompute rc)
 {
     const model_t *m = c->m;
     double s = c->seq, b = (double)c->d.mb, h = (double)m->hidden;
@@ -54,18 +57,18 @@ double dt_act_bytes(const dt_ctx *c, task_recompute rc)
     double tok = s * b;
     if (rc == TASK_RECOMPUTE_FULL && c->rc_frac < 1.0) /* only some layers */
         return c->rc_frac * w * tok * 2.0 * h / spdiv +
-               (1.0 - c->rc_frac) * dt_act_bytes(c, TASK_RECOMPUTE_NONE);
+               (1.0 - c->rc_frac) * dt_mem_act_bytes(c, TASK_RECOMPUTE_NONE);
     if (rc == TASK_RECOMPUTE_FULL)
         return w * tok * 2.0 * h / spdiv;
     if (rc == TASK_RECOMPUTE_SELECTIVE && c->f.sel_block > 0.0) /* whole blocks */
-        return c->f.sel_block * dt_act_bytes(c, TASK_RECOMPUTE_FULL) +
-               (1.0 - c->f.sel_block) * dt_act_bytes(c, TASK_RECOMPUTE_NONE);
+        return c->f.sel_block * dt_mem_act_bytes(c, TASK_RECOMPUTE_FULL) +
+               (1.0 - c->f.sel_block) * dt_mem_act_bytes(c, TASK_RECOMPUTE_NONE);
     double drop = c->dropout ? 1.0 : 0.0;
     double rep = 8.0 * h + 2.0 * drop * h;
     double cols = (double)m->ffn;
     if (m->d.experts > 0 && m->d.dense_layers < m->layers)
-        cols = (double)dt_top_k(m) * c->d.cf * dt_expert_ffn(m) +
-               (double)m->d.shared_experts * dt_expert_ffn(m);
+        cols = (double)dt_shape_top_k(m) * c->d.cf * dt_shape_expert_ffn(m) +
+               (double)m->d.shared_experts * dt_shape_expert_ffn(m);
     double mlp = (m->mlp == MODEL_MLP_SWIGLU ? 6.0 : 4.0) * cols;
     const dt_attn_sh as = c->as1; /* the whole attention (tp 1) */
     /* Q, K, V, O in and out (and MLA's latents, replicated over tp) */
@@ -107,8 +110,8 @@ double dt_act_bytes(const dt_ctx *c, task_recompute rc)
 
 /* Parameters of a stage's layers, those trained, and the layers that
  * keep activations (all but frozen ones with nothing trained below). */
-static void dt_stage_params(const dt_ctx *c, const dt_stage *g, double lp_dense, double lp_moe,
-                            double *all, double *trained, int64_t *kept)
+static void dt_mem_stage_params(const dt_ctx *c, const dt_stage *g, double lp_dense, double lp_moe,
+                                double *all, double *trained, int64_t *kept)
 {
     *all = (double)(g->n[DT_DENSE] + g->n[DT_FDENSE]) * lp_dense +
            (double)(g->n[DT_MOE] + g->n[DT_FMOE]) * lp_moe;
@@ -118,15 +121,15 @@ static void dt_stage_params(const dt_ctx *c, const dt_stage *g, double lp_dense,
             (emb_train || c->lora ? g->n[DT_FDENSE] + g->n[DT_FMOE] : 0);
 }
 
-/* Inference: the serving replica's memory (serve_kv.c): weights, the
+/* Inference: the serving replica's memory (kv.c): weights, the
  * activation working set of one step's token budget, the reserve and the
  * KV pool the engine allocates up front; a total above the capacity when
  * not even one request fits (or a static batch does not). */
-static void dt_memory_infer(const dt_ctx *c, const dt_stages *st, dt_mem *mem)
+static void dt_mem_serving(const dt_ctx *c, const dt_stages *st, dt_mem *mem)
 {
     memset(mem, 0, sizeof *mem);
-    const sv_kv *kv = &mem->kv;
-    bool fits = mem->kv_fits = sv_fits(c, st, &mem->kv);
+    const dt_kv *kv = &mem->kv;
+    bool fits = mem->kv_fits = dt_kv_fits(c, st, &mem->kv);
     mem->weights = kv->weights;
     mem->activations = kv->acts;
     mem->kv_cache = kv->pool > 0.0 ? kv->pool : 0.0;
@@ -135,22 +138,22 @@ static void dt_memory_infer(const dt_ctx *c, const dt_stages *st, dt_mem *mem)
         mem->total = nextafter(c->hw->mem_capacity_bytes, (double)INFINITY);
 }
 
-void dt_memory(const dt_ctx *c, const dt_stages *stg, task_recompute rc, dt_mem *mem)
+void dt_mem_busiest(const dt_ctx *c, const dt_stages *stg, task_recompute rc, dt_mem *mem)
 {
     if (c->p->task.kind == TASK_INFERENCE) {
-        dt_memory_infer(c, stg, mem);
+        dt_mem_serving(c, stg, mem);
         return;
     }
     const model_t *m = c->m;
     const stack_desc *st = c->st;
-    double lpd = dt_layer_params(c, false), lpm = dt_layer_params(c, true);
+    double lpd = dt_shape_layer_params(c, false), lpm = dt_shape_layer_params(c, true);
     double lp = fmax(lpd, m->d.experts > 0 ? lpm : 0.0);
     double n = (double)c->zs;
     bool wide = c->ab > 2.0; /* 32-bit compute: the parameters are the master */
     double pbytes = wide ? 4.0 : st->param_bytes, mbytes = wide ? 0.0 : st->master_bytes;
     double gather = wide ? 4.0 : 2.0;
-    double act_layer = dt_act_bytes(c, rc);
-    double act_full_layer = rc == TASK_RECOMPUTE_FULL ? dt_act_bytes(c, TASK_RECOMPUTE_NONE) : 0.0;
+    double act_layer = dt_mem_act_bytes(c, rc);
+    double act_full_layer = rc == TASK_RECOMPUTE_FULL ? dt_mem_act_bytes(c, TASK_RECOMPUTE_NONE) : 0.0;
     /* the logits, the loss's copy of them and their gradient, as the
      * stack's loss holds them */
     double logits = c->tok * (double)m->vocab / (double)c->d.tp *
@@ -167,19 +170,19 @@ void dt_memory(const dt_ctx *c, const dt_stages *stg, task_recompute rc, dt_mem 
             continue;
         double all, tr;
         int64_t kept;
-        dt_stage_params(c, &stg->s[s], lpd, lpm, &all, &tr, &kept);
+        dt_mem_stage_params(c, &stg->s[s], lpd, lpm, &all, &tr, &kept);
         if (s == 0) {
-            all += dt_emb_params_dev(c);
-            tr += emb_train ? dt_emb_params_dev(c) : 0.0;
+            all += dt_shape_emb_params(c);
+            tr += emb_train ? dt_shape_emb_params(c) : 0.0;
         }
         if (s == c->d.pp - 1) {
-            double hp = dt_head_params_dev(c);
+            double hp = dt_shape_head_params(c);
             all += hp;
             tr += (m->d.untied_embeddings || emb_train) ? hp : 0.0;
         }
         /* experts' states shard over the expert data-parallel group */
-        double ex_all = (double)(stg->s[s].n[DT_MOE] + stg->s[s].n[DT_FMOE]) * dt_expert_params(c);
-        double ex_tr = (double)stg->s[s].n[DT_MOE] * dt_expert_params(c);
+        double ex_all = (double)(stg->s[s].n[DT_MOE] + stg->s[s].n[DT_FMOE]) * dt_shape_expert_params(c);
+        double ex_tr = (double)stg->s[s].n[DT_MOE] * dt_shape_expert_params(c);
         double ne = (double)c->zse;
         double opt = (mbytes + st->optimizer_bytes) * tr, grads = st->grad_bytes * tr;
         if (c->d.zero >= 1)
@@ -196,7 +199,7 @@ void dt_memory(const dt_ctx *c, const dt_stages *stg, task_recompute rc, dt_mem 
             if (!c->z3_rs_mb) /* reduced after the last micro-batch: kept whole until then */
                 grads += (all - lp) * gather;
         }
-        double inflight = dt_inflight(c, s);
+        double inflight = dt_pipe_inflight(c, s);
         double acts = (double)kept * act_layer * inflight + act_full_layer;
         if (s == c->d.pp - 1 && m->vocab > 0)
             acts += logits;
@@ -215,12 +218,29 @@ void dt_memory(const dt_ctx *c, const dt_stages *stg, task_recompute rc, dt_mem 
     }
 }
 
-void dt_frozen_in(int64_t lo, int64_t hi, int64_t frozen, int64_t moe_from, double *fd,
-                  double *fm)
+double dt_mem_capacity(const dt_ctx *c)
 {
-    int64_t f = hi < frozen ? hi : frozen;
-    int64_t d_hi = f < moe_from ? f : moe_from;
-    int64_t m_lo = lo > moe_from ? lo : moe_from;
-    *fd = (double)(d_hi > lo ? d_hi - lo : 0);
-    *fm = (double)(f > m_lo ? f - m_lo : 0);
+    double f = c->t->memory_fraction > 0.0 ? c->t->memory_fraction : 1.0;
+    return c->hw->mem_capacity_bytes * f;
+}
+
+void dt_mem_fit(dt_ctx *c, const dt_stages *st, task_recompute want, dt_mem *mem)
+{
+    double cap = dt_mem_capacity(c);
+    if (c->p->task.kind == TASK_INFERENCE) {
+        c->rc = TASK_RECOMPUTE_NONE;
+    } else if (want == TASK_RECOMPUTE_AUTO) {
+        static const task_recompute modes[3] = {TASK_RECOMPUTE_NONE, TASK_RECOMPUTE_SELECTIVE,
+                                                TASK_RECOMPUTE_FULL};
+        for (int i = 0; i < 3; i++) {
+            c->rc = modes[i];
+            dt_mem_busiest(c, st, c->rc, mem);
+            if (mem->total <= cap)
+                return;
+        }
+        return;
+    } else {
+        c->rc = want;
+    }
+    dt_mem_busiest(c, st, c->rc, mem);
 }

@@ -1,23 +1,7 @@
 /*
- * emb.c - DLRM embeddings placed per table (emb_sharding = "auto"), as
- * the planners of HugeCTR (embedding collection, hier_auto) and TorchRec
- * do it, and the small all-reduces of DLRM training.
- *
- * Physics. A lookup is a random gather of one row (emb_dim x the table's
- * bytes) from HBM: the gather reaches the hardware's streaming bandwidth
- * times row / (row + 64 B), a DRAM access of a row costing one extra
- * 64-byte burst of row activation and sector waste. Pooling writes one
- * vector per table and sample. Training: the pooled gradients are read
- * and scattered to the rows, and the sparse optimizer reads and writes
- * every touched row once (after de-duplication) with its state (SGD
- * none, row-wise Adagrad 1 value per row, Adagrad 1 and Adam 2 per
- * element, fp32). Touched rows of a table of R rows hit n times:
- * R (1 - exp(-n / R)) (uniform hashing; skewed ids touch fewer). A
- * table split by columns (stack emb_split_columns: Merlin Distributed
- * Embeddings' column slicing) gives each device every lookup of a
- * 1/g-wide slice: the same bytes as a 1/g row share, but each slice's
- * gather pays the whole 64-byte burst (a 128-wide fp32 row cut 8 ways
- * gathers 64-byte pieces at half the streaming rate, not 8/9 of it).
+ * emb_plan.c - DLRM embeddings placed per table (emb_sharding = "auto"),
+ * as the planners of HugeCTR (embedding collection, hier_auto) and
+ * TorchRec do it; each table's work is emb.c's (emb_work).
  *
  * Placement. A table of at most the data-parallel threshold bytes (its
  * rows with their optimizer state, as HugeCTR's planner sizes it:
@@ -48,99 +32,37 @@
  * all-to-all; the backward sends their gradients back. Hierarchical (the
  * stack's emb_hierarchical): the bytes cross NVLink once and the network
  * once, one message per node pair, so the latency grows with the nodes,
- * not the devices.
  *
- * All-reduces (MLP gradients, replicated rows) take the algorithm NCCL
- * would pick for their size (topo.c's "auto": tree, NVLS, ring or
- * hierarchical, with its protocols). With in-network reduction (SHARP,
- * NCCL CollNet; the task's allreduce_sharp) the switches reduce: a
- * reduce-scatter and an all-gather in the node, and each node's share
- * crosses the network once each way, two latencies.
+ * Invariants: at most EMB_MAX_TABLES tables, EMB_NODES_MAX nodes and
+ * EMB_NODE_MAX devices per node are balanced one by one (rules.c
+ * refuses more tables); the busiest device sets the embedding time.
  */
-#include "dt.h"
+#include "dlrm.h"
 
 #include <math.h>
 #include <string.h>
-
-#define DT_EMB_BURST 64.0 /* bytes of row activation / sector waste per gather */
-
-/* A ring reduce-scatter of `bytes` over the g devices of a node (level
- * l0): each sends (g-1)/g of them, g-1 steps. */
-static double dt_emb_node_rs(const topo_level *l0, int64_t g, double bytes)
-{
-    return bytes * (double)(g - 1) / (double)g / l0->bw + (double)(g - 1) * l0->alpha_s;
-}
 
 /* A hierarchical all-to-all's network part, `bytes` per device over
  * `nodes` nodes (level l1): (nodes-1)/nodes of them cross, one message
  * per node pair. Added to t term by term, as the callers' sums were
  * written (their rounding unchanged). */
-static double dt_emb_net_a2a(double t, const topo_level *l1, int64_t nodes, double bytes)
+static double emb_net_a2a(double t, const topo_level *l1, int64_t nodes, double bytes)
 {
     return t + bytes * (double)(nodes - 1) / (double)nodes * l1->oversub / l1->bw +
            l1->alpha_s + (double)(nodes - 1) * l1->alpha_s * TOPO_A2A_PER_PEER;
 }
 
-/* Seconds per byte of random row gathers of `row` bytes. */
-static double dt_emb_gather_sec(const hw_t *hw, double row)
-{
-    return hw_mem_time(hw, 1.0) * (row + DT_EMB_BURST) / row;
-}
-
-double dt_dlrm_allreduce(const topo_t *topo, int64_t n, double bytes, bool sharp)
-{
-    if (n <= 1 || bytes <= 0)
-        return 0.0;
-    if (!sharp) /* the algorithm NCCL would pick (topo.c's "auto") */
-        return topo_coll_time(topo, TOPO_ALLREDUCE, n, 1, bytes);
-    const topo_level *l0 = &topo->level[0];
-    int64_t g = l0->span < n ? l0->span : n;
-    int64_t nodes = (n + g - 1) / g;
-    double t = 0.0;
-    if (g > 1) /* reduce-scatter and all-gather in the node */
-        t += 2.0 * dt_emb_node_rs(l0, g, bytes);
-    if (nodes > 1 && topo->nlevels > 1) {
-        const topo_level *l1 = &topo->level[1];
-        double part = bytes / (double)g;
-        /* reduced in the switches: sent once, received once */
-        t += part * l1->oversub / l1->bw + 2.0 * l1->alpha_s;
-    }
-    return t;
-}
-
 /* One table's figures for the planner. */
-typedef struct dt_emb_tab {
+typedef struct emb_table {
     double rows, pool, work, fwd, bytes;
     double cwork, cfwd; /* one column slice of g (split_columns), else 0 */
     int idx;
-} dt_emb_tab;
+} emb_table;
 
-/* dt.h: one table's (or shard's) lookups, gradient scatter and update;
- * `w` is emb_dim, or a column slice of it (each slice's gather pays the
- * burst of a whole row access), the optimizer state shrinking with it. */
-double dt_emb_work(const dt_emb_in *in, double w, double rows, double n, double bsz, double nu,
-                   double *fwd)
-{
-    double row = w * in->eb, gs = dt_emb_gather_sec(in->hw, row);
-    double state = in->state_values * w / in->dim;
-    double t = n * row * gs + bsz * w * in->cb * hw_mem_time(in->hw, 1.0);
-    *fwd += t;
-    if (in->train) {
-        /* pooled gradients read, gathered per lookup, summed per touched
-         * row; the rows nu lookups touch read and written with their
-         * state */
-        double touched = nu > 0.0 ? rows * -expm1(-nu / rows) : 0.0;
-        t += bsz * w * in->cb * hw_mem_time(in->hw, 1.0) +
-             n * w * in->cb * dt_emb_gather_sec(in->hw, w * in->cb) +
-             touched * (2.0 * row + 2.0 * 4.0 * state) * gs;
-    }
-    return t;
-}
-
-static void dt_emb_sort(dt_emb_tab *t, int n)
+static void emb_sort(emb_table *t, int n)
 {
     for (int i = 1; i < n; i++) { /* insertion sort: few tables */
-        dt_emb_tab x = t[i];
+        emb_table x = t[i];
         int j = i - 1;
         while (j >= 0 && t[j].work < x.work) {
             t[j + 1] = t[j];
@@ -156,12 +78,11 @@ static void dt_emb_sort(dt_emb_tab *t, int n)
  * no device, or when it alone exceeds the node's balanced load and the
  * split (its share on every device plus `split_s`, the exchange of its
  * partial sums) ends sooner than the least loaded device would. */
-static void dt_emb_node(const dt_emb_tab *t, int n, int64_t g, double cap,
-                        double base_load, double base_fwd, double base_mem,
-                        double split_s, dt_emb_plan *out)
+static void emb_plan_node(const emb_table *t, int n, int64_t g, double cap, double base_load,
+                          double base_fwd, double base_mem, double split_s, emb_plan *out)
 {
-    double load[DT_EMB_NODE_MAX], fwd[DT_EMB_NODE_MAX], mem[DT_EMB_NODE_MAX], total = 0.0;
-    int64_t k = g < DT_EMB_NODE_MAX ? g : DT_EMB_NODE_MAX;
+    double load[EMB_NODE_MAX], fwd[EMB_NODE_MAX], mem[EMB_NODE_MAX], total = 0.0;
+    int64_t k = g < EMB_NODE_MAX ? g : EMB_NODE_MAX;
     for (int64_t d = 0; d < k; d++) {
         load[d] = base_load;
         fwd[d] = base_fwd;
@@ -227,24 +148,24 @@ static void dt_emb_node(const dt_emb_tab *t, int n, int64_t g, double cap,
  * round repeated. The cheapest of 20 rounds and of the plan that spreads
  * every table over every node wins: ld[] gets each node's load, *nsplit
  * the tables split over several nodes. False when nothing fits. */
-#define DT_EMB_HIER_ROUNDS 20 /* planner.py max_search_iter */
-typedef struct dt_emb_hier {
-    const dt_emb_tab *t;
+#define EMB_HIER_ROUNDS 20 /* planner.py max_search_iter */
+typedef struct emb_hier {
+    const emb_table *t;
     const double *cost;
     int nt;
     int64_t nodes;
     double shard, ncap;
-} dt_emb_hier;
+} emb_hier;
 
 /* One greedy round with cur[] shards per table; returns the busiest
  * node's cost, or -1 with *oom the table that fit nowhere. The shards
  * go hottest first; a table's shards are alike, so the tables are
  * sorted (stably) by their shard's cost and their shards laid out
  * together. */
-static void dt_emb_hier_order(const dt_emb_hier *h, const int *cur, int *ord, int *ns_out)
+static void emb_hier_order(const emb_hier *h, const int *cur, int *ord, int *ns_out)
 {
-    int tab[DT_MAX_TABLES];
-    double key[DT_MAX_TABLES]; /* a shard's cost, divided once per table */
+    int tab[EMB_MAX_TABLES];
+    double key[EMB_MAX_TABLES]; /* a shard's cost, divided once per table */
     for (int i = 0; i < h->nt; i++)
         key[i] = h->cost[i] / cur[i];
     for (int i = 0; i < h->nt; i++) {
@@ -262,13 +183,13 @@ static void dt_emb_hier_order(const dt_emb_hier *h, const int *cur, int *ord, in
     *ns_out = ns;
 }
 
-static double dt_emb_hier_round(const dt_emb_hier *h, const int *cur, int *ord, int *place,
-                                int *ns_out, int *oom)
+static double emb_hier_round(const emb_hier *h, const int *cur, int *ord, int *place, int *ns_out,
+                             int *oom)
 {
-    dt_emb_hier_order(h, cur, ord, ns_out);
+    emb_hier_order(h, cur, ord, ns_out);
     int ns = *ns_out;
-    double cost[DT_EMB_NODES_MAX], mem[DT_EMB_NODES_MAX];
-    int stamp[DT_EMB_NODES_MAX]; /* the table that last put a shard there */
+    double cost[EMB_NODES_MAX], mem[EMB_NODES_MAX];
+    int stamp[EMB_NODES_MAX]; /* the table that last put a shard there */
     int64_t k = h->nodes;
     for (int64_t j = 0; j < k; j++) {
         cost[j] = mem[j] = 0.0;
@@ -301,13 +222,13 @@ static double dt_emb_hier_round(const dt_emb_hier *h, const int *cur, int *ord, 
 
 /* A node's share of the plan: its shards' work (s, summed over its
  * devices), forward part, bytes and shard count. */
-typedef struct dt_emb_load {
+typedef struct emb_load {
     double work, fwd, bytes;
     int shards;
-} dt_emb_load;
+} emb_load;
 
-static void dt_emb_hier_keep(const dt_emb_hier *h, const int *cur, const int *ord,
-                             const int *place, int ns, dt_emb_load *ld, int *nsplit)
+static void emb_hier_keep(const emb_hier *h, const int *cur, const int *ord, const int *place,
+                          int ns, emb_load *ld, int *nsplit)
 {
     for (int64_t j = 0; j < h->nodes; j++)
         memset(&ld[j], 0, sizeof ld[j]);
@@ -315,9 +236,9 @@ static void dt_emb_hier_keep(const dt_emb_hier *h, const int *cur, const int *or
     for (int i = 0; i < h->nt; i++)
         *nsplit += cur[i] > 1;
     for (int a = 0; a < ns; a++) {
-        const dt_emb_tab *t = &h->t[ord[a]];
+        const emb_table *t = &h->t[ord[a]];
         double c = (double)cur[ord[a]];
-        dt_emb_load *l = &ld[place[a]];
+        emb_load *l = &ld[place[a]];
         l->work += t->work / c;
         l->fwd += t->fwd / c;
         l->bytes += t->bytes / c;
@@ -325,9 +246,9 @@ static void dt_emb_hier_keep(const dt_emb_hier *h, const int *cur, const int *or
     }
 }
 
-static bool dt_emb_hier_plan(const dt_emb_hier *h, dt_emb_load *ld, int *nsplit)
+static bool emb_hier_plan(const emb_hier *h, emb_load *ld, int *nsplit)
 {
-    int cur[DT_MAX_TABLES], ord[DT_MAX_TABLES * 4], place[DT_MAX_TABLES * 4];
+    int cur[EMB_MAX_TABLES], ord[EMB_MAX_TABLES * 4], place[EMB_MAX_TABLES * 4];
     int64_t k = h->nodes;
     double best = 0.0, mem = 0.0;
     bool found = false;
@@ -354,14 +275,14 @@ static bool dt_emb_hier_plan(const dt_emb_hier *h, dt_emb_load *ld, int *nsplit)
         all_bytes += h->t[i].bytes;
         all_cost += h->cost[i];
     }
-    for (int round = 0; round < DT_EMB_HIER_ROUNDS; round++) {
+    for (int round = 0; round < EMB_HIER_ROUNDS; round++) {
         int ns = 0, oom = -1, total = 0;
         double top = 0.0;
         for (int i = 0; i < h->nt; i++) {
             total += cur[i];
             top = h->cost[i] / cur[i] > top ? h->cost[i] / cur[i] : top;
         }
-        if (total > DT_MAX_TABLES * 4)
+        if (total > EMB_MAX_TABLES * 4)
             break;
         /* a round whose busiest node cannot beat the best (the mean node,
          * the hottest shard) only picks the next split, when memory cannot
@@ -369,9 +290,9 @@ static bool dt_emb_hier_plan(const dt_emb_hier *h, dt_emb_load *ld, int *nsplit)
         double lb = (all_cost + (double)total * h->shard) / (double)k;
         lb = lb > top + h->shard ? lb : top + h->shard;
         if (found && lb >= best && all_bytes <= h->ncap) {
-            dt_emb_hier_order(h, cur, ord, &ns);
+            emb_hier_order(h, cur, ord, &ns);
         } else {
-            double mx = dt_emb_hier_round(h, cur, ord, place, &ns, &oom);
+            double mx = emb_hier_round(h, cur, ord, place, &ns, &oom);
             if (mx < 0) { /* split the table that did not fit, or stop */
                 if (cur[oom] * 2 > k)
                     break;
@@ -381,7 +302,7 @@ static bool dt_emb_hier_plan(const dt_emb_hier *h, dt_emb_load *ld, int *nsplit)
             if (!found || mx < best) {
                 best = mx;
                 found = true;
-                dt_emb_hier_keep(h, cur, ord, place, ns, ld, nsplit);
+                emb_hier_keep(h, cur, ord, place, ns, ld, nsplit);
             }
         }
         bool more = false;
@@ -402,12 +323,12 @@ static bool dt_emb_hier_plan(const dt_emb_hier *h, dt_emb_load *ld, int *nsplit)
  * Sets the busiest device's figures in out, *vectors (pooled vectors a
  * device receives per sample: one per shard) and *s_max (shards on the
  * busiest node); false when the planner found no plan. */
-static bool dt_emb_place_hier(const dt_emb_in *in, const dt_emb_tab *mp, int nmp,
-                              int64_t nodes, int64_t g, double dp_load, double dp_fwd,
-                              double dp_mem, dt_emb_plan *out, double *vectors, double *s_max)
+static bool emb_plan_hier(const emb_in *in, const emb_table *mp, int nmp, int64_t nodes, int64_t g,
+                          double dp_load, double dp_fwd, double dp_mem, emb_plan *out,
+                          double *vectors, double *s_max)
 {
     const topo_level *l1 = &in->topo->level[1];
-    double cost[DT_MAX_TABLES], bpe = in->dim * in->eb + 4.0 * in->state_values;
+    double cost[EMB_MAX_TABLES], bpe = in->dim * in->eb + 4.0 * in->state_values;
     for (int i = 0; i < nmp; i++) /* HBM bytes of a sample's lookups */
         cost[i] = mp[i].pool * bpe / in->hw->mem_bw_bytes_per_s;
     /* one shard's exchange in the planner's units: HugeCTR's table cost
@@ -418,10 +339,10 @@ static bool dt_emb_place_hier(const dt_emb_in *in, const dt_emb_tab *mp, int nmp
     double shard = in->mem_comm_ratio > 0
                        ? in->mem_comm_ratio / 4.0 * bpe / in->hw->mem_bw_bytes_per_s
                        : in->dim * in->cb * l1->oversub / l1->bw;
-    dt_emb_hier h = {mp, cost, nmp, nodes, shard, (double)g * (in->cap - dp_mem)};
-    dt_emb_load ld[DT_EMB_NODES_MAX];
+    emb_hier h = {mp, cost, nmp, nodes, shard, (double)g * (in->cap - dp_mem)};
+    emb_load ld[EMB_NODES_MAX];
     int nsplit = 0;
-    if (!dt_emb_hier_plan(&h, ld, &nsplit))
+    if (!emb_hier_plan(&h, ld, &nsplit))
         return false;
     double shards = 0.0;
     int smax = 0;
@@ -443,22 +364,25 @@ static bool dt_emb_place_hier(const dt_emb_in *in, const dt_emb_tab *mp, int nmp
     return true;
 }
 
-void dt_emb_plan_run(const dt_emb_in *in, dt_emb_plan *out)
+/* What the replicated tables (and a hybrid embedding's hot rows) put on
+ * every device, and the model-parallel tables' total work and count. */
+typedef struct emb_replicated {
+    double load, fwd, mem, mp_pool, total_work;
+} emb_replicated;
+
+/* The tables in order: a replicated one (at most dp_threshold bytes)
+ * into rp and out (n_dp, grad_bytes), the others' figures into mp (their
+ * count returned); a hybrid embedding's hot part into rp. */
+static int emb_plan_tables(const emb_in *in, int64_t n, int64_t g, emb_table *mp,
+                           emb_replicated *rp, emb_plan *out)
 {
     const model_t *m = in->m;
     int T = (int)m->tables;
-    memset(out, 0, sizeof *out);
-    int64_t n = in->devices, g = in->per_node < n ? in->per_node : n;
-    if (g < 1)
-        g = 1;
-    int64_t nodes = (n + g - 1) / g;
     double B = in->batch, b = B / (double)n, h = in->hot;
     double row = in->dim * in->eb;
     double per_row_state = 4.0 * in->state_values;
-    dt_emb_tab mp[DT_MAX_TABLES];
     int nmp = 0;
-    double dp_load = 0.0, dp_fwd = 0.0, dp_mem = 0.0, mp_pool = 0.0, total_work = 0.0;
-    for (int i = 0; i < T && i < DT_MAX_TABLES; i++) {
+    for (int i = 0; i < T && i < EMB_MAX_TABLES; i++) {
         double R = m->d.n_tables > 0 ? (double)m->d.table_rows[i] : (double)m->rows_per_table;
         double L = m->d.n_tables > 0 ? (double)m->d.table_pooling[i] : (double)m->pooling;
         double bytes = R * (row + (in->train ? per_row_state : 0.0));
@@ -466,76 +390,63 @@ void dt_emb_plan_run(const dt_emb_in *in, dt_emb_plan *out)
             /* replicated: own samples' lookups and their gradients'
              * scatter, then, after the all-reduce of the rows' gradients,
              * every row the whole batch touched updated once */
-            dp_load += dt_emb_work(in, in->dim, R, b * L, b, B * L, &dp_fwd);
+            rp->load += emb_work(in, in->dim, R, b * L, b, B * L, &rp->fwd);
             if (in->train)
                 out->grad_bytes += R * -expm1(-B * L / R) * in->dim * in->cb;
-            dp_mem += bytes;
+            rp->mem += bytes;
             out->n_dp++;
             continue;
         }
         /* hybrid: the hot fraction served from local replicas */
         if (h > 0 && n > 1)
-            dp_load += dt_emb_work(in, in->dim, in->hot_rows > 0 ? in->hot_rows : R, b * L * h,
-                                   b * h, b * L * h, &dp_fwd);
+            rp->load += emb_work(in, in->dim, in->hot_rows > 0 ? in->hot_rows : R, b * L * h, b * h,
+                                 b * L * h, &rp->fwd);
         mp[nmp].rows = R;
         mp[nmp].pool = L;
         mp[nmp].fwd = 0.0;
         double cold = n > 1 ? 1.0 - h : 1.0;
-        mp[nmp].work = dt_emb_work(in, in->dim, R, B * L * cold, B * cold, B * L * cold,
-                                   &mp[nmp].fwd);
+        mp[nmp].work = emb_work(in, in->dim, R, B * L * cold, B * cold, B * L * cold, &mp[nmp].fwd);
         mp[nmp].cwork = mp[nmp].cfwd = 0.0;
         if (in->split_columns && g > 1) /* a column slice, should it be split */
-            mp[nmp].cwork = dt_emb_work(in, in->dim / (double)g, R, B * L * cold, B * cold,
-                                        B * L * cold, &mp[nmp].cfwd);
+            mp[nmp].cwork = emb_work(in, in->dim / (double)g, R, B * L * cold, B * cold,
+                                     B * L * cold, &mp[nmp].cfwd);
         mp[nmp].bytes = bytes;
         mp[nmp].idx = i;
-        total_work += mp[nmp].work;
-        mp_pool += 1.0;
+        rp->total_work += mp[nmp].work;
+        rp->mp_pool += 1.0;
         nmp++;
     }
     if (h > 0 && n > 1 && in->train) {
         out->grad_bytes += in->hot_rows * in->dim * in->cb;
-        dp_mem += in->hot_rows * (row + per_row_state);
+        rp->mem += in->hot_rows * (row + per_row_state);
     }
-    double vectors = mp_pool, s_max = 0.0;
-    bool hybrid = h > 0 && n > 1;
-    bool hier = !hybrid && nodes > 1 && nodes <= DT_EMB_NODES_MAX && in->hierarchical &&
-                nmp > 0 && in->topo->nlevels > 1 &&
-                dt_emb_place_hier(in, mp, nmp, nodes, g, dp_load, dp_fwd, dp_mem, out,
-                                  &vectors, &s_max);
-    if (hybrid) {
-        /* HybridSparseEmbedding (HybridEmbeddingType Distributed, MLPerf
-         * v2.0 dlrm dgx_a100_8x8x1120.py): the infrequent categories of
-         * every table dealt over all devices, whole rows */
-        out->work_s = dp_load + total_work / (double)n;
-        out->fwd_s = dp_fwd;
-        double mem = dp_mem;
-        for (int i = 0; i < nmp; i++) {
-            out->fwd_s += mp[i].fwd / (double)n;
-            mem += mp[i].bytes / (double)n;
-        }
-        out->table_bytes = mem;
-        out->n_row = nmp;
-    }
-    if (hybrid || hier)
-        nmp = 0; /* placed: skip the table-wise planner below */
-    dt_emb_sort(mp, nmp);
-    /* a table heavier than a node's share is split by rows over as many
-     * nodes as it needs (its parts placed like tables; their partial sums
-     * cross the network like extra tables' vectors) */
-    double extra_parts = 0.0;
-    if (nodes > 1 && total_work > 0) {
-        double node_target = total_work / (double)nodes;
+    return nmp;
+}
+
+/* Table-wise placement of the nmp model-parallel tables of mp over the
+ * nodes and their g devices: a table heavier than a node's share split
+ * by rows over as many nodes as it needs (its parts placed like tables;
+ * their partial sums cross the network like extra tables' vectors, in
+ * *extra_parts), the tables to nodes (longest first, node memory
+ * permitting), then each node's (emb_plan_node). Returns the tables and
+ * parts placed. */
+static int emb_plan_nodes(const emb_in *in, emb_table *mp, int nmp, int64_t g, int64_t nodes,
+                          const emb_replicated *rp, double *extra_parts, emb_plan *out)
+{
+    double B = in->batch;
+    emb_sort(mp, nmp);
+    if (nodes > 1 && rp->total_work > 0) {
+        double node_target = rp->total_work / (double)nodes;
         int n0 = nmp;
         for (int i = 0; i < n0; i++) {
             double k = ceil(mp[i].work / node_target - 1e-9);
             if (k > (double)nodes)
                 k = (double)nodes;
-            for (int j = 1; j < (int)k && nmp < DT_MAX_TABLES; j++) {
+            for (int j = 1; j < (int)k && nmp < EMB_MAX_TABLES; j++) {
                 mp[nmp] = mp[i];
                 nmp++;
             }
-            int parts = 1 + (nmp - n0) - (int)extra_parts;
+            int parts = 1 + (nmp - n0) - (int)*extra_parts;
             if (parts > 1) {
                 double kk = (double)parts;
                 mp[i].work /= kk;
@@ -545,26 +456,25 @@ void dt_emb_plan_run(const dt_emb_in *in, dt_emb_plan *out)
                 mp[i].bytes /= kk;
                 for (int j = nmp - parts + 1; j < nmp; j++)
                     mp[j] = mp[i];
-                extra_parts += kk - 1.0;
+                *extra_parts += kk - 1.0;
             }
         }
-        dt_emb_sort(mp, nmp);
+        emb_sort(mp, nmp);
     }
     /* exchange of one split table's partial sums (reduce-scatter in the
      * node, forward and backward) */
     double split_s = 0.0;
     if (g > 1 && !in->split_columns)
-        split_s = 2.0 * dt_emb_node_rs(&in->topo->level[0], g,
-                                       (B / (double)nodes) * in->dim * in->cb);
+        split_s = 2.0 * emb_node_rs(&in->topo->level[0], g, (B / (double)nodes) * in->dim * in->cb);
     /* tables to nodes (LPT with the node's memory), then inside each */
-    double nload[DT_EMB_NODES_MAX], nmem[DT_EMB_NODES_MAX];
-    int owner[DT_MAX_TABLES];
-    int64_t kn = nodes < DT_EMB_NODES_MAX ? nodes : DT_EMB_NODES_MAX;
+    double nload[EMB_NODES_MAX], nmem[EMB_NODES_MAX];
+    int owner[EMB_MAX_TABLES];
+    int64_t kn = nodes < EMB_NODES_MAX ? nodes : EMB_NODES_MAX;
     if (kn > nmp && nmp > 0)
         kn = nmp; /* nodes beyond the tables hold none */
     for (int64_t k = 0; k < kn; k++)
         nload[k] = nmem[k] = 0.0;
-    double ncap = (double)g * (in->cap - dp_mem);
+    double ncap = (double)g * (in->cap - rp->mem);
     for (int i = 0; i < nmp; i++) {
         int64_t best = 0;
         for (int64_t k = 1; k < kn; k++)
@@ -576,29 +486,34 @@ void dt_emb_plan_run(const dt_emb_in *in, dt_emb_plan *out)
         nload[best] += mp[i].work;
         nmem[best] += mp[i].bytes;
     }
-    for (int64_t k = 0; k < kn && !hybrid && !hier; k++) {
-        dt_emb_tab sub[DT_MAX_TABLES];
+    for (int64_t k = 0; k < kn; k++) {
+        emb_table sub[EMB_MAX_TABLES];
         int ns = 0;
         for (int i = 0; i < nmp; i++)
             if (owner[i] == k)
                 sub[ns++] = mp[i];
-        dt_emb_node(sub, ns, g, in->cap, dp_load, dp_fwd, dp_mem, split_s, out);
+        emb_plan_node(sub, ns, g, in->cap, rp->load, rp->fwd, rp->mem, split_s, out);
     }
-    if (nmp == 0 && !hybrid && !hier) {
-        out->work_s = dp_load;
-        out->fwd_s = dp_fwd;
-        out->table_bytes = dp_mem;
+    if (nmp == 0) {
+        out->work_s = rp->load;
+        out->fwd_s = rp->fwd;
+        out->table_bytes = rp->mem;
     }
-    double mean = dp_load + total_work / (double)n;
-    out->imbalance = mean > 0 ? out->work_s / mean : 1.0;
-    out->n_mp = hybrid || hier ? (int)vectors : nmp;
+    return nmp;
+}
 
-    /* the pooled exchange: every device receives the model-parallel
-     * tables' vectors for its samples (the cold part with a hybrid
-     * embedding); split tables add their partial sums' reduce-scatter
-     * inside the node */
+/* The pooled exchange: every device receives the model-parallel tables'
+ * vectors for its samples (`vectors` of them, the cold part with a
+ * hybrid embedding); split tables add their partial sums' reduce-scatter
+ * inside the node; hier: the busiest node's shards (s_max) reduced over
+ * NVLink before they cross the network. And the ids' exchange, the
+ * pooled bytes per device. */
+static void emb_plan_exchange(const emb_in *in, int64_t n, int64_t g, int64_t nodes, bool hier,
+                              double vectors, double s_max, emb_plan *out)
+{
+    double B = in->batch, b = B / (double)n, h = in->hot;
     double cold = n > 1 ? 1.0 - h : 1.0;
-    double x = b * in->dim * in->cb * (vectors + extra_parts) * cold;
+    double x = b * in->dim * in->cb * vectors * cold;
     /* the busiest node's split tables' partial sums, reduce-scattered */
     double part = (double)out->split_per_node * (B / (double)nodes) * in->dim * in->cb;
     const topo_t *topo = in->topo;
@@ -612,23 +527,62 @@ void dt_emb_plan_run(const dt_emb_in *in, dt_emb_plan *out)
         const topo_level *l0 = &topo->level[0], *l1 = &topo->level[1];
         double node_out = s_max * B * in->dim * in->cb;
         double send = node_out / (double)g, recv = x;
-        t = dt_emb_net_a2a(dt_emb_node_rs(l0, g, node_out), l1, nodes, send > recv ? send : recv);
+        t = emb_net_a2a(emb_node_rs(l0, g, node_out), l1, nodes, send > recv ? send : recv);
     } else if (n > 1) {
         const topo_level *l0 = &topo->level[0];
         if (nodes > 1 && in->hierarchical && topo->nlevels > 1) {
             const topo_level *l1 = &topo->level[1];
-            t = dt_emb_net_a2a(x / l0->bw + l0->alpha_s +
-                                   (double)(g - 1) * l0->alpha_s * TOPO_A2A_PER_PEER,
-                               l1, nodes, x);
+            t = emb_net_a2a(x / l0->bw + l0->alpha_s +
+                                (double)(g - 1) * l0->alpha_s * TOPO_A2A_PER_PEER,
+                            l1, nodes, x);
         } else {
             t = topo_coll_time(topo, TOPO_ALLTOALL, n, 1, x);
         }
         if (part > 0 && g > 1 && !in->split_columns)
-            t += dt_emb_node_rs(l0, g, part);
+            t += emb_node_rs(l0, g, part);
     }
     out->a2a_s = t;
     out->ids_s = n > 1 ? topo_coll_time(topo, TOPO_ALLTOALL, n, 1,
                                         x / (in->dim * in->cb) * 4.0 * in->mean_pool)
                        : 0.0;
     out->pooled_bytes = x + b * in->dim * in->cb * (double)out->n_dp;
+}
+
+void emb_plan_run(const emb_in *in, emb_plan *out)
+{
+    memset(out, 0, sizeof *out);
+    int64_t n = in->devices, g = in->per_node < n ? in->per_node : n;
+    if (g < 1)
+        g = 1;
+    int64_t nodes = (n + g - 1) / g;
+    double h = in->hot;
+    emb_table mp[EMB_MAX_TABLES];
+    emb_replicated rp = {0.0, 0.0, 0.0, 0.0, 0.0};
+    int nmp = emb_plan_tables(in, n, g, mp, &rp, out);
+    double vectors = rp.mp_pool, s_max = 0.0, extra_parts = 0.0;
+    bool hybrid = h > 0 && n > 1;
+    bool hier =
+        !hybrid && nodes > 1 && nodes <= EMB_NODES_MAX && in->hierarchical && nmp > 0 &&
+        in->topo->nlevels > 1 &&
+        emb_plan_hier(in, mp, nmp, nodes, g, rp.load, rp.fwd, rp.mem, out, &vectors, &s_max);
+    if (hybrid) {
+        /* HybridSparseEmbedding (HybridEmbeddingType Distributed, MLPerf
+         * v2.0 dlrm dgx_a100_8x8x1120.py): the infrequent categories of
+         * every table dealt over all devices, whole rows */
+        out->work_s = rp.load + rp.total_work / (double)n;
+        out->fwd_s = rp.fwd;
+        double mem = rp.mem;
+        for (int i = 0; i < nmp; i++) {
+            out->fwd_s += mp[i].fwd / (double)n;
+            mem += mp[i].bytes / (double)n;
+        }
+        out->table_bytes = mem;
+        out->n_row = nmp;
+    }
+    if (!hybrid && !hier) /* else placed already */
+        nmp = emb_plan_nodes(in, mp, nmp, g, nodes, &rp, &extra_parts, out);
+    double mean = rp.load + rp.total_work / (double)n;
+    out->imbalance = mean > 0 ? out->work_s / mean : 1.0;
+    out->n_mp = hybrid || hier ? (int)vectors : nmp;
+    emb_plan_exchange(in, n, g, nodes, hier, vectors + extra_parts, s_max, out);
 }

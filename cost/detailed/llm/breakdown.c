@@ -2,9 +2,9 @@
  * breakdown.c - what bounds a step of the detailed fidelity: exposed
  * communication by parallel dimension and by network tier.
  *
- * train.c and infer.c know the exposed time of the communication inside
- * the layers (TP and CP beyond what their overlap hides, EP dispatch and
- * combine) and of the pipeline sends; data parallelism and ZeRO take
+ * The families (train/, serve/) know the exposed time of the
+ * communication inside the layers (TP and CP beyond what their overlap
+ * hides, EP dispatch and combine) and of the pipeline sends; data parallelism and ZeRO take
  * what the iteration leaves exposed beyond them (the gradient tail, the
  * parameter gathers). When the estimates pass the iteration's exposed
  * time (the bubble absorbs some of a stage's exposed sends) they are
@@ -12,8 +12,10 @@
  * comm_exposed_s. A dimension's tier is its group's: inside one scale-up
  * domain (n x stride <= the domain's devices; a pipeline send: 2 x
  * stride) or across domains.
+ * Invariant: the dimensions' exposed times sum to comm_exposed_s, and
+ * the tiers' to the same.
  */
-#include "dt.h"
+#include "llm.h"
 
 /* The group of dimension `dim`: size and stride between members. */
 static void dt_breakdown_group(const dt_ctx *c, int dim, int64_t *n, int64_t *stride)

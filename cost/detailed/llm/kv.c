@@ -1,5 +1,5 @@
 /*
- * serve_kv.c - the KV cache of a serving replica and the concurrency it
+ * kv.c - the KV cache of a serving replica and the concurrency it
  * admits (../shared/design/serving.md section 2, "Concurrency from KV
  * capacity"):
  *   pool   = f_mem x HBM - weights - A(K) - reserve (vLLM: a fraction
@@ -30,32 +30,34 @@
  * latent, replicated by TP, is held once), the attention projections'
  * weights at tp/N, N schedulers admit max_seqs each, and the MLP works on
  * their N budgets gathered.
+ * Invariant: no uncertain fact moves the capacity: a serving run and its
+ * band share it.
  */
-#include "serve.h"
+#include "llm.h"
 
 #include <math.h>
 #include <string.h>
 
-void sv_kv_init(const dt_ctx *c, const dt_stages *st, bool reserve, sv_kv *kv)
+void dt_kv_init(const dt_ctx *c, const dt_stages *st, bool reserve, dt_kv *kv)
 {
     const model_t *m = c->m;
     const stack_desc *s = c->st;
     double tp = (double)c->d.tp, h = (double)m->hidden;
-    double lpd = dt_layer_params(c, false), lpm = dt_layer_params(c, true);
-    double wb = sv_weight_bytes(c);
-    double adp = sv_adp(c), ta = tp / adp;
-    double kvcols = dt_kv_cache_cols(m, ta) / adp; /* GQA K+V, or MLA's latent */
+    double lpd = dt_shape_layer_params(c, false), lpm = dt_shape_layer_params(c, true);
+    double wb = dt_kv_bytes_per_weight(c);
+    double adp = dt_kv_attn_dp(c), ta = tp / adp;
+    double kvcols = dt_shape_kv_cols(m, ta) / adp; /* GQA K+V, or MLA's latent */
     double attn_more = 0.0; /* attention DP: a layer's projections at ta, not tp */
     if (adp > 1.0) {
         dt_attn_sh a1, a2;
-        dt_attn_shape(m, ta, &a1);
-        dt_attn_shape(m, tp, &a2);
+        dt_shape_attn(m, ta, &a1);
+        dt_shape_attn(m, tp, &a2);
         attn_more = a1.params - a2.params;
     }
     double max_seqs = (double)s->max_seqs * adp;
-    hw_dtype kvd = sv_kv_dtype(c);
+    hw_dtype kvd = dt_kv_dtype(c);
     double K = (double)s->token_budget;
-    double cols = m->d.experts > 0 ? (double)dt_top_k(m) * dt_expert_ffn(m) : (double)m->ffn;
+    double cols = m->d.experts > 0 ? (double)dt_shape_top_k(m) * dt_shape_expert_ffn(m) : (double)m->ffn;
     /* logits of the sequences one step samples, as the engines' memory
      * profiling sizes them: at most max_seqs, the budget, and 1024 (vLLM
      * profiles max_num_seqs 1024 on >= 70 GiB GPUs; SGLang samples a
@@ -64,8 +66,8 @@ void sv_kv_init(const dt_ctx *c, const dt_stages *st, bool reserve, sv_kv *kv)
     double prompt = (double)(c->t->prompt_tokens > 0 ? c->t->prompt_tokens : m->seq_len);
     double out = (double)c->t->decode_tokens;
     /* a request reserving its whole length holds it for its lifetime:
-     * over the running set, out x 2 sv_grown (length-biased) */
-    double grown = sv_grown(c);
+     * over the running set, out x 2 dt_kv_grown (length-biased) */
+    double grown = dt_kv_grown(c);
     double len = reserve ? prompt + 2.0 * grown * out : prompt + grown * out * (1.0 + s->kv_output_reserve.v);
     double blocks = ceil(len / (double)s->kv_block) * (double)s->kv_block;
     double cap = c->hw->mem_capacity_bytes;
@@ -76,8 +78,8 @@ void sv_kv_init(const dt_ctx *c, const dt_stages *st, bool reserve, sv_kv *kv)
         double nl = (double)(g->n[DT_DENSE] + g->n[DT_FDENSE] + g->n[DT_MOE] + g->n[DT_FMOE]);
         double w = (double)(g->n[DT_DENSE] + g->n[DT_FDENSE]) * lpd +
                    (double)(g->n[DT_MOE] + g->n[DT_FMOE]) * lpm + nl * attn_more;
-        double ends = (i == 0 ? dt_emb_params_dev(c) : 0.0) +
-                      (i == c->d.pp - 1 ? dt_head_params_dev(c) : 0.0);
+        double ends = (i == 0 ? dt_shape_emb_params(c) : 0.0) +
+                      (i == c->d.pp - 1 ? dt_shape_head_params(c) : 0.0);
         double weights = wb * w + (wb < c->ab ? c->ab : wb) * ends;
         /* attention DP: the MLP's intermediates for the adp ranks'
          * gathered budgets */
@@ -104,10 +106,10 @@ void sv_kv_init(const dt_ctx *c, const dt_stages *st, bool reserve, sv_kv *kv)
     }
 }
 
-bool sv_fits(const dt_ctx *c, const dt_stages *st, sv_kv *kv)
+bool dt_kv_fits(const dt_ctx *c, const dt_stages *st, dt_kv *kv)
 {
     bool stat = c->t->scheduler == TASK_SCHED_STATIC;
-    sv_kv_init(c, st, stat || c->st->kv_reserve, kv);
+    dt_kv_init(c, st, stat || c->st->kv_reserve, kv);
     if (kv->cmax < 1)
         return false;
     /* a static batch is admitted whole */

@@ -2,13 +2,15 @@
  * names.c - names of the detailed fidelity's enums, layouts and
  * strategies: parsers (-1 when unknown) and the texts of a strategy
  * (detailed.h: detailed_strategy_text and friends).
+ * Invariant: pure functions of their arguments; an unknown name parses
+ * to -1, never to a guess.
  */
-#include "dt.h"
+#include "core.h"
 
 #include <stdio.h>
 #include <string.h>
 
-static int dt_lookup(const char *s, const char *const *names, int n)
+static int dt_names_lookup(const char *s, const char *const *names, int n)
 {
     for (int i = 0; i < n; i++)
         if (strcmp(s, names[i]) == 0)
@@ -20,46 +22,28 @@ int detailed_arch_parse(const char *s)
 {
     static const char *const n[MODEL_NARCHS] = {"gpt", "llama", "mpt", "bloom",
                                                 "vit", "mixtral", "deepseek"};
-    return dt_lookup(s, n, MODEL_NARCHS);
+    return dt_names_lookup(s, n, MODEL_NARCHS);
 }
 
 int detailed_position_parse(const char *s)
 {
     static const char *const n[] = {"learned", "rope", "alibi", "none"};
-    return dt_lookup(s, n, 4);
+    return dt_names_lookup(s, n, 4);
 }
 
 int detailed_recompute_parse(const char *s)
 {
     static const char *const n[] = {"none", "selective", "full", "auto"};
-    return dt_lookup(s, n, 4);
+    return dt_names_lookup(s, n, 4);
 }
 
 int detailed_schedule_parse(const char *s)
 {
     static const char *const n[] = {"1f1b", "gpipe"};
-    int v = dt_lookup(s, n, 2);
+    int v = dt_names_lookup(s, n, 2);
     if (v < 0 && strcmp(s, "interleaved") == 0)
         v = TASK_SCHEDULE_1F1B; /* interleaving is vpp > 1 */
     return v;
-}
-
-/* The 24 orders of (tp, cp, dp, pp) in lexicographic order: code k is
- * the k-th permutation of 0 1 2 3 (its factorial-base digits pick from
- * what is left; test_detailed's layout names walk all of them). */
-static const signed char dt_perms[24][4] = {
-    {0, 1, 2, 3}, {0, 1, 3, 2}, {0, 2, 1, 3}, {0, 2, 3, 1},
-    {0, 3, 1, 2}, {0, 3, 2, 1}, {1, 0, 2, 3}, {1, 0, 3, 2},
-    {1, 2, 0, 3}, {1, 2, 3, 0}, {1, 3, 0, 2}, {1, 3, 2, 0},
-    {2, 0, 1, 3}, {2, 0, 3, 1}, {2, 1, 0, 3}, {2, 1, 3, 0},
-    {2, 3, 0, 1}, {2, 3, 1, 0}, {3, 0, 1, 2}, {3, 0, 2, 1},
-    {3, 1, 0, 2}, {3, 1, 2, 0}, {3, 2, 0, 1}, {3, 2, 1, 0},
-};
-
-void dt_perm(int code, int order[4])
-{
-    for (int i = 0; i < 4; i++)
-        order[i] = dt_perms[code][i];
 }
 
 int detailed_layout_parse(const char *s)
@@ -67,7 +51,7 @@ int detailed_layout_parse(const char *s)
     static const char *const dims[4] = {"tp", "cp", "dp", "pp"};
     for (int code = 0; code < 24; code++) {
         int order[4];
-        dt_perm(code, order);
+        dt_layout_order(code, order);
         char buf[16];
         snprintf(buf, sizeof buf, "%s-%s-%s-%s", dims[order[0]], dims[order[1]],
                  dims[order[2]], dims[order[3]]);
@@ -80,30 +64,30 @@ int detailed_layout_parse(const char *s)
 int detailed_attention_parse(const char *s)
 {
     static const char *const n[] = {"flash", "unfused", "tuned"};
-    return dt_lookup(s, n, 3);
+    return dt_names_lookup(s, n, 3);
 }
 
 int detailed_fp8_recipe_parse(const char *s)
 {
     static const char *const n[] = {"delayed", "current", "blockwise", "mxfp8", "nvfp4"};
-    int v = dt_lookup(s, n, 5);
+    int v = dt_names_lookup(s, n, 5);
     return v < 0 ? -1 : v + 1;
 }
 
 int detailed_emb_sharding_parse(const char *s)
 {
     static const char *const n[] = {"table", "row", "column", "auto"};
-    int v = dt_lookup(s, n, 4);
+    int v = dt_names_lookup(s, n, 4);
     return v < 0 ? -1 : v + 1;
 }
 
 int detailed_emb_optimizer_parse(const char *s)
 {
     static const char *const n[] = {"rowwise_adagrad", "sgd", "adagrad", "adam"};
-    return dt_lookup(s, n, 4);
+    return dt_names_lookup(s, n, 4);
 }
 
-const char *dt_sharding_name(int s)
+static const char *dt_names_sharding(int s)
 {
     return s == TASK_EMB_ROW      ? "row"
            : s == TASK_EMB_COLUMN ? "column"
@@ -111,17 +95,17 @@ const char *dt_sharding_name(int s)
                                   : "table";
 }
 
-const char *dt_emb_opt_name(int o)
+static const char *dt_names_emb_optimizer(int o)
 {
     static const char *const n[] = {"rowwise_adagrad", "sgd", "adagrad", "adam"};
     return o >= 0 && o < 4 ? n[o] : "?";
 }
 
-static void dt_layout_text(int layout, bool letters, char *buf, size_t size)
+static void dt_names_layout_text(int layout, bool letters, char *buf, size_t size)
 {
     static const char *const dims[4] = {"tp", "cp", "dp", "pp"};
     int order[4];
-    dt_perm(layout > 0 ? layout - 1 : 0, order);
+    dt_layout_order(layout > 0 ? layout - 1 : 0, order);
     if (letters)
         snprintf(buf, size, "%c%c%c%c", dims[order[0]][0], dims[order[1]][0],
                  dims[order[2]][0], dims[order[3]][0]);
@@ -130,7 +114,7 @@ static void dt_layout_text(int layout, bool letters, char *buf, size_t size)
                  dims[order[2]], dims[order[3]]);
 }
 
-static const char *dt_recompute_short(task_recompute r)
+static const char *dt_names_recompute_short(task_recompute r)
 {
     return r == TASK_RECOMPUTE_FULL        ? "full"
            : r == TASK_RECOMPUTE_SELECTIVE ? "sel"
@@ -138,7 +122,7 @@ static const char *dt_recompute_short(task_recompute r)
                                            : "none";
 }
 
-static const char *dt_schedule_text(const task_detailed_t *t)
+static const char *dt_names_schedule_text(const task_detailed_t *t)
 {
     return t->schedule == TASK_SCHEDULE_GPIPE ? "gpipe"
            : t->vpp > 1 || t->vpp_auto        ? "1f1b-int"
@@ -153,7 +137,7 @@ int detailed_parallel_text(const task_detailed_t *t, char *buf, size_t size)
     else
         snprintf(dp, sizeof dp, "dp*");
     if (t->emb_sharding != TASK_EMB_NONE)
-        return snprintf(buf, size, "%s emb-%s", dp, dt_sharding_name(t->emb_sharding));
+        return snprintf(buf, size, "%s emb-%s", dp, dt_names_sharding(t->emb_sharding));
     if (t->vpp_auto)
         snprintf(v, sizeof v, " vauto");
     else if (t->vpp > 1)
@@ -170,11 +154,11 @@ int detailed_options_text(const task_detailed_t *t, char *buf, size_t size)
 {
     char lay[8];
     if (t->emb_sharding != TASK_EMB_NONE)
-        return snprintf(buf, size, "%s %s", dt_emb_opt_name(t->emb_optimizer),
+        return snprintf(buf, size, "%s %s", dt_names_emb_optimizer(t->emb_optimizer),
                         t->overlap_dp_comm ? "ovl" : "noovl");
-    dt_layout_text(t->layout, true, lay, sizeof lay);
+    dt_names_layout_text(t->layout, true, lay, sizeof lay);
     return snprintf(buf, size, "zero%lld %s %s %s %s", (long long)t->zero_stage,
-                    dt_recompute_short(t->recompute), dt_schedule_text(t),
+                    dt_names_recompute_short(t->recompute), dt_names_schedule_text(t),
                     t->overlap_dp_comm ? "ovl" : "noovl", lay);
 }
 
@@ -226,9 +210,9 @@ int detailed_strategy_text(const task_detailed_t *t, char *buf, size_t size)
         snprintf(dp, sizeof dp, "dp*");
     if (t->emb_sharding != TASK_EMB_NONE)
         return snprintf(buf, size, "%s emb-%s %s %s", dp,
-                        dt_sharding_name(t->emb_sharding), dt_emb_opt_name(t->emb_optimizer),
+                        dt_names_sharding(t->emb_sharding), dt_names_emb_optimizer(t->emb_optimizer),
                         t->overlap_dp_comm ? "ovl" : "noovl");
-    dt_layout_text(t->layout, false, lay, sizeof lay);
+    dt_names_layout_text(t->layout, false, lay, sizeof lay);
     char mb[24], v[24];
     if (t->vpp_auto)
         snprintf(v, sizeof v, "auto");
@@ -243,10 +227,10 @@ int detailed_strategy_text(const task_detailed_t *t, char *buf, size_t size)
                     "mb%s %s %s",
                     (long long)(t->tp > 0 ? t->tp : 1),
                     (long long)(t->pp > 0 ? t->pp : 1),
-                    v, dt_schedule_text(t), dp,
+                    v, dt_names_schedule_text(t), dp,
                     (long long)t->zero_stage,
                     t->sequence_parallel && t->tp > 1 ? "sp" : "nosp",
-                    dt_recompute_short(t->recompute),
+                    dt_names_recompute_short(t->recompute),
                     (long long)(t->cp > 0 ? t->cp : 1),
                     (long long)(t->ep > 0 ? t->ep : 1),
                     mb, lay, t->overlap_dp_comm ? "ovl" : "noovl");
