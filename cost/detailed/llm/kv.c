@@ -1,6 +1,6 @@
 /*
  * kv.c - the KV cache of a serving replica and the concurrency it
- * admits (../shared/design/serving.md section 2, "Concurrency from KV
+ * admits (docs/serving.md, "Concurrency from KV
  * capacity"):
  *   pool   = f_mem x HBM - weights - A(K) - reserve (vLLM: a fraction
  *            of the total memory for weights, activations and KV),

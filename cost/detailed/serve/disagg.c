@@ -1,6 +1,6 @@
 /*
  * disagg.c - prefill/decode disaggregation
- * (../shared/design/serving.md section 2; DistServe, OSDI'24; Splitwise,
+ * (docs/serving.md, "Prefill/decode disaggregation"; DistServe, OSDI'24; Splitwise,
  * ISCA'24; the P/D modes of vLLM, SGLang and TensorRT-LLM): prompts are
  * prefilled on one pool of replicas, their KV caches sent over the
  * network to a second pool that only decodes, possibly on other hardware.

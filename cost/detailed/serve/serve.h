@@ -15,7 +15,7 @@
  *   result.c   the figures of a replica's state
  *   disagg.c   prefill/decode disaggregation: two pools, the KV transfer
  *   serve.c    the family the top runs
- * Design: ../shared/design/serving.md section 2; engine facts: the
+ * Design: docs/serving.md; engine facts: the
  * serving stacks of configs/stacks.cfg (cost/stack.h, "serving"). It
  * stands on llm/ (the KV capacity, the setup) and core/, and calls no
  * other family. Invariant: no uncertain fact moves the KV capacity, the

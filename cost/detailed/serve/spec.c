@@ -1,6 +1,6 @@
 /*
- * spec.c - speculative decoding (../shared/design/serving.md
- * section 2): a draft proposes gamma tokens per sequence, the target
+ * spec.c - speculative decoding (docs/serving.md,
+ * "Speculative decoding"): a draft proposes gamma tokens per sequence, the target
  * verifies them in one step of gamma + 1 rows per sequence (its GEMMs
  * see d (gamma + 1) rows; attention reads each sequence's KV once), and
  * accepts on average E = (1 - alpha^(gamma + 1)) / (1 - alpha) tokens

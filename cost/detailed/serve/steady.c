@@ -1,6 +1,6 @@
 /*
  * steady.c - the closed-form steady state of a serving replica on
- * the step cost of step.c (its pieces: replica.c, burst.c) (../shared/design/serving.md section 2),
+ * the step cost of step.c (its pieces: replica.c, burst.c) (docs/serving.md, "Steady state"),
  * and the figures a serving user asks for.
  *
  * Continuous batching (decode-first, chunked prefill under the engine's

@@ -1,7 +1,7 @@
 /*
  * step.c - the wall time of one continuous-batching engine step
  * with p prefill tokens and d decodes on one pipeline stage, per operator
- * (../shared/design/serving.md section 2):
+ * (docs/serving.md, "Step cost"):
  *   weight GEMM   max(t0 + weight bytes / (HBM x eta_w),
  *                     FLOPs / (peak x eta_c(m))), eta_c(m) = eta_max m /
  *                 (m + m_half) for m tokens (below 16 a GEMV kernel:
