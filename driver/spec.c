@@ -124,9 +124,8 @@ static int spec_load_dsystem(const config_setting_t *g, const char *configs_dir,
 static int spec_load_stack(const config_setting_t *g, const char *configs_dir,
                            load_reads *reads, void *obj, load_err *err)
 {
-    (void)configs_dir;
     (void)reads;
-    return load_stack(g, obj, err);
+    return load_stack_in(g, configs_dir, obj, err);
 }
 
 /* Fills an axis of models or systems from `s`: "all", or a list/array
@@ -1162,7 +1161,7 @@ static int spec_stacks(spec *sp, const config_setting_t *root, spec_cat *cat,
         return -1;
     }
     sp->nstacks = 1;
-    return load_stack(g, &sp->stacks[0], err);
+    return load_stack_in(g, configs_dir, &sp->stacks[0], err);
 }
 
 int spec_load(const char *path, const char *configs_dir, spec *sp,
