@@ -9,10 +9,11 @@
  * catalogue config only ever holds its own lists between records (a
  * point's settings are copied in for its load and removed after).
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* memfd_create */
 #include "batch.h"
 
 #include <errno.h>
+#include <sys/mman.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,8 +33,9 @@ typedef struct batch_ctx {
     const char *stacks_path;
     config_t cat;       /* hardware.cfg + stacks.cfg (+ fragment) */
     bool cat_open;
-    char tmpdir[64];    /* private directory of the record file */
+    char tmpdir[64];    /* private directory of the record file ("": a memfd) */
     char tmpfile[96];   /* a point record's text, to load as a file */
+    int memfd;          /* the record file in memory (-1: tmpdir's file) */
     engine e;
     FILE *out;
     char *json;         /* one report_json object (open_memstream) */
@@ -215,9 +217,16 @@ static void batch_record(batch_ctx *b, char *text, size_t len)
         batch_control(b, body);
         return;
     }
-    FILE *f = fopen(b->tmpfile, "w");
     size_t blen = strlen(body);
-    if (!f || fwrite(body, 1, blen, f) != blen || fclose(f) != 0) {
+    bool ok;
+    if (b->memfd >= 0) {
+        ok = ftruncate(b->memfd, 0) == 0 && pwrite(b->memfd, body, blen, 0) == (ssize_t)blen;
+    } else {
+        FILE *f = fopen(b->tmpfile, "w");
+        ok = f && fwrite(body, 1, blen, f) == blen;
+        ok = (f && fclose(f) == 0) && ok;
+    }
+    if (!ok) {
         batch_error(b, id, "cannot write the record's temporary file");
         return;
     }
@@ -287,16 +296,24 @@ int batch_run(const char *in, const char *configs_dir, const char *stacks_path, 
         return 2;
     }
     b.cat_open = true;
-    const char *tmp = getenv("TMPDIR");
-    snprintf(b.tmpdir, sizeof b.tmpdir, "%s/madsweep-batch-XXXXXX",
-             tmp && *tmp && strlen(tmp) < 40 ? tmp : "/tmp");
-    if (!mkdtemp(b.tmpdir)) {
-        fprintf(err, "madsweep eval --batch: cannot make a temporary directory: %s\n",
-                strerror(errno));
-        config_destroy(&b.cat);
-        return 1;
+    /* a record is loaded as a file (lint and libconfig read paths): one in
+     * memory where the system has them (a file rewritten on a disk file
+     * system may be flushed at every close), else in a private directory */
+    b.memfd = memfd_create("madsweep-batch-point", 0);
+    if (b.memfd >= 0) {
+        snprintf(b.tmpfile, sizeof b.tmpfile, "/proc/self/fd/%d", b.memfd);
+    } else {
+        const char *tmp = getenv("TMPDIR");
+        snprintf(b.tmpdir, sizeof b.tmpdir, "%s/madsweep-batch-XXXXXX",
+                 tmp && *tmp && strlen(tmp) < 40 ? tmp : "/tmp");
+        if (!mkdtemp(b.tmpdir)) {
+            fprintf(err, "madsweep eval --batch: cannot make a temporary directory: %s\n",
+                    strerror(errno));
+            config_destroy(&b.cat);
+            return 1;
+        }
+        snprintf(b.tmpfile, sizeof b.tmpfile, "%s/point.cfg", b.tmpdir);
     }
-    snprintf(b.tmpfile, sizeof b.tmpfile, "%s/point.cfg", b.tmpdir);
     FILE *f = in && strcmp(in, "-") != 0 ? fopen(in, "r") : stdin;
     int rc = 0;
     if (!f) {
@@ -309,8 +326,12 @@ int batch_run(const char *in, const char *configs_dir, const char *stacks_path, 
         if (f != stdin)
             fclose(f);
     }
-    unlink(b.tmpfile);
-    rmdir(b.tmpdir);
+    if (b.memfd >= 0) {
+        close(b.memfd);
+    } else {
+        unlink(b.tmpfile);
+        rmdir(b.tmpdir);
+    }
     free(b.json);
     if (b.cat_open)
         config_destroy(&b.cat);

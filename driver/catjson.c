@@ -78,6 +78,53 @@ static void catjson_hardware(FILE *out, const config_setting_t *root)
     fputs("]", out);
 }
 
+static bool catjson_number(const config_setting_t *s, double *v)
+{
+    int ty = config_setting_type(s);
+    if (ty == CONFIG_TYPE_FLOAT)
+        *v = config_setting_get_float(s);
+    else if (ty == CONFIG_TYPE_INT || ty == CONFIG_TYPE_INT64)
+        *v = (double)config_setting_get_int64(s);
+    else
+        return false;
+    return true;
+}
+
+/* The numbers and three-number facts group g states, as {KEY: ...}. */
+static void catjson_values(FILE *out, const config_setting_t *g)
+{
+    fputs(",\"values\":{", out);
+    bool first = true;
+    for (int k = 0; k < config_setting_length(g); k++) {
+        const config_setting_t *m = config_setting_get_elem(g, (unsigned)k);
+        double v[3];
+        int n = 0;
+        if (catjson_number(m, &v[0]))
+            n = 1;
+        else if (config_setting_is_array(m) && config_setting_length(m) == 3 &&
+                 catjson_number(config_setting_get_elem(m, 0), &v[0]) &&
+                 catjson_number(config_setting_get_elem(m, 1), &v[1]) &&
+                 catjson_number(config_setting_get_elem(m, 2), &v[2]))
+            n = 3;
+        if (!n)
+            continue;
+        fputs(first ? "" : ",", out);
+        first = false;
+        report_json_string(out, config_setting_name(m));
+        fputc(':', out);
+        if (n == 3)
+            fputc('[', out);
+        for (int i = 0; i < n; i++) {
+            if (i)
+                fputc(',', out);
+            report_json_number(out, v[i]);
+        }
+        if (n == 3)
+            fputc(']', out);
+    }
+    fputc('}', out);
+}
+
 static void catjson_stacks(FILE *out, const config_setting_t *root, const char *stacks_path)
 {
     const config_setting_t *l = config_setting_get_member(root, "stacks");
@@ -99,6 +146,7 @@ static void catjson_stacks(FILE *out, const config_setting_t *root, const char *
         catjson_str(out, "match", match, true);
         catjson_str(out, "summary", summary, true);
         catjson_str(out, "file", file ? file : stacks_path, true);
+        catjson_values(out, g);
         fputc('}', out);
     }
     fputs("]", out);

@@ -12,7 +12,8 @@ stack it runs on), which the catalogue's row filters read
     none: "unknown", the tool's engine of wide ranges; two: the row
     cannot be mapped, and says which);
   - --use-stack NAME=STACK (validate.py, calibrate.py): rows whose engine
-    (serving) or stack column (training, DLRM) is NAME run on STACK.
+    (serving) or stack column (training, DLRM) is NAME run on STACK
+    (NAME "*": every row).
 GPU names are the hardware catalogue's names and aliases. Nothing is
 keyed on point_id or source_short. Standard library only.
 """
@@ -55,9 +56,11 @@ class Context:
     def column_stack(self, row, used):
         """A training or DLRM row's stack: its column, or --use-stack's."""
         stack = (row.get("stack") or "").strip()
+        stack = stack if stack in self.use_stack else "*"
         if stack in self.use_stack:
             used.append(f"stack={self.use_stack[stack]} (--use-stack)")
             return self.use_stack[stack]
+        stack = (row.get("stack") or "").strip()
         if not stack:
             used.append("stack=unknown")
             return "unknown"
@@ -67,6 +70,7 @@ class Context:
         """A serving row's stack: --use-stack for its engine, else the
         serving stack whose match holds."""
         engine = (row.get("engine") or "").strip()
+        engine = engine if engine in self.use_stack else "*"
         if engine in self.use_stack:
             used.append(f"stack={self.use_stack[engine]} (--use-stack)")
             return self.use_stack[engine]

@@ -3,7 +3,7 @@
 
 Usage: scripts/validate.py FILE.csv [FILE.csv ...] [--keep DIR]
                            [--check MEDIAN MAX [TPOT_MEDIAN]] [--max-failed N]
-                           [--vpp-auto] [--loso] [--configs DIR]
+                           [--vpp-auto] [--loso] [--priors] [--configs DIR]
                            [--stacks FRAGMENT.cfg] [--use-stack NAME=STACK ...]
 
 Reads measurement files of one kind: LLM training (calibration.csv and
@@ -47,6 +47,9 @@ prior. Prints
 over the main objective (iteration time, output tokens/s, samples/s),
 the same for TPOT and TTFT (serving), and per source
     validate: leave-one-source-out: source S: N rows, ...
+--priors: every fitted constant at its prior (the value without the
+fit) instead of its fitted value: what the model predicts with nothing
+fitted, to set beside the leave-one-source-out figures.
 Standard library only; nothing is keyed on point_id or source_short.
 """
 import os
@@ -134,7 +137,7 @@ def _take(args, flag, n):
 def parse(argv):
     args = list(argv[1:])
     opts = {"check": None, "keep": None, "max_failed": 0, "vpp_auto": False, "loso": False,
-            "configs": None, "stacks": None, "use_stack": {}}
+            "configs": None, "stacks": None, "use_stack": {}, "priors": False}
     if "--check" in args:
         i = args.index("--check")
         n = 3 + (i + 3 < len(args) and args[i + 3].replace(".", "", 1).isdigit())
@@ -147,7 +150,7 @@ def parse(argv):
     v = _take(args, "--max-failed", 1)
     if v:
         opts["max_failed"] = int(v[0])
-    for flag, key in (("--vpp-auto", "vpp_auto"), ("--loso", "loso")):
+    for flag, key in (("--vpp-auto", "vpp_auto"), ("--loso", "loso"), ("--priors", "priors")):
         if flag in args:
             args.remove(flag)
             opts[key] = True
@@ -188,7 +191,11 @@ def main(argv):
                 with open(os.path.join(opts["keep"], f"{r.pid}.cfg"), "w") as out:
                     out.write(r.text)
     check = opts["check"]
+    if opts["priors"] and opts["loso"]:
+        sys.exit("validate: --priors and --loso: one at a time")
     with msbatch.Batch() as batch:
+        if opts["priors"]:
+            batch.set_many([(f["list"], f["entry"], f["key"], f["prior"]) for f in cat["fits"]])
         results = measured.evaluate(batch, rows)
         if schema is validate_serving:
             rc, _ = validate_serving.report(rows, results, report_failures, check)
