@@ -138,7 +138,7 @@ static const cmd_opt opt_table[OPT_N] = {
     {"batch", NULL, ON(CMD_EVAL),
      "eval: evaluate a stream of point records from FILE (default stdin), one JSON "
      "line each (driver/batch.h: records end with a line %%; %id, %file, %set, %reset)"},
-    {"stacks", "FILE", ON(CMD_EVAL) | ON(CMD_LIST),
+    {"stacks", "FILE", ON(CMD_EVAL) | ON(CMD_SWEEP) | ON(CMD_LIST),
      "a stacks fragment (scripts/calibrate.py --out) searched before the catalogue's "
      "stacks.cfg"},
     {"help", NULL, 0xffffffffu, "show this help"},
@@ -559,6 +559,7 @@ static int cmd_sweep(const cmd_args *a, FILE *out, FILE *err)
     }
     sweep_opts o = {.spec_path = a->file, .out_path = a->val[OPT_OUT],
                     .configs_dir = a->val[OPT_CONFIGS],
+                    .stacks_path = a->set[OPT_STACKS] ? a->val[OPT_STACKS] : NULL,
                     .resume = a->set[OPT_RESUME], .quiet = a->set[OPT_QUIET]};
     /* test hooks: every rank SIGKILLs itself after this many chunks;
      * rank 0 raises SIGUSR1 after this many of its chunks */

@@ -18,6 +18,7 @@
 
 #include "../cost/detailed.h"
 #include "keep.h"
+#include "overlay.h"
 #include "speckeys.h"
 #include "variant.h"
 #include "suggest.h"
@@ -1167,6 +1168,12 @@ static int spec_stacks(spec *sp, const config_setting_t *root, spec_cat *cat,
 int spec_load(const char *path, const char *configs_dir, spec *sp,
               load_err *err)
 {
+    return spec_load_stacks(path, configs_dir, NULL, sp, err);
+}
+
+int spec_load_stacks(const char *path, const char *configs_dir, const char *stacks_path,
+                     spec *sp, load_err *err)
+{
     memset(sp, 0, sizeof *sp);
     config_t cfg;
     load_reads *reads = calloc(1, sizeof *reads);
@@ -1286,6 +1293,13 @@ int spec_load(const char *path, const char *configs_dir, spec *sp,
         load_fail(err, gs ? gs : root, "key 'system_grid': no systems");
         goto out;
     }
+    if (stacks_path && (!spec_catalogue(&kcat, root, "stacks", configs_dir, "stacks.cfg",
+                                        "stacks", err) ||
+                        overlay_stacks(config_root_setting(&kcat.cfg), stacks_path,
+                                       configs_dir, err) != 0))
+        goto out;
+    if (stacks_path)
+        load_reads_add(reads, stacks_path); /* provenance: the fragment's text too */
     if (spec_stacks(sp, root, &kcat, configs_dir, err))
         goto out;
     if (spec_tasks(sp, config_setting_get_member(root, "tasks"), own, &hcat, configs_dir, err))
