@@ -187,6 +187,11 @@ static int load_fit_one(const config_setting_t *g, const config_setting_t *d, co
                   key, ns, tg.value, lo, hi);
         return -1;
     }
+    if (!(prior >= lo && prior <= hi)) {
+        load_fail(err, ps, "fit '%s' of %s: the prior %g lies outside the range [%g, %g] "
+                  "(a cross-validation fold may fall back to it)", key, ns, prior, lo, hi);
+        return -1;
+    }
     if (tg.band && !(lo >= tg.band_lo && hi <= tg.band_hi && prior >= tg.band_lo &&
                      prior <= tg.band_hi)) {
         load_fail(err, r, "fit '%s' of %s: range [%g, %g] and prior %g must lie inside the "

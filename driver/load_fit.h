@@ -13,7 +13,8 @@
  *   match = "engine == 'vllm'";             # serving stacks: the rows they serve
  *
  * The fitted value is the key's nominal (a fact [low, nominal, high]
- * keeps its band; the range must lie inside it, and the prior too).
+ * keeps its band; the range must lie inside it); value and prior lie in
+ * the range.
  * scripts/calibrate.py refits every declaration and writes the nominal
  * back; the loader only checks them (load_fit_check), so that a
  * declaration naming a missing key, a value outside its range or a

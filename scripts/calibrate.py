@@ -356,33 +356,39 @@ def decls_of(cat, only_stack=None):
             (d["list"] == "stacks" and d["entry"] == only_stack)]
 
 
-def cv_report(fitter, group, what, prefix, objectives, main):
+def cv_fit(fitter, group, objectives):
     """Fits in-sample (declarations these rows cannot fit keep their
-    values), then cross-validates; prints the lines."""
+    values), then leaves each group out in turn (cross_validate)."""
     fixed = fitter.unfit()
     values, seen, _ = fitter.fit(single="keep", fixed=fixed)
     folds, missing = cross_validate(fitter, group, values, seen, objectives, fixed)
+    return values, folds, missing
+
+
+def cv_lines(folds, what, prefix, objectives, main):
     for obj in objectives:
         label = "" if obj == main else f"{obj[9:]}: "
         allerr = [e for g in folds[obj].values() for e in g]
         print(f"{prefix}: leave-one-{what}-out: {label}{pct_stats(allerr)}")
-    return values, folds, missing
 
 
 def loso_report(batch, cat, ctx, rows, results, prefix="validate"):
-    """validate.py --loso: the leave-one-source-out lines."""
+    """validate.py --loso: prints the leave-one-source-out lines; returns
+    the main objective's |errors|."""
     del results  # predictions come from the fitter (the same evaluation, cached)
     if not rows:
-        return
+        return []
     schema = rows[0].schema
     fitter = Fitter(batch, ctx, rows, decls_of(cat))
     objs = [o for o in schema.OBJECTIVES if any(o in r.measured for r in rows if r.ab)]
     main = MAIN[schema.NAME]
-    _, folds, missing = cv_report(fitter, lambda r: r.source, "source", prefix, objs, main)
+    _, folds, missing = cv_fit(fitter, lambda r: r.source, objs)
+    cv_lines(folds, "source", prefix, objs, main)
     for g, errs in sorted(folds.get(main, {}).items()):
         print(f"{prefix}: leave-one-source-out: source {g}: {pct_stats(errs)}")
     for pid, obj in missing:
         print(f"{prefix}: leave-one-source-out: {pid}: no {obj[9:]} prediction")
+    return [abs(e) for g in folds.get(main, {}).values() for e in g]
 
 
 # ---- the catalogue's own fit
@@ -466,7 +472,7 @@ def fragment_text(name, base, summary, keys, values, header):
            f'    summary = "{summary[:150]}";']
     decl = []
     for (key, lo, hi, prior, obj), v in zip(keys, values):
-        blo, bhi = min(lo, prior), max(hi, prior)
+        blo, bhi = lo, hi
         out.append(f"    {key} = [{format_value(blo, 'e' if blo and abs(blo) < 1e-3 else '')}, "
                    f"{format_value(v, 'e' if v and abs(v) < 1e-3 else '')}, "
                    f"{format_value(bhi, 'e' if bhi and abs(bhi) < 1e-3 else '')}];")
@@ -496,7 +502,7 @@ def calibrate_user(files, base, name, out, fits, configs):
         if bv is None:
             sys.exit(f"calibrate: --fit {key}: stack {base} (and its bases) states no {key}")
         prior = bv[1] if isinstance(bv, list) else bv
-        keys.append((key, lo, hi, prior, obj))
+        keys.append((key, min(lo, prior), max(hi, prior), prior, obj))
     start = [min(max(round3(k[3]), k[1]), k[2]) for k in keys]
     header = [f"{os.path.basename(out)}: stack {name}, {base} calibrated to "
               f"{', '.join(os.path.basename(f) for f in files)}",
@@ -528,10 +534,10 @@ def calibrate_user(files, base, name, out, fits, configs):
         if ndep < 2:
             sys.exit("calibrate: the measurements hold one deployment: a fit needs two "
                      "(rows that differ in more than their workload)")
-        values, folds, missing = cv_report(fitter, deployment, "deployment", "calibrate",
-                                           [obj], obj)
+        values, folds, missing = cv_fit(fitter, deployment, [obj])
         ins = errors(fitter, ab, values, obj)
         print(f"calibrate: in-sample: {pct_stats([e for e in ins.values() if e is not None])}")
+        cv_lines(folds, "deployment", "calibrate", [obj], obj)
         for pid, _ in missing:
             print(f"calibrate: leave-one-deployment-out: {pid}: no prediction")
     cv = [e for g in folds[obj].values() for e in g]

@@ -3,7 +3,8 @@
 
 Usage: scripts/validate.py FILE.csv [FILE.csv ...] [--keep DIR]
                            [--check MEDIAN MAX [TPOT_MEDIAN]] [--max-failed N]
-                           [--vpp-auto] [--loso] [--priors] [--configs DIR]
+                           [--vpp-auto] [--loso] [--check-loso MEDIAN [MAX]]
+                           [--priors] [--configs DIR]
                            [--stacks FRAGMENT.cfg] [--use-stack NAME=STACK ...]
 
 Reads measurement files of one kind: LLM training (calibration.csv and
@@ -47,6 +48,9 @@ prior. Prints
 over the main objective (iteration time, output tokens/s, samples/s),
 the same for TPOT and TTFT (serving), and per source
     validate: leave-one-source-out: source S: N rows, ...
+--check-loso MEDIAN [MAX] (implies --loso): the exit status is also 1
+unless the main objective's leave-one-source-out median |err| is <=
+MEDIAN % (and its max <= MAX %).
 --priors: every fitted constant at its prior (the value without the
 fit) instead of its fitted value: what the model predicts with nothing
 fitted, to set beside the leave-one-source-out figures.
@@ -137,7 +141,14 @@ def _take(args, flag, n):
 def parse(argv):
     args = list(argv[1:])
     opts = {"check": None, "keep": None, "max_failed": 0, "vpp_auto": False, "loso": False,
-            "configs": None, "stacks": None, "use_stack": {}, "priors": False}
+            "configs": None, "stacks": None, "use_stack": {}, "priors": False,
+            "check_loso": None}
+    if "--check-loso" in args:
+        i = args.index("--check-loso")
+        n = 2 + (i + 2 < len(args) and args[i + 2].replace(".", "", 1).isdigit())
+        opts["check_loso"] = tuple(float(a) for a in args[i + 1:i + n])
+        opts["loso"] = True
+        del args[i:i + n]
     if "--check" in args:
         i = args.index("--check")
         n = 3 + (i + 3 < len(args) and args[i + 3].replace(".", "", 1).isdigit())
@@ -213,7 +224,11 @@ def main(argv):
                 rc = 1
         if opts["loso"]:
             import calibrate
-            calibrate.loso_report(batch, cat, ctx, rows, results)
+            errs = calibrate.loso_report(batch, cat, ctx, rows, results)
+            lim = opts["check_loso"]
+            if lim and not (errs and pct(errs, st.median) <= lim[0] and
+                            (len(lim) < 2 or pct(errs, max) <= lim[1])):
+                rc = 1
     return rc
 
 
