@@ -78,18 +78,6 @@ static void catjson_hardware(FILE *out, const config_setting_t *root)
     fputs("]", out);
 }
 
-static bool catjson_number(const config_setting_t *s, double *v)
-{
-    int ty = config_setting_type(s);
-    if (ty == CONFIG_TYPE_FLOAT)
-        *v = config_setting_get_float(s);
-    else if (ty == CONFIG_TYPE_INT || ty == CONFIG_TYPE_INT64)
-        *v = (double)config_setting_get_int64(s);
-    else
-        return false;
-    return true;
-}
-
 /* The numbers and three-number facts group g states, as {KEY: ...}. */
 static void catjson_values(FILE *out, const config_setting_t *g)
 {
@@ -99,12 +87,12 @@ static void catjson_values(FILE *out, const config_setting_t *g)
         const config_setting_t *m = config_setting_get_elem(g, (unsigned)k);
         double v[3];
         int n = 0;
-        if (catjson_number(m, &v[0]))
+        if (load_fit_number(m, &v[0]))
             n = 1;
         else if (config_setting_is_array(m) && config_setting_length(m) == 3 &&
-                 catjson_number(config_setting_get_elem(m, 0), &v[0]) &&
-                 catjson_number(config_setting_get_elem(m, 1), &v[1]) &&
-                 catjson_number(config_setting_get_elem(m, 2), &v[2]))
+                 load_fit_number(config_setting_get_elem(m, 0), &v[0]) &&
+                 load_fit_number(config_setting_get_elem(m, 1), &v[1]) &&
+                 load_fit_number(config_setting_get_elem(m, 2), &v[2]))
             n = 3;
         if (!n)
             continue;

@@ -28,7 +28,7 @@ static const load_key *load_fit_key(const struct load_table *t, const char *name
     return NULL;
 }
 
-static bool load_fit_number(const config_setting_t *s, double *v)
+bool load_fit_number(const config_setting_t *s, double *v)
 {
     int ty = config_setting_type(s);
     if (ty == CONFIG_TYPE_FLOAT)

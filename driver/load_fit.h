@@ -33,6 +33,17 @@ struct load_table; /* load_internal.h: a catalogue's key table */
 /* Longest KEY or KEY[i] of a declaration. */
 #define LOAD_FIT_KEY_MAX 64
 
+/* The `fit` entry of a catalogue's key table (load_internal.h's LOAD_KEY;
+ * the table's reader calls load_fit_check). */
+#define LOAD_FIT_TABLE_KEY                                                     \
+    LOAD_KEY("fit", LT_ANY, 0, LK_ALL, LR_NO,                                  \
+             "the constants fitted to measured rows: ( { key; rows; objective; " \
+             "range; prior; }, ... ) (driver/load_fit.h; scripts/calibrate.py " \
+             "refits them)")
+
+/* A number setting's value (integer or float): false for anything else. */
+bool load_fit_number(const config_setting_t *s, double *v);
+
 /* Where the value of a declaration's key lives in its entry. */
 typedef struct load_fit_target {
     config_setting_t *s;      /* the key's setting: a number, or an array of them */

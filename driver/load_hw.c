@@ -30,9 +30,7 @@ static const load_key hw_keys[] = {
     LOAD_KEY("aliases", LT_ANY, 0, LK_ALL, LR_NO,
         "other names of this generation in measurement files (strings; e.g. \"gb200\" "
         "for gb200-nvl72); a point names the entry by its name"),
-    LOAD_KEY("fit", LT_ANY, 0, LK_ALL, LR_NO,
-        "the constants fitted to measured rows: ( { key; rows; objective; range; prior; }, "
-        "... ) (driver/load_fit.h; scripts/calibrate.py refits them)"),
+    LOAD_FIT_TABLE_KEY,
     LOAD_KEY("peak_fp32_flops", LT_FLOAT, HWO(HW_FP32), LK_ALL, LR_YES, "FP32 dense peak, FLOP/s"),
     LOAD_KEY("peak_tf32_flops", LT_FLOAT, HWO(HW_TF32), LK_ALL, LR_NO,
         "TF32 dense peak, FLOP/s (0: none)"),

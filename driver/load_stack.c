@@ -23,9 +23,7 @@ static const load_key stack_keys[] = {
     LOAD_KEY("match", LT_NOTE, 0, LK_ALL, LR_NO,
         "serving: the rows of a measurement file this engine stack serves, a row filter "
         "(driver/rowfilter.h; scripts/validate.py maps each row to the one stack it matches)"),
-    LOAD_KEY("fit", LT_ANY, 0, LK_ALL, LR_NO,
-        "the constants fitted to measured rows: ( { key; rows; objective; range; prior; }, "
-        "... ) (driver/load_fit.h; scripts/calibrate.py refits them)"),
+    LOAD_FIT_TABLE_KEY,
     STK(attention, LT_ATTENTION, LR_YES,
         "attention kernel: \"flash\" (FlashAttention-2 class), \"tuned\" "
         "(vendor-tuned fused) or \"unfused\" (scores materialized)"),
