@@ -11,6 +11,7 @@
  */
 #include "load.h"
 #include "load_internal.h"
+#include "load_fit.h"
 
 #include "../cost/detailed.h"
 #include "suggest.h"
@@ -26,6 +27,10 @@
 static const load_key hw_keys[] = {
     HK(name, LT_STRING, LR_YES, "catalogue name"),
     LOAD_BASE_KEY("hardware", "hardware.cfg"),
+    LOAD_KEY("aliases", LT_ANY, 0, LK_ALL, LR_NO,
+        "other names of this generation in measurement files (strings; e.g. \"gb200\" "
+        "for gb200-nvl72); a point names the entry by its name"),
+    LOAD_FIT_TABLE_KEY,
     LOAD_KEY("peak_fp32_flops", LT_FLOAT, HWO(HW_FP32), LK_ALL, LR_YES, "FP32 dense peak, FLOP/s"),
     LOAD_KEY("peak_tf32_flops", LT_FLOAT, HWO(HW_TF32), LK_ALL, LR_NO,
         "TF32 dense peak, FLOP/s (0: none)"),
@@ -181,6 +186,17 @@ static int load_hw_at(const config_setting_t *g, const char *configs_dir,
         load_hw_narrow(g, "gemm_fp4_log10_flops", "gemm_fp4_efficiency", h->name,
                        h->gemm_fp4_log10_flops, h->gemm_fp4_efficiency,
                        &h->gemm_fp4_points, err))
+        goto out;
+    const config_setting_t *al = config_setting_get_member(g, "aliases");
+    for (int i = 0; al && i < (config_setting_is_aggregate(al) ? config_setting_length(al) : 1);
+         i++)
+        if (!config_setting_is_aggregate(al) ||
+            !config_setting_get_string(config_setting_get_elem(al, (unsigned)i))) {
+            load_fail(err, al, "key 'aliases' in hardware '%s': expected a list of names",
+                      h->name);
+            goto out;
+        }
+    if (load_fit_check(g, "hardware", &load_hw_table, false, err) != 0)
         goto out;
     const char *bad = NULL;
     if (hw_check(h, &bad) != STATUS_OK) {

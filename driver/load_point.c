@@ -200,12 +200,21 @@ out:
 int load_point(const char *path, const char *configs_dir, point_t *p,
                load_err *err)
 {
-    config_t cfg, mcat, scat;
-    int mopen = 0, sopen = 0, rc = -1;
+    config_t cfg;
     memset(p, 0, sizeof *p);
     if (load_open(&cfg, path, configs_dir, err) != 0)
         return -1;
-    const config_setting_t *root = config_root_setting(&cfg);
+    int rc = load_point_root(config_root_setting(&cfg), configs_dir, p, err);
+    config_destroy(&cfg);
+    return rc;
+}
+
+int load_point_root(const config_setting_t *root, const char *configs_dir, point_t *p,
+                    load_err *err)
+{
+    config_t mcat, scat;
+    int mopen = 0, sopen = 0, rc = -1;
+    memset(p, 0, sizeof *p);
     int n = config_setting_length(root);
     for (int i = 0; i < n; i++) {
         const config_setting_t *s = config_setting_get_elem(root, (unsigned)i);
@@ -340,6 +349,5 @@ out:
         config_destroy(&mcat);
     if (sopen)
         config_destroy(&scat);
-    config_destroy(&cfg);
     return rc;
 }

@@ -18,6 +18,7 @@
 
 #include "../cost/detailed.h"
 #include "keep.h"
+#include "overlay.h"
 #include "speckeys.h"
 #include "variant.h"
 #include "suggest.h"
@@ -124,9 +125,8 @@ static int spec_load_dsystem(const config_setting_t *g, const char *configs_dir,
 static int spec_load_stack(const config_setting_t *g, const char *configs_dir,
                            load_reads *reads, void *obj, load_err *err)
 {
-    (void)configs_dir;
     (void)reads;
-    return load_stack(g, obj, err);
+    return load_stack_in(g, configs_dir, obj, err);
 }
 
 /* Fills an axis of models or systems from `s`: "all", or a list/array
@@ -1162,11 +1162,17 @@ static int spec_stacks(spec *sp, const config_setting_t *root, spec_cat *cat,
         return -1;
     }
     sp->nstacks = 1;
-    return load_stack(g, &sp->stacks[0], err);
+    return load_stack_in(g, configs_dir, &sp->stacks[0], err);
 }
 
 int spec_load(const char *path, const char *configs_dir, spec *sp,
               load_err *err)
+{
+    return spec_load_stacks(path, configs_dir, NULL, sp, err);
+}
+
+int spec_load_stacks(const char *path, const char *configs_dir, const char *stacks_path,
+                     spec *sp, load_err *err)
 {
     memset(sp, 0, sizeof *sp);
     config_t cfg;
@@ -1287,6 +1293,13 @@ int spec_load(const char *path, const char *configs_dir, spec *sp,
         load_fail(err, gs ? gs : root, "key 'system_grid': no systems");
         goto out;
     }
+    if (stacks_path && (!spec_catalogue(&kcat, root, "stacks", configs_dir, "stacks.cfg",
+                                        "stacks", err) ||
+                        overlay_stacks(config_root_setting(&kcat.cfg), stacks_path,
+                                       configs_dir, err) != 0))
+        goto out;
+    if (stacks_path)
+        load_reads_add(reads, stacks_path); /* provenance: the fragment's text too */
     if (spec_stacks(sp, root, &kcat, configs_dir, err))
         goto out;
     if (spec_tasks(sp, config_setting_get_member(root, "tasks"), own, &hcat, configs_dir, err))

@@ -3,7 +3,7 @@ measured deployments in AIConfigurator's silicon format.
 
 Usage (validate.py dispatches here by the header; standalone the same):
     scripts/validate_aic.py [--hf-configs DIR] [--approximate] [--keep DIR]
-                            [--csv OUT.csv] [--jobs N] [--max-failed N] FILE.csv...
+                            [--csv OUT.csv] [--max-failed N] FILE.csv...
 
 The format (github ai-dynamo/aiconfigurator, its silicon tables; the data
 file's description lists the columns) is recognised by its header: id,
@@ -78,7 +78,6 @@ predicted and measured figures and signed errors (predicted / measured -
 Nothing is keyed on a row's id, its source or a model's name. Standard
 library only.
 """
-import concurrent.futures
 import csv
 import os
 import re
@@ -87,6 +86,8 @@ import subprocess
 import sys
 
 import hf_config
+import measured
+import msbatch
 import validate_serving
 from validate_serving import need, num
 
@@ -348,37 +349,40 @@ def stats(xs):
             f"{100 * st.fmean(xs):.1f}%, max |err| {100 * max(xs):.1f}%")
 
 
-def evaluate(rows, run_point, hf_dir, approximate, table, jobs=2):
+def evaluate(rows, eval_points, hf_dir, approximate, table):
     """Per row: a dict of the mapping, the prediction and the errors, or
-    of the reason it failed."""
-    def one(ir):
-        i, row = ir
+    of the reason it failed. eval_points([(id, text)]) -> [(result, why)]
+    evaluates every mapped row in one pass (one `madsweep eval --batch`)."""
+    outs, todo = [], []
+    for i, row in enumerate(rows):
         out = {"row": row, "id": row.get("id", "?")}
+        outs.append(out)
         try:
             text, info = point(row, hf_dir, approximate, table)
             out.update(info)
-            t_m, p_m = need(row, "silicon_ttft_ms", float), need(row, "silicon_tpot_ms", float)
+            out["ttft_m"] = need(row, "silicon_ttft_ms", float)
+            out["tpot_m"] = need(row, "silicon_tpot_ms", float)
         except validate_serving.Unmappable as e:  # need/num raise the serving one
             out["failed"] = f"unmappable: {e}"
             out["missing"] = getattr(e, "missing", [])
-            return out
-        res, why = run_point(f"r{i:05d}_" + re.sub(r"[^A-Za-z0-9_.-]", "_", out["id"])[:60], text)
+            continue
+        todo.append((out, f"r{i:05d}_" + re.sub(r"[^A-Za-z0-9_.-]", "_", out["id"])[:60], text))
+    answers = eval_points([(pid, text) for _, pid, text in todo])
+    for (out, _, _), (res, why) in zip(todo, answers):
         if res is None:
             out["failed"] = why
-            return out
-        osl = need(row, "osl")
+            continue
+        osl = need(out["row"], "osl")
         out["ttft"], out["tpot"] = 1e3 * res["ttft_s"], 1e3 * res["tpot_s"]
-        out["ttft_m"], out["tpot_m"] = t_m, p_m
         out["tok"] = res["output_tokens_per_s_per_device"]
         if out["gpus"]:
-            out["tok_m"] = out["conc"] * osl / ((t_m + (osl - 1) * p_m) / 1e3) / out["gpus"]
+            out["tok_m"] = (out["conc"] * osl / ((out["ttft_m"] + (osl - 1) * out["tpot_m"]) / 1e3)
+                            / out["gpus"])
         cmax = res.get("concurrency_max")
         if cmax and cmax < out["conc"] and out["mode"] == "agg":
             out["notes"].append(f"KV admits {cmax} of {out['conc']}")
         out["res"] = res
-        return out
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as ex:
-        return list(ex.map(one, enumerate(rows)))
+    return outs
 
 
 def errors(r):
@@ -445,13 +449,13 @@ def write_csv(path, results):
                                              "itl_p99_s")])
 
 
-def run(rows, run_point, exe, hf_dir=None, approximate=False, csv_out=None, jobs=2,
+def run(rows, eval_points, exe, hf_dir=None, approximate=False, csv_out=None,
         check=None, max_failed=0):
-    """validate.py's entry: rows of an AIConfigurator file, run_point(pid,
-    text) -> (result, None) or (None, why). Exit status 1 when more than
+    """validate.py's entry: rows of an AIConfigurator file, eval_points([(pid,
+    text)]) -> [(result, None) or (None, why)]. Exit status 1 when more than
     max_failed rows fail, or when --check TPOT TTFT [TOKENS] (medians, %)
     is not met."""
-    results = evaluate(rows, run_point, hf_dir, approximate, hardware_table(exe), jobs)
+    results = evaluate(rows, eval_points, hf_dir, approximate, hardware_table(exe))
     failed = report(results)
     if csv_out:
         write_csv(csv_out, results)
@@ -465,12 +469,11 @@ def run(rows, run_point, exe, hf_dir=None, approximate=False, csv_out=None, jobs
 
 
 def main(argv):
-    import validate
     args = argv[1:]
-    opts = {"hf_dir": None, "approximate": False, "csv_out": None, "jobs": 2, "keep": None,
+    opts = {"hf_dir": None, "approximate": False, "csv_out": None, "keep": None,
             "max_failed": 0}
     for flag, key, conv in (("--hf-configs", "hf_dir", str), ("--csv", "csv_out", str),
-                            ("--jobs", "jobs", int), ("--keep", "keep", str),
+                            ("--keep", "keep", str),
                             ("--max-failed", "max_failed", int)):
         if flag in args:
             i = args.index(flag)
@@ -489,12 +492,17 @@ def main(argv):
                 sys.exit(f"validate: {name}: not AIConfigurator's silicon format "
                          f"(header lacks {', '.join(k for k in HEADER if k not in (r.fieldnames or []))})")
             rows.extend(r)
-    import tempfile
-    exe = validate.binary()
-    tmp = opts.pop("keep") or tempfile.mkdtemp(prefix="validate-aic-")
-    os.makedirs(tmp, exist_ok=True)
-    return run(rows, lambda pid, text: validate.eval_point(exe, tmp, pid, text), exe, **opts)
+    keep = opts.pop("keep")
+    exe = msbatch.binary()
 
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    def eval_points(points):
+        if keep:
+            os.makedirs(keep, exist_ok=True)
+            for pid, text in points:
+                with open(os.path.join(keep, f"{pid}.cfg"), "w") as out:
+                    out.write(text)
+        with msbatch.Batch() as batch:
+            res = batch.eval(points)
+        return [(None, why) if why else (r, None) for r, why in
+                ((r, measured.failure(r)) for r in res)]
+    return run(rows, eval_points, exe, **opts)

@@ -102,9 +102,9 @@ class Row:
 
 
 def binary():
-    """The madsweep binary, found as validate.py finds it."""
-    import validate  # validate.py imports this module: imported when used
-    return validate.binary()
+    """The madsweep binary, found as validate.py finds it (msbatch.py)."""
+    import msbatch
+    return msbatch.binary()
 
 
 def catalogue_gpus(configs):
