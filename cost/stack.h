@@ -145,6 +145,13 @@ typedef struct stack_desc {
                                    and CUDA graphs live in the rest of the memory */
     int64_t kv_block;           /* tokens per KV block */
     bool kv_reserve;            /* reserve prompt + output on admission (else on demand) */
+    /* the KV dtype "auto" takes the checkpoint's KV scheme (TensorRT-LLM:
+     * kv_cache_quant_algo, FP8 in ModelOpt FP8/NVFP4 checkpoints); else the
+     * model dtype (vLLM, SGLang) */
+    bool kv_checkpoint;
+    bool overlap;               /* the scheduler forms step n + 1 while step n runs (SGLang's
+                                   overlap scheduler, TensorRT-LLM's overlap, vLLM's async
+                                   scheduling): a new prompt meets two steps ahead */
     bool prefill_apart;         /* prefill chunks run in steps of their own, the decodes
                                    wait (SGLang without --enable-mixed-chunk); else a
                                    step carries both */

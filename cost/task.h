@@ -142,6 +142,8 @@ typedef struct task_detailed_t {
     int64_t concurrency;           /* requests in flight over all replicas; TASK_CONC_* */
     double request_rate;           /* open loop: requests/s over all replicas (0: closed loop) */
     int64_t requests;              /* offline: a burst of this many requests (0: endless backlog) */
+    int64_t rounds;                /* closed loop: the client's requests per slot (aiperf
+                                      --num-requests / concurrency; 0: an endless loop) */
     /* prompt and output lengths uniform on [0, 2 x mean] (benchmark
      * clients' random datasets at range ratio 0), not fixed */
     bool uniform_lengths;

@@ -199,14 +199,24 @@ void dt_kv_init(const dt_ctx *c, const dt_stages *st, bool reserve, dt_kv *kv);
  * a static batch, not the whole batch) fits. */
 bool dt_kv_fits(const dt_ctx *c, const dt_stages *st, dt_kv *kv);
 
-/* The KV cache's dtype: the task's kv_precision, else the engines'
- * "auto": the activations' dtype (BF16 under FP8 or INT8 weights: FP8 KV
- * is opt-in in vLLM and SGLang and in TensorRT-LLM's PyTorch flow). */
+/* The KV cache's dtype: the task's kv_precision, else the engine's
+ * "auto" (docs/serving.md, "KV cache dtype"): FP8 when the engine takes
+ * the checkpoint's KV scheme (stack kv_checkpoint: TensorRT-LLM reads
+ * kv_cache_quant_algo, which ModelOpt's FP8 and NVFP4 checkpoints set to
+ * FP8) and the stored weights are FP8 or FP4 (an FP4 point is taken as
+ * an NVFP4 ModelOpt checkpoint); else the activations' dtype (vLLM and
+ * SGLang "auto": the model dtype, BF16 under FP8, INT8 and FP4 weights).
+ * Never FP4: no engine holds its KV in FP4 by default. */
 static inline hw_dtype dt_kv_dtype(const dt_ctx *c)
 {
     if (c->t->kv_dtype > 0)
         return (hw_dtype)(c->t->kv_dtype - 1);
-    return c->dt == HW_FP8 || c->dt == HW_INT8 ? HW_BF16 : c->dt;
+    int w = c->t->weight_dtype;
+    bool q = w == TASK_W_FP8 || w == TASK_W_FP4 ||
+             (w == TASK_W_SAME && (c->dt == HW_FP8 || c->dt == HW_FP4));
+    if (c->st->kv_checkpoint && q)
+        return HW_FP8;
+    return c->dt == HW_FP32 || c->dt == HW_TF32 || c->dt == HW_BF16 ? c->dt : HW_BF16;
 }
 
 /* The share of its output a running request holds on average, over

@@ -34,7 +34,10 @@ static void sv_model_gemms(const dt_ctx *c, double wb, sv_model *k, dt_attn_sh *
     }
     k->ng_moe = 2;
     if (m->d.experts > 0) {
-        double fe = dt_shape_expert_ffn(m) / tp, E = (double)m->d.experts;
+        /* the routed experts as memory lays them out (core/shape.c): E /
+         * ep whole experts an EP rank, each split over etp devices (etp =
+         * tp without expert parallelism: every device 1/tp of each) */
+        double fx = dt_shape_expert_ffn(m), fe = fx / (double)c->etp, E = (double)m->d.experts;
         k->experts = E;
         k->ep = (double)c->d.ep;
         k->e_loc = E / k->ep;
@@ -42,7 +45,7 @@ static void sv_model_gemms(const dt_ctx *c, double wb, sv_model *k, dt_attn_sh *
         k->exp_bytes = wb * mats * fe * h;
         k->exp_flops = 2.0 * mats * fe * h;
         k->router = (sv_gemm){.wbytes = 2.0 * h * E, .flops = 2.0 * h * E};
-        double fs = (double)m->d.shared_experts * fe;
+        double fs = (double)m->d.shared_experts * fx / tp; /* tensor-parallel, as a dense MLP */
         k->shared = (sv_gemm){.wbytes = wb * mats * fs * h, .flops = 2.0 * mats * fs * h};
     }
 }
@@ -95,6 +98,9 @@ void sv_model_shape(const dt_ctx *c, const dt_stages *st, sv_model *k)
     k->pp = (double)c->d.pp;
     k->p2p_tok = c->hw->scaleup_latency_s;
     k->apart = s->prefill_apart;
+    k->uniform = c->t->uniform_lengths;
+    k->overlap = s->overlap ? 1.0 : 0.0;
+    k->rounds = (double)c->t->rounds;
     sv_spec_init(c, k);
 }
 

@@ -8,7 +8,10 @@
  *   step.c     the wall time of one engine step, per operator
  *   spec.c     speculative decoding: a decode step's time per token
  *   replica.c  a replica's steps (pipeline stages), TPOT, prefill beside
- *              the decodes, ITL, the closed loop at C requests in flight
+ *              the decodes, ITL
+ *   ttft.c     the closed loop at C requests in flight: TTFT and TPOT
+ *              under the engine's policy (decode-first, prefill-first
+ *              waves), the wait for a slot above C_max
  *   burst.c    finite runs: a burst of N requests, a backlog beyond C_max
  *   steady.c   the steady state under the task's load (closed loop,
  *              request rate, SLA, offline, static batches)
@@ -66,7 +69,11 @@ typedef struct sv_model {
     double t0, eta_w, eta_kv, attn_floor, pre_eff, ew_floor, ar_lat, ar_eff;
     double ar_ramp;           /* bus bytes of the bandwidth all-reduce's ramp */
     double host_step, host_seq, host_req;
-    bool apart;               /* prefill steps apart from the decodes */
+    bool apart;               /* prefill steps apart from the decodes (prefill-first) */
+    bool uniform;             /* lengths spread (task uniform_lengths): no waves */
+    double overlap;           /* 1: the engine forms step n + 1 during step n (overlap or
+                                 async scheduler): a new prompt waits for both */
+    double rounds;            /* the client's requests per slot (0: an endless loop) */
     /* speculative decoding (spec.c): query rows per decoding sequence
      * (gamma + 1; 1 without), tokens per step E, draft cost of a step in
      * plain target decode steps (gamma x spec_draft_cost) */
@@ -190,8 +197,13 @@ void sv_prefill_at(const sv_model *k, const sv_load *w, double d, double arrival
 /* Inter-token latency into s: the median a decode step td, the 99th
  * percentile the prefill step once it carries >= 1 % of the steps. */
 void sv_itl(double td, const sv_prefill_step *p, double arrivals, sv_state *s);
-/* Closed loop at C requests in flight. */
+/* ---- the closed loop (ttft.c) */
+
+/* Closed loop at C requests in flight, all admitted (C <= C_max). */
 void sv_closed_loop(const sv_model *k, const sv_load *w, double C, sv_state *s);
+/* Closed loop of C requests on a replica that admits cmax: above it
+ * the others wait for a slot. */
+void sv_loop_wait(const sv_model *k, const sv_load *w, double C, double cmax, sv_state *s);
 
 /* ---- finite runs (burst.c) */
 

@@ -36,14 +36,19 @@
  *                 devices; the gather before it and the scatter after
  *                 it as the two all-reduces (SGLang gathers by an
  *                 all-reduce of the padded buffer);
- *   MoE           routed experts: distinct experts touched E_loc (1 -
- *                 (1 - k/E)^T), FLOPs of k experts per token, the busiest
- *                 EP rank (mu + sqrt(2 mu ln ep)), the routing kernels
- *                 (permute into expert order and back);
+ *   MoE           routed experts as memory holds them: E_loc = E / ep
+ *                 experts an EP rank, each 1/etp of its width on a
+ *                 device; distinct experts touched E_loc (1 - (1 -
+ *                 k/E)^T) for the replica's T tokens, FLOPs of k experts
+ *                 per token, the busiest EP rank (mu + sqrt(2 mu ln ep),
+ *                 mu = T k / ep), the routing kernels (permute into
+ *                 expert order and back);
  *   LM head       for the sequences producing a token, with sampling;
  *   host          the engine's host time per step and per sequence in
  *                 the step (scheduling, output processing, streaming)
- *                 that it does not overlap with the GPU;
+ *                 that it does not overlap with the GPU; under attention
+ *                 DP each rank's scheduler its own requests (the
+ *                 busiest rank's);
  *   launches      without CUDA graphs (the stack's launch_s) no kernel
  *                 takes less than the host's launch of it.
  * Invariant: a pure function of the step model (model.c) and the step's
@@ -154,7 +159,10 @@ double sv_step(const sv_model *k, double np, double len, double ctx, double d, d
                                    3.0 * rows * k->vocab_t * 4.0 / k->bw + k->ew_floor
                              : 0.0;
     double gemm = k->nd * gd + k->nm * gm;
-    double host = k->host_step + k->host_seq * (d + np);
+    /* host: each attention-DP rank schedules its own requests (SGLang's
+     * scheduler process per DP rank, TensorRT-LLM's per-rank executor):
+     * the busiest rank's */
+    double host = k->host_step + k->host_seq * (da + npa);
     double total = gemm + layers * (att + ew + ar) + head + host;
     if (o) {
         o->gemm = gemm;
