@@ -156,6 +156,11 @@ typedef struct task_detailed_t {
      * at tensor parallelism tp/N, the MLP/MoE runs on the gathered
      * tokens over all tp devices (0 or 1: none) */
     int64_t attn_dp;
+    /* serving: the engine's batch limit per attention rank (max_num_seqs,
+     * max_batch_size, max_running_requests) and token budget per step
+     * (max_num_batched_tokens, max_num_tokens, chunked_prefill_size) as
+     * the launch sets them (0: the stack's default) */
+    int64_t max_seqs, token_budget;
     int64_t spec_tokens;           /* speculative decoding: draft tokens gamma (0: off) */
     double spec_acceptance;        /* ... acceptance rate alpha, [0, 1] */
     double spec_draft_cost;        /* ... a draft step in target decode steps (0: 0.05) */

@@ -158,6 +158,45 @@ static void test_ttft_queue(void)
     CU_ASSERT(r.ttft_s > 33.5 / 1.5 && r.ttft_s < 33.5 * 1.5);
 }
 
+/* Defect 4: the prefill pool had no attn_dp, ep, etp or batch limit of
+ * its own: it took the decode pool's attention DP (TTFT 105.0 s with the
+ * decode pool's attn_dp 8, 130.7 s with 1, the prefill keys unchanged).
+ * Now its figures are its own keys': the decode pool's attn_dp leaves
+ * them as they are; the pool's own experts by ep x etp as memory holds
+ * them; its batch limit caps the prompts of a prefill step (TensorRT-
+ * LLM's prefill workers: max_batch_size 1). */
+static void test_prefill_pool_own_layout(void)
+{
+    point_t p = defect("prefill_pool_attn_dp.cfg");
+    result_t a = run(&p);
+    p.task.detailed.attn_dp = 1;
+    result_t b = run(&p);
+    UNIT_ASSERT_CLOSE(a.prefill_capacity_requests_per_s, b.prefill_capacity_requests_per_s, 1e-12);
+    sv_eval *e = malloc(sizeof *e);
+    CU_ASSERT_FATAL(e != NULL);
+    result_t r;
+    p.prefill.ep = 8;
+    p.prefill.etp = 1;
+    CU_ASSERT_EQUAL_FATAL(sv_serve_prepare(e, &p, &r), STATUS_OK);
+    UNIT_ASSERT_CLOSE(e->pool.k.e_loc * e->pool.k.exp_bytes, 256.0 * 3.0 * 7168.0 * 2048.0 / 8.0,
+                      1e-12);
+    CU_ASSERT_EQUAL(e->pool.k.ep, 8.0);
+    p.task.detailed.prompt_tokens = 1024;
+    CU_ASSERT_EQUAL_FATAL(sv_serve_prepare(e, &p, &r), STATUS_OK);
+    CU_ASSERT_EQUAL(e->pool.np, 8.0); /* 8192 tokens a step */
+    p.prefill.max_seqs = 1;
+    CU_ASSERT_EQUAL_FATAL(sv_serve_prepare(e, &p, &r), STATUS_OK);
+    CU_ASSERT_EQUAL(e->pool.np, 1.0);
+    p.prefill.attn_dp = 8; /* DEP8: a step's prompts spread over 8 ranks */
+    p.prefill.max_seqs = 0;
+    CU_ASSERT_EQUAL_FATAL(sv_serve_prepare(e, &p, &r), STATUS_OK);
+    CU_ASSERT_EQUAL(e->pool.np, 64.0);
+    free(e);
+    const char *where = NULL;
+    p.prefill.attn_dp = 3; /* does not divide the pool's tp */
+    CU_ASSERT_EQUAL(eval_check(&p, &where), STATUS_INVALID_VALUE);
+}
+
 /* Prefill-first (SGLang's default) with fixed lengths in a benchmark of
  * 20 rounds: the waves of ttft.c against the simulated engine, TTFT and
  * TPOT within 15 %. Llama 2 70B at TP8 on H100 with SGLang's facts. */
@@ -256,6 +295,7 @@ int main(void)
     CU_add_test(s, "defect: host time per attention-DP rank", test_host_per_rank);
     CU_add_test(s, "defect: KV dtype by the engine's rule, never FP4", test_kv_dtype_default);
     CU_add_test(s, "defect: requests above C_max wait for a slot", test_ttft_queue);
+    CU_add_test(s, "defect: the prefill pool's own layout and limits", test_prefill_pool_own_layout);
     CU_add_test(s, "prefill-first waves vs simulation", test_waves_vs_simulation);
     CU_add_test(s, "decode-first with overlap vs simulation", test_overlap_vs_simulation);
     return unit_run();

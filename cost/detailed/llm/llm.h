@@ -235,6 +235,19 @@ static inline double dt_kv_attn_dp(const dt_ctx *c)
     return c->t->attn_dp > 1 ? (double)c->t->attn_dp : 1.0;
 }
 
+/* The engine's token budget per step and batch limit per attention
+ * rank: the task's (the launch's max_num_batched_tokens / max_num_tokens
+ * / chunked_prefill_size, max_num_seqs / max_batch_size /
+ * max_running_requests), else the stack's defaults. */
+static inline double dt_kv_budget(const dt_ctx *c)
+{
+    return (double)(c->t->token_budget > 0 ? c->t->token_budget : c->st->token_budget);
+}
+static inline double dt_kv_max_seqs(const dt_ctx *c)
+{
+    return (double)(c->t->max_seqs > 0 ? c->t->max_seqs : c->st->max_seqs);
+}
+
 /* Bytes per stored weight when serving: the task's weight_precision,
  * else the compute dtype's. */
 static inline double dt_kv_bytes_per_weight(const dt_ctx *c)

@@ -161,7 +161,7 @@ bool sv_model_begin(const dt_ctx *c, const dt_stages *st, const dt_mem *mem, sv_
     sv_model_init(c, st, c->scenario, k);
     w->isl = (double)(c->t->prompt_tokens > 0 ? c->t->prompt_tokens : c->m->seq_len);
     w->osl = (double)c->t->decode_tokens;
-    w->K = (double)c->st->token_budget * dt_kv_attn_dp(c); /* attention DP: a budget a rank */
+    w->K = dt_kv_budget(c) * dt_kv_attn_dp(c); /* attention DP: a budget a rank */
     w->cd = w->isl + dt_kv_grown(c) * w->osl;
     return true;
 }

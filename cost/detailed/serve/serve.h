@@ -16,7 +16,9 @@
  *   steady.c   the steady state under the task's load (closed loop,
  *              request rate, SLA, offline, static batches)
  *   result.c   the figures of a replica's state
- *   disagg.c   prefill/decode disaggregation: two pools, the KV transfer
+ *   pool.c     a disaggregated deployment's prefill pool: its own context,
+ *              layout and limits, built once; the KV transfer
+ *   disagg.c   prefill/decode disaggregation: two pools, their rates
  *   serve.c    the family the top runs
  * Design: docs/serving.md; engine facts: the
  * serving stacks of configs/stacks.cfg (cost/stack.h, "serving"). It
@@ -225,20 +227,57 @@ void sv_solve(const dt_ctx *c, const sv_model *k, const sv_load *w, int64_t cmax
 void sv_result_write(const dt_ctx *c, const sv_model *k, const dt_kv *kv, const sv_load *w,
                      const sv_state *s, double devices, result_t *r);
 
+/* ---- the prefill pool (pool.c) */
+
+/* A disaggregated deployment's prefill pool: its point, setup and step
+ * model (built once), its prefill step's shape, and per scenario its
+ * costs. */
+typedef struct sv_pool {
+    point_t p;       /* the pool's point (its system, degrees and limits) */
+    dt_eval v;       /* its setup: context (pointing into p), stages, memory */
+    sv_model k;      /* its step model: shapes once, facts per scenario */
+    double np, nc, len, ctx; /* a prefill step: prompts, chunks a prompt, chunk, cached */
+    double replicas; /* given (0: rate-matched) */
+    double dev;      /* devices per replica */
+    double peak;     /* math peak of a device (mfu) */
+    int scenario;    /* of the figures below (-1: none yet) */
+    double S;        /* a prompt prefilled alone, s */
+    double T;        /* a step's service: n_c t(np), s */
+    double mu;       /* requests/s of one replica at full steps and links */
+    double xfer;     /* KV transfer of one request, s */
+    double exposed;  /* of it in TTFT */
+} sv_pool;
+
+/* The pool of the decode context c (whose point names it) for workload
+ * w: its context, shapes and step; STATUS_INFEASIBLE_* when it does not
+ * fit or divide. */
+status_code sv_pool_prepare(const dt_ctx *c, const sv_load *w, sv_pool *o);
+/* Its figures under scenario sc (the decode pool's KV kvd receives the
+ * transfer); once per scenario. */
+status_code sv_pool_at(const dt_ctx *c, const dt_kv *kvd, const sv_load *w, stack_scenario sc,
+                       sv_pool *o);
+/* The mean wait for a prefill server of x replicas at utilisation rho
+ * (infinite at rho >= 1). */
+double sv_pool_wait(const sv_pool *o, double x, double rho);
+
 /* ---- prefill/decode disaggregation (disagg.c) */
 
-/* The deployment under c's facts: the point's system and task are the
- * decode pool, p->prefill the prefill pool. */
-status_code sv_disagg(const dt_ctx *c, const dt_stages *st, const dt_mem *mem, result_t *r);
+/* The deployment under scenario sc: the point's system and task are the
+ * decode pool (its step model k, workload w, KV kv), pf the prefill
+ * pool; the figures into r (a band end: its iteration time). */
+status_code sv_disagg(const dt_ctx *c, const sv_model *k, const sv_load *w, const dt_kv *kv,
+                      sv_pool *pf, stack_scenario sc, result_t *r);
 
 /* ---- the family (serve.c) */
 
-/* A serving evaluation: the setup (llm/setup.c), and for a colocated
- * point its step model and workload, built at the nominal facts. */
+/* A serving evaluation: the setup (llm/setup.c), its step model and
+ * workload, built at the nominal facts, and a disaggregated point's
+ * prefill pool. */
 typedef struct sv_eval {
     dt_eval v;
     sv_model k;
     sv_load w;
+    sv_pool pool; /* disaggregated: the prefill pool */
 } sv_eval;
 
 /* dt_family's prepare and time_at of serving (trace.c runs them too). */
