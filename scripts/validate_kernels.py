@@ -13,21 +13,30 @@ several kernels, e.g. forward + backward, is their sum); all rows are
 evaluated in one process. A row that cannot be modelled is listed with its
 reason (AIConfigurator tables: counted per reason).
 
-The constants of configs/kernels.cfg are refitted here (fit(): a
-deterministic coordinate descent of the mean |log(predicted/measured)|,
-each constant on the rows that inform it, refused when those rows come
-from a single GPU: the constant then keeps its catalogue value). Prints
-the in-sample figures (fitted to all rows given) in the usual summary
-form, then with --loso the leave-one-GPU-out figures (each GPU predicted
-with constants fitted without it), both overall and per kernel family:
+All rows are sent once to the process (`+`/`&` lines) and evaluated by
+`eval` under each trial set of constants. The constants and the back
+ends' factors of configs/kernels.cfg are refitted here (fit(): stage by
+stage, Levenberg-Marquardt on log(predicted/measured) under a robust
+pseudo-Huber loss, log-space parameters within their ranges, a weak
+prior toward the start; deterministic). Sources, under the calibration
+issue's rules: a shared table's `source_short`, and each AIConfigurator
+table folder gpu/op/engine/version is a source of its own. A constant or
+back-end field is fitted only when the rows that inform it span >= 2 GPUs
+and >= 2 sources; else it keeps its prior (a constant its catalogue
+value, a back end 1, 1, 0). A row's back end (the library or engine path
+that ran it) comes from the row's own label (aic_backend, csv_backend).
+Prints the in-sample figures (fitted to all rows given) in the usual
+summary form, then with --loso the leave-one-GPU-out figures (each GPU
+predicted with constants fitted without it), both overall and per kernel
+family:
     validate: N rows, median |err| X%, mean |err| Y%, max |err| Z%
     validate: leave-one-GPU-out: N rows, median |err| X%, ...
     validate: family F: ... / validate: leave-one-GPU-out: family F: ...
 Reliability C rows are printed and not counted. AIConfigurator tables
 hold ~100k rows each: at most --cap rows (default 1000) of each file are
 taken, every ceil(rows/cap)-th line (deterministic); fits use at most 150
-rows per file and family of those. --fit prints the fitted constants as a
-kernels.cfg group. --check exits 1 unless the in-sample median <= MEDIAN
+rows per file and family of those. --fit prints the fitted constants and
+back ends as the whole of configs/kernels.cfg. --check exits 1 unless the in-sample median <= MEDIAN
 and the leave-one-GPU-out median <= LOSO_MEDIAN (percent).
 Standard library only.
 """
