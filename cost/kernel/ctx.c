@@ -79,12 +79,18 @@ const kern_const_info *kern_const_info_at(int i)
     return i >= 0 && i < KERN_NCONSTS ? &kc_info[i] : NULL;
 }
 
-int kern_const_index(const char *name)
+/* Index of `name` in a table of n entries, or -1. */
+static int kc_index(const kern_const_info *t, int n, const char *name)
 {
-    for (int i = 0; i < KERN_NCONSTS; i++)
-        if (strcmp(kc_info[i].name, name) == 0)
+    for (int i = 0; i < n; i++)
+        if (strcmp(t[i].name, name) == 0)
             return i;
     return -1;
+}
+
+int kern_const_index(const char *name)
+{
+    return kc_index(kc_info, KERN_NCONSTS, name);
 }
 
 double *kern_const_ptr(kern_consts *k, int i)
@@ -127,10 +133,7 @@ const kern_const_info *kern_be_info_at(int i)
 
 int kern_be_index(const char *field)
 {
-    for (int i = 0; i < KERN_BE_NFIELDS; i++)
-        if (strcmp(kb_info[i].name, field) == 0)
-            return i;
-    return -1;
+    return kc_index(kb_info, KERN_BE_NFIELDS, field);
 }
 
 double *kern_be_ptr(kern_backend *b, int i)
