@@ -241,11 +241,23 @@ static inline double dt_kv_attn_dp(const dt_ctx *c)
  * max_running_requests), else the stack's defaults. */
 static inline double dt_kv_budget(const dt_ctx *c)
 {
-    return (double)(c->t->token_budget > 0 ? c->t->token_budget : c->st->token_budget);
+    if (c->t->token_budget > 0)
+        return (double)c->t->token_budget;
+    const stack_tier *t = stack_tier_at(c->st, c->hw->mem_capacity_bytes);
+    return (double)(t && t->token_budget > 0 ? t->token_budget : c->st->token_budget);
 }
 static inline double dt_kv_max_seqs(const dt_ctx *c)
 {
-    return (double)(c->t->max_seqs > 0 ? c->t->max_seqs : c->st->max_seqs);
+    if (c->t->max_seqs > 0)
+        return (double)c->t->max_seqs;
+    const stack_tier *t = stack_tier_at(c->st, c->hw->mem_capacity_bytes);
+    return (double)(t && t->max_seqs > 0 ? t->max_seqs : c->st->max_seqs);
+}
+/* The largest decode batch per rank a CUDA graph holds (0: every one). */
+static inline double dt_kv_graph_max(const dt_ctx *c)
+{
+    const stack_tier *t = stack_tier_at(c->st, c->hw->mem_capacity_bytes);
+    return (double)(t && t->cuda_graph_max > 0 ? t->cuda_graph_max : c->st->cuda_graph_max);
 }
 
 /* Bytes per stored weight when serving: the task's weight_precision,

@@ -70,6 +70,17 @@ typedef struct sv_model {
     /* resolved serving facts (cost/stack.h) */
     double t0, eta_w, eta_kv, attn_floor, pre_eff, ew_floor, ar_lat, ar_eff;
     double ar_ramp;           /* bus bytes of the bandwidth all-reduce's ramp */
+    /* MoE under attention DP with the experts over the replica (DEP):
+     * dispatch and combine by all-to-all (a2a); a rank's bytes a token
+     * sends (its distinct destination ranks x hidden x FP8 out, BF16
+     * back); the EP group's all-to-all as latency + bytes x per_byte on
+     * the topology; DeepEP's low-latency kernels' floor of a decode
+     * step's dispatch + combine */
+    bool a2a;
+    double a2a_tok, a2a_lat, a2a_byte, a2a_floor;
+    double graph_max;         /* the largest decode batch per rank a CUDA graph holds */
+    double eager;             /* a kernel's launch without a graph */
+    double kernels;           /* kernels of a step (its floor when launched eagerly) */
     double host_step, host_seq, host_req;
     bool apart;               /* prefill steps apart from the decodes (prefill-first) */
     bool uniform;             /* lengths spread (task uniform_lengths): no waves */

@@ -43,6 +43,11 @@
  *                 per token, the busiest EP rank (mu + sqrt(2 mu ln ep),
  *                 mu = T k / ep), the routing kernels (permute into
  *                 expert order and back);
+ *   DEP           attention DP with the experts over the replica and an
+ *                 all-to-all dispatch (DeepEP): a MoE layer's busiest
+ *                 rank sends its tokens to their distinct expert ranks
+ *                 (FP8) and takes them back (BF16) on the topology, a
+ *                 decode step at least DeepEP's low-latency floor;
  *   LM head       for the sequences producing a token, with sampling;
  *   host          the engine's host time per step and per sequence in
  *                 the step (scheduling, output processing, streaming)
@@ -50,7 +55,10 @@
  *                 DP each rank's scheduler its own requests (the
  *                 busiest rank's);
  *   launches      without CUDA graphs (the stack's launch_s) no kernel
- *                 takes less than the host's launch of it.
+ *                 takes less than the host's launch of it; a decode batch
+ *                 beyond the largest captured graph (cuda_graph_max) runs
+ *                 eagerly: the step no faster than its kernels' launches
+ *                 (eager_launch_s).
  * Invariant: a pure function of the step model (model.c) and the step's
  * sizes; every part has its floor (the
  * stack's launch or kernel floors).
@@ -113,6 +121,15 @@ static double sv_step_experts(const sv_model *k, double m)
     return (mem > comp ? mem : comp) + (perm > pf ? perm : pf);
 }
 
+/* A MoE layer's dispatch and combine by all-to-all for the busiest
+ * rank's ma tokens (DEP): latency and bytes on the topology each way,
+ * a decode step at least DeepEP's low-latency floor. */
+static double sv_step_a2a(const sv_model *k, double ma, bool decode)
+{
+    double t = 2.0 * k->a2a_lat + ma * k->a2a_tok * k->a2a_byte;
+    return decode && t < k->a2a_floor ? k->a2a_floor : t;
+}
+
 double sv_step(const sv_model *k, double np, double len, double ctx, double d, double cd,
                sv_parts *o)
 {
@@ -152,6 +169,9 @@ double sv_step(const sv_model *k, double np, double len, double ctx, double d, d
     double ewb = m * k->ew_bytes / k->bw, ewf = k->ew_kernels * k->ew_floor;
     double ew = ewb > ewf ? ewb : ewf;
     double ar = 2.0 * sv_step_allreduce(k, m * k->ar_bytes);
+    /* DEP: a MoE layer's tokens leave and return by all-to-all, not by
+     * the gather and scatter */
+    double arm = k->a2a ? sv_step_a2a(k, ma, np <= 0.0) : ar;
     double layers = k->nd + k->nm;
     /* LM head and sampling for the sequences producing a token */
     double rows = d * k->rows + np;
@@ -163,12 +183,18 @@ double sv_step(const sv_model *k, double np, double len, double ctx, double d, d
      * scheduler process per DP rank, TensorRT-LLM's per-rank executor):
      * the busiest rank's */
     double host = k->host_step + k->host_seq * (da + npa);
-    double total = gemm + layers * (att + ew + ar) + head + host;
+    double comm = k->nd * ar + k->nm * arm;
+    double total = gemm + layers * (att + ew) + comm + head;
+    /* a decode batch beyond the largest CUDA graph runs eagerly: no
+     * faster than the host launches its kernels */
+    if (np <= 0.0 && da > k->graph_max && total < k->kernels * k->eager)
+        total = k->kernels * k->eager;
+    total += host;
     if (o) {
         o->gemm = gemm;
         o->attn = layers * att;
         o->ew = layers * ew;
-        o->tp = layers * ar;
+        o->tp = comm;
         o->head = head;
         o->host = host;
         o->total = total;
