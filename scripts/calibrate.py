@@ -71,7 +71,7 @@ FAIL_LOSS = math.log(10.0)
 INV_PHI = (math.sqrt(5.0) - 1.0) / 2.0
 # the main objective of each kind of file (the LOSO headline)
 MAIN = {"training": "measured_iteration_time_s", "serving": "measured_output_tokens_per_s",
-        "dlrm": "measured_samples_per_s"}
+        "dlrm": "measured_samples_per_s", "aic": "measured_tpot_ms"}
 # --base without --fit: what a user's cluster changes most, and the range
 # searched (the band the fragment writes). Serving: the decode GEMMs'
 # weight streaming (TPOT at small batches), the GEMM efficiency of

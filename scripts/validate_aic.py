@@ -3,7 +3,8 @@ measured deployments in AIConfigurator's silicon format.
 
 Usage (validate.py dispatches here by the header; standalone the same):
     scripts/validate_aic.py [--hf-configs DIR] [--approximate] [--keep DIR]
-                            [--csv OUT.csv] [--max-failed N] FILE.csv...
+                            [--csv OUT.csv] [--max-failed N] [--loso-by COLUMN]
+                            FILE.csv...
 
 The format (github ai-dynamo/aiconfigurator, its silicon tables; the data
 file's description lists the columns) is recognised by its header: id,
@@ -75,6 +76,12 @@ predicted and measured figures and signed errors (predicted / measured -
     validate: TTFT: ...
     validate: output tokens/s per GPU: ...
     validate: K of M rows failed
+--loso-by COLUMN (system: the issue's leave-one-system-out): after the
+summary, the catalogue's fitted constants (their fit declarations,
+scripts/calibrate.py's machinery; a row's campaign is its source, so a
+constant still needs two campaigns) are fitted again without each value
+of COLUMN in turn and that value's rows predicted:
+    validate: leave-one-system-out: TPOT: N rows, median |err| ...
 Nothing is keyed on a row's id, its source or a model's name. Standard
 library only.
 """
@@ -86,13 +93,22 @@ import subprocess
 import sys
 
 import hf_config
-import measured
+import measured as rows_mod
 import msbatch
 import validate_serving
 from validate_serving import need, num
 
 HEADER = ("id", "backend", "model_path", "system", "mode", "isl", "osl",
           "silicon_ttft_ms", "silicon_tpot_ms")
+# as a schema of scripts/measured.py (calibrate.py's fits, --loso-by): the
+# serving file's objectives, deployment totals (tokens/s of the whole
+# deployment: concurrency x OSL / e2e by Little's law of the closed loop)
+NAME = "aic"
+OBJECTIVES = ("measured_output_tokens_per_s", "measured_tpot_ms", "measured_ttft_ms")
+WORKLOAD = ("id", "silicon_data_source", "isl", "osl", "batch_size", "prefill_batch_size",
+            "decode_batch_size", "silicon_ttft_ms", "silicon_tpot_ms")
+# what prepare() maps with: set by main() or calibrate.py (--hf-configs)
+OPTIONS = {"hf_dir": None, "approximate": False, "table": None}
 STACKS = {"vllm": "vllm", "sglang": "sglang", "trtllm": "trtllm"}
 # quant mode -> (stored weights, weight-only): the modes of AIConfigurator's
 # common.GEMMQuantMode / MoEQuantMode
@@ -115,6 +131,53 @@ class Unmappable(validate_serving.Unmappable):
 
 def is_aic(header):
     return all(k in header for k in HEADER)
+
+
+def is_schema(fieldnames):
+    return is_aic(fieldnames or [])
+
+
+def campaign(row):
+    """The measurement campaign a row comes from (its source for fits and
+    leave-one-out): the source file's name, or the database dump."""
+    src = (row.get("silicon_data_source") or "").split(";")[0].strip()
+    if src.startswith("source_file="):
+        return os.path.basename(src[len("source_file="):]) or "?"
+    return src.split("/")[0] or "?"
+
+
+def normalize(cols):
+    """measured.Row's columns: every row stated in full (reliability B),
+    its campaign as its source."""
+    cols["reliability"] = "B"
+    cols["source_short"] = campaign(cols)
+    cols["point_id"] = cols.get("id") or ""
+
+
+def measured(cols):
+    return {"measured_tpot_ms": need(cols, "silicon_tpot_ms", float),
+            "measured_ttft_ms": need(cols, "silicon_ttft_ms", float)}
+
+
+def prepare(r, ctx):
+    """The point text of measured.Row r (OPTIONS' configs and mapping);
+    its stack, hardware and info; the deployment's output tokens/s from
+    the measured TTFT and TPOT at its concurrency."""
+    del ctx
+    if OPTIONS["table"] is None:
+        OPTIONS["table"] = hardware_table(msbatch.binary())
+    text, info = point(r.cols, OPTIONS["hf_dir"], OPTIONS["approximate"], OPTIONS["table"])
+    r.stack, r.hw, r.info = info["stack"], info["hw"], info
+    osl = need(r.cols, "osl")
+    e2e = (r.measured["measured_ttft_ms"] + (osl - 1) * r.measured["measured_tpot_ms"]) / 1e3
+    r.measured["measured_output_tokens_per_s"] = info["conc"] * osl / e2e
+    return text
+
+
+def predicted(r, res):
+    del r
+    return {"measured_output_tokens_per_s": res["output_tokens_per_s"],
+            "measured_tpot_ms": 1e3 * res["tpot_s"], "measured_ttft_ms": 1e3 * res["ttft_s"]}
 
 
 def hardware_table(exe):
@@ -468,10 +531,43 @@ def run(rows, eval_points, exe, hf_dir=None, approximate=False, csv_out=None,
     return 1 if len(failed) > max_failed else 0
 
 
+def loso_by(files, key):
+    """--loso-by KEY: the catalogue's fitted constants fitted again on the
+    rows of all but one value of column KEY (system: each GPU system
+    predicted from fits on the others) through calibrate.py's machinery;
+    prints the leave-one-out lines in the summary's form, per value too;
+    returns the TPOT |errors|."""
+    import calibrate
+    cat = msbatch.catalogue()
+    ctx = rows_mod.Context(cat)
+    rows, _ = rows_mod.read(files, ctx)
+    names = {"measured_tpot_ms": "TPOT", "measured_ttft_ms": "TTFT",
+             "measured_output_tokens_per_s": "output tokens/s"}
+    with msbatch.Batch() as batch:
+        fitter = calibrate.Fitter(batch, ctx, rows, calibrate.decls_of(cat))
+        _, folds, missing = calibrate.cv_fit(fitter, lambda r: (r.cols.get(key) or "?").strip(),
+                                             list(OBJECTIVES))
+    for obj in ("measured_tpot_ms", "measured_ttft_ms", "measured_output_tokens_per_s"):
+        for g, errs in sorted(folds[obj].items()):
+            print(f"validate: leave-one-{key}-out: {key} {g}: {names[obj]}: "
+                  f"{stats([abs(e) for e in errs])}")
+    for obj in ("measured_tpot_ms", "measured_ttft_ms", "measured_output_tokens_per_s"):
+        allerr = [abs(e) for g in folds[obj].values() for e in g]
+        print(f"validate: leave-one-{key}-out: {names[obj]}: {stats(allerr)}")
+    for pid, obj in missing[:20]:
+        print(f"validate: leave-one-{key}-out: {pid}: no {names[obj]} prediction")
+    return [abs(e) for g in folds["measured_tpot_ms"].values() for e in g]
+
+
 def main(argv):
     args = argv[1:]
     opts = {"hf_dir": None, "approximate": False, "csv_out": None, "keep": None,
             "max_failed": 0}
+    loso_key = None
+    if "--loso-by" in args:
+        i = args.index("--loso-by")
+        loso_key = args[i + 1]
+        del args[i:i + 2]
     for flag, key, conv in (("--hf-configs", "hf_dir", str), ("--csv", "csv_out", str),
                             ("--keep", "keep", str),
                             ("--max-failed", "max_failed", int)):
@@ -494,6 +590,7 @@ def main(argv):
             rows.extend(r)
     keep = opts.pop("keep")
     exe = msbatch.binary()
+    OPTIONS.update(hf_dir=opts["hf_dir"], approximate=opts["approximate"])
 
     def eval_points(points):
         if keep:
@@ -504,5 +601,8 @@ def main(argv):
         with msbatch.Batch() as batch:
             res = batch.eval(points)
         return [(None, why) if why else (r, None) for r, why in
-                ((r, measured.failure(r)) for r in res)]
-    return run(rows, eval_points, exe, **opts)
+                ((r, rows_mod.failure(r)) for r in res)]
+    rc = run(rows, eval_points, exe, **opts)
+    if loso_key:
+        loso_by(args, loso_key)
+    return rc
