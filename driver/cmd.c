@@ -18,10 +18,10 @@
 
 #include "../cost/eval.h"
 #include "best.h"
-#include "list.h"
+#include "load/list.h"
 #include "job.h"
 #include "launch.h"
-#include "load.h"
+#include "load/load.h"
 #include "pointfile.h"
 #include "report.h"
 #include "speckeys.h"

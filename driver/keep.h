@@ -6,7 +6,7 @@
 #define MADSWEEP_KEEP_H
 
 #include "../worker/spec.h"
-#include "load.h"
+#include "load/load.h"
 
 /* Fills *k from setting ks (NULL: keep = "all"); `fidelity` decides
  * whether the key `hardware` exists. Returns 0, or -1 with err set

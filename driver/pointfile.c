@@ -23,7 +23,7 @@
 #include "cmd.h"
 #include "frame.h"
 #include "../worker/space.h"
-#include "load.h"
+#include "load/load.h"
 #include "spec.h"
 
 /* ------------------------------------------------------------ writing */

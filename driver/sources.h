@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #include "../worker/sources.h"
-#include "load.h"
+#include "load/load.h"
 
 /* Collects the files of a loaded spec: `spec_cfg` is the spec's parsed
  * tree (for its includes), `spec_path` the spec (excluded), `reads` the

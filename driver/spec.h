@@ -141,11 +141,11 @@
 #define MADSWEEP_SPEC_H
 
 #include "../worker/spec.h"
-#include "load.h"
+#include "load/load.h"
 #include "sources.h"
 
 #define SPEC_DECODE_TOKENS 128 /* detailed inference default */
-/* Bounds of the spec's own integers (the catalogues' are load.c's):
+/* Bounds of the spec's own integers (the catalogues' are their key rows'):
  * devices of a generated system, tokens, layer indices. global_batch
  * elements are 1 to 2^40. */
 #define SPEC_MAX_DEVICES (INT64_C(1) << 24)

@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-#include "range.h"
+#include "load/range.h"
 #include "spec.h"
 #include "suggest.h"
 

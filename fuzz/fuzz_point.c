@@ -14,7 +14,7 @@
 #include <stdlib.h>
 
 #include "../cost/eval.h"
-#include "../driver/load.h"
+#include "../driver/load/load.h"
 #include "../driver/report.h"
 #include "fuzz_util.h"
 

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd.h"
-#include "load.h"
-#include "trace.h"
+#include "../driver/cmd.h"
+#include "../driver/load/load.h"
+#include "../driver/trace.h"
 #include "unit.h"
 
 static const char *point_path(const char *name, char *buf, size_t size)

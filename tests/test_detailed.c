@@ -12,7 +12,7 @@
 
 #include "../cost/detailed.h"
 #include "../cost/detailed/dt.h"
-#include "../driver/load.h"
+#include "../driver/load/load.h"
 #include "unit.h"
 
 /* A GPT-3-like model without position table, ffn = 4h, MHA. */

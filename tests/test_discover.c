@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "load.h"
-#include "spec.h"
+#include "../driver/load/load.h"
+#include "../driver/spec.h"
 #include "unit.h"
 
 #define CLI(r, ...)                                                            \

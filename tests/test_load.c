@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "load.h"
+#include "../driver/load/load.h"
 #include "unit.h"
 
 /* A valid point, one key per line so tests can target line numbers:
@@ -225,7 +225,7 @@ static void test_example_points(void)
  * 19): the serving keys of training tasks, the training keys of inference
  * tasks, the fine-tuning keys of the others. Each case is a detailed
  * point whose task is valid without the key (line 6 holds the key); the
- * keys and types are the `types` of driver/load_task.c's key tables,
+ * keys and types are the `types` of driver/load/load_task.c's key tables,
  * found ignored by evaluating points with and without them. */
 #define TKEY_POINT                                                                   \
     "fidelity = \"detailed\";\nmodel = \"%s\";\nstack = \"%s\";\n"                      \

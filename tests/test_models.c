@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "../cost/detailed.h"
-#include "../driver/load.h"
+#include "../driver/load/load.h"
 #include "unit.h"
 
 /* A model card's parameter count, as printed (billions, to its last

@@ -8,7 +8,7 @@
  * stack_check() in cost/ has the last word on ranges.
  */
 #include "load.h"
-#include "load_internal.h"
+#include "load_key.h"
 
 #include <stdbool.h>
 #include <stddef.h>

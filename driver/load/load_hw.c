@@ -10,10 +10,10 @@
  * ranges.
  */
 #include "load.h"
-#include "load_internal.h"
+#include "load_key.h"
 
-#include "../cost/detailed.h"
-#include "suggest.h"
+#include "../../cost/detailed.h"
+#include "../suggest.h"
 #include "range.h"
 
 #include <math.h>

@@ -8,10 +8,10 @@
  * hardware) live here, after the task and system are both read.
  */
 #include "load.h"
-#include "load_internal.h"
+#include "load_key.h"
 
-#include "../cost/detailed.h"
-#include "suggest.h"
+#include "../../cost/detailed.h"
+#include "../suggest.h"
 #include "range.h"
 
 #include <stdbool.h>

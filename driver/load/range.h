@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "load.h"
+#include "load_err.h"
 
 #define RANGE_P16 (INT64_C(1) << 16)
 #define RANGE_P24 (INT64_C(1) << 24) /* the device bound */

@@ -5,10 +5,12 @@
  * type checks, required/unknown-key errors and `madsweep keys` help.
  * Every error is one line "FILE:LINE: what is wrong (key 'k')" in a
  * load_err, and a failed load leaves the output unspecified.
- * Each catalogue's reader and its key table is a file of its own
- * (driver/load_model.c, load_hw.c, load_system.c, load_task.c,
- * load_stack.c, load_point.c; shared machinery in load.c and
- * load_internal.h, writing keys back in load_write.c).
+ * Each catalogue's reader and its key table is a file of its own in
+ * driver/load/ (load_model.c, load_hw.c, load_system.c, load_task.c,
+ * load_stack.c, load_point.c); the key-table row and its walker are
+ * load_key.h (load_value.c), errors load_err.h, files and catalogue
+ * names load.c, `madsweep keys` load_keys.c, writing keys back
+ * load_write.c.
  *
  * Catalogues: configs/models.cfg and configs/systems.cfg hold lists
  * `models = ( {...}, ... );` and `systems = ( {...}, ... );`. A point or
@@ -24,12 +26,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../cost/detailed.h"
-#include "../cost/eval.h"
-
-typedef struct load_err {
-    char text[1024];
-} load_err;
+#include "../../cost/detailed.h"
+#include "../../cost/eval.h"
+#include "load_err.h"
 
 /* The catalogue files a load opened by name (paths as opened, each
  * once), for the provenance of sweep files; NULL records nothing. */
@@ -175,13 +174,6 @@ int load_prefill_derive(const config_setting_t *g, point_prefill *f, load_err *e
  * the point against its fidelity's rules. */
 int load_point(const char *path, const char *configs_dir, point_t *p,
                load_err *err);
-
-/* Formats "FILE:LINE: " for a setting into err and appends the message. */
-void load_fail(load_err *err, const config_setting_t *s, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
 
 /* Prints the documented keys of every namespace (for `madsweep keys`),
  * each number with its accepted range {lo to hi} (range.h): every number

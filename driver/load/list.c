@@ -13,9 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../cost/detailed.h"
+#include "../../cost/detailed.h"
 #include "load.h"
-#include "suggest.h"
+#include "../suggest.h"
 
 /* Opens DIR/file and returns its list `list`; prints the error. */
 static const config_setting_t *list_open(config_t *cfg, const char *dir,

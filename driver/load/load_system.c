@@ -9,9 +9,9 @@
  * failure is reported at the key that caused it.
  */
 #include "load.h"
-#include "load_internal.h"
+#include "load_key.h"
 
-#include "../cost/detailed.h"
+#include "../../cost/detailed.h"
 #include "range.h"
 
 #include <stdbool.h>

@@ -4,14 +4,14 @@
  * tables and MLP widths).
  *
  * Each fidelity's keys are one table here; load_model()/load_dmodel()
- * walk it (load.c's load_group) and then check what the table cannot:
+ * walk it (load_value.c's load_group) and then check what the table cannot:
  * positive sizes, heads dividing hidden, per-table lists of the right
  * length. Every failure names file, line and key.
  */
 #include "load.h"
-#include "load_internal.h"
+#include "load_key.h"
 
-#include "../cost/detailed.h"
+#include "../../cost/detailed.h"
 #include "range.h"
 
 #include <math.h>

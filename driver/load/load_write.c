@@ -3,12 +3,12 @@
  * keys of a loaded model, system, task or stack as "key = value;"
  * lines that load to the same values.
  *
- * Driven by the same key tables as loading (load_internal.h): doubles
+ * Driven by the same key tables as loading (load_key.h): doubles
  * in the shortest form that reads back exactly, enums by the name their
  * parser maps to the value, keys a task type would refuse left out.
  */
 #include "load.h"
-#include "load_internal.h"
+#include "load_key.h"
 
 #include <math.h>
 #include <stdbool.h>

@@ -1,15 +1,16 @@
 /*
- * load_internal.h - what the loader's files (driver/load*.c) share.
+ * load_key.h - what the loader's files (driver/load/) share: the key
+ * table.
  *
- * The key table (one per catalogue namespace: name, type, offset into
- * the loaded struct, model kinds, required, help) and its walker
- * load_group() (load.c), the typed value readers and the `base`
- * resolution every catalogue reader uses, and each catalogue file's
- * table for `madsweep keys` (load.c) and writing keys back
- * (load_write.c). Not for use outside driver/load*.c.
+ * One table per catalogue namespace, a row per key: name, type, offset
+ * into the loaded struct, model kinds, required, help, task types. The
+ * rows drive parsing (load_value, the walker load_group: load_value.c),
+ * `madsweep keys` (load_keys.c) and writing keys back (load_write.c);
+ * beside them the `base` resolution every catalogue reader uses
+ * (load.c). Not for use outside driver/load/.
  */
-#ifndef MADSWEEP_LOAD_INTERNAL_H
-#define MADSWEEP_LOAD_INTERNAL_H
+#ifndef MADSWEEP_LOAD_KEY_H
+#define MADSWEEP_LOAD_KEY_H
 
 #include "load.h"
 
@@ -107,17 +108,17 @@ extern const load_table load_dtask_table;   /* load_task.c */
 extern const load_table load_stack_table;   /* load_stack.c */
 extern const load_table load_prefill_table; /* load_point.c */
 
-/* load.c: "a group", "an integer", ... for libconfig type `type`. */
+/* load_value.c: "a group", "an integer", ... for libconfig type `type`. */
 const char *load_type_name(int type);
 
-/* load.c: the "auto" flag of an LT_MB key of a task (micro_batch or vpp). */
+/* load_value.c: the "auto" flag of an LT_MB key of a task (micro_batch or vpp). */
 bool *load_auto_flag(task_t *t, const char *key);
 
-/* load.c: reads setting s as key k into obj (type and range checked). */
+/* load_value.c: reads setting s as key k into obj (type and range checked). */
 int load_value(const config_setting_t *s, const load_key *k, void *obj,
                load_err *err);
 
-/* load.c: loads the keys of `keys` that apply to `kinds` from group g
+/* load_value.c: loads the keys of `keys` that apply to `kinds` from group g
  * into obj: unknown members (named with the closest key), missing
  * required keys and type errors are failures. `ns` names the group in
  * messages; flags LG_*. */
@@ -125,7 +126,7 @@ int load_group(const config_setting_t *g, const char *ns,
                const load_key *keys, size_t nkeys, unsigned kinds,
                unsigned flags, void *obj, load_err *err);
 
-/* load.c: member `name` of g, else g itself (where an error points). */
+/* load_value.c: member `name` of g, else g itself (where an error points). */
 const config_setting_t *load_member_or(const config_setting_t *g,
                                        const char *name);
 
@@ -148,7 +149,7 @@ int load_base(const config_setting_t *g, const char *list,
               load_reads *reads, int depth, config_t *aux, int *aux_open,
               const config_setting_t **base, load_err *err);
 
-/* load.c: member `key` of g as an array or list of 1..max elements
+/* load_value.c: member `key` of g as an array or list of 1..max elements
  * (`what` names them in messages); NULL with err set otherwise. */
 const config_setting_t *load_array(const config_setting_t *g,
                                    const char *key, int max,

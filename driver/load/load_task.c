@@ -9,9 +9,9 @@
  * point writer leaves it out by the same table).
  */
 #include "load.h"
-#include "load_internal.h"
+#include "load_key.h"
 
-#include "../cost/detailed.h"
+#include "../../cost/detailed.h"
 #include "range.h"
 
 #include <stdbool.h>
