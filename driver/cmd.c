@@ -24,9 +24,9 @@
 #include "load/load.h"
 #include "pointfile.h"
 #include "report.h"
-#include "speckeys.h"
+#include "sweep/speckeys.h"
 #include "suggest.h"
-#include "sweep.h"
+#include "sweep/sweep.h"
 #include "trace.h"
 
 typedef enum cmd_id {

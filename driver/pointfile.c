@@ -24,7 +24,7 @@
 #include "frame.h"
 #include "../worker/space.h"
 #include "load/load.h"
-#include "spec.h"
+#include "sweep/spec_load.h"
 
 /* ------------------------------------------------------------ writing */
 

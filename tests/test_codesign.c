@@ -40,8 +40,8 @@
 #include "../cost/bound.h"
 #include "../worker/output.h"
 #include "../driver/load/load.h"
-#include "../driver/spec.h"
-#include "../driver/sweep.h"
+#include "../driver/sweep/spec_load.h"
+#include "../driver/sweep/sweep.h"
 #include "unit.h"
 
 static char g_file[600];

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "../driver/load/load.h"
-#include "../driver/spec.h"
+#include "../driver/sweep/spec_load.h"
 #include "unit.h"
 
 #define CLI(r, ...)                                                            \

@@ -27,7 +27,7 @@
 
 #include "../worker/output.h"
 #include "../driver/best.h"
-#include "../driver/sweep.h"
+#include "../driver/sweep/sweep.h"
 #include "unit.h"
 
 static int g_rank, g_size;

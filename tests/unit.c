@@ -17,7 +17,7 @@
 
 #include "../worker/space.h"
 #include "../driver/cmd.h"
-#include "../driver/spec.h"
+#include "../driver/sweep/spec_load.h"
 
 int unit_close(double a, double b, double rel, double abs)
 {

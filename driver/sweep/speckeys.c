@@ -1,14 +1,16 @@
 /*
- * speckeys.c - the key tables of sweep specs (see speckeys.h and the
- * format in spec.h).
+ * speckeys.c - the key tables of sweep specs and the readers of their
+ * numbers (see speckeys.h and the format in spec_load.h).
  */
 #include "speckeys.h"
 
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "load/range.h"
-#include "spec.h"
-#include "suggest.h"
+#include "../../worker/spec.h"
+#include "../load/range.h"
+#include "../suggest.h"
 
 /* A key, its fidelities and help; numbers: the accepted range [lo, hi]
  * (hi 0: not a number of the spec's own; SPECKEYS_LOAD: the range of the
@@ -88,7 +90,8 @@ static const speckey speckeys_grid[] = {
      "numeric hardware keys of `madsweep keys` (peaks, HBM capacity and "
      "bandwidth, scale-up size, bandwidth and latency, NIC, power, price), "
      "crossed with each other and the group's other keys; systems named "
-     "\"HW/NxDPN/bf16x1.5/hbmbwx2\", factors in /axes/system scale_KEY", 0, 0},
+     "\"HW/NxDPN/bf16x1.5/hbmbwx2\", factors in /axes/system scale_KEY; the range is "
+     "a factor's", 1e-9, (double)SPEC_MAX_DEVICES},
     {"pod_devices", D, "detailed: devices per pod (oversubscribed above it)",
      SPECKEYS_DEV},
     {"pod_oversubscription", D,
@@ -124,7 +127,7 @@ static const speckey speckeys_task[] = {
     {"decode_tokens", D, "detailed inference: generated tokens (default 128)", 1,
      (double)SPEC_MAX_TOKENS},
     {"concurrency", D, "detailed inference: requests in flight, \"max\" or \"sla\" "
-     "(default: the batch axis)", 0, 0},
+     "(default: the batch axis)", 1, (double)SPEC_MAX_REQUESTS},
     {"ttft_max_s", D, "detailed inference SLA: time to first token at most, s", 0, 3600},
     {"tpot_max_s", D, "detailed inference SLA: time per output token at most, s", 0, 3600},
     {"prefill", D, "detailed inference: a disaggregated prefill pool, the keys of a point's "
@@ -155,7 +158,10 @@ static const speckey *speckeys_find(speckeys_ns ns, const char *key)
     return NULL;
 }
 
-bool speckeys_range(speckeys_ns ns, const char *key, double *lo, double *hi)
+/* The accepted range [*lo, *hi] of numeric key `key` of namespace ns
+ * (what the spec loader checks, and `madsweep keys` prints as {lo to
+ * hi}); false for other keys. */
+static bool speckeys_range(speckeys_ns ns, const char *key, double *lo, double *hi)
 {
     const speckey *k = speckeys_find(ns, key);
     if (!k || k->hi <= 0)
@@ -198,6 +204,108 @@ const char *speckeys_unknown(speckeys_ns ns, unsigned fid, const char *key,
              other ? " (a key of the other fidelity)" : "",
              suggest_hint(&sg, hint, sizeof hint), list);
     return buf;
+}
+
+int speckeys_numbers(speckeys_ns ns, const char *row, const config_setting_t *g,
+                     const char *key, bool integer, double def, double **out, int *n,
+                     load_err *err)
+{
+    double lo = 0, hi = 0;
+    if (!speckeys_range(ns, row ? row : key, &lo, &hi)) {
+        load_fail(err, g, "internal error: spec key '%s' has no range",
+                  row ? row : key);
+        return -1;
+    }
+    const config_setting_t *s = config_setting_get_member(g, key);
+    if (!s) {
+        if (def <= 0) {
+            *out = NULL;
+            *n = 0;
+            return 0;
+        }
+        *out = malloc(sizeof **out);
+        if (!*out)
+            return -1;
+        (*out)[0] = def;
+        *n = 1;
+        return 0;
+    }
+    if (!config_setting_is_array(s) || config_setting_length(s) == 0) {
+        load_fail(err, s, "key '%s': expected a non-empty array [...] of "
+                  "numbers", key);
+        return -1;
+    }
+    int len = config_setting_length(s);
+    double *v = malloc((size_t)len * sizeof *v);
+    if (!v) {
+        load_fail(err, s, "key '%s': out of memory", key);
+        return -1;
+    }
+    for (int i = 0; i < len; i++) {
+        const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+        int t = config_setting_type(e);
+        if (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64)
+            v[i] = (double)config_setting_get_int64(e);
+        else if (t == CONFIG_TYPE_FLOAT && !integer)
+            v[i] = config_setting_get_float(e);
+        else {
+            load_fail(err, s, "key '%s': element %d: expected %s", key, i,
+                      integer ? "an integer" : "a number");
+            free(v);
+            return -1;
+        }
+        if (!(v[i] >= lo) || !isfinite(v[i]) || v[i] > hi) {
+            load_fail(err, s, "key '%s': element %d: must be >= %g and at "
+                      "most %g", key, i, lo, hi);
+            free(v);
+            return -1;
+        }
+        for (int j = 0; j < i; j++)
+            if (v[j] == v[i]) {
+                load_fail(err, s, "key '%s': element %d repeats element %d (%g); "
+                          "each value may appear once", key, i, j, v[i]);
+                free(v);
+                return -1;
+            }
+    }
+    *out = v;
+    *n = len;
+    return 0;
+}
+
+int speckeys_int(speckeys_ns ns, const config_setting_t *g, const char *key, int64_t *out,
+                 load_err *err)
+{
+    const config_setting_t *s = config_setting_get_member(g, key);
+    if (!s)
+        return 0;
+    double lo = 0, hi = 0;
+    if (!speckeys_range(ns, key, &lo, &hi)) {
+        load_fail(err, s, "internal error: spec key '%s' has no range", key);
+        return -1;
+    }
+    int t = config_setting_type(s);
+    if ((t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64) ||
+        (double)config_setting_get_int64(s) < lo || (double)config_setting_get_int64(s) > hi) {
+        load_fail(err, s, "key '%s': expected an integer from %lld to %lld", key,
+                  (long long)lo, (long long)hi);
+        return -1;
+    }
+    *out = (int64_t)config_setting_get_int64(s);
+    return 1;
+}
+
+int speckeys_bool(const config_setting_t *g, const char *key, bool *out, load_err *err)
+{
+    const config_setting_t *s = config_setting_get_member(g, key);
+    if (!s)
+        return 0;
+    if (config_setting_type(s) != CONFIG_TYPE_BOOL) {
+        load_fail(err, s, "key '%s': expected true or false", key);
+        return -1;
+    }
+    *out = config_setting_get_bool(s) != 0;
+    return 0;
 }
 
 void speckeys_print(FILE *out)

@@ -1,5 +1,5 @@
 /*
- * spec.h - sweep specifications: the axes of a design space.
+ * spec_load.h - sweep specifications: the axes of a design space.
  *
  * A spec is a libconfig file (configs/sweeps/) with these keys:
  *   name        label of the sweep (optional)
@@ -134,31 +134,15 @@
  * Every error is one line "FILE:LINE: ... (key 'k')". The spec owns its
  * axis arrays (freed by spec_free); it keeps the whole file text, which
  * sweep output files store verbatim, and the text and SHA-256 of every
- * catalogue file and @include it read (`files`, see sources.h; the
+ * catalogue file and @include it read (`files`, see sources_collect.h; the
  * stacks.cfg of the stacks axis among them).
  */
-#ifndef MADSWEEP_SPEC_H
-#define MADSWEEP_SPEC_H
+#ifndef MADSWEEP_SPEC_LOAD_H
+#define MADSWEEP_SPEC_LOAD_H
 
-#include "../worker/spec.h"
-#include "load/load.h"
-#include "sources.h"
-
-#define SPEC_DECODE_TOKENS 128 /* detailed inference default */
-/* Bounds of the spec's own integers (the catalogues' are their key rows'):
- * devices of a generated system, tokens, layer indices. global_batch
- * elements are 1 to 2^40. */
-#define SPEC_MAX_DEVICES (INT64_C(1) << 24)
-#define SPEC_MAX_TOKENS (INT64_C(1) << 24)
-#define SPEC_MAX_LAYERS (INT64_C(1) << 16)
-#define SPEC_MAX_BATCH (INT64_C(1) << 40)
-
-/* Reads the optional array of numbers `key` of group g (integers only
- * when `integer`; each >= lo and at most the key's bound, speckeys.h):
- * a malloc'ed array of *n numbers, or {def} when absent and def > 0,
- * else NULL and 0; -1 with err set on a bad array. */
-int spec_numbers(const config_setting_t *g, const char *key, bool integer, double lo,
-                 double def, double **out, int *n, load_err *err);
+#include "../../worker/spec.h"
+#include "../load/load.h"
+#include "sources_collect.h"
 
 /* Loads a spec; returns 0, or -1 with err set (s left empty). */
 int spec_load(const char *path, const char *configs_dir, spec *s,

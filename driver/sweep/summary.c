@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../cost/bound.h"
-#include "../worker/check.h"
+#include "../../cost/bound.h"
+#include "../../worker/check.h"
 
 #define SUMMARY_BLOCK 65536
 #define SUMMARY_STACK_W 14 /* the stack column (detailed) */

@@ -1,5 +1,5 @@
 /*
- * keep.c - the `keep` key of sweep specs (see keep.h and spec.h): what a
+ * keep.c - the `keep` key of sweep specs (see keep.h and spec_load.h): what a
  * sweep keeps of its points, parsed into a spec_keep with file:line
  * errors; the reduction itself is worker/reduce.c.
  */

@@ -27,7 +27,7 @@
  *   4. the worker loop (worker/worker.h) evaluates and writes;
  *   5. counts, rates and the summary's winners (worker/summary.h: the best
  *      point of each model, system and task) are reduced, attributes
- *      written, complete = 1; rank 0 prints the summary (driver/summary.h).
+ *      written, complete = 1; rank 0 prints the summary (summary.h).
  * A stop signal (driver/job.h) during phases 3 or 4 ends the run on
  * every rank with what was written (a reduced sweep: a checkpoint of
  * what it reduced), complete = 0 and exit code JOB_EXIT_STOPPED;

@@ -10,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "suggest.h"
+#include "../suggest.h"
+#include "speckeys.h"
 
 /* Short names of scaled hardware keys in generated system names
  * ("h100-sxm-80g/128x8/bf16x1.5/hbmbwx2"); a key not listed is named
@@ -102,8 +103,8 @@ static int variant_scale(spec *sp, const config_setting_t *g, variant_axes *x,
             return -1;
         }
         int k = variant_key(sp, m, key, err);
-        if (k < 0 || spec_numbers(sc, key, false, 1e-9, 0, &x->f[x->nax],
-                                  &x->nf[x->nax], err) != 0)
+        if (k < 0 || speckeys_numbers(SPECKEYS_GRID, "scale", sc, key, false, 0,
+                                      &x->f[x->nax], &x->nf[x->nax], err) != 0)
             return -1;
         x->key[x->nax++] = k;
     }
@@ -117,8 +118,10 @@ int variant_read(spec *sp, const config_setting_t *g, variant_axes *x,
 {
     memset(x, 0, sizeof *x);
     if (variant_scale(sp, g, x, err) ||
-        spec_numbers(g, "pod_devices", true, 1, 0, &x->pod, &x->npod, err) ||
-        spec_numbers(g, "pod_oversubscription", false, 1, 0, &x->ovs, &x->novs, err))
+        speckeys_numbers(SPECKEYS_GRID, NULL, g, "pod_devices", true, 0, &x->pod, &x->npod,
+                         err) ||
+        speckeys_numbers(SPECKEYS_GRID, NULL, g, "pod_oversubscription", false, 0, &x->ovs,
+                         &x->novs, err))
         return -1;
     const config_setting_t *cs = config_setting_get_member(g, "collective");
     if (!cs)

@@ -1,12 +1,12 @@
 /*
- * sources.c - the files a spec was read from: collected from the parsed
- * trees of a loaded spec (see sources.h; the list itself is plain data,
- * worker/sources.h).
+ * sources_collect.c - the files a spec was read from: collected from
+ * the parsed trees of a loaded spec (see sources_collect.h; the list
+ * itself is plain data, worker/sources.h).
  *
  * Invariant: every entry has its text and digest; names are unique.
  */
 #define _XOPEN_SOURCE 700 /* realpath */
-#include "sources.h"
+#include "sources_collect.h"
 
 #include <limits.h>
 #include <stdio.h>

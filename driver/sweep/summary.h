@@ -27,7 +27,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../worker/summary.h"
+#include "../../worker/summary.h"
 
 /* Fills the slots from the rows of a finished sweep file (a resumed
  * keep = "all" sweep has no other record of the rows written before it).

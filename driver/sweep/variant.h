@@ -1,6 +1,6 @@
 /*
  * variant.h - the variants of a hardware generation that a detailed
- * system_grid group generates beyond its sizes and NIC (driver/spec.h):
+ * system_grid group generates beyond its sizes and NIC (spec_load.h):
  *   scale = { KEY = [factors]; ... }  any numeric hardware key (load.h
  *                                     load_hw_number), crossed;
  *   pod_devices, pod_oversubscription, collective.
@@ -18,7 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "spec.h"
+#include "../../worker/spec.h"
+#include "../load/load.h"
 
 /* The hardware figures one detailed grid group scales: for each key of
  * its `scale = { KEY = [factors]; ... }`, the key's index in

@@ -1,5 +1,5 @@
 /*
- * sources.h - the files a sweep spec was read from, for provenance.
+ * sources_collect.h - the files a sweep spec was read from, for provenance.
  *
  * After a spec is loaded, sources_collect() lists every catalogue file
  * it read (the catalogues opened to resolve names, see load_reads) and
@@ -13,14 +13,14 @@
  * sources_find, sources_free, sources_read) is plain data of the worker
  * (worker/sources.h), which stores it in sweep files.
  */
-#ifndef MADSWEEP_SOURCES_H
-#define MADSWEEP_SOURCES_H
+#ifndef MADSWEEP_SOURCES_COLLECT_H
+#define MADSWEEP_SOURCES_COLLECT_H
 
 #include <libconfig.h>
 #include <stdint.h>
 
-#include "../worker/sources.h"
-#include "load/load.h"
+#include "../../worker/sources.h"
+#include "../load/load.h"
 
 /* Collects the files of a loaded spec: `spec_cfg` is the spec's parsed
  * tree (for its includes), `spec_path` the spec (excluded), `reads` the
