@@ -15,7 +15,7 @@
 
 #include "../cost/eval.h"
 #include "../driver/load/load.h"
-#include "../driver/report.h"
+#include "../driver/query/report.h"
 #include "fuzz_util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

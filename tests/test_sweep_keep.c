@@ -26,7 +26,7 @@
 #include <string.h>
 
 #include "../worker/output.h"
-#include "../driver/best.h"
+#include "../driver/query/best.h"
 #include "../driver/sweep/sweep.h"
 #include "unit.h"
 

@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 
 #include "../worker/space.h"
-#include "../driver/cmd.h"
+#include "../driver/cli/cmd.h"
 #include "../driver/sweep/spec_load.h"
 
 int unit_close(double a, double b, double rel, double abs)

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "../cost/detailed.h"
+#include "../../cost/detailed.h"
 
 void report_json_number(FILE *out, double v)
 {

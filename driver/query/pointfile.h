@@ -33,7 +33,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../cost/eval.h"
+#include "../../cost/eval.h"
 
 void pointfile_write(FILE *out, const point_t *p, const hw_t *mad_hw);
 

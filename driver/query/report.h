@@ -6,7 +6,7 @@
 
 #include <stdio.h>
 
-#include "../cost/eval.h"
+#include "../../cost/eval.h"
 
 /* Readable report: model, system and task figures, the time breakdown,
  * exposed vs overlapped communication. */

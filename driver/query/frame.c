@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../worker/check.h"
-#include "../worker/verify.h"
-#include "suggest.h"
+#include "../../worker/check.h"
+#include "../../worker/verify.h"
+#include "../suggest.h"
 
 /* A member of a file table as a candidate column. */
 typedef struct frame_member {

@@ -16,18 +16,18 @@
 #include <string.h>
 #include <time.h>
 
-#include "../cost/eval.h"
-#include "best.h"
-#include "load/list.h"
-#include "job.h"
+#include "../../cost/eval.h"
+#include "../job.h"
+#include "../load/list.h"
+#include "../load/load.h"
+#include "../query/best.h"
+#include "../query/pointfile.h"
+#include "../query/report.h"
+#include "../query/trace_json.h"
+#include "../suggest.h"
+#include "../sweep/speckeys.h"
+#include "../sweep/sweep.h"
 #include "launch.h"
-#include "load/load.h"
-#include "pointfile.h"
-#include "report.h"
-#include "sweep/speckeys.h"
-#include "suggest.h"
-#include "sweep/sweep.h"
-#include "trace.h"
 
 typedef enum cmd_id {
     CMD_EVAL,
@@ -349,12 +349,12 @@ static int cmd_eval(const cmd_args *a, FILE *out, FILE *err)
             int64_t dropped = 0;
             bool whole = p.fidelity == EVAL_DETAILED && p.model.kind == MODEL_LLM;
             if (tf && whole && r.status == STATUS_OK &&
-                trace_write_detailed(tf, &p, r.iteration_time_s, a->file, TRACE_MAX_EVENTS,
+                trace_json_detailed(tf, &p, r.iteration_time_s, a->file, TRACE_JSON_MAX_EVENTS,
                                      &dropped, &tst) != 0 &&
                 tst != STATUS_OK) {
                 fprintf(err, "madsweep: no trace of %s: %s\n", a->file, status_text(tst));
                 rc = 1;
-            } else if (!tf || (!whole && trace_write(tf, &e, a->file) != 0)) {
+            } else if (!tf || (!whole && trace_json_engine(tf, &e, a->file) != 0)) {
                 fprintf(err, "madsweep: cannot write trace %s: %s\n",
                         a->val[OPT_TRACE], strerror(errno));
                 rc = 1;
@@ -362,7 +362,7 @@ static int cmd_eval(const cmd_args *a, FILE *out, FILE *err)
             if (dropped > 0)
                 fprintf(err, "madsweep: trace %s: capped at its first %lld events "
                         "(%lld more left out; events_dropped in otherData)\n",
-                        a->val[OPT_TRACE], (long long)TRACE_MAX_EVENTS, (long long)dropped);
+                        a->val[OPT_TRACE], (long long)TRACE_JSON_MAX_EVENTS, (long long)dropped);
             if (tf && fclose(tf) != 0 && rc == 0) {
                 fprintf(err, "madsweep: cannot write trace %s: %s\n",
                         a->val[OPT_TRACE], strerror(errno));

@@ -11,7 +11,7 @@
 
 #include <stdio.h>
 
-#include "../worker/version.h"
+#include "../../worker/version.h"
 
 int cmd_main(int argc, char **argv, FILE *out, FILE *err);
 

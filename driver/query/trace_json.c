@@ -1,13 +1,13 @@
 /*
- * trace.c - Chrome trace-event (JSON) writers: an engine's two streams,
+ * trace_json.c - Chrome trace-event (JSON) writers: an engine's two streams,
  * and a detailed point's whole iteration (one process per pipeline
  * stage, a thread per track).
  */
-#include "trace.h"
+#include "trace_json.h"
 
 #include "report.h"
 
-int trace_write(FILE *out, const engine *e, const char *title)
+int trace_json_engine(FILE *out, const engine *e, const char *title)
 {
     if (!e->record)
         return -1;
@@ -42,7 +42,7 @@ typedef struct trace_sink {
     int64_t n, max, dropped; /* events written, the cap, events left out */
 } trace_sink;
 
-static void trace_event(void *ctx, const detailed_event *ev)
+static void trace_json_event(void *ctx, const detailed_event *ev)
 {
     trace_sink *k = ctx;
     if (ev->stage + 1 > k->stages)
@@ -69,7 +69,7 @@ static void trace_event(void *ctx, const detailed_event *ev)
     fputs("}}", k->out);
 }
 
-int trace_write_detailed(FILE *out, const point_t *p, double iteration_s, const char *title,
+int trace_json_detailed(FILE *out, const point_t *p, double iteration_s, const char *title,
                          int64_t max_events, int64_t *dropped, status_code *st)
 {
     static const char *const tracks[DETAILED_NTRACKS] = {"compute", "tp", "cp",
@@ -88,7 +88,7 @@ int trace_write_detailed(FILE *out, const point_t *p, double iteration_s, const 
     }
     trace_sink k = {out, 0, 0, max_events, 0};
     double end = 0.0;
-    *st = detailed_trace(p, trace_event, &k, &end);
+    *st = detailed_trace(p, trace_json_event, &k, &end);
     *dropped = k.dropped;
     fputs("\n],\"otherData\":{\"title\":", out);
     report_json_string(out, title);

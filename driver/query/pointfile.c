@@ -17,14 +17,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../cost/detailed.h"
-#include "../worker/check.h"
-#include "../worker/provenance.h"
-#include "cmd.h"
+#include "../../cost/detailed.h"
+#include "../../worker/check.h"
+#include "../../worker/provenance.h"
+#include "../../worker/version.h"
 #include "frame.h"
-#include "../worker/space.h"
-#include "load/load.h"
-#include "sweep/spec_load.h"
+#include "../../worker/space.h"
+#include "../load/load.h"
+#include "../sweep/spec_load.h"
 
 /* ------------------------------------------------------------ writing */
 
