@@ -175,15 +175,9 @@ int load_prefill_derive(const config_setting_t *g, point_prefill *f, load_err *e
 int load_point(const char *path, const char *configs_dir, point_t *p,
                load_err *err);
 
-/* Prints the documented keys of every namespace (for `madsweep keys`),
- * each number with its accepted range {lo to hi} (range.h): every number
- * read is checked against these ranges (and products of counts against
- * their bounds) before any arithmetic. */
-void load_print_keys(FILE *out);
-
-
-/* Writing configuration back (`madsweep point`): the key tables of the
- * namespaces, as for loading. */
+/* The namespaces of the key tables (load_key.h), one table each: for
+ * writing configuration back (`madsweep point`, load_write_keys) and
+ * for a key's facts. */
 typedef enum load_ns {
     LOAD_NS_MODEL,   /* model_t, madmax */
     LOAD_NS_SYSTEM,  /* cluster_t */
@@ -192,8 +186,29 @@ typedef enum load_ns {
     LOAD_NS_HW,      /* hw_t */
     LOAD_NS_DSYSTEM, /* topo_system_t */
     LOAD_NS_DTASK,   /* task_t, detailed */
-    LOAD_NS_STACK    /* stack_desc */
+    LOAD_NS_STACK,   /* stack_desc */
+    LOAD_NS_PREFILL, /* point_prefill */
+    LOAD_NNS
 } load_ns;
+
+/* Prints the documented keys of every namespace (for `madsweep keys`),
+ * each number with its accepted range and unit {lo to hi unit}: the row
+ * every number read is checked by before any arithmetic (products of
+ * counts against their bounds where they are formed). */
+void load_print_keys(FILE *out);
+
+/* The facts of key `key` of namespace ns, from its row: its accepted
+ * range as text ("1 to 65536"; "0, or 0.001 to 1e+06": 0 allowed
+ * besides), NULL when it is not a number of ns; its unit ("bytes/s per
+ * device", "bool"), NULL when it has none or ns has no such key. */
+const char *load_key_range_text(load_ns ns, const char *key, char *buf, size_t size);
+const char *load_key_unit(load_ns ns, const char *key);
+
+/* Checks every row of every table: a number key has a range of its
+ * kind, lo <= hi, and a unit; no table lists a key twice; a number key
+ * read in several namespaces has one unit (its range may differ).
+ * Returns 0, or -1 with msg naming the table and key. */
+int load_keys_check(char *msg, size_t size);
 
 /* A finite double as a libconfig float literal that reads back as the
  * same double: the shortest of 15 to 17 significant digits, with ".0"

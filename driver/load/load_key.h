@@ -2,17 +2,28 @@
  * load_key.h - what the loader's files (driver/load/) share: the key
  * table.
  *
- * One table per catalogue namespace, a row per key: name, type, offset
- * into the loaded struct, model kinds, required, help, task types. The
- * rows drive parsing (load_value, the walker load_group: load_value.c),
- * `madsweep keys` (load_keys.c) and writing keys back (load_write.c);
- * beside them the `base` resolution every catalogue reader uses
- * (load.c). Not for use outside driver/load/.
+ * One table per catalogue namespace, a row per key holding every fact
+ * of the key: name, type, offset into the loaded struct, model kinds,
+ * required, help, task types, and for a number its accepted range and
+ * unit. The rows drive parsing and range checks (load_value, the walker
+ * load_group: load_value.c; range.c), `madsweep keys` (load_keys.c) and
+ * writing keys back (load_write.c); the public face of the facts is
+ * load.h's load_key_range_text / load_key_unit. Beside them the `base`
+ * resolution every catalogue reader uses (load.c). Not for use outside
+ * driver/load/.
+ *
+ * Invariant (load_keys_check): a row whose type is a number (LT_INT,
+ * LT_MB, LT_CONC: an integer range; LT_FLOAT, LT_FACT: a float range)
+ * has a range of that kind, lo <= hi, and a unit; rows of other types
+ * have a range only when a reader of their own checks it by the row
+ * (a list of numbers, "auto" or a number: LT_ANY); a number key read in
+ * several namespaces has one unit there (its range may differ: pooling).
  */
 #ifndef MADSWEEP_LOAD_KEY_H
 #define MADSWEEP_LOAD_KEY_H
 
 #include "load.h"
+#include "range.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -61,16 +72,31 @@ typedef struct load_key {
     unsigned kinds; /* model kinds the key applies to */
     int required;   /* LR_* */
     const char *doc;
-    unsigned types; /* task types the key applies to, LOAD_T_*; 0: every type */
+    unsigned types;    /* task types the key applies to, LOAD_T_*; 0: every type */
+    range_kind range;  /* what kind of number it is (range.h), or none */
+    double lo, hi;     /* a number's accepted range, checked before any arithmetic */
+    const char *unit;  /* what a number counts ("bytes/s per device"; "1": a pure
+                        * number), "bool" for a flag; NULL otherwise */
 } load_key;
 
 /* A table entry: a key of every task type, and (task tables) one that
  * only the task types `ty` read; a task of another type that gives it is
- * refused at its line, and the point writer leaves it out. */
-#define LOAD_KEY(name, type, offset, kinds, required, doc)                     \
-    {name, type, offset, kinds, required, doc, 0}
-#define LOAD_KEY_T(ty, name, type, offset, kinds, required, doc)               \
-    {name, type, offset, kinds, required, doc, ty}
+ * refused at its line, and the point writer leaves it out. The last
+ * argument is one of the five below: the key's range and unit (a
+ * variadic argument, since it expands to four fields and the readers'
+ * own row macros pass it on). */
+#define LOAD_KEY(name, type, offset, kinds, required, doc, ...)                \
+    {name, type, offset, kinds, required, doc, 0, __VA_ARGS__}
+#define LOAD_KEY_T(ty, name, type, offset, kinds, required, doc, ...)          \
+    {name, type, offset, kinds, required, doc, ty, __VA_ARGS__}
+/* An integer from lo to hi; a float from lo to hi (0 in it or not, as
+ * lo says); a float that is 0 or from lo to hi (lo > 0); not a number,
+ * with a unit ("bool"); neither. */
+#define LOAD_INT(lo, hi, unit) RANGE_INT, (double)(lo), (double)(hi), unit
+#define LOAD_FLOAT(lo, hi, unit) RANGE_FLOAT, (double)(lo), (double)(hi), unit
+#define LOAD_FLOAT_OR0(lo, hi, unit) RANGE_FLOAT_OR0, (double)(lo), (double)(hi), unit
+#define LOAD_UNIT(unit) RANGE_NONE, 0.0, 0.0, unit
+#define LOAD_NONUM RANGE_NONE, 0.0, 0.0, NULL
 /* The task types of load_key.types (1 << task_kind): training (pretrain
  * and finetune), finetune only, inference. */
 enum {
@@ -91,7 +117,8 @@ typedef struct load_table {
 #define LOAD_BASE_KEY(list, file)                                              \
     LOAD_KEY("base", LT_NOTE, 0, LK_ALL, LR_NO,                                \
              "an entry to start from (list '" list "' of this file, else " file \
-             "); the other keys override its figures, only name is required")
+             "); the other keys override its figures, only name is required", \
+             LOAD_NONUM)
 
 /* load_group flags: fine-tuning keys required; a group with a `base`
  * (only `name` required: the base gave the rest, the group overrides). */
@@ -107,6 +134,12 @@ extern const load_table load_task_table;    /* load_task.c */
 extern const load_table load_dtask_table;   /* load_task.c */
 extern const load_table load_stack_table;   /* load_stack.c */
 extern const load_table load_prefill_table; /* load_point.c */
+
+/* load_keys.c: the table of namespace ns. */
+const load_table *load_table_of(load_ns ns);
+
+/* load_keys.c: the row of key `name` in table t, or NULL. */
+const load_key *load_key_find(const load_table *t, const char *name);
 
 /* load_value.c: "a group", "an integer", ... for libconfig type `type`. */
 const char *load_type_name(int type);

@@ -19,93 +19,132 @@
 #include <stddef.h>
 #include <string.h>
 
-#define MK(n, t, k, r, d) LOAD_KEY(#n, t, offsetof(model_t, n), k, r, d)
+#define MK(n, t, k, r, d, ...) LOAD_KEY(#n, t, offsetof(model_t, n), k, r, d, __VA_ARGS__)
 static const load_key model_keys[] = {
-    MK(name, LT_STRING, LK_ALL, LR_YES, "catalogue name"),
+    MK(name, LT_STRING, LK_ALL, LR_YES, "catalogue name", LOAD_NONUM),
     LOAD_KEY("type", LT_MODEL_KIND, offsetof(model_t, kind), LK_ALL, LR_YES,
-        "\"dlrm\" or \"llm\""),
+        "\"dlrm\" or \"llm\"", LOAD_NONUM),
     MK(bytes_per_dense_param, LT_INT, LK_ALL, LR_YES,
-       "bytes per dense parameter: 8/4/2/1 selects the FP64/FP32/FP16/INT8 peak"),
-    MK(bytes_per_emb_param, LT_INT, LK_ALL, LR_YES, "bytes per embedding parameter"),
-    MK(bot_mlp_layers, LT_INT, LK_DLRM, LR_YES, "bottom MLP layers"),
-    MK(top_mlp_layers, LT_INT, LK_DLRM, LR_YES, "top MLP layers"),
-    MK(mlp_dim, LT_INT, LK_DLRM, LR_YES, "MLP width (square layers)"),
-    MK(tables, LT_INT, LK_DLRM, LR_YES, "embedding tables"),
-    MK(rows_per_table, LT_INT, LK_DLRM, LR_YES, "rows per embedding table"),
-    MK(emb_dim, LT_INT, LK_DLRM, LR_YES, "embedding dimension"),
-    MK(pooling, LT_INT, LK_DLRM, LR_YES, "lookups pooled per table per sample"),
-    MK(layers, LT_INT, LK_LLM, LR_YES, "transformer layers"),
-    MK(heads, LT_INT, LK_LLM, LR_YES, "attention heads"),
-    MK(kv_heads, LT_INT, LK_LLM, LR_NO, "key/value heads (default: heads)"),
-    MK(hidden, LT_INT, LK_LLM, LR_YES, "model (attention) dimension"),
-    MK(ffn, LT_INT, LK_LLM, LR_YES, "feed-forward dimension"),
-    MK(seq_len, LT_INT, LK_LLM, LR_YES, "tokens per sample"),
-    MK(vocab, LT_INT, LK_LLM, LR_YES, "word-embedding rows"),
+       "bytes per dense parameter: 8/4/2/1 selects the FP64/FP32/FP16/INT8 peak",
+       LOAD_INT(1, 8, "bytes/parameter")),
+    MK(bytes_per_emb_param, LT_INT, LK_ALL, LR_YES, "bytes per embedding parameter",
+       LOAD_INT(0, 8, "bytes/parameter")),
+    MK(bot_mlp_layers, LT_INT, LK_DLRM, LR_YES, "bottom MLP layers",
+       LOAD_INT(1, RANGE_P16, "layers")),
+    MK(top_mlp_layers, LT_INT, LK_DLRM, LR_YES, "top MLP layers",
+       LOAD_INT(1, RANGE_P16, "layers")),
+    MK(mlp_dim, LT_INT, LK_DLRM, LR_YES, "MLP width (square layers)",
+       LOAD_INT(1, RANGE_P24, "1")),
+    MK(tables, LT_INT, LK_DLRM, LR_YES, "embedding tables",
+       LOAD_INT(1, INT64_C(1) << 20, "tables")),
+    MK(rows_per_table, LT_INT, LK_DLRM, LR_YES, "rows per embedding table",
+       LOAD_INT(1, RANGE_P40, "rows")),
+    MK(emb_dim, LT_INT, LK_DLRM, LR_YES, "embedding dimension", LOAD_INT(1, RANGE_P16, "1")),
+    MK(pooling, LT_INT, LK_DLRM, LR_YES, "lookups pooled per table per sample",
+       LOAD_INT(1, INT64_C(1) << 20, "lookups per table per sample")),
+    MK(layers, LT_INT, LK_LLM, LR_YES, "transformer layers", LOAD_INT(1, RANGE_P16, "1")),
+    MK(heads, LT_INT, LK_LLM, LR_YES, "attention heads", LOAD_INT(1, RANGE_P16, "1")),
+    MK(kv_heads, LT_INT, LK_LLM, LR_NO, "key/value heads (default: heads)",
+       LOAD_INT(0, RANGE_P16, "1")),
+    MK(hidden, LT_INT, LK_LLM, LR_YES, "model (attention) dimension",
+       LOAD_INT(1, RANGE_P24, "1")),
+    MK(ffn, LT_INT, LK_LLM, LR_YES, "feed-forward dimension", LOAD_INT(1, RANGE_P24, "1")),
+    MK(seq_len, LT_INT, LK_LLM, LR_YES, "tokens per sample", LOAD_INT(1, RANGE_P24, "tokens")),
+    MK(vocab, LT_INT, LK_LLM, LR_YES, "word-embedding rows", LOAD_INT(0, RANGE_P24, "1")),
     LOAD_KEY("mlp", LT_MLP, offsetof(model_t, mlp), LK_LLM, LR_NO,
-        "\"gelu\" (default) or \"swiglu\""),
-    MK(causal, LT_BOOL, LK_LLM, LR_NO, "decoder (true, default) or encoder"),
+        "\"gelu\" (default) or \"swiglu\"", LOAD_NONUM),
+    MK(causal, LT_BOOL, LK_LLM, LR_NO, "decoder (true, default) or encoder", LOAD_UNIT("bool")),
 };
 
 const load_table load_model_table = {model_keys, NKEYS(model_keys)};
 
 /* Detailed fidelity: LLM figures + model.d, or DLRM figures. */
-#define DK(n, t, r, d) LOAD_KEY(#n, t, offsetof(model_t, n), LK_LLM, r, d)
-#define DKD(n, t, doc) LOAD_KEY(#n, t, offsetof(model_t, d.n), LK_LLM, LR_NO, doc)
-#define DKR(n, t, r, d) LOAD_KEY(#n, t, offsetof(model_t, n), LK_DLRM, r, d)
+#define DK(n, t, r, d, ...) LOAD_KEY(#n, t, offsetof(model_t, n), LK_LLM, r, d, __VA_ARGS__)
+#define DKD(n, t, doc, ...) \
+    LOAD_KEY(#n, t, offsetof(model_t, d.n), LK_LLM, LR_NO, doc, __VA_ARGS__)
+#define DKR(n, t, r, d, ...) LOAD_KEY(#n, t, offsetof(model_t, n), LK_DLRM, r, d, __VA_ARGS__)
 static const load_key dmodel_keys[] = {
-    LOAD_KEY("name", LT_STRING, offsetof(model_t, name), LK_ALL, LR_YES, "catalogue name"),
-    LOAD_KEY("type", LT_MODEL_KIND, offsetof(model_t, kind), LK_ALL, LR_YES, "\"llm\" or \"dlrm\""),
-    DKR(tables, LT_INT, LR_YES, "embedding tables"),
+    LOAD_KEY("name", LT_STRING, offsetof(model_t, name), LK_ALL, LR_YES, "catalogue name",
+             LOAD_NONUM),
+    LOAD_KEY("type", LT_MODEL_KIND, offsetof(model_t, kind), LK_ALL, LR_YES, "\"llm\" or \"dlrm\"",
+             LOAD_NONUM),
+    DKR(tables, LT_INT, LR_YES, "embedding tables", LOAD_INT(1, INT64_C(1) << 20, "tables")),
     LOAD_KEY("rows_per_table", LT_ANY, 0, LK_DLRM, LR_YES,
-        "rows per embedding table: one number, or a list with one per table"),
-    DKR(emb_dim, LT_INT, LR_YES, "embedding dimension (= the bottom MLP's output)"),
+        "rows per embedding table: one number, or a list with one per table",
+        LOAD_INT(1, RANGE_P40, "rows")),
+    DKR(emb_dim, LT_INT, LR_YES, "embedding dimension (= the bottom MLP's output)",
+        LOAD_INT(1, RANGE_P16, "1")),
     LOAD_KEY("pooling", LT_ANY, 0, LK_DLRM, LR_YES,
         "lookups pooled per table per sample: one number, or a "
-        "list with one per table (multi-hot)"),
+        "list with one per table (multi-hot)",
+        LOAD_INT(1, RANGE_P24, "lookups per table per sample")),
     LOAD_KEY("interaction", LT_ANY, 0, LK_DLRM, LR_NO,
-        "\"dot\" (default, pairwise dots) or \"dcnv2\" (low-rank cross layers)"),
+        "\"dot\" (default, pairwise dots) or \"dcnv2\" (low-rank cross layers)", LOAD_NONUM),
     LOAD_KEY("cross_layers", LT_INT, offsetof(model_t, d.cross_layers), LK_DLRM, LR_NO,
-        "dcnv2: cross layers (default 3)"),
+        "dcnv2: cross layers (default 3)", LOAD_INT(0, RANGE_P40, "layers")),
     LOAD_KEY("cross_rank", LT_INT, offsetof(model_t, d.cross_rank), LK_DLRM, LR_NO,
-        "dcnv2: rank of each cross layer's projection (default 512)"),
-    DKR(bytes_per_emb_param, LT_INT, LR_NO, "bytes per embedding element (default 4, fp32)"),
+        "dcnv2: rank of each cross layer's projection (default 512)",
+        LOAD_INT(0, RANGE_P40, "1")),
+    DKR(bytes_per_emb_param, LT_INT, LR_NO, "bytes per embedding element (default 4, fp32)",
+        LOAD_INT(0, 8, "bytes/parameter")),
     LOAD_KEY("bot_mlp", LT_ANY, 0, LK_DLRM, LR_YES,
-        "bottom MLP widths, dense features first, emb_dim last: [13, 512, 256, 128]"),
+        "bottom MLP widths, dense features first, emb_dim last: [13, 512, 256, 128]",
+        LOAD_INT(1, RANGE_P24, "1")),
     LOAD_KEY("top_mlp", LT_ANY, 0, LK_DLRM, LR_YES,
         "top MLP output widths; input emb_dim + tables (tables "
-        "+ 1) / 2: [1024, 1024, 512, 256, 1]"),
+        "+ 1) / 2: [1024, 1024, 512, 256, 1]", LOAD_INT(1, RANGE_P24, "1")),
     DKD(arch, LT_ARCH,
-        "\"gpt\" (default), \"llama\", \"mpt\", \"bloom\", \"vit\", \"mixtral\", \"deepseek\""),
-    DK(layers, LT_INT, LR_YES, "transformer layers"),
-    DK(hidden, LT_INT, LR_YES, "model dimension h"),
-    DK(ffn, LT_INT, LR_YES, "feed-forward dimension (dense layers)"),
-    DK(heads, LT_INT, LR_YES, "attention heads"),
-    DK(kv_heads, LT_INT, LR_NO, "key/value heads, grouped-query attention (default: heads)"),
-    DK(seq_len, LT_INT, LR_YES, "tokens per sample (ViT: patch tokens)"),
-    DK(vocab, LT_INT, LR_YES, "vocabulary (0 for ViT: no embedding table or head)"),
+        "\"gpt\" (default), \"llama\", \"mpt\", \"bloom\", \"vit\", \"mixtral\", \"deepseek\"",
+        LOAD_NONUM),
+    DK(layers, LT_INT, LR_YES, "transformer layers", LOAD_INT(1, RANGE_P16, "1")),
+    DK(hidden, LT_INT, LR_YES, "model dimension h", LOAD_INT(1, RANGE_P24, "1")),
+    DK(ffn, LT_INT, LR_YES, "feed-forward dimension (dense layers)",
+       LOAD_INT(1, RANGE_P24, "1")),
+    DK(heads, LT_INT, LR_YES, "attention heads", LOAD_INT(1, RANGE_P16, "1")),
+    DK(kv_heads, LT_INT, LR_NO, "key/value heads, grouped-query attention (default: heads)",
+       LOAD_INT(0, RANGE_P16, "1")),
+    DK(seq_len, LT_INT, LR_YES, "tokens per sample (ViT: patch tokens)",
+       LOAD_INT(1, RANGE_P24, "tokens")),
+    DK(vocab, LT_INT, LR_YES, "vocabulary (0 for ViT: no embedding table or head)",
+       LOAD_INT(0, RANGE_P24, "1")),
     LOAD_KEY("mlp", LT_MLP, offsetof(model_t, mlp), LK_LLM, LR_NO,
-        "\"gelu\" (default, 2 matrices) or \"swiglu\" (3 matrices)"),
-    DK(causal, LT_BOOL, LR_NO, "decoder (true, default) or encoder"),
-    DKD(position, LT_POSITION, "\"learned\" (default), \"rope\", \"alibi\", \"none\""),
-    DKD(untied_embeddings, LT_BOOL, "output head separate from the word embedding (default false)"),
+        "\"gelu\" (default, 2 matrices) or \"swiglu\" (3 matrices)", LOAD_NONUM),
+    DK(causal, LT_BOOL, LR_NO, "decoder (true, default) or encoder", LOAD_UNIT("bool")),
+    DKD(position, LT_POSITION, "\"learned\" (default), \"rope\", \"alibi\", \"none\"",
+        LOAD_NONUM),
+    DKD(untied_embeddings, LT_BOOL, "output head separate from the word embedding (default false)",
+        LOAD_UNIT("bool")),
     DKD(dropout, LT_TRI,
-        "dropout layers whose masks are kept (default: gpt, bloom, vit yes; others no)"),
-    DKD(experts, LT_INT, "MoE: routed experts per layer (default 0: dense)"),
-    DKD(top_k, LT_INT, "MoE: experts per token (default 2)"),
-    DKD(shared_experts, LT_INT, "MoE: always-active experts (default 0)"),
-    DKD(expert_ffn, LT_INT, "MoE: FFN dimension of one expert (default ffn)"),
-    DKD(dense_layers, LT_INT, "MoE: leading dense layers (default 0)"),
-    DKD(head_dim, LT_INT, "per-head dimension (default hidden / heads; Qwen3: 128)"),
-    DKD(qk_norm, LT_BOOL, "RMSNorm of each query and key head (Qwen3: true; default false)"),
+        "dropout layers whose masks are kept (default: gpt, bloom, vit yes; others no)",
+        LOAD_UNIT("bool")),
+    DKD(experts, LT_INT, "MoE: routed experts per layer (default 0: dense)",
+        LOAD_INT(0, RANGE_P16, "1")),
+    DKD(top_k, LT_INT, "MoE: experts per token (default 2)", LOAD_INT(0, RANGE_P16, "1")),
+    DKD(shared_experts, LT_INT, "MoE: always-active experts (default 0)",
+        LOAD_INT(0, RANGE_P16, "1")),
+    DKD(expert_ffn, LT_INT, "MoE: FFN dimension of one expert (default ffn)",
+        LOAD_INT(0, RANGE_P24, "1")),
+    DKD(dense_layers, LT_INT, "MoE: leading dense layers (default 0)",
+        LOAD_INT(0, RANGE_P16, "layers")),
+    DKD(head_dim, LT_INT, "per-head dimension (default hidden / heads; Qwen3: 128)",
+        LOAD_INT(0, RANGE_P16, "1")),
+    DKD(qk_norm, LT_BOOL, "RMSNorm of each query and key head (Qwen3: true; default false)",
+        LOAD_UNIT("bool")),
     DKD(q_lora_rank, LT_INT,
-        "MLA: rank of the query down-projection (default 0: full query projection)"),
+        "MLA: rank of the query down-projection (default 0: full query projection)",
+        LOAD_INT(0, RANGE_P24, "1")),
     DKD(kv_lora_rank, LT_INT,
-        "MLA: rank of the shared key/value latent (default 0: no MLA; DeepSeek-V3: 512)"),
-    DKD(qk_nope_head_dim, LT_INT, "MLA: per-head query/key dimensions without RoPE (V3: 128)"),
-    DKD(qk_rope_head_dim, LT_INT, "MLA: per-head RoPE query/key dimensions (V3: 64)"),
-    DKD(v_head_dim, LT_INT, "MLA: per-head value dimension (V3: 128)"),
+        "MLA: rank of the shared key/value latent (default 0: no MLA; DeepSeek-V3: 512)",
+        LOAD_INT(0, RANGE_P24, "1")),
+    DKD(qk_nope_head_dim, LT_INT, "MLA: per-head query/key dimensions without RoPE (V3: 128)",
+        LOAD_INT(0, RANGE_P16, "1")),
+    DKD(qk_rope_head_dim, LT_INT, "MLA: per-head RoPE query/key dimensions (V3: 64)",
+        LOAD_INT(0, RANGE_P16, "1")),
+    DKD(v_head_dim, LT_INT, "MLA: per-head value dimension (V3: 128)",
+        LOAD_INT(0, RANGE_P16, "1")),
     DKD(mtp_layers, LT_INT,
-        "multi-token prediction modules on the last stage (DeepSeek-V3: 1; default 0)"),
+        "multi-token prediction modules on the last stage (DeepSeek-V3: 1; default 0)",
+        LOAD_INT(0, RANGE_P16, "modules")),
 };
 
 const load_table load_dmodel_table = {dmodel_keys, NKEYS(dmodel_keys)};
@@ -141,10 +180,12 @@ int load_model(const config_setting_t *g, model_t *m, load_err *err)
     return 0;
 }
 
-/* An array of 1..MODEL_MLP_MAX positive integers. */
+/* An array of 1..MODEL_MLP_MAX positive integers, each in the range of
+ * its row (dmodel_keys). */
 static int load_iarray(const config_setting_t *g, const char *key, int64_t *out,
                        int *n, load_err *err)
 {
+    const load_key *k = load_key_find(&load_dmodel_table, key);
     int len = 0;
     const config_setting_t *s =
         load_array(g, key, MODEL_MLP_MAX, "integers", &len, err);
@@ -154,9 +195,10 @@ static int load_iarray(const config_setting_t *g, const char *key, int64_t *out,
         const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
         int et = config_setting_type(e);
         if ((et != CONFIG_TYPE_INT && et != CONFIG_TYPE_INT64) ||
-            config_setting_get_int64(e) < 1 || config_setting_get_int64(e) > RANGE_P24) {
+            (double)config_setting_get_int64(e) < k->lo ||
+            (double)config_setting_get_int64(e) > k->hi) {
             load_fail(err, s, "key '%s': element %d must be a positive integer "
-                      "of at most %lld", key, i, (long long)RANGE_P24);
+                      "of at most %lld", key, i, (long long)k->hi);
             return -1;
         }
         out[i] = (int64_t)config_setting_get_int64(e);
@@ -166,11 +208,13 @@ static int load_iarray(const config_setting_t *g, const char *key, int64_t *out,
 }
 
 /* rows_per_table / pooling: one positive integer (every table), or a
- * list of exactly `tables` of them (the model then lists its tables one
- * by one; *mean receives their mean, rounded up). */
+ * list of exactly `tables` of them, each at most its row's bound (the
+ * model then lists its tables one by one; *mean receives their mean,
+ * rounded up). */
 static int load_table_figure(const config_setting_t *g, const char *key, model_t *m,
-                             int64_t max, int64_t *mean, bool rows, load_err *err)
+                             int64_t *mean, bool rows, load_err *err)
 {
+    int64_t max = (int64_t)load_key_find(&load_dmodel_table, key)->hi;
     const config_setting_t *s = config_setting_get_member(g, key);
     int t = s ? config_setting_type(s) : CONFIG_TYPE_NONE;
     if (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64) {
@@ -248,8 +292,8 @@ static int load_dmodel_dlrm(const config_setting_t *g, model_t *m, load_err *err
         load_iarray(g, "top_mlp", m->d.top_mlp, &m->d.top_n, err))
         return -1;
     if (m->tables > 0 &&
-        (load_table_figure(g, "rows_per_table", m, RANGE_P40, &m->rows_per_table, true, err) ||
-         load_table_figure(g, "pooling", m, RANGE_P24, &m->pooling, false, err) ||
+        (load_table_figure(g, "rows_per_table", m, &m->rows_per_table, true, err) ||
+         load_table_figure(g, "pooling", m, &m->pooling, false, err) ||
          load_dmodel_interaction(g, m, err)))
         return -1;
     /* one figure listed, the other not: the list takes the single value */

@@ -18,24 +18,30 @@
 #include <stddef.h>
 #include <string.h>
 
-#define PFK(n, t, r, d) LOAD_KEY(#n, t, offsetof(point_prefill, n), LK_LLM, r, d)
+#define PFK(n, t, r, d, ...) \
+    LOAD_KEY(#n, t, offsetof(point_prefill, n), LK_LLM, r, d, __VA_ARGS__)
 static const load_key prefill_keys[] = {
     LOAD_KEY("hardware", LT_ANY, 0, LK_LLM, LR_NO,
         "the prefill pool's hardware: a group or a name in list 'hardware' (hardware.cfg; "
-        "default: the system's)"),
+        "default: the system's)", LOAD_NONUM),
     LOAD_KEY("devices", LT_ANY, 0, LK_LLM, LR_YES,
         "devices of the prefill pool (a whole number of tp*pp replicas), or \"auto\": as "
-        "many replicas as the decode pool's request rate needs (rate matching)"),
-    PFK(tp, LT_INT, LR_NO, "a prefill replica's tensor-parallel degree (default: the task's tp)"),
-    PFK(pp, LT_INT, LR_NO, "a prefill replica's pipeline stages (default 1)"),
+        "many replicas as the decode pool's request rate needs (rate matching)",
+        LOAD_INT(1, RANGE_P24, "devices")),
+    PFK(tp, LT_INT, LR_NO, "a prefill replica's tensor-parallel degree (default: the task's tp)",
+        LOAD_INT(0, RANGE_P24, "devices (tensor-parallel degree)")),
+    PFK(pp, LT_INT, LR_NO, "a prefill replica's pipeline stages (default 1)",
+        LOAD_INT(0, RANGE_P24, "stages (pipeline-parallel degree)")),
     LOAD_KEY("devices_per_node", LT_INT, offsetof(point_prefill, system.devices_per_node), LK_LLM,
-        LR_NO, "its scale-up domain (default: the hardware's)"),
+        LR_NO, "its scale-up domain (default: the hardware's)",
+        LOAD_INT(0, RANGE_P24, "devices/node")),
     LOAD_KEY("nic_gbps_per_device", LT_FLOAT, offsetof(point_prefill, system.nic_gbps_per_device),
         LK_LLM, LR_NO, "its scale-out bandwidth per device, Gb/s one direction (default: the "
-        "hardware's)"),
+        "hardware's)", LOAD_FLOAT_OR0(1e-3, 1e9, "Gb/s per device, one direction")),
     LOAD_KEY("kv_transfer", LT_ANY, 0, LK_LLM, LR_NO,
         "\"after_prefill\" (default: vLLM, SGLang, TensorRT-LLM send the KV when the prompt is "
-        "done) or \"layerwise\" (each layer's KV sent behind the next layer's prefill)"),
+        "done) or \"layerwise\" (each layer's KV sent behind the next layer's prefill)",
+        LOAD_NONUM),
 };
 
 const load_table load_prefill_table = {prefill_keys, NKEYS(prefill_keys)};
@@ -126,16 +132,18 @@ int load_prefill_pool(const config_setting_t *g, int64_t tp_default, point_prefi
     f->pp = f->pp > 0 ? f->pp : 1;
     const config_setting_t *ds = config_setting_get_member(g, "devices");
     const char *dtext = config_setting_get_string(ds);
+    const load_key *dk = load_key_find(&load_prefill_table, "devices");
     if (dtext && strcmp(dtext, "auto") == 0) {
         f->rate_matched = true;
         f->system.devices = f->tp * f->pp; /* one replica; the evaluation sizes it */
     } else if (!dtext && (config_setting_type(ds) == CONFIG_TYPE_INT ||
                           config_setting_type(ds) == CONFIG_TYPE_INT64) &&
-               config_setting_get_int64(ds) >= 1 && config_setting_get_int64(ds) <= RANGE_P24) {
+               (double)config_setting_get_int64(ds) >= dk->lo &&
+               (double)config_setting_get_int64(ds) <= dk->hi) {
         f->system.devices = config_setting_get_int64(ds);
     } else {
-        load_fail(err, ds, "key 'devices' in prefill: expected an integer from 1 to %lld or "
-                  "\"auto\"", (long long)RANGE_P24);
+        load_fail(err, ds, "key 'devices' in prefill: expected an integer from %lld to %lld "
+                  "or \"auto\"", (long long)dk->lo, (long long)dk->hi);
         return -1;
     }
     const config_setting_t *ks = config_setting_get_member(g, "kv_transfer");

@@ -18,63 +18,89 @@
 #include <stddef.h>
 #include <string.h>
 
-#define SK(n, t, d) LOAD_KEY(#n, t, offsetof(cluster_t, n), LK_ALL, LR_YES, d)
+#define SK(n, t, d, ...) LOAD_KEY(#n, t, offsetof(cluster_t, n), LK_ALL, LR_YES, d, __VA_ARGS__)
 static const load_key system_keys[] = {
-    SK(name, LT_STRING, "catalogue name"),
+    SK(name, LT_STRING, "catalogue name", LOAD_NONUM),
     LOAD_BASE_KEY("systems", "systems.cfg"),
-    SK(devices, LT_INT, "devices (GPUs) in the system"),
-    SK(nodes, LT_INT, "nodes; devices per node = devices / nodes"),
-    SK(peak_fp64_flops, LT_FLOAT, "FP64 peak per device, FLOP/s"),
-    SK(peak_fp32_flops, LT_FLOAT, "FP32/TF32 peak per device, FLOP/s"),
-    SK(peak_fp16_flops, LT_FLOAT, "FP16/BF16 peak per device, FLOP/s"),
-    SK(peak_int8_ops, LT_FLOAT, "INT8 peak per device, OP/s"),
-    SK(flops_util, LT_FLOAT, "fraction of peak FLOPS reached, (0, 1]"),
-    SK(mem_capacity_bytes, LT_FLOAT, "device memory, bytes"),
-    SK(mem_bw_bytes_per_s, LT_FLOAT, "device memory bandwidth, bytes/s"),
-    SK(mem_bw_util, LT_FLOAT, "fraction of memory bandwidth reached, (0, 1]"),
-    SK(nvlinks, LT_INT, "NVLinks per device"),
+    SK(devices, LT_INT, "devices (GPUs) in the system", LOAD_INT(1, RANGE_P24, "devices")),
+    SK(nodes, LT_INT, "nodes; devices per node = devices / nodes",
+       LOAD_INT(1, RANGE_P24, "nodes")),
+    SK(peak_fp64_flops, LT_FLOAT, "FP64 peak per device, FLOP/s",
+       LOAD_FLOAT_OR0(1.0, 1e24, "FLOP/s per device")),
+    SK(peak_fp32_flops, LT_FLOAT, "FP32/TF32 peak per device, FLOP/s",
+       LOAD_FLOAT_OR0(1.0, 1e24, "FLOP/s per device")),
+    SK(peak_fp16_flops, LT_FLOAT, "FP16/BF16 peak per device, FLOP/s",
+       LOAD_FLOAT_OR0(1.0, 1e24, "FLOP/s per device")),
+    SK(peak_int8_ops, LT_FLOAT, "INT8 peak per device, OP/s",
+       LOAD_FLOAT_OR0(1.0, 1e24, "OP/s per device")),
+    SK(flops_util, LT_FLOAT, "fraction of peak FLOPS reached, (0, 1]",
+       LOAD_FLOAT(1e-6, 1.0, "fraction")),
+    SK(mem_capacity_bytes, LT_FLOAT, "device memory, bytes",
+       LOAD_FLOAT(1.0, 1e24, "bytes per device")),
+    SK(mem_bw_bytes_per_s, LT_FLOAT, "device memory bandwidth, bytes/s",
+       LOAD_FLOAT(1.0, 1e24, "bytes/s per device")),
+    SK(mem_bw_util, LT_FLOAT, "fraction of memory bandwidth reached, (0, 1]",
+       LOAD_FLOAT(1e-6, 1.0, "fraction")),
+    SK(nvlinks, LT_INT, "NVLinks per device", LOAD_INT(1, RANGE_P16, "links per device")),
     SK(nvlink_bidir_bytes_per_s, LT_FLOAT,
-       "bandwidth per NVLink, both directions, bytes/s"),
-    SK(nvlink_util, LT_FLOAT, "fraction of NVLink bandwidth reached, (0, 1]"),
-    SK(nic_ports, LT_INT, "IB/RoCE ports per node"),
+       "bandwidth per NVLink, both directions, bytes/s",
+       LOAD_FLOAT(1.0, 1e24, "bytes/s per link, both directions")),
+    SK(nvlink_util, LT_FLOAT, "fraction of NVLink bandwidth reached, (0, 1]",
+       LOAD_FLOAT(1e-6, 1.0, "fraction")),
+    SK(nic_ports, LT_INT, "IB/RoCE ports per node", LOAD_INT(1, RANGE_P16, "ports per node")),
     SK(nic_bidir_bytes_per_s, LT_FLOAT,
-       "bandwidth per IB/RoCE port, both directions, bytes/s"),
-    SK(nic_util, LT_FLOAT, "fraction of IB/RoCE bandwidth reached, (0, 1]"),
+       "bandwidth per IB/RoCE port, both directions, bytes/s",
+       LOAD_FLOAT(1.0, 1e24, "bytes/s per port, both directions")),
+    SK(nic_util, LT_FLOAT, "fraction of IB/RoCE bandwidth reached, (0, 1]",
+       LOAD_FLOAT(1e-6, 1.0, "fraction")),
     SK(allreduce_intra_fraction, LT_FLOAT,
-       "weight of intra-node bandwidth in the inter-node all-reduce blend, [0, 1]"),
+       "weight of intra-node bandwidth in the inter-node all-reduce blend, [0, 1]",
+       LOAD_FLOAT(0.0, 1.0, "fraction")),
     LOAD_KEY("hardware", LT_ANY, 0, LK_ALL, LR_NO,
-        "hardware generation (hardware.cfg name) whose board power and price apply"),
+        "hardware generation (hardware.cfg name) whose board power and price apply",
+        LOAD_NONUM),
     LOAD_KEY("board_power_w", LT_FLOAT, offsetof(cluster_t, board_power_w), LK_ALL, LR_NO,
-        "board power per device, W (default: the hardware's)"),
+        "board power per device, W (default: the hardware's)",
+        LOAD_FLOAT_OR0(1e-3, 1e6, "W per device (0: unknown)")),
     LOAD_KEY("idle_power_w", LT_FLOAT, offsetof(cluster_t, idle_power_w), LK_ALL, LR_NO,
-        "idle power per device, W (default: the hardware's, else 30 % of board power)"),
+        "idle power per device, W (default: the hardware's, else 30 % of board power)",
+        LOAD_FLOAT_OR0(1e-3, 1e6, "W per device (0: 30 % of board power)")),
     LOAD_KEY("price_per_hour_usd", LT_FLOAT, offsetof(cluster_t, price_per_hour_usd), LK_ALL,
-        LR_NO, "price per device-hour, USD (default: the hardware's)"),
+        LR_NO, "price per device-hour, USD (default: the hardware's)",
+        LOAD_FLOAT_OR0(1e-6, 1e6, "USD per device-hour (0: unknown)")),
 };
 
 const load_table load_system_table = {system_keys, NKEYS(system_keys)};
 
-#define YK(n, t, r, d) LOAD_KEY(#n, t, offsetof(topo_system_t, n), LK_ALL, r, d)
+#define YK(n, t, r, d, ...) \
+    LOAD_KEY(#n, t, offsetof(topo_system_t, n), LK_ALL, r, d, __VA_ARGS__)
 static const load_key dsystem_keys[] = {
-    YK(name, LT_STRING, LR_YES, "name"),
+    YK(name, LT_STRING, LR_YES, "name", LOAD_NONUM),
     LOAD_BASE_KEY("systems", "detailed_systems.cfg"),
     LOAD_KEY("hardware", LT_ANY, 0, LK_ALL, LR_YES,
-        "hardware generation: a group or a name in list 'hardware' (hardware.cfg)"),
-    YK(devices, LT_INT, LR_YES, "devices in the system"),
-    YK(devices_per_node, LT_INT, LR_NO, "scale-up domain size (default: the hardware's)"),
+        "hardware generation: a group or a name in list 'hardware' (hardware.cfg)", LOAD_NONUM),
+    YK(devices, LT_INT, LR_YES, "devices in the system", LOAD_INT(1, RANGE_P24, "devices")),
+    YK(devices_per_node, LT_INT, LR_NO, "scale-up domain size (default: the hardware's)",
+       LOAD_INT(0, RANGE_P24, "devices/node")),
     YK(nic_gbps_per_device, LT_FLOAT, LR_NO,
-       "scale-out bandwidth per device, Gb/s one direction (default: the hardware's)"),
-    YK(pod_devices, LT_INT, LR_NO, "devices per pod; above it the network is oversubscribed"),
-    YK(pod_oversubscription, LT_FLOAT, LR_NO, "oversubscription above the pod (e.g. 7 for 1:7)"),
+       "scale-out bandwidth per device, Gb/s one direction (default: the hardware's)",
+       LOAD_FLOAT_OR0(1e-3, 1e9, "Gb/s per device, one direction")),
+    YK(pod_devices, LT_INT, LR_NO, "devices per pod; above it the network is oversubscribed",
+       LOAD_INT(0, RANGE_P24, "devices")),
+    YK(pod_oversubscription, LT_FLOAT, LR_NO, "oversubscription above the pod (e.g. 7 for 1:7)",
+       LOAD_FLOAT_OR0(1.0, 1e6, "1")),
     LOAD_KEY("collective", LT_ALGO, offsetof(topo_system_t, algo), LK_ALL, LR_NO,
         "\"auto\" (default: per collective and size the fastest, as NCCL's tuner), "
-        "\"ring\", \"tree\" or \"hierarchical\""),
+        "\"ring\", \"tree\" or \"hierarchical\"", LOAD_NONUM),
     LOAD_KEY("board_power_w", LT_ANY, 0, LK_ALL, LR_NO,
-        "board power per device, W (default: the hardware's)"),
+        "board power per device, W (default: the hardware's)",
+        LOAD_FLOAT_OR0(1e-3, 1e6, "W per device (0: unknown)")),
     LOAD_KEY("idle_power_w", LT_ANY, 0, LK_ALL, LR_NO,
-        "idle power per device, W (default: the hardware's)"),
+        "idle power per device, W (default: the hardware's)",
+        LOAD_FLOAT_OR0(1e-3, 1e6, "W per device (0: 30 % of board power)")),
     LOAD_KEY("price_per_hour_usd", LT_ANY, 0, LK_ALL, LR_NO,
-        "price per device-hour, USD (default: the hardware's)"),
+        "price per device-hour, USD (default: the hardware's)",
+        LOAD_FLOAT_OR0(1e-6, 1e6, "USD per device-hour (0: unknown)")),
 };
 
 const load_table load_dsystem_table = {dsystem_keys, NKEYS(dsystem_keys)};
@@ -98,7 +124,7 @@ int load_power(const config_setting_t *g, double *board_w, double *idle_w,
             load_fail(err, s, "key '%s': expected a number >= 0", keys[i]);
             return -1;
         }
-        if (range_check_float(s, keys[i], v, err) != 0)
+        if (range_check_float(s, load_key_find(&load_system_table, keys[i]), v, err) != 0)
             return -1;
         *dst[i] = v;
     }

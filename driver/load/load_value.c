@@ -99,7 +99,8 @@ static int load_enum(const config_setting_t *s, const char *text, int value,
 }
 
 /* A stack fact: a number (certain), or [low, nominal, high]. */
-static int load_fact(const config_setting_t *s, stack_fact *f, load_err *err)
+static int load_fact(const config_setting_t *s, const load_key *k, stack_fact *f,
+                     load_err *err)
 {
     const char *name = config_setting_name(s);
     int t = config_setting_type(s);
@@ -133,7 +134,7 @@ static int load_fact(const config_setting_t *s, stack_fact *f, load_err *err)
         return -1;
     }
     for (int i = 0; i < 3; i++)
-        if (range_check_float(s, name, v[i], err) != 0)
+        if (range_check_float(s, k, v[i], err) != 0)
             return -1;
     f->lo = v[0];
     f->v = v[1];
@@ -162,7 +163,7 @@ int load_value(const config_setting_t *s, const load_key *k, void *obj,
                       load_type_name(t));
             return -1;
         }
-        if (range_check_int(s, name, (int64_t)config_setting_get_int64(s), err))
+        if (range_check_int(s, k, (int64_t)config_setting_get_int64(s), err))
             return -1;
         *(int64_t *)(void *)dst = (int64_t)config_setting_get_int64(s);
         return 0;
@@ -177,7 +178,7 @@ int load_value(const config_setting_t *s, const load_key *k, void *obj,
                       load_type_name(t));
             return -1;
         }
-        if (range_check_float(s, name, v, err))
+        if (range_check_float(s, k, v, err))
             return -1;
         *(double *)(void *)dst = v;
         return 0;
@@ -200,7 +201,7 @@ int load_value(const config_setting_t *s, const load_key *k, void *obj,
                       load_type_name(t));
             return -1;
         }
-        if (range_check_int(s, name, (int64_t)config_setting_get_int64(s), err))
+        if (range_check_int(s, k, (int64_t)config_setting_get_int64(s), err))
             return -1;
         *(int64_t *)(void *)dst = (int64_t)config_setting_get_int64(s);
         return 0;
@@ -218,7 +219,7 @@ int load_value(const config_setting_t *s, const load_key *k, void *obj,
                       name, load_type_name(t));
             return -1;
         }
-        if (range_check_int(s, name, (int64_t)config_setting_get_int64(s), err))
+        if (range_check_int(s, k, (int64_t)config_setting_get_int64(s), err))
             return -1;
         *(int64_t *)(void *)dst = (int64_t)config_setting_get_int64(s);
         return 0;
@@ -233,7 +234,7 @@ int load_value(const config_setting_t *s, const load_key *k, void *obj,
     case LT_PLAN:
         return load_plan(s, (plan_t *)(void *)dst, err);
     case LT_FACT:
-        return load_fact(s, (stack_fact *)(void *)dst, err);
+        return load_fact(s, k, (stack_fact *)(void *)dst, err);
     default:
         break;
     }

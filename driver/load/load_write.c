@@ -234,17 +234,13 @@ void load_write_keys(FILE *out, load_ns ns, const void *obj, model_kind kind,
                      int indent,
                      void (*skipped)(const char *key, void *arg), void *arg)
 {
-    /* in the order of load_ns */
-    static const load_table *const tables[] = {
-        &load_model_table,  &load_system_table,  &load_task_table,
-        &load_dmodel_table, &load_hw_table,      &load_dsystem_table,
-        &load_dtask_table,  &load_stack_table};
+    const load_table *table = load_table_of(ns);
     unsigned kinds = kind == MODEL_DLRM ? LK_DLRM : LK_LLM;
     bool is_task = ns == LOAD_NS_TASK || ns == LOAD_NS_DTASK;
     /* a task's keys for other task types: the loaders refuse them */
     task_kind tk = is_task ? ((const task_t *)obj)->kind : TASK_PRETRAIN;
-    for (size_t i = 0; i < tables[ns]->n; i++) {
-        const load_key *k = &tables[ns]->keys[i];
+    for (size_t i = 0; i < table->n; i++) {
+        const load_key *k = &table->keys[i];
         if (!(k->kinds & kinds) || k->type == LT_NOTE)
             continue;
         if (is_task && k->types && !(k->types & (1u << tk)))

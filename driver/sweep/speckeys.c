@@ -9,129 +9,132 @@
 #include <string.h>
 
 #include "../../worker/spec.h"
-#include "../load/range.h"
+#include "../load/load.h"
 #include "../suggest.h"
 
 /* A key, its fidelities and help; numbers: the accepted range [lo, hi]
- * (hi 0: not a number of the spec's own; SPECKEYS_LOAD: the range of the
- * catalogue key of that name, range.h's). */
+ * and the unit (hi 0: not a number of the spec's own; SPECKEYS_LOAD: a
+ * system's key of that name, whose row in the catalogue tables gives
+ * its range and unit, load.h load_key_range_text). */
 typedef struct speckey {
     const char *name;
     unsigned fid;
     const char *doc;
     double lo, hi;
+    const char *unit;
 } speckey;
 
 #define SPECKEYS_LOAD -1.0
-#define SPECKEYS_DEV 1, (double)SPEC_MAX_DEVICES
+#define SPECKEYS_DEV(unit) 1, (double)SPEC_MAX_DEVICES, unit
 
 #define M SPECKEYS_MADMAX
 #define D SPECKEYS_DETAILED
 #define B SPECKEYS_BOTH
 
 static const speckey speckeys_top[] = {
-    {"name", B, "label of the sweep (optional)", 0, 0},
-    {"fidelity", B, "\"detailed\" (default) or \"madmax\"", 0, 0},
-    {"models", B, "catalogue names, inline model groups, or \"all\"", 0, 0},
+    {"name", B, "label of the sweep (optional)", 0, 0, NULL},
+    {"fidelity", B, "\"detailed\" (default) or \"madmax\"", 0, 0, NULL},
+    {"models", B, "catalogue names, inline model groups, or \"all\"", 0, 0, NULL},
     {"systems", B,
      "catalogue names, inline system groups (may start from a `base` entry "
-     "and override it), or \"all\"; optional with system_grid", 0, 0},
-    {"system_grid", B, "list of groups generating systems (keys below)", 0, 0},
+     "and override it), or \"all\"; optional with system_grid", 0, 0, NULL},
+    {"system_grid", B, "list of groups generating systems (keys below)", 0, 0, NULL},
     {"hardware", D,
      "custom hardware generations for system_grid: groups { name = \"...\"; "
      "base = \"h100-sxm-80g\"; nic_bytes_per_s = 100e9; } (a base and the "
-     "figures it overrides, or every key of `madsweep keys` hardware)", 0, 0},
-    {"tasks", B, "task types or task groups (keys below)", 0, 0},
+     "figures it overrides, or every key of `madsweep keys` hardware)", 0, 0, NULL},
+    {"tasks", B, "task types or task groups (keys below)", 0, 0, NULL},
     {"global_batch", B,
      "global batch sizes, samples per step (detailed: sequences; serving: "
      "sequences decoded concurrently), or a group per model kind "
-     "{ llm = [...]; dlrm = [...]; }", 1, (double)SPEC_MAX_BATCH},
+     "{ llm = [...]; dlrm = [...]; }", 1, (double)SPEC_MAX_BATCH, "samples (llm: sequences)"},
     {"strategies", B,
      "\"auto\" (every candidate of the fidelity) or, madmax, groups "
      "{ dense = \"fsdp:node,ddp:rest\"; embedding = \"mp:all\"; }, detailed, groups "
-     "of a task's strategy keys { tp = 8; pp = 4; vpp = 5; cp = 2; } (dp: the rest)", 0, 0},
+     "of a task's strategy keys { tp = 8; pp = 4; vpp = 5; cp = 2; } (dp: the rest)", 0, 0, NULL},
     {"stacks", B,
      "software stacks of configs/stacks.cfg (names, inline groups or \"all\"; "
      "default [\"unknown\"]): an axis of the sweep; detailed fidelity only "
-     "(a madmax spec refuses it)", 0, 0},
-    {"chunk", B, "ids per work chunk on average (default 4096)", 1, (double)SPEC_CHUNK_MAX},
+     "(a madmax spec refuses it)", 0, 0, NULL},
+    {"chunk", B, "ids per work chunk on average (default 4096)", 1, (double)SPEC_CHUNK_MAX, "ids"},
     {"elasticities", D,
      "true: every ok row also carries the elasticities of its step time to compute, HBM "
      "bandwidth, scale-up and scale-out bandwidth (d log T / d log R, four more "
-     "evaluations per point; default false)", 0, 0},
+     "evaluations per point; default false)", 0, 0, NULL},
     {"keep", B,
      "what the sweep keeps (default \"all\"): { top = K; by = \"FIGURE\"; "
      "group = [...]; }, { pareto = [\"F1\", \"F2\"]; group = [...]; } or "
-     "{ feasible = true; }, reduced in situ", 0, 0},
+     "{ feasible = true; }, reduced in situ", 0, 0, NULL},
 };
 
 static const speckey speckeys_grid[] = {
-    {"base", M, "madmax: the catalogue system to start from (systems.cfg)", 0, 0},
+    {"base", M, "madmax: the catalogue system to start from (systems.cfg)", 0, 0, NULL},
     {"hardware", D,
      "detailed: hardware generations, names (the spec's `hardware` list, "
-     "then hardware.cfg) or inline groups", 0, 0},
+     "then hardware.cfg) or inline groups", 0, 0, NULL},
     {"nodes", B,
      "node counts (madmax: nodes of the base's size; detailed: scale-up "
-     "domains of devices_per_node)", SPECKEYS_DEV},
+     "domains of devices_per_node)", SPECKEYS_DEV("nodes")},
     {"devices", D,
      "detailed: device counts instead of nodes, each a whole number of "
-     "devices_per_node (an error names the nearest valid sizes)", SPECKEYS_DEV},
+     "devices_per_node (an error names the nearest valid sizes)", SPECKEYS_DEV("devices")},
     {"devices_per_node", B,
      "devices per node (default: the base's; detailed: the hardware's "
-     "scale-up domain, e.g. 72 for an NVL72 rack)", SPECKEYS_DEV},
+     "scale-up domain, e.g. 72 for an NVL72 rack)", SPECKEYS_DEV("devices/node")},
     {"nic_scale", B,
      "factors on the NIC bandwidth (madmax: the base's ports; detailed: "
-     "the hardware's nic_bytes_per_s), default [1.0]", 1e-9, 1e6},
+     "the hardware's nic_bytes_per_s), default [1.0]", 1e-9, 1e6, "factor"},
     {"nic_gbps_per_device", D,
      "detailed: absolute NIC bandwidths per device, Gb/s one direction "
-     "(instead of nic_scale)", 1e-9, 1e9},
+     "(instead of nic_scale)", 1e-9, 1e9, "Gb/s per device, one direction"},
     {"scale", D,
      "detailed: hardware figures as axes, { KEY = [factors]; ... } over the "
      "numeric hardware keys of `madsweep keys` (peaks, HBM capacity and "
      "bandwidth, scale-up size, bandwidth and latency, NIC, power, price), "
      "crossed with each other and the group's other keys; systems named "
      "\"HW/NxDPN/bf16x1.5/hbmbwx2\", factors in /axes/system scale_KEY; the range is "
-     "a factor's", 1e-9, (double)SPEC_MAX_DEVICES},
+     "a factor's", 1e-9, (double)SPEC_MAX_DEVICES, "factor"},
     {"pod_devices", D, "detailed: devices per pod (oversubscribed above it)",
-     SPECKEYS_DEV},
+     SPECKEYS_DEV("devices")},
     {"pod_oversubscription", D,
-     "detailed: oversubscription above the pod (e.g. 7 for 1:7)", 1, 1e6},
+     "detailed: oversubscription above the pod (e.g. 7 for 1:7)", 1, 1e6, "1"},
     {"collective", D,
      "detailed: collective algorithms, \"ring\", \"tree\", \"hierarchical\" "
-     "(a string or an array)", 0, 0},
+     "(a string or an array)", 0, 0, NULL},
     {"board_power_w", B,
      "board power per device, W, over the hardware's (energy figures)", 0,
-     SPECKEYS_LOAD},
+     SPECKEYS_LOAD, NULL},
     {"idle_power_w", B,
      "idle power per device, W, over the hardware's (default 30 % of board "
-     "power)", 0, SPECKEYS_LOAD},
+     "power)", 0, SPECKEYS_LOAD, NULL},
     {"price_per_hour_usd", B,
      "price per device-hour, USD, over the hardware's (cost figures)", 0,
-     SPECKEYS_LOAD},
+     SPECKEYS_LOAD, NULL},
 };
 
 static const speckey speckeys_task[] = {
-    {"type", B, "\"pretrain\", \"finetune\" or \"inference\"", 0, 0},
-    {"name", B, "label (default: the type)", 0, 0},
-    {"freeze_emb", B, "finetune: embeddings frozen", 0, 0},
-    {"freeze_top_mlp", B, "finetune, DLRM: top MLP frozen", 0, 0},
-    {"freeze_bot_mlp", B, "finetune, DLRM: bottom MLP frozen", 0, 0},
-    {"freeze_dense", M, "madmax finetune: all transformer layers frozen", 0, 0},
+    {"type", B, "\"pretrain\", \"finetune\" or \"inference\"", 0, 0, NULL},
+    {"name", B, "label (default: the type)", 0, 0, NULL},
+    {"freeze_emb", B, "finetune: embeddings frozen", 0, 0, NULL},
+    {"freeze_top_mlp", B, "finetune, DLRM: top MLP frozen", 0, 0, NULL},
+    {"freeze_bot_mlp", B, "finetune, DLRM: bottom MLP frozen", 0, 0, NULL},
+    {"freeze_dense", M, "madmax finetune: all transformer layers frozen", 0, 0, NULL},
     {"min_frozen_layer", M, "madmax finetune: layers below it get gradients", 0,
-     (double)SPEC_MAX_LAYERS},
+     (double)SPEC_MAX_LAYERS, "layer index"},
     {"frozen_layers", D, "detailed finetune: the first N layers frozen", 0,
-     (double)SPEC_MAX_LAYERS},
-    {"precision", D, "detailed: \"bf16\" (default), \"fp16\", \"fp8\", \"fp4\", \"tf32\", \"fp32\"", 0, 0},
+     (double)SPEC_MAX_LAYERS, "layers"},
+    {"precision", D, "detailed: \"bf16\" (default), \"fp16\", \"fp8\", \"fp4\", \"tf32\", \"fp32\"", 0, 0, NULL},
     {"prompt_tokens", D, "detailed inference: prompt length (default seq_len)", 1,
-     (double)SPEC_MAX_TOKENS},
+     (double)SPEC_MAX_TOKENS, "tokens"},
     {"decode_tokens", D, "detailed inference: generated tokens (default 128)", 1,
-     (double)SPEC_MAX_TOKENS},
+     (double)SPEC_MAX_TOKENS, "tokens"},
     {"concurrency", D, "detailed inference: requests in flight, \"max\" or \"sla\" "
-     "(default: the batch axis)", 1, (double)SPEC_MAX_REQUESTS},
-    {"ttft_max_s", D, "detailed inference SLA: time to first token at most, s", 0, 3600},
-    {"tpot_max_s", D, "detailed inference SLA: time per output token at most, s", 0, 3600},
+     "(default: the batch axis)", 1, (double)SPEC_MAX_REQUESTS, "requests"},
+    {"ttft_max_s", D, "detailed inference SLA: time to first token at most, s", 0, 3600, "s"},
+    {"tpot_max_s", D, "detailed inference SLA: time per output token at most, s", 0, 3600,
+     "s per token"},
     {"prefill", D, "detailed inference: a disaggregated prefill pool, the keys of a point's "
-     "`prefill` group with tp required (`madsweep keys`); the sweep's system decodes", 0, 0},
+     "`prefill` group with tp required (`madsweep keys`); the sweep's system decodes", 0, 0, NULL},
 };
 
 #undef M
@@ -314,13 +317,21 @@ void speckeys_print(FILE *out)
         fprintf(out, "%s:\n", speckeys_tables[ns].title);
         for (size_t i = 0; i < speckeys_tables[ns].n; i++) {
             const speckey *k = &speckeys_tables[ns].k[i];
-            char range[80] = "";
+            char range[160] = "";
+            const char *unit = k->unit;
             if (k->hi > 0)
-                snprintf(range, sizeof range, " {%.15g to %.15g}", k->lo, k->hi);
+                snprintf(range, sizeof range, " {%.15g to %.15g", k->lo, k->hi);
             else if (k->hi == SPECKEYS_LOAD) {
                 char r[64];
-                range_float_text(k->name, r, sizeof r);
-                snprintf(range, sizeof range, " {%s}", r);
+                snprintf(range, sizeof range, " {%s",
+                         load_key_range_text(LOAD_NS_SYSTEM, k->name, r, sizeof r));
+                unit = load_key_unit(LOAD_NS_SYSTEM, k->name);
+            }
+            if (range[0]) {
+                size_t used = strlen(range);
+                bool dimensionless = !unit || strcmp(unit, "1") == 0;
+                snprintf(range + used, sizeof range - used, "%s%s}",
+                         dimensionless ? "" : " ", dimensionless ? "" : unit);
             }
             fprintf(out, "  %-26s %s%s%s\n", k->name, k->doc, range,
                     k->fid == SPECKEYS_MADMAX     ? " [madmax]"
