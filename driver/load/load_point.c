@@ -205,17 +205,16 @@ out:
     return rc;
 }
 
-int load_point(const char *path, const char *configs_dir, point_t *p,
-               load_err *err)
+/* The catalogues a point file opens for names it does not define. */
+typedef struct load_point_catalogues {
+    config_t models, systems;
+    int models_open, systems_open;
+} load_point_catalogues;
+
+/* The point's keys (each known) and its fidelity (default madmax). */
+static int load_point_head(const config_setting_t *root, point_t *p, load_err *err)
 {
-    config_t cfg, mcat, scat;
-    int mopen = 0, sopen = 0, rc = -1;
-    memset(p, 0, sizeof *p);
-    if (load_open(&cfg, path, configs_dir, err) != 0)
-        return -1;
-    const config_setting_t *root = config_root_setting(&cfg);
-    int n = config_setting_length(root);
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < config_setting_length(root); i++) {
         const config_setting_t *s = config_setting_get_elem(root, (unsigned)i);
         bool known = false;
         for (size_t k = 0; k < NKEYS(point_keys); k++)
@@ -230,7 +229,7 @@ int load_point(const char *path, const char *configs_dir, point_t *p,
             load_fail(err, s, "unknown key '%s' in point%s (expected fidelity, "
                       "model, system, task, stack, prefill)", config_setting_name(s),
                       suggest_hint(&sg, hint, sizeof hint));
-            goto out;
+            return -1;
         }
     }
     const config_setting_t *fs = config_setting_get_member(root, "fidelity");
@@ -240,90 +239,94 @@ int load_point(const char *path, const char *configs_dir, point_t *p,
         int f = fn ? eval_fidelity_parse(fn) : -1;
         if (f < 0) {
             load_fail(err, fs, "key 'fidelity': expected \"madmax\" or \"detailed\"");
-            goto out;
+            return -1;
         }
         p->fidelity = (eval_fidelity)f;
     }
-    if (p->fidelity == EVAL_DETAILED) {
-        for (size_t k = 0; k < 3; k++) {
-            static const char *const dneed[] = {"model", "system", "task"};
-            if (!config_setting_get_member(root, dneed[k])) {
-                load_fail(err, root, "missing key '%s' in point", dneed[k]);
-                goto out;
-            }
-        }
-        const config_setting_t *dm = load_resolve(
-            config_setting_get_member(root, "model"), "models",
-            "detailed_models.cfg", configs_dir, &mcat, &mopen, err);
-        if (!dm || load_dmodel(dm, &p->model, err))
-            goto out;
-        const config_setting_t *ds = load_resolve(
-            config_setting_get_member(root, "system"), "systems",
-            "detailed_systems.cfg", configs_dir, &scat, &sopen, err);
-        if (!ds || load_dsystem(ds, configs_dir, NULL, &p->system, err))
-            goto out;
-        if (p->system.pod_devices > p->system.devices) {
-            /* the pod level would be dropped without a word (issue 19) */
-            load_fail(err, load_member_or(ds, "pod_devices"), "key 'pod_devices': a "
-                      "pod of %lld devices is larger than system '%s' (%lld devices)",
-                      (long long)p->system.pod_devices, p->system.name,
-                      (long long)p->system.devices);
-            goto out;
-        }
-        snprintf(p->cluster.name, sizeof p->cluster.name, "%s", p->system.name);
-        p->cluster.devices = p->system.devices;
-        p->cluster.devices_per_node = p->system.topo.level[0].span;
-        p->cluster.nodes = p->system.devices / p->cluster.devices_per_node;
-        const config_setting_t *dt = config_setting_get_member(root, "task");
-        if (load_point_stack(root, configs_dir, &p->stack, err) ||
-            load_dtask(dt, p->model.kind, &p->task, err))
-            goto out;
-        load_dtask_defaults(dt, &p->stack, &p->task);
-        if (load_dtask_consistent(dt, &p->task, &p->system.hw, err) != 0)
-            goto out;
-        const config_setting_t *pf = config_setting_get_member(root, "prefill");
-        if (pf && load_prefill(pf, configs_dir, p, err) != 0)
-            goto out;
-        const char *dwhere = NULL;
-        status_code dst = eval_check(p, &dwhere);
-        if (dst != STATUS_OK) {
-            load_fail(err, dwhere && strcmp(dwhere, "model") == 0 ? dm
-                           : dwhere && strcmp(dwhere, "prefill") == 0 ? pf
-                                                                       : dt,
-                      "%s on system '%s' (%lld devices): %s (rule %s)",
-                      dwhere ? dwhere : "task", p->system.name,
-                      (long long)p->system.devices, status_text(dst),
-                      status_name(dst));
-            goto out;
-        }
-        rc = 0;
-        goto out;
-    }
-    if (config_setting_get_member(root, "prefill")) {
+    static const char *const need[] = {"model", "system", "task"};
+    if (p->fidelity != EVAL_DETAILED && config_setting_get_member(root, "prefill")) {
         load_fail(err, config_setting_get_member(root, "prefill"), "key 'prefill': a "
                   "disaggregated prefill pool needs fidelity = \"detailed\"");
-        goto out;
+        return -1;
     }
-    const char *need[] = {"model", "system", "task"};
-    for (size_t k = 0; k < NKEYS(need); k++) {
+    for (size_t k = 0; k < NKEYS(need); k++)
         if (!config_setting_get_member(root, need[k])) {
             load_fail(err, root, "missing key '%s' in point", need[k]);
-            goto out;
+            return -1;
         }
+    return 0;
+}
+
+/* A detailed point: model, system (its cluster_t mirror), stack, task
+ * with the stack's defaults, prefill pool, then the fidelity's rules. */
+static int load_point_detailed(const config_setting_t *root, const char *configs_dir,
+                               load_point_catalogues *cat, point_t *p, load_err *err)
+{
+    const config_setting_t *dm = load_resolve(
+        config_setting_get_member(root, "model"), "models",
+        "detailed_models.cfg", configs_dir, &cat->models, &cat->models_open, err);
+    if (!dm || load_dmodel(dm, &p->model, err))
+        return -1;
+    const config_setting_t *ds = load_resolve(
+        config_setting_get_member(root, "system"), "systems",
+        "detailed_systems.cfg", configs_dir, &cat->systems, &cat->systems_open, err);
+    if (!ds || load_dsystem(ds, configs_dir, NULL, &p->system, err))
+        return -1;
+    if (p->system.pod_devices > p->system.devices) {
+        /* the pod level would be dropped without a word (issue 19) */
+        load_fail(err, load_member_or(ds, "pod_devices"), "key 'pod_devices': a "
+                  "pod of %lld devices is larger than system '%s' (%lld devices)",
+                  (long long)p->system.pod_devices, p->system.name,
+                  (long long)p->system.devices);
+        return -1;
     }
+    snprintf(p->cluster.name, sizeof p->cluster.name, "%s", p->system.name);
+    p->cluster.devices = p->system.devices;
+    p->cluster.devices_per_node = p->system.topo.level[0].span;
+    p->cluster.nodes = p->system.devices / p->cluster.devices_per_node;
+    const config_setting_t *dt = config_setting_get_member(root, "task");
+    if (load_point_stack(root, configs_dir, &p->stack, err) ||
+        load_dtask(dt, p->model.kind, &p->task, err))
+        return -1;
+    load_dtask_defaults(dt, &p->stack, &p->task);
+    if (load_dtask_consistent(dt, &p->task, &p->system.hw, err) != 0)
+        return -1;
+    const config_setting_t *pf = config_setting_get_member(root, "prefill");
+    if (pf && load_prefill(pf, configs_dir, p, err) != 0)
+        return -1;
+    const char *dwhere = NULL;
+    status_code dst = eval_check(p, &dwhere);
+    if (dst != STATUS_OK) {
+        load_fail(err, dwhere && strcmp(dwhere, "model") == 0 ? dm
+                       : dwhere && strcmp(dwhere, "prefill") == 0 ? pf
+                                                                   : dt,
+                  "%s on system '%s' (%lld devices): %s (rule %s)",
+                  dwhere ? dwhere : "task", p->system.name,
+                  (long long)p->system.devices, status_text(dst),
+                  status_name(dst));
+        return -1;
+    }
+    return 0;
+}
+
+/* A MAD-Max point: model, system and task, then the fidelity's rules
+ * (a plan at fault named with its text). */
+static int load_point_madmax(const config_setting_t *root, const char *configs_dir,
+                             load_point_catalogues *cat, point_t *p, load_err *err)
+{
     const config_setting_t *ms = load_resolve(
         config_setting_get_member(root, "model"), "models", "models.cfg",
-        configs_dir, &mcat, &mopen, err);
+        configs_dir, &cat->models, &cat->models_open, err);
     if (!ms || load_model(ms, &p->model, err))
-        goto out;
+        return -1;
     const config_setting_t *ss = load_resolve(
         config_setting_get_member(root, "system"), "systems", "systems.cfg",
-        configs_dir, &scat, &sopen, err);
+        configs_dir, &cat->systems, &cat->systems_open, err);
     if (!ss || load_system(ss, configs_dir, NULL, &p->cluster, err))
-        goto out;
+        return -1;
     const config_setting_t *ts = config_setting_get_member(root, "task");
     if (load_task(ts, &p->model, &p->task, err))
-        goto out;
+        return -1;
     const char *where = NULL;
     status_code st = eval_check(p, &where);
     if (st != STATUS_OK) {
@@ -340,14 +343,29 @@ int load_point(const char *path, const char *configs_dir, point_t *p,
                   (long long)p->cluster.devices,
                   (long long)p->cluster.devices_per_node, status_text(st),
                   status_name(st));
-        goto out;
+        return -1;
     }
-    rc = 0;
-out:
-    if (mopen)
-        config_destroy(&mcat);
-    if (sopen)
-        config_destroy(&scat);
+    return 0;
+}
+
+int load_point(const char *path, const char *configs_dir, point_t *p,
+               load_err *err)
+{
+    config_t cfg;
+    load_point_catalogues cat = {.models_open = 0, .systems_open = 0};
+    memset(p, 0, sizeof *p);
+    if (load_open(&cfg, path, configs_dir, err) != 0)
+        return -1;
+    const config_setting_t *root = config_root_setting(&cfg);
+    int rc = load_point_head(root, p, err);
+    if (rc == 0)
+        rc = p->fidelity == EVAL_DETAILED
+                 ? load_point_detailed(root, configs_dir, &cat, p, err)
+                 : load_point_madmax(root, configs_dir, &cat, p, err);
+    if (cat.models_open)
+        config_destroy(&cat.models);
+    if (cat.systems_open)
+        config_destroy(&cat.systems);
     config_destroy(&cfg);
     return rc;
 }

@@ -148,174 +148,149 @@ bool *load_auto_flag(task_t *t, const char *key)
     return strcmp(key, "vpp") == 0 ? &t->detailed.vpp_auto : &t->detailed.micro_batch_auto;
 }
 
-int load_value(const config_setting_t *s, const load_key *k, void *obj,
-               load_err *err)
+/* An integer key: LT_INT, or LT_MB (also "auto": the task's flag set)
+ * or LT_CONC (also "max" or "sla"); in the row's range. */
+static int load_value_integer(const config_setting_t *s, const load_key *k, void *obj,
+                              load_err *err)
 {
-    char *dst = (char *)obj + k->offset;
+    int64_t *dst = (int64_t *)(void *)((char *)obj + k->offset);
     int t = config_setting_type(s);
     const char *name = config_setting_name(s);
-    switch (k->type) {
-    case LT_ANY:
-        return 0;
-    case LT_INT:
-        if (t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64) {
-            load_fail(err, s, "key '%s': expected an integer, got %s", name,
-                      load_type_name(t));
-            return -1;
-        }
-        if (range_check_int(s, k, (int64_t)config_setting_get_int64(s), err))
-            return -1;
-        *(int64_t *)(void *)dst = (int64_t)config_setting_get_int64(s);
-        return 0;
-    case LT_FLOAT: {
-        double v = 0.0;
-        if (t == CONFIG_TYPE_FLOAT)
-            v = config_setting_get_float(s);
-        else if (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64)
-            v = (double)config_setting_get_int64(s);
-        else {
-            load_fail(err, s, "key '%s': expected a number, got %s", name,
-                      load_type_name(t));
-            return -1;
-        }
-        if (range_check_float(s, k, v, err))
-            return -1;
-        *(double *)(void *)dst = v;
+    if (k->type == LT_MB && t == CONFIG_TYPE_STRING &&
+        strcmp(config_setting_get_string(s), "auto") == 0) {
+        *load_auto_flag((task_t *)obj, k->name) = true;
         return 0;
     }
-    case LT_BOOL:
-        if (t != CONFIG_TYPE_BOOL) {
-            load_fail(err, s, "key '%s': expected true or false, got %s", name,
-                      load_type_name(t));
+    if (k->type == LT_CONC && t == CONFIG_TYPE_STRING) {
+        const char *text = config_setting_get_string(s);
+        int v = strcmp(text, "max") == 0 ? 1 : strcmp(text, "sla") == 0 ? 2 : -1;
+        if (load_enum(s, text, v, "an integer, \"max\" or \"sla\"", &v, err))
             return -1;
-        }
-        *(bool *)(void *)dst = config_setting_get_bool(s) != 0;
+        *dst = v == 1 ? TASK_CONC_MAX : TASK_CONC_SLA;
         return 0;
-    case LT_MB:
-        if (t == CONFIG_TYPE_STRING && strcmp(config_setting_get_string(s), "auto") == 0) {
-            *load_auto_flag((task_t *)obj, k->name) = true;
-            return 0;
+    }
+    if (t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64) {
+        load_fail(err, s, "key '%s': expected an integer%s, got %s", name,
+                  k->type == LT_MB     ? " or \"auto\""
+                  : k->type == LT_CONC ? ", \"max\" or \"sla\""
+                                       : "",
+                  load_type_name(t));
+        return -1;
+    }
+    if (range_check_int(s, k, (int64_t)config_setting_get_int64(s), err))
+        return -1;
+    *dst = (int64_t)config_setting_get_int64(s);
+    return 0;
+}
+
+/* A float key (LT_FLOAT; an integer is taken as its value), in the
+ * row's range. */
+static int load_value_float(const config_setting_t *s, const load_key *k, double *dst,
+                            load_err *err)
+{
+    int t = config_setting_type(s);
+    double v = 0.0;
+    if (t == CONFIG_TYPE_FLOAT)
+        v = config_setting_get_float(s);
+    else if (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64)
+        v = (double)config_setting_get_int64(s);
+    else {
+        load_fail(err, s, "key '%s': expected a number, got %s", config_setting_name(s),
+                  load_type_name(t));
+        return -1;
+    }
+    if (range_check_float(s, k, v, err))
+        return -1;
+    *dst = v;
+    return 0;
+}
+
+/* The enums stored as a C enum (int-sized), each read by its name: the
+ * type, the parser (a negative value: no such name) and the names it
+ * takes, for the message. */
+static const struct load_enum_type {
+    load_type type;
+    int (*parse)(const char *text);
+    const char *expect;
+} load_enum_types[] = {
+    {LT_ARCH, detailed_arch_parse,
+     "\"gpt\", \"llama\", \"mpt\", \"bloom\", \"vit\", \"mixtral\" or \"deepseek\""},
+    {LT_POSITION, detailed_position_parse, "\"learned\", \"rope\", \"alibi\" or \"none\""},
+    {LT_RECOMPUTE, detailed_recompute_parse, "\"none\", \"selective\", \"full\" or \"auto\""},
+    {LT_SCHEDULE, detailed_schedule_parse, "\"1f1b\", \"interleaved\" or \"gpipe\""},
+    {LT_ATTENTION, detailed_attention_parse, "\"flash\", \"tuned\" or \"unfused\""},
+    {LT_DTYPE, hw_dtype_parse,
+     "\"fp32\", \"tf32\", \"bf16\", \"fp16\", \"fp8\", \"int8\" or \"fp4\""},
+    {LT_ALGO, topo_algo_parse, "\"ring\", \"tree\" or \"hierarchical\""},
+    {LT_LAYOUT, detailed_layout_parse,
+     "an order of tp, cp, dp, pp joined by '-', innermost first (\"tp-cp-dp-pp\")"},
+    {LT_EMB_SHARDING, detailed_emb_sharding_parse, "\"table\", \"row\" or \"column\""},
+    {LT_EMB_OPT, detailed_emb_optimizer_parse,
+     "\"rowwise_adagrad\", \"sgd\", \"adagrad\" or \"adam\""},
+    {LT_FP8_RECIPE, detailed_fp8_recipe_parse,
+     "\"delayed\", \"current\", \"blockwise\", \"mxfp8\" or \"nvfp4\""},
+    {LT_WDTYPE, task_weight_parse,
+     "\"bf16\", \"fp16\", \"fp8\", \"int8\", \"int4\" or \"fp4\""},
+};
+
+/* The value of an enum key `text` names (the parsers of the keys not in
+ * load_enum_types are here), -1 when none; *expect the names it takes. */
+static int load_enum_value(load_type type, const char *text, const char **expect)
+{
+    for (size_t i = 0; i < NKEYS(load_enum_types); i++)
+        if (load_enum_types[i].type == type) {
+            *expect = load_enum_types[i].expect;
+            return load_enum_types[i].parse(text);
         }
-        if (t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64) {
-            load_fail(err, s, "key '%s': expected an integer or \"auto\", got %s", name,
-                      load_type_name(t));
-            return -1;
-        }
-        if (range_check_int(s, k, (int64_t)config_setting_get_int64(s), err))
-            return -1;
-        *(int64_t *)(void *)dst = (int64_t)config_setting_get_int64(s);
-        return 0;
-    case LT_CONC:
-        if (t == CONFIG_TYPE_STRING) {
-            const char *text = config_setting_get_string(s);
-            int v = strcmp(text, "max") == 0 ? 1 : strcmp(text, "sla") == 0 ? 2 : -1;
-            if (load_enum(s, text, v, "an integer, \"max\" or \"sla\"", &v, err))
-                return -1;
-            *(int64_t *)(void *)dst = v == 1 ? TASK_CONC_MAX : TASK_CONC_SLA;
-            return 0;
-        }
-        if (t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64) {
-            load_fail(err, s, "key '%s': expected an integer, \"max\" or \"sla\", got %s",
-                      name, load_type_name(t));
-            return -1;
-        }
-        if (range_check_int(s, k, (int64_t)config_setting_get_int64(s), err))
-            return -1;
-        *(int64_t *)(void *)dst = (int64_t)config_setting_get_int64(s);
-        return 0;
-    case LT_TRI:
-        if (t != CONFIG_TYPE_BOOL) {
-            load_fail(err, s, "key '%s': expected true or false, got %s", name,
-                      load_type_name(t));
-            return -1;
-        }
-        *(int *)(void *)dst = config_setting_get_bool(s) != 0;
-        return 0;
-    case LT_PLAN:
-        return load_plan(s, (plan_t *)(void *)dst, err);
-    case LT_FACT:
-        return load_fact(s, k, (stack_fact *)(void *)dst, err);
+    int v;
+    switch (type) {
+    case LT_SCHEDULER:
+        *expect = "\"continuous\" or \"static\"";
+        return strcmp(text, "continuous") == 0 ? TASK_SCHED_CONTINUOUS
+               : strcmp(text, "static") == 0   ? TASK_SCHED_STATIC
+                                               : -1;
+    case LT_KVDTYPE: /* stored as 1 + the dtype (0: the compute dtype) */
+        *expect = "\"bf16\", \"fp16\", \"fp8\" or \"int8\"";
+        v = hw_dtype_parse(text);
+        return v == HW_BF16 || v == HW_FP8 || v == HW_INT8 ? v + 1 : -1;
+    case LT_PP_SEND:
+        *expect = "\"full\" or \"scatter_gather\"";
+        return strcmp(text, "full") == 0             ? STACK_PP_FULL
+               : strcmp(text, "scatter_gather") == 0 ? STACK_PP_SCATTER_GATHER
+                                                     : -1;
+    case LT_MODEL_KIND:
+        *expect = "\"dlrm\" or \"llm\"";
+        return model_kind_parse(text);
+    case LT_TASK_KIND:
+        *expect = "\"pretrain\", \"finetune\" or \"inference\"";
+        return task_kind_parse(text);
+    case LT_MLP:
+        *expect = "\"gelu\" or \"swiglu\"";
+        return strcmp(text, "gelu") == 0     ? MODEL_MLP_GELU
+               : strcmp(text, "swiglu") == 0 ? MODEL_MLP_SWIGLU
+                                             : -1;
     default:
-        break;
+        *expect = NULL;
+        return -1;
     }
-    /* string-valued keys */
+}
+
+/* A string-valued key: a note (checked, not stored), a name or a text
+ * of bounded length, or an enum by its name. */
+static int load_value_text(const config_setting_t *s, const load_key *k, char *dst,
+                           load_err *err)
+{
+    int t = config_setting_type(s);
+    const char *name = config_setting_name(s);
     if (t != CONFIG_TYPE_STRING) {
         load_fail(err, s, "key '%s': expected a string, got %s", name,
                   load_type_name(t));
         return -1;
     }
     const char *text = config_setting_get_string(s);
-    int v = 0;
-    switch (k->type) {
-    case LT_NOTE:
+    if (k->type == LT_NOTE)
         return 0;
-    case LT_SCHEDULER:
-        v = strcmp(text, "continuous") == 0 ? TASK_SCHED_CONTINUOUS
-            : strcmp(text, "static") == 0   ? TASK_SCHED_STATIC
-                                            : -1;
-        if (load_enum(s, text, v, "\"continuous\" or \"static\"", &v, err))
-            return -1;
-        *(int *)(void *)dst = v;
-        return 0;
-    case LT_WDTYPE:
-        v = task_weight_parse(text);
-        if (load_enum(s, text, v,
-                      "\"bf16\", \"fp16\", \"fp8\", \"int8\", \"int4\" or \"fp4\"", &v,
-                      err))
-            return -1;
-        *(int *)(void *)dst = v;
-        return 0;
-    case LT_KVDTYPE:
-        v = hw_dtype_parse(text);
-        if (v != HW_BF16 && v != HW_FP8 && v != HW_INT8)
-            v = -1;
-        if (load_enum(s, text, v, "\"bf16\", \"fp16\", \"fp8\" or \"int8\"", &v, err))
-            return -1;
-        *(int *)(void *)dst = v + 1;
-        return 0;
-    case LT_ARCH:
-    case LT_POSITION:
-    case LT_RECOMPUTE:
-    case LT_SCHEDULE:
-    case LT_ATTENTION:
-    case LT_DTYPE:
-    case LT_ALGO:
-    case LT_LAYOUT:
-    case LT_EMB_SHARDING:
-    case LT_EMB_OPT:
-    case LT_FP8_RECIPE: {
-        static const char *const expect[] = {
-            "\"gpt\", \"llama\", \"mpt\", \"bloom\", \"vit\", \"mixtral\" or \"deepseek\"",
-            "\"learned\", \"rope\", \"alibi\" or \"none\"",
-            "\"none\", \"selective\", \"full\" or \"auto\"",
-            "\"1f1b\", \"interleaved\" or \"gpipe\"",
-            "\"flash\", \"tuned\" or \"unfused\"",
-            "\"fp32\", \"tf32\", \"bf16\", \"fp16\", \"fp8\", \"int8\" or \"fp4\"",
-            "\"ring\", \"tree\" or \"hierarchical\"",
-            "an order of tp, cp, dp, pp joined by '-', innermost first (\"tp-cp-dp-pp\")",
-            "\"table\", \"row\" or \"column\"",
-            "\"rowwise_adagrad\", \"sgd\", \"adagrad\" or \"adam\"",
-            "\"delayed\", \"current\", \"blockwise\", \"mxfp8\" or \"nvfp4\""};
-        int which = (int)k->type - (int)LT_ARCH;
-        v = k->type == LT_ARCH        ? detailed_arch_parse(text)
-            : k->type == LT_POSITION  ? detailed_position_parse(text)
-            : k->type == LT_RECOMPUTE ? detailed_recompute_parse(text)
-            : k->type == LT_SCHEDULE  ? detailed_schedule_parse(text)
-            : k->type == LT_ATTENTION ? detailed_attention_parse(text)
-            : k->type == LT_DTYPE     ? hw_dtype_parse(text)
-            : k->type == LT_LAYOUT    ? detailed_layout_parse(text)
-            : k->type == LT_EMB_SHARDING ? detailed_emb_sharding_parse(text)
-            : k->type == LT_EMB_OPT   ? detailed_emb_optimizer_parse(text)
-            : k->type == LT_FP8_RECIPE ? detailed_fp8_recipe_parse(text)
-                                      : topo_algo_parse(text);
-        if (load_enum(s, text, v, expect[which], &v, err))
-            return -1;
-        /* every detailed enum is stored as a C enum (int-sized) */
-        *(int *)(void *)dst = v;
-        return 0;
-    }
-    case LT_STRING:
-    case LT_TEXT: {
+    if (k->type == LT_STRING || k->type == LT_TEXT) {
         size_t max = k->type == LT_TEXT ? STACK_SUMMARY_MAX : MODEL_NAME_MAX;
         if (strlen(text) >= max) {
             load_fail(err, s, "key '%s': longer than %zu characters", name, max - 1);
@@ -324,39 +299,51 @@ int load_value(const config_setting_t *s, const load_key *k, void *obj,
         memcpy(dst, text, strlen(text) + 1);
         return 0;
     }
-    case LT_PP_SEND:
-        v = strcmp(text, "full") == 0             ? STACK_PP_FULL
-            : strcmp(text, "scatter_gather") == 0 ? STACK_PP_SCATTER_GATHER
-                                                  : -1;
-        if (load_enum(s, text, v, "\"full\" or \"scatter_gather\"", &v, err))
-            return -1;
-        *(int *)(void *)dst = v;
-        return 0;
-    case LT_MODEL_KIND:
-        if (load_enum(s, text, model_kind_parse(text), "\"dlrm\" or \"llm\"",
-                      &v, err))
-            return -1;
-        *(model_kind *)(void *)dst = (model_kind)v;
-        return 0;
-    case LT_TASK_KIND:
-        if (load_enum(s, text, task_kind_parse(text),
-                      "\"pretrain\", \"finetune\" or \"inference\"", &v, err))
-            return -1;
-        *(task_kind *)(void *)dst = (task_kind)v;
-        return 0;
-    case LT_MLP:
-        v = strcmp(text, "gelu") == 0 ? MODEL_MLP_GELU
-            : strcmp(text, "swiglu") == 0 ? MODEL_MLP_SWIGLU
-                                          : -1;
-        if (load_enum(s, text, v, "\"gelu\" or \"swiglu\"", &v, err))
-            return -1;
-        *(model_mlp *)(void *)dst = (model_mlp)v;
-        return 0;
-    default:
+    const char *expect = NULL;
+    int v = load_enum_value(k->type, text, &expect);
+    if (!expect)
+        return -1; /* not a string-valued type */
+    if (load_enum(s, text, v, expect, &v, err))
         return -1;
-    }
+    /* model_kind, task_kind, model_mlp and the detailed enums are C
+     * enums: int-sized */
+    *(int *)(void *)dst = v;
+    return 0;
 }
 
+int load_value(const config_setting_t *s, const load_key *k, void *obj,
+               load_err *err)
+{
+    char *dst = (char *)obj + k->offset;
+    switch (k->type) {
+    case LT_ANY:
+        return 0;
+    case LT_INT:
+    case LT_MB:
+    case LT_CONC:
+        return load_value_integer(s, k, obj, err);
+    case LT_FLOAT:
+        return load_value_float(s, k, (double *)(void *)dst, err);
+    case LT_BOOL:
+    case LT_TRI:
+        if (config_setting_type(s) != CONFIG_TYPE_BOOL) {
+            load_fail(err, s, "key '%s': expected true or false, got %s",
+                      config_setting_name(s), load_type_name(config_setting_type(s)));
+            return -1;
+        }
+        if (k->type == LT_BOOL)
+            *(bool *)(void *)dst = config_setting_get_bool(s) != 0;
+        else
+            *(int *)(void *)dst = config_setting_get_bool(s) != 0;
+        return 0;
+    case LT_PLAN:
+        return load_plan(s, (plan_t *)(void *)dst, err);
+    case LT_FACT:
+        return load_fact(s, k, (stack_fact *)(void *)dst, err);
+    default:
+        return load_value_text(s, k, dst, err);
+    }
+}
 
 /* Loads the keys of `keys` that apply to `kinds` from group g into obj:
  * unknown members (named with the closest key), missing required keys
