@@ -326,15 +326,15 @@ static void test_key_table(void)
     CU_ASSERT_EQUAL(load_keys_check(msg, sizeof msg), 0);
     if (msg[0])
         fprintf(stderr, "%s\n", msg);
-    CU_ASSERT_STRING_EQUAL(load_key_range_text(LOAD_NS_DMODEL, "layers", r, sizeof r),
+    CU_ASSERT_STRING_EQUAL(load_keys_range_text(LOAD_NS_DMODEL, "layers", r, sizeof r),
                            "1 to 65536");
-    CU_ASSERT_STRING_EQUAL(load_key_range_text(LOAD_NS_PREFILL, "devices", r, sizeof r),
+    CU_ASSERT_STRING_EQUAL(load_keys_range_text(LOAD_NS_PREFILL, "devices", r, sizeof r),
                            "1 to 16777216");
-    CU_ASSERT_PTR_NULL(load_key_range_text(LOAD_NS_DMODEL, "arch", r, sizeof r));
-    CU_ASSERT_PTR_NULL(load_key_range_text(LOAD_NS_DMODEL, "no_such_key", r, sizeof r));
-    CU_ASSERT_STRING_EQUAL(load_key_unit(LOAD_NS_HW, "mem_bw_bytes_per_s"),
+    CU_ASSERT_PTR_NULL(load_keys_range_text(LOAD_NS_DMODEL, "arch", r, sizeof r));
+    CU_ASSERT_PTR_NULL(load_keys_range_text(LOAD_NS_DMODEL, "no_such_key", r, sizeof r));
+    CU_ASSERT_STRING_EQUAL(load_keys_unit(LOAD_NS_HW, "mem_bw_bytes_per_s"),
                            "bytes/s per device");
-    CU_ASSERT_STRING_EQUAL(load_key_unit(LOAD_NS_DTASK, "sequence_parallel"), "bool");
+    CU_ASSERT_STRING_EQUAL(load_keys_unit(LOAD_NS_DTASK, "sequence_parallel"), "bool");
     /* the loader checks by the same row: 2^16 + 1 layers are refused */
     char path[512];
     CU_ASSERT_PTR_NOT_NULL_FATAL(unit_write_file("layers_past_row.cfg",

@@ -646,7 +646,7 @@ int cmd_main(int argc, char **argv, FILE *out, FILE *err)
     case CMD_LIST:
         return list_run(a.file, load_configs_dir(a.val[OPT_CONFIGS]), out, err);
     case CMD_KEYS:
-        load_print_keys(out);
+        load_keys_print(out);
         speckeys_print(out);
         return 0;
     case CMD_VERSION:

@@ -89,7 +89,7 @@ static int list_models(const char *dir, FILE *out, FILE *err)
     for (int i = 0; i < config_setting_length(l); i++) {
         model_t m;
         load_err le;
-        if (load_dmodel(config_setting_get_elem(l, (unsigned)i), &m, &le) != 0) {
+        if (load_model_detailed(config_setting_get_elem(l, (unsigned)i), &m, &le) != 0) {
             fprintf(err, "madsweep list: %s\n", le.text);
             rc = 1;
             continue;
@@ -159,8 +159,8 @@ static int list_systems(const char *dir, FILE *out, FILE *err)
     for (int i = 0; i < config_setting_length(l); i++) {
         topo_system_t y;
         load_err le;
-        if (load_dsystem(config_setting_get_elem(l, (unsigned)i), dir, NULL, &y,
-                         &le) != 0) {
+        if (load_system_detailed(config_setting_get_elem(l, (unsigned)i), dir, NULL, &y,
+                                 &le) != 0) {
             fprintf(err, "madsweep list: %s\n", le.text);
             rc = 1;
             continue;

@@ -230,7 +230,7 @@ const config_setting_t *load_resolve(const config_setting_t *s,
     if (!name) {
         load_fail(err, s, "key '%s': expected a group or a catalogue name, "
                   "got %s", config_setting_name(s),
-                  load_type_name(config_setting_type(s)));
+                  load_value_type_name(config_setting_type(s)));
         return NULL;
     }
     const config_setting_t *root = s;

@@ -70,8 +70,8 @@ int load_system(const config_setting_t *g, const char *configs_dir,
  * price_per_hour_usd of group g (numbers >= 0) into the given slots,
  * leaving absent ones as they are: the overrides of a system, a
  * system_grid group or a detailed system. */
-int load_power(const config_setting_t *g, double *board_w, double *idle_w,
-               double *price, load_err *err);
+int load_system_power(const config_setting_t *g, double *board_w, double *idle_w,
+                      double *price, load_err *err);
 
 /* Fills *t from a task group; `m` selects the model-specific keys. */
 int load_task(const config_setting_t *g, const model_t *m, task_t *t,
@@ -89,7 +89,7 @@ int load_task(const config_setting_t *g, const model_t *m, task_t *t,
  * derived) and a strategy
  * (task.detailed, with the keys of model kind `kind`; fine-tuning keys
  * only for type "finetune"). Same error conventions as above. */
-int load_dmodel(const config_setting_t *g, model_t *m, load_err *err);
+int load_model_detailed(const config_setting_t *g, model_t *m, load_err *err);
 int load_hw(const config_setting_t *g, hw_t *h, load_err *err);
 int load_hw_in(const config_setting_t *g, const char *configs_dir,
                load_reads *reads, hw_t *h, load_err *err);
@@ -104,10 +104,10 @@ int load_hw_number(const hw_t *h, const char *key, double *v);
 int load_hw_scale(hw_t *h, const char *key, double f);
 struct suggest;
 void load_hw_number_keys(char *buf, size_t size, struct suggest *sg);
-int load_dsystem(const config_setting_t *g, const char *configs_dir,
-                 load_reads *reads, topo_system_t *sys, load_err *err);
-int load_dtask(const config_setting_t *g, model_kind kind, task_t *t,
-               load_err *err);
+int load_system_detailed(const config_setting_t *g, const char *configs_dir,
+                         load_reads *reads, topo_system_t *sys, load_err *err);
+int load_task_detailed(const config_setting_t *g, model_kind kind, task_t *t,
+                       load_err *err);
 
 /* An explicit detailed strategy of a sweep (`strategies = ( { tp = 8;
  * pp = 4; vpp = 5; ... }, ... )`, cost/detailed.h's detailed_template):
@@ -115,19 +115,19 @@ int load_dtask(const config_setting_t *g, model_kind kind, task_t *t,
  * rest of the devices; vpp and micro_batch may be "auto"). Unknown keys,
  * degrees below 1, vpp without pp or with GPipe are refused with the
  * file and line. */
-int load_dstrategy(const config_setting_t *g, detailed_template *s, load_err *err);
+int load_task_strategy(const config_setting_t *g, detailed_template *s, load_err *err);
 
 /* Software stacks (cost/stack.h): a group of list 'stacks'
- * (configs/stacks.cfg). load_point_stack resolves a point's `stack` key
+ * (configs/stacks.cfg). load_stack_of_point resolves a point's `stack` key
  * (a name or an inline group; absent: LOAD_STACK_DEFAULT, the tool's
- * default stack). load_dtask_defaults fills what a detailed task left to
+ * default stack). load_stack_task_defaults fills what a detailed task left to
  * the stack: the ZeRO stage, sequence parallelism (with tp > 1) and, for schedule
  * "interleaved" without vpp, the stack's chunk count. */
 #define LOAD_STACK_DEFAULT "unknown"
 int load_stack(const config_setting_t *g, stack_desc *st, load_err *err);
-int load_point_stack(const config_setting_t *root, const char *configs_dir, stack_desc *st,
-                     load_err *err);
-void load_dtask_defaults(const config_setting_t *g, const stack_desc *st, task_t *t);
+int load_stack_of_point(const config_setting_t *root, const char *configs_dir, stack_desc *st,
+                        load_err *err);
+void load_stack_task_defaults(const config_setting_t *g, const stack_desc *st, task_t *t);
 
 /* Resolves `s` (a group, or a string naming an entry of list `list` in
  * the file's root or in the catalogue file `catalog_file` under
@@ -146,7 +146,7 @@ const char *load_suggest(const config_setting_t *a, const config_setting_t *b,
 
 /* "the nearest valid sizes are 1008 (14 x 72) and 1080 (15 x 72)": the
  * whole numbers of domains around `devices`. */
-void load_domain_advice(char *buf, size_t size, int64_t devices, int64_t domain);
+void load_system_domain_advice(char *buf, size_t size, int64_t devices, int64_t domain);
 
 /* Refuses a name listed twice in `list` (a spec axis or a catalogue:
  * strings, or groups' "name"), naming both places under `key`; 0, or -1
@@ -159,16 +159,16 @@ const config_setting_t *load_find(const config_setting_t *list,
                                   const char *name);
 
 /* A prefill pool group (`prefill = { ... }`, cost/eval.h point_prefill;
- * its keys in `madsweep keys`): load_prefill_pool reads into f (zeroed
+ * its keys in `madsweep keys`): load_point_prefill_pool reads into f (zeroed
  * first) every key but `hardware`, a missing tp taking tp_default (0:
  * tp is required, as in a sweep, whose strategies vary the decode
  * pool's), devices an integer or "auto" (rate-matched: one replica);
- * f->system.hw is left for the caller. load_prefill_derive derives
+ * f->system.hw is left for the caller. load_point_prefill_derive derives
  * f->system's topology once its hardware is set, an error naming the
  * key of g at fault. Both return 0, or -1 with err set. */
-int load_prefill_pool(const config_setting_t *g, int64_t tp_default, point_prefill *f,
-                      load_err *err);
-int load_prefill_derive(const config_setting_t *g, point_prefill *f, load_err *err);
+int load_point_prefill_pool(const config_setting_t *g, int64_t tp_default, point_prefill *f,
+                            load_err *err);
+int load_point_prefill_derive(const config_setting_t *g, point_prefill *f, load_err *err);
 
 /* Loads a whole point file: fidelity, model, system, task, then checks
  * the point against its fidelity's rules. */
@@ -195,14 +195,14 @@ typedef enum load_ns {
  * each number with its accepted range and unit {lo to hi unit}: the row
  * every number read is checked by before any arithmetic (products of
  * counts against their bounds where they are formed). */
-void load_print_keys(FILE *out);
+void load_keys_print(FILE *out);
 
 /* The facts of key `key` of namespace ns, from its row: its accepted
  * range as text ("1 to 65536"; "0, or 0.001 to 1e+06": 0 allowed
  * besides), NULL when it is not a number of ns; its unit ("bytes/s per
  * device", "bool"), NULL when it has none or ns has no such key. */
-const char *load_key_range_text(load_ns ns, const char *key, char *buf, size_t size);
-const char *load_key_unit(load_ns ns, const char *key);
+const char *load_keys_range_text(load_ns ns, const char *key, char *buf, size_t size);
+const char *load_keys_unit(load_ns ns, const char *key);
 
 /* Checks every row of every table: a number key has a range of its
  * kind, lo <= hi, and a unit; no table lists a key twice; a number key
@@ -213,7 +213,7 @@ int load_keys_check(char *msg, size_t size);
 /* A finite double as a libconfig float literal that reads back as the
  * same double: the shortest of 15 to 17 significant digits, with ".0"
  * added to an integer. Returns buf. */
-const char *load_double_text(double v, char *buf, size_t size);
+const char *load_write_double_text(double v, char *buf, size_t size);
 
 /* Writes every key of namespace `ns` that applies to a model of kind
  * `kind` (a task's: to its task type) as "key = value;" lines of

@@ -117,7 +117,7 @@ static int load_farray(const config_setting_t *g, const char *key, double *out,
 {
     int len = 0;
     const config_setting_t *s =
-        load_array(g, key, HW_EFF_POINTS, "numbers", &len, err);
+        load_value_array(g, key, HW_EFF_POINTS, "numbers", &len, err);
     if (!s)
         return -1;
     for (int i = 0; i < len; i++) {
@@ -129,10 +129,10 @@ static int load_farray(const config_setting_t *g, const char *key, double *out,
             out[i] = (double)config_setting_get_int64(e);
         else {
             load_fail(err, s, "key '%s': element %d is %s, expected a number", key,
-                      i, load_type_name(et));
+                      i, load_value_type_name(et));
             return -1;
         }
-        if (range_check_float(e, load_key_find(&load_hw_table, key), out[i], err) != 0)
+        if (range_check_float(e, load_keys_find(&load_hw_table, key), out[i], err) != 0)
             return -1;
     }
     *n = len;
@@ -152,7 +152,7 @@ static int load_hw_narrow(const config_setting_t *g, const char *xkey, const cha
     if (load_farray(g, xkey, xs, &nx, err) || load_farray(g, ykey, ys, &ny, err))
         return -1;
     if (nx != ny) {
-        load_fail(err, load_member_or(g, ykey), "hardware '%s': %s has %d points, %s %d",
+        load_fail(err, load_value_member_or(g, ykey), "hardware '%s': %s has %d points, %s %d",
                   name, ykey, ny, xkey, nx);
         return -1;
     }
@@ -170,13 +170,13 @@ static int load_hw_at(const config_setting_t *g, const char *configs_dir,
     if (load_base(g, "hardware", "hardware.cfg", configs_dir, reads, depth, &aux,
                   &aux_open, &b, err) != 0 ||
         (b && load_hw_at(b, configs_dir, reads, depth + 1, h, err) != 0) ||
-        load_group(g, "hardware", hw_keys, NKEYS(hw_keys), LK_ALL,
-                   b ? LG_BASED : 0, h, err))
+        load_value_group(g, "hardware", hw_keys, NKEYS(hw_keys), LK_ALL,
+                         b ? LG_BASED : 0, h, err))
         goto out;
     bool hx = config_setting_get_member(g, "gemm_log10_flops") != NULL;
     bool hy = config_setting_get_member(g, "gemm_efficiency") != NULL;
     if (b && hx != hy) {
-        load_fail(err, load_member_or(g, hx ? "gemm_log10_flops" : "gemm_efficiency"),
+        load_fail(err, load_value_member_or(g, hx ? "gemm_log10_flops" : "gemm_efficiency"),
                   "hardware '%s': give gemm_log10_flops and gemm_efficiency "
                   "together (they are one table)", h->name);
         goto out;
@@ -187,7 +187,7 @@ static int load_hw_at(const config_setting_t *g, const char *configs_dir,
             load_farray(g, "gemm_efficiency", h->gemm_efficiency, &ny, err))
             goto out;
         if (nx != ny) {
-            load_fail(err, load_member_or(g, "gemm_efficiency"),
+            load_fail(err, load_value_member_or(g, "gemm_efficiency"),
                       "hardware '%s': gemm_efficiency has %d points, "
                       "gemm_log10_flops %d", h->name, ny, nx);
             goto out;
@@ -203,7 +203,7 @@ static int load_hw_at(const config_setting_t *g, const char *configs_dir,
         goto out;
     const char *bad = NULL;
     if (hw_check(h, &bad) != STATUS_OK) {
-        load_fail(err, load_member_or(g, bad), "key '%s' in hardware '%s': out of "
+        load_fail(err, load_value_member_or(g, bad), "key '%s' in hardware '%s': out of "
                   "range (peaks and bandwidths > 0, efficiencies in (0, 1], "
                   "size points ascending)", bad, h->name);
         goto out;

@@ -6,9 +6,9 @@
  * of the key: name, type, offset into the loaded struct, model kinds,
  * required, help, task types, and for a number its accepted range and
  * unit. The rows drive parsing and range checks (load_value, the walker
- * load_group: load_value.c; range.c), `madsweep keys` (load_keys.c) and
+ * load_value_group: load_value.c; range.c), `madsweep keys` (load_keys.c) and
  * writing keys back (load_write.c); the public face of the facts is
- * load.h's load_key_range_text / load_key_unit. Beside them the `base`
+ * load.h's load_keys_range_text / load_keys_unit. Beside them the `base`
  * resolution every catalogue reader uses (load.c). Not for use outside
  * driver/load/.
  *
@@ -53,7 +53,7 @@ typedef enum load_type {
     LT_FACT,    /* a number, or [low, nominal, high] (cost/stack.h) */
     LT_TEXT,    /* a string of up to STACK_SUMMARY_MAX - 1 bytes */
     LT_TRI,     /* true/false stored as an int 1/0 (absent: -1, set by the caller) */
-    LT_MB,      /* a task's micro_batch or vpp: an integer, or "auto" (load_auto_flag) */
+    LT_MB,      /* a task's micro_batch or vpp: an integer, or "auto" (load_value_auto_flag) */
     LT_PP_SEND, /* "full" or "scatter_gather" */
     LT_SCHEDULER, /* serving: "continuous" or "static" */
     LT_CONC,    /* serving concurrency: an integer, "max" or "sla" */
@@ -120,32 +120,32 @@ typedef struct load_table {
              "); the other keys override its figures, only name is required", \
              LOAD_NONUM)
 
-/* load_group flags: fine-tuning keys required; a group with a `base`
+/* load_value_group flags: fine-tuning keys required; a group with a `base`
  * (only `name` required: the base gave the rest, the group overrides). */
 enum { LG_FINETUNE = 1u, LG_BASED = 2u };
 
 /* The catalogues' key tables (each defined beside its reader). */
 extern const load_table load_model_table;   /* load_model.c */
-extern const load_table load_dmodel_table;  /* load_model.c */
+extern const load_table load_model_detailed_table;  /* load_model.c */
 extern const load_table load_hw_table;      /* load_hw.c */
 extern const load_table load_system_table;  /* load_system.c */
-extern const load_table load_dsystem_table; /* load_system.c */
+extern const load_table load_system_detailed_table; /* load_system.c */
 extern const load_table load_task_table;    /* load_task.c */
-extern const load_table load_dtask_table;   /* load_task.c */
+extern const load_table load_task_detailed_table;   /* load_task.c */
 extern const load_table load_stack_table;   /* load_stack.c */
 extern const load_table load_prefill_table; /* load_point.c */
 
 /* load_keys.c: the table of namespace ns. */
-const load_table *load_table_of(load_ns ns);
+const load_table *load_keys_table(load_ns ns);
 
 /* load_keys.c: the row of key `name` in table t, or NULL. */
-const load_key *load_key_find(const load_table *t, const char *name);
+const load_key *load_keys_find(const load_table *t, const char *name);
 
 /* load_value.c: "a group", "an integer", ... for libconfig type `type`. */
-const char *load_type_name(int type);
+const char *load_value_type_name(int type);
 
 /* load_value.c: the "auto" flag of an LT_MB key of a task (micro_batch or vpp). */
-bool *load_auto_flag(task_t *t, const char *key);
+bool *load_value_auto_flag(task_t *t, const char *key);
 
 /* load_value.c: reads setting s as key k into obj (type and range checked). */
 int load_value(const config_setting_t *s, const load_key *k, void *obj,
@@ -155,13 +155,13 @@ int load_value(const config_setting_t *s, const load_key *k, void *obj,
  * into obj: unknown members (named with the closest key), missing
  * required keys and type errors are failures. `ns` names the group in
  * messages; flags LG_*. */
-int load_group(const config_setting_t *g, const char *ns,
-               const load_key *keys, size_t nkeys, unsigned kinds,
-               unsigned flags, void *obj, load_err *err);
+int load_value_group(const config_setting_t *g, const char *ns,
+                     const load_key *keys, size_t nkeys, unsigned kinds,
+                     unsigned flags, void *obj, load_err *err);
 
 /* load_value.c: member `name` of g, else g itself (where an error points). */
-const config_setting_t *load_member_or(const config_setting_t *g,
-                                       const char *name);
+const config_setting_t *load_value_member_or(const config_setting_t *g,
+                                             const char *name);
 
 /* load.c: the entry that setting s (a group, or a string naming an
  * entry of list `list`) stands for: in s's own file only when
@@ -184,13 +184,13 @@ int load_base(const config_setting_t *g, const char *list,
 
 /* load_value.c: member `key` of g as an array or list of 1..max elements
  * (`what` names them in messages); NULL with err set otherwise. */
-const config_setting_t *load_array(const config_setting_t *g,
-                                   const char *key, int max,
-                                   const char *what, int *len,
-                                   load_err *err);
+const config_setting_t *load_value_array(const config_setting_t *g,
+                                         const char *key, int max,
+                                         const char *what, int *len,
+                                         load_err *err);
 
 /* load_stack.c: whether `key` is one of the facts a serving stack must
  * state (a training stack does not write them). */
-bool load_is_serving_fact(const char *key);
+bool load_stack_is_serving_fact(const char *key);
 
 #endif

@@ -14,17 +14,17 @@
 #include <stdio.h>
 #include <string.h>
 
-const load_table *load_table_of(load_ns ns)
+const load_table *load_keys_table(load_ns ns)
 {
     /* in the order of load_ns */
     static const load_table *const tables[] = {
         &load_model_table,  &load_system_table,  &load_task_table,
-        &load_dmodel_table, &load_hw_table,      &load_dsystem_table,
-        &load_dtask_table,  &load_stack_table,   &load_prefill_table};
+        &load_model_detailed_table, &load_hw_table,      &load_system_detailed_table,
+        &load_task_detailed_table,  &load_stack_table,   &load_prefill_table};
     return tables[ns];
 }
 
-const load_key *load_key_find(const load_table *t, const char *name)
+const load_key *load_keys_find(const load_table *t, const char *name)
 {
     for (size_t i = 0; i < t->n; i++)
         if (strcmp(t->keys[i].name, name) == 0)
@@ -32,17 +32,17 @@ const load_key *load_key_find(const load_table *t, const char *name)
     return NULL;
 }
 
-const char *load_key_range_text(load_ns ns, const char *key, char *buf, size_t size)
+const char *load_keys_range_text(load_ns ns, const char *key, char *buf, size_t size)
 {
-    const load_key *k = load_key_find(load_table_of(ns), key);
+    const load_key *k = load_keys_find(load_keys_table(ns), key);
     if (!k || k->range == RANGE_NONE)
         return NULL;
     return range_text(k, buf, size);
 }
 
-const char *load_key_unit(load_ns ns, const char *key)
+const char *load_keys_unit(load_ns ns, const char *key)
 {
-    const load_key *k = load_key_find(load_table_of(ns), key);
+    const load_key *k = load_keys_find(load_keys_table(ns), key);
     return k ? k->unit : NULL;
 }
 
@@ -57,7 +57,7 @@ static int load_keys_number(load_type t)
 int load_keys_check(char *msg, size_t size)
 {
     for (int ns = 0; ns < LOAD_NNS; ns++) {
-        const load_table *t = load_table_of((load_ns)ns);
+        const load_table *t = load_keys_table((load_ns)ns);
         for (size_t i = 0; i < t->n; i++) {
             const load_key *k = &t->keys[i];
             int num = load_keys_number(k->type);
@@ -81,7 +81,7 @@ int load_keys_check(char *msg, size_t size)
              * file's columns are named by key, whatever the namespace; a
              * task's switch and a stack's fraction may share a name) */
             for (int o = 0; !why && k->range != RANGE_NONE && o < ns; o++) {
-                const load_key *x = load_key_find(load_table_of((load_ns)o), k->name);
+                const load_key *x = load_keys_find(load_keys_table((load_ns)o), k->name);
                 if (x && x->range != RANGE_NONE && strcmp(x->unit, k->unit) != 0)
                     why = "a unit that differs from the same key's in another table";
             }
@@ -118,7 +118,7 @@ static void load_print_table(FILE *out, const char *title, const load_table *t)
     }
 }
 
-void load_print_keys(FILE *out)
+void load_keys_print(FILE *out)
 {
     fprintf(out, "{a to b unit}: the accepted range of a number (checked when it "
             "is read) and what it counts\n");
@@ -141,5 +141,5 @@ void load_print_keys(FILE *out)
         {"stack (configs/stacks.cfg; a fact is a number or [low, nominal, high])",
          LOAD_NS_STACK}};
     for (size_t i = 0; i < NKEYS(tables); i++)
-        load_print_table(out, tables[i].title, load_table_of(tables[i].ns));
+        load_print_table(out, tables[i].title, load_keys_table(tables[i].ns));
 }

@@ -3,8 +3,8 @@
  * (detailed_models.cfg: LLM figures, architecture, MoE, MLA; or DLRM
  * tables and MLP widths).
  *
- * Each fidelity's keys are one table here; load_model()/load_dmodel()
- * walk it (load_value.c's load_group) and then check what the table cannot:
+ * Each fidelity's keys are one table here; load_model()/load_model_detailed()
+ * walk it (load_value.c's load_value_group) and then check what the table cannot:
  * positive sizes, heads dividing hidden, per-table lists of the right
  * length. Every failure names file, line and key.
  */
@@ -147,7 +147,7 @@ static const load_key dmodel_keys[] = {
         LOAD_INT(0, RANGE_P16, "modules")),
 };
 
-const load_table load_dmodel_table = {dmodel_keys, NKEYS(dmodel_keys)};
+const load_table load_model_detailed_table = {dmodel_keys, NKEYS(dmodel_keys)};
 
 int load_model(const config_setting_t *g, model_t *m, load_err *err)
 {
@@ -168,11 +168,11 @@ int load_model(const config_setting_t *g, model_t *m, load_err *err)
     unsigned kinds = m->kind == MODEL_DLRM ? LK_DLRM : LK_LLM;
     char ns[96];
     snprintf(ns, sizeof ns, "model (type %s)", model_kind_name(m->kind));
-    if (load_group(g, ns, model_keys, NKEYS(model_keys), kinds, false, m, err))
+    if (load_value_group(g, ns, model_keys, NKEYS(model_keys), kinds, false, m, err))
         return -1;
     const char *bad = NULL;
     if (model_derive(m, &bad) != STATUS_OK) {
-        load_fail(err, load_member_or(g, bad ? bad : "type"),
+        load_fail(err, load_value_member_or(g, bad ? bad : "type"),
                   "key '%s' in model '%s': must be a positive integer",
                   bad ? bad : "?", m->name);
         return -1;
@@ -185,10 +185,10 @@ int load_model(const config_setting_t *g, model_t *m, load_err *err)
 static int load_iarray(const config_setting_t *g, const char *key, int64_t *out,
                        int *n, load_err *err)
 {
-    const load_key *k = load_key_find(&load_dmodel_table, key);
+    const load_key *k = load_keys_find(&load_model_detailed_table, key);
     int len = 0;
     const config_setting_t *s =
-        load_array(g, key, MODEL_MLP_MAX, "integers", &len, err);
+        load_value_array(g, key, MODEL_MLP_MAX, "integers", &len, err);
     if (!s)
         return -1;
     for (int i = 0; i < len; i++) {
@@ -214,7 +214,7 @@ static int load_iarray(const config_setting_t *g, const char *key, int64_t *out,
 static int load_table_figure(const config_setting_t *g, const char *key, model_t *m,
                              int64_t *mean, bool rows, load_err *err)
 {
-    int64_t max = (int64_t)load_key_find(&load_dmodel_table, key)->hi;
+    int64_t max = (int64_t)load_keys_find(&load_model_detailed_table, key)->hi;
     const config_setting_t *s = config_setting_get_member(g, key);
     int t = s ? config_setting_type(s) : CONFIG_TYPE_NONE;
     if (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64) {
@@ -223,7 +223,7 @@ static int load_table_figure(const config_setting_t *g, const char *key, model_t
     }
     if (t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST) {
         load_fail(err, s, "key '%s' in model '%s': expected an integer or a list of "
-                  "integers, one per table, got %s", key, m->name, load_type_name(t));
+                  "integers, one per table, got %s", key, m->name, load_value_type_name(t));
         return -1;
     }
     int len = config_setting_length(s);
@@ -257,7 +257,7 @@ static int load_table_figure(const config_setting_t *g, const char *key, model_t
 
 /* interaction and the cross layers' defaults (Wang et al. 2021; the
  * DCNv2 of MLPerf and of NVIDIA's TF2 code: 3 layers of rank 512). */
-static int load_dmodel_interaction(const config_setting_t *g, model_t *m, load_err *err)
+static int load_model_detailed_interaction(const config_setting_t *g, model_t *m, load_err *err)
 {
     const config_setting_t *s = config_setting_get_member(g, "interaction");
     const char *text = s ? config_setting_get_string(s) : "dot";
@@ -278,7 +278,7 @@ static int load_dmodel_interaction(const config_setting_t *g, model_t *m, load_e
         m->d.cross_rank < 0 || m->d.cross_rank > RANGE_P24 ||
         (m->d.interaction == MODEL_INTERACTION_DCNV2 &&
          (m->d.cross_layers < 1 || m->d.cross_rank < 1))) {
-        load_fail(err, load_member_or(g, "cross_layers"),
+        load_fail(err, load_value_member_or(g, "cross_layers"),
                   "model '%s': cross_layers must be 1 to %d and cross_rank positive "
                   "(dcnv2 only)", m->name, MODEL_MLP_MAX);
         return -1;
@@ -286,7 +286,7 @@ static int load_dmodel_interaction(const config_setting_t *g, model_t *m, load_e
     return 0;
 }
 
-static int load_dmodel_dlrm(const config_setting_t *g, model_t *m, load_err *err)
+static int load_model_detailed_dlrm(const config_setting_t *g, model_t *m, load_err *err)
 {
     if (load_iarray(g, "bot_mlp", m->d.bot_mlp, &m->d.bot_n, err) ||
         load_iarray(g, "top_mlp", m->d.top_mlp, &m->d.top_n, err))
@@ -294,7 +294,7 @@ static int load_dmodel_dlrm(const config_setting_t *g, model_t *m, load_err *err
     if (m->tables > 0 &&
         (load_table_figure(g, "rows_per_table", m, &m->rows_per_table, true, err) ||
          load_table_figure(g, "pooling", m, &m->pooling, false, err) ||
-         load_dmodel_interaction(g, m, err)))
+         load_model_detailed_interaction(g, m, err)))
         return -1;
     /* one figure listed, the other not: the list takes the single value */
     for (int i = 0; i < m->d.n_tables; i++) {
@@ -307,18 +307,18 @@ static int load_dmodel_dlrm(const config_setting_t *g, model_t *m, load_err *err
     const int64_t vals[] = {m->tables, m->rows_per_table, m->emb_dim, m->pooling};
     for (size_t i = 0; i < NKEYS(pos); i++)
         if (vals[i] <= 0) {
-            load_fail(err, load_member_or(g, pos[i]),
+            load_fail(err, load_value_member_or(g, pos[i]),
                       "key '%s' in model '%s': must be a positive integer", pos[i],
                       m->name);
             return -1;
         }
     if (m->bytes_per_emb_param < 0) {
-        load_fail(err, load_member_or(g, "bytes_per_emb_param"),
+        load_fail(err, load_value_member_or(g, "bytes_per_emb_param"),
                   "key 'bytes_per_emb_param' in model '%s': must be positive", m->name);
         return -1;
     }
     if (m->d.bot_n < 2 || m->d.bot_mlp[m->d.bot_n - 1] != m->emb_dim) {
-        load_fail(err, load_member_or(g, "bot_mlp"),
+        load_fail(err, load_value_member_or(g, "bot_mlp"),
                   "key 'bot_mlp' in model '%s': at least an input and an output "
                   "width, the last equal to emb_dim (%lld) for the dot interaction",
                   m->name, (long long)m->emb_dim);
@@ -327,7 +327,7 @@ static int load_dmodel_dlrm(const config_setting_t *g, model_t *m, load_err *err
     return 0;
 }
 
-int load_dmodel(const config_setting_t *g, model_t *m, load_err *err)
+int load_model_detailed(const config_setting_t *g, model_t *m, load_err *err)
 {
     memset(m, 0, sizeof *m);
     m->causal = true;
@@ -338,30 +338,30 @@ int load_dmodel(const config_setting_t *g, model_t *m, load_err *err)
     if (ts && load_value(ts, &dmodel_keys[1], m, err) != 0)
         return -1;
     unsigned kinds = m->kind == MODEL_DLRM ? LK_DLRM : LK_LLM;
-    if (load_group(g, m->kind == MODEL_DLRM ? "detailed model (type dlrm)"
+    if (load_value_group(g, m->kind == MODEL_DLRM ? "detailed model (type dlrm)"
                                             : "detailed model",
-                   dmodel_keys, NKEYS(dmodel_keys), kinds, false, m, err))
+                         dmodel_keys, NKEYS(dmodel_keys), kinds, false, m, err))
         return -1;
     if (m->kind == MODEL_DLRM)
-        return load_dmodel_dlrm(g, m, err);
+        return load_model_detailed_dlrm(g, m, err);
     static const char *const pos[] = {"layers", "hidden", "ffn", "heads", "seq_len"};
     const int64_t vals[] = {m->layers, m->hidden, m->ffn, m->heads, m->seq_len};
     for (size_t i = 0; i < NKEYS(pos); i++)
         if (vals[i] <= 0) {
-            load_fail(err, load_member_or(g, pos[i]),
+            load_fail(err, load_value_member_or(g, pos[i]),
                       "key '%s' in model '%s': must be a positive integer", pos[i],
                       m->name);
             return -1;
         }
     if ((m->d.head_dim <= 0 && m->hidden % m->heads != 0) ||
         (m->kv_heads > 0 && m->heads % m->kv_heads != 0) || m->vocab < 0) {
-        load_fail(err, load_member_or(g, "heads"),
+        load_fail(err, load_value_member_or(g, "heads"),
                   "model '%s': heads must divide hidden (unless head_dim is "
                   "given), kv_heads must divide heads, vocab must be >= 0", m->name);
         return -1;
     }
     if (m->vocab == 0 && m->d.arch != MODEL_ARCH_VIT) {
-        load_fail(err, load_member_or(g, "vocab"),
+        load_fail(err, load_value_member_or(g, "vocab"),
                   "key 'vocab' in model '%s': 0 only for arch \"vit\"", m->name);
         return -1;
     }

@@ -54,17 +54,17 @@ static const config_setting_t *load_where(const config_setting_t *task,
                                           const char *where)
 {
     if (where && strcmp(where, "dense plan") == 0)
-        return load_member_or(task, "dense");
+        return load_value_member_or(task, "dense");
     if (where && strcmp(where, "embedding plan") == 0)
-        return load_member_or(task, "embedding");
+        return load_value_member_or(task, "embedding");
     return task;
 }
 
 /* Strategy keys that contradict each other or the hardware are refused
  * with the key's line (issue 19: they were evaluated as something else
  * without a word). */
-static int load_dtask_consistent(const config_setting_t *g, task_t *t,
-                                 const hw_t *hw, load_err *err)
+static int load_point_task_consistent(const config_setting_t *g, task_t *t,
+                                      const hw_t *hw, load_err *err)
 {
     task_detailed_t *d = &t->detailed;
     /* inference serves global_batch concurrent sequences over dp
@@ -74,7 +74,7 @@ static int load_dtask_consistent(const config_setting_t *g, task_t *t,
     if (t->kind == TASK_INFERENCE && d->global_batch > 0 && !d->micro_batch_auto) {
         int64_t dp = d->dp > 0 ? d->dp : 1;
         if (d->micro_batch > 0 && d->micro_batch * dp != d->global_batch) {
-            load_fail(err, load_member_or(g, "global_batch"), "key 'global_batch': "
+            load_fail(err, load_value_member_or(g, "global_batch"), "key 'global_batch': "
                       "%lld sequences, but micro_batch %lld x dp %lld serve %lld "
                       "(inference: give one of global_batch and micro_batch)",
                       (long long)d->global_batch, (long long)d->micro_batch,
@@ -82,7 +82,7 @@ static int load_dtask_consistent(const config_setting_t *g, task_t *t,
             return -1;
         }
         if (d->global_batch % dp != 0) {
-            load_fail(err, load_member_or(g, "global_batch"), "key 'global_batch': "
+            load_fail(err, load_value_member_or(g, "global_batch"), "key 'global_batch': "
                       "%lld sequences do not split evenly over dp %lld replicas",
                       (long long)d->global_batch, (long long)dp);
             return -1;
@@ -90,25 +90,25 @@ static int load_dtask_consistent(const config_setting_t *g, task_t *t,
         d->micro_batch = d->global_batch / dp;
     }
     if (d->attn_dp > 1 && (d->tp < 1 || d->tp % d->attn_dp != 0)) {
-        load_fail(err, load_member_or(g, "attn_dp"), "key 'attn_dp': %lld attention "
+        load_fail(err, load_value_member_or(g, "attn_dp"), "key 'attn_dp': %lld attention "
                   "data-parallel ranks must divide tp (%lld)", (long long)d->attn_dp,
                   (long long)d->tp);
         return -1;
     }
     if (d->vpp > 1 && d->pp <= 1) {
-        load_fail(err, load_member_or(g, "vpp"), "key 'vpp': %lld virtual stages "
+        load_fail(err, load_value_member_or(g, "vpp"), "key 'vpp': %lld virtual stages "
                   "need a pipeline (pp > 1); pp is %lld", (long long)d->vpp,
                   (long long)d->pp);
         return -1;
     }
     if (d->vpp > 1 && d->schedule == TASK_SCHEDULE_GPIPE) {
-        load_fail(err, load_member_or(g, "schedule"), "key 'schedule': \"gpipe\" "
+        load_fail(err, load_value_member_or(g, "schedule"), "key 'schedule': \"gpipe\" "
                   "has no virtual stages; vpp is %lld (use \"1f1b\" or "
                   "\"interleaved\", or vpp = 1)", (long long)d->vpp);
         return -1;
     }
     if (d->dtype == HW_FP8 && !(hw->peak_flops[HW_FP8] > 0)) {
-        load_fail(err, load_member_or(g, "precision"), "key 'precision': \"fp8\" "
+        load_fail(err, load_value_member_or(g, "precision"), "key 'precision': \"fp8\" "
                   "on hardware '%s', which has no FP8 peak (peak_fp8_flops 0)",
                   hw->name);
         return -1;
@@ -116,11 +116,11 @@ static int load_dtask_consistent(const config_setting_t *g, task_t *t,
     return 0;
 }
 
-int load_prefill_pool(const config_setting_t *g, int64_t tp_default, point_prefill *f,
-                      load_err *err)
+int load_point_prefill_pool(const config_setting_t *g, int64_t tp_default, point_prefill *f,
+                            load_err *err)
 {
     memset(f, 0, sizeof *f);
-    if (load_group(g, "prefill", prefill_keys, NKEYS(prefill_keys), LK_LLM, 0, f, err))
+    if (load_value_group(g, "prefill", prefill_keys, NKEYS(prefill_keys), LK_LLM, 0, f, err))
         return -1;
     f->on = true;
     if (f->tp <= 0 && tp_default <= 0) {
@@ -132,7 +132,7 @@ int load_prefill_pool(const config_setting_t *g, int64_t tp_default, point_prefi
     f->pp = f->pp > 0 ? f->pp : 1;
     const config_setting_t *ds = config_setting_get_member(g, "devices");
     const char *dtext = config_setting_get_string(ds);
-    const load_key *dk = load_key_find(&load_prefill_table, "devices");
+    const load_key *dk = load_keys_find(&load_prefill_table, "devices");
     if (dtext && strcmp(dtext, "auto") == 0) {
         f->rate_matched = true;
         f->system.devices = f->tp * f->pp; /* one replica; the evaluation sizes it */
@@ -159,13 +159,13 @@ int load_prefill_pool(const config_setting_t *g, int64_t tp_default, point_prefi
     return 0;
 }
 
-int load_prefill_derive(const config_setting_t *g, point_prefill *f, load_err *err)
+int load_point_prefill_derive(const config_setting_t *g, point_prefill *f, load_err *err)
 {
     const char *bad = NULL;
     status_code st = topo_system_derive(&f->system, &bad);
     if (st == STATUS_OK)
         return 0;
-    load_fail(err, load_member_or(g, bad && strcmp(bad, "devices_per_node") == 0 ? bad
+    load_fail(err, load_value_member_or(g, bad && strcmp(bad, "devices_per_node") == 0 ? bad
                                                                              : "devices"),
               "prefill pool of %lld devices: %s (key %s)", (long long)f->system.devices,
               status_text(st), bad ? bad : "?");
@@ -184,7 +184,7 @@ static int load_prefill(const config_setting_t *g, const char *configs_dir, poin
                   "(task type \"inference\")");
         return -1;
     }
-    if (load_prefill_pool(g, p->task.detailed.tp > 0 ? p->task.detailed.tp : 1, f, err))
+    if (load_point_prefill_pool(g, p->task.detailed.tp > 0 ? p->task.detailed.tp : 1, f, err))
         return -1;
     f->system.hw = p->system.hw;
     snprintf(f->system.name, sizeof f->system.name, "%s-prefill", p->system.name);
@@ -198,7 +198,7 @@ static int load_prefill(const config_setting_t *g, const char *configs_dir, poin
         if (!hs || load_hw_in(hs, configs_dir, NULL, &f->system.hw, err) != 0)
             goto out;
     }
-    rc = load_prefill_derive(g, f, err);
+    rc = load_point_prefill_derive(g, f, err);
 out:
     if (aux_open)
         config_destroy(&aux);
@@ -265,16 +265,16 @@ static int load_point_detailed(const config_setting_t *root, const char *configs
     const config_setting_t *dm = load_resolve(
         config_setting_get_member(root, "model"), "models",
         "detailed_models.cfg", configs_dir, &cat->models, &cat->models_open, err);
-    if (!dm || load_dmodel(dm, &p->model, err))
+    if (!dm || load_model_detailed(dm, &p->model, err))
         return -1;
     const config_setting_t *ds = load_resolve(
         config_setting_get_member(root, "system"), "systems",
         "detailed_systems.cfg", configs_dir, &cat->systems, &cat->systems_open, err);
-    if (!ds || load_dsystem(ds, configs_dir, NULL, &p->system, err))
+    if (!ds || load_system_detailed(ds, configs_dir, NULL, &p->system, err))
         return -1;
     if (p->system.pod_devices > p->system.devices) {
         /* the pod level would be dropped without a word (issue 19) */
-        load_fail(err, load_member_or(ds, "pod_devices"), "key 'pod_devices': a "
+        load_fail(err, load_value_member_or(ds, "pod_devices"), "key 'pod_devices': a "
                   "pod of %lld devices is larger than system '%s' (%lld devices)",
                   (long long)p->system.pod_devices, p->system.name,
                   (long long)p->system.devices);
@@ -285,11 +285,11 @@ static int load_point_detailed(const config_setting_t *root, const char *configs
     p->cluster.devices_per_node = p->system.topo.level[0].span;
     p->cluster.nodes = p->system.devices / p->cluster.devices_per_node;
     const config_setting_t *dt = config_setting_get_member(root, "task");
-    if (load_point_stack(root, configs_dir, &p->stack, err) ||
-        load_dtask(dt, p->model.kind, &p->task, err))
+    if (load_stack_of_point(root, configs_dir, &p->stack, err) ||
+        load_task_detailed(dt, p->model.kind, &p->task, err))
         return -1;
-    load_dtask_defaults(dt, &p->stack, &p->task);
-    if (load_dtask_consistent(dt, &p->task, &p->system.hw, err) != 0)
+    load_stack_task_defaults(dt, &p->stack, &p->task);
+    if (load_point_task_consistent(dt, &p->task, &p->system.hw, err) != 0)
         return -1;
     const config_setting_t *pf = config_setting_get_member(root, "prefill");
     if (pf && load_prefill(pf, configs_dir, p, err) != 0)

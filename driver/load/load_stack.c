@@ -220,7 +220,7 @@ static const char *const load_serving_facts[] = {
     "kv_bw_eff", "attn_floor_s", "prefill_attn_eff", "ew_floor_s", "allreduce_s",
     "allreduce_bw_eff", "step_host_s", "request_host_s"};
 
-bool load_is_serving_fact(const char *key)
+bool load_stack_is_serving_fact(const char *key)
 {
     for (size_t i = 0; i < NKEYS(load_serving_facts); i++)
         if (strcmp(load_serving_facts[i], key) == 0)
@@ -249,7 +249,7 @@ int load_stack(const config_setting_t *g, stack_desc *st, load_err *err)
             }
         }
     }
-    if (load_group(g, "stack", stack_keys, NKEYS(stack_keys), LK_ALL, flags, st, err))
+    if (load_value_group(g, "stack", stack_keys, NKEYS(stack_keys), LK_ALL, flags, st, err))
         return -1;
     const config_setting_t *zs = config_setting_get_member(g, "zero_stages");
     if (zs) {
@@ -273,7 +273,7 @@ int load_stack(const config_setting_t *g, stack_desc *st, load_err *err)
     st->serving_only = serving && !config_setting_get_member(g, "dp_overlap");
     const char *bad = NULL;
     if (stack_check(st, &bad) != STATUS_OK) {
-        load_fail(err, load_member_or(g, bad), "key '%s' in stack '%s': out of range "
+        load_fail(err, load_value_member_or(g, bad), "key '%s' in stack '%s': out of range "
                   "(fractions in [0, 1], ranges ascending, bytes >= 0, counts >= 1)",
                   bad, st->name);
         return -1;
@@ -282,8 +282,8 @@ int load_stack(const config_setting_t *g, stack_desc *st, load_err *err)
     return 0;
 }
 
-int load_point_stack(const config_setting_t *root, const char *configs_dir, stack_desc *st,
-                     load_err *err)
+int load_stack_of_point(const config_setting_t *root, const char *configs_dir, stack_desc *st,
+                        load_err *err)
 {
     const config_setting_t *s = config_setting_get_member(root, "stack");
     config_t aux;
@@ -310,7 +310,7 @@ int load_point_stack(const config_setting_t *root, const char *configs_dir, stac
     return rc;
 }
 
-void load_dtask_defaults(const config_setting_t *g, const stack_desc *st, task_t *t)
+void load_stack_task_defaults(const config_setting_t *g, const stack_desc *st, task_t *t)
 {
     task_detailed_t *d = &t->detailed;
     if (d->emb_sharding != TASK_EMB_NONE)

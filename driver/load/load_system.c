@@ -103,10 +103,10 @@ static const load_key dsystem_keys[] = {
         LOAD_FLOAT_OR0(1e-6, 1e6, "USD per device-hour (0: unknown)")),
 };
 
-const load_table load_dsystem_table = {dsystem_keys, NKEYS(dsystem_keys)};
+const load_table load_system_detailed_table = {dsystem_keys, NKEYS(dsystem_keys)};
 
-int load_power(const config_setting_t *g, double *board_w, double *idle_w,
-               double *price, load_err *err)
+int load_system_power(const config_setting_t *g, double *board_w, double *idle_w,
+                      double *price, load_err *err)
 {
     static const char *const keys[3] = {"board_power_w", "idle_power_w",
                                         "price_per_hour_usd"};
@@ -124,7 +124,7 @@ int load_power(const config_setting_t *g, double *board_w, double *idle_w,
             load_fail(err, s, "key '%s': expected a number >= 0", keys[i]);
             return -1;
         }
-        if (range_check_float(s, load_key_find(&load_system_table, keys[i]), v, err) != 0)
+        if (range_check_float(s, load_keys_find(&load_system_table, keys[i]), v, err) != 0)
             return -1;
         *dst[i] = v;
     }
@@ -134,8 +134,8 @@ int load_power(const config_setting_t *g, double *board_w, double *idle_w,
 /* A MAD-Max system's power and price: from its `hardware` (a hardware.cfg
  * entry), under its own board_power_w, idle_power_w, price_per_hour_usd
  * (a system without `hardware` keeps what its keys or its base gave). */
-static int load_system_power(const config_setting_t *g, const char *configs_dir,
-                             load_reads *reads, cluster_t *c, load_err *err)
+static int load_system_power_of_hw(const config_setting_t *g, const char *configs_dir,
+                                   load_reads *reads, cluster_t *c, load_err *err)
 {
     const config_setting_t *hs = config_setting_get_member(g, "hardware");
     if (!hs)
@@ -171,9 +171,9 @@ static int load_system_at(const config_setting_t *g, const char *configs_dir,
     if (load_base(g, "systems", "systems.cfg", configs_dir, reads, depth, &aux,
                   &aux_open, &b, err) != 0 ||
         (b && load_system_at(b, configs_dir, reads, depth + 1, c, err) != 0) ||
-        load_group(g, "system", system_keys, NKEYS(system_keys), LK_ALL,
-                   b ? LG_BASED : 0, c, err) ||
-        load_system_power(g, configs_dir, reads, c, err))
+        load_value_group(g, "system", system_keys, NKEYS(system_keys), LK_ALL,
+                         b ? LG_BASED : 0, c, err) ||
+        load_system_power_of_hw(g, configs_dir, reads, c, err))
         goto out;
     const char *bad = NULL;
     status_code st = cluster_derive(c, &bad);
@@ -181,7 +181,7 @@ static int load_system_at(const config_setting_t *g, const char *configs_dir,
         rc = 0;
         goto out;
     }
-    const config_setting_t *at = load_member_or(g, bad ? bad : "name");
+    const config_setting_t *at = load_value_member_or(g, bad ? bad : "name");
     if (st == STATUS_INVALID_VALUE)
         load_fail(err, at,
                   "key '%s' in system '%s': must be a finite number > 0 "
@@ -208,7 +208,7 @@ int load_system(const config_setting_t *g, const char *configs_dir,
     return load_system_at(g, configs_dir, reads, 0, c, err);
 }
 
-void load_domain_advice(char *buf, size_t size, int64_t devices, int64_t domain)
+void load_system_domain_advice(char *buf, size_t size, int64_t devices, int64_t domain)
 {
     int64_t k = domain > 0 ? devices / domain : 0;
     if (k < 1)
@@ -222,15 +222,15 @@ void load_domain_advice(char *buf, size_t size, int64_t devices, int64_t domain)
 }
 
 /* The message of a system whose topology does not derive. */
-static void load_dsystem_fail(const config_setting_t *g, const topo_system_t *sys,
-                              status_code st, const char *bad, load_err *err)
+static void load_system_detailed_fail(const config_setting_t *g, const topo_system_t *sys,
+                                      status_code st, const char *bad, load_err *err)
 {
     int64_t domain = sys->devices_per_node > 0 ? sys->devices_per_node
                                                : sys->hw.scaleup_devices;
     if (st == STATUS_INVALID_NODES && domain > 0 && sys->devices > domain) {
         char advice[160];
-        load_domain_advice(advice, sizeof advice, sys->devices, domain);
-        load_fail(err, load_member_or(g, sys->devices_per_node > 0
+        load_system_domain_advice(advice, sizeof advice, sys->devices, domain);
+        load_fail(err, load_value_member_or(g, sys->devices_per_node > 0
                                              ? "devices_per_node" : "devices"),
                   "system '%s': %lld devices are not a whole number of scale-up "
                   "domains of %lld devices (%s %s); %s, or set devices_per_node",
@@ -241,7 +241,7 @@ static void load_dsystem_fail(const config_setting_t *g, const topo_system_t *sy
         return;
     }
     if (bad && strcmp(bad, "pod_devices") == 0 && st == STATUS_INVALID_VALUE) {
-        load_fail(err, load_member_or(g, "pod_devices"),
+        load_fail(err, load_value_member_or(g, "pod_devices"),
                   "key 'pod_devices' in system '%s': a pod of %lld devices must "
                   "be a whole number of scale-up domains of %lld and divide the "
                   "system's %lld devices into whole pods",
@@ -249,16 +249,16 @@ static void load_dsystem_fail(const config_setting_t *g, const topo_system_t *sy
                   (long long)sys->devices);
         return;
     }
-    load_fail(err, load_member_or(g, bad ? bad : "devices"),
+    load_fail(err, load_value_member_or(g, bad ? bad : "devices"),
               "key '%s' in system '%s': %s (devices %lld, per node "
               "%lld, pod %lld)", bad ? bad : "?", sys->name,
               status_text(st), (long long)sys->devices,
               (long long)sys->devices_per_node, (long long)sys->pod_devices);
 }
 
-static int load_dsystem_at(const config_setting_t *g, const char *configs_dir,
-                           load_reads *reads, int depth, topo_system_t *sys,
-                           load_err *err)
+static int load_system_detailed_at(const config_setting_t *g, const char *configs_dir,
+                                   load_reads *reads, int depth, topo_system_t *sys,
+                                   load_err *err)
 {
     memset(sys, 0, sizeof *sys);
     config_t base_aux, aux; /* opened by load_base / load_resolve when needed */
@@ -266,9 +266,9 @@ static int load_dsystem_at(const config_setting_t *g, const char *configs_dir,
     const config_setting_t *b = NULL;
     if (load_base(g, "systems", "detailed_systems.cfg", configs_dir, reads, depth,
                   &base_aux, &base_open, &b, err) != 0 ||
-        (b && load_dsystem_at(b, configs_dir, reads, depth + 1, sys, err) != 0) ||
-        load_group(g, "detailed system", dsystem_keys, NKEYS(dsystem_keys), LK_ALL,
-                   b ? LG_BASED : 0, sys, err))
+        (b && load_system_detailed_at(b, configs_dir, reads, depth + 1, sys, err) != 0) ||
+        load_value_group(g, "detailed system", dsystem_keys, NKEYS(dsystem_keys), LK_ALL,
+                         b ? LG_BASED : 0, sys, err))
         goto out;
     const config_setting_t *hm = config_setting_get_member(g, "hardware");
     if (hm) {
@@ -279,15 +279,15 @@ static int load_dsystem_at(const config_setting_t *g, const char *configs_dir,
             goto out;
     }
     /* the system's power and price over its hardware's (or its base's) */
-    if (load_power(g, &sys->hw.board_power_w, &sys->hw.idle_power_w,
-                   &sys->hw.price_per_hour_usd, err) != 0)
+    if (load_system_power(g, &sys->hw.board_power_w, &sys->hw.idle_power_w,
+                          &sys->hw.price_per_hour_usd, err) != 0)
         goto out;
     const char *bad = NULL;
     status_code st = topo_system_derive(sys, &bad);
     if (st == STATUS_OK)
         rc = 0;
     else
-        load_dsystem_fail(g, sys, st, bad, err);
+        load_system_detailed_fail(g, sys, st, bad, err);
 out:
     if (aux_open)
         config_destroy(&aux);
@@ -296,8 +296,8 @@ out:
     return rc;
 }
 
-int load_dsystem(const config_setting_t *g, const char *configs_dir,
-                 load_reads *reads, topo_system_t *sys, load_err *err)
+int load_system_detailed(const config_setting_t *g, const char *configs_dir,
+                         load_reads *reads, topo_system_t *sys, load_err *err)
 {
-    return load_dsystem_at(g, configs_dir, reads, 0, sys, err);
+    return load_system_detailed_at(g, configs_dir, reads, 0, sys, err);
 }

@@ -231,10 +231,10 @@ static const load_key dtask_keys[] = {
         LOAD_INT(0, RANGE_P24, "devices")),
 };
 
-const load_table load_dtask_table = {dtask_keys, NKEYS(dtask_keys)};
+const load_table load_task_detailed_table = {dtask_keys, NKEYS(dtask_keys)};
 
 /* Refuses a member of task group g (whose keys are `keys`, already
- * walked by load_group) that a task of kind k would ignore: a key whose
+ * walked by load_value_group) that a task of kind k would ignore: a key whose
  * `types` leave k out. */
 static int load_task_type_check(const config_setting_t *g, const load_key *keys,
                                 size_t nkeys, task_kind k, load_err *err)
@@ -280,7 +280,7 @@ int load_task(const config_setting_t *g, const model_t *m, task_t *t,
     char ns[96];
     snprintf(ns, sizeof ns, "task (%s of a %s model)", task_kind_name(t->kind),
              model_kind_name(m->kind));
-    if (load_group(g, ns, task_keys, NKEYS(task_keys), kinds, ft, t, err) ||
+    if (load_value_group(g, ns, task_keys, NKEYS(task_keys), kinds, ft, t, err) ||
         load_task_type_check(g, task_keys, NKEYS(task_keys), t->kind, err))
         return -1;
     if (!ft)
@@ -288,7 +288,7 @@ int load_task(const config_setting_t *g, const model_t *m, task_t *t,
     if (t->local_batch_dense <= 0 || t->local_batch_emb <= 0) {
         const char *k = t->local_batch_dense <= 0 ? "local_batch_dense"
                                                   : "local_batch_emb";
-        load_fail(err, load_member_or(g, k), "key '%s': must be positive", k);
+        load_fail(err, load_value_member_or(g, k), "key '%s': must be positive", k);
         return -1;
     }
     return 0;
@@ -297,22 +297,22 @@ int load_task(const config_setting_t *g, const model_t *m, task_t *t,
 /* The products the detailed fidelity forms from a strategy's integers
  * fit: tp pp dp cp at most 2^24 devices, micro_batch dp grad_accum at
  * most 2^40 sequences (0 counts as 1, the default). */
-static int load_dtask_products(const config_setting_t *g,
-                               const task_detailed_t *t, load_err *err)
+static int load_task_detailed_products(const config_setting_t *g,
+                                       const task_detailed_t *t, load_err *err)
 {
     const int64_t deg[4] = {t->tp, t->pp, t->dp, t->cp};
     const int64_t bat[3] = {t->micro_batch, t->dp, t->grad_accum};
     int64_t p = 1;
     for (int i = 0; i < 4; i++)
         if (range_product(p, deg[i] > 0 ? deg[i] : 1, RANGE_P24, &p) != 0) {
-            load_fail(err, load_member_or(g, "dp"), "keys tp, pp, dp, cp: "
+            load_fail(err, load_value_member_or(g, "dp"), "keys tp, pp, dp, cp: "
                       "their product exceeds %lld devices", (long long)RANGE_P24);
             return -1;
         }
     p = 1;
     for (int i = 0; i < 3; i++)
         if (range_product(p, bat[i] > 0 ? bat[i] : 1, RANGE_P40, &p) != 0) {
-            load_fail(err, load_member_or(g, "micro_batch"), "keys micro_batch, "
+            load_fail(err, load_value_member_or(g, "micro_batch"), "keys micro_batch, "
                       "dp, grad_accum: their product exceeds %lld sequences",
                       (long long)RANGE_P40);
             return -1;
@@ -320,8 +320,8 @@ static int load_dtask_products(const config_setting_t *g,
     return 0;
 }
 
-int load_dtask(const config_setting_t *g, model_kind kind, task_t *t,
-               load_err *err)
+int load_task_detailed(const config_setting_t *g, model_kind kind, task_t *t,
+                       load_err *err)
 {
     memset(t, 0, sizeof *t);
     t->detailed.dtype = HW_BF16;
@@ -332,13 +332,13 @@ int load_dtask(const config_setting_t *g, model_kind kind, task_t *t,
     t->detailed.moe_a2a_overlap = -1;
     t->detailed.compiled = -1;
     unsigned kinds = kind == MODEL_DLRM ? LK_DLRM : LK_LLM;
-    if (load_group(g, kind == MODEL_DLRM ? "detailed task (dlrm)" : "detailed task",
-                   dtask_keys, NKEYS(dtask_keys), kinds, false, t, err))
+    if (load_value_group(g, kind == MODEL_DLRM ? "detailed task (dlrm)" : "detailed task",
+                         dtask_keys, NKEYS(dtask_keys), kinds, false, t, err))
         return -1;
     if (load_task_type_check(g, dtask_keys, NKEYS(dtask_keys), t->kind, err))
         return -1;
     if (t->detailed.frozen_layers < 0) {
-        load_fail(err, load_member_or(g, "frozen_layers"),
+        load_fail(err, load_value_member_or(g, "frozen_layers"),
                   "key 'frozen_layers': expected an integer >= 0");
         return -1;
     }
@@ -347,29 +347,29 @@ int load_dtask(const config_setting_t *g, model_kind kind, task_t *t,
     if (!config_setting_get_member(g, "emb_dp_threshold_bytes"))
         t->detailed.emb_dp_threshold_bytes = -1.0; /* the stack's */
     else if (!(t->detailed.emb_dp_threshold_bytes < 1e15)) {
-        load_fail(err, load_member_or(g, "emb_dp_threshold_bytes"),
+        load_fail(err, load_value_member_or(g, "emb_dp_threshold_bytes"),
                   "key 'emb_dp_threshold_bytes': expected a number below 1e15 "
                   "(< 0: the stack's)");
         return -1;
     }
-    return load_dtask_products(g, &t->detailed, err);
+    return load_task_detailed_products(g, &t->detailed, err);
 }
 
 /* Keys of an explicit detailed strategy (a sweep's `strategies` list):
  * the strategy keys of a detailed task, none required. */
-static const char *const load_dstrategy_names[] = {
+static const char *const load_task_strategy_names[] = {
     "name", "tp", "pp", "dp", "cp", "ep", "etp", "vpp", "zero_stage", "shard_degree",
     "sequence_parallel", "recompute", "recompute_layers", "schedule", "attention",
     "overlap_dp_comm", "overlap_tp_comm", "micro_batch", "layout"};
 
-int load_dstrategy(const config_setting_t *g, detailed_template *s, load_err *err)
+int load_task_strategy(const config_setting_t *g, detailed_template *s, load_err *err)
 {
-    enum { N = NKEYS(load_dstrategy_names) };
+    enum { N = NKEYS(load_task_strategy_names) };
     load_key keys[N];
     size_t n = 0;
     for (size_t k = 0; k < NKEYS(dtask_keys); k++)
         for (size_t j = 0; j < N; j++)
-            if (strcmp(dtask_keys[k].name, load_dstrategy_names[j]) == 0) {
+            if (strcmp(dtask_keys[k].name, load_task_strategy_names[j]) == 0) {
                 keys[n] = dtask_keys[k];
                 keys[n++].required = LR_NO;
             }
@@ -383,28 +383,28 @@ int load_dstrategy(const config_setting_t *g, detailed_template *s, load_err *er
     d->attention = TASK_ATTENTION_STACK;
     d->overlap_tp_comm = -1;
     d->micro_batch = 1;
-    if (load_group(g, "strategy", keys, n, LK_LLM, 0, &t, err))
+    if (load_value_group(g, "strategy", keys, n, LK_LLM, 0, &t, err))
         return -1;
     static const char *const deg[] = {"tp", "pp", "cp", "ep", "vpp", "micro_batch"};
     const int64_t val[] = {d->tp, d->pp, d->cp, d->ep, d->vpp_auto ? 1 : d->vpp,
                            d->micro_batch_auto ? 1 : d->micro_batch};
     for (size_t i = 0; i < NKEYS(deg); i++)
         if (val[i] < 1) {
-            load_fail(err, load_member_or(g, deg[i]), "key '%s': expected an integer "
+            load_fail(err, load_value_member_or(g, deg[i]), "key '%s': expected an integer "
                       ">= 1, got %lld", deg[i], (long long)val[i]);
             return -1;
         }
     if ((d->vpp > 1 || d->vpp_auto) && d->pp <= 1) {
-        load_fail(err, load_member_or(g, "vpp"), "key 'vpp': virtual stages need a "
+        load_fail(err, load_value_member_or(g, "vpp"), "key 'vpp': virtual stages need a "
                   "pipeline (pp > 1); pp is %lld", (long long)d->pp);
         return -1;
     }
     if ((d->vpp > 1 || d->vpp_auto) && d->schedule == TASK_SCHEDULE_GPIPE) {
-        load_fail(err, load_member_or(g, "schedule"), "key 'schedule': \"gpipe\" has "
+        load_fail(err, load_value_member_or(g, "schedule"), "key 'schedule': \"gpipe\" has "
                   "no virtual stages (use \"1f1b\" or \"interleaved\", or vpp = 1)");
         return -1;
     }
-    if (load_dtask_products(g, d, err))
+    if (load_task_detailed_products(g, d, err))
         return -1;
     s->t = *d;
     s->zero_set = config_setting_get_member(g, "zero_stage") != NULL;

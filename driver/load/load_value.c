@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <string.h>
 
-const char *load_type_name(int type)
+const char *load_value_type_name(int type)
 {
     switch (type) {
     case CONFIG_TYPE_GROUP:
@@ -48,7 +48,7 @@ static int load_plan(const config_setting_t *s, plan_t *p, load_err *err)
         load_fail(err, s,
                   "key '%s': expected an array of \"strategy:degree\" "
                   "strings, got %s",
-                  config_setting_name(s), load_type_name(t));
+                  config_setting_name(s), load_value_type_name(t));
         return -1;
     }
     memset(p, 0, sizeof *p);
@@ -59,7 +59,7 @@ static int load_plan(const config_setting_t *s, plan_t *p, load_err *err)
         if (!text) {
             load_fail(err, s, "key '%s': element %d is %s, expected a "
                       "\"strategy:degree\" string", config_setting_name(s),
-                      i, load_type_name(config_setting_type(e)));
+                      i, load_value_type_name(config_setting_type(e)));
             return -1;
         }
         plan_strategy st;
@@ -119,7 +119,7 @@ static int load_fact(const config_setting_t *s, const load_key *k, stack_fact *f
                 v[i] = (double)config_setting_get_int64(e);
             else {
                 load_fail(err, s, "key '%s': element %u is %s, expected a number", name, i,
-                          load_type_name(et));
+                          load_value_type_name(et));
                 return -1;
             }
         }
@@ -130,7 +130,7 @@ static int load_fact(const config_setting_t *s, const load_key *k, stack_fact *f
         }
     } else {
         load_fail(err, s, "key '%s': expected a number or [low, nominal, high], got %s", name,
-                  load_type_name(t));
+                  load_value_type_name(t));
         return -1;
     }
     for (int i = 0; i < 3; i++)
@@ -143,7 +143,7 @@ static int load_fact(const config_setting_t *s, const load_key *k, stack_fact *f
 }
 
 /* The "auto" flag of an LT_MB key of a task (micro_batch or vpp). */
-bool *load_auto_flag(task_t *t, const char *key)
+bool *load_value_auto_flag(task_t *t, const char *key)
 {
     return strcmp(key, "vpp") == 0 ? &t->detailed.vpp_auto : &t->detailed.micro_batch_auto;
 }
@@ -158,7 +158,7 @@ static int load_value_integer(const config_setting_t *s, const load_key *k, void
     const char *name = config_setting_name(s);
     if (k->type == LT_MB && t == CONFIG_TYPE_STRING &&
         strcmp(config_setting_get_string(s), "auto") == 0) {
-        *load_auto_flag((task_t *)obj, k->name) = true;
+        *load_value_auto_flag((task_t *)obj, k->name) = true;
         return 0;
     }
     if (k->type == LT_CONC && t == CONFIG_TYPE_STRING) {
@@ -174,7 +174,7 @@ static int load_value_integer(const config_setting_t *s, const load_key *k, void
                   k->type == LT_MB     ? " or \"auto\""
                   : k->type == LT_CONC ? ", \"max\" or \"sla\""
                                        : "",
-                  load_type_name(t));
+                  load_value_type_name(t));
         return -1;
     }
     if (range_check_int(s, k, (int64_t)config_setting_get_int64(s), err))
@@ -196,7 +196,7 @@ static int load_value_float(const config_setting_t *s, const load_key *k, double
         v = (double)config_setting_get_int64(s);
     else {
         load_fail(err, s, "key '%s': expected a number, got %s", config_setting_name(s),
-                  load_type_name(t));
+                  load_value_type_name(t));
         return -1;
     }
     if (range_check_float(s, k, v, err))
@@ -284,7 +284,7 @@ static int load_value_text(const config_setting_t *s, const load_key *k, char *d
     const char *name = config_setting_name(s);
     if (t != CONFIG_TYPE_STRING) {
         load_fail(err, s, "key '%s': expected a string, got %s", name,
-                  load_type_name(t));
+                  load_value_type_name(t));
         return -1;
     }
     const char *text = config_setting_get_string(s);
@@ -328,7 +328,7 @@ int load_value(const config_setting_t *s, const load_key *k, void *obj,
     case LT_TRI:
         if (config_setting_type(s) != CONFIG_TYPE_BOOL) {
             load_fail(err, s, "key '%s': expected true or false, got %s",
-                      config_setting_name(s), load_type_name(config_setting_type(s)));
+                      config_setting_name(s), load_value_type_name(config_setting_type(s)));
             return -1;
         }
         if (k->type == LT_BOOL)
@@ -348,13 +348,13 @@ int load_value(const config_setting_t *s, const load_key *k, void *obj,
 /* Loads the keys of `keys` that apply to `kinds` from group g into obj:
  * unknown members (named with the closest key), missing required keys
  * and type errors are failures. */
-int load_group(const config_setting_t *g, const char *ns,
-               const load_key *keys, size_t nkeys, unsigned kinds,
-               unsigned flags, void *obj, load_err *err)
+int load_value_group(const config_setting_t *g, const char *ns,
+                     const load_key *keys, size_t nkeys, unsigned kinds,
+                     unsigned flags, void *obj, load_err *err)
 {
     if (!config_setting_is_group(g)) {
         load_fail(err, g, "'%s': expected a group { ... }, got %s", ns,
-                  load_type_name(config_setting_type(g)));
+                  load_value_type_name(config_setting_type(g)));
         return -1;
     }
     int n = config_setting_length(g);
@@ -401,8 +401,8 @@ int load_group(const config_setting_t *g, const char *ns,
     return 0;
 }
 
-const config_setting_t *load_member_or(const config_setting_t *g,
-                                       const char *name)
+const config_setting_t *load_value_member_or(const config_setting_t *g,
+                                             const char *name)
 {
     const config_setting_t *s = config_setting_get_member(g, name);
     return s ? s : g;
@@ -410,16 +410,16 @@ const config_setting_t *load_member_or(const config_setting_t *g,
 
 /* Member `key` of g as an array or list of 1..max elements (`what` names
  * them in messages); NULL with err set otherwise. */
-const config_setting_t *load_array(const config_setting_t *g,
-                                   const char *key, int max,
-                                   const char *what, int *len,
-                                   load_err *err)
+const config_setting_t *load_value_array(const config_setting_t *g,
+                                         const char *key, int max,
+                                         const char *what, int *len,
+                                         load_err *err)
 {
     const config_setting_t *s = config_setting_get_member(g, key);
     int t = config_setting_type(s);
     if (t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST) {
         load_fail(err, s, "key '%s': expected an array of %s, got %s", key,
-                  what, load_type_name(t));
+                  what, load_value_type_name(t));
         return NULL;
     }
     *len = config_setting_length(s);

@@ -74,7 +74,7 @@ static const char *load_enum_name(load_type t, int v, char *buf, size_t size)
     return NULL;
 }
 
-const char *load_double_text(double v, char *buf, size_t size)
+const char *load_write_double_text(double v, char *buf, size_t size)
 {
     /* the shortest of 15, 16 or 17 digits that reads back as v */
     for (int digits = 15; digits <= 17; digits++) {
@@ -122,7 +122,7 @@ static void load_write_value(FILE *out, const load_key *k, const void *obj,
         char num[40];
         if (isfinite(v))
             fprintf(out, "%*s%s = %s;\n", indent, "", k->name,
-                    load_double_text(v, num, sizeof num));
+                    load_write_double_text(v, num, sizeof num));
         return;
     }
     case LT_BOOL: {
@@ -143,7 +143,7 @@ static void load_write_value(FILE *out, const load_key *k, const void *obj,
         memcpy(&v, p, sizeof v);
         task_t t;
         memcpy(&t, obj, sizeof t);
-        if (*load_auto_flag(&t, k->name))
+        if (*load_value_auto_flag(&t, k->name))
             fprintf(out, "%*s%s = \"auto\";\n", indent, "", k->name);
         else
             fprintf(out, "%*s%s = %lld;\n", indent, "", k->name, (long long)v);
@@ -155,11 +155,12 @@ static void load_write_value(FILE *out, const load_key *k, const void *obj,
         char a[40], b[40], c[40];
         if (f.lo == f.v && f.v == f.hi)
             fprintf(out, "%*s%s = %s;\n", indent, "", k->name,
-                    load_double_text(f.v, b, sizeof b));
+                    load_write_double_text(f.v, b, sizeof b));
         else
             fprintf(out, "%*s%s = [%s, %s, %s];\n", indent, "", k->name,
-                    load_double_text(f.lo, a, sizeof a), load_double_text(f.v, b, sizeof b),
-                    load_double_text(f.hi, c, sizeof c));
+                    load_write_double_text(f.lo, a, sizeof a),
+                    load_write_double_text(f.v, b, sizeof b),
+                    load_write_double_text(f.hi, c, sizeof c));
         return;
     }
     case LT_PP_SEND:
@@ -234,7 +235,7 @@ void load_write_keys(FILE *out, load_ns ns, const void *obj, model_kind kind,
                      int indent,
                      void (*skipped)(const char *key, void *arg), void *arg)
 {
-    const load_table *table = load_table_of(ns);
+    const load_table *table = load_keys_table(ns);
     unsigned kinds = kind == MODEL_DLRM ? LK_DLRM : LK_LLM;
     bool is_task = ns == LOAD_NS_TASK || ns == LOAD_NS_DTASK;
     /* a task's keys for other task types: the loaders refuse them */
@@ -247,7 +248,7 @@ void load_write_keys(FILE *out, load_ns ns, const void *obj, model_kind kind,
             continue;
         /* a training stack's serving facts: not stated, so not written */
         if (ns == LOAD_NS_STACK && !((const stack_desc *)obj)->serving &&
-            load_is_serving_fact(k->name))
+            load_stack_is_serving_fact(k->name))
             continue;
         if (k->type == LT_ANY) {
             if (skipped)

@@ -92,7 +92,7 @@ static int best_setup(best_query *q, FILE *err)
     q->lat = best_results_col(&q->f, "comm_latency_modeled", FRAME_INT);
     q->ttype = frame_find(&q->f, "task.type", NULL, 0);
     for (int d = 0; d < 4; d++)
-        q->deg[d] = best_results_col(&q->f, best_dims[d], FRAME_INT);
+        q->deg[d] = best_results_col(&q->f, best_plan_dims[d], FRAME_INT);
     q->dense = best_results_col(&q->f, "dense_plan", FRAME_STR);
     q->layout = best_results_col(&q->f, "layout", FRAME_STR);
     q->emb = best_results_col(&q->f, "emb_plan", FRAME_STR);

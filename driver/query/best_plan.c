@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const best_dims[4] = {"tp", "cp", "dp", "pp"};
+const char *const best_plan_dims[4] = {"tp", "cp", "dp", "pp"};
 
 /* Degree of dimension d in a row: its column, else its "tpN" token in
  * dense_plan; -1 when the file says neither. */
@@ -20,10 +20,10 @@ static int64_t best_plan_degree(const best_query *q, const char *row, int d)
     if (!q->dense)
         return -1;
     const char *s = frame_str(&q->f, q->dense, row);
-    size_t n = strlen(best_dims[d]);
+    size_t n = strlen(best_plan_dims[d]);
     for (const char *p = s; *p;) {
         size_t len = strcspn(p, " ");
-        if (len > n && strncmp(p, best_dims[d], n) == 0 &&
+        if (len > n && strncmp(p, best_plan_dims[d], n) == 0 &&
             strspn(p + n, "0123456789") == len - n)
             return strtoll(p + n, NULL, 10);
         p += len;
@@ -37,8 +37,8 @@ static int64_t best_plan_degree(const best_query *q, const char *row, int d)
 static int best_plan_dim_of(const char *tok, size_t len)
 {
     for (int d = 0; d < 4; d++)
-        if ((len == 2 && strncmp(tok, best_dims[d], 2) == 0) ||
-            (len == 1 && tok[0] == best_dims[d][0]))
+        if ((len == 2 && strncmp(tok, best_plan_dims[d], 2) == 0) ||
+            (len == 1 && tok[0] == best_plan_dims[d][0]))
             return d;
     return -1;
 }

@@ -70,7 +70,7 @@ const frame_col *best_results_col(const frame *f, const char *name, frame_kind k
 
 /* The parallel dimensions of a plan key, in layout order of their
  * initials: tp, cp, dp, pp. */
-extern const char *const best_dims[4];
+extern const char *const best_plan_dims[4];
 
 /* best_plan.c: the plan key of a row (q->f.t.size bytes into `key`): the
  * row without its id and strategy index and with degree-1 dimensions

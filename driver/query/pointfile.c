@@ -50,7 +50,7 @@ static void pointfile_floats(FILE *out, int indent, const char *key,
     fprintf(out, "%*s%s = [", indent, "", key);
     for (int i = 0; i < n; i++) {
         char num[40];
-        fprintf(out, "%s%s", i ? ", " : "", load_double_text(v[i], num, sizeof num));
+        fprintf(out, "%s%s", i ? ", " : "", load_write_double_text(v[i], num, sizeof num));
     }
     fputs("];\n", out);
 }
@@ -94,7 +94,7 @@ static void pointfile_system_any(const char *key, void *arg)
 /* A detailed system's hardware, inline, with the power and price the
  * system gave it (its board_power_w, idle_power_w, price_per_hour_usd
  * keys are thereby already in the hardware). */
-static void pointfile_dsystem_any(const char *key, void *arg)
+static void pointfile_system_detailed_any(const char *key, void *arg)
 {
     const pointfile_ctx *c = arg;
     if (strcmp(key, "hardware") != 0)
@@ -106,7 +106,7 @@ static void pointfile_dsystem_any(const char *key, void *arg)
     fprintf(c->out, "%*s};\n", c->indent, "");
 }
 
-static void pointfile_dmodel_any(const char *key, void *arg)
+static void pointfile_model_detailed_any(const char *key, void *arg)
 {
     const pointfile_ctx *c = arg;
     const model_detailed_t *d = &c->p->model.d;
@@ -132,7 +132,7 @@ static void pointfile_dmodel_any(const char *key, void *arg)
 }
 
 /* A detailed serving point's disaggregated prefill pool, its hardware
- * inline (load.h load_prefill_pool reads it back). */
+ * inline (load.h load_point_prefill_pool reads it back). */
 static void pointfile_prefill(FILE *out, const point_t *p)
 {
     const point_prefill *f = &p->prefill;
@@ -150,7 +150,7 @@ static void pointfile_prefill(FILE *out, const point_t *p)
     if (f->system.nic_gbps_per_device > 0.0) {
         char num[40];
         fprintf(out, "  nic_gbps_per_device = %s;\n",
-                load_double_text(f->system.nic_gbps_per_device, num, sizeof num));
+                load_write_double_text(f->system.nic_gbps_per_device, num, sizeof num));
     }
     fprintf(out, "  kv_transfer = \"%s\";\n};\n", f->layerwise ? "layerwise" : "after_prefill");
 }
@@ -170,11 +170,11 @@ void pointfile_write(FILE *out, const point_t *p, const hw_t *mad_hw)
     }
     fputs("model = {\n", out);
     load_write_keys(out, det ? LOAD_NS_DMODEL : LOAD_NS_MODEL, &p->model, kind,
-                    2, det ? pointfile_dmodel_any : NULL, &c);
+                    2, det ? pointfile_model_detailed_any : NULL, &c);
     fputs("};\nsystem = {\n", out);
     if (det)
         load_write_keys(out, LOAD_NS_DSYSTEM, &p->system, kind, 2,
-                        pointfile_dsystem_any, &c);
+                        pointfile_system_detailed_any, &c);
     else
         load_write_keys(out, LOAD_NS_SYSTEM, &p->cluster, kind, 2,
                         pointfile_system_any, &c);

@@ -82,8 +82,8 @@ static int spec_grid_madmax_groups(spec *sp, const config_setting_t *grid, spec_
                                                        sizeof hint));
         cluster_t base;
         if (!bg || load_system(bg, configs_dir, cat->reads, &base, err) != 0 ||
-            load_power(g, &base.board_power_w, &base.idle_power_w,
-                       &base.price_per_hour_usd, err) != 0)
+            load_system_power(g, &base.board_power_w, &base.idle_power_w,
+                              &base.price_per_hour_usd, err) != 0)
             return -1;
         double *nodes = NULL, *dpn = NULL, *nic = NULL;
         int nn = 0, nd = 0, nk = 0, rc = -1;
@@ -217,7 +217,7 @@ static int spec_grid_hw_sizes(spec *sp, const config_setting_t *g, const hw_t *h
                     per = hw_job_domain(hw, n, per); /* whole trays */
                     if (n % per != 0) {
                         char advice[160];
-                        load_domain_advice(advice, sizeof advice, n, per);
+                        load_system_domain_advice(advice, sizeof advice, n, per);
                         load_fail(err, config_setting_get_member(g, "devices"),
                                   "system_grid: %lld devices of hardware '%s' are "
                                   "not a whole number of scale-up domains of %lld "
@@ -328,8 +328,8 @@ int spec_grid_detailed(spec *sp, const config_setting_t *grid,
             const config_setting_t *hg = spec_catalogue_hw(he, own, cat, configs_dir, err);
             hw_t hw;
             if (!hg || load_hw_in(hg, configs_dir, cat->reads, &hw, err) != 0 ||
-                load_power(g, &hw.board_power_w, &hw.idle_power_w,
-                           &hw.price_per_hour_usd, err) != 0 ||
+                load_system_power(g, &hw.board_power_w, &hw.idle_power_w,
+                                  &hw.price_per_hour_usd, err) != 0 ||
                 spec_grid_hw_scaled(sp, g, &hw, &x, err) != 0) {
                 variant_free(&x);
                 free(first);

@@ -71,18 +71,18 @@ static int spec_load_system(const config_setting_t *g, const char *configs_dir,
     return load_system(g, configs_dir, reads, obj, err);
 }
 
-static int spec_load_dmodel(const config_setting_t *g, const char *configs_dir,
-                            load_reads *reads, void *obj, load_err *err)
+static int spec_load_detailed_model(const config_setting_t *g, const char *configs_dir,
+                                    load_reads *reads, void *obj, load_err *err)
 {
     (void)configs_dir;
     (void)reads;
-    return load_dmodel(g, obj, err);
+    return load_model_detailed(g, obj, err);
 }
 
-static int spec_load_dsystem(const config_setting_t *g, const char *configs_dir,
-                             load_reads *reads, void *obj, load_err *err)
+static int spec_load_detailed_system(const config_setting_t *g, const char *configs_dir,
+                                     load_reads *reads, void *obj, load_err *err)
 {
-    return load_dsystem(g, configs_dir, reads, obj, err);
+    return load_system_detailed(g, configs_dir, reads, obj, err);
 }
 
 static int spec_load_stack(const config_setting_t *g, const char *configs_dir,
@@ -221,8 +221,8 @@ static int spec_strat_list(const config_setting_t *s, size_t size, void **out,
 }
 
 /* Explicit detailed strategies: a list of groups of a detailed task's
- * strategy keys (load_dstrategy), each refused with its file and line. */
-static int spec_dstrategies(spec *sp, const config_setting_t *s, load_err *err)
+ * strategy keys (load_task_strategy), each refused with its file and line. */
+static int spec_detailed_strategies(spec *sp, const config_setting_t *s, load_err *err)
 {
     void *a = NULL;
     int n = spec_strat_list(s, sizeof *sp->dstrats, &a, "{ tp = ...; pp = ...; ... }",
@@ -232,7 +232,7 @@ static int spec_dstrategies(spec *sp, const config_setting_t *s, load_err *err)
     sp->dstrats = a;
     for (int i = 0; i < n; i++) {
         const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
-        if (load_dstrategy(e, &sp->dstrats[i], err) != 0)
+        if (load_task_strategy(e, &sp->dstrats[i], err) != 0)
             return -1;
     }
     sp->nstrats = n;
@@ -262,7 +262,7 @@ static int spec_strategies(spec *sp, const config_setting_t *s, load_err *err)
         return 0;
     }
     if (sp->fidelity == EVAL_DETAILED)
-        return spec_dstrategies(sp, s, err);
+        return spec_detailed_strategies(sp, s, err);
     void *a = NULL;
     int n = spec_strat_list(s, sizeof *sp->strats, &a,
                             "{ dense = \"...\"; embedding = \"...\"; }", "", err);
@@ -428,7 +428,7 @@ static int spec_load_systems(spec *sp, const config_setting_t *root,
                       &cat->models, configs_dir,
                       detailed ? "detailed_models.cfg" : "models.cfg",
                       sizeof(model_t),
-                      detailed ? spec_load_dmodel : spec_load_model, &arr,
+                      detailed ? spec_load_detailed_model : spec_load_model, &arr,
                       &sp->nmodels, err))
         return -1;
     sp->models = arr;
@@ -442,7 +442,7 @@ static int spec_load_systems(spec *sp, const config_setting_t *root,
     if (ss && detailed) {
         if (spec_entities(ss, "systems", &cat->systems, configs_dir,
                           "detailed_systems.cfg", sizeof(topo_system_t),
-                          spec_load_dsystem, &arr, &sp->nsystems, err))
+                          spec_load_detailed_system, &arr, &sp->nsystems, err))
             return -1;
         sp->dsystems = arr;
     } else if (ss) {

@@ -35,7 +35,7 @@
  *               each combination a system "HW/NODESxDPN" (+ "/nicG" for
  *               nic_gbps_per_device, "/nicxS" for nic_scale), devices =
  *               nodes x dpn, the scale-up domain dpn devices (topology as
- *               load_dsystem). Detailed groups also cross
+ *               load_system_detailed). Detailed groups also cross
  *                 scale = { peak_bf16_flops = [1.0, 1.5];
  *                           mem_bw_bytes_per_s = [1.0, 2.0]; ... };
  *                                (any numeric hardware key, load.h
@@ -85,7 +85,7 @@
  *               devices = "auto"; tp = 8; ... } (a disaggregated prefill
  *               pool, the keys of a point's with tp required; the row's
  *               system, strategy and stack are the decode pool; without
- *               hardware, the system's; load.h load_prefill_pool).
+ *               hardware, the system's; load.h load_point_prefill_pool).
  *   global_batch  array of global batch sizes (samples per step;
  *               detailed: sequences per iteration, or for inference the
  *               sequences decoded concurrently), or a group of such
@@ -98,7 +98,7 @@
  *               node / all / rest (see cost/autoplan.h); the detailed
  *               fidelity takes "auto" (its candidates: cost/detailed/auto.c)
  *               or a list of groups of a task's strategy keys { tp = 8;
- *               pp = 4; vpp = 5; zero_stage = 1; ... } (load_dstrategy;
+ *               pp = 4; vpp = 5; zero_stage = 1; ... } (load_task_strategy;
  *               dp the rest of the devices, vpp and micro_batch may be
  *               "auto", the stack's defaults for what a group leaves out);
  *               only the candidates valid for a point's model, system,

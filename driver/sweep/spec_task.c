@@ -67,7 +67,7 @@ static int spec_task_serving(const config_setting_t *e, spec_task *t, load_err *
 }
 
 /* A serving task's disaggregated prefill pool (`prefill = { ... }`, the
- * keys of a point's, load.h load_prefill_pool, with tp required): its
+ * keys of a point's, load.h load_point_prefill_pool, with tp required): its
  * hardware a name of the spec's list `hardware` or of hardware.cfg, or a
  * group; without one, each point's system lends its own. */
 static int spec_task_prefill(const config_setting_t *e, spec_task *t, const config_setting_t *own,
@@ -81,7 +81,7 @@ static int spec_task_prefill(const config_setting_t *e, spec_task *t, const conf
                   "... } of an \"inference\" task (a disaggregated prefill pool)", t->name);
         return -1;
     }
-    if (load_prefill_pool(g, 0, &t->prefill, err))
+    if (load_point_prefill_pool(g, 0, &t->prefill, err))
         return -1;
     snprintf(t->prefill.system.name, sizeof t->prefill.system.name, "%s-prefill", t->name);
     const config_setting_t *hm = config_setting_get_member(g, "hardware");
@@ -91,7 +91,7 @@ static int spec_task_prefill(const config_setting_t *e, spec_task *t, const conf
     if (!hg || load_hw_in(hg, configs_dir, cat->reads, &t->prefill.system.hw, err) != 0)
         return -1;
     t->prefill_hw = true;
-    return load_prefill_derive(g, &t->prefill, err);
+    return load_point_prefill_derive(g, &t->prefill, err);
 }
 
 /* Task i of the list: a type, or a group of a task's keys (each known

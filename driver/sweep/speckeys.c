@@ -15,7 +15,7 @@
 /* A key, its fidelities and help; numbers: the accepted range [lo, hi]
  * and the unit (hi 0: not a number of the spec's own; SPECKEYS_LOAD: a
  * system's key of that name, whose row in the catalogue tables gives
- * its range and unit, load.h load_key_range_text). */
+ * its range and unit, load.h load_keys_range_text). */
 typedef struct speckey {
     const char *name;
     unsigned fid;
@@ -324,8 +324,8 @@ void speckeys_print(FILE *out)
             else if (k->hi == SPECKEYS_LOAD) {
                 char r[64];
                 snprintf(range, sizeof range, " {%s",
-                         load_key_range_text(LOAD_NS_SYSTEM, k->name, r, sizeof r));
-                unit = load_key_unit(LOAD_NS_SYSTEM, k->name);
+                         load_keys_range_text(LOAD_NS_SYSTEM, k->name, r, sizeof r));
+                unit = load_keys_unit(LOAD_NS_SYSTEM, k->name);
             }
             if (range[0]) {
                 size_t used = strlen(range);

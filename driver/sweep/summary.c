@@ -27,7 +27,7 @@ typedef struct summary_row {
     double tok, smp, fits, sla;
 } summary_row;
 
-static hid_t summary_mtype(void)
+static hid_t summary_row_type(void)
 {
     hid_t t = CHECK_H5ID(H5Tcreate(H5T_COMPOUND, sizeof(summary_row)));
     CHECK_H5(H5Tinsert(t, "id", HOFFSET(summary_row, id), H5T_NATIVE_INT64));
@@ -69,7 +69,7 @@ int summary_scan(const char *path, const space *s, summary_best *b, FILE *err)
         CHECK_H5(H5Fclose(f));
         return -1;
     }
-    hid_t mt = summary_mtype();
+    hid_t mt = summary_row_type();
     hid_t fs = CHECK_H5ID(H5Dget_space(d));
     hsize_t nrows = (hsize_t)H5Sget_simple_extent_npoints(fs);
     int rc = 0;
@@ -171,7 +171,7 @@ static void summary_strategy(const point_t *p, const result_t *r, char *buf, siz
 
 /* " " and v * scale in `width` characters with `prec` decimals (prec < 0:
  * -prec significant digits), or "-" for a figure not computed. */
-static void summary_num(FILE *out, int width, int prec, double v, double scale)
+static void summary_print_number(FILE *out, int width, int prec, double v, double scale)
 {
     if (!isfinite(v))
         fprintf(out, " %*s", width, "-");
@@ -187,7 +187,7 @@ static void summary_num(FILE *out, int width, int prec, double v, double scale)
  * same variant of a hardware generation, differing at most in their
  * device count (a variant: the generation's figures as scaled, its NIC,
  * scale-up domain, pod, oversubscription, collective, power and price). */
-static bool summary_same(const spec *sp, int64_t i, int64_t j)
+static bool summary_same_variant(const spec *sp, int64_t i, int64_t j)
 {
     if (sp->fidelity != EVAL_DETAILED)
         return strcmp(sp->systems[i].name, sp->systems[j].name) == 0;
@@ -287,24 +287,24 @@ static void summary_row_print(FILE *out, int wname, const char *name,
     if (det)
         fprintf(out, " %-*s", SUMMARY_STACK_W, p->stack.name[0] ? p->stack.name : "ideal");
     if (serve && llm) {
-        summary_num(out, 9, 1, r->ttft_s, 1e3);
-        summary_num(out, 9, 2, r->tpot_s, 1e3);
+        summary_print_number(out, 9, 1, r->ttft_s, 1e3);
+        summary_print_number(out, 9, 2, r->tpot_s, 1e3);
     } else if (serve) {
-        summary_num(out, 9, 2, r->iteration_time_s, 1e3);
+        summary_print_number(out, 9, 2, r->iteration_time_s, 1e3);
     }
-    summary_num(out, 10, 1,
-                llm ? r->tokens_per_s_per_device : r->samples_per_s_per_device, 1.0);
+    summary_print_number(out, 10, 1,
+                         llm ? r->tokens_per_s_per_device : r->samples_per_s_per_device, 1.0);
     if (!serve) {
-        summary_num(out, 6, 1, r->mfu, 100.0);
-        summary_num(out, 9, -4, r->iteration_time_s, 1.0);
+        summary_print_number(out, 6, 1, r->mfu, 100.0);
+        summary_print_number(out, 9, -4, r->iteration_time_s, 1.0);
     }
     double mem = det ? r->mem_total_bytes_per_device : r->mem_weights_bytes_per_device;
     fprintf(out, " %8.1f (%4.0f)", mem / 1e9, r->mem_capacity_bytes_per_device / 1e9);
-    summary_num(out, 9, -3, llm ? r->energy_per_token_j : r->energy_per_sample_j,
-                1.0);
-    summary_num(out, 9, -3,
-                llm ? r->cost_per_million_tokens_usd : r->cost_per_sample_usd,
-                llm ? 1.0 : 1e6);
+    summary_print_number(out, 9, -3, llm ? r->energy_per_token_j : r->energy_per_sample_j,
+                         1.0);
+    summary_print_number(out, 9, -3,
+                         llm ? r->cost_per_million_tokens_usd : r->cost_per_sample_usd,
+                         llm ? 1.0 : 1e6);
     fprintf(out, "  %s\n", bound_name(r->bound_code));
 }
 
@@ -319,7 +319,7 @@ static void summary_model(FILE *out, const space *s, const summary_best *b,
     for (int64_t i = 0; i < nsys; i++) {
         int64_t k;
         for (k = 0; k < ng; k++)
-            if (summary_same(sp, g[k].first, i))
+            if (summary_same_variant(sp, g[k].first, i))
                 break;
         int64_t dev = sp->systems[i].devices;
         if (k == ng)

@@ -199,7 +199,7 @@ static void sweep_costs_report(MPI_Comm comm, output *fo, const worker *w, int64
 }
 
 /* Whether any rank is `bad` (collective). */
-static int sweep_agree(MPI_Comm comm, int bad)
+static int sweep_any_rank(MPI_Comm comm, int bad)
 {
     int any = 0;
     CHECK_MPI(MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, comm));
@@ -374,7 +374,7 @@ static int sweep_count(sweep_run_state *r)
         return 1;
     }
     r->done = calloc((size_t)r->ch.n + 1, 1);
-    if (sweep_agree(r->comm, !r->done)) {
+    if (sweep_any_rank(r->comm, !r->done)) {
         if (r->rank == 0)
             fprintf(r->err, "madsweep: out of memory for %lld chunks\n",
                     (long long)r->ch.n);
@@ -426,7 +426,7 @@ static int sweep_lay_out(sweep_run_state *r)
     }
     int64_t slots = summary_slots(&r->s);
     r->best = malloc((size_t)(slots > 0 ? slots : 1) * sizeof *r->best);
-    if (sweep_agree(r->comm, !r->best)) {
+    if (sweep_any_rank(r->comm, !r->best)) {
         if (r->rank == 0)
             fprintf(r->err, "madsweep: out of memory for the summary\n");
         return 1;
@@ -440,7 +440,7 @@ static int sweep_lay_out(sweep_run_state *r)
     if (laid) { /* laid out (and, reduced, its first checkpoint): resumable */
         output_flush(&r->fo);
         int born = r->rank == 0 ? claim_born(&r->cl) : 0;
-        if (sweep_agree(r->comm, born != 0)) {
+        if (sweep_any_rank(r->comm, born != 0)) {
             if (r->rank == 0)
                 fprintf(r->err, "madsweep: cannot write to %s: %s; run again once the "
                         "cause is gone\n", o->out_path, strerror(errno));
