@@ -98,24 +98,20 @@ static void load_write_string(FILE *out, const char *s)
     fputc('"', out);
 }
 
-/* Writes "key = value;" for key k of the object at p; nothing for a
- * value with no configuration form (a non-finite number, an unnamed
- * enum value: the defaults). */
-static void load_write_value(FILE *out, const load_key *k, const void *obj,
-                             int indent)
+/* Writes a key whose value is a literal: a number, a flag, "auto" or a
+ * number, [low, nominal, high], a plan; true when k is one of them
+ * (nothing written for a value not stated). */
+static bool load_write_literal(FILE *out, const load_key *k, const void *obj, int indent)
 {
     const char *p = (const char *)obj + k->offset;
-    char buf[PLAN_TEXT_MAX];
-    const char *text = NULL;
-    int iv = 0;
+    int64_t i64;
+    int iv;
     switch (k->type) {
-    case LT_INT: {
-        int64_t v;
-        memcpy(&v, p, sizeof v);
-        fprintf(out, "%*s%s = %lld%s;\n", indent, "", k->name, (long long)v,
-                v > INT32_MAX || v < INT32_MIN ? "L" : "");
-        return;
-    }
+    case LT_INT:
+        memcpy(&i64, p, sizeof i64);
+        fprintf(out, "%*s%s = %lld%s;\n", indent, "", k->name, (long long)i64,
+                i64 > INT32_MAX || i64 < INT32_MIN ? "L" : "");
+        return true;
     case LT_FLOAT: {
         double v;
         memcpy(&v, p, sizeof v);
@@ -123,32 +119,37 @@ static void load_write_value(FILE *out, const load_key *k, const void *obj,
         if (isfinite(v))
             fprintf(out, "%*s%s = %s;\n", indent, "", k->name,
                     load_write_double_text(v, num, sizeof num));
-        return;
+        return true;
     }
     case LT_BOOL: {
         bool v;
         memcpy(&v, p, sizeof v);
         fprintf(out, "%*s%s = %s;\n", indent, "", k->name, v ? "true" : "false");
-        return;
+        return true;
     }
-    case LT_TRI: {
-        int v;
-        memcpy(&v, p, sizeof v);
-        if (v >= 0) /* -1: not stated, left to the default */
-            fprintf(out, "%*s%s = %s;\n", indent, "", k->name, v ? "true" : "false");
-        return;
-    }
+    case LT_TRI:
+        memcpy(&iv, p, sizeof iv);
+        if (iv >= 0) /* -1: not stated, left to the default */
+            fprintf(out, "%*s%s = %s;\n", indent, "", k->name, iv ? "true" : "false");
+        return true;
     case LT_MB: {
-        int64_t v;
-        memcpy(&v, p, sizeof v);
+        memcpy(&i64, p, sizeof i64);
         task_t t;
         memcpy(&t, obj, sizeof t);
         if (*load_value_auto_flag(&t, k->name))
             fprintf(out, "%*s%s = \"auto\";\n", indent, "", k->name);
         else
-            fprintf(out, "%*s%s = %lld;\n", indent, "", k->name, (long long)v);
-        return;
+            fprintf(out, "%*s%s = %lld;\n", indent, "", k->name, (long long)i64);
+        return true;
     }
+    case LT_CONC:
+        memcpy(&i64, p, sizeof i64);
+        if (i64 == TASK_CONC_MAX || i64 == TASK_CONC_SLA)
+            fprintf(out, "%*s%s = \"%s\";\n", indent, "", k->name,
+                    i64 == TASK_CONC_MAX ? "max" : "sla");
+        else if (i64 > 0) /* 0: not stated, micro_batch x dp */
+            fprintf(out, "%*s%s = %lld;\n", indent, "", k->name, (long long)i64);
+        return true;
     case LT_FACT: {
         stack_fact f;
         memcpy(&f, p, sizeof f);
@@ -161,38 +162,7 @@ static void load_write_value(FILE *out, const load_key *k, const void *obj,
                     load_write_double_text(f.lo, a, sizeof a),
                     load_write_double_text(f.v, b, sizeof b),
                     load_write_double_text(f.hi, c, sizeof c));
-        return;
-    }
-    case LT_PP_SEND:
-        memcpy(&iv, p, sizeof iv);
-        text = iv == STACK_PP_SCATTER_GATHER ? "scatter_gather" : "full";
-        break;
-    case LT_SCHEDULER:
-        memcpy(&iv, p, sizeof iv);
-        text = iv == TASK_SCHED_STATIC ? "static" : "continuous";
-        break;
-    case LT_WDTYPE:
-        memcpy(&iv, p, sizeof iv);
-        text = task_weight_name(iv);
-        if (!text)
-            return; /* not stated: the compute dtype */
-        break;
-    case LT_KVDTYPE:
-        memcpy(&iv, p, sizeof iv);
-        if (iv <= 0)
-            return; /* not stated: the compute dtype */
-        text = load_enum_name(LT_DTYPE, iv - 1, buf, sizeof buf);
-        break;
-    case LT_CONC: {
-        int64_t v;
-        memcpy(&v, p, sizeof v);
-        if (v == TASK_CONC_MAX || v == TASK_CONC_SLA)
-            text = v == TASK_CONC_MAX ? "max" : "sla";
-        else if (v > 0) /* 0: not stated, micro_batch x dp */
-            fprintf(out, "%*s%s = %lld;\n", indent, "", k->name, (long long)v);
-        if (!text)
-            return;
-        break;
+        return true;
     }
     case LT_PLAN: {
         const plan_t *pl = (const plan_t *)(const void *)p;
@@ -201,29 +171,53 @@ static void load_write_value(FILE *out, const load_key *k, const void *obj,
             fprintf(out, "%s\"%s:%lld\"", l ? ", " : "",
                     plan_strategy_name(pl->strategy[l]), (long long)pl->degree[l]);
         fputs("];\n", out);
-        return;
+        return true;
     }
-    case LT_STRING:
-    case LT_TEXT:
-        text = p;
-        break;
-    case LT_MODEL_KIND:
-        memcpy(&iv, p, sizeof iv);
-        text = model_kind_name((model_kind)iv);
-        break;
-    case LT_TASK_KIND:
-        memcpy(&iv, p, sizeof iv);
-        text = task_kind_name((task_kind)iv);
-        break;
-    case LT_MLP:
-        memcpy(&iv, p, sizeof iv);
-        text = iv == MODEL_MLP_SWIGLU ? "swiglu" : "gelu";
-        break;
     default:
-        memcpy(&iv, p, sizeof iv);
-        text = load_enum_name(k->type, iv, buf, sizeof buf);
-        break;
+        return false;
     }
+}
+
+/* The text of a string-valued key (a name, a text, an enum by its
+ * name), or NULL when it is not stated. */
+static const char *load_write_text_of(const load_key *k, const void *obj, char *buf,
+                                      size_t size)
+{
+    const char *p = (const char *)obj + k->offset;
+    int iv = 0;
+    if (k->type == LT_STRING || k->type == LT_TEXT)
+        return p;
+    memcpy(&iv, p, sizeof iv);
+    switch (k->type) {
+    case LT_PP_SEND:
+        return iv == STACK_PP_SCATTER_GATHER ? "scatter_gather" : "full";
+    case LT_SCHEDULER:
+        return iv == TASK_SCHED_STATIC ? "static" : "continuous";
+    case LT_WDTYPE:
+        return task_weight_name(iv); /* NULL: not stated, the compute dtype */
+    case LT_KVDTYPE: /* 0: not stated, the compute dtype */
+        return iv <= 0 ? NULL : load_enum_name(LT_DTYPE, iv - 1, buf, size);
+    case LT_MODEL_KIND:
+        return model_kind_name((model_kind)iv);
+    case LT_TASK_KIND:
+        return task_kind_name((task_kind)iv);
+    case LT_MLP:
+        return iv == MODEL_MLP_SWIGLU ? "swiglu" : "gelu";
+    default:
+        return load_enum_name(k->type, iv, buf, size);
+    }
+}
+
+/* Writes "key = value;" for key k of the object obj; nothing for a
+ * value with no configuration form (a non-finite number, an unnamed
+ * enum value: the defaults). */
+static void load_write_value(FILE *out, const load_key *k, const void *obj,
+                             int indent)
+{
+    if (load_write_literal(out, k, obj, indent))
+        return;
+    char buf[PLAN_TEXT_MAX];
+    const char *text = load_write_text_of(k, obj, buf, sizeof buf);
     if (!text)
         return;
     fprintf(out, "%*s%s = ", indent, "", k->name);

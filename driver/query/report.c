@@ -284,21 +284,12 @@ static void report_text_dlrm(FILE *out, const point_t *p, const result_t *r)
 
 /* The detailed fidelity's report: its own inputs (hardware, topology,
  * strategy) and figures (memory breakdown, pipeline, MFU, inference). */
-static void report_text_detailed(FILE *out, const point_t *p,
-                                 const result_t *r)
+/* The model lines of a detailed LLM point: its shape, experts, latent
+ * attention, parameters (all and per device) and forward FLOPs. */
+static void report_model_detailed(FILE *out, const model_t *m, const task_detailed_t *d)
 {
-    if (p->model.kind == MODEL_DLRM) {
-        report_text_dlrm(out, p, r);
-        return;
-    }
-    const model_t *m = &p->model;
-    const topo_system_t *sys = &p->system;
-    const task_detailed_t *d = &p->task.detailed;
     double params = 0, per_device = 0;
     detailed_params(m, d, &params, &per_device);
-    char strat[160];
-    detailed_strategy_text(d, strat, sizeof strat);
-
     fprintf(out, "Model   %s: %lld layers, hidden %lld, ffn %lld, %lld heads "
                  "(%lld kv), seq %lld, vocab %lld, %s\n",
             m->name, (long long)m->layers, (long long)m->hidden,
@@ -320,6 +311,66 @@ static void report_text_detailed(FILE *out, const point_t *p,
             params / 1e9, per_device / 1e9);
     fprintf(out, "  forward FLOPs per seq    %12.3f TFLOP\n",
             detailed_model_flops(m, m->causal) / 1e12);
+}
+
+/* The serving lines of a detailed LLM inference point: requests in
+ * flight, TTFT, TPOT, token rates, the SLA and a disaggregated prefill
+ * pool. */
+static void report_serving(FILE *out, const point_t *p, const result_t *r)
+{
+    fprintf(out, "Requests in flight         %12lld (at most %lld: KV cache %.0f %% used)\n",
+            (long long)r->concurrency_resolved, (long long)r->concurrency_max,
+            100.0 * r->kv_use);
+    fprintf(out, "Time to first token        %12.3f ms mean (p90 %.3f, p99 %.3f: model "
+                 "estimates)\n",
+            r->ttft_s * 1e3, r->ttft_p90_s * 1e3, r->ttft_p99_s * 1e3);
+    if (isfinite(r->ttft_wave_max_s))
+        fprintf(out, "  in waves                 %12.3f ms for the last of a wave (fixed "
+                     "lengths: requests that start together return together; model "
+                     "estimate)\n",
+                r->ttft_wave_max_s * 1e3);
+    fprintf(out, "Time per output token      %12.3f ms (ITL p50 %.3f, p99 %.3f ms; %.1f "
+                 "tokens/s per user)\n",
+            r->tpot_s * 1e3, r->itl_p50_s * 1e3, r->itl_p99_s * 1e3,
+            r->tokens_per_s_per_user);
+    fprintf(out, "Output tokens/s            %12.0f (%.1f per GPU; %.0f with the prompts; "
+                 "%.2f requests/s)\n",
+            r->output_tokens_per_s, r->output_tokens_per_s_per_device,
+            r->total_tokens_per_s, r->requests_per_s);
+    if (p->task.detailed.ttft_max_s > 0.0 || p->task.detailed.tpot_max_s > 0.0)
+        fprintf(out, "SLA                        %12s (goodput %.2f requests/s)\n",
+                r->sla_met == 1.0 ? "met" : "missed", r->goodput_requests_per_s);
+    if (p->prefill.on) {
+        const point_prefill *f = &p->prefill;
+        fprintf(out, "Prefill pool               %12.0f x %s (tp%lld pp%lld%s), the system "
+                     "decodes\n",
+                r->prefill_devices, f->system.hw.name, (long long)f->tp, (long long)f->pp,
+                f->rate_matched ? ", rate-matched" : "");
+        fprintf(out, "  capacity                 %12.2f requests/s prefill, %.2f decode "
+                     "(%s binds; %.0f prefill replicas match the decode pool)\n",
+                r->prefill_capacity_requests_per_s, r->decode_capacity_requests_per_s,
+                r->prefill_decode_rate_ratio < 1.0 ? "prefill" : "decode",
+                r->prefill_replicas_matched);
+        fprintf(out, "  KV transfer              %12.3f ms per request (%.3f ms of it in "
+                     "TTFT)\n",
+                r->kv_transfer_s * 1e3, r->kv_transfer_exposed_s * 1e3);
+    }
+}
+
+static void report_text_detailed(FILE *out, const point_t *p,
+                                 const result_t *r)
+{
+    if (p->model.kind == MODEL_DLRM) {
+        report_text_dlrm(out, p, r);
+        return;
+    }
+    const model_t *m = &p->model;
+    const topo_system_t *sys = &p->system;
+    const task_detailed_t *d = &p->task.detailed;
+    char strat[160];
+    detailed_strategy_text(d, strat, sizeof strat);
+
+    report_model_detailed(out, m, d);
 
     const hw_t *h = &sys->hw;
     report_system_detailed(out, sys, d->dtype);
@@ -357,43 +408,7 @@ static void report_text_detailed(FILE *out, const point_t *p,
     report_pct_line(out, "pipeline bubble", r->pipeline_bubble_s, it);
     report_pct_line(out, "exposed communication", r->comm_exposed_s, it);
     if (p->task.kind == TASK_INFERENCE && p->model.kind == MODEL_LLM) {
-        fprintf(out, "Requests in flight         %12lld (at most %lld: KV cache %.0f %% used)\n",
-                (long long)r->concurrency_resolved, (long long)r->concurrency_max,
-                100.0 * r->kv_use);
-        fprintf(out, "Time to first token        %12.3f ms mean (p90 %.3f, p99 %.3f: model "
-                     "estimates)\n",
-                r->ttft_s * 1e3, r->ttft_p90_s * 1e3, r->ttft_p99_s * 1e3);
-        if (isfinite(r->ttft_wave_max_s))
-            fprintf(out, "  in waves                 %12.3f ms for the last of a wave (fixed "
-                         "lengths: requests that start together return together; model "
-                         "estimate)\n",
-                    r->ttft_wave_max_s * 1e3);
-        fprintf(out, "Time per output token      %12.3f ms (ITL p50 %.3f, p99 %.3f ms; %.1f "
-                     "tokens/s per user)\n",
-                r->tpot_s * 1e3, r->itl_p50_s * 1e3, r->itl_p99_s * 1e3,
-                r->tokens_per_s_per_user);
-        fprintf(out, "Output tokens/s            %12.0f (%.1f per GPU; %.0f with the prompts; "
-                     "%.2f requests/s)\n",
-                r->output_tokens_per_s, r->output_tokens_per_s_per_device,
-                r->total_tokens_per_s, r->requests_per_s);
-        if (p->task.detailed.ttft_max_s > 0.0 || p->task.detailed.tpot_max_s > 0.0)
-            fprintf(out, "SLA                        %12s (goodput %.2f requests/s)\n",
-                    r->sla_met == 1.0 ? "met" : "missed", r->goodput_requests_per_s);
-        if (p->prefill.on) {
-            const point_prefill *f = &p->prefill;
-            fprintf(out, "Prefill pool               %12.0f x %s (tp%lld pp%lld%s), the system "
-                         "decodes\n",
-                    r->prefill_devices, f->system.hw.name, (long long)f->tp, (long long)f->pp,
-                    f->rate_matched ? ", rate-matched" : "");
-            fprintf(out, "  capacity                 %12.2f requests/s prefill, %.2f decode "
-                         "(%s binds; %.0f prefill replicas match the decode pool)\n",
-                    r->prefill_capacity_requests_per_s, r->decode_capacity_requests_per_s,
-                    r->prefill_decode_rate_ratio < 1.0 ? "prefill" : "decode",
-                    r->prefill_replicas_matched);
-            fprintf(out, "  KV transfer              %12.3f ms per request (%.3f ms of it in "
-                         "TTFT)\n",
-                    r->kv_transfer_s * 1e3, r->kv_transfer_exposed_s * 1e3);
-        }
+        report_serving(out, p, r);
     } else if (p->task.kind == TASK_INFERENCE) {
         fprintf(out, "Time to first token        %12.3f ms\n", r->ttft_s * 1e3);
         fprintf(out, "Time per output token      %12.3f ms\n", r->tpot_s * 1e3);

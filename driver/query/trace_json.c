@@ -70,7 +70,7 @@ static void trace_json_event(void *ctx, const detailed_event *ev)
 }
 
 int trace_json_detailed(FILE *out, const point_t *p, double iteration_s, const char *title,
-                         int64_t max_events, int64_t *dropped, status_code *st)
+                        int64_t max_events, int64_t *dropped, status_code *st)
 {
     static const char *const tracks[DETAILED_NTRACKS] = {"compute", "tp", "cp",
                                                         "ep", "pp", "dp"};

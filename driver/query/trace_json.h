@@ -25,7 +25,7 @@ int trace_json_engine(FILE *out, const engine *e, const char *title);
  * (events_dropped). Returns 0, or -1 with *st the reason when the point
  * has no such trace. */
 int trace_json_detailed(FILE *out, const point_t *p, double iteration_s, const char *title,
-                         int64_t max_events, int64_t *dropped, status_code *st);
+                        int64_t max_events, int64_t *dropped, status_code *st);
 
 /* The cap of `eval --trace` (about 200 MB of JSON). */
 #define TRACE_JSON_MAX_EVENTS INT64_C(1000000)

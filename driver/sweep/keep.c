@@ -22,6 +22,63 @@ static int keep_figure(const config_setting_t *e, const char *key, load_err *err
     return (int)(f - result_fields);
 }
 
+/* `pareto = ["F1", "F2", ...]`: 2 to SPEC_KEEP_FIGS distinct figures. */
+static int keep_load_pareto(spec_keep *k, const config_setting_t *par, load_err *err)
+{
+    int n = config_setting_is_array(par) ? config_setting_length(par) : 0;
+    if (n < 2 || n > SPEC_KEEP_FIGS) {
+        load_fail(err, par, "key 'pareto': expected an array of 2 to %d figure "
+                  "names", SPEC_KEEP_FIGS);
+        return -1;
+    }
+    k->mode = SPEC_KEEP_PARETO;
+    k->nfig = n;
+    for (int i = 0; i < n; i++) {
+        const config_setting_t *e = config_setting_get_elem(par, (unsigned)i);
+        if ((k->fig[i] = keep_figure(e, "pareto", err)) < 0)
+            return -1;
+        for (int j = 0; j < i; j++)
+            if (k->fig[j] == k->fig[i]) {
+                load_fail(err, e, "key 'pareto': figure '%s' given twice",
+                          result_fields[k->fig[i]].name);
+                return -1;
+            }
+    }
+    return 0;
+}
+
+/* `group = [...]`: up to SPEC_KEEP_GROUP distinct keys (hardware: the
+ * detailed fidelity's). */
+static int keep_load_group(spec_keep *k, eval_fidelity fidelity, const config_setting_t *grp,
+                           load_err *err)
+{
+    int n = config_setting_is_array(grp) || config_setting_is_list(grp)
+                ? config_setting_length(grp) : -1;
+    if (n < 0 || n > SPEC_KEEP_GROUP) {
+        load_fail(err, grp, "key 'group': expected an array of keys (model, system, "
+                  "stack, task, global_batch, strategy, devices, nodes, hardware)");
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        const config_setting_t *e = config_setting_get_elem(grp, (unsigned)i);
+        const char *name = config_setting_get_string(e);
+        int key = name ? spec_key_parse(name) : -1;
+        if (key < 0 || (key == SPEC_KEY_HARDWARE && fidelity != EVAL_DETAILED)) {
+            load_fail(err, e, "key 'group': element %d: expected model, system, stack, "
+                      "task, global_batch, strategy, devices, nodes or hardware "
+                      "(hardware: detailed fidelity)", i);
+            return -1;
+        }
+        for (int j = 0; j < k->ngroup; j++)
+            if (k->group[j] == key) {
+                load_fail(err, e, "key 'group': '%s' given twice", name);
+                return -1;
+            }
+        k->group[k->ngroup++] = key;
+    }
+    return 0;
+}
+
 int keep_load(spec_keep *k, eval_fidelity fidelity, const config_setting_t *ks,
               load_err *err)
 {
@@ -83,27 +140,8 @@ int keep_load(spec_keep *k, eval_fidelity fidelity, const config_setting_t *ks,
         load_fail(err, by, "key 'by': only applies with top = K");
         return -1;
     }
-    if (par) {
-        int n = config_setting_is_array(par) ? config_setting_length(par) : 0;
-        if (n < 2 || n > SPEC_KEEP_FIGS) {
-            load_fail(err, par, "key 'pareto': expected an array of 2 to %d figure "
-                      "names", SPEC_KEEP_FIGS);
-            return -1;
-        }
-        k->mode = SPEC_KEEP_PARETO;
-        k->nfig = n;
-        for (int i = 0; i < n; i++) {
-            const config_setting_t *e = config_setting_get_elem(par, (unsigned)i);
-            if ((k->fig[i] = keep_figure(e, "pareto", err)) < 0)
-                return -1;
-            for (int j = 0; j < i; j++)
-                if (k->fig[j] == k->fig[i]) {
-                    load_fail(err, e, "key 'pareto': figure '%s' given twice",
-                              result_fields[k->fig[i]].name);
-                    return -1;
-                }
-        }
-    }
+    if (par && keep_load_pareto(k, par, err) != 0)
+        return -1;
     if (k->mode == SPEC_KEEP_ALL) {
         if (!k->feasible) {
             load_fail(err, ks, "key 'keep': a group needs top = K, pareto = [...] "
@@ -113,32 +151,6 @@ int keep_load(spec_keep *k, eval_fidelity fidelity, const config_setting_t *ks,
         k->mode = SPEC_KEEP_FEASIBLE;
     }
     k->feasible = true;
-    if (!grp)
-        return 0;
-    int n = config_setting_is_array(grp) || config_setting_is_list(grp)
-                ? config_setting_length(grp) : -1;
-    if (n < 0 || n > SPEC_KEEP_GROUP) {
-        load_fail(err, grp, "key 'group': expected an array of keys (model, system, "
-                  "stack, task, global_batch, strategy, devices, nodes, hardware)");
-        return -1;
-    }
-    for (int i = 0; i < n; i++) {
-        const config_setting_t *e = config_setting_get_elem(grp, (unsigned)i);
-        const char *name = config_setting_get_string(e);
-        int key = name ? spec_key_parse(name) : -1;
-        if (key < 0 || (key == SPEC_KEY_HARDWARE && fidelity != EVAL_DETAILED)) {
-            load_fail(err, e, "key 'group': element %d: expected model, system, stack, "
-                      "task, global_batch, strategy, devices, nodes or hardware "
-                      "(hardware: detailed fidelity)", i);
-            return -1;
-        }
-        for (int j = 0; j < k->ngroup; j++)
-            if (k->group[j] == key) {
-                load_fail(err, e, "key 'group': '%s' given twice", name);
-                return -1;
-            }
-        k->group[k->ngroup++] = key;
-    }
-    return 0;
+    return grp ? keep_load_group(k, fidelity, grp, err) : 0;
 }
 

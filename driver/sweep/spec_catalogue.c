@@ -9,11 +9,11 @@
 #include "../suggest.h"
 
 const config_setting_t *spec_catalogue_list(spec_catalogue *cat,
-                                              const config_setting_t *at,
-                                              const char *key,
-                                              const char *configs_dir,
-                                              const char *file,
-                                              const char *list, load_err *err)
+                                            const config_setting_t *at,
+                                            const char *key,
+                                            const char *configs_dir,
+                                            const char *file,
+                                            const char *list, load_err *err)
 {
     if (!cat->open) {
         char path[1024];
@@ -39,9 +39,9 @@ const config_setting_t *spec_catalogue_list(spec_catalogue *cat,
 }
 
 const config_setting_t *spec_catalogue_hw(const config_setting_t *he,
-                                             const config_setting_t *own,
-                                             spec_catalogue *cat, const char *configs_dir,
-                                             load_err *err)
+                                          const config_setting_t *own,
+                                          spec_catalogue *cat, const char *configs_dir,
+                                          load_err *err)
 {
     if (config_setting_is_group(he))
         return he;

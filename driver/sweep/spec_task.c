@@ -71,7 +71,7 @@ static int spec_task_serving(const config_setting_t *e, spec_task *t, load_err *
  * hardware a name of the spec's list `hardware` or of hardware.cfg, or a
  * group; without one, each point's system lends its own. */
 static int spec_task_prefill(const config_setting_t *e, spec_task *t, const config_setting_t *own,
-                        spec_catalogue *cat, const char *configs_dir, load_err *err)
+                             spec_catalogue *cat, const char *configs_dir, load_err *err)
 {
     const config_setting_t *g = config_setting_get_member(e, "prefill");
     if (!g)

@@ -49,7 +49,7 @@ void variant_free(variant_axes *x)
 /* Key `key` of sp->scale_keys, added when new; -1 with err set when the
  * spec scales more than SPEC_SCALE_MAX keys. */
 static int variant_key(spec *sp, const config_setting_t *s, const char *key,
-                          load_err *err)
+                       load_err *err)
 {
     for (int k = 0; k < sp->nscale; k++)
         if (strcmp(sp->scale_keys[k], key) == 0)
@@ -66,7 +66,7 @@ static int variant_key(spec *sp, const config_setting_t *s, const char *key,
 /* Reads `scale` of a grid group: a group of numeric hardware keys, each
  * with a non-empty array of factors > 0. */
 static int variant_scale(spec *sp, const config_setting_t *g, variant_axes *x,
-                           load_err *err)
+                         load_err *err)
 {
     const config_setting_t *sc = config_setting_get_member(g, "scale");
     if (!sc)
@@ -114,7 +114,7 @@ static int variant_scale(spec *sp, const config_setting_t *g, variant_axes *x,
 /* Reads the scale, pod_devices, pod_oversubscription and collective axes
  * of a detailed grid group. */
 int variant_read(spec *sp, const config_setting_t *g, variant_axes *x,
-                           load_err *err)
+                 load_err *err)
 {
     memset(x, 0, sizeof *x);
     if (variant_scale(sp, g, x, err) ||
@@ -150,7 +150,7 @@ int variant_read(spec *sp, const config_setting_t *g, variant_axes *x,
 /* Appends to *name the text `fmt` (a name part); -1 with err set when
  * the name would pass HW_NAME_MAX - 1 characters. */
 int variant_name_add(char *name, const config_setting_t *g, load_err *err,
-                         const char *fmt, ...)
+                     const char *fmt, ...)
 {
     size_t used = strlen(name);
     va_list ap;
@@ -171,8 +171,8 @@ int variant_name_add(char *name, const config_setting_t *g, load_err *err,
  * axes; fac holds the factors of sp's scale keys, `tail` the scaled
  * figures' name part. */
 int variant_push(spec *sp, const config_setting_t *g, topo_system_t *y,
-                           const variant_axes *x, int64_t v, const double *fac,
-                           const char *tail, load_err *err)
+                 const variant_axes *x, int64_t v, const double *fac,
+                 const char *tail, load_err *err)
 {
     if (x->nalg > 0) {
         y->algo = (topo_algo)x->alg[v % x->nalg];
@@ -210,7 +210,7 @@ int variant_push(spec *sp, const config_setting_t *g, topo_system_t *y,
 /* Grows sp->dsystems and sp->scale by `add` systems (scale rows of the
  * systems before the first grid: factors 1). */
 int variant_grow(spec *sp, const config_setting_t *g, int64_t add,
-                           load_err *err)
+                 load_err *err)
 {
     size_t n = (size_t)(sp->nsystems + add);
     topo_system_t *grown = realloc(sp->dsystems, n * sizeof *grown);
