@@ -27,32 +27,6 @@
 
 #define NKEYS(t) (sizeof(t) / sizeof((t)[0]))
 
-static char *spec_read_text(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 4096, len = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        size_t n = fread(buf + len, 1, cap - len - 1, f);
-        len += n;
-        if (len + 1 < cap)
-            break;
-        cap *= 2;
-        char *nb = realloc(buf, cap);
-        if (!nb) {
-            free(buf);
-            buf = NULL;
-        }
-        buf = nb;
-    }
-    fclose(f);
-    if (buf)
-        buf[len] = '\0';
-    return buf;
-}
-
 /* Loads one model, system or stack group into *obj. */
 typedef int (*spec_loader)(const config_setting_t *g, const char *configs_dir,
                            load_reads *reads, void *obj, load_err *err);
@@ -511,7 +485,8 @@ int spec_load(const char *path, const char *configs_dir, spec *sp,
     }
     int rc = -1;
     const config_setting_t *root = config_root_setting(&cfg);
-    sp->text = spec_read_text(path);
+    int64_t bytes = 0;
+    sp->text = sources_read(path, &bytes);
     if (!sp->text)
         snprintf(err->text, sizeof err->text, "%s: cannot read file", path);
     else if (spec_load_head(sp, root, configs_dir, reads, err) == 0 &&
