@@ -210,7 +210,7 @@ static double eval_sum(double a, double b)
 }
 
 /* A disaggregated serving point's prefill pool (cost/detailed/
- * serve_disagg.c, its devices resolved by the evaluation) joins the
+ * serve/disagg.c, its devices resolved by the evaluation) joins the
  * decode pool's devices: *d becomes the mean device of the two, weighted
  * by their counts (the sum of their power and price; the busy share is
  * the decode pool's), and the devices counted are returned. */

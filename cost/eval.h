@@ -44,7 +44,7 @@ typedef enum eval_fidelity {
 } eval_fidelity;
 
 /* Detailed serving with prefill/decode disaggregation
- * (cost/detailed/serve_disagg.c): the prefill pool of a point whose
+ * (cost/detailed/serve/disagg.c): the prefill pool of a point whose
  * system and task are the decode pool. Its replicas of tp x pp devices
  * prefill the prompts and send their KV caches to the decode replicas
  * over the network; `on` false: the point serves colocated. */

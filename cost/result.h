@@ -88,7 +88,7 @@ typedef struct result_t {
     double goodput_requests_per_s;
     double sla_met;
     double ttft_wave_max_s;
-    /* serving with prefill/decode disaggregation (serve_disagg.c; NaN
+    /* serving with prefill/decode disaggregation (cost/detailed/serve/disagg.c; NaN
      * for a colocated point) */
     double prefill_devices;
     double prefill_replicas_matched;

@@ -156,7 +156,7 @@ void stack_ideal(stack_desc *s)
 
 void stack_serving_defaults(stack_desc *s)
 {
-    /* the silicon figures of ../shared/design/serving.md section 2 at
+    /* the silicon figures of docs/serving.md ("Silicon figures") at
      * their middles; engine facts as vLLM V1's defaults */
     s->serving = true;
     s->token_budget = 8192;

@@ -56,7 +56,7 @@ typedef enum task_emb_sharding {
     TASK_EMB_COLUMN = 3,  /* tables split into column shards, placed whole */
     TASK_EMB_AUTO = 4     /* per table, as the stacks' planners: replicated
                              (data-parallel), whole on one device, or split
-                             by rows over a node (cost/detailed/emb.c) */
+                             by rows over a node (cost/detailed/dlrm/emb_plan.c) */
 } task_emb_sharding;
 
 /* Sparse optimizer of DLRM embedding rows: state values per row. */

@@ -1,6 +1,6 @@
 /*
  * test_disagg.c - prefill/decode disaggregation (cost/detailed/
- * serve_disagg.c): the point file, the KV transfer on the topology (its
+ * serve/disagg.c): the point file, the KV transfer on the topology (its
  * bytes by hand, NVLink inside a domain, the slower side across
  * hardware), TTFT growing by the exposed transfer, rate matching naming
  * the binding pool and sizing the prefill pool, the bound by colocated
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../cost/detailed/serve.h"
+#include "../cost/detailed/serve/serve.h"
 #include "../driver/load/load.h"
 #include "unit.h"
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../cost/detailed/serve.h"
+#include "../cost/detailed/serve/serve.h"
 #include "../driver/load/load.h"
 #include "unit.h"
 
@@ -195,26 +195,16 @@ static sim_out simulate_burst(const sv_model *k, int64_t N, int64_t C, double is
     return (sim_out){tpot / (double)N, ttft / (double)N, tokens / t};
 }
 
-/* What the evaluation of a point prepares (the context points into the
- * rest, so they live together). */
+/* What the evaluation of a point prepares (llm/setup.c's dt_eval: the
+ * context points into the rest, so they live together). */
 typedef struct prepared {
-    dt_ctx c;
-    stack_desc ideal;
-    dt_memo memo;
-    dt_split sp;
-    dt_stages st;
-    dt_mem mem;
+    dt_eval v;
     result_t rr;
 } prepared;
 
 static void prepare(const point_t *p, prepared *x)
 {
-    engine e;
-    engine_init(&e, false);
-    CU_ASSERT_EQUAL_FATAL(dt_prepare(p, &e, &x->c, &x->ideal, &x->memo, &x->sp, &x->st,
-                                     &x->mem, &x->rr),
-                          STATUS_OK);
-    engine_free(&e);
+    CU_ASSERT_EQUAL_FATAL(dt_setup(p, &x->v, &x->rr), STATUS_OK);
 }
 
 /* The step-cost model the evaluation of p builds (its nominal facts). */
@@ -222,7 +212,7 @@ static void step_model(const point_t *p, sv_model *k)
 {
     prepared x;
     prepare(p, &x);
-    sv_model_init(&x.c, &x.st, STACK_NOMINAL, k);
+    sv_model_init(&x.v.c, &x.v.st, STACK_NOMINAL, k);
 }
 
 /* Parameters of the word embedding and the output head on a device of
@@ -231,7 +221,7 @@ static double end_params(const point_t *p)
 {
     prepared x;
     prepare(p, &x);
-    return dt_emb_params_dev(&x.c) + dt_head_params_dev(&x.c);
+    return dt_shape_emb_params(&x.v.c) + dt_shape_head_params(&x.v.c);
 }
 
 static void test_closed_form_vs_simulation(void)
@@ -501,15 +491,15 @@ static void test_allreduce(void)
     CU_ASSERT(k.ar_ramp > 0.0);
     printf("\n  TP8 all-reduce (model / measured):");
     for (size_t i = 0; i < sizeof meas / sizeof meas[0]; i++) {
-        double t = sv_allreduce(&k, meas[i][0]);
+        double t = sv_step_allreduce(&k, meas[i][0]);
         printf(" %.1f/%.1f us", 1e6 * t, 1e6 * meas[i][1]);
         CU_ASSERT(fabs(t / meas[i][1] - 1.0) <= 0.2);
     }
     k.ar_ramp = 0.0;
-    CU_ASSERT(sv_allreduce(&k, meas[0][0]) < 0.7 * meas[0][1]);
+    CU_ASSERT(sv_step_allreduce(&k, meas[0][0]) < 0.7 * meas[0][1]);
     /* one rank: no all-reduce */
     k.tp = 1.0;
-    CU_ASSERT_EQUAL(sv_allreduce(&k, meas[0][0]), 0.0);
+    CU_ASSERT_EQUAL(sv_step_allreduce(&k, meas[0][0]), 0.0);
 }
 
 static void test_static_scheduler(void)
@@ -692,7 +682,7 @@ static void test_speculative(void)
     }
 }
 
-/* Attention data parallelism (task attn_dp, serve_kv.c, serve_step.c):
+/* Attention data parallelism (task attn_dp, llm/kv.c, serve/step.c):
  * on MLA, whose latent KV tensor parallelism replicates on every rank,
  * DP attention over the 8 ranks holds each request's KV once: per token
  * 1/8 of the bytes a device held, so the KV pool (smaller by the
@@ -712,22 +702,22 @@ static void test_attention_dp(void)
     CU_ASSERT_FATAL(load_point(path, unit_configs(), &p, &err) == 0);
     CU_ASSERT_EQUAL_FATAL(p.task.detailed.attn_dp, 8);
     prepared x8, x1;
-    sv_kv k8, k1;
+    dt_kv k8, k1;
     prepare(&p, &x8);
-    sv_kv_init(&x8.c, &x8.st, false, &k8);
+    dt_kv_init(&x8.v.c, &x8.v.st, false, &k8);
     result_t r8 = run(&p);
     p.task.detailed.attn_dp = 1;
     prepare(&p, &x1);
-    sv_kv_init(&x1.c, &x1.st, false, &k1);
+    dt_kv_init(&x1.v.c, &x1.v.st, false, &k1);
     result_t r1 = run(&p);
     UNIT_ASSERT_CLOSE(k8.tok_bytes, k1.tok_bytes / 8.0, 1e-12);
     /* the projections' weights at TP1 instead of TP8, on all 61 layers
-     * (dt_attn_shape: GQA or MLA's down- and up-projections) */
+     * (dt_shape_attn: GQA or MLA's down- and up-projections) */
     dt_attn_sh a1, a8;
-    dt_attn_shape(&p.model, 1.0, &a1);
-    dt_attn_shape(&p.model, 8.0, &a8);
+    dt_shape_attn(&p.model, 1.0, &a1);
+    dt_shape_attn(&p.model, 8.0, &a8);
     UNIT_ASSERT_CLOSE(k8.weights - k1.weights,
-                      (double)p.model.layers * sv_weight_bytes(&x1.c) * (a1.params - a8.params),
+                      (double)p.model.layers * dt_kv_bytes_per_weight(&x1.v.c) * (a1.params - a8.params),
                       1e-9);
     UNIT_ASSERT_CLOSE(r8.mem_weights_bytes_per_device - r1.mem_weights_bytes_per_device,
                       k8.weights - k1.weights, 1e-12);

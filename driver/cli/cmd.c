@@ -20,6 +20,7 @@
 #include "../job.h"
 #include "../load/list.h"
 #include "../load/load.h"
+#include "../load/overlay.h"
 #include "../query/best.h"
 #include "../query/pointfile.h"
 #include "../query/report.h"
@@ -27,6 +28,9 @@
 #include "../suggest.h"
 #include "../sweep/speckeys.h"
 #include "../sweep/sweep.h"
+#include "batch.h"
+#include "catjson.h"
+#include "kernel_cmd.h"
 #include "launch.h"
 
 typedef enum cmd_id {
@@ -54,7 +58,7 @@ static const cmd_info cmd_table[CMD_N] = {
     {"best", "OUT.h5", "print the best points of a finished sweep file"},
     {"point", "OUT.h5 ID", "print the point file of row ID of a sweep file (for eval)"},
     {"list", "WHAT", "list catalogue entries with key figures: models, hardware, "
-                     "systems, stacks"},
+                     "systems, stacks; json: hardware, stacks and fits for scripts"},
     {"keys", "", "list every configuration and sweep-spec key with its meaning"},
     {"version", "", "print the tool and cost-model versions"},
 };
@@ -78,6 +82,8 @@ typedef enum opt_id {
     OPT_ALL,
     OPT_COLUMNS,
     OPT_CSV,
+    OPT_BATCH,
+    OPT_STACKS,
     OPT_HELP,
     OPT_N
 } opt_id;
@@ -130,6 +136,12 @@ static const cmd_opt opt_table[OPT_N] = {
      "never win otherwise)"},
     {"columns", NULL, ON(CMD_BEST), "best: list the file's columns with units"},
     {"csv", NULL, ON(CMD_BEST), "best: print CSV with every column"},
+    {"batch", NULL, ON(CMD_EVAL),
+     "eval: evaluate a stream of point records from FILE (default stdin), one JSON "
+     "line each (driver/cli/batch.h: records end with a line %%; %id, %file, %set, %reset)"},
+    {"stacks", "FILE", ON(CMD_EVAL) | ON(CMD_SWEEP) | ON(CMD_LIST),
+     "a stacks fragment (scripts/calibrate.py --out) searched before the catalogue's "
+     "stacks.cfg"},
     {"help", NULL, 0xffffffffu, "show this help"},
 };
 
@@ -293,13 +305,14 @@ static int cmd_parse(int argc, char **argv, cmd_args *a, FILE *err)
     }
     if (a->set[OPT_HELP])
         return 0;
-    bool needs_file = cmd_table[c].args[0] != '\0';
+    bool batch = c == CMD_EVAL && a->set[OPT_BATCH]; /* its FILE is optional */
+    bool needs_file = cmd_table[c].args[0] != '\0' && !batch;
     if (needs_file && (!a->file || (c == CMD_POINT && !a->file2))) {
         fprintf(err, "madsweep %s: missing %s\n", cmd_table[c].name,
                 cmd_table[c].args);
         return -1;
     }
-    if (!needs_file && a->file) {
+    if (!needs_file && !batch && a->file) {
         fprintf(err, "madsweep %s: unexpected argument '%s'\n",
                 cmd_table[c].name, a->file);
         return -1;
@@ -315,7 +328,8 @@ static int cmd_load_point(const cmd_args *a, point_t *p, FILE *err)
     snprintf(what, sizeof what, "loading %s", a->file);
     job_init();
     job_guard_begin(what);
-    int rc = load_point(a->file, load_configs_dir(a->val[OPT_CONFIGS]), p, &le);
+    int rc = overlay_load_point(a->file, a->set[OPT_STACKS] ? a->val[OPT_STACKS] : NULL,
+                                load_configs_dir(a->val[OPT_CONFIGS]), p, &le);
     job_guard_end();
     if (rc == 0)
         return 0;
@@ -325,6 +339,9 @@ static int cmd_load_point(const cmd_args *a, point_t *p, FILE *err)
 
 static int cmd_eval(const cmd_args *a, FILE *out, FILE *err)
 {
+    if (a->set[OPT_BATCH])
+        return batch_run(a->file, load_configs_dir(a->val[OPT_CONFIGS]),
+                         a->set[OPT_STACKS] ? a->val[OPT_STACKS] : NULL, out, err);
     point_t p;
     if (cmd_load_point(a, &p, err) != 0)
         return 2;
@@ -543,6 +560,7 @@ static int cmd_sweep(const cmd_args *a, FILE *out, FILE *err)
     }
     sweep_opts o = {.spec_path = a->file, .out_path = a->val[OPT_OUT],
                     .configs_dir = a->val[OPT_CONFIGS],
+                    .stacks_path = a->set[OPT_STACKS] ? a->val[OPT_STACKS] : NULL,
                     .resume = a->set[OPT_RESUME], .quiet = a->set[OPT_QUIET]};
     /* test hooks: every rank SIGKILLs itself after this many chunks;
      * rank 0 raises SIGUSR1 after this many of its chunks */
@@ -626,6 +644,8 @@ static int cmd_version(FILE *out)
 int cmd_main(int argc, char **argv, FILE *out, FILE *err)
 {
     cmd_args a;
+    if (argc > 1 && strcmp(argv[1], "kernel") == 0)
+        return kernel_cmd_main(argc - 1, argv + 1, out, err);
     if (cmd_parse(argc, argv, &a, err) != 0)
         return 2;
     if (a.cmd == CMD_N || a.set[OPT_HELP]) {
@@ -644,6 +664,9 @@ int cmd_main(int argc, char **argv, FILE *out, FILE *err)
     case CMD_POINT:
         return cmd_point(&a, out, err);
     case CMD_LIST:
+        if (strcmp(a.file, "json") == 0)
+            return catjson_run(load_configs_dir(a.val[OPT_CONFIGS]),
+                               a.set[OPT_STACKS] ? a.val[OPT_STACKS] : NULL, out, err);
         return list_run(a.file, load_configs_dir(a.val[OPT_CONFIGS]), out, err);
     case CMD_KEYS:
         load_keys_print(out);

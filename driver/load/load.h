@@ -125,6 +125,10 @@ int load_task_strategy(const config_setting_t *g, detailed_template *s, load_err
  * "interleaved" without vpp, the stack's chunk count. */
 #define LOAD_STACK_DEFAULT "unknown"
 int load_stack(const config_setting_t *g, stack_desc *st, load_err *err);
+/* load_stack with `base` resolved in g's file, else configs_dir/stacks.cfg
+ * (load_stack: in g's file only). */
+int load_stack_in(const config_setting_t *g, const char *configs_dir, stack_desc *st,
+                  load_err *err);
 int load_stack_of_point(const config_setting_t *root, const char *configs_dir, stack_desc *st,
                         load_err *err);
 void load_stack_task_defaults(const config_setting_t *g, const stack_desc *st, task_t *t);
@@ -174,6 +178,11 @@ int load_point_prefill_derive(const config_setting_t *g, point_prefill *f, load_
  * the point against its fidelity's rules. */
 int load_point(const char *path, const char *configs_dir, point_t *p,
                load_err *err);
+/* load_point of a point already read: `root` is its file's root setting,
+ * whose lists (stacks, hardware, ...) are searched before the catalogues
+ * (driver/cli/batch.c lays a point over catalogues it keeps open). */
+int load_point_root(const config_setting_t *root, const char *configs_dir, point_t *p,
+                    load_err *err);
 
 /* The namespaces of the key tables (load_key.h), one table each: for
  * writing configuration back (`madsweep point`, load_write_keys) and

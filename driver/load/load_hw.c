@@ -11,6 +11,7 @@
  */
 #include "load.h"
 #include "load_key.h"
+#include "load_fit.h"
 
 #include "../../cost/detailed.h"
 #include "../suggest.h"
@@ -26,6 +27,10 @@
 static const load_key hw_keys[] = {
     HK(name, LT_STRING, LR_YES, "catalogue name", LOAD_NONUM),
     LOAD_BASE_KEY("hardware", "hardware.cfg"),
+    LOAD_KEY("aliases", LT_ANY, 0, LK_ALL, LR_NO,
+        "other names of this generation in measurement files (strings; e.g. \"gb200\" "
+        "for gb200-nvl72); a point names the entry by its name", LOAD_NONUM),
+    LOAD_FIT_TABLE_KEY,
     LOAD_KEY("peak_fp32_flops", LT_FLOAT, HWO(HW_FP32), LK_ALL, LR_YES, "FP32 dense peak, FLOP/s",
              LOAD_FLOAT_OR0(1.0, 1e24, "FLOP/s per device")),
     LOAD_KEY("peak_tf32_flops", LT_FLOAT, HWO(HW_TF32), LK_ALL, LR_NO,
@@ -108,6 +113,19 @@ static const load_key hw_keys[] = {
        LOAD_FLOAT_OR0(1e-3, 1e6, "W per device (0: 30 % of board power)")),
     HK(price_per_hour_usd, LT_FLOAT, LR_NO, "price per device-hour, USD (cost figures)",
        LOAD_FLOAT_OR0(1e-6, 1e6, "USD per device-hour (0: unknown)")),
+    HK(arch, LT_STRING, LR_NO,
+       "architecture family for the kernel layer: volta, ampere, ada, hopper, blackwell, "
+       "cdna2, cdna3, cdna4", LOAD_NONUM),
+    HK(sm_count, LT_INT, LR_NO, "streaming multiprocessors (AMD: compute units)",
+       LOAD_INT(0, RANGE_P40, "SMs per device")),
+    HK(clock_hz, LT_FLOAT, LR_NO, "tensor clock the dense peaks are quoted at, Hz",
+       LOAD_FLOAT(0.0, 1e30, "Hz")),
+    HK(l2_bytes, LT_FLOAT, LR_NO, "on-chip L2 cache, bytes",
+       LOAD_FLOAT(0.0, 1e30, "bytes per device")),
+    HK(gemm_tile_m, LT_INT, LR_NO, "library GEMM CTA tile rows (default 128)",
+       LOAD_INT(0, RANGE_P40, "rows")),
+    HK(gemm_tile_n, LT_INT, LR_NO, "library GEMM CTA tile columns (default 128)",
+       LOAD_INT(0, RANGE_P40, "columns")),
 };
 
 const load_table load_hw_table = {hw_keys, NKEYS(hw_keys)};
@@ -200,6 +218,17 @@ static int load_hw_at(const config_setting_t *g, const char *configs_dir,
         load_hw_narrow(g, "gemm_fp4_log10_flops", "gemm_fp4_efficiency", h->name,
                        h->gemm_fp4_log10_flops, h->gemm_fp4_efficiency,
                        &h->gemm_fp4_points, err))
+        goto out;
+    const config_setting_t *al = config_setting_get_member(g, "aliases");
+    for (int i = 0; al && i < (config_setting_is_aggregate(al) ? config_setting_length(al) : 1);
+         i++)
+        if (!config_setting_is_aggregate(al) ||
+            !config_setting_get_string(config_setting_get_elem(al, (unsigned)i))) {
+            load_fail(err, al, "key 'aliases' in hardware '%s': expected a list of names",
+                      h->name);
+            goto out;
+        }
+    if (load_fit_check(g, "hardware", &load_hw_table, false, err) != 0)
         goto out;
     const char *bad = NULL;
     if (hw_check(h, &bad) != STATUS_OK) {

@@ -352,11 +352,19 @@ int load_point(const char *path, const char *configs_dir, point_t *p,
                load_err *err)
 {
     config_t cfg;
-    load_point_catalogues cat = {.models_open = 0, .systems_open = 0};
     memset(p, 0, sizeof *p);
     if (load_open(&cfg, path, configs_dir, err) != 0)
         return -1;
-    const config_setting_t *root = config_root_setting(&cfg);
+    int rc = load_point_root(config_root_setting(&cfg), configs_dir, p, err);
+    config_destroy(&cfg);
+    return rc;
+}
+
+int load_point_root(const config_setting_t *root, const char *configs_dir, point_t *p,
+                    load_err *err)
+{
+    load_point_catalogues cat = {.models_open = 0, .systems_open = 0};
+    memset(p, 0, sizeof *p);
     int rc = load_point_head(root, p, err);
     if (rc == 0)
         rc = p->fidelity == EVAL_DETAILED
@@ -366,6 +374,5 @@ int load_point(const char *path, const char *configs_dir, point_t *p,
         config_destroy(&cat.models);
     if (cat.systems_open)
         config_destroy(&cat.systems);
-    config_destroy(&cfg);
     return rc;
 }

@@ -9,6 +9,7 @@
  */
 #include "load.h"
 #include "load_key.h"
+#include "load_fit.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -18,6 +19,12 @@
 static const load_key stack_keys[] = {
     STK(name, LT_STRING, LR_YES, "catalogue name", LOAD_NONUM),
     STK(summary, LT_TEXT, LR_NO, "one line: what the stack is", LOAD_NONUM),
+    LOAD_BASE_KEY("stacks", "stacks.cfg"),
+    LOAD_KEY("match", LT_NOTE, 0, LK_ALL, LR_NO,
+        "serving: the rows of a measurement file this engine stack serves, a row filter "
+        "(driver/load/rowfilter.h; scripts/validate.py maps each row to the one stack it "
+        "matches)", LOAD_NONUM),
+    LOAD_FIT_TABLE_KEY,
     STK(attention, LT_ATTENTION, LR_YES,
         "attention kernel: \"flash\" (FlashAttention-2 class), \"tuned\" "
         "(vendor-tuned fused) or \"unfused\" (scores materialized)", LOAD_NONUM),
@@ -228,15 +235,34 @@ bool load_stack_is_serving_fact(const char *key)
     return false;
 }
 
-int load_stack(const config_setting_t *g, stack_desc *st, load_err *err)
+static int load_stack_at(const config_setting_t *g, const char *configs_dir, int depth,
+                         stack_desc *st, load_err *err)
 {
     memset(st, 0, sizeof *st);
+    /* a stack with a base (a stack calibrated to a user's cluster,
+     * scripts/calibrate.py --base) starts from it: only its name is
+     * required, the keys it gives override */
+    config_t aux;
+    int aux_open = 0;
+    const config_setting_t *b = NULL;
+    if (load_base(g, "stacks", "stacks.cfg", configs_dir, NULL, depth, &aux, &aux_open, &b,
+                  err) != 0 ||
+        (b && load_stack_at(b, configs_dir, depth + 1, st, err) != 0)) {
+        if (aux_open)
+            config_destroy(&aux);
+        return -1;
+    }
+    bool base_serving = b && st->serving;
+    bool base_only = b && st->serving_only;
+    if (aux_open)
+        config_destroy(&aux);
     /* a serving engine states its serving facts; the training facts it
      * leaves out are the idealized stack's (they only shape its forward
      * kernels: attention, element-wise passes, FP8 casts, reserve) */
-    int serving = 0;
-    unsigned flags = 0;
-    if (config_setting_lookup_bool(g, "serving", &serving) == CONFIG_TRUE && serving) {
+    int serving = base_serving;
+    unsigned flags = b ? LG_BASED : 0;
+    config_setting_lookup_bool(g, "serving", &serving);
+    if (serving && !base_serving) {
         stack_ideal(st);
         flags = LG_BASED;
         for (size_t i = 0; i <= NKEYS(load_serving_facts); i++) {
@@ -249,10 +275,12 @@ int load_stack(const config_setting_t *g, stack_desc *st, load_err *err)
             }
         }
     }
-    if (load_value_group(g, "stack", stack_keys, NKEYS(stack_keys), LK_ALL, flags, st, err))
+    if (load_value_group(g, "stack", stack_keys, NKEYS(stack_keys), LK_ALL, flags, st, err) ||
+        load_fit_check(g, "stack", &load_stack_table, true, err))
         return -1;
     const config_setting_t *zs = config_setting_get_member(g, "zero_stages");
     if (zs) {
+        st->zero_stages = 0; /* a base's list replaced, not extended */
         int n = config_setting_is_array(zs) || config_setting_is_list(zs)
                     ? config_setting_length(zs) : -1;
         for (int i = 0; i < n; i++) {
@@ -270,7 +298,8 @@ int load_stack(const config_setting_t *g, stack_desc *st, load_err *err)
             return -1;
         }
     }
-    st->serving_only = serving && !config_setting_get_member(g, "dp_overlap");
+    st->serving_only = config_setting_get_member(g, "dp_overlap") ? false
+                       : b ? base_only : serving;
     const char *bad = NULL;
     if (stack_check(st, &bad) != STATUS_OK) {
         load_fail(err, load_value_member_or(g, bad), "key '%s' in stack '%s': out of range "
@@ -280,6 +309,17 @@ int load_stack(const config_setting_t *g, stack_desc *st, load_err *err)
     }
     st->checked = true;
     return 0;
+}
+
+int load_stack_in(const config_setting_t *g, const char *configs_dir, stack_desc *st,
+                  load_err *err)
+{
+    return load_stack_at(g, configs_dir, 0, st, err);
+}
+
+int load_stack(const config_setting_t *g, stack_desc *st, load_err *err)
+{
+    return load_stack_at(g, NULL, 0, st, err);
 }
 
 int load_stack_of_point(const config_setting_t *root, const char *configs_dir, stack_desc *st,
@@ -303,7 +343,7 @@ int load_stack_of_point(const config_setting_t *root, const char *configs_dir, s
             load_fail(err, config_root_setting(&aux), "no stack named '%s' in list 'stacks' "
                       "(the default of points that name none)", LOAD_STACK_DEFAULT);
     }
-    if (g && load_stack(g, st, err) == 0)
+    if (g && load_stack_in(g, configs_dir, st, err) == 0)
         rc = 0;
     if (aux_open)
         config_destroy(&aux);

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "../../cost/detailed.h"
+#include "../load/overlay.h"
 #include "../suggest.h"
 #include "keep.h"
 #include "spec_catalogue.h"
@@ -62,9 +63,8 @@ static int spec_load_detailed_system(const config_setting_t *g, const char *conf
 static int spec_load_stack(const config_setting_t *g, const char *configs_dir,
                            load_reads *reads, void *obj, load_err *err)
 {
-    (void)configs_dir;
     (void)reads;
-    return load_stack(g, obj, err);
+    return load_stack_in(g, configs_dir, obj, err);
 }
 
 /* Fills an axis of models or systems from `s`: "all", or a list/array
@@ -321,7 +321,7 @@ static int spec_stacks(spec *sp, const config_setting_t *root, spec_catalogue *c
         return -1;
     }
     sp->nstacks = 1;
-    return load_stack(g, &sp->stacks[0], err);
+    return load_stack_in(g, configs_dir, &sp->stacks[0], err);
 }
 
 /* The catalogues a spec's loader opens on demand, one file each. */
@@ -446,13 +446,33 @@ static int spec_load_systems(spec *sp, const config_setting_t *root,
     return 0;
 }
 
-/* The other axes and keys: stacks, tasks, global batches, strategies,
- * keep, elasticities and chunk; 0, or -1 with err set. */
+/* The stacks fragment `stacks_path` (overlay.h; NULL: none) laid over
+ * the catalogue's stacks.cfg before the spec's stack names are looked up
+ * there; the fragment's text is noted in the reads too (provenance). 0,
+ * or -1 with err set. */
+static int spec_load_fragment(spec_load_catalogues *cat, const config_setting_t *root,
+                              const char *configs_dir, const char *stacks_path, load_err *err)
+{
+    if (!stacks_path)
+        return 0;
+    if (!spec_catalogue_list(&cat->stacks, root, "stacks", configs_dir, "stacks.cfg", "stacks",
+                             err) ||
+        overlay_stacks(config_root_setting(&cat->stacks.cfg), stacks_path, configs_dir,
+                       err) != 0)
+        return -1;
+    load_reads_add(cat->stacks.reads, stacks_path);
+    return 0;
+}
+
+/* The other axes and keys: stacks (over the fragment stacks_path, or
+ * NULL), tasks, global batches, strategies, keep, elasticities and
+ * chunk; 0, or -1 with err set. */
 static int spec_load_rest(spec *sp, const config_setting_t *root, spec_load_catalogues *cat,
-                          const char *configs_dir, load_err *err)
+                          const char *configs_dir, const char *stacks_path, load_err *err)
 {
     const config_setting_t *own = config_setting_get_member(root, "hardware");
-    if (spec_stacks(sp, root, &cat->stacks, configs_dir, err) ||
+    if (spec_load_fragment(cat, root, configs_dir, stacks_path, err) ||
+        spec_stacks(sp, root, &cat->stacks, configs_dir, err) ||
         spec_task_axis(sp, config_setting_get_member(root, "tasks"), own, &cat->hardware,
                        configs_dir, err) ||
         spec_task_kind_keys(sp, root, err) ||
@@ -467,6 +487,12 @@ static int spec_load_rest(spec *sp, const config_setting_t *root, spec_load_cata
 
 int spec_load(const char *path, const char *configs_dir, spec *sp,
               load_err *err)
+{
+    return spec_load_stacks(path, configs_dir, NULL, sp, err);
+}
+
+int spec_load_stacks(const char *path, const char *configs_dir, const char *stacks_path,
+                     spec *sp, load_err *err)
 {
     memset(sp, 0, sizeof *sp);
     config_t cfg;
@@ -491,7 +517,7 @@ int spec_load(const char *path, const char *configs_dir, spec *sp,
         snprintf(err->text, sizeof err->text, "%s: cannot read file", path);
     else if (spec_load_head(sp, root, configs_dir, reads, err) == 0 &&
              spec_load_systems(sp, root, &cat, configs_dir, err) == 0 &&
-             spec_load_rest(sp, root, &cat, configs_dir, err) == 0 &&
+             spec_load_rest(sp, root, &cat, configs_dir, stacks_path, err) == 0 &&
              sources_collect(&sp->files, &cfg, path, reads, configs_dir, err) == 0)
         rc = 0;
     spec_catalogue_close(&cat.models);

@@ -144,6 +144,11 @@
 #include "../load/load.h"
 #include "sources_collect.h"
 
+/* spec_load with a stacks fragment (overlay.h; NULL: none) laid over
+ * the catalogue's stacks.cfg, where the spec's stack names are found. */
+int spec_load_stacks(const char *path, const char *configs_dir, const char *stacks_path,
+                     spec *s, load_err *err);
+
 /* Loads a spec; returns 0, or -1 with err set (s left empty). */
 int spec_load(const char *path, const char *configs_dir, spec *s,
               load_err *err);

@@ -68,7 +68,7 @@ static int sweep_load(MPI_Comm comm, int rank, const sweep_opts *o, spec *sp,
     load_err le;
     int bad = 0;
     if (rank == 0) {
-        bad = spec_load(o->spec_path, dir, sp, &le) != 0;
+        bad = spec_load_stacks(o->spec_path, dir, o->stacks_path, sp, &le) != 0;
         if (bad)
             fprintf(err, "madsweep: %s\n", le.text);
         else if (strlen(sp->text) > OUTPUT_SPEC_MAX) {
@@ -82,7 +82,7 @@ static int sweep_load(MPI_Comm comm, int rank, const sweep_opts *o, spec *sp,
     if (bad)
         return 2;
     if (rank != 0) {
-        bad = spec_load(o->spec_path, dir, sp, &le) != 0;
+        bad = spec_load_stacks(o->spec_path, dir, o->stacks_path, sp, &le) != 0;
         if (bad)
             fprintf(err, "madsweep: rank %d: %s\n", rank, le.text);
     }

@@ -49,6 +49,7 @@ typedef struct sweep_opts {
     const char *spec_path;
     const char *out_path;
     const char *configs_dir; /* NULL: load_configs_dir() default */
+    const char *stacks_path; /* a stacks fragment over stacks.cfg (overlay.h), or NULL */
     bool resume;
     bool quiet;          /* no progress line and no summary */
     double progress_s;   /* seconds between progress lines (0: default) */

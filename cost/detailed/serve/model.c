@@ -1,0 +1,161 @@
+/*
+ * model.c - the step-cost model of one serving evaluation (sv_model):
+ * the busiest pipeline stage (the most layers), each layer's weight
+ * GEMMs on one device (attention's at attention's tensor parallelism,
+ * the MLP or the routed and shared experts), the KV bytes per token,
+ * attention's FLOPs, the element-wise bytes, the LM head; then, per
+ * scenario of the ranges, the peaks and bandwidths under the context's
+ * facts and the serving stack's figures (floors, efficiencies, host
+ * times). And the workload a serving evaluation starts from.
+ * Invariant: the shapes part depends on no uncertain fact, so a band end
+ * re-resolves only the facts part (sv_model_facts).
+ */
+#include "serve.h"
+
+#include <string.h>
+
+/* Weight GEMMs of a layer on one device: QKV (grouped-query), output,
+ * gate+up (SwiGLU) or up (GeLU), down; the attention shape in *as. */
+static void sv_model_gemms(const dt_ctx *c, double wb, sv_model *k, dt_attn_sh *as)
+{
+    const model_t *m = c->m;
+    double h = (double)m->hidden, tp = (double)c->d.tp, ta = tp / k->adp;
+    double a = (double)m->heads / ta;
+    double f = (double)m->ffn / tp, mats = dt_shape_mlp_mats(m);
+    /* attention projections as training costs them (GQA, or MLA's down-
+     * and up-projections), at attention's tensor parallelism: the output
+     * projection, the rest as one */
+    dt_shape_attn(m, ta, as);
+    double out = a * as->dv * h;
+    double pw[4] = {as->params - out, out, (mats - 1.0) * f * h, f * h};
+    for (int i = 0; i < 4; i++) {
+        k->g[i].wbytes = wb * pw[i];
+        k->g[i].flops = 2.0 * pw[i];
+    }
+    k->ng_moe = 2;
+    if (m->d.experts > 0) {
+        double fe = dt_shape_expert_ffn(m) / tp, E = (double)m->d.experts;
+        k->experts = E;
+        k->ep = (double)c->d.ep;
+        k->e_loc = E / k->ep;
+        k->topk = (double)dt_shape_top_k(m);
+        k->exp_bytes = wb * mats * fe * h;
+        k->exp_flops = 2.0 * mats * fe * h;
+        k->router = (sv_gemm){.wbytes = 2.0 * h * E, .flops = 2.0 * h * E};
+        double fs = (double)m->d.shared_experts * fe;
+        k->shared = (sv_gemm){.wbytes = wb * mats * fs * h, .flops = 2.0 * mats * fs * h};
+    }
+}
+
+void sv_model_shape(const dt_ctx *c, const dt_stages *st, sv_model *k)
+{
+    const model_t *m = c->m;
+    const stack_desc *s = c->st;
+    double tp = (double)c->d.tp, h = (double)m->hidden, dh = dt_shape_head_dim(m);
+    memset(k, 0, sizeof *k);
+    /* attention DP: each rank's attention at ta over its own requests
+     * (kv_tok and attn_flops a rank's; sv_step takes the busiest rank) */
+    k->adp = dt_kv_attn_dp(c);
+    double ta = tp / k->adp;
+    /* the busiest stage: the most layers */
+    for (int64_t i = 0; i < c->d.pp; i++) {
+        const dt_stage *g = &st->s[i];
+        double nd = (double)(g->n[DT_DENSE] + g->n[DT_FDENSE]);
+        double nm = (double)(g->n[DT_MOE] + g->n[DT_FMOE]);
+        if (nd + nm > k->nd + k->nm) {
+            k->nd = nd;
+            k->nm = nm;
+        }
+    }
+    double wb = dt_kv_bytes_per_weight(c);
+    dt_attn_sh as;
+    sv_model_gemms(c, wb, k, &as);
+    double kv = (double)(m->kv_heads > 0 ? m->kv_heads : m->heads);
+    double kvt = kv / ta > 1.0 ? kv / ta : 1.0;
+    hw_dtype kvd = dt_kv_dtype(c);
+    k->kv_tok = dt_shape_kv_cols(m, ta) * hw_dtype_bytes(kvd) / (double)c->d.cp;
+    bool mla = m->d.kv_lora_rank > 0;
+    k->kv_read = s->kv_per_query_head && !mla ? ((double)m->heads / ta) / kvt : 1.0;
+    /* MLA decodes in the absorbed form: scores over the latent + RoPE
+     * key, values from the latent (DeepSeek-V2 section 2.1.3) */
+    k->attn_flops = mla ? 2.0 * ((double)m->heads / ta) *
+                              (dt_shape_kv_cols(m, ta) + (double)m->d.kv_lora_rank)
+                        : 4.0 * ((double)m->heads / ta) * dh;
+    k->ew_bytes = 11.0 * h * c->ab / (c->sp ? tp : 1.0) +
+                  3.0 * (double)m->ffn / tp * c->ab;
+    k->ew_kernels = 4.0;
+    if (m->d.qk_norm) { /* per-head RMSNorm of q and k (Qwen3), as training's layer.c */
+        k->ew_bytes += 2.0 * (as.q + as.k) * c->ab;
+        k->ew_kernels += 2.0;
+    }
+    k->ar_bytes = h * c->ab;
+    k->vocab_t = (double)m->vocab / tp;
+    k->head = (sv_gemm){.wbytes = 2.0 * k->vocab_t * h, .flops = 2.0 * k->vocab_t * h};
+    k->tp = tp;
+    k->pp = (double)c->d.pp;
+    k->p2p_tok = c->hw->scaleup_latency_s;
+    k->apart = s->prefill_apart;
+    sv_spec_init(c, k);
+}
+
+void sv_model_facts(const dt_ctx *c, stack_scenario sc, sv_model *k)
+{
+    const hw_t *hw = c->hw;
+    const stack_desc *s = c->st;
+    k->peak16 = hw->peak_flops[HW_BF16] * c->f.gemm;
+    k->peak = (hw->peak_flops[c->dt] > 0 ? hw->peak_flops[c->dt] : hw->peak_flops[HW_BF16]) *
+              c->f.gemm;
+    k->bw = hw->mem_bw_bytes_per_s * c->f.mem;
+    k->sbw = hw->scaleup_bytes_per_s * c->f.net;
+    /* an engine that launches its kernels one by one from the host (no
+     * CUDA graph: the stack's launch_s) runs no kernel faster than the
+     * host enqueues it: each floor is at least the launch */
+    double launch = stack_pick(s->launch_s, sc, false);
+    k->t0 = dt_max(launch, stack_pick(s->gemm_floor_s, sc, false));
+    k->eta_w = stack_pick(s->weight_bw_eff, sc, true);
+    /* the generation's large-GEMM efficiency in the math dtype (its FP8
+     * table: a lower fraction of a doubled peak, filled at larger sizes;
+     * FP8 from kernel sweeps where the catalogue has them, so that a
+     * training refit of the table's top does not move serving) times the
+     * engine's fraction of it for serving shapes */
+    bool fp8 = c->dt == HW_FP8 && hw->gemm_fp8_points > 0;
+    double top = fp8 ? (hw->serve_gemm_fp8_efficiency > 0.0
+                            ? hw->serve_gemm_fp8_efficiency
+                            : hw->gemm_fp8_efficiency[hw->gemm_fp8_points - 1])
+                     : hw->gemm_efficiency[hw->gemm_points > 0 ? hw->gemm_points - 1 : 0];
+    k->eff_top = dt_min(0.95, top * stack_pick(s->gemm_eff_max, sc, true));
+    k->m_half = stack_pick(s->gemm_m_half, sc, false) * (fp8 ? 2.0 : 1.0);
+    k->eta_kv = stack_pick(s->kv_bw_eff, sc, true);
+    k->attn_floor = dt_max(launch, stack_pick(s->attn_floor_s, sc, false));
+    k->pre_eff = stack_pick(s->prefill_attn_eff, sc, true);
+    k->ew_floor = dt_max(launch, stack_pick(s->ew_floor_s, sc, false));
+    k->ar_lat = dt_max(launch, stack_pick(s->allreduce_s, sc, false));
+    k->ar_eff = stack_pick(s->allreduce_bw_eff, sc, true);
+    k->ar_ramp = stack_pick(s->allreduce_ramp_bytes, sc, false);
+    k->host_step = stack_pick(s->step_host_s, sc, false);
+    k->host_seq = stack_pick(s->seq_host_s, sc, false);
+    k->host_req = stack_pick(s->request_host_s, sc, false);
+    /* a weight GEMM's floor: the launch and its weights streamed */
+    sv_gemm *g[7] = {&k->g[0], &k->g[1], &k->g[2], &k->g[3], &k->router, &k->shared, &k->head};
+    for (int i = 0; i < 7; i++)
+        g[i]->mem = k->t0 + g[i]->wbytes / (k->bw * k->eta_w);
+}
+
+void sv_model_init(const dt_ctx *c, const dt_stages *st, stack_scenario sc, sv_model *k)
+{
+    sv_model_shape(c, st, k);
+    sv_model_facts(c, sc, k);
+}
+
+bool sv_model_begin(const dt_ctx *c, const dt_stages *st, const dt_mem *mem, sv_model *k,
+                    sv_load *w)
+{
+    if (!mem->kv_fits)
+        return false;
+    sv_model_init(c, st, c->scenario, k);
+    w->isl = (double)(c->t->prompt_tokens > 0 ? c->t->prompt_tokens : c->m->seq_len);
+    w->osl = (double)c->t->decode_tokens;
+    w->K = (double)c->st->token_budget * dt_kv_attn_dp(c); /* attention DP: a budget a rank */
+    w->cd = w->isl + dt_kv_grown(c) * w->osl;
+    return true;
+}
