@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "../cost/detailed/serve/serve.h"
-#include "../driver/load.h"
+#include "../driver/load/load.h"
 #include "servesim.h"
 #include "unit.h"
 

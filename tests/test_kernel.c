@@ -17,8 +17,8 @@
 #include <string.h>
 
 #include "../cost/kernel/kernel.h"
-#include "../driver/kernel_cfg.h"
-#include "../driver/load.h"
+#include "../driver/load/kernel_cfg.h"
+#include "../driver/load/load.h"
 #include "unit.h"
 
 /* The catalogue's GPU `name` and constants, as a kern_ctx scaled by
