@@ -62,6 +62,16 @@ typedef struct point_prefill {
                              one replica's) */
 } point_prefill;
 
+/* A prefill replica's expert tensor parallelism: its etp, else with ep
+ * > 1 the experts spread over the replica's tp devices (tp / ep of them
+ * per expert, AIConfigurator's moe_tp x moe_ep = tp), else tp. */
+static inline int64_t eval_prefill_etp(const point_prefill *f)
+{
+    if (f->etp > 0)
+        return f->etp;
+    return f->ep > 1 && f->tp % f->ep == 0 ? f->tp / f->ep : f->ep > 1 ? 1 : f->tp;
+}
+
 typedef struct point_t {
     eval_fidelity fidelity;
     model_t model;     /* derived fields filled */

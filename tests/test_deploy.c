@@ -127,11 +127,12 @@ static void test_kv_dtype_default(void)
     CU_ASSERT_EQUAL(dt_kv_dtype(&x.v.c), HW_BF16);
     result_t c = run(&p);
     CU_ASSERT(c.concurrency_max <= b.concurrency_max / 2 + 1);
-    /* a BF16 checkpoint keeps BF16 KV on every engine */
+    /* a BF16 checkpoint keeps BF16 KV on every engine (the context
+     * alone: 671 B parameters in BF16 do not fit 8 B200) */
     p.stack.kv_checkpoint = true;
     p.task.detailed.dtype = HW_BF16;
     p.task.detailed.weight_dtype = TASK_W_BF16;
-    prepare(&p, &x);
+    CU_ASSERT_EQUAL_FATAL(dt_setup_begin(&p, &x.v), STATUS_OK);
     CU_ASSERT_EQUAL(dt_kv_dtype(&x.v.c), HW_BF16);
 }
 
@@ -217,7 +218,7 @@ static void test_waves_vs_simulation(void)
         prepared x;
         prepare(&p, &x);
         sim_cfg g = {.C = cases[i].C, .osl = cases[i].osl, .rounds = 20,
-                     .isl = (double)cases[i].isl, .K = (double)p.stack.token_budget,
+                     .isl = (double)cases[i].isl, .K = x.w.K,
                      .front = x.k.host_req, .prefill_first = 1, .overlap = 1};
         sim_out s = sim_closed(&x.k, &g);
         double et = r.tpot_s / s.tpot - 1.0, ef = r.ttft_s / s.ttft - 1.0;
@@ -254,7 +255,7 @@ static void test_overlap_vs_simulation(void)
         point_t p = named("detailed_llama2_70b_inference.cfg");
         p.stack.overlap = true;
         if (cases[i].K)
-            p.stack.token_budget = cases[i].K;
+            p.task.detailed.token_budget = cases[i].K;
         p.task.detailed.concurrency = cases[i].C;
         p.task.detailed.prompt_tokens = cases[i].isl;
         p.task.detailed.decode_tokens = cases[i].osl;
@@ -263,13 +264,13 @@ static void test_overlap_vs_simulation(void)
         prepare(&p, &x);
         sim_cfg g = {.C = cases[i].C, .osl = cases[i].osl, .steps = 40 * cases[i].osl,
                      .warm = 8 * cases[i].osl, .isl = (double)cases[i].isl,
-                     .K = (double)p.stack.token_budget, .front = x.k.host_req, .overlap = 1};
+                     .K = x.w.K, .front = x.k.host_req, .overlap = 1};
         sim_out s = sim_closed(&x.k, &g);
         double et = r.tpot_s / s.tpot - 1.0, ef = r.ttft_s / s.ttft - 1.0;
         printf("\n  decode-first C %lld isl %lld osl %lld K %lld: TPOT %.2f / sim %.2f ms "
                "(%+.1f%%), TTFT %.1f / %.1f ms (%+.1f%%)",
                (long long)cases[i].C, (long long)cases[i].isl, (long long)cases[i].osl,
-               (long long)p.stack.token_budget, 1e3 * r.tpot_s, 1e3 * s.tpot, 100 * et,
+               (long long)x.w.K, 1e3 * r.tpot_s, 1e3 * s.tpot, 100 * et,
                1e3 * r.ttft_s, 1e3 * s.ttft, 100 * ef);
         CU_ASSERT(fabs(et) <= 0.10);
         CU_ASSERT(fabs(ef) <= 0.35);

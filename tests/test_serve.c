@@ -163,7 +163,7 @@ static void test_finite_run_vs_simulation(void)
         }
         for (int uniform = 0; uniform < 2; uniform++) {
             point_t p = serve_point();
-            p.stack.max_seqs = cases[i].C;
+            p.task.detailed.max_seqs = cases[i].C;
             p.task.detailed.concurrency = TASK_CONC_MAX;
             p.task.detailed.requests = N;
             p.task.detailed.prompt_tokens = cases[i].isl;
@@ -200,7 +200,7 @@ static void test_finite_run_vs_simulation(void)
 static point_t burst_point(int64_t C, int64_t decode)
 {
     point_t p = serve_point();
-    p.stack.max_seqs = C;
+    p.task.detailed.max_seqs = C;
     p.task.detailed.concurrency = TASK_CONC_MAX;
     p.task.detailed.prompt_tokens = 128;
     p.task.detailed.decode_tokens = decode;

@@ -114,7 +114,7 @@ static status_code dt_rules_prefill(const point_t *p, const char **where)
         (f->attn_dp > 1 && f->tp % f->attn_dp != 0) || (f->etp > 0 && f->tp % f->etp != 0))
         return STATUS_INVALID_VALUE; /* the pool's own attention DP divides its tp */
     const model_t *m = &p->model;
-    int64_t ep = f->ep > 0 ? f->ep : 1, etp = f->etp > 0 ? f->etp : f->tp;
+    int64_t ep = f->ep > 0 ? f->ep : 1, etp = eval_prefill_etp(f);
     if (ep > 1 && (m->d.experts == 0 || m->d.experts % ep != 0 ||
                    (f->tp / etp * (f->system.devices / n)) % ep != 0))
         return STATUS_INVALID_VALUE; /* its experts' grid fits its replicas */

@@ -145,6 +145,14 @@ static void pointfile_prefill(FILE *out, const point_t *p)
     else
         fprintf(out, "  devices = %lld;\n", (long long)f->system.devices);
     fprintf(out, "  tp = %lld;\n  pp = %lld;\n", (long long)f->tp, (long long)f->pp);
+    const struct {
+        const char *key;
+        int64_t v;
+    } own[] = {{"attn_dp", f->attn_dp}, {"ep", f->ep}, {"etp", f->etp},
+               {"max_seqs", f->max_seqs}, {"token_budget", f->token_budget}};
+    for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+        if (own[i].v > 0)
+            fprintf(out, "  %s = %lld;\n", own[i].key, (long long)own[i].v);
     if (f->system.devices_per_node > 0)
         fprintf(out, "  devices_per_node = %lld;\n", (long long)f->system.devices_per_node);
     if (f->system.nic_gbps_per_device > 0.0) {

@@ -73,7 +73,7 @@ status_code sv_pool_prepare(const dt_ctx *c, const sv_load *w, sv_pool *o)
     t->dp = f->system.devices / (f->tp * f->pp);
     t->attn_dp = f->attn_dp;
     t->ep = f->ep > 0 ? f->ep : 1;
-    t->etp = f->etp;
+    t->etp = eval_prefill_etp(f);
     t->max_seqs = f->max_seqs;
     t->token_budget = f->token_budget;
     t->vpp = t->shard_degree = 0;
