@@ -119,6 +119,18 @@ QUANT = {"": (None, False), "bfloat16": ("bf16", False), "float16": ("bf16", Fal
 PRECISION = {"": None, "bf16": "bf16", "fp16": "bf16", "fp8": "fp8", "fp4": "fp4",
              "int4": "int4"}
 DYNAMO_IMAGE = re.compile(r"ai-dynamo/([a-z]+)-runtime:(\S+)")
+# the engine release in a Dynamo image (ai-dynamo/aiconfigurator@095f58a51
+# generator/config/backend_version_matrix.yaml): Dynamo release prefix ->
+# {backend: release}
+DYNAMO_MATRIX = (("1.0", {"trtllm": "1.3.0rc5.post1", "sglang": "0.5.9", "vllm": "0.16.0"}),
+                 ("0.9", {"trtllm": "1.3.0rc1", "sglang": "0.5.8", "vllm": "0.14.1"}),
+                 ("0.8", {"trtllm": "1.2.0rc6.post1", "sglang": "0.5.6.post2",
+                          "vllm": "0.12.0"}),
+                 ("0.7.1", {"trtllm": "1.2.0rc3"}), ("0.7", {"trtllm": "1.2.0rc2"}),
+                 ("0.6", {"trtllm": "1.1.0rc5", "sglang": "0.5.3.post2", "vllm": "0.11.0"}))
+# the client of the silicon rows: aiperf --concurrency C --num-requests 20 C
+# (AIConfigurator generator/config/backend_templates/benchmark/bench_run.sh.j2)
+ROUNDS = 20
 
 
 class Unmappable(validate_serving.Unmappable):
@@ -151,6 +163,8 @@ def normalize(cols):
     its campaign as its source."""
     cols["reliability"] = "B"
     cols["source_short"] = campaign(cols)
+    cols["front_end"] = "dynamo" if DYNAMO_IMAGE.search(cols.get("silicon_data_source") or "") \
+        else "engine"
     cols["point_id"] = cols.get("id") or ""
 
 
@@ -210,6 +224,39 @@ def hardware_of(system, table):
         raise Unmappable(f"system {system!r}: no single catalogue hardware "
                          f"({', '.join(sorted(cands)) or 'none'})")
     return cands[0]
+
+
+def release_of(row):
+    """The engine's release of a row ("" when not recorded): backend_version,
+    or for a Dynamo image the engine release that Dynamo release carries."""
+    be = (row.get("backend") or "").strip().lower()
+    ver = (row.get("backend_version") or "").strip()
+    img = DYNAMO_IMAGE.search(row.get("silicon_data_source") or "")
+    if img:
+        dyn = img.group(2)
+        for prefix, engines in DYNAMO_MATRIX:
+            if (dyn == prefix or dyn.startswith(prefix + ".")) and be in engines:
+                return engines[be]
+        return ""
+    return ver if re.match(r"\d+\.\d+", ver) else ""
+
+
+def launch(be, role, bs, isl):
+    """(max_seqs, token_budget) of a worker as AIConfigurator's generator
+    launches it (generator/rule_plugin/{trtllm,vllm,sglang}.rule): role agg,
+    prefill or decode; bs its batch per attention rank; None where the
+    launch leaves the engine's default."""
+    if be == "trtllm":
+        if role == "prefill":
+            return bs or 1, -(-(isl + 500) // 32) * 32
+        if role == "decode":
+            return bs, None
+        return bs, -(-(bs + isl + 500) // 32) * 32
+    seqs = (512 if (bs or 0) <= 512 else 2 * bs) if bs else None
+    if be == "vllm":
+        return seqs, (isl + 1500 if role == "prefill" else None if role == "decode"
+                      else (bs or 0) + isl + 1500)
+    return seqs, isl + 1500 if role != "decode" else None  # sglang: max_prefill_tokens
 
 
 def stack_of(row, notes):
@@ -336,8 +383,13 @@ def point(row, hf_dir, approximate, table):
     m, mlines = model_lines(row, hf_dir, approximate, notes, missing, max(4096, isl + osl))
     math, w, kv = precision(row, m, table, hw, notes, missing)
     task = ['  type = "inference";', f'  precision = "{math}";', f'  weight_precision = "{w}";',
-            f'  kv_precision = "{kv}";', f"  prompt_tokens = {isl}; decode_tokens = {osl};"]
+            f'  kv_precision = "{kv}";', f"  prompt_tokens = {isl}; decode_tokens = {osl};",
+            f"  rounds = {ROUNDS};"]
     src = row.get("silicon_data_source") or ""
+    if DYNAMO_IMAGE.search(src):
+        task.append('  front_end = "dynamo";')
+    be = (row.get("backend") or "").strip().lower()
+    rel = release_of(row)
     sc = re.search(r"silicon_concurrency=(\d+)", src)
     sconc = int(sc.group(1)) if sc else None
     info = {"mode": mode, "hw": hw, "stack": stack, "notes": notes, "missing": missing}
@@ -351,6 +403,7 @@ def point(row, hf_dir, approximate, table):
         if sconc and sconc != conc:
             notes.append(f"silicon_concurrency {sconc}: {sconc / conc:g} workers of {conc}")
         keys = p.keys()
+        seqs, budget = launch(be, "agg", p.bs, isl)
         extra = []
     else:
         d, f = Pool(row, "decode_", m.moe), Pool(row, "prefill_", m.moe)
@@ -366,39 +419,33 @@ def point(row, hf_dir, approximate, table):
         keys = d.keys()
         keys["dp"] = D * keys.get("dp", 1)
         devices = D * d.gpus
+        seqs, budget = launch(be, "decode", d.bs, isl)
         pk = f.keys()
-        if m.moe:
-            dadp, padp = keys.get("attn_dp", 1), pk.get("attn_dp", 1)
-            if padp != dadp:
-                missing.append(f"prefill attn_dp {padp} (the pool takes the decode's {dadp})")
-                if pk["tp"] % dadp:
-                    raise Unmappable(f"prefill tp {pk['tp']} does not take the decode pool's "
-                                     f"attn_dp {dadp}", missing)
-            dep = keys.get("ep", 1)
-            P = f.workers or 1
-            inherited = dep if dep > 1 and (P * pk.get("dp", 1)) % dep == 0 else 1
-            if f.mep != inherited:
-                missing.append(f"prefill ep {f.mep} etp {f.mtp} (the pool's experts: ep "
-                               f"{inherited})")
-        # a prefill worker's batch limit (prefill_batch_size, TensorRT-LLM's
-        # max_batch_size 1 in AIConfigurator's launches) has no key: the
-        # pool packs whole prompts under its token budget
-        if f.bs:
-            missing.append(f"prefill batch limit {f.bs}")
+        pseqs, pbudget = launch(be, "prefill", f.bs, isl)
         if f.workers and d.workers:
             pdev = f.workers * f.gpus
             gpus = devices + pdev
         else:
             pdev, gpus = '"auto"', None
+        # a dense model's attention-DP ranks are replicas: devices count them
+        own = {"attn_dp": pk.get("attn_dp"), "ep": pk.get("ep"), "etp": pk.get("etp"),
+               "max_seqs": pseqs, "token_budget": pbudget}
+        # workers of fewer GPUs than a node (4-GPU workers on 8-GPU B200
+        # nodes, 7 of them: 28 GPUs) keep their NVLink within the worker
+        if f.gpus < 8:
+            own["devices_per_node"] = f.gpus
         extra = ["prefill = {", f'  hardware = "{hw}"; devices = {pdev}; tp = {pk["tp"]}; '
-                 f'pp = {pk["pp"]};', "};"]
+                 f'pp = {pk["pp"]};'] + [
+            "  " + " ".join(f"{k} = {v};" for k, v in own.items() if v)] + ["};"]
     if missing and not approximate:
         raise Unmappable("no key for " + "; ".join(missing), missing)
     if missing:
         notes.append("missing keys approximated: " + "; ".join(missing))
     task.insert(1, "  " + " ".join(f"{k} = {v};" for k, v in keys.items()))
     task.append(f"  concurrency = {conc};")
-    lines = ['fidelity = "detailed";', f'stack = "{stack}";'] + mlines + [
+    task += [f"  {k} = {v};" for k, v in (("max_seqs", seqs), ("token_budget", budget)) if v]
+    named = f"{stack}@{rel}" if rel and stack in STACKS.values() else stack
+    lines = ['fidelity = "detailed";', f'stack = "{named}";'] + mlines + [
         "system = {", f'  name = "{row["id"][:60]}"; hardware = "{hw}"; devices = {devices};',
         "};", "task = {"] + task + ["};"] + extra
     info.update(conc=conc, gpus=gpus, model=row["model_path"].split("/")[-1])
