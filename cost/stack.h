@@ -148,7 +148,10 @@ typedef struct stack_desc {
     /* ---- serving (cost/detailed/serve_*.c): an engine's facts; only a
      * stack with `serving` true serves inference */
     bool serving;
-    bool serving_only;          /* an engine without training facts: does not train */
+    bool serving_only;
+    char engine[STACK_NAME_MAX]; /* the serving engine whose launch flags `madsweep point
+                                    --engine-args` prints: "vllm", "sglang", "trtllm" ("":
+                                    none) */          /* an engine without training facts: does not train */
     int64_t token_budget;       /* K: tokens per engine step (chunked prefill budget) */
     int64_t max_seqs;           /* sequences running at once at most */
     stack_fact mem_fraction;    /* memory for weights + KV (of total), or KV (of free) */

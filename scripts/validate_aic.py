@@ -4,6 +4,7 @@ measured deployments in AIConfigurator's silicon format.
 Usage (validate.py dispatches here by the header; standalone the same):
     scripts/validate_aic.py [--hf-configs DIR] [--approximate] [--keep DIR]
                             [--csv OUT.csv] [--max-failed N] [--loso-by COLUMN]
+                            [--check TPOT TTFT [TOKENS]]
                             FILE.csv...
 
 The format (github ai-dynamo/aiconfigurator, its silicon tables; the data
@@ -611,6 +612,18 @@ def main(argv):
     opts = {"hf_dir": None, "approximate": False, "csv_out": None, "keep": None,
             "max_failed": 0}
     loso_key = None
+    if "--check" in args:
+        i = args.index("--check")
+        vals = []
+        for a in args[i + 1:i + 4]:
+            try:
+                vals.append(float(a))
+            except ValueError:
+                break
+        if len(vals) < 2:
+            sys.exit("validate: --check TPOT TTFT [TOKENS]: median |err| limits, %")
+        opts["check"] = tuple(vals)
+        del args[i:i + 1 + len(vals)]
     if "--loso-by" in args:
         i = args.index("--loso-by")
         loso_key = args[i + 1]

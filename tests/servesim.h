@@ -16,7 +16,10 @@ typedef struct sim_out {
     double tpot, ttft, tok_s;
 } sim_out;
 
-/* A closed loop of C requests of isl/osl tokens.
+/* A closed loop of C requests of isl/osl tokens. (With fixed lengths an
+ * endless loop started desynchronized drifts over thousands of steps
+ * into clumps that return together, waves; the closed form is the
+ * desynchronized state, a run of a few rounds compares with it.)
  *   policy   decode-first (prefill_first 0): every step carries all
  *            running decodes and fills the rest of the budget K with
  *            prompt chunks in arrival order; prefill-first (1): while

@@ -262,8 +262,8 @@ static void test_overlap_vs_simulation(void)
         result_t r = run(&p);
         prepared x;
         prepare(&p, &x);
-        sim_cfg g = {.C = cases[i].C, .osl = cases[i].osl, .steps = 40 * cases[i].osl,
-                     .warm = 8 * cases[i].osl, .isl = (double)cases[i].isl,
+        sim_cfg g = {.C = cases[i].C, .osl = cases[i].osl, .steps = 8 * cases[i].osl,
+                     .warm = 2 * cases[i].osl, .isl = (double)cases[i].isl,
                      .K = x.w.K, .front = x.k.host_req, .overlap = 1};
         sim_out s = sim_closed(&x.k, &g);
         double et = r.tpot_s / s.tpot - 1.0, ef = r.ttft_s / s.ttft - 1.0;

@@ -87,6 +87,9 @@ static const load_key stack_keys[] = {
     STK(serving, LT_BOOL, LR_NO,
         "a serving engine (its training facts optional: the idealized stack's)",
         LOAD_UNIT("bool")),
+    STK(engine, LT_STRING, LR_NO,
+        "serving: the engine whose launch command `madsweep point --engine-args` writes: "
+        "\"vllm\", \"sglang\" or \"trtllm\" (default: none)", LOAD_NONUM),
     STK(token_budget, LT_INT, LR_NO, "serving: tokens per engine step (chunked-prefill budget)",
         LOAD_INT(16, RANGE_P24, "tokens per step")),
     STK(max_seqs, LT_INT, LR_NO, "serving: sequences running at once at most",

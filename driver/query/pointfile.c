@@ -8,6 +8,8 @@
 #define _XOPEN_SOURCE 700 /* mkdtemp */
 #include "pointfile.h"
 
+#include "engine_args.h"
+
 #include <errno.h>
 #include <hdf5.h>
 #include <math.h>
@@ -479,6 +481,12 @@ static bool pointfile_hw_entry(const char *dir, const char *name, hw_t *hw)
 int pointfile_from_sweep(const char *path, int64_t id, const char *configs_dir,
                          FILE *out, FILE *err)
 {
+    return pointfile_from_sweep_as(path, id, configs_dir, false, out, err);
+}
+
+int pointfile_from_sweep_as(const char *path, int64_t id, const char *configs_dir,
+                            bool engine_args, FILE *out, FILE *err)
+{
     frame f;
     char msg[1200];
     if (frame_open(&f, path, msg, sizeof msg) != 0) {
@@ -570,6 +578,10 @@ int pointfile_from_sweep(const char *path, int64_t id, const char *configs_dir,
             fprintf(err, "madsweep point: %s: point %lld: %s\n", path,
                     (long long)id, status_text(sc));
         rc = 1;
+        goto out;
+    }
+    if (engine_args) {
+        rc = engine_args_write(out, err, &cur->p, &r) == 0 ? 0 : 1;
         goto out;
     }
     pointfile_header(out, path, id, &sp, cur, &r);
