@@ -12,6 +12,7 @@
 
 #include "../cost/detailed/serve/serve.h"
 #include "../driver/load/load.h"
+#include "../driver/query/engine_args.h"
 #include "servesim.h"
 #include "unit.h"
 
@@ -287,6 +288,62 @@ static void test_overlap_vs_simulation(void)
     }
 }
 
+/* The launch command of a point (driver/query/engine_args.c): its
+ * engine's flags for the point's layout and limits. */
+static char *launch_of(const point_t *p)
+{
+    result_t r = run(p);
+    FILE *out = tmpfile();
+    CU_ASSERT_FATAL(out != NULL);
+    CU_ASSERT_EQUAL(engine_args_write(out, stderr, p, &r), 0);
+    long n = ftell(out);
+    char *buf = calloc((size_t)n + 1, 1);
+    CU_ASSERT_FATAL(buf != NULL && n >= 0);
+    rewind(out);
+    CU_ASSERT_EQUAL(fread(buf, 1, (size_t)n, out), (size_t)n);
+    fclose(out);
+    return buf;
+}
+
+static void test_engine_args(void)
+{
+    /* SGLang DEP8 on 8 H200: the attention-DP ranks and the experts */
+    point_t p = named("detailed_deepseek_v3_serving.cfg");
+    char *a = launch_of(&p);
+    CU_ASSERT_PTR_NOT_NULL(strstr(a, "python -m sglang.launch_server"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(a, "--tp-size 8 --dp-size 8 --enable-dp-attention --ep-size 8"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(a, "--chunked-prefill-size 8192")); /* H200: 8192 */
+    free(a);
+    /* vLLM TP8 with the launch's limits and FP8 KV */
+    point_t v = named("detailed_llama2_70b_inference.cfg");
+    v.task.detailed.max_seqs = 256;
+    v.task.detailed.token_budget = 4096;
+    v.task.detailed.kv_dtype = 1 + HW_FP8;
+    a = launch_of(&v);
+    CU_ASSERT_PTR_NOT_NULL(strstr(a, "vllm serve \"$MODEL\" --tensor-parallel-size 8"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(a, "--max-num-seqs 256 --max-num-batched-tokens 4096"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(a, "--kv-cache-dtype fp8"));
+    free(a);
+    /* TensorRT-LLM disaggregated: one command per pool and the router */
+    point_t d = defect("prefill_pool_ep.cfg");
+    d.prefill.max_seqs = 1;
+    a = launch_of(&d);
+    const char *pre = strstr(a, "trtllm-serve \"$MODEL\" --backend pytorch --tp_size 8");
+    CU_ASSERT_PTR_NOT_NULL(pre);
+    CU_ASSERT_PTR_NOT_NULL(strstr(a, "--ep_size 8 --max_batch_size 1"));
+    CU_ASSERT_PTR_NOT_NULL(pre ? strstr(pre + 1, "trtllm-serve \"$MODEL\"") : NULL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(a, "trtllm-serve disaggregated"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(a, "kv_cache_config: {dtype: fp8}"));
+    free(a);
+    /* a training stack has no launch */
+    point_t t = named("detailed_llama2_70b_inference.cfg");
+    t.stack.engine[0] = '\0';
+    result_t r = run(&t);
+    FILE *null = fopen("/dev/null", "w");
+    CU_ASSERT_EQUAL(engine_args_write(null, null, &t, &r), -1);
+    fclose(null);
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS)
@@ -298,6 +355,7 @@ int main(void)
     CU_add_test(s, "defect: requests above C_max wait for a slot", test_ttft_queue);
     CU_add_test(s, "defect: the prefill pool's own layout and limits", test_prefill_pool_own_layout);
     CU_add_test(s, "prefill-first waves vs simulation", test_waves_vs_simulation);
+    CU_add_test(s, "launch commands of the engines", test_engine_args);
     CU_add_test(s, "decode-first with overlap vs simulation", test_overlap_vs_simulation);
     return unit_run();
 }
