@@ -130,6 +130,38 @@ static status_code dt_rules_finetune(const point_t *p, const char **where)
     return STATUS_OK;
 }
 
+/* Attention kinds, sparse attention and the parts' precisions: bounded,
+ * one second kind at most (a window or linear attention), a linear
+ * layer's value heads a multiple of its key heads, sparse attention on
+ * full layers only. */
+static status_code dt_rules_kinds(const point_t *p, const char **where)
+{
+    const model_detailed_t *d = &p->model.d;
+    const int64_t c[] = {d->sliding_window, d->full_attention_interval, d->linear_key_heads,
+                         d->linear_value_heads, d->linear_key_head_dim,
+                         d->linear_value_head_dim, d->linear_conv_kernel, d->index_topk,
+                         d->index_heads, d->index_head_dim};
+    bool bad = false;
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++)
+        bad = bad || c[i] < 0 || c[i] > DT_MAX_COUNT;
+    const int w[] = {d->attn_weight_precision, d->dense_weight_precision, d->expert_weight_precision};
+    for (size_t i = 0; i < sizeof w / sizeof w[0]; i++)
+        bad = bad || w[i] < 0 || w[i] > TASK_W_FP4;
+    bool lin = d->linear_value_heads > 0;
+    bad = bad || (lin && d->sliding_window > 0) || d->linear_state_bytes < 0 ||
+          d->linear_state_bytes > 8 ||
+          (lin && (d->linear_key_heads < 1 || d->linear_key_head_dim < 1 ||
+                   d->linear_value_head_dim < 1 ||
+                   d->linear_value_heads % d->linear_key_heads != 0)) ||
+          (d->index_topk > 0 && (d->index_heads < 1 || d->index_head_dim < 1 ||
+                                 d->sliding_window > 0 || lin));
+    if (bad) {
+        *where = "model";
+        return STATUS_INVALID_VALUE;
+    }
+    return STATUS_OK;
+}
+
 /* A transformer's shape: positive, bounded, dividing where it must. */
 static status_code dt_rules_model(const point_t *p, const char **where)
 {
@@ -158,7 +190,7 @@ static status_code dt_rules_model(const point_t *p, const char **where)
         *where = "model";
         return STATUS_INVALID_VALUE;
     }
-    return STATUS_OK;
+    return dt_rules_kinds(p, where);
 }
 
 /* The stack: checked (a loaded one was when loaded), and a serving
