@@ -12,9 +12,4 @@
 /* argv[0] is "kernel". Returns the exit code (0; 2 bad usage or input). */
 int kernel_cmd_main(int argc, char **argv, FILE *out, FILE *err);
 
-/* Reads the constants file `path` (group `kernel`, every constant of
- * cost/kernel/ctx.c's table, each in its range) into *k; 0, or -1 with a
- * message naming file, line and key on err. */
-int kernel_cmd_consts(const char *path, const char *dir, kern_consts *k, FILE *err);
-
 #endif

@@ -13,21 +13,30 @@ several kernels, e.g. forward + backward, is their sum); all rows are
 evaluated in one process. A row that cannot be modelled is listed with its
 reason (AIConfigurator tables: counted per reason).
 
-The constants of configs/kernels.cfg are refitted here (fit(): a
-deterministic coordinate descent of the mean |log(predicted/measured)|,
-each constant on the rows that inform it, refused when those rows come
-from a single GPU: the constant then keeps its catalogue value). Prints
-the in-sample figures (fitted to all rows given) in the usual summary
-form, then with --loso the leave-one-GPU-out figures (each GPU predicted
-with constants fitted without it), both overall and per kernel family:
+All rows are sent once to the process (`+`/`&` lines) and evaluated by
+`eval` under each trial set of constants. The constants and the back
+ends' factors of configs/kernels.cfg are refitted here (fit(): stage by
+stage, Levenberg-Marquardt on log(predicted/measured) under a robust
+pseudo-Huber loss, log-space parameters within their ranges, a weak
+prior toward the start; deterministic). Sources, under the calibration
+issue's rules: a shared table's `source_short`, and each AIConfigurator
+table folder gpu/op/engine/version is a source of its own. A constant or
+back-end field is fitted only when the rows that inform it span >= 2 GPUs
+and >= 2 sources; else it keeps its prior (a constant its catalogue
+value, a back end 1, 1, 0). A row's back end (the library or engine path
+that ran it) comes from the row's own label (aic_backend, csv_backend).
+Prints the in-sample figures (fitted to all rows given) in the usual
+summary form, then with --loso the leave-one-GPU-out figures (each GPU
+predicted with constants fitted without it), both overall and per kernel
+family:
     validate: N rows, median |err| X%, mean |err| Y%, max |err| Z%
     validate: leave-one-GPU-out: N rows, median |err| X%, ...
     validate: family F: ... / validate: leave-one-GPU-out: family F: ...
 Reliability C rows are printed and not counted. AIConfigurator tables
 hold ~100k rows each: at most --cap rows (default 1000) of each file are
 taken, every ceil(rows/cap)-th line (deterministic); fits use at most 150
-rows per file and family of those. --fit prints the fitted constants as a
-kernels.cfg group. --check exits 1 unless the in-sample median <= MEDIAN
+rows per file and family of those. --fit prints the fitted constants and
+back ends as the whole of configs/kernels.cfg. --check exits 1 unless the in-sample median <= MEDIAN
 and the leave-one-GPU-out median <= LOSO_MEDIAN (percent).
 Standard library only.
 """
@@ -89,16 +98,23 @@ class Unmodelled(Exception):
 
 
 class Row:
-    """One measured kernel: its kernel lines (summed), time, family."""
+    """One measured kernel: its kernel lines (summed), time, family, the
+    source it comes from (a shared table's source_short; an
+    AIConfigurator table folder gpu/op/engine/version) and the back end
+    that ran it ('' = the generic kernel)."""
     __slots__ = ("rid", "rel", "gpu", "family", "lines", "measured", "fmt", "quant",
-                 "nodes", "file", "fit")
+                 "nodes", "file", "fit", "source", "backend", "idx")
 
     def __init__(self, rid, rel, gpu, family, lines, measured, file, fmt="", quant=False,
-                 nodes=1):
+                 nodes=1, source="", backend=""):
         self.rid, self.rel, self.gpu, self.family = rid, rel, gpu, family
         self.lines, self.measured, self.file = lines, measured, file
         self.fmt, self.quant, self.nodes = fmt, quant, nodes
+        self.source, self.backend = source or file, backend
+        if backend:
+            self.lines = [ln + f" backend={backend}" for ln in lines]
         self.fit = True
+        self.idx = -1
 
 
 def binary():
@@ -187,7 +203,7 @@ def map_gemm_csv(row, known, fname):
         line = (f"gpu={gpu} kind=moe tokens={m * g:g} hidden={k:g} inter={n / 2:g} topk=1 "
                 f"experts={g:g} dtype={fmt}")
         return Row(row["kernel_id"], row["reliability"], gpu, "fused MoE", [line], t, fname,
-                   fmt)
+                   fmt, source=row["source_short"], backend=csv_backend(row, fmt))
     if layout.startswith("fused MoE stage"):
         raise Unmodelled("one stage of a fused MoE (gather/activation inside): no stage model")
     if "forward+backward" in layout or "fwd+dgrad+wgrad" in layout:
@@ -197,7 +213,8 @@ def map_gemm_csv(row, known, fname):
         lines = [gemm_line(gpu, n, k, m, g, fmt, 0, ru)]
     else:
         lines = [gemm_line(gpu, m, n, k, g, fmt, 0, ru)]
-    return Row(row["kernel_id"], row["reliability"], gpu, family, lines, t, fname, fmt)
+    return Row(row["kernel_id"], row["reliability"], gpu, family, lines, t, fname, fmt,
+               source=row["source_short"], backend=csv_backend(row, fmt))
 
 
 def map_attention_csv(row, known, fname):
@@ -241,7 +258,8 @@ def map_attention_csv(row, known, fname):
         t = bytes_ / (num(row, "measured_gbps") * 1e9)
     else:
         raise Unmodelled("no time, rate or bandwidth")
-    return Row(row["kernel_id"], row["reliability"], gpu, fam, [line], t, fname)
+    return Row(row["kernel_id"], row["reliability"], gpu, fam, [line], t, fname,
+               source=row["source_short"], backend=csv_backend(row))
 
 
 COLL_FAMILY = {"all_reduce": "all-reduce", "all_gather": "all-gather",
@@ -271,7 +289,7 @@ def map_coll_csv(row, known, fname):
     line = (f"gpu={gpu} kind=coll op={op} bytes={size:g} gpus={n:g} gpus_per_node={per:g} "
             f"algo={algo} proto={proto}")
     return Row(row["coll_id"], row["reliability"], gpu, COLL_FAMILY[op], [line], t, fname,
-               nodes=nodes)
+               nodes=nodes, source=row["source_short"], backend=csv_backend(row))
 
 
 # ---- AIConfigurator tables -----------------------------------------------------
@@ -356,6 +374,116 @@ def aic_custom(row, gpu):
                                   f"bytes={size:g} gpus={row['num_gpus']}"], "", False)
 
 
+# ---- back ends -------------------------------------------------------------------
+# A row's back end: the library or engine path whose kernel its time is,
+# from the row's own label (AIConfigurator's kernel_source, written by its
+# collector from the engine's dispatch: collector/<engine>/collect_*.py at
+# the commit in aic/README.md; the shared tables' `library`). The generic
+# kernel of each family (no back end) is the one every GPU has: cuBLAS
+# through torch's F.linear for BF16 GEMMs (every engine's unquantized
+# Linear), TensorRT-LLM's own attention, MLA and CUTLASS MoE ops, NCCL, and
+# TensorRT-LLM's custom all-reduce. A back end's factors are fitted only
+# from rows of >= 2 GPUs and >= 2 sources (else it keeps its prior 1, 1, 0).
+
+MOE_PATHS = ["flashinfer_trtllm", "flashinfer_cutlass", "oaitriton", "fused_moe_triton",
+             "triton", "marlin", "deepgemm", "cutlass", "min_latency", "nongated"]
+
+
+def _ks(text):
+    """A kernel_source label, shortened to the kernel path it names (an
+    engine's MoE label: the first of MOE_PATHS it holds; vLLM's labels are
+    quant method, path and expert class: the path is kept)."""
+    t = text.lower().replace("_situ_as_silu", "")
+    if "moe" in t:
+        for path in MOE_PATHS:
+            if path in t:
+                return path.replace("_", "-")
+    for pre in ("sglang_", "vllm_", "moe_torch_flow_", "moe_"):
+        if t.startswith(pre):
+            t = t[len(pre):]
+    return t.replace("_", "-").replace(".", "-")
+
+
+def aic_backend(table, engine, rec):
+    """The back end of an AIConfigurator row ('' = generic)."""
+    ks = rec.get("kernel_source") or ""
+    if table == "gemm_perf":
+        d = AIC_FMT.get(rec["gemm_dtype"], rec["gemm_dtype"])
+        if d == "bf16":
+            return ""
+        if engine == "trtllm":
+            if d == "fp8_block":
+                return "trtllm-deepgemm" if ks == "deepgemm" else "trtllm-fp8-block"
+            return {"fp8": "trtllm-fp8", "nvfp4": "trtllm-nvfp4", "int8_wo": "trtllm-wo",
+                    "int4_wo": "trtllm-wo", "int8": "trtllm-sq"}.get(d, f"trtllm-{d}")
+        if d == "fp8":
+            return "cutlass-fp8"  # vLLM cutlass_scaled_mm, sgl-kernel fp8_scaled_mm
+        if d == "nvfp4":
+            return "flashinfer-cutedsl-nvfp4"
+        if d == "fp8_block":
+            return f"{engine}-deepgemm"
+        return f"{engine}-{d}"
+    if table == "moe_perf":
+        d = AIC_FMT.get(rec["moe_dtype"], rec["moe_dtype"])
+        k = _ks(ks)
+        if engine == "trtllm" and k in ("cutlass", "moe-torch-flow", "torch-flow") \
+                and d == "bf16":
+            return ""
+        return f"{engine}-moe-{k}-{d}"
+    if table in ("context_attention_perf", "generation_attention_perf"):
+        phase = "prefill" if table.startswith("context") else "decode"
+        kv = "-fp8kv" if rec.get("kv_cache_dtype") == "fp8" else ""
+        k = _ks(ks)
+        if engine == "trtllm" and k == "torch-flow" and not kv:
+            return ""
+        return f"{engine}-{k}-{phase}{kv}"
+    if table in ("context_mla_perf", "generation_mla_perf"):
+        phase = "prefill" if table.startswith("context") else "decode"
+        kv = "-fp8kv" if rec.get("kv_cache_dtype") == "fp8" else ""
+        if engine == "trtllm" and not kv:
+            return ""
+        return f"{engine}-mla-{_ks(ks)}-{phase}{kv}"
+    if table == "custom_allreduce_perf":
+        return "" if engine == "trtllm" else f"{engine}-custom-ar"
+    return ""
+
+
+# The shared tables' `library` text (lower case, first match) -> back end.
+CSV_BACKENDS = [
+    ("linear (deepgemm)", "trtllm-deepgemm"), ("fused moe (deepgemm)", "trtllm-moe-deepgemm-fp8_block"),
+    ("deepgemm", "deepgemm"), ("torch._grouped_mm", "torch-grouped-mm"),
+    ("torch._scaled_grouped_mm", "torch-grouped-mm"), ("cutlass_scaled_mm", "cutlass-fp8"),
+    ("block-scaled fp8 gemm", "vllm-fp8-block"), ("cute dsl", "flashinfer-cutedsl"),
+    ("xla", "xla"), ("aiter ck", "aiter-ck"), ("grouped_gemm fork", "grouped-gemm-fork"),
+    ("flashmla", "flashmla"), ("flash-attention-3", "fa3"), ("flash-attention-2", "fa2"),
+    ("flash-attention-4", "fa4"), ("cudnn", "cudnn"), ("trtllm-gen", "trtllm-gen"),
+    ("trtllm-native", "trtllm-gen"), ("flashinfer-fa2", "flashinfer-fa2"),
+    ("flashinfer (comparator)", "flashinfer-fa2"), ("tileops", "tileops"), ("tlx", "tlx"),
+    ("aiter", "aiter"), ("cutlass (via flashinfer)", "flashinfer-cutlass"),
+    ("via torch.distributed", "torch-dist"), ("rccl", "rccl"),
+]
+
+
+def csv_backend(row, fmt=""):
+    """The back end of a shared-table row: attention rows only. For the
+    GEMM and collective tables, back ends lowered the in-sample error but
+    raised the leave-one-GPU-out one (gemm.csv 18.1 -> 19.8 %, collectives
+    18.0 -> 30.9 % median: their libraries are each measured on one or two
+    GPUs, by one harness), so their rows take the generic kernel."""
+    if "phase" not in row:
+        return ""
+    lib = (row.get("library") or "").lower()
+    if "trt-llm" in lib and "linear (torch_flow)" in lib:
+        return {"fp8": "trtllm-fp8", "fp8_block": "trtllm-fp8-block",
+                "nvfp4": "trtllm-nvfp4"}.get(fmt, "")
+    if "moe_torch_flow_cutlass" in lib:
+        return "" if fmt == "bf16" else f"trtllm-moe-cutlass-{fmt}"
+    for key, be in CSV_BACKENDS:
+        if key in lib:
+            return be
+    return ""
+
+
 AIC_TABLES = {
     "gemm_perf": aic_gemm,
     "moe_perf": aic_moe,
@@ -415,7 +543,9 @@ def read_aic(path, known, cap, rows, skipped):
         except Unmodelled as e:
             skipped[f"{table} ({engine}): {e}"] = skipped.get(f"{table} ({engine}): {e}", 0) + 1
             continue
-        rows.append(Row(rid, "A", gpu, fam, klines, t, fname, fmt, quant))
+        rows.append(Row(rid, "A", gpu, fam, klines, t, fname, fmt, quant,
+                        source="/".join(parts[-5:-1]),
+                        backend=aic_backend(table, engine, rec)))
 
 
 def read_inputs(paths, known, cap):
@@ -458,128 +588,302 @@ def read_inputs(paths, known, cap):
 # ---- evaluation ------------------------------------------------------------------
 
 class Evaluator:
-    """One `madsweep kernel --batch` process; predicts the rows' times
-    under given constants."""
+    """One `madsweep kernel --batch` process holding the rows (`+`/`&`
+    lines, sent once); predicts them, or a subset, under given constants
+    (`set` then `eval`). Back ends the rows name that the catalogue lacks
+    are added at their prior (1, 1, 0) in a temporary constants file."""
 
-    def __init__(self, exe, consts_file=None):
-        cmd = [exe, "kernel", "--batch"] + (["--consts", consts_file] if consts_file else [])
+    def __init__(self, exe, configs, rows):
+        self.params = read_params(exe, configs, None)  # name -> (lo, hi, value)
+        missing = sorted({r.backend for r in rows if r.backend} -
+                         {n.split(":")[0] for n in self.params if ":" in n})
+        self.tmp = None
+        cmd = [exe, "kernel", "--batch"]
+        if missing:
+            self.tmp = write_consts_file(configs, missing)
+            cmd += ["--consts", self.tmp]
+            self.params = read_params(exe, configs, self.tmp)
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      text=True, bufsize=1 << 20)
-
-    def predict(self, rows, consts):
-        """Per row: predicted seconds, or an error text."""
-        lines = ["set " + " ".join(f"{k}={v!r}" for k, v in sorted(consts.items()))]
-        for r in rows:
-            lines += r.lines
-        lines.append("")
-        text = "\n".join(lines) + "\n"
         out = []
+        for i, r in enumerate(rows):
+            r.idx = i
+            out.append("+ " + r.lines[0])
+            out += ["& " + ln for ln in r.lines[1:]]
+        self._send("\n".join(out) + "\n")
+        self.n = len(rows)
+        self.subs = {}
 
-        def write():
-            self.proc.stdin.write(text)
-            self.proc.stdin.flush()
-        th = threading.Thread(target=write)
+    def _send(self, text):
+        # a writer thread: the process answers while it reads
+        th = threading.Thread(target=lambda: (self.proc.stdin.write(text),
+                                              self.proc.stdin.flush()))
         th.start()
-        for _ in range(len(lines)):
-            out.append(self.proc.stdout.readline().rstrip("\n"))
+        return th
+
+    def _ask(self, text, nlines=1):
+        th = self._send(text)
+        out = [self.proc.stdout.readline().rstrip("\n") for _ in range(nlines)]
         th.join()
-        if out[0] != "ok":
-            sys.exit(f"validate: constants refused: {out[0]}")
-        res, i = [], 1
-        for r in rows:
-            vals = out[i:i + len(r.lines)]
-            i += len(r.lines)
-            bad = [v for v in vals if not v or v.startswith("error")]
-            res.append(bad[0] if bad else sum(float(v) for v in vals))
-        return res
+        return out
+
+    def subset(self, key, idxs):
+        """Subset slot for the row indices idxs (cached by key)."""
+        if key in self.subs:
+            return self.subs[key][0]
+        slot = len(self.subs) % 4096
+        for k in [k for k, v in self.subs.items() if v[0] == slot]:
+            del self.subs[k]
+        ans = self._ask(f"sub {slot} " + " ".join(map(str, idxs)) + "\n")[0]
+        if not ans.startswith("ok"):
+            sys.exit(f"validate: madsweep kernel: {ans}")
+        self.subs[key] = (slot, list(idxs))
+        return slot
+
+    def predict(self, consts, slot=None):
+        """Predicted seconds (None where a row fails) of every stored row,
+        or of subset `slot`'s, under consts (name -> value)."""
+        setl = "set " + " ".join(f"{k}={v!r}" for k, v in sorted(consts.items()))
+        ans = self._ask(setl + "\neval" + ("" if slot is None else f" {slot}") + "\n", 2)
+        if ans[0] != "ok":
+            sys.exit(f"validate: constants refused: {ans[0]}")
+        return [None if v == "nan" else float(v) for v in ans[1].split()]
+
+    def why(self, idx):
+        return self._ask(f"why {idx}\n")[0]
 
     def close(self):
         self.proc.stdin.close()
         self.proc.wait()
+        if self.tmp:
+            os.unlink(self.tmp)
 
 
-def read_consts(configs):
-    """The constants of configs/kernels.cfg (name -> value) and the ranges
-    `madsweep kernel` checks (from its error text is too late: kept in
-    ctx.c; the fit keeps values within these by probing)."""
-    vals = {}
+def read_params(exe, configs, consts_file):
+    """Every constant and back-end field: name -> (lo, hi, value), from
+    `madsweep kernel --ranges` (ranges kept in cost/kernel/ctx.c)."""
+    cmd = [exe, "kernel", "--ranges"]
+    env = dict(os.environ, MADSWEEP_CONFIGS=configs)
+    if consts_file:
+        cmd += ["--consts", consts_file]
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if out.returncode != 0:
+        sys.exit(f"validate: madsweep kernel --ranges failed: {out.stderr.strip()}")
+    res = {}
+    for line in out.stdout.splitlines():
+        name, lo, hi, val = line.split()[:4]
+        res[name] = (float(lo), float(hi), float(val))
+    return res
+
+
+def write_consts_file(configs, missing):
+    """A copy of configs/kernels.cfg with back ends `missing` added at
+    their prior; its path."""
+    import tempfile
     with open(os.path.join(configs, "kernels.cfg")) as f:
-        for line in f:
-            s = line.split("#")[0].strip()
-            if "=" in s and s.endswith(";"):
-                k, v = s[:-1].split("=", 1)
-                vals[k.strip()] = float(v)
-    return vals
+        text = f.read()
+    add = ",\n".join(f'  {{ name = "{b}"; source = "not in the catalogue: prior"; eff = 1.0; '
+                     f'mem = 1.0; floor_s = 0.0; }}' for b in missing)
+    if "backends" in text:
+        i = text.rindex(");")
+        text = text[:i].rstrip() + ",\n" + add + "\n);\n"
+    else:
+        text += "backends = (\n" + add + "\n);\n"
+    fd, path = tempfile.mkstemp(suffix=".cfg", prefix="kernels-")
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+    return path
 
 
-def log_errs(preds, rows):
-    return [abs(math.log(p / r.measured)) if isinstance(p, float) and p > 0 else 5.0
-            for p, r in zip(preds, rows)]
+# ---- the fit ---------------------------------------------------------------------
+# Constants are fitted by Levenberg-Marquardt on the residuals
+# r = log(predicted / measured) under a robust (pseudo-Huber, scale ROBUST)
+# loss, by iteratively reweighted least squares; each parameter moves in
+# log space (linear in microseconds for a back end's floor, which may be
+# negative), clamped to its range; the Jacobian by forward differences,
+# a back end's columns on its own rows only. Deterministic: the start is
+# the catalogue, no randomness, a fixed iteration budget.
+ROBUST = 0.10
+# A weak prior (pseudo-rows) pulls each fitted parameter toward its start
+# (a back end: 1, 1, 0; a constant: its catalogue value): one unit of x
+# (a factor e, or 10 us of floor) costs as much as PRIOR rows at the
+# robust scale. It keeps a parameter that its rows barely inform where it
+# was instead of letting it run to a bound.
+PRIOR = 2.0
 
 
-def objective(ev, rows, consts):
-    errs = log_errs(ev.predict(rows, consts), rows)
-    return sum(errs) / len(errs) if errs else 0.0
+def _to_x(name, v, lo, hi):
+    if name.endswith(":floor_s"):
+        return v * 1e5
+    return math.log(max(v, lo, hi * 1e-4))
 
 
-def fit(ev, rows, start, log=None):
-    """The constants fitted to `rows` (reliability A and B, fit sample):
-    stage by stage (STAGES), each constant by a deterministic coordinate
-    descent of the mean |log error| over its stage's rows, multiplicative
-    steps 1.5 -> 1.02; a constant whose informing rows span fewer than two
-    GPUs keeps its start value (no constant from one source). Returns
-    (values, {name: 'fitted'|'kept: why'})."""
+def _from_x(name, x, lo, hi):
+    v = x * 1e-5 if name.endswith(":floor_s") else math.exp(x)
+    return min(max(v, lo), hi)
+
+
+def _resid(preds, rows):
+    return [math.log(p / r.measured) if p and p > 0 else 3.0 for p, r in zip(preds, rows)]
+
+
+def _loss(res):
+    c2 = ROBUST * ROBUST
+    return sum(c2 * (math.sqrt(1 + x * x / c2) - 1) for x in res)
+
+
+def _solve(a, b):
+    """Solves a x = b (a symmetric positive definite, small) by Gaussian
+    elimination with partial pivoting."""
+    n = len(b)
+    m = [row[:] + [b[i]] for i, row in enumerate(a)]
+    for c in range(n):
+        p = max(range(c, n), key=lambda i: abs(m[i][c]))
+        m[c], m[p] = m[p], m[c]
+        if abs(m[c][c]) < 1e-300:
+            continue
+        for i in range(c + 1, n):
+            f = m[i][c] / m[c][c]
+            if f:
+                for j in range(c, n + 1):
+                    m[i][j] -= f * m[c][j]
+    x = [0.0] * n
+    for c in range(n - 1, -1, -1):
+        if abs(m[c][c]) < 1e-300:
+            continue
+        x[c] = (m[c][n] - sum(m[c][j] * x[j] for j in range(c + 1, n))) / m[c][c]
+    return x
+
+
+def lm_fit(ev, rows, consts, free, params, iters=12):
+    """Levenberg-Marquardt of `free` (names) over rows; returns new consts."""
+    if not free or not rows:
+        return consts
+    slot = ev.subset(("fit", tuple(r.idx for r in rows)), [r.idx for r in rows])
+    pos = {r.idx: i for i, r in enumerate(rows)}
+    # rows a back end's fields move (its columns are zero elsewhere)
+    own = {}
+    for n in free:
+        if ":" in n:
+            be = n.split(":")[0]
+            if be not in own:
+                idx = [r.idx for r in rows if r.backend == be]
+                own[be] = (ev.subset(("be", be, tuple(idx)), idx), [pos[i] for i in idx])
+    x = {n: _to_x(n, consts[n], *params[n][:2]) for n in free}
+    x0 = dict(x)
+    mu = PRIOR * ROBUST * ROBUST
+
+    def total(res_, xs):
+        return _loss(res_) + 0.5 * mu * sum((xs[n] - x0[n]) ** 2 for n in free)
+    cur = dict(consts)
+    res = _resid(ev.predict(cur, slot), rows)
+    loss = total(res, x)
+    lam = 1e-2
+    for _ in range(iters):
+        c2 = ROBUST * ROBUST
+        w = [1.0 / math.sqrt(1 + r * r / c2) for r in res]
+        cols = []
+        for n in free:
+            h = 0.02
+            trial = dict(cur)
+            trial[n] = _from_x(n, x[n] + h, *params[n][:2])
+            if trial[n] == cur[n]:
+                trial[n] = _from_x(n, x[n] - h, *params[n][:2])
+                h = -h
+            if ":" in n:
+                sl, where = own[n.split(":")[0]]
+                sub = [rows[i] for i in where]
+                r2 = _resid(ev.predict(trial, sl), sub)
+                cols.append((where, [(a - res[i]) / h for a, i in zip(r2, where)]))
+            else:
+                r2 = _resid(ev.predict(trial, slot), rows)
+                cols.append((None, [(a - b) / h for a, b in zip(r2, res)]))
+        nf = len(free)
+        ata = [[0.0] * nf for _ in range(nf)]
+        atb = [0.0] * nf
+        for i, (wi, ci) in enumerate(cols):
+            if wi is None:
+                wc = [a * b for a, b in zip(ci, w)]
+                atb[i] = -sum(a * b for a, b in zip(wc, res))
+            else:
+                wc = [a * w[k] for a, k in zip(ci, wi)]
+                atb[i] = -sum(a * res[k] for a, k in zip(wc, wi))
+            for j in range(i, nf):
+                wj, cj = cols[j]
+                if wi is None and wj is None:
+                    v = sum(a * b for a, b in zip(wc, cj))
+                elif wi is None:
+                    v = sum(ci[k] * w[k] * b for k, b in zip(wj, cj))
+                elif wj is None:
+                    v = sum(a * cj[k] for a, k in zip(wc, wi))
+                elif wi is wj or wi == wj:
+                    v = sum(a * b for a, b in zip(wc, cj))
+                else:
+                    v = 0.0
+                ata[i][j] = ata[j][i] = v
+        improved = False
+        for i, n in enumerate(free):
+            atb[i] -= mu * (x[n] - x0[n])
+        for _t in range(6):
+            a = [[ata[i][j] + ((lam * (ata[i][i] + 1e-9) + mu) if i == j else 0.0)
+                  for j in range(nf)] for i in range(nf)]
+            d = _solve(a, atb)
+            trial = dict(cur)
+            xt = {}
+            for n, dn in zip(free, d):
+                dn = max(-1.0, min(1.0, dn))
+                trial[n] = _from_x(n, x[n] + dn, *params[n][:2])
+                xt[n] = _to_x(n, trial[n], *params[n][:2])
+            rt = _resid(ev.predict(trial, slot), rows)
+            lt = total(rt, xt)
+            if lt < loss - 1e-9:
+                cur, x, res, loss = trial, xt, rt, lt
+                lam = max(lam / 3, 1e-6)
+                improved = True
+                break
+            lam *= 4
+        if not improved or loss == 0:
+            break
+    return cur
+
+
+def informed(name, rows):
+    """Rows that inform constant or back-end field `name`."""
+    if ":" in name:
+        be = name.split(":")[0]
+        return [r for r in rows if r.backend == be]
+    return [r for r in rows if INFORMS.get(name, lambda r: True)(r)]
+
+
+def fit(ev, rows, start, params, log=None):
+    """The constants fitted to `rows` (reliability A and B, fit sample),
+    stage by stage (STAGES; a stage's back ends with it). A constant or
+    back-end field is fitted only when the rows that inform it span >= 2
+    GPUs and >= 2 sources (an AIConfigurator table folder
+    gpu/op/engine/version is a source); else it keeps its prior (the
+    catalogue value of a constant, 1/1/0 for a back end). Returns (values,
+    {name: 'fitted'|'kept: why'})."""
     consts, how = dict(start), {}
+    for name in start:
+        if ":" in name:
+            consts[name] = 0.0 if name.endswith(":floor_s") else 1.0
     for stage, names in STAGES:
         srows = [r for r in rows if FAMILY_STAGE[r.family] == stage and r.fit]
-        if not srows:
-            for n in names:
-                how[n] = "kept: no rows"
-            continue
+        bes = sorted({r.backend for r in srows if r.backend})
+        names = names + [f"{b}:{f}" for b in bes for f in ("eff", "mem", "floor_s")]
         free = []
         for n in names:
-            inf = [r for r in srows if INFORMS.get(n, lambda r: True)(r)]
-            if len({r.gpu for r in inf}) < 2:
-                how[n] = f"kept: its rows span {len({r.gpu for r in inf})} GPU(s)"
+            inf = informed(n, srows)
+            g, so = len({r.gpu for r in inf}), len({r.source for r in inf})
+            if g < 2 or so < 2:
+                how[n] = f"kept: its rows span {g} GPU(s), {so} source(s)"
             else:
                 free.append(n)
                 how[n] = "fitted"
-        best = objective(ev, srows, consts)
-        step = 1.5
-        while step > 1.02 and free:
-            moved = False
-            for n in free:
-                for f in (step, 1 / step):
-                    trial = dict(consts)
-                    v = consts[n] * f if consts[n] > 0 else (step - 1) * 1e-6
-                    lo, hi = RANGES[n]
-                    trial[n] = min(max(v, lo), hi)
-                    if trial[n] == consts[n]:
-                        continue
-                    o = objective(ev, srows, trial)
-                    if o < best - 1e-9:
-                        best, consts, moved = o, trial, True
-                        break
-            if not moved:
-                step = 1 + (step - 1) / 2
+        consts = lm_fit(ev, srows, consts, free, params)
         if log:
-            log(f"fit {stage}: {len(srows)} rows, mean |log err| {best:.4f}")
+            log(f"fit {stage}: {len(srows)} rows, {len(free)} free")
     return consts, how
-
-
-RANGES = {}
-
-
-def read_ranges(exe, configs):
-    """Each constant's range, from `madsweep kernel` itself (a probe per
-    constant would be slow: the ranges are printed in ctx.c's table, which
-    kernel --ranges prints)."""
-    out = subprocess.run([exe, "kernel", "--ranges"], capture_output=True, text=True)
-    if out.returncode != 0:
-        sys.exit(f"validate: madsweep kernel --ranges failed: {out.stderr.strip()}")
-    for line in out.stdout.splitlines():
-        name, lo, hi = line.split()[:3]
-        RANGES[name] = (float(lo), float(hi))
 
 
 def summary(label, errs):
@@ -591,6 +895,66 @@ def summary(label, errs):
 
 def rel_err(p, r):
     return p / r.measured - 1.0 if isinstance(p, float) else None
+
+
+CFG_HEADER = """\
+# kernels.cfg - constants of the kernel layer (cost/kernel/) that are not
+# hardware figures, shared by every GPU, and its back ends. Written by
+# scripts/validate_kernels.py --fit (fit(): stage by stage, Levenberg-
+# Marquardt on log(predicted/measured) under a robust loss, from these
+# values) on the reliability A and B rows of every shared kernel table:
+# kernels/gemm.csv, attention.csv, collectives.csv and every table of
+# kernels/aic/ the layer models (at most 1000 rows of each AIConfigurator
+# file, every ceil(rows/1000)-th; the fit uses at most 150 rows per file
+# and kernel family of those). A constant or back-end field whose rows
+# span a single GPU or a single source (an AIConfigurator table folder
+# gpu/op/engine/version is one source) is not fitted ("kept"): a constant
+# stays at its value below, a prior; a back end at 1, 1, 0. Each value's
+# allowed range (cost/kernel/ctx.c, checked on load) is in its comment.
+#
+# backends: the library or engine path that ran a kernel (a kernel line's
+# backend=NAME; none = the generic kernel: cuBLAS for BF16 GEMMs,
+# TensorRT-LLM's attention, MLA and CUTLASS MoE ops, NCCL, TensorRT-LLM's
+# custom all-reduce). eff scales the main-loop (GEMM, MoE) or prefill
+# tensor rate, mem the streamed bandwidth (decode KV, weights; collectives:
+# the link), floor_s adds to the per-call floor. `source` names the rows
+# (AIConfigurator folders, whose kernel_source label the collector reads
+# from the engine's dispatch; shared-table sources) that name the back end.
+"""
+
+
+def print_fit(consts, how, params, rows):
+    """The fitted values as the whole of configs/kernels.cfg (group
+    `kernel`, list `backends`), each with its range and how it was set."""
+    docs = {}
+    exe = binary()
+    out = subprocess.run([exe, "kernel", "--ranges"], capture_output=True, text=True)
+    for line in out.stdout.splitlines():
+        parts = line.split(None, 4)
+        docs[parts[0]] = parts[4] if len(parts) > 4 else ""
+    print(CFG_HEADER + "kernel = {")
+    for n in sorted((k for k in consts if ":" not in k), key=list(params).index):
+        lo, hi, _ = params[n]
+        print(f"  # {docs.get(n, '')}; range {lo:g} to {hi:g}; {how.get(n, 'kept')}")
+        print(f"  {n} = {consts[n]:.4g};")
+    print("};")
+    labels = {}
+    for r in rows:
+        if r.backend:
+            labels.setdefault(r.backend, set()).add(r.source)
+    print("backends = (")
+    names = sorted({k.split(":")[0] for k in consts if ":" in k})
+    for i, b in enumerate(names):
+        f = {fld: consts[f"{b}:{fld}"] for fld in ("eff", "mem", "floor_s")}
+        srcs = sorted(labels.get(b, []))
+        src = "rows of " + ", ".join(srcs[:4]) + (f" and {len(srcs) - 4} more"
+                                                  if len(srcs) > 4 else "")
+        hw = "; ".join(f"{fld} {how.get(f'{b}:{fld}', 'kept')}" for fld in f)
+        print(f"  # {hw}")
+        print(f'  {{ name = "{b}"; eff = {f["eff"]:.4g}; mem = {f["mem"]:.4g}; '
+              f'floor_s = {f["floor_s"]:.4g};\n    source = "{src}"; }}'
+              + ("," if i < len(names) - 1 else ""))
+    print(");")
 
 
 def sample_for_fit(rows, per=150):
@@ -642,27 +1006,26 @@ def main(argv):
         sys.exit(__doc__.split("\n\n")[1])
     exe = binary()
     configs = os.environ.get("MADSWEEP_CONFIGS") or os.path.join(ROOT, "configs")
-    read_ranges(exe, configs)
     known = catalogue_gpus(configs)
     rows, failures, skipped = read_inputs(args, known, cap)
     for rid, rel, why in failures:
         print(f"{rid:<24} {rel:>3} not modelled: {why}")
     for why, cnt in sorted(skipped.items()):
         print(f"not modelled: {cnt} {'rows' if 'table' not in why else 'files'}: {why}")
-    start = read_consts(configs)
-    ev = Evaluator(exe)
+    ev = Evaluator(exe, configs, rows)
+    params = ev.params
+    start = {n: v[2] for n, v in params.items()}
     targets = [r for r in rows if r.rel in ("A", "B")]
     fitrows = sample_for_fit(targets)
-    consts, how = fit(ev, fitrows, start)
-    preds = ev.predict(rows, consts)
-    bad = [(r, p) for r, p in zip(rows, preds) if not isinstance(p, float)]
-    for r, p in bad:
-        print(f"{r.rid:<24} {r.rel:>3} not modelled: {p}")
+    consts, how = fit(ev, fitrows, start, params)
+    preds = ev.predict(consts)
+    for r, p in zip(rows, preds):
+        if p is None:
+            print(f"{r.rid:<24} {r.rel:>3} not modelled: {ev.why(r.idx)}")
     if do_fit:
-        print("kernel = {")
-        for n in sorted(consts):
-            print(f"  {n} = {consts[n]:.4g};  # {how.get(n, '')}")
-        print("};")
+        print_fit(consts, how, params, rows)
+        ev.close()
+        return 0
     errs, fam = [], {}
     for r, p in zip(rows, preds):
         e = rel_err(p, r)
@@ -678,11 +1041,13 @@ def main(argv):
     loso_errs, loso_fam = [], {}
     if loso:
         gpus = sorted({r.gpu for r in targets})
+        allp = {}
         for g in gpus:
             keep = [r for r in fitrows if r.gpu != g]
-            c_g, _ = fit(ev, keep, start)
+            c_g, _ = fit(ev, keep, start, params)
             held = [r for r in targets if r.gpu == g]
-            for r, p in zip(held, ev.predict(held, c_g)):
+            slot = ev.subset(("held", g), [r.idx for r in held])
+            for r, p in zip(held, ev.predict(c_g, slot)):
                 e = rel_err(p, r)
                 if e is not None:
                     loso_errs.append(abs(e))

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "../cost/kernel/kernel.h"
-#include "../driver/kernel_cmd.h"
+#include "../driver/kernel_cfg.h"
 #include "../driver/load.h"
 #include "unit.h"
 
@@ -40,7 +40,7 @@ static kern_ctx ctx_of(const char *name, double compute, double mem, double link
     config_destroy(&cfg);
     kern_consts k;
     snprintf(path, sizeof path, "%s/kernels.cfg", dir);
-    CU_ASSERT_FATAL(kernel_cmd_consts(path, dir, &k, stderr) == 0);
+    CU_ASSERT_FATAL(kernel_cfg_read(path, dir, &k, NULL, stderr) == 0);
     CU_ASSERT_FATAL(kern_ctx_init(&c, &h, &k, compute, mem, link) == 0);
     return c;
 }
@@ -171,6 +171,48 @@ static void test_decode_attention(void)
     CU_ASSERT(kern_attn_time(&c, &a) < 0.3 * t2);
 }
 
+/* Back ends: the shipped catalogue's list reads (every field in range,
+ * each name found); a back end's eff divides a compute-bound GEMM's main
+ * loop (16384 x 8192 x 8192 BF16 on H100: within the floor's share of
+ * 2 x), its floor_s adds to a small one, its mem divides decode attention's
+ * KV stream, and NULL is the generic kernel (factors 1, 1, 0). */
+static void test_backends(void)
+{
+    const char *dir = unit_configs();
+    char path[1024];
+    snprintf(path, sizeof path, "%s/kernels.cfg", dir);
+    kern_consts k;
+    static kern_backends bes;
+    CU_ASSERT_FATAL(kernel_cfg_read(path, dir, &k, &bes, stderr) == 0);
+    CU_ASSERT(bes.n > 0);
+    for (int i = 0; i < bes.n; i++) {
+        CU_ASSERT(kern_backend_find(&bes, bes.name[i]) == &bes.be[i]);
+        for (int j = 0; j < KERN_BE_NFIELDS; j++) {
+            const kern_const_info *inf = kern_be_info_at(j);
+            double v = *kern_be_ptr(&bes.be[i], j);
+            CU_ASSERT(v >= inf->lo && v <= inf->hi);
+        }
+    }
+    CU_ASSERT(kern_backend_find(&bes, "no-such-back-end") == NULL);
+    kern_ctx c = ctx_of("h100-sxm-80g", 1, 1, 1);
+    kern_backend fast = {2.0, 1.0, 0.0}, slow = {1.0, 1.0, 10e-6}, wide = {1.0, 2.0, 0.0};
+    kern_gemm g = {.m = 16384, .n = 8192, .k = 8192, .groups = 1, .fmt = KF_BF16};
+    double t0 = kern_gemm_time(&c, &g);
+    g.be = &kern_be_none;
+    CU_ASSERT_DOUBLE_EQUAL(kern_gemm_time(&c, &g), t0, 1e-12);
+    g.be = &fast;
+    CU_ASSERT(unit_close(kern_gemm_time(&c, &g), 0.5 * t0, 0.1, 0));
+    kern_gemm small = {.m = 1, .n = 1024, .k = 1024, .groups = 1, .fmt = KF_BF16};
+    double s0 = kern_gemm_time(&c, &small);
+    small.be = &slow;
+    CU_ASSERT_DOUBLE_EQUAL(kern_gemm_time(&c, &small) - s0, 10e-6, 1e-12);
+    kern_attn a = {.decode = 1, .batch = 128, .ctx = 8192, .heads_q = 64, .heads_kv = 8,
+                   .head_dim = 128, .v_dim = 128, .kv_bytes = 2};
+    double a0 = kern_attn_time(&c, &a);
+    a.be = &wide;
+    CU_ASSERT(kern_attn_time(&c, &a) < 0.6 * a0);
+}
+
 /* The constants' table: names round-trip, the defaults are in range, an
  * out-of-range value is named; a GPU without kernel figures is refused. */
 static void test_consts(void)
@@ -219,6 +261,7 @@ int main(void)
     CU_add_test(s, "moe rows", test_moe_rows);
     CU_add_test(s, "collectives", test_collectives);
     CU_add_test(s, "decode attention", test_decode_attention);
+    CU_add_test(s, "backends", test_backends);
     CU_add_test(s, "consts", test_consts);
     CU_add_test(s, "cli", test_cli);
     return unit_run();

@@ -37,7 +37,7 @@ static double ka_combine(const kern_ctx *c, double tc, double tm)
     return (tc > tm ? tc + c->c.overlap * tm : tm + c->c.overlap * tc);
 }
 
-static double ka_decode(const kern_ctx *c, const kern_attn *a)
+static double ka_decode(const kern_ctx *c, const kern_attn *a, const kern_backend *be)
 {
     const kern_consts *k = &c->c;
     double keys = a->ctx + 1.0;
@@ -51,17 +51,17 @@ static double ka_decode(const kern_ctx *c, const kern_attn *a)
     double ctas = a->batch * a->heads_kv * ceil(keys / k->attn_split);
     double fill = ctas / (k->attn_fill * c->sms);
     double occ = fill < 1.0 ? fill : 1.0;
-    double tm = kern_mem_time(c, bytes, bytes, a->reuse, k->attn_dec_eff) / occ;
+    double tm = kern_mem_time(c, bytes, bytes, a->reuse, k->attn_dec_eff * be->mem) / occ;
     /* too little KV per CTA: each wave of CTAs waits out its chain of
      * dependent loads (page table, KV, the split's reduction) */
     double tl = ctas / (k->attn_fill * c->sms) * k->attn_cta_s;
     if (tl > tm)
         tm = tl;
-    double tc = flops / (c->peak[HW_BF16] * k->attn_eff);
-    return ka_combine(c, tc, tm) + k->attn_floor_s;
+    double tc = flops / (c->peak[HW_BF16] * k->attn_eff * be->eff);
+    return ka_combine(c, tc, tm) + kern_floor(k->attn_floor_s, be);
 }
 
-static double ka_prefill(const kern_ctx *c, const kern_attn *a)
+static double ka_prefill(const kern_ctx *c, const kern_attn *a, const kern_backend *be)
 {
     const kern_consts *k = &c->c;
     double ctas = a->batch * a->heads_q * ceil(a->seq / 128.0);
@@ -74,14 +74,14 @@ static double ka_prefill(const kern_ctx *c, const kern_attn *a)
     double waves = w >= 1.0 ? w + k->gemm_tail * (ceil(w) - w) : 1.0;
     /* the tensor cores' QK and PV, then one exponential per (query, key)
      * pair on the SFUs (FlashAttention-4's bottleneck on Blackwell) */
-    double tc = (flops / (c->peak[d] * k->attn_eff) + a->batch * a->heads_q * pairs /
+    double tc = (flops / (c->peak[d] * k->attn_eff * be->eff) + a->batch * a->heads_q * pairs /
                  c->exp_rate) * (waves / w);
     double qo = a->heads_q * (a->head_dim + a->v_dim) * 2.0;
     double kv = a->heads_kv * (a->head_dim + a->v_dim);
     double bytes = a->batch * a->seq * (qo + kv * (2.0 + a->kv_bytes)) +
                    a->batch * a->ctx * kv * a->kv_bytes;
-    double tm = kern_mem_time(c, bytes, bytes, a->reuse, 0.0);
-    return ka_combine(c, tc, tm) + k->attn_floor_s;
+    double tm = kern_mem_time(c, bytes, bytes, a->reuse, k->mem_eff * be->mem);
+    return ka_combine(c, tc, tm) + kern_floor(k->attn_floor_s, be);
 }
 
 double kern_attn_time(const kern_ctx *c, const kern_attn *a)
@@ -89,9 +89,10 @@ double kern_attn_time(const kern_ctx *c, const kern_attn *a)
     if (!(a->batch >= 1 && a->heads_q >= 1 && a->heads_kv >= 1 && a->head_dim >= 1 &&
           a->v_dim >= 1 && a->kv_bytes > 0 && a->ctx >= 0 && a->window >= 0))
         return -1.0;
+    const kern_backend *be = a->be ? a->be : &kern_be_none;
     if (a->decode)
-        return ka_decode(c, a);
+        return ka_decode(c, a, be);
     if (!(a->seq >= 1))
         return -1.0;
-    return ka_prefill(c, a);
+    return ka_prefill(c, a, be);
 }

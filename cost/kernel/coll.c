@@ -65,64 +65,102 @@ static void kc_ring(kern_coll_op op, double n, double *steps, double *share)
 }
 
 /* In-node ring with protocol p over links of `bw` bytes/s. */
-static double kc_ring_time(const kern_consts *k, kern_coll_op op, kern_proto p, double n,
-                           double bytes, double bw)
+static double kc_ring_time(const kern_consts *k, const kern_backend *be, kern_coll_op op,
+                           kern_proto p, double n, double bytes, double bw)
 {
     static const double data[KP_N] = {1.0, 0.5, 120.0 / 128.0, 1.0};
     double hop = p == KP_LL ? k->coll_hop_ll_s
                  : p == KP_LL128 ? k->coll_hop_ll128_s : k->coll_hop_simple_s;
     double steps, share;
     kc_ring(op, n, &steps, &share);
-    return k->coll_base_s + steps * hop + share * bytes / (bw * data[p]);
+    return k->coll_base_s + steps * hop * be->eff + share * bytes / (bw * data[p]);
 }
 
 /* Bytes/s a ring of n GPUs of one domain reaches per GPU. */
-static double kc_bw(const kern_ctx *c, double n)
+static double kc_bw(const kern_ctx *c, const kern_backend *be, double n)
 {
     const kern_consts *k = &c->c;
-    double bw = c->link * (c->pcie ? k->coll_pcie_eff : k->coll_link_eff);
+    double bw = c->link * (c->pcie ? k->coll_pcie_eff : k->coll_link_eff * c->link_eff) *
+                be->mem;
     if (c->mesh && c->domain > 1.0 && n < c->domain)
         bw *= (n - 1.0) / (c->domain - 1.0);
     return bw;
 }
 
-static double kc_node(const kern_ctx *c, kern_coll_op op, kern_coll_algo algo, kern_proto p,
-                      double n, double bytes)
+static double kc_node(const kern_ctx *c, const kern_backend *be, kern_coll_op op,
+                      kern_coll_algo algo, kern_proto p, double n, double bytes)
 {
     const kern_consts *k = &c->c;
     if (n <= 1.0)
         return 0.0;
-    double bw = kc_bw(c, n);
+    double bw = kc_bw(c, be, n);
     if (algo == KC_NVLS && !(c->nvls && op == KC_ALL_REDUCE))
         return -1.0;
     if (algo == KC_NVLS || (algo == KC_AUTO && c->nvls && op == KC_ALL_REDUCE)) {
-        double t = k->coll_base_s + k->coll_nvls_s +
-                   2.0 * (n - 1.0) / n * bytes / (c->link * k->coll_nvls_eff);
+        double t = k->coll_base_s + k->coll_nvls_s * be->eff +
+                   2.0 * (n - 1.0) / n * bytes / (c->link * c->nvls_eff * k->coll_nvls_eff * be->mem);
         if (algo == KC_NVLS)
             return t;
-        double r = kc_node(c, op, KC_RING, p, n, bytes);
+        double r = kc_node(c, be, op, KC_RING, p, n, bytes);
         return r < t ? r : t;
     }
     if (p != KP_AUTO)
-        return kc_ring_time(k, op, p, n, bytes, bw);
-    double best = kc_ring_time(k, op, KP_LL, n, bytes, bw);
+        return kc_ring_time(k, be, op, p, n, bytes, bw);
+    double best = kc_ring_time(k, be, op, KP_LL, n, bytes, bw);
     for (int q = KP_LL128; q < KP_N; q++) {
-        double t = kc_ring_time(k, op, (kern_proto)q, n, bytes, bw);
+        double t = kc_ring_time(k, be, op, (kern_proto)q, n, bytes, bw);
         if (t < best)
             best = t;
     }
     return best;
 }
 
-static double kc_custom(const kern_ctx *c, double n, double bytes)
+static double kc_custom(const kern_ctx *c, const kern_backend *be, double n, double bytes)
 {
     const kern_consts *k = &c->c;
-    double bw = kc_bw(c, n);
-    double one = k->coll_custom_s + (n - 1.0) * bytes / bw;
-    double two = 2.0 * k->coll_custom_s + 2.0 * (n - 1.0) / n * bytes / bw;
-    double nccl = kc_node(c, KC_ALL_REDUCE, KC_AUTO, KP_AUTO, n, bytes);
+    double bw = kc_bw(c, be, n);
+    double one = k->coll_custom_s * be->eff + (n - 1.0) * bytes / bw;
+    double two = 2.0 * k->coll_custom_s * be->eff + 2.0 * (n - 1.0) / n * bytes / bw;
+    double nccl = kc_node(c, &kern_be_none, KC_ALL_REDUCE, KC_AUTO, KP_AUTO, n, bytes);
     double t = one < two ? one : two;
     return t < nccl ? t : nccl;
+}
+
+static double kc_time(const kern_ctx *c, const kern_coll *x, const kern_backend *be)
+{
+    double n = x->gpus, g = x->gpus_per_node > 0 ? x->gpus_per_node : x->gpus;
+    double nodes = n / g;
+    const kern_consts *k = &c->c;
+    if (nodes <= 1.0) {
+        if (x->algo == KC_CUSTOM || x->algo == KC_ONESHOT || x->algo == KC_TWOSHOT) {
+            if (x->op != KC_ALL_REDUCE)
+                return -1.0;
+            return kc_custom(c, be, n, x->bytes);
+        }
+        if (x->op == KC_ALL_TO_ALL) {
+            double bw = kc_bw(c, be, n);
+            return k->coll_base_s + k->coll_hop_simple_s * be->eff +
+                   (n - 1.0) / n * x->bytes / bw;
+        }
+        return kc_node(c, be, x->op, x->algo, x->proto, n, x->bytes);
+    }
+    /* across nodes: one ring through every GPU (NCCL's rings cross each
+     * node boundary once per channel, a channel per NIC): the buffer's
+     * ring share passes each boundary, spread over the node's g NICs; the
+     * steps inside a node at the link's latency, between nodes at the
+     * network's */
+    double nic = c->nic * k->coll_nic_eff * g * be->mem;
+    double inner = kc_bw(c, be, g);
+    double bw = nic < inner ? nic : inner;
+    if (x->op == KC_ALL_TO_ALL)
+        return k->coll_base_s + nodes * k->coll_net_s * be->eff +
+               (n - g) / n * x->bytes / (c->nic * k->coll_nic_eff * be->mem);
+    double steps, share, nsteps, nshare;
+    kc_ring(x->op, n, &steps, &share);
+    kc_ring(x->op, nodes, &nsteps, &nshare);
+    return k->coll_base_s +
+           ((steps - nsteps) * k->coll_hop_simple_s + nsteps * k->coll_net_s) * be->eff +
+           share * x->bytes / bw;
 }
 
 double kern_coll_time(const kern_ctx *c, const kern_coll *x)
@@ -133,35 +171,7 @@ double kern_coll_time(const kern_ctx *c, const kern_coll *x)
         return -1.0;
     if (n == 1.0)
         return 0.0;
-    double nodes = n / g;
-    if (nodes <= 1.0) {
-        if (x->algo == KC_CUSTOM || x->algo == KC_ONESHOT || x->algo == KC_TWOSHOT) {
-            if (x->op != KC_ALL_REDUCE)
-                return -1.0;
-            return kc_custom(c, n, x->bytes);
-        }
-        if (x->op == KC_ALL_TO_ALL) {
-            const kern_consts *k = &c->c;
-            double bw = kc_bw(c, n);
-            return k->coll_base_s + k->coll_hop_simple_s + (n - 1.0) / n * x->bytes / bw;
-        }
-        return kc_node(c, x->op, x->algo, x->proto, n, x->bytes);
-    }
-    /* across nodes: one ring through every GPU (NCCL's rings cross each
-     * node boundary once per channel, a channel per NIC): the buffer's
-     * ring share passes each boundary, spread over the node's g NICs; the
-     * steps inside a node at the link's latency, between nodes at the
-     * network's */
-    const kern_consts *k = &c->c;
-    double nic = c->nic * k->coll_nic_eff * g;
-    double inner = kc_bw(c, g);
-    double bw = nic < inner ? nic : inner;
-    if (x->op == KC_ALL_TO_ALL)
-        return k->coll_base_s + nodes * k->coll_net_s + (n - g) / n * x->bytes / (c->nic *
-                                                                            k->coll_nic_eff);
-    double steps, share, nsteps, nshare;
-    kc_ring(x->op, n, &steps, &share);
-    kc_ring(x->op, nodes, &nsteps, &nshare);
-    return k->coll_base_s + (steps - nsteps) * k->coll_hop_simple_s + nsteps * k->coll_net_s +
-           share * x->bytes / bw;
+    const kern_backend *be = x->be ? x->be : &kern_be_none;
+    double t = kc_time(c, x, be);
+    return t < 0 ? t : t + be->floor_s > 0.0 ? t + be->floor_s : 0.0;
 }

@@ -36,8 +36,10 @@ static const kern_const_info kc_info[KERN_NCONSTS] = {
     KC(coll_hop_ll_s, 0.0, 20e-6, "collective per-step latency, LL protocol, s"),
     KC(coll_hop_ll128_s, 0.0, 20e-6, "collective per-step latency, LL128 protocol, s"),
     KC(coll_hop_simple_s, 0.0, 40e-6, "collective per-step latency, Simple protocol, s"),
-    KC(coll_link_eff, 0.3, 1.0, "fraction of NVLink bandwidth, Simple protocol"),
-    KC(coll_nvls_eff, 0.3, 1.5, "NVLS all-reduce bus bandwidth over link bandwidth"),
+    KC(coll_link_eff, 0.3, 1.5,
+       "Simple-protocol ring bandwidth over the fabric's (link x hw scaleup_efficiency)"),
+    KC(coll_nvls_eff, 0.3, 2.0,
+       "NVLS all-reduce bus bandwidth over link x hw scaleup_nvls_efficiency"),
     KC(coll_pcie_eff, 0.2, 1.0, "fraction of PCIe bandwidth collectives reach"),
     KC(coll_custom_s, 0.0, 40e-6, "custom all-reduce per-barrier latency, s"),
     KC(coll_nic_eff, 0.2, 1.0, "fraction of NIC bandwidth across nodes"),
@@ -77,12 +79,18 @@ const kern_const_info *kern_const_info_at(int i)
     return i >= 0 && i < KERN_NCONSTS ? &kc_info[i] : NULL;
 }
 
-int kern_const_index(const char *name)
+/* Index of `name` in a table of n entries, or -1. */
+static int kc_index(const kern_const_info *t, int n, const char *name)
 {
-    for (int i = 0; i < KERN_NCONSTS; i++)
-        if (strcmp(kc_info[i].name, name) == 0)
+    for (int i = 0; i < n; i++)
+        if (strcmp(t[i].name, name) == 0)
             return i;
     return -1;
+}
+
+int kern_const_index(const char *name)
+{
+    return kc_index(kc_info, KERN_NCONSTS, name);
 }
 
 double *kern_const_ptr(kern_consts *k, int i)
@@ -106,6 +114,48 @@ int kern_consts_check(const kern_consts *k, const char **bad)
         }
     }
     return 0;
+}
+
+static const kern_const_info kb_info[KERN_BE_NFIELDS] = {
+    {"eff", 0.2, 2.5, "back end: main-loop / tensor rate factor"},
+    {"mem", 0.2, 2.5, "back end: memory-stream (collectives: link) bandwidth factor"},
+    {"floor_s", -20e-6, 200e-6, "back end: extra per-call time, s"},
+};
+static const size_t kb_off[KERN_BE_NFIELDS] = {
+    offsetof(kern_backend, eff), offsetof(kern_backend, mem), offsetof(kern_backend, floor_s)};
+_Static_assert(sizeof(kern_backend) == KERN_BE_NFIELDS * sizeof(double),
+               "kern_backend: one table entry per field");
+
+const kern_const_info *kern_be_info_at(int i)
+{
+    return i >= 0 && i < KERN_BE_NFIELDS ? &kb_info[i] : NULL;
+}
+
+int kern_be_index(const char *field)
+{
+    return kc_index(kb_info, KERN_BE_NFIELDS, field);
+}
+
+double *kern_be_ptr(kern_backend *b, int i)
+{
+    return (double *)(void *)((char *)b + kb_off[i]);
+}
+
+const kern_backend kern_be_none = {1.0, 1.0, 0.0};
+
+void kern_be_default(kern_backend *b)
+{
+    b->eff = 1.0;
+    b->mem = 1.0;
+    b->floor_s = 0.0;
+}
+
+const kern_backend *kern_backend_find(const kern_backends *t, const char *name)
+{
+    for (int i = 0; i < t->n; i++)
+        if (strcmp(t->name[i], name) == 0)
+            return &t->be[i];
+    return NULL;
 }
 
 static const char *const ka_names[KA_N] = {"?",      "volta", "ampere", "ada",  "hopper",
@@ -159,6 +209,10 @@ int kern_ctx_init(kern_ctx *ctx, const hw_t *h, const kern_consts *k, double com
     ctx->block_mma = ctx->arch == KA_BLACKWELL || ctx->arch == KA_CDNA4;
     ctx->link = h->scaleup_bytes_per_s * link;
     ctx->nvls = h->scaleup_nvls_efficiency > 0;
+    /* per-generation fabric figures (hardware facts); the shared
+     * constants coll_link_eff and coll_nvls_eff scale them */
+    ctx->link_eff = h->scaleup_efficiency > 0 ? h->scaleup_efficiency : 1.0;
+    ctx->nvls_eff = ctx->nvls ? h->scaleup_nvls_efficiency : 0.0;
     /* NVLink-less parts (Ada, PCIe-only scale-up under 100 GB/s) */
     ctx->pcie = ctx->arch == KA_ADA || h->scaleup_bytes_per_s < 100e9;
     ctx->nic = h->nic_bytes_per_s * link;

@@ -106,13 +106,14 @@ double kern_gemm_time(const kern_ctx *c, const kern_gemm *g)
     if (!(g->m > 0 && g->n > 0 && g->k > 0 && g->groups >= 1) || g->fmt < 0 ||
         g->fmt >= KF_N)
         return -1.0;
+    const kern_backend *be = g->be ? g->be : &kern_be_none;
     double ab, wb;
-    double rate = kg_rate(c, g->fmt, &ab, &wb);
-    double bw = c->hbm * c->c.mem_eff;
+    double rate = kg_rate(c, g->fmt, &ab, &wb) * be->eff;
+    double bw = c->hbm * c->c.mem_eff * be->mem;
     double tc = kg_compute(c, g->m, g->n, g->k, g->groups, rate);
     double bytes = g->groups * (g->m * g->k * ab + g->n * g->k * wb + 2.0 * g->m * g->n);
-    double tm = kern_mem_time(c, bytes, bytes, g->reuse, 0.0);
-    double t = kg_combine(c, tc, tm) + c->c.floor_s;
+    double tm = kern_mem_time(c, bytes, bytes, g->reuse, c->c.mem_eff * be->mem);
+    double t = kg_combine(c, tc, tm) + kern_floor(c->c.floor_s, be);
     if (g->quant && ab < 2.0)
         t += c->c.quant_floor_s + g->groups * g->m * g->k * (2.0 + ab) / bw;
     return t;
@@ -129,14 +130,15 @@ double kern_moe_time(const kern_ctx *c, const kern_moe *m)
     double active = rows < local ? rows : local;
     double per = rows / active;
     double inter = m->inter / m->tp;
+    const kern_backend *be = m->be ? m->be : &kern_be_none;
     double ab, wb;
-    double rate = kg_rate(c, m->fmt, &ab, &wb);
-    double bw = c->hbm * c->c.mem_eff;
+    double rate = kg_rate(c, m->fmt, &ab, &wb) * be->eff;
+    double bw = c->hbm * c->c.mem_eff * be->mem;
     double n1 = (m->gated ? 2.0 : 1.0) * inter;
     double tc1 = kg_compute(c, per, n1, m->hidden, active, rate);
     double tc2 = kg_compute(c, per, m->hidden, inter, active, rate);
     double b1 = active * (n1 * m->hidden * wb) + rows * (m->hidden * ab + n1 * 2.0);
     double b2 = active * (m->hidden * inter * wb) + rows * (inter * ab + m->hidden * 2.0);
     return kg_combine(c, tc1, b1 / bw) + kg_combine(c, tc2, b2 / bw) + 2.0 * c->c.floor_s +
-           c->c.moe_floor_s + c->c.moe_passes * rows * m->hidden * 2.0 / bw;
+           kern_floor(c->c.moe_floor_s, be) + c->c.moe_passes * rows * m->hidden * 2.0 / bw;
 }

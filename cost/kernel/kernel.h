@@ -96,6 +96,51 @@ void kern_consts_default(kern_consts *k);
 /* 0 when every constant lies in its range; else -1 and *bad names it. */
 int kern_consts_check(const kern_consts *k, const char **bad);
 
+/* A kernel back end (the library or engine path that runs the kernel:
+ * cuBLAS, CUTLASS, DeepGEMM, Triton, FlashAttention-3, TensorRT-LLM's
+ * FMHA/XQA, trtllm-gen, NCCL, an engine's custom all-reduce, ...). Its
+ * factors apply to every GPU (configs/kernels.cfg, list `backends`, each
+ * with the engine code it was read from); NULL in a kernel = the generic
+ * kernel (factors 1, 1, 0). What each factor scales, per family:
+ *   GEMM, fused MoE: eff x the main-loop rate, mem x the streaming
+ *     bandwidth, + floor_s;
+ *   attention: eff x the prefill tensor rate, mem x the decode KV stream,
+ *     + floor_s;
+ *   collectives: mem x the link bandwidth, eff x the per-step and
+ *     per-barrier latencies, + floor_s. */
+typedef struct kern_backend {
+    double eff;
+    double mem;
+    double floor_s;
+} kern_backend;
+
+#define KERN_BE_NFIELDS 3
+/* Name, range and meaning of back-end field i (0 <= i < KERN_BE_NFIELDS). */
+const kern_const_info *kern_be_info_at(int i);
+int kern_be_index(const char *field);
+double *kern_be_ptr(kern_backend *b, int i);
+/* The neutral back end (1, 1, 0). */
+void kern_be_default(kern_backend *b);
+extern const kern_backend kern_be_none;
+/* A per-call floor plus a back end's (negative: a leaner wrapper), never below 0. */
+static inline double kern_floor(double generic, const kern_backend *be)
+{
+    double f = generic + be->floor_s;
+    return f > 0.0 ? f : 0.0;
+}
+
+/* The catalogue's back ends by name (configs/kernels.cfg `backends`). */
+#define KERN_MAX_BE 128
+#define KERN_BE_NAME 48
+typedef struct kern_backends {
+    int n;
+    char name[KERN_MAX_BE][KERN_BE_NAME];
+    kern_backend be[KERN_MAX_BE];
+} kern_backends;
+
+/* The back end named `name`, or NULL. */
+const kern_backend *kern_backend_find(const kern_backends *t, const char *name);
+
 /* Figures of one GPU the closed forms read, precomputed per point. */
 typedef struct kern_ctx {
     kern_consts c;
@@ -110,6 +155,9 @@ typedef struct kern_ctx {
     int block_mma;           /* tensor cores with block-scaled MMA (Blackwell) */
     double link;             /* scale-up bytes/s per device, one direction */
     int nvls;                /* the scale-up switch can reduce (NVLink SHARP) */
+    double link_eff;         /* the fabric's ring efficiency (hw scaleup_efficiency) */
+    double nvls_eff;         /* NCCL's NVLS efficiency of the switch generation
+                                (hw scaleup_nvls_efficiency, from nccl tuning.cc) */
     int pcie;                /* scale-up over PCIe (no NVLink) */
     int mesh;                /* point-to-point scale-up links (AMD Infinity Fabric):
                                 n GPUs of a domain reach (n-1)/(domain-1) of the link */
@@ -149,6 +197,7 @@ typedef struct kern_gemm {
     int quant;
     double reuse; /* copies of the operands a benchmark cycles through (0: cold, as in a
                      model's layer sequence): resident in L2 when they fit */
+    const kern_backend *be; /* NULL: generic */
 } kern_gemm;
 
 double kern_gemm_time(const kern_ctx *c, const kern_gemm *g);
@@ -167,6 +216,7 @@ typedef struct kern_moe {
     double tokens, hidden, inter, topk, experts, tp, ep;
     kern_fmt fmt;
     int gated; /* 1: FC1 is gate+up (2 x inter); 0: one projection */
+    const kern_backend *be;
 } kern_moe;
 
 double kern_moe_time(const kern_ctx *c, const kern_moe *m);
@@ -185,6 +235,7 @@ typedef struct kern_attn {
     int mla;
     int full; /* prefill without the causal mask (every query sees every key) */
     double reuse; /* as kern_gemm's: 1 when a benchmark replays the same KV */
+    const kern_backend *be;
 } kern_attn;
 
 double kern_attn_time(const kern_ctx *c, const kern_attn *a);
@@ -211,6 +262,7 @@ typedef struct kern_coll {
     kern_coll_algo algo;
     kern_proto proto;
     double bytes, gpus, gpus_per_node;
+    const kern_backend *be;
 } kern_coll;
 
 double kern_coll_time(const kern_ctx *c, const kern_coll *x);
