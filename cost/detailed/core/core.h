@@ -187,6 +187,7 @@ typedef struct dt_ctx {
      * and the output head, the model FLOPs (causal halved) */
     dt_attn_sh as, as1;
     double lp[4], expert_params, emb_params, head_params, model_flops;
+    double mtp_params; /* of head_params: the multi-token-prediction modules */
     /* the model's second attention kind (shape.c DT_KIND_*; FULL: none),
      * its projections at tp and whole, its Gated DeltaNet work at tp */
     int alt;

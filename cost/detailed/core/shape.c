@@ -265,19 +265,27 @@ static double dt_shape_emb_params_of(const dt_ctx *c)
     return e;
 }
 
+/* The multi-token-prediction modules' parameters per device: a layer of
+ * the last kind (full attention) and its 2h x h projection each. */
+static double dt_shape_head_params_of_mtp(const dt_ctx *c)
+{
+    const model_t *m = c->m;
+    double h = (double)m->hidden, tp = (double)c->d.tp;
+    return m->d.mtp_layers > 0
+               ? (double)m->d.mtp_layers *
+                     (dt_shape_layer_params_of(c, m->d.experts > 0 && m->d.dense_layers < m->layers,
+                                               &c->as) +
+                      2.0 * h * h / tp)
+               : 0.0;
+}
+
 static double dt_shape_head_params_of(const dt_ctx *c)
 {
     /* untied: its own matrix; tied: the last stage keeps a copy of the
      * word embedding when it is not also the first */
     const model_t *m = c->m;
     double h = (double)m->hidden, tp = (double)c->d.tp;
-    double mtp =
-        m->d.mtp_layers > 0
-            ? (double)m->d.mtp_layers *
-                  (dt_shape_layer_params_of(c, m->d.experts > 0 && m->d.dense_layers < m->layers,
-                                            &c->as) +
-                   2.0 * h * h / tp)
-            : 0.0;
+    double mtp = dt_shape_head_params_of_mtp(c);
     if (m->vocab <= 0 || (!m->d.untied_embeddings && c->d.pp == 1))
         return mtp;
     return (double)m->vocab * h / tp + mtp;
@@ -351,6 +359,7 @@ void dt_shape_fill(dt_ctx *c)
     c->expert_params = dt_shape_expert_params_of(c);
     c->emb_params = dt_shape_emb_params_of(c);
     c->head_params = dt_shape_head_params_of(c);
+    c->mtp_params = dt_shape_head_params_of_mtp(c);
     dt_shape_attn(c->m, 1.0, &c->as1);
     c->model_flops = dt_shape_model_flops(c->m, &c->as1, true);
 }

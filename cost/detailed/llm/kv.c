@@ -164,8 +164,10 @@ void dt_kv_init(const dt_ctx *c, const dt_stages *st, bool reserve, dt_kv *kv)
         if (na > 0.0) /* layers of the second attention kind */
             w += (double)(an[DT_DENSE] + an[DT_FDENSE]) * c->lp[2] +
                  (double)(an[DT_MOE] + an[DT_FMOE]) * c->lp[3] + na * alt_more;
-        double ends = (i == 0 ? dt_shape_emb_params(c) : 0.0) +
-                      (i == c->d.pp - 1 ? dt_shape_head_params(c) : 0.0);
+        /* the MTP modules are loaded only to draft with (vLLM, SGLang and
+         * TensorRT-LLM skip their weights otherwise) */
+        double head = dt_shape_head_params(c) - (c->t->spec_tokens > 0 ? 0.0 : c->mtp_params);
+        double ends = (i == 0 ? dt_shape_emb_params(c) : 0.0) + (i == c->d.pp - 1 ? head : 0.0);
         double attn = nf * (c->as.params + attn_more) + na * (c->asa.params + alt_more);
         double experts = (double)dt_stage_layers(g, true) * dt_shape_expert_params(c);
         double weights = dt_kv_stage_weights(c, wb, w, attn, experts) +
