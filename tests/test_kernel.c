@@ -18,8 +18,8 @@
 
 #include "../cost/kernel/kernel.h"
 #include "../cost/kernel/linattn.h"
-#include "../driver/kernel_cfg.h"
-#include "../driver/load.h"
+#include "../driver/load/kernel_cfg.h"
+#include "../driver/load/load.h"
 #include "unit.h"
 
 /* The catalogue's GPU `name` and constants, as a kern_ctx scaled by

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "../cost/detailed/serve/serve.h"
-#include "../driver/load.h"
+#include "../driver/load/load.h"
 #include "unit.h"
 
 /* The repository's serving point: Llama-2-70B on vLLM at TP8 on H100. */

@@ -16,8 +16,8 @@
 #include <sys/wait.h>
 
 #include "../worker/space.h"
-#include "cmd.h"
-#include "spec.h"
+#include "../driver/cli/cmd.h"
+#include "../driver/sweep/spec_load.h"
 
 int unit_close(double a, double b, double rel, double abs)
 {
