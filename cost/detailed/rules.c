@@ -137,16 +137,18 @@ static status_code dt_rules_finetune(const point_t *p, const char **where)
 static status_code dt_rules_kinds(const point_t *p, const char **where)
 {
     const model_detailed_t *d = &p->model.d;
-    const int64_t c[] = {d->sliding_window, d->full_attention_interval, d->linear_key_heads,
-                         d->linear_value_heads, d->linear_key_head_dim,
-                         d->linear_value_head_dim, d->linear_conv_kernel, d->index_topk,
-                         d->index_heads, d->index_head_dim};
-    bool bad = false;
-    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++)
-        bad = bad || c[i] < 0 || c[i] > DT_MAX_COUNT;
-    const int w[] = {d->attn_weight_precision, d->dense_weight_precision, d->expert_weight_precision};
-    for (size_t i = 0; i < sizeof w / sizeof w[0]; i++)
-        bad = bad || w[i] < 0 || w[i] > TASK_W_FP4;
+    /* counts from 0 to DT_MAX_COUNT (a negative is a huge unsigned),
+     * precisions TASK_W_*, without a branch each */
+    const uint64_t mx = (uint64_t)DT_MAX_COUNT, wm = (uint64_t)TASK_W_FP4;
+    bool bad = ((uint64_t)d->sliding_window > mx) | ((uint64_t)d->full_attention_interval > mx) |
+               ((uint64_t)d->linear_key_heads > mx) | ((uint64_t)d->linear_value_heads > mx) |
+               ((uint64_t)d->linear_key_head_dim > mx) |
+               ((uint64_t)d->linear_value_head_dim > mx) |
+               ((uint64_t)d->linear_conv_kernel > mx) | ((uint64_t)d->index_topk > mx) |
+               ((uint64_t)d->index_heads > mx) | ((uint64_t)d->index_head_dim > mx) |
+               ((uint64_t)(int64_t)d->attn_weight_precision > wm) |
+               ((uint64_t)(int64_t)d->dense_weight_precision > wm) |
+               ((uint64_t)(int64_t)d->expert_weight_precision > wm);
     bool lin = d->linear_value_heads > 0;
     bad = bad || (lin && d->sliding_window > 0) || d->linear_state_bytes < 0 ||
           d->linear_state_bytes > 8 ||

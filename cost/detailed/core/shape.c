@@ -91,7 +91,7 @@ static void dt_shape_attn_gemm(dt_attn_sh *o, double n, double k)
  * query latent, wk and weights_proj from the hidden state, replicated
  * over tp as the top-k it selects serves every head), the sinks' logits
  * (one per head). */
-static void dt_shape_attn_extra(const model_t *m, double tp, dt_attn_sh *o)
+static void dt_shape_attn_extra_of(const model_t *m, double tp, dt_attn_sh *o)
 {
     double h = (double)m->hidden, at = (double)m->heads / tp;
     if (m->d.attn_output_gate) {
@@ -108,6 +108,12 @@ static void dt_shape_attn_extra(const model_t *m, double tp, dt_attn_sh *o)
     }
     if (m->d.attn_sinks)
         o->params += at;
+}
+
+static inline void dt_shape_attn_extra(const model_t *m, double tp, dt_attn_sh *o)
+{
+    if (m->d.attn_output_gate | m->d.attn_sinks | (m->d.index_topk > 0))
+        dt_shape_attn_extra_of(m, tp, o);
 }
 
 void dt_shape_attn(const model_t *m, double tp, dt_attn_sh *o)
@@ -351,8 +357,8 @@ void dt_shape_fill(dt_ctx *c)
         c->lp[3] = dt_shape_layer_params_of(c, true, &c->asa);
         if (c->alt == DT_KIND_LINEAR)
             dt_shape_linear(m, tp, c->ab, &c->lin);
-    } else {
-        c->asa = c->as;
+    } else { /* no second kind: nothing reads its shapes but their (zero) parameters */
+        c->asa.params = c->asa1.params = 0.0;
         c->lp[2] = c->lp[0];
         c->lp[3] = c->lp[1];
     }

@@ -87,17 +87,20 @@ static double dt_kv_seq_cost(const stack_desc *s, double tok, double blocks, dou
     return seq;
 }
 
-/* Weight bytes per device of a stage's layers whose parameters are w (at
- * wb bytes each), of which `attn` attention projections and `experts`
- * routed experts: each part in the precision the model keeps it in
+/* Weight bytes per device of stage g's layers whose parameters are w (at
+ * wb bytes each; nf full-attention layers, na of the second kind, each
+ * with its projections at attention DP's width, more_f and more_a more
+ * than at tp): each part in the precision the model keeps it in
  * (model.d.*_weight_precision), the rest at wb. */
-static double dt_kv_stage_weights(const dt_ctx *c, double wb, double w, double attn,
-                                  double experts)
+static double dt_kv_stage_weights(const dt_ctx *c, const dt_stage *g, double wb, double w,
+                                  double nf, double na, double more_f, double more_a)
 {
     const model_t *m = c->m;
-    if (!m->d.attn_weight_precision && !m->d.dense_weight_precision &&
-        !m->d.expert_weight_precision)
+    if (!(m->d.attn_weight_precision | m->d.dense_weight_precision |
+          m->d.expert_weight_precision))
         return wb * w;
+    double attn = nf * (c->as.params + more_f) + na * (c->asa.params + more_a);
+    double experts = (double)dt_stage_layers(g, true) * dt_shape_expert_params(c);
     double ba = dt_kv_part_bytes(c, m->d.attn_weight_precision);
     double bd = dt_kv_part_bytes(c, m->d.dense_weight_precision);
     double be = dt_kv_part_bytes(c, m->d.expert_weight_precision);
@@ -131,7 +134,8 @@ void dt_kv_init(const dt_ctx *c, const dt_stages *st, bool reserve, dt_kv *kv)
     double idx = m->d.index_topk > 0 ? ((double)m->d.index_head_dim +
                                         ceil((double)m->d.index_head_dim / 128.0) * 4.0) / adp
                                      : 0.0;
-    dt_lin_sh lin = {0};
+    dt_lin_sh lin;
+    lin.state = 0.0;
     if (c->alt == DT_KIND_LINEAR) /* each rank its requests' states, heads at ta */
         dt_shape_linear(m, ta, c->ab, &lin);
     double max_seqs = (double)s->max_seqs * adp;
@@ -156,7 +160,7 @@ void dt_kv_init(const dt_ctx *c, const dt_stages *st, bool reserve, dt_kv *kv)
     for (int64_t i = 0; i < c->d.pp; i++) {
         const dt_stage *g = &st->s[i];
         const int32_t *an = g->n + DT_ALT;
-        double na = (double)dt_stage_alt(g);
+        double na = c->alt != DT_KIND_FULL ? (double)dt_stage_alt(g) : 0.0;
         double nl = (double)(dt_stage_layers(g, false) + dt_stage_layers(g, true));
         double nf = nl - na; /* full-attention layers */
         double w = (double)(g->n[DT_DENSE] + g->n[DT_FDENSE]) * lpd +
@@ -168,9 +172,7 @@ void dt_kv_init(const dt_ctx *c, const dt_stages *st, bool reserve, dt_kv *kv)
          * TensorRT-LLM skip their weights otherwise) */
         double head = dt_shape_head_params(c) - (c->t->spec_tokens > 0 ? 0.0 : c->mtp_params);
         double ends = (i == 0 ? dt_shape_emb_params(c) : 0.0) + (i == c->d.pp - 1 ? head : 0.0);
-        double attn = nf * (c->as.params + attn_more) + na * (c->asa.params + alt_more);
-        double experts = (double)dt_stage_layers(g, true) * dt_shape_expert_params(c);
-        double weights = dt_kv_stage_weights(c, wb, w, attn, experts) +
+        double weights = dt_kv_stage_weights(c, g, wb, w, nf, na, attn_more, alt_more) +
                          (wb < c->ab ? c->ab : wb) * ends;
         /* attention DP: the MLP's intermediates for the adp ranks'
          * gathered budgets */

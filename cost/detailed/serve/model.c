@@ -59,6 +59,7 @@ static void sv_model_gemms(const dt_ctx *c, double wb, sv_model *k, dt_attn_sh *
             k->ga[i] = (sv_gemm){.wbytes = ba * p2[i], .flops = 2.0 * p2[i],
                                  .wide = sv_model_wide(c, wa)};
     }
+    k->wide = k->g[0].wide | k->g[2].wide | k->ga[0].wide; /* 1: kept in BF16 */
     k->ng_moe = 2;
     if (m->d.experts > 0) {
         double fe = dt_shape_expert_ffn(m) / tp, E = (double)m->d.experts;
@@ -68,10 +69,11 @@ static void sv_model_gemms(const dt_ctx *c, double wb, sv_model *k, dt_attn_sh *
         k->topk = (double)dt_shape_top_k(m);
         k->exp_bytes = be * mats * fe * h;
         k->exp_flops = 2.0 * mats * fe * h;
-        k->router = (sv_gemm){.wbytes = 2.0 * h * E, .flops = 2.0 * h * E};
+        k->router = (sv_gemm){.wbytes = 2.0 * h * E, .flops = 2.0 * h * E, .wide = 2};
         double fs = (double)m->d.shared_experts * fe;
         k->shared = (sv_gemm){.wbytes = bd * mats * fs * h, .flops = 2.0 * mats * fs * h,
                               .wide = sv_model_wide(c, wd)};
+        k->wide |= k->shared.wide;
     }
 }
 
@@ -131,7 +133,8 @@ void sv_model_shape(const dt_ctx *c, const dt_stages *st, sv_model *k)
         }
     }
     k->alt = c->alt;
-    sv_model_kinds(c, busy, ta, k);
+    if (c->alt != DT_KIND_FULL || m->d.index_topk > 0)
+        sv_model_kinds(c, busy, ta, k);
     double wb = dt_kv_bytes_per_weight(c);
     dt_attn_sh as;
     sv_model_gemms(c, wb, k, &as);
@@ -155,7 +158,7 @@ void sv_model_shape(const dt_ctx *c, const dt_stages *st, sv_model *k)
     }
     k->ar_bytes = h * c->ab;
     k->vocab_t = (double)m->vocab / tp;
-    k->head = (sv_gemm){.wbytes = 2.0 * k->vocab_t * h, .flops = 2.0 * k->vocab_t * h};
+    k->head = (sv_gemm){.wbytes = 2.0 * k->vocab_t * h, .flops = 2.0 * k->vocab_t * h, .wide = 2};
     k->tp = tp;
     k->pp = (double)c->d.pp;
     k->p2p_tok = c->hw->scaleup_latency_s;
@@ -190,9 +193,11 @@ void sv_model_facts(const dt_ctx *c, stack_scenario sc, sv_model *k)
                      : hw->gemm_efficiency[hw->gemm_points > 0 ? hw->gemm_points - 1 : 0];
     k->eff_top = dt_min(0.95, top * stack_pick(s->gemm_eff_max, sc, true));
     k->m_half = stack_pick(s->gemm_m_half, sc, false) * (fp8 ? 2.0 : 1.0);
-    k->eff_top16 = dt_min(0.95, hw->gemm_efficiency[hw->gemm_points > 0 ? hw->gemm_points - 1 : 0] *
-                                    stack_pick(s->gemm_eff_max, sc, true));
-    k->m_half16 = stack_pick(s->gemm_m_half, sc, false);
+    if (k->wide) { /* parts kept in BF16: the BF16 curve */
+        k->eff_top16 = dt_min(0.95, hw->gemm_efficiency[hw->gemm_points > 0 ? hw->gemm_points - 1 : 0] *
+                                        stack_pick(s->gemm_eff_max, sc, true));
+        k->m_half16 = stack_pick(s->gemm_m_half, sc, false);
+    }
     k->eta_kv = stack_pick(s->kv_bw_eff, sc, true);
     k->attn_floor = dt_max(launch, stack_pick(s->attn_floor_s, sc, false));
     k->pre_eff = stack_pick(s->prefill_attn_eff, sc, true);
@@ -206,8 +211,15 @@ void sv_model_facts(const dt_ctx *c, stack_scenario sc, sv_model *k)
     /* a weight GEMM's floor: the launch and its weights streamed */
     sv_gemm *g[9] = {&k->g[0], &k->g[1], &k->g[2], &k->g[3], &k->router, &k->shared, &k->head,
                      &k->ga[0], &k->ga[1]};
-    for (int i = 0; i < 9; i++)
+    for (int i = 0, n = k->alt != DT_KIND_FULL ? 9 : 7; i < n; i++) {
         g[i]->mem = k->t0 + g[i]->wbytes / (k->bw * k->eta_w);
+        /* the router and the head (wide 2) at the BF16 peak on the
+         * compute dtype's curve, as they always ran; a part kept in BF16
+         * (1) at the BF16 peak and curve */
+        g[i]->peak = g[i]->wide ? k->peak16 : k->peak;
+        g[i]->top = g[i]->wide == 1 ? k->eff_top16 : k->eff_top;
+        g[i]->half = g[i]->wide == 1 ? k->m_half16 : k->m_half;
+    }
 }
 
 void sv_model_init(const dt_ctx *c, const dt_stages *st, stack_scenario sc, sv_model *k)

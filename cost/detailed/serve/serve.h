@@ -33,11 +33,13 @@
 /* ---- the step-cost model (model.c) */
 
 /* A weight GEMM of one layer on one device: bytes of weights streamed
- * and FLOPs per token; mem, its time streaming them (sv_model_facts);
- * wide: its part is kept in BF16 under a narrower compute dtype, so its
- * math runs at the BF16 peak and curve. */
+ * and FLOPs per token; wide: BF16 math (the router and the LM head, or a
+ * part kept in BF16 under a narrower compute dtype); under a scenario's
+ * facts (sv_model_facts) mem, its time streaming the weights, and the
+ * peak and serving-shape curve (top efficiency, half point) of its math
+ * dtype. */
 typedef struct sv_gemm {
-    double wbytes, flops, mem;
+    double wbytes, flops, mem, peak, top, half;
     int wide;
 } sv_gemm;
 
@@ -90,6 +92,7 @@ typedef struct sv_model {
     sv_gemm ga[2];
     double win, lin_state, lin_fl, lin_io, lin_ew;
     double sa_topk, idx_tok, idx_flops;
+    int wide;                   /* a GEMM of a part kept wide (sv_gemm.wide) */
     double eff_top16, m_half16; /* the BF16 curve (parts kept wide) */
 } sv_model;
 

@@ -62,10 +62,11 @@
 
 #include <math.h>
 
-/* GEMM efficiency of a serving shape with m rows. */
-static double sv_step_gemm_eff(const sv_model *k, double m)
+/* GEMM efficiency of a serving shape with m rows on the curve of top
+ * efficiency `top` and half point `half`. */
+static double sv_step_gemm_eff(double top, double half, double m)
 {
-    return k->eff_top * m / (m + k->m_half);
+    return top * m / (m + half);
 }
 
 /* Compute time of m rows of `fpt` FLOPs each on the serving-shape curve;
@@ -73,24 +74,18 @@ static double sv_step_gemm_eff(const sv_model *k, double m)
  * shrinks with m (linearly to the curve's value there), so that weight
  * streaming bounds them (what 4-bit weights gain at batch 1). */
 #define SV_GEMV 16.0
-static double sv_step_compute(const sv_model *k, double fpt, double m, double peak)
+static double sv_step_compute(double top, double half, double fpt, double m, double peak)
 {
     double mm = m > SV_GEMV ? m : SV_GEMV;
-    double t = fpt * mm / (peak * sv_step_gemm_eff(k, mm));
+    double t = fpt * mm / (peak * sv_step_gemm_eff(top, half, mm));
     return m >= SV_GEMV ? t : t * m / SV_GEMV;
 }
 
-static double sv_step_gemm_time(const sv_model *k, const sv_gemm *g, double m, double peak)
+static double sv_step_gemm_time(const sv_gemm *g, double m)
 {
     if (m <= 0.0)
         return 0.0;
-    double comp;
-    if (g->wide) { /* a part kept in BF16: the BF16 peak and curve */
-        sv_model w = {.eff_top = k->eff_top16, .m_half = k->m_half16};
-        comp = sv_step_compute(&w, g->flops, m, k->peak16);
-    } else {
-        comp = sv_step_compute(k, g->flops, m, peak);
-    }
+    double comp = sv_step_compute(g->top, g->half, g->flops, m, g->peak);
     return g->mem > comp ? g->mem : comp;
 }
 
@@ -114,7 +109,7 @@ static double sv_step_experts(const sv_model *k, double m)
         touched = 1.0;
     double rows = pairs / touched;
     double mem = 2.0 * k->t0 + touched * k->exp_bytes / (k->bw * k->eta_w);
-    double comp = touched * sv_step_compute(k, k->exp_flops, rows, k->peak);
+    double comp = touched * sv_step_compute(k->eff_top, k->m_half, k->exp_flops, rows, k->peak);
     /* routing: top-k, the permutation of the routed copies into expert
      * order and back with the weighted sum (read + write each way), four
      * kernels with their floors */
@@ -154,7 +149,7 @@ static double sv_step_sparse(const sv_model *k, double npa, double len, double c
 static double sv_step_alt(const sv_model *k, double npa, double len, double ctx, double da,
                           double cd, double ma, double *gemm)
 {
-    *gemm = sv_step_gemm_time(k, &k->ga[0], ma, k->peak) + sv_step_gemm_time(k, &k->ga[1], ma, k->peak);
+    *gemm = sv_step_gemm_time(&k->ga[0], ma) + sv_step_gemm_time(&k->ga[1], ma);
     double att = 0.0, ew = 0.0;
     if (k->alt == DT_KIND_SLIDING) {
         if (da > 0.0)
@@ -191,7 +186,7 @@ double sv_step(const sv_model *k, double np, double len, double ctx, double d, d
     /* weight GEMMs per layer (attention's on the busiest rank's rows) */
     double gd = 0.0, gm = 0.0, gattn = 0.0;
     for (int i = 0; i < 4; i++) {
-        double t = sv_step_gemm_time(k, &k->g[i], i < 2 ? ma : m, k->peak);
+        double t = sv_step_gemm_time(&k->g[i], i < 2 ? ma : m);
         gd += t;
         if (i < k->ng_moe)
             gm += t;
@@ -199,9 +194,9 @@ double sv_step(const sv_model *k, double np, double len, double ctx, double d, d
             gattn += t;
     }
     if (k->nm > 0.0) {
-        gm += sv_step_gemm_time(k, &k->router, m, k->peak16) + sv_step_experts(k, m);
+        gm += sv_step_gemm_time(&k->router, m) + sv_step_experts(k, m);
         if (k->shared.wbytes > 0.0)
-            gm += sv_step_gemm_time(k, &k->shared, m, k->peak);
+            gm += sv_step_gemm_time(&k->shared, m);
     }
     /* attention per layer */
     double att = 0.0;
@@ -224,7 +219,7 @@ double sv_step(const sv_model *k, double np, double len, double ctx, double d, d
     double layers = k->nd + k->nm;
     /* LM head and sampling for the sequences producing a token */
     double rows = d * k->rows + np;
-    double head = rows > 0.0 ? sv_step_gemm_time(k, &k->head, rows, k->peak16) +
+    double head = rows > 0.0 ? sv_step_gemm_time(&k->head, rows) +
                                    3.0 * rows * k->vocab_t * 4.0 / k->bw + k->ew_floor
                              : 0.0;
     double gemm = k->nd * gd + k->nm * gm;
