@@ -6,7 +6,7 @@
  * flash-linear-attention's chunk_gated_delta_rule runs it: cumulative
  * gates, the chunk's K K^T and its triangular inverse, the WY factors,
  * the chunk states, the outputs): per token and value head 2 C (3 dk +
- * 2 dv) + 6 dk dv FLOPs on the tensor cores at `attn_eff` of the BF16
+ * 2 dv) + 6 dk dv + 2 C^2 / 3 FLOPs (the last the triangular solve) on the tensor cores at `attn_eff` of the BF16
  * peak, in waves of one CTA per (sequence, value head, chunk); its
  * memory: q, k, v, the gates and the output once each, the chunk states
  * (dk x dv per value head and chunk) written and read back, each
@@ -49,7 +49,7 @@ static double kl_prefill(const kern_ctx *c, const kern_linattn *a, const kern_ba
     double C = a->chunk > 0 ? a->chunk : 64.0;
     double tokens = a->batch * a->seq;
     double flops = tokens * a->heads_v * (2.0 * C * (3.0 * a->dk + 2.0 * a->dv) +
-                                          6.0 * a->dk * a->dv);
+                                          6.0 * a->dk * a->dv + 2.0 * C * C / 3.0);
     double ctas = a->batch * a->heads_v * ceil(a->seq / C);
     double w = ctas / c->sms;
     double waves = w >= 1.0 ? w + k->gemm_tail * (ceil(w) - w) : 1.0;

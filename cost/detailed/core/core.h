@@ -114,7 +114,8 @@ typedef struct dt_attn_sh {
  * chunk_gated_delta_rule runs it (chunks of DT_LIN_CHUNK tokens): per
  * prompt token and value head, the chunk's K K^T, its triangular inverse
  * applied to K and V, the intra-chunk scores and output, and the state's
- * three products (read, output, update): 2 C (3 dk + 2 dv) + 6 dk dv
+ * three products (read, output, update), and the triangular solve (C^3 /
+ * 3 multiply-adds a chunk): 2 C (3 dk + 2 dv) + 6 dk dv + 2 C^2 / 3
  * FLOPs; per decoded token the recurrent step, 6 dk dv (read, update,
  * output); the state a sequence holds, dk x dv per value head in
  * linear_state_bytes plus the causal conv's last (kernel - 1) inputs of

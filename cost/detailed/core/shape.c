@@ -193,7 +193,7 @@ void dt_shape_linear(const model_t *m, double tp, double act_bytes, dt_lin_sh *o
     double dk = (double)m->d.linear_key_head_dim, dv = (double)m->d.linear_value_head_dim;
     double sb = m->d.linear_state_bytes > 0 ? (double)m->d.linear_state_bytes : 4.0;
     double C = DT_LIN_CHUNK;
-    o->fl_prompt = hv * (2.0 * C * (3.0 * dk + 2.0 * dv) + 6.0 * dk * dv);
+    o->fl_prompt = hv * (2.0 * C * (3.0 * dk + 2.0 * dv) + 6.0 * dk * dv + 2.0 * C * C / 3.0);
     o->fl_decode = hv * 6.0 * dk * dv;
     o->conv = 2.0 * hk * dk + hv * dv;
     o->state = hv * dk * dv * sb +
