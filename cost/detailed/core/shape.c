@@ -239,6 +239,11 @@ double detailed_attn_params(const model_t *m)
     return dt_shape_attn_params(m);
 }
 
+int64_t detailed_alt_layers(const model_t *m)
+{
+    return dt_shape_alt_in(m, 0, m->layers);
+}
+
 static double dt_shape_layer_params_of(const dt_ctx *c, bool moe, const dt_attn_sh *as)
 {
     const model_t *m = c->m;
