@@ -57,20 +57,11 @@ static point_t point_of(const char *file)
     snprintf(path, sizeof path, "%s/points/%s", unit_configs(), file);
     point_t p;
     load_err err;
-    if (load_point(path, unit_configs(), &p, &err) != 0)
+    int rc = load_point(path, unit_configs(), &p, &err);
+    if (rc != 0)
         fprintf(stderr, "%s\n", err.text);
-    CU_ASSERT_FATAL(load_point(path, unit_configs(), &p, &err) == 0);
+    CU_ASSERT_FATAL(rc == 0);
     return p;
-}
-
-static result_t run(const point_t *p)
-{
-    engine e;
-    engine_init(&e, false);
-    result_t r;
-    CU_ASSERT_EQUAL(eval_point(p, &e, &r, NULL), STATUS_OK);
-    engine_free(&e);
-    return r;
 }
 
 static double total_params(const model_t *m)
@@ -258,14 +249,14 @@ static void test_kv_state_by_hand(void)
 static void test_part_precision(void)
 {
     point_t p = point_of("detailed_gpt_oss_120b_serving.cfg");
-    result_t r = run(&p);
+    result_t r = unit_eval(&p);
     double attn = 36.0 * (2880.0 * 80.0 * 64.0 + 64.0 * 64.0 * 2880.0 + 64.0) * 2.0;
     double experts = 128.0 * 3.0 * 2880.0 * 2880.0 * 36.0 * 0.5625;
     double router = 2880.0 * 128.0 * 36.0 * 0.5625, ends = 2.0 * 201088.0 * 2880.0 * 2.0;
     CU_ASSERT_DOUBLE_EQUAL(r.mem_weights_bytes_per_device, attn + experts + router + ends, 1.0);
     /* the same checkpoint with every part in FP4 holds less */
     p.model.d.attn_weight_precision = 0;
-    CU_ASSERT(run(&p).mem_weights_bytes_per_device < r.mem_weights_bytes_per_device);
+    CU_ASSERT(unit_eval(&p).mem_weights_bytes_per_device < r.mem_weights_bytes_per_device);
 }
 
 /* Model FLOPs per sequence against the configs walked layer by layer:
@@ -311,20 +302,20 @@ static void test_serving_kinds(void)
     point_t p = point_of("detailed_gpt_oss_120b_serving.cfg");
     p.task.detailed.prompt_tokens = 32768;
     p.task.detailed.concurrency = 16;
-    result_t w = run(&p);
+    result_t w = unit_eval(&p);
     p.model.d.full_attention_interval = 1;
-    result_t f = run(&p);
+    result_t f = unit_eval(&p);
     CU_ASSERT(w.tpot_s < f.tpot_s);
     CU_ASSERT(w.concurrency_max > f.concurrency_max);
     point_t q = point_of("detailed_qwen35_serving.cfg");
     q.task.detailed.concurrency = 16;
-    result_t a = run(&q);
+    result_t a = unit_eval(&q);
     q.task.detailed.prompt_tokens = 16000;
-    result_t b = run(&q);
+    result_t b = unit_eval(&q);
     q.model.d.full_attention_interval = 1;
-    result_t c = run(&q);
+    result_t c = unit_eval(&q);
     q.task.detailed.prompt_tokens = 1000;
-    result_t d = run(&q);
+    result_t d = unit_eval(&q);
     CU_ASSERT(b.tpot_s / a.tpot_s < c.tpot_s / d.tpot_s);
 }
 
@@ -337,14 +328,14 @@ static void test_training_kinds(void)
     point_t p = point_of("detailed_deepseek_v3_h100.cfg");
     p.model = cat_model("gpt-oss-120b");
     p.model.seq_len = 16384;
-    result_t w = run(&p);
+    result_t w = unit_eval(&p);
     CU_ASSERT(w.iteration_time_s > 0.0);
     p.model.d.full_attention_interval = 1;
-    result_t f = run(&p);
+    result_t f = unit_eval(&p);
     CU_ASSERT(w.iteration_time_s < f.iteration_time_s);
     p.model = cat_model("qwen3.5-397b-a17b");
     p.model.seq_len = 4096;
-    result_t q = run(&p);
+    result_t q = unit_eval(&p);
     CU_ASSERT(q.iteration_time_s > 0.0 && isfinite(q.mem_activations_bytes_per_device));
 }
 
@@ -356,10 +347,10 @@ static void test_mtp(void)
 {
     point_t p = point_of("detailed_deepseek_v3_serving.cfg");
     p.task.detailed.concurrency = 1;
-    result_t plain = run(&p);
+    result_t plain = unit_eval(&p);
     p.task.detailed.spec_tokens = 1;
     p.task.detailed.spec_acceptance = 0.8;
-    result_t mtp = run(&p);
+    result_t mtp = unit_eval(&p);
     CU_ASSERT(mtp.tpot_s < plain.tpot_s && mtp.tpot_s > plain.tpot_s / 1.8);
     CU_ASSERT(mtp.mem_weights_bytes_per_device > plain.mem_weights_bytes_per_device);
 }
