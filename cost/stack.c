@@ -109,6 +109,14 @@ status_code stack_check(const stack_desc *s, const char **bad)
                        t->cuda_graph_max <= (1 << 24),
                    "tiers");
         }
+        ST_BAD(isfinite(s->swa_full_tokens_ratio) && s->swa_full_tokens_ratio >= 0.0 &&
+                   s->swa_full_tokens_ratio <= 16.0,
+               "swa_full_tokens_ratio");
+        ST_BAD(isfinite(s->linear_memory_ratio) && s->linear_memory_ratio >= 0.0 &&
+                   s->linear_memory_ratio <= 16.0,
+               "linear_memory_ratio");
+        ST_BAD(isfinite(s->linear_slots) && s->linear_slots >= 0.0 && s->linear_slots <= 16.0,
+               "linear_slots");
     }
     ST_BAD(stack_bytes_ok(s->emb_comm_bytes), "emb_comm_bytes");
     ST_BAD(isfinite(s->emb_dp_threshold_bytes) && s->emb_dp_threshold_bytes >= 0.0 &&

@@ -29,12 +29,7 @@ static point_t serve_point(void)
 
 static result_t run(const point_t *p)
 {
-    engine e;
-    engine_init(&e, false);
-    result_t r;
-    CU_ASSERT_EQUAL(eval_point(p, &e, &r, NULL), STATUS_OK);
-    engine_free(&e);
-    return r;
+    return unit_eval(p);
 }
 
 /* What the evaluation of a point prepares (llm/setup.c's dt_eval: the

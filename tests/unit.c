@@ -123,6 +123,16 @@ const char *unit_write_file(const char *name, const char *text, char *path,
     return path;
 }
 
+result_t unit_eval(const point_t *p)
+{
+    engine e;
+    engine_init(&e, false);
+    result_t r;
+    CU_ASSERT_EQUAL(eval_point(p, &e, &r, NULL), STATUS_OK);
+    engine_free(&e);
+    return r;
+}
+
 const char *unit_configs(void)
 {
     const char *d = getenv("MADSWEEP_CONFIGS");

@@ -178,6 +178,20 @@ static const load_key stack_keys[] = {
         LOAD_NONUM),
     LOAD_KEY("from", LT_NOTE, 0, LK_ALL, LR_NO,
         "in a release group: the first release it applies to", LOAD_NONUM),
+    STK(swa_full_tokens_ratio, LT_FLOAT, LR_NO,
+        "serving, sliding-window models: the window pool's tokens over the full pool's "
+        "(SGLang's swa_full_tokens_ratio; default 0: one pool, each request its window)",
+        LOAD_FLOAT(0.0, 16.0, "1")),
+    STK(swa_share_by_window, LT_BOOL, LR_NO,
+        "serving, sliding-window models: a pool per window size, memory shared in "
+        "proportion to window x bytes per token (TensorRT-LLM; default false)",
+        LOAD_UNIT("bool")),
+    STK(linear_memory_ratio, LT_FLOAT, LR_NO,
+        "serving, linear-attention models: the state pool's memory over the KV pool's "
+        "(SGLang's mamba_full_memory_ratio; default 0: one pool)", LOAD_FLOAT(0.0, 16.0, "1")),
+    STK(linear_slots, LT_FLOAT, LR_NO,
+        "serving, linear-attention models: state slots a running request holds (SGLang "
+        "with its radix cache: 3; default 1)", LOAD_FLOAT(0.0, 16.0, "states per request")),
     STK(param_bytes, LT_FLOAT, LR_YES, "persistent compute-dtype copy, bytes/parameter (0: none)",
         LOAD_FLOAT(0.0, 64.0, "bytes/parameter")),
     STK(master_bytes, LT_FLOAT, LR_YES, "fp32 master weights, bytes/parameter",

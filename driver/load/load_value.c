@@ -393,6 +393,8 @@ int load_value_group(const config_setting_t *g, const char *ns,
                         (key->required == LR_FINETUNE && (flags & LG_FINETUNE));
             if (need && (flags & LG_BASED) && strcmp(key->name, "name") != 0)
                 need = false;
+            if (flags & LG_FILLED)
+                need = false;
             if (need) {
                 load_fail(err, g, "missing key '%s' in %s (%s)", key->name,
                           ns, key->doc);
