@@ -21,12 +21,13 @@ import csv
 import os
 
 import msbatch
+import validate_aic
 import validate_dlrm
 import validate_serving
 import validate_training
 from rowfilter import Filter
 
-SCHEMAS = (validate_serving, validate_dlrm, validate_training)
+SCHEMAS = (validate_serving, validate_dlrm, validate_training, validate_aic)
 AB = ("A", "B")
 
 
@@ -157,6 +158,8 @@ def read(files, ctx):
             schema = s
             for cols in reader:
                 cols["file"] = os.path.basename(name)
+                if hasattr(s, "normalize"):
+                    s.normalize(cols)
                 rows.append(Row(cols, s, len(rows)))
     for r in rows:
         try:

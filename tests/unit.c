@@ -133,6 +133,19 @@ result_t unit_eval(const point_t *p)
     return r;
 }
 
+point_t unit_point(const char *name)
+{
+    point_t p;
+    load_err err;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/points/%s", unit_configs(), name);
+    int rc = load_point(path, unit_configs(), &p, &err);
+    if (rc != 0)
+        fprintf(stderr, "%s\n", err.text);
+    CU_ASSERT_FATAL(rc == 0);
+    return p;
+}
+
 const char *unit_configs(void)
 {
     const char *d = getenv("MADSWEEP_CONFIGS");

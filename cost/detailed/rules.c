@@ -108,8 +108,16 @@ static status_code dt_rules_prefill(const point_t *p, const char **where)
         return STATUS_INVALID_VALUE;
     if (f->system.devices % n != 0)
         return STATUS_INVALID_PRODUCT;
-    if (t->attn_dp > 1 && f->tp % t->attn_dp != 0)
-        return STATUS_INVALID_VALUE; /* attention DP ranks divide each pool's tp */
+    if (f->attn_dp < 0 || f->ep < 0 || f->etp < 0 || f->max_seqs < 0 || f->token_budget < 0 ||
+        f->attn_dp > DT_MAX_DEGREE || f->ep > DT_MAX_DEGREE || f->etp > DT_MAX_DEGREE ||
+        f->max_seqs > DT_MAX_BATCH || f->token_budget > DT_MAX_COUNT ||
+        (f->attn_dp > 1 && f->tp % f->attn_dp != 0) || (f->etp > 0 && f->tp % f->etp != 0))
+        return STATUS_INVALID_VALUE; /* the pool's own attention DP divides its tp */
+    const model_t *m = &p->model;
+    int64_t ep = f->ep > 0 ? f->ep : 1, etp = eval_prefill_etp(f);
+    if (ep > 1 && (m->d.experts == 0 || m->d.experts % ep != 0 ||
+                   (f->tp / etp * (f->system.devices / n)) % ep != 0))
+        return STATUS_INVALID_VALUE; /* its experts' grid fits its replicas */
     return STATUS_OK;
 }
 
@@ -227,6 +235,9 @@ static status_code dt_rules_serving(const point_t *p, const char **where)
          !(t->tpot_max_s >= 0.0 && t->tpot_max_s <= 3600.0) || t->spec_tokens < 0 ||
          t->spec_tokens > 64 || !(t->spec_acceptance >= 0.0 && t->spec_acceptance <= 1.0) ||
          !(t->spec_draft_cost >= 0.0 && t->spec_draft_cost <= 10.0) || t->attn_dp < 0 ||
+         t->max_seqs < 0 || t->max_seqs > DT_MAX_BATCH || t->token_budget < 0 ||
+         (t->token_budget > 0 && t->token_budget < 16) || t->token_budget > DT_MAX_COUNT || t->rounds < 0 ||
+         t->rounds > DT_MAX_COUNT ||
          (t->attn_dp > 1 && (t->tp < 1 || t->tp % t->attn_dp != 0)))) {
         *where = p->stack.name[0] && !p->stack.serving ? "stack" : "task";
         return STATUS_INVALID_VALUE;

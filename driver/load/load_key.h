@@ -59,6 +59,7 @@ typedef enum load_type {
     LT_CONC,    /* serving concurrency: an integer, "max" or "sla" */
     LT_KVDTYPE, /* a KV-cache dtype stored as 1 + hw_dtype (absent: 0, the compute dtype) */
     LT_WDTYPE,  /* stored weights, TASK_W_* (absent: 0, the compute dtype) */
+    LT_FRONT_END, /* serving: "engine" or "dynamo" (TASK_FRONT_*) */
     LT_ANY /* resolved by the caller (a group or a catalogue name) */
 } load_type;
 

@@ -249,6 +249,11 @@ static int load_enum_value(load_type type, const char *text, const char **expect
         return strcmp(text, "continuous") == 0 ? TASK_SCHED_CONTINUOUS
                : strcmp(text, "static") == 0   ? TASK_SCHED_STATIC
                                                : -1;
+    case LT_FRONT_END:
+        *expect = "\"engine\" or \"dynamo\"";
+        return strcmp(text, "engine") == 0   ? TASK_FRONT_ENGINE
+               : strcmp(text, "dynamo") == 0 ? TASK_FRONT_DYNAMO
+                                             : -1;
     case LT_KVDTYPE: /* stored as 1 + the dtype (0: the compute dtype) */
         *expect = "\"bf16\", \"fp16\", \"fp8\" or \"int8\"";
         v = hw_dtype_parse(text);

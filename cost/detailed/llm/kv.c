@@ -138,15 +138,15 @@ void dt_kv_init(const dt_ctx *c, const dt_stages *st, bool reserve, dt_kv *kv)
     lin.state = 0.0;
     if (c->alt == DT_KIND_LINEAR) /* each rank its requests' states, heads at ta */
         dt_shape_linear(m, ta, c->ab, &lin);
-    double max_seqs = (double)s->max_seqs * adp;
+    double max_seqs = dt_kv_max_seqs(c) * adp;
     hw_dtype kvd = dt_kv_dtype(c);
-    double K = (double)s->token_budget;
+    double K = dt_kv_budget(c);
     double cols = m->d.experts > 0 ? (double)dt_shape_top_k(m) * dt_shape_expert_ffn(m) : (double)m->ffn;
     /* logits of the sequences one step samples, as the engines' memory
      * profiling sizes them: at most max_seqs, the budget, and 1024 (vLLM
      * profiles max_num_seqs 1024 on >= 70 GiB GPUs; SGLang samples a
      * CUDA-graph batch of at most 512-1024) */
-    double sampled = dt_min(dt_min((double)s->max_seqs, K), 1024.0);
+    double sampled = dt_min(dt_min(dt_kv_max_seqs(c), K), 1024.0);
     double prompt = (double)(c->t->prompt_tokens > 0 ? c->t->prompt_tokens : m->seq_len);
     double out = (double)c->t->decode_tokens;
     /* a request reserving its whole length holds it for its lifetime:

@@ -228,14 +228,24 @@ void dt_kv_init(const dt_ctx *c, const dt_stages *st, bool reserve, dt_kv *kv);
  * a static batch, not the whole batch) fits. */
 bool dt_kv_fits(const dt_ctx *c, const dt_stages *st, dt_kv *kv);
 
-/* The KV cache's dtype: the task's kv_precision, else the engines'
- * "auto": the activations' dtype (BF16 under FP8 or INT8 weights: FP8 KV
- * is opt-in in vLLM and SGLang and in TensorRT-LLM's PyTorch flow). */
+/* The KV cache's dtype: the task's kv_precision, else the engine's
+ * "auto" (docs/serving.md, "KV cache dtype"): FP8 when the engine takes
+ * the checkpoint's KV scheme (stack kv_checkpoint: TensorRT-LLM reads
+ * kv_cache_quant_algo, which ModelOpt's FP8 and NVFP4 checkpoints set to
+ * FP8) and the stored weights are FP8 or FP4 (an FP4 point is taken as
+ * an NVFP4 ModelOpt checkpoint); else the activations' dtype (vLLM and
+ * SGLang "auto": the model dtype, BF16 under FP8, INT8 and FP4 weights).
+ * Never FP4: no engine holds its KV in FP4 by default. */
 static inline hw_dtype dt_kv_dtype(const dt_ctx *c)
 {
     if (c->t->kv_dtype > 0)
         return (hw_dtype)(c->t->kv_dtype - 1);
-    return c->dt == HW_FP8 || c->dt == HW_INT8 ? HW_BF16 : c->dt;
+    int w = c->t->weight_dtype;
+    bool q = w == TASK_W_FP8 || w == TASK_W_FP4 ||
+             (w == TASK_W_SAME && (c->dt == HW_FP8 || c->dt == HW_FP4));
+    if (c->st->kv_checkpoint && q)
+        return HW_FP8;
+    return c->dt == HW_FP32 || c->dt == HW_TF32 || c->dt == HW_BF16 ? c->dt : HW_BF16;
 }
 
 /* The share of its output a running request holds on average, over
@@ -252,6 +262,31 @@ static inline double dt_kv_grown(const dt_ctx *c)
 static inline double dt_kv_attn_dp(const dt_ctx *c)
 {
     return c->t->attn_dp > 1 ? (double)c->t->attn_dp : 1.0;
+}
+
+/* The engine's token budget per step and batch limit per attention
+ * rank: the task's (the launch's max_num_batched_tokens / max_num_tokens
+ * / chunked_prefill_size, max_num_seqs / max_batch_size /
+ * max_running_requests), else the stack's defaults. */
+static inline double dt_kv_budget(const dt_ctx *c)
+{
+    if (c->t->token_budget > 0)
+        return (double)c->t->token_budget;
+    const stack_tier *t = stack_tier_at(c->st, c->hw->mem_capacity_bytes);
+    return (double)(t && t->token_budget > 0 ? t->token_budget : c->st->token_budget);
+}
+static inline double dt_kv_max_seqs(const dt_ctx *c)
+{
+    if (c->t->max_seqs > 0)
+        return (double)c->t->max_seqs;
+    const stack_tier *t = stack_tier_at(c->st, c->hw->mem_capacity_bytes);
+    return (double)(t && t->max_seqs > 0 ? t->max_seqs : c->st->max_seqs);
+}
+/* The largest decode batch per rank a CUDA graph holds (0: every one). */
+static inline double dt_kv_graph_max(const dt_ctx *c)
+{
+    const stack_tier *t = stack_tier_at(c->st, c->hw->mem_capacity_bytes);
+    return (double)(t && t->cuda_graph_max > 0 ? t->cuda_graph_max : c->st->cuda_graph_max);
 }
 
 /* Bytes per stored weight when serving: the task's weight_precision,

@@ -62,7 +62,10 @@ static void sv_model_gemms(const dt_ctx *c, double wb, sv_model *k, dt_attn_sh *
     k->wide = k->g[0].wide | k->g[2].wide | k->ga[0].wide; /* 1: kept in BF16 */
     k->ng_moe = 2;
     if (m->d.experts > 0) {
-        double fe = dt_shape_expert_ffn(m) / tp, E = (double)m->d.experts;
+        /* the routed experts as memory lays them out (core/shape.c): E /
+         * ep whole experts an EP rank, each split over etp devices (etp =
+         * tp without expert parallelism: every device 1/tp of each) */
+        double fx = dt_shape_expert_ffn(m), fe = fx / (double)c->etp, E = (double)m->d.experts;
         k->experts = E;
         k->ep = (double)c->d.ep;
         k->e_loc = E / k->ep;
@@ -70,7 +73,7 @@ static void sv_model_gemms(const dt_ctx *c, double wb, sv_model *k, dt_attn_sh *
         k->exp_bytes = be * mats * fe * h;
         k->exp_flops = 2.0 * mats * fe * h;
         k->router = (sv_gemm){.wbytes = 2.0 * h * E, .flops = 2.0 * h * E, .wide = 2};
-        double fs = (double)m->d.shared_experts * fe;
+        double fs = (double)m->d.shared_experts * fx / tp; /* tensor-parallel, as a dense MLP */
         k->shared = (sv_gemm){.wbytes = bd * mats * fs * h, .flops = 2.0 * mats * fs * h,
                               .wide = sv_model_wide(c, wd)};
         k->wide |= k->shared.wide;
@@ -162,8 +165,47 @@ void sv_model_shape(const dt_ctx *c, const dt_stages *st, sv_model *k)
     k->tp = tp;
     k->pp = (double)c->d.pp;
     k->p2p_tok = c->hw->scaleup_latency_s;
+    /* DEP: attention DP with the experts spread over the replica, the
+     * tokens dispatched and combined by all-to-all when the deployment
+     * (task moe_dispatch) or the engine's default says so */
+    int disp = c->t->moe_flex_dispatch;
+    k->a2a = k->adp > 1.0 && k->ep > 1.0 && m->d.experts > 0 &&
+             (disp == 1 || (disp < 0 && s->moe_a2a));
+    if (k->a2a) {
+        double ep = k->ep, kk = k->topk;
+        k->a2a_tok = ep * (1.0 - pow(1.0 - 1.0 / ep, kk)) * h * 3.0; /* 1 B out, 2 B back */
+    }
+    double gm = dt_kv_graph_max(c);
+    k->graph_max = gm > 0.0 ? gm : (double)INFINITY;
+    /* a step's kernels: a layer's GEMMs, attention, element-wise and the
+     * two collectives (MoE: router, expert GEMMs and the routing), the
+     * head */
+    k->kernels = k->nd * (4.0 + 1.0 + k->ew_kernels + 2.0) +
+                 k->nm * (2.0 + 1.0 + k->ew_kernels + 2.0 + 1.0 + 2.0 + 4.0 +
+                          (k->shared.wbytes > 0.0 ? 1.0 : 0.0)) + 3.0;
     k->apart = s->prefill_apart;
+    k->uniform = c->t->uniform_lengths;
+    k->overlap = s->overlap ? 1.0 : 0.0;
+    k->rounds = (double)c->t->rounds;
     sv_spec_init(c, k);
+}
+
+/* DeepEP's low-latency dispatch + combine of one MoE layer at EP ep: the
+ * floor of a decode step's exchange (128 tokens a rank, hidden 7168,
+ * top-8, FP8 dispatch, BF16 combine, H800 with CX7 400 Gb/s: dispatch
+ * 77 / 118 / 155 / 173 / 192 / 194 us, combine 114 / 195 / 273 / 314 /
+ * 369 / 360 us at EP 8 / 16 / 32 / 64 / 128 / 256; deepseek-ai/DeepEP
+ * @dd758ca docs/legacy.md), interpolated in log2 ep, held at the ends. */
+static double sv_model_deepep_ll(double ep)
+{
+    static const double us[6] = {191.0, 313.0, 428.0, 487.0, 561.0, 554.0};
+    double x = log2(ep / 8.0);
+    if (x <= 0.0)
+        return us[0] * 1e-6;
+    if (x >= 5.0)
+        return us[5] * 1e-6;
+    int i = (int)x;
+    return (us[i] + (x - (double)i) * (us[i + 1] - us[i])) * 1e-6;
 }
 
 void sv_model_facts(const dt_ctx *c, stack_scenario sc, sv_model *k)
@@ -207,7 +249,17 @@ void sv_model_facts(const dt_ctx *c, stack_scenario sc, sv_model *k)
     k->ar_ramp = stack_pick(s->allreduce_ramp_bytes, sc, false);
     k->host_step = stack_pick(s->step_host_s, sc, false);
     k->host_seq = stack_pick(s->seq_host_s, sc, false);
-    k->host_req = stack_pick(s->request_host_s, sc, false);
+    k->host_req = stack_pick(c->t->front_end == TASK_FRONT_DYNAMO ? s->dynamo_host_s
+                                                                   : s->request_host_s,
+                             sc, false);
+    k->eager = stack_pick(s->eager_launch_s, sc, false);
+    if (k->a2a) { /* the EP group's all-to-all on the topology, as latency + bytes */
+        double b1 = 1e6, t1 = dt_coll(c, TOPO_ALLTOALL, c->d.ep, c->s_ep, b1);
+        double t2 = dt_coll(c, TOPO_ALLTOALL, c->d.ep, c->s_ep, 2.0 * b1);
+        k->a2a_byte = (t2 - t1) / b1;
+        k->a2a_lat = dt_max(0.0, t1 - k->a2a_byte * b1);
+        k->a2a_floor = sv_model_deepep_ll(k->ep);
+    }
     /* a weight GEMM's floor: the launch and its weights streamed */
     sv_gemm *g[9] = {&k->g[0], &k->g[1], &k->g[2], &k->g[3], &k->router, &k->shared, &k->head,
                      &k->ga[0], &k->ga[1]};
@@ -236,7 +288,7 @@ bool sv_model_begin(const dt_ctx *c, const dt_stages *st, const dt_mem *mem, sv_
     sv_model_init(c, st, c->scenario, k);
     w->isl = (double)(c->t->prompt_tokens > 0 ? c->t->prompt_tokens : c->m->seq_len);
     w->osl = (double)c->t->decode_tokens;
-    w->K = (double)c->st->token_budget * dt_kv_attn_dp(c); /* attention DP: a budget a rank */
+    w->K = dt_kv_budget(c) * dt_kv_attn_dp(c); /* attention DP: a budget a rank */
     w->cd = w->isl + dt_kv_grown(c) * w->osl;
     return true;
 }

@@ -36,10 +36,18 @@
  *                 devices; the gather before it and the scatter after
  *                 it as the two all-reduces (SGLang gathers by an
  *                 all-reduce of the padded buffer);
- *   MoE           routed experts: distinct experts touched E_loc (1 -
- *                 (1 - k/E)^T), FLOPs of k experts per token, the busiest
- *                 EP rank (mu + sqrt(2 mu ln ep)), the routing kernels
- *                 (permute into expert order and back);
+ *   MoE           routed experts as memory holds them: E_loc = E / ep
+ *                 experts an EP rank, each 1/etp of its width on a
+ *                 device; distinct experts touched E_loc (1 - (1 -
+ *                 k/E)^T) for the replica's T tokens, FLOPs of k experts
+ *                 per token, the busiest EP rank (mu + sqrt(2 mu ln ep),
+ *                 mu = T k / ep), the routing kernels (permute into
+ *                 expert order and back);
+ *   DEP           attention DP with the experts over the replica and an
+ *                 all-to-all dispatch (DeepEP): a MoE layer's busiest
+ *                 rank sends its tokens to their distinct expert ranks
+ *                 (FP8) and takes them back (BF16) on the topology, a
+ *                 decode step at least DeepEP's low-latency floor;
  *   kinds         a layer of the model's second attention kind replaces
  *                 the full layer's projections and attention with its
  *                 own: a sliding window's decode reads at most the
@@ -51,9 +59,14 @@
  *   LM head       for the sequences producing a token, with sampling;
  *   host          the engine's host time per step and per sequence in
  *                 the step (scheduling, output processing, streaming)
- *                 that it does not overlap with the GPU;
+ *                 that it does not overlap with the GPU; under attention
+ *                 DP each rank's scheduler its own requests (the
+ *                 busiest rank's);
  *   launches      without CUDA graphs (the stack's launch_s) no kernel
- *                 takes less than the host's launch of it.
+ *                 takes less than the host's launch of it; a decode batch
+ *                 beyond the largest captured graph (cuda_graph_max) runs
+ *                 eagerly: the step no faster than its kernels' launches
+ *                 (eager_launch_s).
  * Invariant: a pure function of the step model (model.c) and the step's
  * sizes; every part has its floor (the
  * stack's launch or kernel floors).
@@ -115,6 +128,15 @@ static double sv_step_experts(const sv_model *k, double m)
      * kernels with their floors */
     double perm = 4.0 * pairs * k->ar_bytes / k->bw, pf = 4.0 * k->ew_floor;
     return (mem > comp ? mem : comp) + (perm > pf ? perm : pf);
+}
+
+/* A MoE layer's dispatch and combine by all-to-all for the busiest
+ * rank's ma tokens (DEP): latency and bytes on the topology each way,
+ * a decode step at least DeepEP's low-latency floor. */
+static double sv_step_a2a(const sv_model *k, double ma, bool decode)
+{
+    double t = 2.0 * k->a2a_lat + ma * k->a2a_tok * k->a2a_byte;
+    return decode && t < k->a2a_floor ? k->a2a_floor : t;
 }
 
 /* One full-attention layer's core with sparse attention (DeepSeek-V3.2,
@@ -216,6 +238,9 @@ double sv_step(const sv_model *k, double np, double len, double ctx, double d, d
     double ewb = m * k->ew_bytes / k->bw, ewf = k->ew_kernels * k->ew_floor;
     double ew = ewb > ewf ? ewb : ewf;
     double ar = 2.0 * sv_step_allreduce(k, m * k->ar_bytes);
+    /* DEP: a MoE layer's tokens leave and return by all-to-all, not by
+     * the gather and scatter */
+    double arm = k->a2a ? sv_step_a2a(k, ma, np <= 0.0) : ar;
     double layers = k->nd + k->nm;
     /* LM head and sampling for the sequences producing a token */
     double rows = d * k->rows + np;
@@ -223,8 +248,12 @@ double sv_step(const sv_model *k, double np, double len, double ctx, double d, d
                                    3.0 * rows * k->vocab_t * 4.0 / k->bw + k->ew_floor
                              : 0.0;
     double gemm = k->nd * gd + k->nm * gm;
-    double host = k->host_step + k->host_seq * (d + np);
-    double total = gemm + layers * (att + ew + ar) + head + host;
+    /* host: each attention-DP rank schedules its own requests (SGLang's
+     * scheduler process per DP rank, TensorRT-LLM's per-rank executor):
+     * the busiest rank's */
+    double host = k->host_step + k->host_seq * (da + npa);
+    double comm = k->nd * ar + k->nm * arm;
+    double total = gemm + layers * (att + ew) + comm + head;
     /* layers of the second attention kind: their own projections and
      * attention in place of the full layer's */
     double alt_g = 0.0, alt_a = 0.0;
@@ -235,11 +264,16 @@ double sv_step(const sv_model *k, double np, double len, double ctx, double d, d
         alt_a = k->na * (aa - att);
         total += alt_g + alt_a;
     }
+    /* a decode batch beyond the largest CUDA graph runs eagerly: no
+     * faster than the host launches its kernels */
+    if (np <= 0.0 && da > k->graph_max && total < k->kernels * k->eager)
+        total = k->kernels * k->eager;
+    total += host;
     if (o) {
         o->gemm = gemm + alt_g;
         o->attn = layers * att + alt_a;
         o->ew = layers * ew;
-        o->tp = layers * ar;
+        o->tp = comm;
         o->head = head;
         o->host = host;
         o->total = total;
