@@ -48,6 +48,8 @@ static const kern_const_info kc_info[KERN_NCONSTS] = {
     KC(attn_cta_s, 0.0, 20e-6, "decode attention: latency of one wave of CTAs, s"),
     KC(attn_kv0, 0.0, 8192.0, "prefill attention: a CTA's fixed work, in keys"),
     KC(coll_nvls_s, 0.0, 200e-6, "NVLS all-reduce per-call latency, s"),
+    KC(launch_event_s, 0.0, 40e-6, "per-call floor of an event-timed loop without graphs, s"),
+    KC(launch_python_s, 0.0, 100e-6, "per-call floor of a Python-driven timing loop, s"),
 };
 #undef KC
 
@@ -68,7 +70,8 @@ static const size_t kc_off[KERN_NCONSTS] = {
     offsetof(kern_consts, coll_custom_s),    offsetof(kern_consts, coll_nic_eff),
     offsetof(kern_consts, coll_net_s),       offsetof(kern_consts, l2_bytes_per_clk),
     offsetof(kern_consts, attn_cta_s),       offsetof(kern_consts, attn_kv0),
-    offsetof(kern_consts, coll_nvls_s),
+    offsetof(kern_consts, coll_nvls_s),      offsetof(kern_consts, launch_event_s),
+    offsetof(kern_consts, launch_python_s),
 };
 
 _Static_assert(sizeof(kern_consts) == KERN_NCONSTS * sizeof(double),
@@ -167,6 +170,22 @@ kern_arch kern_arch_parse(const char *s)
         if (strcmp(s, ka_names[i]) == 0)
             return (kern_arch)i;
     return KA_UNKNOWN;
+}
+
+static const char *const kt_names[KT_N] = {"graph", "event", "python"};
+
+int kern_timing_parse(const char *s)
+{
+    for (int i = 0; i < KT_N; i++)
+        if (strcmp(s, kt_names[i]) == 0)
+            return i;
+    return -1;
+}
+
+double kern_harness_s(const kern_ctx *c, kern_timing t, double t_kernel)
+{
+    double f = t == KT_EVENT ? c->c.launch_event_s : t == KT_PYTHON ? c->c.launch_python_s : 0.0;
+    return t_kernel > f ? t_kernel : f;
 }
 
 double kern_mem_time(const kern_ctx *c, double bytes, double ws, double reuse, double eff)

@@ -76,9 +76,12 @@ typedef struct kern_consts {
     double attn_cta_s;      /* decode: one wave of CTAs' dependent-load latency chain */
     double attn_kv0;        /* prefill: a CTA's prologue and epilogue, in keys' worth of work */
     double coll_nvls_s;     /* NVLS all-reduce per-call latency (multicast setup, 2 syncs) */
+    /* harness floors (kern_harness_s) */
+    double launch_event_s;  /* per-call floor of a loop timed by CUDA events without graphs */
+    double launch_python_s; /* per-call floor of a Python-driven timing loop */
 } kern_consts;
 
-#define KERN_NCONSTS 31
+#define KERN_NCONSTS 33
 
 /* Name, allowed range and description of constant i (0 <= i < KERN_NCONSTS). */
 typedef struct kern_const_info {
@@ -165,6 +168,15 @@ typedef struct kern_ctx {
     double nic;              /* NIC bytes/s per device */
 } kern_ctx;
 
+/* How a measurement was timed (a fact of the harness, not of the GPU):
+ * KT_GRAPH kernel time (CUDA-graph replay, CUPTI/profiler kernel time);
+ * KT_EVENT a loop of launches between CUDA events, no graph (nccl-tests,
+ * eager engine calls); KT_PYTHON a Python-driven loop (PyTorch benchmark
+ * scripts, per-call events). A model's own kernels run as KT_GRAPH. */
+typedef enum kern_timing { KT_GRAPH = 0, KT_EVENT, KT_PYTHON, KT_N } kern_timing;
+
+int kern_timing_parse(const char *s);
+
 /* Builds ctx from h and k, scaling compute peaks by `compute`, HBM by
  * `mem` and links by `link` (1: the catalogue's GPU). Returns -1 when h
  * lacks the kernel figures (sm_count, arch). */
@@ -240,6 +252,11 @@ typedef struct kern_attn {
 
 double kern_attn_time(const kern_ctx *c, const kern_attn *a);
 
+/* A measured call's time under harness t: the kernel time t_kernel, but
+ * never below the harness's per-call floor (launch_event_s, launch_python_s;
+ * none under KT_GRAPH). */
+double kern_harness_s(const kern_ctx *c, kern_timing t, double t_kernel);
+
 /* Collectives. */
 typedef enum kern_coll_op { KC_ALL_REDUCE = 0, KC_ALL_GATHER, KC_REDUCE_SCATTER,
                             KC_ALL_TO_ALL, KC_NOPS } kern_coll_op;
@@ -263,6 +280,8 @@ typedef struct kern_coll {
     kern_proto proto;
     double bytes, gpus, gpus_per_node;
     const kern_backend *be;
+    double elt_bytes; /* bytes per element (0: 2, FP16/BF16); NVLS cannot reduce 1-byte
+                         types (NCCL src/include/device.h ncclNvlsSupported) */
 } kern_coll;
 
 double kern_coll_time(const kern_ctx *c, const kern_coll *x);
