@@ -490,16 +490,24 @@ def aic_backend(table, engine, rec):
                 and d == "bf16":
             return ""
         return f"{engine}-moe-{k}-{d}"
+    # TensorRT-LLM 1.0 (A100, L40S) ran its own attention and MLA kernels
+    # for pre-Hopper parts (no XQA/FlashMLA path on sm80/sm89): a back end
+    # of its own, named by the release
+    v10 = engine == "trtllm" and (rec.get("version") or "").startswith("1.0")
     if table in ("context_attention_perf", "generation_attention_perf"):
         phase = "prefill" if table.startswith("context") else "decode"
         kv = "-fp8kv" if rec.get("kv_cache_dtype") == "fp8" else ""
         k = _ks(ks)
+        if v10:
+            return f"trtllm-v1.0-{phase}{kv}"
         if engine == "trtllm" and k == "torch-flow" and not kv:
             return ""
         return f"{engine}-{k}-{phase}{kv}"
     if table in ("context_mla_perf", "generation_mla_perf"):
         phase = "prefill" if table.startswith("context") else "decode"
         kv = "-fp8kv" if rec.get("kv_cache_dtype") == "fp8" else ""
+        if v10:
+            return f"trtllm-v1.0-mla-{phase}{kv}"
         if engine == "trtllm" and not kv:
             return ""
         return f"{engine}-mla-{_ks(ks)}-{phase}{kv}"
@@ -571,6 +579,8 @@ ENGINE_SOURCES = [
      "tensorrt_llm/_torch/modules/fused_moe/fused_moe_trtllm_gen.py"),
     (r"^trtllm-moe-", _TRT + "7b437aaa73bf5a44b1102aee5c631074da763b8f "
      "tensorrt_llm/_torch/modules/fused_moe/fused_moe_cutlass.py"),
+    (r"^trtllm-v1\.0-", "NVIDIA/TensorRT-LLM@v1.0.0 tensorrt_llm/_torch/attention_backend/trtllm.py "
+     "(release 1.0.0: the folder version of the rows)"),
     (r"^trtllm-mla-", _TRT + "c6d3bb2aae305e0b5ac1b97b7954dcf87d653322 "
      "tensorrt_llm/_torch/modules/attention.py (MLA), " + _TRT +
      "9144c0e6a535f6f3108d870bc1eef158853cb2ea tensorrt_llm/_torch/attention_backend/trtllm.py"),
@@ -870,7 +880,7 @@ def write_consts_file(configs, missing):
     with open(os.path.join(configs, "kernels.cfg")) as f:
         text = f.read()
     add = ",\n".join(f'  {{ name = "{b}"; source = "not in the catalogue: prior"; eff = 1.0; '
-                     f'mem = 1.0; floor_s = 0.0; }}' for b in missing)
+                     f'mem = 1.0; floor_s = 0.0; nosplit = 0.0; }}' for b in missing)
     if "backends" in text:
         i = text.rindex(");")
         text = text[:i].rstrip() + ",\n" + add + "\n);\n"
@@ -897,6 +907,8 @@ ROBUST = 0.10
 # robust scale. It keeps a parameter that its rows barely inform where it
 # was instead of letting it run to a bound.
 PRIOR = 2.0
+# A back end's fields (cost/kernel/ctx.c kb_info), in the catalogue's order.
+BE_FIELDS = ("eff", "mem", "floor_s", "nosplit")
 # Rounds of coordinate steps on the constants where LM stalls (lm_fit).
 POLISH = 3
 
@@ -904,11 +916,14 @@ POLISH = 3
 def _to_x(name, v, lo, hi):
     if name.endswith(":floor_s"):
         return v * 1e5
+    if name.endswith(":nosplit"):
+        return v * 4.0
     return math.log(max(v, lo, hi * 1e-4))
 
 
 def _from_x(name, x, lo, hi):
-    v = x * 1e-5 if name.endswith(":floor_s") else math.exp(x)
+    v = x * 1e-5 if name.endswith(":floor_s") else x / 4.0 if name.endswith(":nosplit") \
+        else math.exp(x)
     return min(max(v, lo), hi)
 
 
@@ -1065,6 +1080,8 @@ def informed(name, rows):
     """Rows that inform constant or back-end field `name`."""
     if ":" in name:
         be = name.split(":")[0]
+        if name.endswith(":nosplit"):  # decode attention only
+            return [r for r in rows if r.backend == be and r.family.endswith("decode")]
         return [r for r in rows if r.backend == be]
     return [r for r in rows if INFORMS.get(name, lambda r: True)(r)]
 
@@ -1080,11 +1097,11 @@ def fit(ev, rows, start, params, log=None):
     consts, how = dict(start), {}
     for name in start:
         if ":" in name:
-            consts[name] = 0.0 if name.endswith(":floor_s") else 1.0
+            consts[name] = 0.0 if name.endswith((":floor_s", ":nosplit")) else 1.0
     for stage, names in STAGES:
         srows = [r for r in rows if FAMILY_STAGE[r.family] == stage and r.fit]
         bes = sorted({r.backend for r in srows if r.backend})
-        names = names + [f"{b}:{f}" for b in bes for f in ("eff", "mem", "floor_s")]
+        names = names + [f"{b}:{f}" for b in bes for f in BE_FIELDS]
         free = []
         for n in names:
             inf = informed(n, srows)
@@ -1161,7 +1178,7 @@ def print_fit(consts, how, params, rows):
     print("backends = (")
     names = sorted({k.split(":")[0] for k in consts if ":" in k})
     for i, b in enumerate(names):
-        f = {fld: consts[f"{b}:{fld}"] for fld in ("eff", "mem", "floor_s")}
+        f = {fld: consts[f"{b}:{fld}"] for fld in BE_FIELDS}
         srcs = sorted(labels.get(b, []))
         src = "rows of " + ", ".join(srcs[:4]) + (f" and {len(srcs) - 4} more"
                                                   if len(srcs) > 4 else "")
@@ -1169,8 +1186,8 @@ def print_fit(consts, how, params, rows):
         src = (f"code: {code}; " if code else "") + src
         hw = "; ".join(f"{fld} {how.get(f'{b}:{fld}', 'kept')}" for fld in f)
         print(f"  # {hw}")
-        print(f'  {{ name = "{b}"; eff = {f["eff"]:.4g}; mem = {f["mem"]:.4g}; '
-              f'floor_s = {f["floor_s"]:.4g};\n    source = "{src}"; }}'
+        vals = "; ".join(f"{fld} = {f[fld]:.4g}" for fld in BE_FIELDS)
+        print(f'  {{ name = "{b}"; {vals};\n    source = "{src}"; }}'
               + ("," if i < len(names) - 1 else ""))
     print(");")
 

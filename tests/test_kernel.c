@@ -195,7 +195,8 @@ static void test_backends(void)
     }
     CU_ASSERT(kern_backend_find(&bes, "no-such-back-end") == NULL);
     kern_ctx c = ctx_of("h100-sxm-80g", 1, 1, 1);
-    kern_backend fast = {2.0, 1.0, 0.0}, slow = {1.0, 1.0, 10e-6}, wide = {1.0, 2.0, 0.0};
+    kern_backend fast = {.eff = 2.0, .mem = 1.0}, slow = {.eff = 1.0, .mem = 1.0, .floor_s = 10e-6},
+                 wide = {.eff = 1.0, .mem = 2.0};
     kern_gemm g = {.m = 16384, .n = 8192, .k = 8192, .groups = 1, .fmt = KF_BF16};
     double t0 = kern_gemm_time(&c, &g);
     g.be = &kern_be_none;

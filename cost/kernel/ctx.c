@@ -123,9 +123,11 @@ static const kern_const_info kb_info[KERN_BE_NFIELDS] = {
     {"eff", 0.2, 2.5, "back end: main-loop / tensor rate factor"},
     {"mem", 0.2, 2.5, "back end: memory-stream (collectives: link) bandwidth factor"},
     {"floor_s", -20e-6, 200e-6, "back end: extra per-call time, s"},
+    {"nosplit", 0.0, 1.0, "back end: decode attention without split-KV (0 splits, 1 none)"},
 };
 static const size_t kb_off[KERN_BE_NFIELDS] = {
-    offsetof(kern_backend, eff), offsetof(kern_backend, mem), offsetof(kern_backend, floor_s)};
+    offsetof(kern_backend, eff), offsetof(kern_backend, mem), offsetof(kern_backend, floor_s),
+    offsetof(kern_backend, nosplit)};
 _Static_assert(sizeof(kern_backend) == KERN_BE_NFIELDS * sizeof(double),
                "kern_backend: one table entry per field");
 
@@ -144,13 +146,14 @@ double *kern_be_ptr(kern_backend *b, int i)
     return (double *)(void *)((char *)b + kb_off[i]);
 }
 
-const kern_backend kern_be_none = {1.0, 1.0, 0.0};
+const kern_backend kern_be_none = {1.0, 1.0, 0.0, 0.0};
 
 void kern_be_default(kern_backend *b)
 {
     b->eff = 1.0;
     b->mem = 1.0;
     b->floor_s = 0.0;
+    b->nosplit = 0.0;
 }
 
 const kern_backend *kern_backend_find(const kern_backends *t, const char *name)

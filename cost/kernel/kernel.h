@@ -108,21 +108,23 @@ int kern_consts_check(const kern_consts *k, const char **bad);
  *   GEMM, fused MoE: eff x the main-loop rate, mem x the streaming
  *     bandwidth, + floor_s;
  *   attention: eff x the prefill tensor rate, mem x the decode KV stream,
- *     + floor_s;
+ *     + floor_s; nosplit: decode without split-KV;
  *   collectives: mem x the link bandwidth, eff x the per-step and
  *     per-barrier latencies, + floor_s. */
 typedef struct kern_backend {
     double eff;
     double mem;
     double floor_s;
+    double nosplit; /* decode attention: 0 the kernel splits each sequence's KV over CTAs
+                       (split-KV, flash-decoding), 1 one CTA per sequence and KV head */
 } kern_backend;
 
-#define KERN_BE_NFIELDS 3
+#define KERN_BE_NFIELDS 4
 /* Name, range and meaning of back-end field i (0 <= i < KERN_BE_NFIELDS). */
 const kern_const_info *kern_be_info_at(int i);
 int kern_be_index(const char *field);
 double *kern_be_ptr(kern_backend *b, int i);
-/* The neutral back end (1, 1, 0). */
+/* The neutral back end (1, 1, 0, 0). */
 void kern_be_default(kern_backend *b);
 extern const kern_backend kern_be_none;
 /* A per-call floor plus a back end's (negative: a leaner wrapper), never below 0. */
