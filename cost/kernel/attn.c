@@ -70,8 +70,11 @@ static double ka_prefill(const kern_ctx *c, const kern_attn *a, const kern_backe
     const kern_consts *k = &c->c;
     double ctas = a->batch * a->heads_q * ceil(a->seq / 128.0);
     /* each CTA's Q load, O store and final rescale: attn_kv0 keys' worth */
+    /* tiles of keys: the causal diagonal cuts one per query tile; a
+     * sliding window's lower edge cuts another */
+    double cut = a->window > 0 && a->ctx + a->seq > a->window ? 2.0 : 1.0;
     double pairs = (a->full ? a->seq * (a->ctx + a->seq) : ka_pairs(a->seq, a->ctx, a->window)) +
-                   ctas * 128.0 * k->attn_kv0 / (a->batch * a->heads_q);
+                   cut * ctas * 128.0 * k->attn_kv0 / (a->batch * a->heads_q);
     double flops = 2.0 * a->batch * a->heads_q * pairs * (a->head_dim + a->v_dim);
     hw_dtype d = a->fp8_math && c->peak[HW_FP8] > 0 ? HW_FP8 : HW_BF16;
     double w = ctas / c->sms;
