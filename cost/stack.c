@@ -95,6 +95,14 @@ status_code stack_check(const stack_desc *s, const char **bad)
         ST_BAD(stack_range_ok(s->kv_output_reserve, 0.0, 1.0), "kv_output_reserve");
         ST_BAD(stack_range_ok(s->seq_host_s, 0.0, 1e-2), "seq_host_s");
         ST_BAD(stack_range_ok(s->request_host_s, 0.0, 10.0), "request_host_s");
+        ST_BAD(isfinite(s->swa_full_tokens_ratio) && s->swa_full_tokens_ratio >= 0.0 &&
+                   s->swa_full_tokens_ratio <= 16.0,
+               "swa_full_tokens_ratio");
+        ST_BAD(isfinite(s->linear_memory_ratio) && s->linear_memory_ratio >= 0.0 &&
+                   s->linear_memory_ratio <= 16.0,
+               "linear_memory_ratio");
+        ST_BAD(isfinite(s->linear_slots) && s->linear_slots >= 0.0 && s->linear_slots <= 16.0,
+               "linear_slots");
     }
     ST_BAD(stack_bytes_ok(s->emb_comm_bytes), "emb_comm_bytes");
     ST_BAD(isfinite(s->emb_dp_threshold_bytes) && s->emb_dp_threshold_bytes >= 0.0 &&

@@ -171,6 +171,21 @@ typedef struct stack_desc {
     stack_fact seq_host_s;      /* ... and per sequence in the step (the scheduler's and the
                                    output processing's work per request and token) */
     stack_fact request_host_s;  /* host time in each request's TTFT (tokenize, schedule, return) */
+    /* hybrid models (docs/serving.md, "Hybrid models"): how the engine
+     * holds the KV of sliding-window layers and the state of linear-
+     * attention layers beside the full layers' KV. Windows: one pool,
+     * each request holding its window's blocks (0, false: vLLM's hybrid
+     * KV cache manager), a window pool of swa_full_tokens_ratio times the
+     * full pool's tokens (SGLang), or a pool per window size sharing the
+     * memory in proportion to window x bytes per token (TensorRT-LLM's
+     * VSWA, swa_share_by_window). States: from the one pool (0: vLLM,
+     * TensorRT-LLM), or a state pool of linear_memory_ratio times the
+     * KV pool's memory of which a running request holds linear_slots
+     * (SGLang's mamba pool, radix cache on: 3). */
+    double swa_full_tokens_ratio;
+    bool swa_share_by_window;
+    double linear_memory_ratio;
+    double linear_slots;
     /* ---- recommendation models (DLRM; 0 where a stack does not say) */
     double emb_comm_bytes;      /* bytes per pooled element on the wire (0: the table's) */
     double emb_dp_threshold_bytes; /* tables this small (rows, state) replicated (0: none) */

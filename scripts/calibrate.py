@@ -8,7 +8,7 @@ Usage: scripts/calibrate.py [--check] [--configs DIR] FILE.csv ...
                             [--fit KEY=LOW:HIGH ...] MEASUREMENTS.csv ...
 
 A catalogue entry (configs/stacks.cfg, configs/hardware.cfg) declares
-each fitted constant in its `fit` list (driver/load_fit.h):
+each fitted constant in its `fit` list (driver/load/load_fit.h):
     fit = ( { key = "gemm_eff_max"; rows = "stack == 'trtllm'";
               objective = "measured_output_tokens_per_s";
               range = [0.3, 0.9]; prior = 0.55; } );

@@ -2,7 +2,7 @@
 serving stacks' matches, evaluated over the rows of measurement files.
 
 A filter selects rows of CSV files by their columns. The same grammar is
-parsed by the loader (driver/rowfilter.c), which refuses a catalogue with
+parsed by the loader (driver/load/rowfilter.c), which refuses a catalogue with
 a filter that does not parse; this module evaluates it:
 
     expr    := and ("||" and)*

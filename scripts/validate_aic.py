@@ -12,11 +12,12 @@ silicon_tpot_ms. Each row is one deployment measured at one concurrency
 by a closed-loop client; it becomes a `fidelity = "detailed"` inference
 point evaluated by `madsweep eval POINT --json`:
   model     --hf-configs DIR: the row's model_path ORG/NAME read from
-            DIR/ORG--NAME_config.json (scripts/hf_config.py); a field the
-            model keys cannot express (sliding windows, linear-attention
-            layers, output gates, attention sinks, sparse attention) fails
-            the row naming the field, unless --approximate maps the
-            nearest expressible model and says so per row;
+            DIR/ORG--NAME_config.json (scripts/hf_config.py: attention
+            kinds, output gates, sinks, sparse attention, the parts a
+            quantized checkpoint keeps in BF16 included); a field the
+            model keys cannot express (hf_config.py lists them) fails the
+            row naming the field, unless --approximate maps the nearest
+            expressible model and says so per row;
   hardware  the system's catalogue generation by `madsweep list
             hardware`: AIConfigurator names a GPU and its form, `<gpu>_sxm`
             an SXM board, `gb200` the NVL72 rack's GPU; the catalogue
@@ -54,7 +55,11 @@ point evaluated by `madsweep eval POINT --json`:
             precision column, else the checkpoint's quantization_config:
             fp8 / fp8_block -> "fp8", nvfp4 / mxfp4 -> weights "fp4" with
             FP4 math where the hardware has an FP4 peak (else BF16 math:
-            a weight-only kernel), int4_wo -> weights "int4", BF16 math.
+            a weight-only kernel), int4_wo -> weights "int4", BF16 math;
+            MoE experts in moe_quant_mode beside GEMMs in gemm_quant_mode
+            when the two store different precisions (the model's
+            expert_weight_precision); parts the checkpoint keeps in BF16
+            (gpt-oss's attention) stay so (attn_weight_precision).
             KV cache: FP8 when the weights are FP8 or NVFP4 (ModelOpt's
             NVFP4 and FP8 checkpoints set kv_cache_quant_algo FP8; as
             AIConfigurator's estimator infers, aic-core sdk/models/
@@ -225,9 +230,9 @@ def precision(row, m, table, hw, notes, missing):
     w, wonly = QUANT[mq if m.moe and mq else gq]
     w = w or PRECISION[prec] or m.quant.get("weights") or "bf16"
     if m.moe and gq and mq and QUANT[gq][0] != QUANT[mq][0]:
-        missing.append(f"expert weight precision ({mq} experts beside {gq} GEMMs)")
-    if m.quant.get("experts_only") and w != "bf16":
-        notes.append("attention weights in BF16 by the checkpoint, one precision for all")
+        # experts in their own precision beside the GEMMs'
+        m.keys["expert_weight_precision"] = w
+        w, wonly = QUANT[gq]
     math = w
     if w in ("int4",) or wonly:
         math = "bf16"
@@ -240,7 +245,7 @@ def precision(row, m, table, hw, notes, missing):
     return math, w, kv
 
 
-def model_lines(row, hf_dir, approximate, notes, missing, seq):
+def model_of(row, hf_dir, approximate, notes):
     if not hf_dir:
         raise Unmappable("no model: give --hf-configs DIR")
     path = hf_config.path_for(hf_dir, row["model_path"])
@@ -257,7 +262,7 @@ def model_lines(row, hf_dir, approximate, notes, missing, seq):
                              [f for f, _ in m.unsupported])
         notes.append("approximated: " + ", ".join(f"{f} as {how}" for f, how in m.approx))
     notes.extend(m.notes)
-    return m, hf_config.model_group(m, row["id"][:60], seq)
+    return m
 
 
 def point(row, hf_dir, approximate, table):
@@ -270,8 +275,9 @@ def point(row, hf_dir, approximate, table):
     isl, osl = need(row, "isl"), need(row, "osl")
     hw = hardware_of(need(row, "system", str), table)
     stack = stack_of(row, notes)
-    m, mlines = model_lines(row, hf_dir, approximate, notes, missing, max(4096, isl + osl))
+    m = model_of(row, hf_dir, approximate, notes)
     math, w, kv = precision(row, m, table, hw, notes, missing)
+    mlines = hf_config.model_group(m, row["id"][:60], max(4096, isl + osl))
     task = ['  type = "inference";', f'  precision = "{math}";', f'  weight_precision = "{w}";',
             f'  kv_precision = "{kv}";', f"  prompt_tokens = {isl}; decode_tokens = {osl};"]
     src = row.get("silicon_data_source") or ""

@@ -33,7 +33,7 @@
 #include "../worker/digest.h"
 #include "../worker/output.h"
 #include "h5read.h"
-#include "sweep.h"
+#include "../driver/sweep/sweep.h"
 #include "unit.h"
 
 static const char *const corrupt_spec =

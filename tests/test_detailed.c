@@ -13,7 +13,7 @@
 #include "../cost/detailed.h"
 #include "../cost/detailed/dlrm/dlrm.h"
 #include "../cost/detailed/llm/llm.h"
-#include "../driver/load.h"
+#include "../driver/load/load.h"
 #include "oracle.h"
 #include "unit.h"
 

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "../cost/detailed/serve/serve.h"
-#include "../driver/load.h"
+#include "../driver/load/load.h"
 #include "unit.h"
 
 static point_t load_named(const char *name)

@@ -17,8 +17,9 @@
 #include <string.h>
 
 #include "../cost/kernel/kernel.h"
-#include "../driver/kernel_cfg.h"
-#include "../driver/load.h"
+#include "../cost/kernel/linattn.h"
+#include "../driver/load/kernel_cfg.h"
+#include "../driver/load/load.h"
 #include "unit.h"
 
 /* The catalogue's GPU `name` and constants, as a kern_ctx scaled by
@@ -230,6 +231,40 @@ static void test_decode_attention(void)
     CU_ASSERT(kern_attn_time(&c, &a) < 0.3 * t2);
 }
 
+/* Gated DeltaNet (linattn.c) with Qwen3.5-397B-A17B's layer at TP 8
+ * (config.json: 16 key and 64 value heads of 128, state float32): a
+ * decode step of 256 sequences moves each sequence's state twice, 8 value
+ * heads x 128 x 128 x 4 B = 524,288 B, plus q/k/v/o (2 x 2 x 128 + 2 x 8
+ * x 128 values of 2 B): 268.4 MB by hand, at attn_dec_eff of HBM once
+ * the 2,048 CTAs fill the chip, plus the floor; it grows linearly with
+ * the batch and does not depend on any context. Prefill is FLOP-bound at
+ * long prompts and linear in the prompt beyond its launches' floors (no
+ * quadratic term). */
+static void test_linear_attention(void)
+{
+    kern_ctx c = ctx_of("h100-sxm-80g", 1, 1, 1);
+    kern_linattn a = {.decode = 1, .batch = 256, .chunk = 64, .heads_k = 2, .heads_v = 8,
+                      .dk = 128, .dv = 128, .state_bytes = 4, .act_bytes = 2};
+    double bytes = 256.0 * (2.0 * 8 * 128 * 128 * 4 + (2.0 * 2 * 128 + 2.0 * 8 * 128) * 2);
+    double t = kern_linattn_time(&c, &a);
+    double fill = 256.0 * 8 / (c.c.attn_fill * c.sms);
+    double mem = bytes / (c.hbm * c.c.attn_dec_eff) / (fill < 1.0 ? fill : 1.0);
+    CU_ASSERT(t >= mem + c.c.attn_floor_s && t <= 1.2 * (mem + c.c.attn_floor_s));
+    a.batch = 512;
+    double t2 = kern_linattn_time(&c, &a);
+    CU_ASSERT(t2 > 1.8 * (t - c.c.attn_floor_s) && t2 < 2.05 * t);
+    a.decode = 0;
+    a.batch = 1;
+    a.seq = 16384;
+    double p1 = kern_linattn_time(&c, &a);
+    a.seq = 32768;
+    double p2 = kern_linattn_time(&c, &a);
+    double f4 = 4.0 * c.c.attn_floor_s; /* its four launches */
+    CU_ASSERT(p2 - f4 > 1.9 * (p1 - f4) && p2 - f4 < 2.1 * (p1 - f4));
+    a.heads_v = 0;
+    CU_ASSERT(kern_linattn_time(&c, &a) < 0);
+}
+
 /* Back ends: the shipped catalogue's list reads (every field in range,
  * each name found); a back end's eff divides a compute-bound GEMM's main
  * loop (16384 x 8192 x 8192 BF16 on H100: within the floor's share of
@@ -344,6 +379,7 @@ int main(void)
     CU_add_test(s, "nvls types", test_nvls_types);
     CU_add_test(s, "harness", test_harness);
     CU_add_test(s, "decode nosplit", test_decode_nosplit);
+    CU_add_test(s, "linear attention", test_linear_attention);
     CU_add_test(s, "backends", test_backends);
     CU_add_test(s, "consts", test_consts);
     CU_add_test(s, "cli", test_cli);

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "load.h"
+#include "../driver/load/load.h"
 #include "unit.h"
 
 static const char *parity_dir(void)

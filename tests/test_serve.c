@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "../cost/detailed/serve/serve.h"
-#include "../driver/load.h"
+#include "../driver/load/load.h"
 #include "unit.h"
 
 /* The repository's serving point: Llama-2-70B on vLLM at TP8 on H100. */
@@ -28,12 +28,7 @@ static point_t serve_point(void)
 
 static result_t run(const point_t *p)
 {
-    engine e;
-    engine_init(&e, false);
-    result_t r;
-    CU_ASSERT_EQUAL(eval_point(p, &e, &r, NULL), STATUS_OK);
-    engine_free(&e);
-    return r;
+    return unit_eval(p);
 }
 
 /* A request of the simulation. */

@@ -16,8 +16,8 @@
 #include <sys/wait.h>
 
 #include "../worker/space.h"
-#include "cmd.h"
-#include "spec.h"
+#include "../driver/cli/cmd.h"
+#include "../driver/sweep/spec_load.h"
 
 int unit_close(double a, double b, double rel, double abs)
 {
@@ -121,6 +121,16 @@ const char *unit_write_file(const char *name, const char *text, char *path,
     if (fclose(f) != 0)
         return NULL;
     return path;
+}
+
+result_t unit_eval(const point_t *p)
+{
+    engine e;
+    engine_init(&e, false);
+    result_t r;
+    CU_ASSERT_EQUAL(eval_point(p, &e, &r, NULL), STATUS_OK);
+    engine_free(&e);
+    return r;
 }
 
 const char *unit_configs(void)

@@ -130,6 +130,40 @@ static status_code dt_rules_finetune(const point_t *p, const char **where)
     return STATUS_OK;
 }
 
+/* Attention kinds, sparse attention and the parts' precisions: bounded,
+ * one second kind at most (a window or linear attention), a linear
+ * layer's value heads a multiple of its key heads, sparse attention on
+ * full layers only. */
+static status_code dt_rules_kinds(const point_t *p, const char **where)
+{
+    const model_detailed_t *d = &p->model.d;
+    /* counts from 0 to DT_MAX_COUNT (a negative is a huge unsigned),
+     * precisions TASK_W_*, without a branch each */
+    const uint64_t mx = (uint64_t)DT_MAX_COUNT, wm = (uint64_t)TASK_W_FP4;
+    bool bad = ((uint64_t)d->sliding_window > mx) | ((uint64_t)d->full_attention_interval > mx) |
+               ((uint64_t)d->linear_key_heads > mx) | ((uint64_t)d->linear_value_heads > mx) |
+               ((uint64_t)d->linear_key_head_dim > mx) |
+               ((uint64_t)d->linear_value_head_dim > mx) |
+               ((uint64_t)d->linear_conv_kernel > mx) | ((uint64_t)d->index_topk > mx) |
+               ((uint64_t)d->index_heads > mx) | ((uint64_t)d->index_head_dim > mx) |
+               ((uint64_t)(int64_t)d->attn_weight_precision > wm) |
+               ((uint64_t)(int64_t)d->dense_weight_precision > wm) |
+               ((uint64_t)(int64_t)d->expert_weight_precision > wm);
+    bool lin = d->linear_value_heads > 0;
+    bad = bad || (lin && d->sliding_window > 0) || d->linear_state_bytes < 0 ||
+          d->linear_state_bytes > 8 ||
+          (lin && (d->linear_key_heads < 1 || d->linear_key_head_dim < 1 ||
+                   d->linear_value_head_dim < 1 ||
+                   d->linear_value_heads % d->linear_key_heads != 0)) ||
+          (d->index_topk > 0 && (d->index_heads < 1 || d->index_head_dim < 1 ||
+                                 d->sliding_window > 0 || lin));
+    if (bad) {
+        *where = "model";
+        return STATUS_INVALID_VALUE;
+    }
+    return STATUS_OK;
+}
+
 /* A transformer's shape: positive, bounded, dividing where it must. */
 static status_code dt_rules_model(const point_t *p, const char **where)
 {
@@ -158,7 +192,7 @@ static status_code dt_rules_model(const point_t *p, const char **where)
         *where = "model";
         return STATUS_INVALID_VALUE;
     }
-    return STATUS_OK;
+    return dt_rules_kinds(p, where);
 }
 
 /* The stack: checked (a loaded one was when loaded), and a serving

@@ -3,7 +3,10 @@
  * the busiest pipeline stage (the most layers), each layer's weight
  * GEMMs on one device (attention's at attention's tensor parallelism,
  * the MLP or the routed and shared experts), the KV bytes per token,
- * attention's FLOPs, the element-wise bytes, the LM head; then, per
+ * attention's FLOPs, the element-wise bytes, the LM head, the attention
+ * kinds' sizes (the busiest stage's layers of the second kind, Gated
+ * DeltaNet's state and work, sparse attention's indexer), each part's
+ * weights in the precision the model keeps it in; then, per
  * scenario of the ranges, the peaks and bandwidths under the context's
  * facts and the serving stack's figures (floors, efficiencies, host
  * times). And the workload a serving evaluation starts from.
@@ -12,26 +15,51 @@
  */
 #include "serve.h"
 
+#include <math.h>
 #include <string.h>
 
+/* Whether a part kept in precision w (TASK_W_*) runs its GEMMs in BF16
+ * under the compute dtype: a BF16-kept part under FP8 or FP4 math (the
+ * engines' quantized linears leave modules_to_not_convert in BF16). */
+static int sv_model_wide(const dt_ctx *c, int w)
+{
+    return w == TASK_W_BF16 && hw_dtype_narrow(c->dt);
+}
+
 /* Weight GEMMs of a layer on one device: QKV (grouped-query), output,
- * gate+up (SwiGLU) or up (GeLU), down; the attention shape in *as. */
+ * gate+up (SwiGLU) or up (GeLU), down; the attention shape in *as. Each
+ * part's weights in the precision the model keeps them in, else wb. */
 static void sv_model_gemms(const dt_ctx *c, double wb, sv_model *k, dt_attn_sh *as)
 {
     const model_t *m = c->m;
     double h = (double)m->hidden, tp = (double)c->d.tp, ta = tp / k->adp;
-    double a = (double)m->heads / ta;
     double f = (double)m->ffn / tp, mats = dt_shape_mlp_mats(m);
+    int wa = m->d.attn_weight_precision, wd = m->d.dense_weight_precision;
+    int we = m->d.expert_weight_precision;
+    double ba = wa ? dt_kv_part_bytes(c, wa) : wb, bd = wd ? dt_kv_part_bytes(c, wd) : wb;
+    double be = we ? dt_kv_part_bytes(c, we) : wb;
     /* attention projections as training costs them (GQA, or MLA's down-
-     * and up-projections), at attention's tensor parallelism: the output
-     * projection, the rest as one */
+     * and up-projections, the gate and the indexer), at attention's
+     * tensor parallelism: the output projection, the rest as one; the
+     * second kind's the same way */
     dt_shape_attn(m, ta, as);
-    double out = a * as->dv * h;
+    double out = (double)m->heads / ta * as->dv * h;
     double pw[4] = {as->params - out, out, (mats - 1.0) * f * h, f * h};
     for (int i = 0; i < 4; i++) {
-        k->g[i].wbytes = wb * pw[i];
+        k->g[i].wbytes = (i < 2 ? ba : bd) * pw[i];
         k->g[i].flops = 2.0 * pw[i];
+        k->g[i].wide = sv_model_wide(c, i < 2 ? wa : wd);
     }
+    if (k->alt != DT_KIND_FULL) {
+        dt_attn_sh a2;
+        dt_shape_attn_kind(m, ta, k->alt, &a2);
+        double o2 = a2.gn[a2.n - 1] * a2.gk[a2.n - 1];
+        double p2[2] = {a2.params - o2, o2};
+        for (int i = 0; i < 2; i++)
+            k->ga[i] = (sv_gemm){.wbytes = ba * p2[i], .flops = 2.0 * p2[i],
+                                 .wide = sv_model_wide(c, wa)};
+    }
+    k->wide = k->g[0].wide | k->g[2].wide | k->ga[0].wide; /* 1: kept in BF16 */
     k->ng_moe = 2;
     if (m->d.experts > 0) {
         double fe = dt_shape_expert_ffn(m) / tp, E = (double)m->d.experts;
@@ -39,11 +67,46 @@ static void sv_model_gemms(const dt_ctx *c, double wb, sv_model *k, dt_attn_sh *
         k->ep = (double)c->d.ep;
         k->e_loc = E / k->ep;
         k->topk = (double)dt_shape_top_k(m);
-        k->exp_bytes = wb * mats * fe * h;
+        k->exp_bytes = be * mats * fe * h;
         k->exp_flops = 2.0 * mats * fe * h;
-        k->router = (sv_gemm){.wbytes = 2.0 * h * E, .flops = 2.0 * h * E};
+        k->router = (sv_gemm){.wbytes = 2.0 * h * E, .flops = 2.0 * h * E, .wide = 2};
         double fs = (double)m->d.shared_experts * fe;
-        k->shared = (sv_gemm){.wbytes = wb * mats * fs * h, .flops = 2.0 * mats * fs * h};
+        k->shared = (sv_gemm){.wbytes = bd * mats * fs * h, .flops = 2.0 * mats * fs * h,
+                              .wide = sv_model_wide(c, wd)};
+        k->wide |= k->shared.wide;
+    }
+}
+
+/* The attention kinds' sizes on one attention rank (heads at ta): the
+ * second kind's layers on the busiest stage and, for Gated DeltaNet, its
+ * work per token and state per sequence (core/shape.c); sparse
+ * attention's top-k, indexer keys and FLOPs. */
+static void sv_model_kinds(const dt_ctx *c, const dt_stage *busy, double ta, sv_model *k)
+{
+    const model_t *m = c->m;
+    k->na = busy ? (double)dt_stage_alt(busy) : 0.0;
+    if (k->alt == DT_KIND_SLIDING) {
+        k->win = (double)m->d.sliding_window;
+    } else if (k->alt == DT_KIND_LINEAR) {
+        dt_lin_sh l;
+        dt_shape_linear(m, ta, c->ab, &l);
+        k->lin_state = l.state;
+        k->lin_fl = l.fl_prompt;
+        k->lin_io = l.chunk_io;
+        /* the conv (read, write), q/k l2 norms and the gated norm */
+        k->lin_ew = (2.0 * l.conv + 2.0 * 2.0 * (double)m->d.linear_key_heads / ta *
+                                        (double)m->d.linear_key_head_dim +
+                     3.0 * (double)m->d.linear_value_heads / ta *
+                         (double)m->d.linear_value_head_dim) * c->ab;
+    }
+    if (m->d.index_topk > 0) {
+        /* sparse attention (DeepSeek-V3.2): the indexer's FP8 keys and
+         * scales (kv.c), its FLOPs per query-key pair (heads replicated
+         * over tp), attention over the top-k */
+        k->sa_topk = (double)m->d.index_topk;
+        k->idx_tok = ((double)m->d.index_head_dim + ceil((double)m->d.index_head_dim / 128.0) * 4.0) /
+                     (double)c->d.cp;
+        k->idx_flops = 2.0 * (double)m->d.index_heads * (double)m->d.index_head_dim;
     }
 }
 
@@ -58,15 +121,20 @@ void sv_model_shape(const dt_ctx *c, const dt_stages *st, sv_model *k)
     k->adp = dt_kv_attn_dp(c);
     double ta = tp / k->adp;
     /* the busiest stage: the most layers */
+    const dt_stage *busy = NULL;
     for (int64_t i = 0; i < c->d.pp; i++) {
         const dt_stage *g = &st->s[i];
-        double nd = (double)(g->n[DT_DENSE] + g->n[DT_FDENSE]);
-        double nm = (double)(g->n[DT_MOE] + g->n[DT_FMOE]);
+        double nd = (double)dt_stage_layers(g, false);
+        double nm = (double)dt_stage_layers(g, true);
         if (nd + nm > k->nd + k->nm) {
             k->nd = nd;
             k->nm = nm;
+            busy = g;
         }
     }
+    k->alt = c->alt;
+    if (c->alt != DT_KIND_FULL || m->d.index_topk > 0)
+        sv_model_kinds(c, busy, ta, k);
     double wb = dt_kv_bytes_per_weight(c);
     dt_attn_sh as;
     sv_model_gemms(c, wb, k, &as);
@@ -90,7 +158,7 @@ void sv_model_shape(const dt_ctx *c, const dt_stages *st, sv_model *k)
     }
     k->ar_bytes = h * c->ab;
     k->vocab_t = (double)m->vocab / tp;
-    k->head = (sv_gemm){.wbytes = 2.0 * k->vocab_t * h, .flops = 2.0 * k->vocab_t * h};
+    k->head = (sv_gemm){.wbytes = 2.0 * k->vocab_t * h, .flops = 2.0 * k->vocab_t * h, .wide = 2};
     k->tp = tp;
     k->pp = (double)c->d.pp;
     k->p2p_tok = c->hw->scaleup_latency_s;
@@ -125,6 +193,11 @@ void sv_model_facts(const dt_ctx *c, stack_scenario sc, sv_model *k)
                      : hw->gemm_efficiency[hw->gemm_points > 0 ? hw->gemm_points - 1 : 0];
     k->eff_top = dt_min(0.95, top * stack_pick(s->gemm_eff_max, sc, true));
     k->m_half = stack_pick(s->gemm_m_half, sc, false) * (fp8 ? 2.0 : 1.0);
+    if (k->wide) { /* parts kept in BF16: the BF16 curve */
+        k->eff_top16 = dt_min(0.95, hw->gemm_efficiency[hw->gemm_points > 0 ? hw->gemm_points - 1 : 0] *
+                                        stack_pick(s->gemm_eff_max, sc, true));
+        k->m_half16 = stack_pick(s->gemm_m_half, sc, false);
+    }
     k->eta_kv = stack_pick(s->kv_bw_eff, sc, true);
     k->attn_floor = dt_max(launch, stack_pick(s->attn_floor_s, sc, false));
     k->pre_eff = stack_pick(s->prefill_attn_eff, sc, true);
@@ -136,9 +209,17 @@ void sv_model_facts(const dt_ctx *c, stack_scenario sc, sv_model *k)
     k->host_seq = stack_pick(s->seq_host_s, sc, false);
     k->host_req = stack_pick(s->request_host_s, sc, false);
     /* a weight GEMM's floor: the launch and its weights streamed */
-    sv_gemm *g[7] = {&k->g[0], &k->g[1], &k->g[2], &k->g[3], &k->router, &k->shared, &k->head};
-    for (int i = 0; i < 7; i++)
+    sv_gemm *g[9] = {&k->g[0], &k->g[1], &k->g[2], &k->g[3], &k->router, &k->shared, &k->head,
+                     &k->ga[0], &k->ga[1]};
+    for (int i = 0, n = k->alt != DT_KIND_FULL ? 9 : 7; i < n; i++) {
         g[i]->mem = k->t0 + g[i]->wbytes / (k->bw * k->eta_w);
+        /* the router and the head (wide 2) at the BF16 peak on the
+         * compute dtype's curve, as they always ran; a part kept in BF16
+         * (1) at the BF16 peak and curve */
+        g[i]->peak = g[i]->wide ? k->peak16 : k->peak;
+        g[i]->top = g[i]->wide == 1 ? k->eff_top16 : k->eff_top;
+        g[i]->half = g[i]->wide == 1 ? k->m_half16 : k->m_half;
+    }
 }
 
 void sv_model_init(const dt_ctx *c, const dt_stages *st, stack_scenario sc, sv_model *k)

@@ -33,9 +33,14 @@
 /* ---- the step-cost model (model.c) */
 
 /* A weight GEMM of one layer on one device: bytes of weights streamed
- * and FLOPs per token; mem, its time streaming them (sv_model_facts). */
+ * and FLOPs per token; wide: BF16 math (the router and the LM head, or a
+ * part kept in BF16 under a narrower compute dtype); under a scenario's
+ * facts (sv_model_facts) mem, its time streaming the weights, and the
+ * peak and serving-shape curve (top efficiency, half point) of its math
+ * dtype. */
 typedef struct sv_gemm {
-    double wbytes, flops, mem;
+    double wbytes, flops, mem, peak, top, half;
+    int wide;
 } sv_gemm;
 
 /* What one evaluation's steps share (sv_model_init, per scenario of the
@@ -71,6 +76,24 @@ typedef struct sv_model {
      * (gamma + 1; 1 without), tokens per step E, draft cost of a step in
      * plain target decode steps (gamma x spec_draft_cost) */
     double rows, spec_e, draft;
+    /* multi-token prediction as the draft (spec.c): the model's own MTP
+     * module, a layer (MoE: mtp_moe) and the head per draft token */
+    bool mtp;
+    double mtp_moe, mtp_layers, gamma;
+    /* attention kinds (docs/serving.md, "Attention kinds"): layers of the
+     * model's second kind on the busiest stage (alt: DT_KIND_*), their
+     * projections (ga: the rest, the output), the window, Gated
+     * DeltaNet's state bytes a sequence, FLOPs per prompt token, chunk
+     * states' bytes per prompt token, its conv's element-wise bytes per
+     * token; sparse attention on the full layers: top-k keys, the
+     * indexer's key bytes per token and FLOPs per query-key pair */
+    int alt;
+    double na;
+    sv_gemm ga[2];
+    double win, lin_state, lin_fl, lin_io, lin_ew;
+    double sa_topk, idx_tok, idx_flops;
+    int wide;                   /* a GEMM of a part kept wide (sv_gemm.wide) */
+    double eff_top16, m_half16; /* the BF16 curve (parts kept wide) */
 } sv_model;
 
 /* The workload: mean prompt and output lengths, the token budget, and
