@@ -1,7 +1,7 @@
 /*
  * detailed.h - the detailed fidelity: a cost model meant to predict real
- * training and inference runs (cost/detailed/: one file per mechanism,
- * listed in cost/detailed/dt.h).
+ * training and inference runs (cost/detailed/: a folder per family and
+ * floor, drawn in cost/detailed/core/core.h).
  *
  * Inputs: model_t (LLM figures plus model.d), task_t.detailed (degrees,
  * batches, recompute, schedule, precision), point_t.system (hardware
@@ -45,23 +45,14 @@ int detailed_fp8_recipe_parse(const char *s);
  * counted for model FLOPs utilization; exposed for tests. */
 double detailed_model_flops(const model_t *m, bool causal_half);
 
-/* Megatron-style per-iteration FLOPs of Narayanan et al. 2021, eq. (3)
- * (with full recomputation): 96 B s l h^2 (1 + s/6h + V/16lh). */
-double detailed_megatron_flops(int64_t batch, int64_t seq, int64_t layers,
-                               int64_t hidden, int64_t vocab);
-
-/* Pipeline bubble fraction of 1F1B with m micro-batches on p stages and
- * v virtual stages per device: (p-1)/(v m + p - 1). */
-double detailed_bubble_fraction(int64_t p, int64_t m, int64_t v);
-
-/* Model-state bytes per device with mixed-precision Adam (Rajbhandari et
- * al. 2020): params 2, grads 2, optimizer 12 bytes per parameter, the
- * optimizer sharded over n from stage 1, grads from 2, params from 3. */
-double detailed_zero_bytes(double params, int64_t stage, int64_t n);
-
 /* Parameters of one layer's attention projections (grouped-query, or
  * multi-head latent attention when model.d.kv_lora_rank > 0). */
 double detailed_attn_params(const model_t *m);
+
+/* Layers of the model's second attention kind (sliding window or Gated
+ * DeltaNet; 0 without one): those i with (i + 1) % full_attention_interval
+ * != 0 (docs/model.md, "Attention kinds"). */
+int64_t detailed_alt_layers(const model_t *m);
 
 /* Parameters of the model: total, and per device for a task's degrees
  * (out: total, per_device). */

@@ -115,6 +115,16 @@ status_code hw_check(const hw_t *h, const char **bad)
            "idle_power_w");
     HW_BAD(isfinite(h->price_per_hour_usd) && h->price_per_hour_usd >= 0,
            "price_per_hour_usd");
+    /* kernel layer figures: 0 (not given) or within a chip's range */
+    HW_BAD(h->sm_count >= 0 && h->sm_count <= 4096, "sm_count");
+    HW_BAD(isfinite(h->clock_hz) && (h->clock_hz == 0 ||
+                                     (h->clock_hz >= 1e8 && h->clock_hz <= 1e10)),
+           "clock_hz");
+    HW_BAD(isfinite(h->l2_bytes) && h->l2_bytes >= 0 && h->l2_bytes <= 1e10, "l2_bytes");
+    HW_BAD(h->gemm_tile_m == 0 || (h->gemm_tile_m >= 16 && h->gemm_tile_m <= 1024),
+           "gemm_tile_m");
+    HW_BAD(h->gemm_tile_n == 0 || (h->gemm_tile_n >= 16 && h->gemm_tile_n <= 1024),
+           "gemm_tile_n");
 #undef HW_BAD
     return STATUS_OK;
 }

@@ -55,7 +55,7 @@ typedef struct hw_t {
     int gemm_fp8_points;
     double gemm_fp8_log10_flops[HW_EFF_POINTS];
     double gemm_fp8_efficiency[HW_EFF_POINTS];
-    /* serving (cost/detailed/serve_step.c): an FP8 GEMM's efficiency at
+    /* serving (cost/detailed/serve/step.c): an FP8 GEMM's efficiency at
      * large m from kernel sweeps, fraction of the FP8 peak (0: the FP8
      * table's top, which training runs calibrate) */
     double serve_gemm_fp8_efficiency;
@@ -89,6 +89,16 @@ typedef struct hw_t {
     double board_power_w;          /* per device, W (TDP) */
     double idle_power_w;           /* per device, W (0: a fraction of board) */
     double price_per_hour_usd;     /* per device-hour */
+    /* kernel layer (cost/kernel/): the chip's figures its closed forms
+     * take (0: not given; the kernel layer then refuses the GPU) */
+    char arch[HW_NAME_MAX];        /* architecture family: "volta", "ampere",
+                                      "ada", "hopper", "blackwell", "cdna2",
+                                      "cdna3", "cdna4" */
+    int64_t sm_count;              /* streaming multiprocessors (CUs on AMD) */
+    double clock_hz;               /* tensor clock the dense peaks are quoted at */
+    double l2_bytes;               /* last-level on-chip cache (L2; AMD: L2 + Infinity Cache not counted) */
+    int64_t gemm_tile_m;           /* CTA tile of the library GEMM, rows (0: 128) */
+    int64_t gemm_tile_n;           /* CTA tile, columns (0: 128) */
 } hw_t;
 
 /* "fp32", "tf32", "bf16", "fp16" (= bf16 peak), "fp8", "int8", "fp4";

@@ -14,8 +14,8 @@
 #include <stdlib.h>
 
 #include "../cost/eval.h"
-#include "../driver/load.h"
-#include "../driver/report.h"
+#include "../driver/load/load.h"
+#include "../driver/query/report.h"
 #include "fuzz_util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -12,8 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../driver/best.h"
-#include "../driver/pointfile.h"
+#include "../driver/query/best.h"
+#include "../driver/query/pointfile.h"
 #include "fuzz_util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../driver/spec.h"
+#include "../driver/sweep/spec_load.h"
 #include "../worker/output.h"
 #include "../worker/space.h"
 #include "fuzz_util.h"

@@ -1,10 +1,10 @@
-"""validate_dlrm.py - the DLRM rows of validate.py (imported by it).
+"""validate_dlrm.py - the DLRM rows of validate.py and calibrate.py.
 
 A file is a DLRM file when its header has the columns `tables`,
 `rows_per_table`, `emb_dim`, `pooling`, `bot_mlp`, `top_mlp` and
-`interaction` (schema: ../shared/reference/measured/calibration_v3.md,
-"DLRM file"). Every row becomes a `fidelity = "detailed"` point with the
-model written out (per-table rows and pooling as lists), the system
+`interaction` (schema: docs/validation.md, "DLRM file"). Every row
+becomes a `fidelity = "detailed"` point with the model written out
+(per-table rows and pooling as lists), the system
 (hardware, devices, devices per node, NIC), the row's stack and a task of
 dp = gpus, emb_sharding = "auto" (the planner), and what the row states
 about its embeddings:
@@ -22,17 +22,31 @@ about its embeddings:
     notes -> M Gb/s per GPU when the notes call the fabric rail-optimized
     (one rail link per GPU), else N x M / gpus_per_node Gb/s per GPU (no
     such note: the hardware's).
-Nothing is keyed on point_id or source_short. The comparison is over
-samples/s (measured_samples_per_s); the band comes from the stack's
-ranges (iteration_time_hi_s gives the low end of samples/s).
+The GPU is read from the hardware catalogue (name or alias), the stack
+from the row's `stack` column (measured.Context). Nothing is keyed on
+point_id or source_short. The comparison is over samples/s
+(measured_samples_per_s); the band comes from the stack's ranges
+(iteration_time_hi_s gives the low end of samples/s).
 """
 import re
+import statistics as st
 
+NAME = "dlrm"
+OBJECTIVES = ("measured_samples_per_s",)
+WORKLOAD = ("global_batch",)
 DLRM_COLUMNS = {"tables", "rows_per_table", "emb_dim", "pooling", "bot_mlp", "top_mlp",
                 "interaction"}
-GPUS = {"a100-40g", "a100-80g", "h100-sxm-80g", "h100-96g-500w", "v100-32g",
-        "h200", "b200", "gb200-nvl72", "mi300x"}
-PRECISION = {"amp": "fp16", "fp16": "fp16", "bf16": "bf16", "tf32": "tf32", "fp32": "fp32"}
+# the file's precision column: "amp" is its name for FP16 mixed precision
+# (calibration_v3.md, DLRM file); other names pass to the tool as they are
+PRECISION_NAMES = {"amp": "fp16"}
+
+
+class Unmappable(ValueError):
+    pass
+
+
+def is_schema(fieldnames):
+    return is_dlrm(fieldnames)
 
 
 def is_dlrm(fieldnames):
@@ -53,11 +67,25 @@ def _list(vals):
     return "[" + ", ".join(str(v) for v in vals) + "]"
 
 
-def point_text(row, used, unmappable):
+def measured(row):
+    v = (row.get("measured_samples_per_s") or "").strip()
+    return {"measured_samples_per_s": float(v)} if v else {}
+
+
+def predicted(r, res):
+    gb = res.get("global_batch") or int(r.cols["global_batch"])
+    return {"measured_samples_per_s": gb / res["iteration_time_s"]}
+
+
+def prepare(r, ctx):
+    """The point text of measured.Row r; sets its stack and hardware."""
+    r.stack = ctx.column_stack(r.cols, r.used)
+    r.hw = ctx.gpu(r.cols.get("gpu"))
+    return point_text(r.cols, r.used, Unmappable, r.hw, r.stack)
+
+
+def point_text(row, used, unmappable, gpu, stack):
     """The point file of one DLRM row; raises unmappable(reason)."""
-    gpu = (row.get("gpu") or "").strip()
-    if gpu not in GPUS:
-        raise unmappable(f"unknown gpu {gpu!r}")
     try:
         tables = int(row["tables"])
         rows = _ints(row["rows_per_table"], "rows_per_table")
@@ -75,8 +103,7 @@ def point_text(row, used, unmappable):
     if inter not in ("dot", "dcnv2"):
         raise unmappable(f"unknown interaction {inter!r}")
     prec_text = (row.get("precision") or "").strip() or "amp"
-    if prec_text not in PRECISION:
-        raise unmappable(f"unknown precision {prec_text!r}")
+    prec = PRECISION_NAMES.get(prec_text, prec_text)
     notes = row.get("notes") or ""
     sharding = row.get("emb_sharding") or ""
     if "Adagrad" in notes:
@@ -96,10 +123,6 @@ def point_text(row, used, unmappable):
         thr = float(m.group(1)) * 1e9
     per_node = (row.get("gpus_per_node") or "").strip()
     nic = (row.get("nic_gbps_per_gpu") or "").strip()
-    stack = (row.get("stack") or "").strip()
-    if not stack:
-        stack = "unknown"
-        used.append("stack=unknown")
     rows_text = str(rows[0]) if len(rows) == 1 else _list(rows)
     pool_text = str(pool[0]) if len(pool) == 1 else _list(pool)
     model = [
@@ -136,7 +159,7 @@ def point_text(row, used, unmappable):
         used.append("nic=hardware's")
     system.append("};")
     task = ["task = {", '  type = "pretrain";', f"  dp = {gpus}; global_batch = {gb};",
-            f'  precision = "{PRECISION[prec_text]}";',
+            f'  precision = "{prec}";',
             f'  emb_sharding = "auto"; emb_optimizer = "{opt}";']
     if hybrid:
         task.append("  emb_hybrid = true;")
@@ -152,51 +175,40 @@ def point_text(row, used, unmappable):
                      task) + "\n"
 
 
-def measured_of(row):
-    return float(row["measured_samples_per_s"])
-
-
-def evaluate(rows, run_point, unmappable, pct, report_failures):
+def report(rows, results, pct, report_failures):
     """Prints per row predicted and measured samples/s and the band, then
-    the summary lines; returns (errors_ab, failed_ab, all_errors)."""
-    import statistics as st
+    the summary lines; returns (errors_ab, failed_ab)."""
+    import measured as ms
     errors, errors_ab, failures = [], [], []
     inside, widths = 0, []
     by_source = {}
     print(f"{'point':<30} {'rel':>3} {'predicted/s':>12} {'measured/s':>12} {'error':>8} "
           f"{'band_lo/s':>12} {'band_hi/s':>12} in  placement  defaults")
-    for n, row in enumerate(rows, 1):
-        pid = row.get("point_id", f"row{n}")
-        rel = (row.get("reliability") or "").strip() or "?"
-        used = []
-        try:
-            measured = measured_of(row)
-            text = point_text(row, used, unmappable)
-        except (unmappable, KeyError, ValueError, TypeError) as e:
-            failures.append((pid, rel, f"unmappable: {e}"))
+    for r in rows:
+        res = results.get(r.index)
+        why = r.why or ms.failure(res)
+        if why:
+            failures.append((r.pid, r.rel, why))
             continue
-        res, why = run_point(pid, text)
-        if res is None:
-            failures.append((pid, rel, why))
-            continue
+        measured_v = r.measured["measured_samples_per_s"]
         it = res["iteration_time_s"]
-        gb = res.get("global_batch") or int(row["global_batch"])
+        gb = res.get("global_batch") or int(r.cols["global_batch"])
         pred = gb / it
         lo = gb / (res.get("iteration_time_hi_s") or it)
         hi = gb / (res.get("iteration_time_lo_s") or it)
-        err = pred / measured - 1.0
+        err = pred / measured_v - 1.0
         errors.append(abs(err))
-        ok = lo <= measured <= hi
-        if rel in ("A", "B"):
+        ok = lo <= measured_v <= hi
+        if r.ab:
             errors_ab.append(abs(err))
             inside += ok
             widths.append((hi - lo) / pred)
-            by_source.setdefault(row.get("source_short", "?"), []).append(abs(err))
+            by_source.setdefault(r.source, []).append(abs(err))
         place = (f"dp{res.get('emb_dp_tables', 0)}/t{res.get('emb_whole_tables', 0)}"
                  f"/r{res.get('emb_split_tables', 0)}")
-        print(f"{pid:<30} {rel:>3} {pred:12.4g} {measured:12.4g} {100 * err:+7.1f}% "
+        print(f"{r.pid:<30} {r.rel:>3} {pred:12.4g} {measured_v:12.4g} {100 * err:+7.1f}% "
               f"{lo:12.4g} {hi:12.4g} {'yes' if ok else 'no ':<3} {place:<10} "
-              f"{','.join(used) if used else '-'}")
+              f"{','.join(r.used) if r.used else '-'}")
     failed_ab = report_failures(failures, len(rows))
     for src, errs in sorted(by_source.items()):
         print(f"validate: source {src}: {len(errs)} rows, median |err| "

@@ -4,7 +4,7 @@
 usage: tests/parity_convert.py PARITY.json OUTDIR
 
 For every case of PARITY.json (outputs of the MAD-Max reference, see
-../shared/reference/README.md) this writes the case's model, system and
+docs/model.md, "Parity") this writes the case's model, system and
 task JSON files, converts them with the real scripts/madmax2cfg.py command
 line into OUTDIR/CASE.cfg, and writes the reference's figures, renamed to
 madsweep's result names, into OUTDIR/CASE.expected (libconfig). The case

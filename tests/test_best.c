@@ -32,7 +32,7 @@
 #include <string.h>
 
 #include "../worker/output.h"
-#include "sweep.h"
+#include "../driver/sweep/sweep.h"
 #include "unit.h"
 
 static char g_det[600], g_mad[600], g_twin[600];

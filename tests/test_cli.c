@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd.h"
-#include "load.h"
-#include "trace.h"
+#include "../driver/cli/cmd.h"
+#include "../driver/load/load.h"
+#include "../driver/query/trace_json.h"
 #include "unit.h"
 
 static const char *point_path(const char *name, char *buf, size_t size)
@@ -154,7 +154,7 @@ static void test_trace_cap(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(f);
     int64_t dropped = -1, all = -1;
     status_code st = STATUS_OK;
-    CU_ASSERT_EQUAL(trace_write_detailed(f, &p, 1.0, "cap", 10, &dropped, &st), 0);
+    CU_ASSERT_EQUAL(trace_json_detailed(f, &p, 1.0, "cap", 10, &dropped, &st), 0);
     fclose(f);
     CU_ASSERT(dropped > 0);
     size_t capped = len;
@@ -163,7 +163,7 @@ static void test_trace_cap(void)
     free(buf);
     f = open_memstream(&buf, &len);
     CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-    CU_ASSERT_EQUAL(trace_write_detailed(f, &p, 1.0, "cap", TRACE_MAX_EVENTS, &all, &st), 0);
+    CU_ASSERT_EQUAL(trace_json_detailed(f, &p, 1.0, "cap", TRACE_JSON_MAX_EVENTS, &all, &st), 0);
     fclose(f);
     CU_ASSERT_EQUAL(all, 0);
     CU_ASSERT(len > capped);

@@ -39,9 +39,9 @@
 
 #include "../cost/bound.h"
 #include "../worker/output.h"
-#include "load.h"
-#include "spec.h"
-#include "sweep.h"
+#include "../driver/load/load.h"
+#include "../driver/sweep/spec_load.h"
+#include "../driver/sweep/sweep.h"
 #include "unit.h"
 
 static char g_file[600];

@@ -34,7 +34,7 @@
 #include "../worker/output.h"
 #include "../worker/results.h"
 #include "h5read.h"
-#include "sweep.h"
+#include "../driver/sweep/sweep.h"
 #include "unit.h"
 
 static const char *const corrupt_spec =

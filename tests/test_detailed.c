@@ -11,8 +11,10 @@
 #include <string.h>
 
 #include "../cost/detailed.h"
-#include "../cost/detailed/dt.h"
-#include "../driver/load.h"
+#include "../cost/detailed/dlrm/dlrm.h"
+#include "../cost/detailed/llm/llm.h"
+#include "../driver/load/load.h"
+#include "oracle.h"
 #include "unit.h"
 
 /* A GPT-3-like model without position table, ffn = 4h, MHA. */
@@ -43,7 +45,7 @@ static void test_megatron_flops(void)
      * 1.546683e16 FLOPs. At the paper's 137 TFLOP/s on 32 GPUs that is
      * 1.5467e16 / (32 * 137e12) = 3.528 s, the iteration time of the
      * calibration row NAR21-T1-01. */
-    double f = detailed_megatron_flops(512, 2048, 24, 2304, 51200);
+    double f = oracle_megatron_flops(512, 2048, 24, 2304, 51200);
     double bracket = 1.0 + 2048.0 / 13824.0 + 51200.0 / 884736.0;
     UNIT_ASSERT_CLOSE(f, 12824703626379264.0 * bracket, 1e-12);
     UNIT_ASSERT_CLOSE(f / (32 * 137e12), 3.528, 1e-3);
@@ -58,16 +60,25 @@ static void test_megatron_flops(void)
     UNIT_ASSERT_CLOSE(3.0 * fwd, mf, 1e-12);
     /* eq. (3) = 4/3 of it when V/16lh replaces V/12lh: check at V = 0 */
     model_t m0 = gpt(24, 2304, 24, 2048, 0);
-    UNIT_ASSERT_CLOSE(detailed_megatron_flops(1, 2048, 24, 2304, 0),
+    UNIT_ASSERT_CLOSE(oracle_megatron_flops(1, 2048, 24, 2304, 0),
                       4.0 * detailed_model_flops(&m0, false), 1e-12);
 }
 
 static void test_bubble(void)
 {
     /* 1F1B: (p-1)/(m+p-1); p 8, m 24: 7/31. Interleaved v 2: 7/55. */
-    UNIT_ASSERT_CLOSE(detailed_bubble_fraction(8, 24, 1), 7.0 / 31.0, 1e-15);
-    UNIT_ASSERT_CLOSE(detailed_bubble_fraction(8, 24, 2), 7.0 / 55.0, 1e-15);
-    UNIT_ASSERT_CLOSE(detailed_bubble_fraction(1, 24, 1), 0.0, 1e-15);
+    UNIT_ASSERT_CLOSE(oracle_bubble_fraction(8, 24, 1), 7.0 / 31.0, 1e-15);
+    UNIT_ASSERT_CLOSE(oracle_bubble_fraction(8, 24, 2), 7.0 / 55.0, 1e-15);
+    UNIT_ASSERT_CLOSE(oracle_bubble_fraction(1, 24, 1), 0.0, 1e-15);
+    /* the fidelity's closed-form schedule (llm/pipeline.c) on p uniform
+     * stages of time T: its idle share is the oracle's fraction */
+    static const int64_t pmv[3][3] = {{8, 24, 1}, {8, 24, 2}, {4, 7, 3}};
+    for (int i = 0; i < 3; i++) {
+        double p = (double)pmv[i][0], m = (double)pmv[i][1], v = (double)pmv[i][2], T = 0.5;
+        double t = dt_pipe_schedule_time(T, p * T, m, v);
+        UNIT_ASSERT_CLOSE((t - m * T) / t, oracle_bubble_fraction(pmv[i][0], pmv[i][1],
+                                                                  pmv[i][2]), 1e-14);
+    }
 }
 
 static void test_zero_memory(void)
@@ -77,10 +88,10 @@ static void test_zero_memory(void)
      * = 31.4 GB; Pos+g 2Psi + 14Psi/N = 16.6 GB; Pos+g+p 16Psi/N
      * = 1.875 GB. */
     double psi = 7.5e9;
-    UNIT_ASSERT_CLOSE(detailed_zero_bytes(psi, 0, 64), 120e9, 1e-12);
-    UNIT_ASSERT_CLOSE(detailed_zero_bytes(psi, 1, 64), 30e9 + 90e9 / 64, 1e-12);
-    UNIT_ASSERT_CLOSE(detailed_zero_bytes(psi, 2, 64), 15e9 + 105e9 / 64, 1e-12);
-    UNIT_ASSERT_CLOSE(detailed_zero_bytes(psi, 3, 64), 1.875e9, 1e-12);
+    UNIT_ASSERT_CLOSE(oracle_zero_bytes(psi, 0, 64), 120e9, 1e-12);
+    UNIT_ASSERT_CLOSE(oracle_zero_bytes(psi, 1, 64), 30e9 + 90e9 / 64, 1e-12);
+    UNIT_ASSERT_CLOSE(oracle_zero_bytes(psi, 2, 64), 15e9 + 105e9 / 64, 1e-12);
+    UNIT_ASSERT_CLOSE(oracle_zero_bytes(psi, 3, 64), 1.875e9, 1e-12);
 }
 
 static void test_ring_allreduce(void)
@@ -318,7 +329,7 @@ static void test_eval_memory_per_stage(void)
         double work = z == 3 ? 6.0 * 12.0 * 1024.0 * 1024.0 : 0.0;
         UNIT_ASSERT_CLOSE(r.mem_weights_bytes_per_device + r.mem_grads_bytes_per_device +
                               r.mem_optimizer_bytes_per_device,
-                          detailed_zero_bytes(dev, z, 8) + work, 1e-12);
+                          oracle_zero_bytes(dev, z, 8) + work, 1e-12);
         CU_ASSERT(r.iteration_time_s > 0);
         CU_ASSERT(r.mfu > 0 && r.mfu < 1);
     }
@@ -415,7 +426,7 @@ static void test_eval_pipeline(void)
     CU_ASSERT(r2.iteration_time_s < r1.iteration_time_s);
 }
 
-/* vpp = "auto" (fidelity.c dt_pick_vpp): the fastest of the interleavings
+/* vpp = "auto" (train/tune.c dt_tune_vpp): the fastest of the interleavings
  * the split allows, each evaluated on its own (8 layers on pp 4: vpp 1
  * or 2, as 3 chunks per stage would leave a chunk without a layer), and
  * vpp 1 without a pipeline or with GPipe. */
@@ -895,7 +906,7 @@ static void test_dlrm_eval(void)
     UNIT_ASSERT_CLOSE(r.mem_grads_bytes_per_device, 602, 1e-15);
     UNIT_ASSERT_CLOSE(r.mem_optimizer_bytes_per_device, 12 * 301 + 8000, 1e-15);
     /* embeddings in training, priced per table as the planner prices
-     * one (emb.c dt_emb_work): gathers of 20480 rows of 64 bytes, each
+     * one (emb.c emb_work): gathers of 20480 rows of 64 bytes, each
      * paying a 64-byte burst (2 x 64 bytes), and 2048 pooled writes x
      * 64; then the pooled gradients read (2048 x 64), scattered per
      * lookup (20480 x 64, with the burst), and the fused update reading
@@ -976,7 +987,7 @@ static void test_dlrm_eval(void)
     engine_free(&e);
 }
 
-/* The per-table planner (emb_sharding "auto", cost/detailed/emb.c) and
+/* The per-table planner (emb_sharding "auto", cost/detailed/dlrm/emb_plan.c) and
  * the DCNv2 cross network. */
 static void test_dlrm_planner(void)
 {
@@ -1052,7 +1063,7 @@ static void test_dlrm_planner(void)
     p.model.d.n_tables = 5;
     CU_ASSERT_EQUAL(eval_check(&p, NULL), STATUS_INVALID_VALUE);
     /* a listed table's rows from 1 to DT_MAX_BATCH (2^40), its pooling
-     * from 1: each edge of dt_check_dlrm's branch-free pass, on the last
+     * from 1: each edge of rules.c dt_rules_dlrm's branch-free pass, on the last
      * table and on the first */
     p.model.d.n_tables = 6;
     static const struct {
@@ -1150,7 +1161,7 @@ static void test_dlrm_hier(void)
     engine_free(&e);
 }
 
-/* A replicated table in training (emb.c's planner, one table under the
+/* A replicated table in training (dlrm/emb_plan.c's planner, one table under the
  * data-parallel threshold on 4 devices of a node): each device gathers
  * its own b*L lookups, writes its pooled vectors, reads their gradients
  * and scatters them per lookup; after the all-reduce of the rows'
@@ -1167,7 +1178,7 @@ static void test_dlrm_replicated_update(void)
     m->tables = 1;
     const double R = 1000, L = 10, D = 16, eb = 4, cb = 4, S = 2; /* S: state values */
     const double B = 1024, n = 4, b = B / n;
-    dt_emb_in in;
+    emb_in in;
     memset(&in, 0, sizeof in);
     in.m = m;
     in.hw = &p.system.hw;
@@ -1183,8 +1194,8 @@ static void test_dlrm_replicated_update(void)
     in.cap = 1e12;
     in.mean_pool = L;
     in.train = true;
-    dt_emb_plan pl;
-    dt_emb_plan_run(&in, &pl);
+    emb_plan pl;
+    emb_plan_run(&in, &pl);
     CU_ASSERT_EQUAL(pl.n_dp, 1);
     double mem = hw_mem_time(&p.system.hw, 1.0), row = D * eb;
     double gs = mem * (row + 64.0) / row, gs_grad = mem * (D * cb + 64.0) / (D * cb);
@@ -1197,7 +1208,7 @@ static void test_dlrm_replicated_update(void)
     UNIT_ASSERT_CLOSE(pl.grad_bytes, touched * D * cb, 1e-12);
     /* inference: the lookups alone */
     in.train = false;
-    dt_emb_plan_run(&in, &pl);
+    emb_plan_run(&in, &pl);
     UNIT_ASSERT_CLOSE(pl.work_s, fwd, 1e-12);
 }
 

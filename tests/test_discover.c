@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "load.h"
-#include "spec.h"
+#include "../driver/load/load.h"
+#include "../driver/sweep/spec_load.h"
 #include "unit.h"
 
 #define CLI(r, ...)                                                            \

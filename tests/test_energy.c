@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "../cost/energy.h"
-#include "load.h"
+#include "../driver/load/load.h"
 #include "unit.h"
 
 static void test_energy_formula(void)

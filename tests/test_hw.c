@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "../cost/detailed.h"
-#include "../driver/load.h"
+#include "../driver/load/load.h"
 #include "unit.h"
 
 /* unit_tidy_hw with FP8 200 and FP4 400 TFLOP/s, FP8 table (9, 0.1)

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "../cost/detailed.h"
-#include "../driver/load.h"
+#include "../driver/load/load.h"
 #include "unit.h"
 
 /* A model card's parameter count, as printed (billions, to its last
@@ -67,7 +67,7 @@ static void test_catalogue(void)
     int seen[sizeof cards / sizeof cards[0]] = {0};
     for (int i = 0; i < config_setting_length(list); i++) {
         model_t m;
-        int rc = load_dmodel(config_setting_get_elem(list, (unsigned)i), &m, &err);
+        int rc = load_model_detailed(config_setting_get_elem(list, (unsigned)i), &m, &err);
         if (rc)
             fprintf(stderr, "%s\n", err.text);
         CU_ASSERT_EQUAL_FATAL(rc, 0);

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "../cost/detailed.h"
-#include "load.h"
+#include "../driver/load/load.h"
 #include "unit.h"
 
 static int point_text(const char *name, const char *text, point_t *p, load_err *err)

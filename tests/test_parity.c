@@ -1,10 +1,10 @@
 /*
  * test_parity.c - madsweep against the MAD-Max reference implementation.
  *
- * Reference values: tests/data/parity-sample.json, copied from
- * ../shared/reference/madmax/parity-sample.json (outputs of the public
- * MAD-Max code, tasks/llm_tasks_preoptimized.py and tasks/dlrm_tasks.py,
- * on 72 model/system/task triples). parity_convert.py turned each case
+ * Reference values: tests/data/parity-sample.json (outputs of the public
+ * MAD-Max code, samhsia/MADMax: tasks/llm_tasks_preoptimized.py and
+ * tasks/dlrm_tasks.py, on 72 model/system/task triples).
+ * parity_convert.py turned each case
  * into a point with scripts/madmax2cfg.py and an .expected file; here each
  * point is loaded and evaluated in-process and every figure must match
  * within 1e-6 relative (1e-12 s absolute near zero), as issue 2 requires.
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "load.h"
+#include "../driver/load/load.h"
 #include "unit.h"
 
 static const char *parity_dir(void)

@@ -31,8 +31,8 @@
 
 #include "../worker/output.h"
 #include "../worker/space.h"
-#include "spec.h"
-#include "sweep.h"
+#include "../driver/sweep/spec_load.h"
+#include "../driver/sweep/sweep.h"
 #include "unit.h"
 
 static char g_dir[600], g_files[2][600], g_specs[2][600];

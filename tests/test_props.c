@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "../cost/detailed.h"
-#include "../driver/load.h"
+#include "../driver/load/load.h"
 #include "unit.h"
 
 /* xorshift64*: deterministic, good enough to spread cases */

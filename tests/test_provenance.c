@@ -26,7 +26,7 @@
 #include "../worker/provenance.h"
 #include "../worker/sha256.h"
 #include "h5read.h"
-#include "sources.h"
+#include "../driver/sweep/sources_collect.h"
 #include "unit.h"
 
 static const char *const prov_spec =

@@ -13,10 +13,10 @@
 
 #include "../worker/claim.h"
 #include "../worker/digest.h"
-#include "launch.h"
-#include "lint.h"
-#include "load.h"
-#include "report.h"
+#include "../driver/cli/launch.h"
+#include "../driver/load/lint.h"
+#include "../driver/load/load.h"
+#include "../driver/query/report.h"
 #include "unit.h"
 
 /* ------------------------------------------------------------ launch */

@@ -16,7 +16,7 @@
 
 #include "../cost/autoplan.h"
 #include "../worker/space.h"
-#include "spec.h"
+#include "../driver/sweep/spec_load.h"
 #include "unit.h"
 
 static const char *const small_spec =

@@ -8,7 +8,7 @@
  */
 #include <string.h>
 
-#include "suggest.h"
+#include "../driver/suggest.h"
 #include "unit.h"
 
 static void test_distance(void)

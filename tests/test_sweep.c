@@ -20,8 +20,8 @@
 #include "../worker/chunks.h"
 #include "../worker/output.h"
 #include "../worker/space.h"
-#include "spec.h"
-#include "sweep.h"
+#include "../driver/sweep/spec_load.h"
+#include "../driver/sweep/sweep.h"
 #include "unit.h"
 
 static int g_rank, g_size;

@@ -27,8 +27,8 @@
 #include "../cost/detailed.h"
 #include "../worker/output.h"
 #include "../worker/space.h"
-#include "spec.h"
-#include "sweep.h"
+#include "../driver/sweep/spec_load.h"
+#include "../driver/sweep/sweep.h"
 #include "unit.h"
 
 static int g_rank, g_size;

@@ -26,8 +26,8 @@
 #include <string.h>
 
 #include "../worker/output.h"
-#include "best.h"
-#include "sweep.h"
+#include "../driver/query/best.h"
+#include "../driver/sweep/sweep.h"
 #include "unit.h"
 
 static int g_rank, g_size;

@@ -17,8 +17,8 @@
 
 #include "../worker/results.h"
 #include "../worker/space.h"
-#include "cmd.h"
-#include "spec.h"
+#include "../driver/cli/cmd.h"
+#include "../driver/sweep/spec_load.h"
 
 int unit_close(double a, double b, double rel, double abs)
 {
@@ -122,6 +122,29 @@ const char *unit_write_file(const char *name, const char *text, char *path,
     if (fclose(f) != 0)
         return NULL;
     return path;
+}
+
+result_t unit_eval(const point_t *p)
+{
+    engine e;
+    engine_init(&e, false);
+    result_t r;
+    CU_ASSERT_EQUAL(eval_point(p, &e, &r, NULL), STATUS_OK);
+    engine_free(&e);
+    return r;
+}
+
+point_t unit_point(const char *name)
+{
+    point_t p;
+    load_err err;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/points/%s", unit_configs(), name);
+    int rc = load_point(path, unit_configs(), &p, &err);
+    if (rc != 0)
+        fprintf(stderr, "%s\n", err.text);
+    CU_ASSERT_FATAL(rc == 0);
+    return p;
 }
 
 const char *unit_configs(void)

@@ -18,7 +18,7 @@
  * past the committed count are rewritten by --resume (never cut off:
  * shrinking /results could rewrite a stale chunk over newer rows).
  * Every table carries its digest (output.h), which --resume checks
- * before it restores a checkpoint (driver/sweep.c). The finished file
+ * before it restores a checkpoint (driver/sweep/sweep.c). The finished file
  * holds /groups (one row per group: the group's key values, points
  * evaluated, per status code, kept) and no /keep, which is removed only
  * after the file is marked complete (kept_drop): a kill while finishing

@@ -540,6 +540,8 @@ static const struct output_rows_unit_row {
     {"prefill_pp", "pipeline stages of a prefill replica (0: colocated)"},
     {"prefill_devices_given", "devices (0: \"auto\", rate-matched, or colocated)"},
     {"decode_tokens", "tokens"},
+    {"max_seqs", "sequences per attention rank (0: the stack's)"},
+    {"token_budget", "tokens per step (0: the stack's)"},
     {"tp", "devices (tensor-parallel degree)"},
     {"pp", "stages (pipeline-parallel degree)"},
     {"dp", "replicas (data-parallel degree)"},

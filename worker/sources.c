@@ -1,7 +1,7 @@
 /*
  * sources.c (worker) - what a list of source files owns, lookup by name,
  * and reading a whole file (see worker/sources.h); the collection from a
- * loaded spec is driver/sources.c.
+ * loaded spec is driver/sweep/sources_collect.c.
  */
 #include "sources.h"
 

@@ -2,7 +2,7 @@
  * sources.h (worker) - the files a sweep spec was read from, as plain
  * data: what the provenance of a sweep file stores and --resume compares
  * (worker/provenance.h). Collecting them from a loaded spec is the
- * driver's job (driver/sources.h, sources_collect); no libconfig here.
+ * driver's job (driver/sweep/sources_collect.h); no libconfig here.
  *
  * Each entry has its whole text and SHA-256. Names are relative to the
  * catalogue directory when the file lies under it ("hardware.cfg"), else

@@ -1,6 +1,6 @@
 /*
  * spec.c (worker) - what a loaded sweep spec owns and how its strategies
- * read (see worker/spec.h); the loader is driver/spec.c.
+ * read (see worker/spec.h); the loader is driver/sweep/spec_load.c.
  */
 #include "spec.h"
 

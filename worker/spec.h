@@ -2,7 +2,7 @@
  * spec.h (worker) - a loaded sweep specification as plain data: the axis
  * values of a design space, what the space, the worker loop and the
  * output file read. Loading it from libconfig is the driver's job
- * (driver/spec.h documents the file format and declares spec_load()).
+ * (driver/sweep/spec_load.h documents the file format and declares spec_load()).
  * No libconfig, MPI or HDF5 here; the spec owns its arrays (spec_free).
  */
 #ifndef MADSWEEP_WORKER_SPEC_H
@@ -22,7 +22,7 @@
 #define SPEC_MAX_CHUNKS (INT64_C(1) << 22)
 #define SPEC_CHUNK_MAX (INT64_C(1) << 20) /* rows buffered per rank */
 
-/* What a sweep keeps of its points (spec key `keep`, driver/spec.h):
+/* What a sweep keeps of its points (spec key `keep`, driver/sweep/spec_load.h):
  * every row (SPEC_KEEP_ALL), the rows with status ok (SPEC_KEEP_FEASIBLE),
  * the `top` best points by one figure per group (SPEC_KEEP_TOP), or the
  * Pareto frontier over 2..SPEC_KEEP_FIGS figures per group
@@ -83,6 +83,10 @@ typedef struct spec_task {
      * axis; TASK_CONC_MAX, TASK_CONC_SLA) and the SLA (0: none) */
     int64_t concurrency;
     double ttft_max_s, tpot_max_s;
+    /* detailed inference: the engine as launched (task.h: max_seqs,
+     * token_budget; 0 the stack's), the client's rounds, the front end */
+    int64_t max_seqs, token_budget, rounds;
+    int front_end;
     /* detailed inference: a disaggregated prefill pool (`prefill = {
      * ... }`; prefill.on false: colocated). prefill_hw: the group names
      * its hardware (prefill.system derived at load); else each point's

@@ -7,7 +7,7 @@
  * id, so the winners do not depend on how the points were split over
  * ranks, chunks or runs (a merge of winners is associative, commutative
  * and idempotent). The tables are printed by the driver
- * (driver/summary.h), which re-evaluates each winner from its id.
+ * (driver/sweep/summary.h), which re-evaluates each winner from its id.
  */
 #ifndef MADSWEEP_WINNERS_H
 #define MADSWEEP_WINNERS_H

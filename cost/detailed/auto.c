@@ -11,7 +11,9 @@
  * for it (tests/test_space.c checks both against a candidate-by-candidate
  * pass), so a sweep's ids are dense and /skipped counts what it skipped.
  */
-#include "dt.h"
+#include "top.h"
+
+#include "llm/llm.h"
 
 #include <string.h>
 
@@ -26,7 +28,7 @@
  * stack's uneven split; cp in {1,2,...,32}, beyond 2 only where each rank
  * keeps at least DT_AUTO_CP_TOKENS tokens; ep in {1,8}. Options
  * (innermost first): vpp 1 or "auto" (the fastest interleaving that
- * fits, as a point's vpp = "auto": fidelity.c), zero in {0,1,2,3}, recompute in
+ * fits, as a point's vpp = "auto": train/tune.c), zero in {0,1,2,3}, recompute in
  * {none, selective, full}, micro-batch in {1,2,4}, layout in
  * {tp-cp-dp-pp, tp-cp-pp-dp}, DP/FSDP overlap on or off, sequence
  * parallelism on or off (with tp > 1), and the schedule 1F1B or GPipe;
@@ -69,7 +71,7 @@ static const int64_t dt_auto_ep[] = {1, 8};
 
 /* DLRM candidates follow the transformer options: data-parallel MLPs
  * over all devices with the embeddings placed per table by the planner
- * (emb.c), or table-wise, row-wise or column-wise. */
+ * (dlrm/emb_plan.c), or table-wise, row-wise or column-wise. */
 #define DT_AUTO_DLRM 4
 
 /* Transformer options of one degree tuple: 2 x 4 x 3 x 3 x 2 x 2 x 2 x 2
@@ -159,7 +161,7 @@ static int dt_auto_layout_tcpd(void)
 {
     for (int code = 0; code < 24; code++) {
         int o[4];
-        dt_perm(code, o);
+        dt_layout_order(code, o);
         if (o[0] == DT_TP && o[1] == DT_CP && o[2] == DT_PP && o[3] == DT_DP)
             return code == 0 ? 0 : code + 1;
     }
@@ -208,25 +210,6 @@ static bool dt_auto_decode(int64_t i, bool inference, task_detailed_t *t)
                       !t->overlap_dp_comm || g.mb != 0))
         return false;
     return true;
-}
-
-/* The fidelity's shape rules for transformer degrees (those dt_run_llm
- * reports as infeasible:shape): tp divides the heads, cp the sequence,
- * ep the experts, and the pp x vpp chunks fit the layers under the
- * stack's stage split. p holds the candidate's degrees. */
-static bool dt_auto_shape_ok(const point_t *p)
-{
-    dt_ctx c;
-    stack_desc ideal;
-    dt_memo memo;
-    dt_ctx_init(&c, p, &ideal, &memo);
-    const model_t *m = c.m;
-    if (m->heads % c.d.tp != 0 || m->seq_len % c.d.cp != 0 ||
-        (m->d.experts > 0 && m->d.experts % c.d.ep))
-        return false;
-    dt_split sp;
-    dt_split_init(&c, &sp);
-    return dt_split_ok(&c, &sp) && c.d.pp <= DT_MAX_STAGES;
 }
 
 status_code dt_auto_apply(point_t *p, int64_t i, int64_t global_batch)
@@ -292,7 +275,7 @@ status_code dt_auto_apply(point_t *p, int64_t i, int64_t global_batch)
     t->micro_batch = inference ? 1 : c.micro_batch;
     t->global_batch = global_batch;
     t->grad_accum = 1;
-    if (!dt_auto_shape_ok(p) || !dt_auto_cp_ok(p->model.seq_len, c.cp) ||
+    if (!dt_setup_shape_ok(p) || !dt_auto_cp_ok(p->model.seq_len, c.cp) ||
         (c.pp > 1 && p->model.layers < DT_AUTO_STAGE_LAYERS * c.pp))
         return STATUS_INFEASIBLE_SHAPE;
     int64_t mb = inference ? global_batch / dp : c.micro_batch;
@@ -385,7 +368,9 @@ void detailed_auto_shape_of(const point_t *p, detailed_auto_shape *sh)
     q.task = p->task;
     task_detailed_t *t = &q.task.detailed;
     for (int a = 0; a < DT_N(dt_auto_tp); a++)
-        sh->tp_ok[a] = m->heads > 0 && m->heads % dt_auto_tp[a] == 0;
+        sh->tp_ok[a] = m->heads > 0 && m->heads % dt_auto_tp[a] == 0 &&
+                       (m->d.linear_value_heads <= 0 ||
+                        m->d.linear_key_heads % dt_auto_tp[a] == 0); /* setup.c's rule */
     for (int a = 0; a < DT_N(dt_auto_cp); a++)
         sh->cp_ok[a] = dt_auto_cp_ok(m->seq_len, dt_auto_cp[a]);
     for (int a = 0; a < DT_N(dt_auto_ep); a++)
@@ -397,7 +382,7 @@ void detailed_auto_shape_of(const point_t *p, detailed_auto_shape *sh)
         t->tp = t->cp = t->ep = t->dp = t->vpp = 1;
         t->pp = dt_auto_pp[a];
         t->micro_batch = t->global_batch = t->grad_accum = 1;
-        sh->split_ok[a] = dt_auto_shape_ok(&q) &&
+        sh->split_ok[a] = dt_setup_shape_ok(&q) &&
                           (a == 0 || m->layers >= DT_AUTO_STAGE_LAYERS * t->pp);
     }
 }
