@@ -103,6 +103,7 @@ int output_create(output *o, MPI_Comm comm, const char *path, const space *s,
     memset(o, 0, sizeof *o);
     o->comm = comm;
     o->path = path;
+    o->keys = m->key_units;
     CHECK_MPI(MPI_Comm_rank(comm, &o->rank));
     hid_t fapl = output_fapl(comm);
     /* a zeroed user block until the file is laid out (claim.h) */
@@ -119,7 +120,7 @@ int output_create(output *o, MPI_Comm comm, const char *path, const space *s,
         memset(o, 0, sizeof *o);
         return -1;
     }
-    output_tables_axes(o->file, s, comm, o->rank);
+    output_tables_axes(o->file, s, comm, o->rank, &o->keys);
     if (m->prov)
         provenance_write(o->file, m->prov, comm, o->rank);
     output_set_meta(o, m);
@@ -176,12 +177,12 @@ static hid_t output_dataset(hid_t loc, const char *name, hid_t ftype, int64_t ro
 }
 
 /* A table of rows: its file type, units and a chunked dataset. */
-static hid_t output_rows_dataset(hid_t loc, const char *name, const table *t, int64_t rows,
-                                 int64_t chunk)
+static hid_t output_rows_dataset(const output *o, hid_t loc, const char *name, const table *t,
+                                 int64_t rows, int64_t chunk)
 {
     hid_t ft = table_ftype(t);
     hid_t d = output_dataset(loc, name, ft, rows, chunk);
-    output_rows_units_attr(d, t);
+    output_rows_units_attr(d, t, &o->keys);
     CHECK_H5(H5Tclose(ft));
     return d;
 }
@@ -217,7 +218,7 @@ static void output_kind_of(output *o, hid_t g, const output_rows *r)
             table_put_i32(row, o_t, (int32_t)k);
             table_put_str(row, c_k, output_kind_names[output_rows_kind(r, m, k)]);
         }
-    output_tables_write(g, "kind_of", &t, n, b, o->comm, o->rank);
+    output_tables_write(g, "kind_of", &t, n, b, o->comm, o->rank, &o->keys);
     free(b);
 }
 
@@ -229,7 +230,7 @@ static void output_parts(output *o, const output_rows *r, bool grow, int64_t nch
                                     H5P_DEFAULT));
     hid_t lt = table_ftype(&r->t);
     CHECK_H5(H5Tcommit2(g, "row", lt, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
-    output_rows_units_attr(lt, &r->t);
+    output_rows_units_attr(lt, &r->t, &o->keys);
     attr_str(lt, "fill", "a column a row's tables (/results, /parts/KIND of its kind) do "
              "not store: NaN for a float, 0 for an integer, '' for a text; 0 for a "
              "float too on a row whose status is 100 or more (invalid:*)");
@@ -237,7 +238,7 @@ static void output_parts(output *o, const output_rows *r, bool grow, int64_t nch
     output_kind_of(o, g, r);
     int64_t chunk = grow ? OUTPUT_CHUNK_ROWS / 16 : OUTPUT_CHUNK_ROWS;
     for (int p = 0; p < r->nparts; p++) {
-        o->part[p] = output_rows_dataset(g, r->part[p].name, &r->part[p].t, 0, chunk);
+        o->part[p] = output_rows_dataset(o, g, r->part[p].name, &r->part[p].t, 0, chunk);
         o->part_mtype[p] = table_mtype(&r->part[p].t);
     }
     if (r->nparts > 0) {
@@ -246,7 +247,7 @@ static void output_parts(output *o, const output_rows *r, bool grow, int64_t nch
         hid_t ft = table_ftype(&t);
         o->index = output_dataset(g, "index", ft, nchunks, 0);
         CHECK_H5(H5Tclose(ft));
-        output_rows_units_attr(o->index, &t);
+        output_rows_units_attr(o->index, &t, &o->keys);
         o->index_mtype = table_mtype(&t);
     }
     CHECK_H5(H5Gclose(g));
@@ -261,7 +262,7 @@ void output_layout(output *o, const output_rows *r, int64_t rows, bool grow,
     o->rows = r;
     /* /results: its exact length, allocated now, never filled; reduced
      * sweeps keep few rows: small chunks keep their file small */
-    o->results = output_rows_dataset(o->file, "results", &r->common.t, rows,
+    o->results = output_rows_dataset(o, o->file, "results", &r->common.t, rows,
                                      grow ? OUTPUT_CHUNK_ROWS / 16 : OUTPUT_CHUNK_ROWS);
     o->mtype = table_mtype(&r->common.t);
     output_parts(o, r, grow, m->nchunks);
@@ -282,7 +283,7 @@ void output_layout(output *o, const output_rows *r, int64_t rows, bool grow,
                    o->rank);
     CHECK_H5(H5Dclose(cs));
 
-    output_tables_skipped(o->file, by_code, o->comm, o->rank);
+    output_tables_skipped(o->file, by_code, o->comm, o->rank, &o->keys);
     output_set_meta(o, m);
 }
 
@@ -330,6 +331,7 @@ int output_open(output *o, MPI_Comm comm, const char *path,
     memset(o, 0, sizeof *o);
     o->comm = comm;
     o->path = path;
+    o->keys = m->key_units;
     CHECK_MPI(MPI_Comm_rank(comm, &o->rank));
     hid_t fapl = output_fapl(comm);
     o->file = H5Fopen(path, H5F_ACC_RDWR, fapl);
@@ -619,5 +621,5 @@ void output_mark_range(output *o, int64_t c0, int64_t c1)
 void output_table_write(output *o, const char *name, const table *t, int64_t n,
                         const void *rows)
 {
-    output_tables_write(o->file, name, t, n, rows, o->comm, o->rank);
+    output_tables_write(o->file, name, t, n, rows, o->comm, o->rank, &o->keys);
 }

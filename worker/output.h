@@ -109,6 +109,10 @@ typedef struct output_meta {
     double elapsed_s, evals_per_s;
     int64_t complete;
     const provenance *prov; /* catalogues, paths, commit (provenance.h) */
+    /* the units of the input keys that are columns of the file (a model's
+     * layers, a system's nodes, ...): the driver's key table's, which
+     * outlive the output (output_rows_unit) */
+    output_units key_units;
 } output_meta;
 
 typedef struct output {
@@ -120,6 +124,7 @@ typedef struct output {
     hid_t index, index_mtype;           /* /parts/index (0 without parts) */
     const output_rows *rows;            /* the layout (output_layout, reopen) */
     int rank;
+    output_units keys; /* output_meta.key_units */
     const char *path; /* the caller's, for messages */
     char *scratch;    /* a piece of rows split into its tables */
     size_t scratch_size;

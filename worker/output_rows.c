@@ -473,8 +473,11 @@ void output_rows_pack(const output_rows *r, char *buf, int64_t id,
 
 /* ------------------------------------------------------------ units */
 
-/* Units of the numeric columns of every table that are not figures of
- * result_fields[] (those carry their own unit). */
+/* Units of the numeric columns of every table that are neither figures
+ * of result_fields[] (those carry their own unit) nor input keys (their
+ * units come from the driver's key table: output_meta.key_units). Looked
+ * up before the keys: /parts/index's `serving` is a count of rows, not
+ * the stack key of that name. */
 static const struct output_rows_unit_row {
     const char *col, *unit;
 } output_rows_units[] = {
@@ -482,81 +485,20 @@ static const struct output_rows_unit_row {
     {"status", "status code (/axes/status)"},
     {"code", "status code (/axes/status)"},
     {"count", "points"},
-    {"devices", "devices"},
-    {"nodes", "nodes"},
-    {"devices_per_node", "devices/node"},
-    {"pod_devices", "devices"},
-    {"pod_oversubscription", "1"},
     {"dense_params", "parameters"},
     {"emb_params", "parameters"},
     {"params", "parameters"},
     {"total_flops", "FLOP/sample (forward)"},
     {"flops_per_sequence", "FLOP/sequence"},
-    {"bytes_per_dense_param", "bytes/parameter"},
-    {"layers", "1"},
-    {"hidden", "1"},
-    {"heads", "1"},
-    {"kv_heads", "1"},
-    {"ffn", "1"},
-    {"vocab", "1"},
-    {"experts", "1"},
-    {"top_k", "1"},
-    {"seq_len", "tokens"},
-    {"peak_fp16_flops", "FLOP/s per device"},
-    {"peak_bf16_flops", "FLOP/s per device"},
-    {"peak_fp8_flops", "FLOP/s per device"},
-    {"mem_capacity_bytes", "bytes per device"},
-    {"mem_bw_bytes_per_s", "bytes/s per device"},
-    {"nic_bidir_bytes_per_s", "bytes/s per port, both directions"},
-    {"nic_bytes_per_s", "bytes/s per device"},
-    {"nic_gbps_per_device", "Gb/s per device, one direction"},
-    {"scaleup_bytes_per_s", "bytes/s per device"},
-    /* the other numeric hardware keys, columns of /axes/system when a
-     * spec scales them (system_grid `scale`) */
-    {"peak_fp32_flops", "FLOP/s per device"},
-    {"peak_tf32_flops", "FLOP/s per device"},
-    {"peak_int8_ops", "OP/s per device"},
-    {"mem_bw_efficiency", "fraction"},
-    {"attention_efficiency", "fraction of peak"},
-    {"attention_tuned_efficiency", "fraction of peak"},
-    {"kernel_overhead_s", "s per kernel"},
-    {"efficiency_uncertainty", "fraction (+-)"},
-    {"network_uncertainty", "fraction (+-)"},
-    {"scaleup_devices", "devices"},
-    {"scaleup_latency_s", "s per collective step"},
-    {"scaleup_efficiency", "fraction"},
-    {"nic_latency_s", "s per collective step"},
-    {"nic_efficiency", "fraction"},
+    /* /axes/system (madmax): the bandwidths the cost model uses */
     {"eff_intra_bw", "bytes/s per device, one direction"},
     {"eff_inter_bw", "bytes/s per device, one direction"},
-    {"freeze_emb", "bool"},
-    {"freeze_dense", "bool"},
-    {"freeze_top_mlp", "bool"},
-    {"freeze_bot_mlp", "bool"},
-    {"min_frozen_layer", "layer index"},
-    {"frozen_layers", "layers"},
-    {"prompt_tokens", "tokens"},
     {"prefill_tp", "tensor-parallel degree of a prefill replica (0: colocated)"},
     {"prefill_pp", "pipeline stages of a prefill replica (0: colocated)"},
     {"prefill_devices_given", "devices (0: \"auto\", rate-matched, or colocated)"},
-    {"decode_tokens", "tokens"},
-    {"max_seqs", "sequences per attention rank (0: the stack's)"},
-    {"token_budget", "tokens per step (0: the stack's)"},
-    {"tp", "devices (tensor-parallel degree)"},
-    {"pp", "stages (pipeline-parallel degree)"},
-    {"dp", "replicas (data-parallel degree)"},
-    {"cp", "devices (context-parallel degree)"},
-    {"ep", "devices (expert-parallel degree)"},
-    {"vpp", "virtual stages per device"},
-    {"zero_stage", "ZeRO stage (0-3)"},
-    {"micro_batch", "samples (llm: sequences)"},
     {"sp", "bool (sequence parallelism)"},
-    {"sequence_parallel", "bool"},
     {"recompute", "enum (0 none, 1 selective, 2 full)"},
     {"applies", "bool"},
-    {"board_power_w", "W per device (0: unknown)"},
-    {"idle_power_w", "W per device (0: 30 % of board power)"},
-    {"price_per_hour_usd", "USD per device-hour (0: unknown)"},
     {"evaluated", "points"},
     {"ok", "points"},
     {"kept", "points"},
@@ -577,7 +519,7 @@ static const char *const output_rows_axis_units[SPACE_NAXES] = {
     "index into /axes/task", "index into /axes/global_batch",
     "index into /axes/strategy", "index into /axes/stack", "index into /axes/parallel"};
 
-const char *output_rows_unit(const table_col *c)
+const char *output_rows_unit(const table_col *c, const output_units *keys)
 {
     if (c->kind == TABLE_STR)
         return "text";
@@ -597,18 +539,21 @@ const char *output_rows_unit(const table_col *c)
     for (size_t i = 0; i < sizeof output_rows_units / sizeof output_rows_units[0]; i++)
         if (strcmp(output_rows_units[i].col, c->name) == 0)
             return output_rows_units[i].unit;
+    for (size_t i = 0; keys && i < keys->n; i++)
+        if (strcmp(keys->u[i].column, c->name) == 0)
+            return keys->u[i].unit;
     check_die("internal error: a column of the sweep file has no unit",
               __FILE__, __LINE__);
 }
 
-void output_rows_units_attr(hid_t obj, const table *t)
+void output_rows_units_attr(hid_t obj, const table *t, const output_units *keys)
 {
     enum { W = 48 };
     char *u = calloc((size_t)t->ncols, W);
     if (!u)
         check_die("out of memory", __FILE__, __LINE__);
     for (int i = 0; i < t->ncols; i++)
-        snprintf(u + (size_t)i * W, W, "%s", output_rows_unit(&t->col[i]));
+        snprintf(u + (size_t)i * W, W, "%s", output_rows_unit(&t->col[i], keys));
     attr_strs(obj, "units", u, t->ncols, W);
     free(u);
 }

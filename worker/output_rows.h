@@ -39,6 +39,7 @@
 
 #include <hdf5.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "space.h"
@@ -153,14 +154,28 @@ void output_rows_pack(const output_rows *r, char *buf, int64_t id,
 /* Column of /results holding the index on axis a ("model_idx", ...). */
 void output_rows_idx_name(int a, char *buf, size_t size);
 
+/* A column's unit given by the caller: the input keys' (a model's
+ * layers, a system's nodes, a task's prompt_tokens), which the driver
+ * takes from its key table (driver/load/load_key.h) and passes in
+ * output_meta; the worker keeps no copy of them. */
+typedef struct output_unit {
+    const char *column, *unit;
+} output_unit;
+
+typedef struct output_units {
+    const output_unit *u;
+    size_t n;
+} output_units;
+
 /* The unit of a column of any table of the file: strings "text", the
  * *_idx columns the axis table they index, figures result_fields[]'
- * units, the rest from output_rows.c's table (a column without a unit
- * stops the run: every column of the file has one). */
-const char *output_rows_unit(const table_col *c);
+ * units, the columns the file derives from output_rows.c's table, an
+ * input key's from `keys` (a column without a unit stops the run: every
+ * column of the file has one). */
+const char *output_rows_unit(const table_col *c, const output_units *keys);
 
 /* Attribute `units` of obj: one string per column of t, in order (h5py:
  * dict(zip(d.dtype.names, d.attrs['units']))). */
-void output_rows_units_attr(hid_t obj, const table *t);
+void output_rows_units_attr(hid_t obj, const table *t, const output_units *keys);
 
 #endif

@@ -21,7 +21,8 @@
 #define OUTPUT_TABLES_DEFLATE_ROWS 1024
 
 void output_tables_write(hid_t loc, const char *name, const table *t, int64_t n,
-                         const void *rows, MPI_Comm comm, int rank)
+                         const void *rows, MPI_Comm comm, int rank,
+                         const output_units *keys)
 {
     hsize_t dims[1] = {(hsize_t)n};
     hid_t fs = CHECK_H5ID(H5Screate_simple(1, dims, NULL));
@@ -38,7 +39,7 @@ void output_tables_write(hid_t loc, const char *name, const table *t, int64_t n,
     }
     hid_t d = CHECK_H5ID(H5Dcreate2(loc, name, ft, fs, H5P_DEFAULT, dcpl, H5P_DEFAULT));
     CHECK_H5(H5Pclose(dcpl));
-    output_rows_units_attr(d, t);
+    output_rows_units_attr(d, t, keys);
     h5_attr_digest(d, rows, (size_t)n * t->size, comm, rank);
     if (n > 0)
         h5_write_root(d, mt, 0, n, rows, rank);
@@ -57,7 +58,8 @@ static char *output_tables_alloc(int64_t n, size_t size)
 }
 
 /* Model and system tables of the madmax fidelity. */
-static void output_tables_madmax(hid_t g, const spec *sp, MPI_Comm comm, int rank)
+static void output_tables_madmax(hid_t g, const spec *sp, MPI_Comm comm, int rank,
+                                 const output_units *keys)
 {
     table t;
     char *b;
@@ -84,7 +86,7 @@ static void output_tables_madmax(hid_t g, const spec *sp, MPI_Comm comm, int ran
         table_put_f64(row, o_fl, m->total_flops);
         table_put_i64(row, o_bp, m->bytes_per_dense_param);
     }
-    output_tables_write(g, "model", &t, sp->nmodels, b, comm, rank);
+    output_tables_write(g, "model", &t, sp->nmodels, b, comm, rank, keys);
     free(b);
 
     /* systems */
@@ -122,13 +124,14 @@ static void output_tables_madmax(hid_t g, const spec *sp, MPI_Comm comm, int ran
         table_put_f64(row, o_ib, c->eff_intra_bw);
         table_put_f64(row, o_eb, c->eff_inter_bw);
     }
-    output_tables_write(g, "system", &t, sp->nsystems, b, comm, rank);
+    output_tables_write(g, "system", &t, sp->nsystems, b, comm, rank, keys);
     free(b);
 
 }
 
 /* Model and system tables of the detailed fidelity. */
-static void output_tables_detailed(hid_t g, const spec *sp, MPI_Comm comm, int rank)
+static void output_tables_detailed(hid_t g, const spec *sp, MPI_Comm comm, int rank,
+                                   const output_units *keys)
 {
     table t;
     char *b;
@@ -171,7 +174,7 @@ static void output_tables_detailed(hid_t g, const spec *sp, MPI_Comm comm, int r
         table_put_i64(row, o_ex, m->d.experts);
         table_put_i64(row, o_tk, m->d.experts > 0 ? (m->d.top_k > 0 ? m->d.top_k : 2) : 0);
     }
-    output_tables_write(g, "model", &t, sp->nmodels, b, comm, rank);
+    output_tables_write(g, "model", &t, sp->nmodels, b, comm, rank, keys);
     free(b);
 
     /* systems: generation, sizes and the figures of its topology */
@@ -244,13 +247,14 @@ static void output_tables_detailed(hid_t g, const spec *sp, MPI_Comm comm, int r
             table_put_f64(row, o_sf[k], sp->scale[i * SPEC_SCALE_MAX + k]);
         }
     }
-    output_tables_write(g, "system", &t, sp->nsystems, b, comm, rank);
+    output_tables_write(g, "system", &t, sp->nsystems, b, comm, rank, keys);
     free(b);
 }
 
 /* The software stacks of the spec: name and summary (their facts are in
  * configs/stacks.cfg, whose text the spec names; madmax: "none"). */
-static void output_tables_stack(hid_t g, const spec *sp, MPI_Comm comm, int rank)
+static void output_tables_stack(hid_t g, const spec *sp, MPI_Comm comm, int rank,
+                                const output_units *keys)
 {
     table t;
     table_init(&t);
@@ -262,7 +266,7 @@ static void output_tables_stack(hid_t g, const spec *sp, MPI_Comm comm, int rank
         table_put_str(b + (size_t)i * t.size, c_name, sp->stacks[i].name);
         table_put_str(b + (size_t)i * t.size, c_sum, sp->stacks[i].summary);
     }
-    output_tables_write(g, "stack", &t, sp->nstacks, b, comm, rank);
+    output_tables_write(g, "stack", &t, sp->nstacks, b, comm, rank, keys);
     free(b);
 }
 
@@ -270,7 +274,8 @@ static void output_tables_stack(hid_t g, const spec *sp, MPI_Comm comm, int rank
  * auto set's options (the degrees are the parallel axis): their texts
  * and values; `applies` 0 when the option is refused on every tuple and
  * system; vpp 0: "auto" (the fastest interleaving from 2 chunks up). */
-static void output_tables_strategy(hid_t g, const spec *sp, MPI_Comm comm, int rank)
+static void output_tables_strategy(hid_t g, const spec *sp, MPI_Comm comm, int rank,
+                                   const output_units *keys)
 {
     bool det = sp->fidelity == EVAL_DETAILED;
     table t;
@@ -327,14 +332,15 @@ static void output_tables_strategy(hid_t g, const spec *sp, MPI_Comm comm, int r
         table_put_str(row, c_d, d);
         table_put_str(row, c_t, text);
     }
-    output_tables_write(g, "strategy", &t, sp->nstrats, b, comm, rank);
+    output_tables_write(g, "strategy", &t, sp->nstrats, b, comm, rank, keys);
     free(b);
 }
 
 /* /axes/parallel: the detailed auto set's degree tuples (tp, pp, cp, ep;
  * dp is the rest of the devices), one entry "-" for the other sets
  * (their strategies carry their degrees). */
-static void output_tables_parallel(hid_t g, const spec *sp, MPI_Comm comm, int rank)
+static void output_tables_parallel(hid_t g, const spec *sp, MPI_Comm comm, int rank,
+                                   const output_units *keys)
 {
     table t;
     table_init(&t);
@@ -363,13 +369,14 @@ static void output_tables_parallel(hid_t g, const spec *sp, MPI_Comm comm, int r
         for (int x = 0; x < P_N; x++)
             table_put_i32(row, o_p[x], (int32_t)v[x]);
     }
-    output_tables_write(g, "parallel", &t, n, b, comm, rank);
+    output_tables_write(g, "parallel", &t, n, b, comm, rank, keys);
     free(b);
 }
 
 /* /axes/task: name, type, frozen parts; detailed: precision, prompt and
  * decode tokens, frozen layers and a disaggregated prefill pool. */
-static void output_tables_task(hid_t g, const spec *sp, MPI_Comm comm, int rank)
+static void output_tables_task(hid_t g, const spec *sp, MPI_Comm comm, int rank,
+                               const output_units *keys)
 {
     table t;
     table_init(&t);
@@ -432,12 +439,13 @@ static void output_tables_task(hid_t g, const spec *sp, MPI_Comm comm, int rank)
                                                                  : "after_prefill");
         }
     }
-    output_tables_write(g, "task", &t, sp->ntasks, b, comm, rank);
+    output_tables_write(g, "task", &t, sp->ntasks, b, comm, rank, keys);
     free(b);
 }
 
 /* /axes/global_batch: the value and the model kinds it applies to. */
-static void output_tables_batch(hid_t g, const spec *sp, MPI_Comm comm, int rank)
+static void output_tables_batch(hid_t g, const spec *sp, MPI_Comm comm, int rank,
+                                const output_units *keys)
 {
     table t;
     table_init(&t);
@@ -452,12 +460,13 @@ static void output_tables_batch(hid_t g, const spec *sp, MPI_Comm comm, int rank
         table_put_str(b + (size_t)i * t.size, c_mk,
                       l && d ? "llm,dlrm" : l ? "llm" : "dlrm");
     }
-    output_tables_write(g, "global_batch", &t, sp->nbatches, b, comm, rank);
+    output_tables_write(g, "global_batch", &t, sp->nbatches, b, comm, rank, keys);
     free(b);
 }
 
 /* /axes/status: every status code with its name and explanation. */
-static void output_tables_status(hid_t g, MPI_Comm comm, int rank)
+static void output_tables_status(hid_t g, MPI_Comm comm, int rank,
+                                 const output_units *keys)
 {
     table t;
     table_init(&t);
@@ -475,31 +484,33 @@ static void output_tables_status(hid_t g, MPI_Comm comm, int rank)
         table_put_str(row, c_name, status_name((status_code)code));
         table_put_str(row, c_text, status_text((status_code)code));
     }
-    output_tables_write(g, "status", &t, n, b, comm, rank);
+    output_tables_write(g, "status", &t, n, b, comm, rank, keys);
     free(b);
 }
 
-void output_tables_axes(hid_t file, const space *s, MPI_Comm comm, int rank)
+void output_tables_axes(hid_t file, const space *s, MPI_Comm comm, int rank,
+                        const output_units *keys)
 {
     const spec *sp = s->sp;
     hid_t g = CHECK_H5ID(H5Gcreate2(file, "axes", H5P_DEFAULT, H5P_DEFAULT,
                                     H5P_DEFAULT));
     if (sp->fidelity == EVAL_DETAILED)
-        output_tables_detailed(g, sp, comm, rank);
+        output_tables_detailed(g, sp, comm, rank, keys);
     else
-        output_tables_madmax(g, sp, comm, rank);
-    output_tables_task(g, sp, comm, rank);
-    output_tables_batch(g, sp, comm, rank);
-    output_tables_stack(g, sp, comm, rank);
-    output_tables_strategy(g, sp, comm, rank);
-    output_tables_parallel(g, sp, comm, rank);
-    output_tables_status(g, comm, rank);
+        output_tables_madmax(g, sp, comm, rank, keys);
+    output_tables_task(g, sp, comm, rank, keys);
+    output_tables_batch(g, sp, comm, rank, keys);
+    output_tables_stack(g, sp, comm, rank, keys);
+    output_tables_strategy(g, sp, comm, rank, keys);
+    output_tables_parallel(g, sp, comm, rank, keys);
+    output_tables_status(g, comm, rank, keys);
     CHECK_H5(H5Gclose(g));
 }
 
 /* /skipped: per status code, how many combinations of the axes the
  * enumeration left out (a rule of the fidelity rejects them). */
-void output_tables_skipped(hid_t file, const int64_t *by_code, MPI_Comm comm, int rank)
+void output_tables_skipped(hid_t file, const int64_t *by_code, MPI_Comm comm, int rank,
+                           const output_units *keys)
 {
     table t;
     table_init(&t);
@@ -518,7 +529,7 @@ void output_tables_skipped(hid_t file, const int64_t *by_code, MPI_Comm comm, in
         table_put_str(row, c_name, status_name(code));
         table_put_i64(row, o_cnt, by_code[k]);
     }
-    output_tables_write(file, "skipped", &t, n, b, comm, rank);
+    output_tables_write(file, "skipped", &t, n, b, comm, rank, keys);
     free(b);
 }
 

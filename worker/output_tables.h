@@ -28,17 +28,22 @@
 #include <mpi.h>
 #include <stdint.h>
 
+#include "output_rows.h"
 #include "space.h"
 #include "table.h"
 
-/* Table `name` of loc: n rows of layout t from rank 0's `rows`. */
+/* Table `name` of loc: n rows of layout t from rank 0's `rows`; the
+ * units of its input-key columns from `keys` (output_rows_unit). */
 void output_tables_write(hid_t loc, const char *name, const table *t, int64_t n,
-                         const void *rows, MPI_Comm comm, int rank);
+                         const void *rows, MPI_Comm comm, int rank,
+                         const output_units *keys);
 
 /* The group /axes and its tables, for the space s. */
-void output_tables_axes(hid_t file, const space *s, MPI_Comm comm, int rank);
+void output_tables_axes(hid_t file, const space *s, MPI_Comm comm, int rank,
+                        const output_units *keys);
 
 /* /skipped from the rejected candidates per status code (SPACE_NCODES). */
-void output_tables_skipped(hid_t file, const int64_t *by_code, MPI_Comm comm, int rank);
+void output_tables_skipped(hid_t file, const int64_t *by_code, MPI_Comm comm, int rank,
+                           const output_units *keys);
 
 #endif

@@ -32,6 +32,7 @@
 #include "../../worker/space.h"
 #include "../../worker/worker.h"
 #include "../job.h"
+#include "../load/load.h"
 #include "spec_load.h"
 #include "summary.h"
 #include "sweep_progress.h"
@@ -293,6 +294,8 @@ typedef struct sweep_run_state {
     char abspath[PATH_MAX];
     provenance prov;
     output_meta meta;
+    output_unit *key_units; /* meta.key_units: the load key table's units */
+    size_t nkey_units;
     output_rows rows;
     int64_t complete; /* the resumed file was complete */
     int64_t by_code[SPACE_NCODES];
@@ -306,6 +309,17 @@ typedef struct sweep_run_state {
     sweep_progress tick;
     sweep_stats st;
 } sweep_run_state;
+
+/* load_keys_each_unit's callback: one more input key's unit. */
+static void sweep_add_key_unit(const char *key, const char *unit, void *arg)
+{
+    sweep_run_state *r = arg;
+    output_unit *u = realloc(r->key_units, (r->nkey_units + 1) * sizeof *u);
+    if (!u)
+        check_die("out of memory", __FILE__, __LINE__);
+    u[r->nkey_units++] = (output_unit){.column = key, .unit = unit};
+    r->key_units = u;
+}
 
 /* A resumed file that was complete already (sweep_lay_out). */
 #define SWEEP_COMPLETE (-1)
@@ -330,6 +344,9 @@ static int sweep_open_file(sweep_run_state *r, bool empty)
         .ranks = r->nranks, .total = r->s.candidates, .valid = -1,
         .invalid = -1, .evaluated = 0, .chunk = r->sp.chunk,
         .nchunks = 0, .elapsed_s = 0, .evals_per_s = 0, .complete = 0};
+    /* the input keys' columns in the units the loader reads them in */
+    load_keys_each_unit(sweep_add_key_unit, r);
+    r->meta.key_units = (output_units){.u = r->key_units, .n = r->nkey_units};
     output_rows_init(&r->rows, r->sp.fidelity);
     output_rows_plan(&r->rows, &r->sp); /* the lean layout of this spec's kinds */
     char msg[1200];
@@ -690,6 +707,7 @@ out:
     if (stats)
         *stats = r->st;
     free(r->best);
+    free(r->key_units);
     chunks_free(&r->ch);
     free(r->done);
     space_free(&r->s);
