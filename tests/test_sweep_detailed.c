@@ -109,7 +109,7 @@ static void test_dsweep_file(void)
         result_t r;
         status_code sc = eval_point(&cur->p, &e, &r, NULL);
         CU_ASSERT(status_is_data(sc));
-        output_pack(&rows, want, id, cur->idx, &cur->p, &r, NULL);
+        output_rows_pack(&rows, want, id, cur->idx, &cur->p, &r, NULL);
         if (row >= n || memcmp(got + (size_t)row * rs, want, rs) != 0)
             mismatches++;
         const task_detailed_t *td = &cur->p.task.detailed;

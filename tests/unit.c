@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "../worker/results.h"
 #include "../worker/space.h"
 #include "../driver/cli/cmd.h"
 #include "../driver/sweep/spec_load.h"
@@ -81,23 +82,23 @@ void unit_space_load(const char *path, struct spec *sp, struct space *s)
 char *unit_read_results(hid_t f, const table *t, hssize_t *n)
 {
     *n = 0;
-    hid_t d = H5Dopen2(f, "results", H5P_DEFAULT);
-    if (d < 0)
+    results r;
+    char msg[512];
+    if (results_open(&r, f, msg, sizeof msg) != 0) {
+        fprintf(stderr, "unit_read_results: %s\n", msg);
         return NULL;
-    hid_t fs = H5Dget_space(d);
-    *n = fs < 0 ? 0 : H5Sget_simple_extent_npoints(fs);
+    }
+    *n = r.common.rows;
     char *rows = malloc((size_t)(*n > 0 ? *n : 1) * t->size);
     hid_t mt = table_mtype(t);
-    if (rows && (mt < 0 ||
-                 H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) < 0)) {
+    if (rows && (mt < 0 || results_read_as(&r, 0, *n, mt, rows, msg, sizeof msg) != 0)) {
+        fprintf(stderr, "unit_read_results: %s\n", msg);
         free(rows);
         rows = NULL;
     }
     if (mt >= 0)
         H5Tclose(mt);
-    if (fs >= 0)
-        H5Sclose(fs);
-    H5Dclose(d);
+    results_close(&r);
     return rows;
 }
 

@@ -43,9 +43,10 @@ struct spec;
 struct space;
 void unit_space_load(const char *path, struct spec *sp, struct space *s);
 
-/* Reads all of dataset "results" of file f in the memory layout of table
- * t (as the sweep wrote it); returns a malloc'ed buffer of *n rows (at
- * least one byte), or NULL on an HDF5 error. */
+/* Reads all logical rows of file f (worker/results.h: /results joined
+ * with its parts) in the memory layout of table t (as the sweep packed
+ * them); returns a malloc'ed buffer of *n rows (at least one byte), or
+ * NULL when they do not read (the reason on stderr). */
 char *unit_read_results(hid_t f, const table *t, hssize_t *n);
 
 /* Writes text to a fresh temporary file under $MADSWEEP_TEST_TMP (or
