@@ -17,6 +17,7 @@
 
 #include "../worker/results.h"
 #include "../worker/space.h"
+#include "../cost/topo.h"
 #include "../driver/cli/cmd.h"
 #include "../driver/sweep/spec_load.h"
 
@@ -254,3 +255,47 @@ hw_t unit_tidy_hw(void)
     h.nic_efficiency = 1.0;
     return h;
 }
+
+/* A GPT-3-like model without position table, ffn = 4h, MHA. */
+model_t unit_gpt(int64_t l, int64_t h, int64_t a, int64_t s, int64_t v)
+{
+    model_t m;
+    memset(&m, 0, sizeof m);
+    strcpy(m.name, "gpt");
+    m.kind = MODEL_LLM;
+    m.layers = l;
+    m.hidden = h;
+    m.ffn = 4 * h;
+    m.heads = a;
+    m.kv_heads = a;
+    m.seq_len = s;
+    m.vocab = v;
+    m.causal = true;
+    m.d.position = MODEL_POS_NONE;
+    return m;
+}
+
+/* A point on the tidy hardware: dp devices of one node. */
+point_t unit_tidy_point(int64_t tp, int64_t pp, int64_t dp, int64_t zero)
+{
+    point_t p;
+    memset(&p, 0, sizeof p);
+    p.fidelity = EVAL_DETAILED;
+    p.model = unit_gpt(8, 1024, 16, 1024, 32000);
+    p.system.hw = unit_tidy_hw();
+    p.system.devices = tp * pp * dp;
+    p.system.devices_per_node = 8;
+    const char *bad = NULL;
+    CU_ASSERT_EQUAL(topo_system_derive(&p.system, &bad), STATUS_OK);
+    p.task.kind = TASK_PRETRAIN;
+    p.task.detailed.tp = tp;
+    p.task.detailed.pp = pp;
+    p.task.detailed.dp = dp;
+    p.task.detailed.zero_stage = zero;
+    p.task.detailed.dtype = HW_BF16;
+    p.task.detailed.micro_batch = 1;
+    p.task.detailed.global_batch = 16 * dp;
+    p.task.detailed.overlap_dp_comm = true;
+    return p;
+}
+

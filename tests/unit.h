@@ -100,4 +100,12 @@ void unit_cli_run(unit_cli *r, int argc, const char **argv);
  * NIC 10 GB/s at 5 us; no FP8 or FP4 peak. */
 hw_t unit_tidy_hw(void);
 
+/* A GPT-3-like model without position table, ffn = 4h, MHA. */
+model_t unit_gpt(int64_t l, int64_t h, int64_t a, int64_t s, int64_t v);
+
+/* A point on the tidy hardware: a gpt(8, 1024, 16, 1024, 32000) pretraining
+ * on tp x pp x dp devices of 8-device nodes, BF16, micro-batch 1, global
+ * batch 16 per replica, ZeRO stage zero. */
+point_t unit_tidy_point(int64_t tp, int64_t pp, int64_t dp, int64_t zero);
+
 #endif
