@@ -261,6 +261,33 @@ static void test_bad_ids(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "missing OUT.h5 ID"));
 }
 
+/* A sweep with elasticities = true: its ok rows carry elasticity_* figures
+ * (worker.c), and `point` reproduces them as the sweep computed them (it
+ * compared them with an evaluation without elasticities: "elasticity_compute
+ * is -0.819 in the file, nan now"). */
+static void test_elasticity_rows(void)
+{
+    char path[600], h5[640], cmd[2048];
+    static char out[1 << 14];
+    CU_ASSERT_PTR_NOT_NULL_FATAL(unit_write_file(
+        "point_elastic.cfg",
+        "models = [\"llama3-8b\"];\nsystems = [\"h100-8\"];\n"
+        "tasks = [\"pretrain\"];\nglobal_batch = [64];\n"
+        "strategies = ( { tp = 2; }, { tp = 1; } );\nelasticities = true;\n",
+        path, sizeof path));
+    snprintf(h5, sizeof h5, "%s.h5", path);
+    sweep_opts o = {.spec_path = path, .out_path = h5, .configs_dir = g_dir, .quiet = true};
+    CU_ASSERT_EQUAL_FATAL(sweep_run(MPI_COMM_WORLD, &o, NULL, stdout, stderr), 0);
+    for (int id = 0; id < 2; id++) {
+        snprintf(cmd, sizeof cmd, "%s point %s %d", getenv("MADSWEEP_BINARY"), h5, id);
+        int rc = unit_run_command(cmd, out, sizeof out);
+        CU_ASSERT_EQUAL(rc, 0);
+        if (rc != 0)
+            fprintf(stderr, "%s\n", out);
+        CU_ASSERT_PTR_NOT_NULL(strstr(out, "model = "));
+    }
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -297,5 +324,6 @@ int main(int argc, char **argv)
     CU_add_test(s, "detailed rows reproduce exactly", test_detailed_rows);
     CU_add_test(s, "MAD-Max rows reproduce exactly", test_madmax_rows);
     CU_add_test(s, "bad ids", test_bad_ids);
+    CU_add_test(s, "rows with elasticities", test_elasticity_rows);
     return unit_run_mpi();
 }

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "../../cost/detailed.h"
+#include "../../cost/elastic.h"
 #include "../../worker/check.h"
 #include "../../worker/provenance.h"
 #include "../../worker/version.h"
@@ -571,6 +572,8 @@ int pointfile_from_sweep_as(const char *path, int64_t id, const char *configs_di
     engine_init(&e, false);
     result_t r;
     sc = eval_point(&cur->p, &e, &r, NULL);
+    if (sc == STATUS_OK && sp.elasticities)
+        elastic_eval(&cur->p, &e, &r); /* as the sweep's rows carry them (worker.c) */
     engine_free(&e);
     if (!status_is_data(sc) ||
         pointfile_check(&f, row, &r, f.file, path, id, err) != 0) {
