@@ -602,6 +602,22 @@ static void test_csv_columns_and_errors(void)
     CU_ASSERT_EQUAL(r.rc, 2);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "is text"));
     free(r.out);
+    /* --top past the rows best keeps, and groups x top past them: the
+     * messages give the limit and the group count reached (issue 29: it
+     * said "more than 0 groups") */
+    const char *a9[] = {"madsweep", "best", g_det, "--top", "5000000"};
+    cli(&r, (int)(sizeof a9 / sizeof a9[0]), a9);
+    CU_ASSERT_EQUAL(r.rc, 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "--top: expected an integer from 1 to "
+                                         "4194304 (the rows best keeps), got '5000000'"));
+    free(r.out);
+    const char *a10[] = {"madsweep", "best", g_det, "--top", "1500000", "--group",
+                         "system"};
+    cli(&r, (int)(sizeof a10 / sizeof a10[0]), a10);
+    CU_ASSERT_EQUAL(r.rc, 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "3 groups x top 1500000 rows are more than "
+                                         "the 4194304 rows best keeps"));
+    free(r.out);
     const char *a7[] = {"madsweep", "best", g_det, "--columns"};
     cli(&r, (int)(sizeof a7 / sizeof a7[0]), a7);
     CU_ASSERT_EQUAL(r.rc, 0);

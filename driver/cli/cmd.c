@@ -607,9 +607,10 @@ static int cmd_best(const cmd_args *a, FILE *out, FILE *err)
         char *end = NULL;
         errno = 0;
         long long k = strtoll(a->val[OPT_TOP], &end, 10);
-        if (errno || end == a->val[OPT_TOP] || *end || k < 1) {
-            fprintf(err, "madsweep best: --top: expected an integer >= 1, "
-                    "got '%s'\n", a->val[OPT_TOP]);
+        if (errno || end == a->val[OPT_TOP] || *end || k < 1 || k > BEST_MAX_KEPT) {
+            fprintf(err, "madsweep best: --top: expected an integer from 1 to "
+                    "%lld (the rows best keeps), got '%s'\n",
+                    (long long)BEST_MAX_KEPT, a->val[OPT_TOP]);
             return 2;
         }
         o.top = (int64_t)k;

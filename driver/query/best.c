@@ -141,10 +141,11 @@ static best_group *best_group_of(best_query *q, const char *row, FILE *err)
         check_die("out of memory", __FILE__, __LINE__);
     if (!fresh)
         return &q->g[gi];
-    if ((q->ng + 1) * q->o->top > BEST_MAX_KEPT) {
-        fprintf(err, "madsweep best: more than %lld groups x top %lld rows; "
-                "group by fewer columns\n", (long long)(BEST_MAX_KEPT / q->o->top),
-                (long long)q->o->top);
+    if (q->o->top > BEST_MAX_KEPT || (q->ng + 1) > BEST_MAX_KEPT / q->o->top) {
+        fprintf(err, "madsweep best: %lld groups x top %lld rows are more than "
+                "the %lld rows best keeps; group by fewer columns or lower --top\n",
+                (long long)(q->ng + 1), (long long)q->o->top,
+                (long long)BEST_MAX_KEPT);
         return NULL;
     }
     if (q->ng == q->gcap) {
@@ -369,8 +370,9 @@ static int best_scan(best_query *q, FILE *err)
 
 int best_run(const best_opts *o, FILE *out, FILE *err)
 {
-    if (o->top < 1) {
-        fprintf(err, "madsweep best: --top must be >= 1\n");
+    if (o->top < 1 || o->top > BEST_MAX_KEPT) {
+        fprintf(err, "madsweep best: --top must be from 1 to %lld\n",
+                (long long)BEST_MAX_KEPT);
         return 2;
     }
     best_query *q = calloc(1, sizeof *q);
