@@ -202,6 +202,28 @@ int load_unique(const config_setting_t *list, const char *key, load_err *err)
     return 0;
 }
 
+int load_unique_lists(const config_setting_t *root, load_err *err)
+{
+    for (int i = 0; root && i < config_setting_length(root); i++) {
+        const config_setting_t *l = config_setting_get_elem(root, (unsigned)i);
+        if (config_setting_is_list(l) && load_unique(l, config_setting_name(l), err) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+int load_open_catalogue(config_t *cfg, const char *path, const char *configs_dir,
+                        load_err *err)
+{
+    if (load_open(cfg, path, configs_dir, err) != 0)
+        return -1;
+    if (load_unique_lists(config_root_setting(cfg), err) != 0) {
+        config_destroy(cfg);
+        return -1;
+    }
+    return 0;
+}
+
 const config_setting_t *load_find(const config_setting_t *list,
                                   const char *name)
 {
@@ -236,15 +258,17 @@ const config_setting_t *load_resolve(const config_setting_t *s,
     const config_setting_t *root = s;
     while (config_setting_parent(root))
         root = config_setting_parent(root);
-    const config_setting_t *hit =
-        load_find(config_setting_get_member(root, list), name);
+    const config_setting_t *own = config_setting_get_member(root, list);
+    if (own && config_setting_is_list(own) && load_unique(own, list, err) != 0)
+        return NULL; /* an entry of the file's own list named twice */
+    const config_setting_t *hit = load_find(own, name);
     if (hit)
         return hit;
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", configs_dir, catalog_file);
     if (!*aux_open) {
         load_err cerr;
-        if (load_open(aux, path, configs_dir, &cerr) != 0) {
+        if (load_open_catalogue(aux, path, configs_dir, &cerr) != 0) {
             load_fail(err, s, "'%s' is not defined here and the catalogue "
                       "could not be read: %s", name, cerr.text);
             return NULL;

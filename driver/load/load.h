@@ -157,6 +157,15 @@ void load_system_domain_advice(char *buf, size_t size, int64_t devices, int64_t 
  * with err set. */
 int load_unique(const config_setting_t *list, const char *key, load_err *err);
 
+/* load_unique over every list at the top of a catalogue file (its root
+ * setting): an entry named twice is refused wherever the file is read,
+ * not only where a command happens to look (issue 29). */
+int load_unique_lists(const config_setting_t *root, load_err *err);
+
+/* load_open of a catalogue: the file, then load_unique_lists. */
+int load_open_catalogue(config_t *cfg, const char *path, const char *configs_dir,
+                        load_err *err);
+
 /* The group named `name` (its "name" key) in a libconfig list, or NULL
  * (also when `list` is NULL or not a list). */
 const config_setting_t *load_find(const config_setting_t *list,

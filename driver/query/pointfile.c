@@ -460,7 +460,7 @@ static bool pointfile_hw_entry(const char *dir, const char *name, hw_t *hw)
     snprintf(hpath, sizeof hpath, "%s/hardware.cfg", dir);
     config_t cfg;
     load_err le;
-    if (load_open(&cfg, hpath, dir, &le) != 0)
+    if (load_open_catalogue(&cfg, hpath, dir, &le) != 0)
         return false;
     const config_setting_t *e = load_find(config_lookup(&cfg, "hardware"), name);
     bool ok = e && load_hw_in(e, dir, NULL, hw, &le) == 0;
