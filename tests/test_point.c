@@ -35,9 +35,9 @@
 #include "../driver/sweep/sweep.h"
 #include "unit.h"
 
-static char g_dir[600], g_files[2][600], g_specs[2][600];
+static char g_dir[600], g_files[3][600], g_specs[3][600];
 
-static const char *const specs[2] = {
+static const char *const specs[3] = {
     "fidelity = \"detailed\";\n"
     "models = [\"llama3-8b\", \"mixtral-8x7b\", \"dlrm-mlperf\"];\n"
     "systems = [\"h100-8\"];\n"
@@ -71,7 +71,19 @@ static const char *const specs[2] = {
     "  { type = \"finetune\"; freeze_emb = true; freeze_dense = false;\n"
     "    min_frozen_layer = 16; } );\n"
     "global_batch = [1024];\n"
-    "strategies = \"auto\";\n"};
+    "strategies = \"auto\";\n",
+    /* an FP8 task on hardware without an FP8 peak (a user's own entry, the
+     * A100) beside the H100 (issue 29: those rows were evaluated at the
+     * BF16 peak and `point` wrote a precision the hardware lacks) */
+    "fidelity = \"detailed\";\n"
+    "hardware = ( { name = \"my-a100\"; base = \"a100-80g\"; board_power_w = 350.0; } );\n"
+    "models = [\"llama3-8b\"];\n"
+    "system_grid = ( { hardware = [\"my-a100\", \"a100-80g\", \"h100-sxm-80g\"];\n"
+    "                  nodes = [1]; } );\n"
+    "stacks = [\"megatron-core\"];\n"
+    "tasks = ( \"pretrain\", { type = \"pretrain\"; name = \"fp8\"; precision = \"fp8\"; } );\n"
+    "global_batch = [64];\n"
+    "strategies = ( { tp = 8; }, { tp = 4; }, { tp = 2; pp = 2; } );\n"};
 
 /* Value of "key": in a JSON object; NAN for null, -INFINITY if absent. */
 static double json_value(const char *json, const char *key)
@@ -242,6 +254,29 @@ static void test_madmax_rows(void)
     check_file(1);
 }
 
+/* Every row of the FP8 spec reproduces, and there are FP8 rows only on
+ * the hardware with an FP8 peak: the others are skipped by rule. */
+static void test_precision_rows(void)
+{
+    output_rows rows;
+    output_rows_init(&rows, EVAL_DETAILED);
+    hid_t f = H5Fopen(g_files[2], H5F_ACC_RDONLY, H5P_DEFAULT);
+    CU_ASSERT_FATAL(f >= 0);
+    hssize_t n = 0;
+    char *all = unit_read_results(f, &rows.t, &n);
+    H5Fclose(f);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(all);
+    int bad = 0, fp8 = 0;
+    for (hssize_t i = 0; i < n; i++) {
+        const char *row = all + (size_t)i * rows.t.size;
+        bad += check_row(g_files[2], &rows, row, bad < 3);
+        fp8 += table_get_i32(row, rows.idx[SPACE_TASK]) == 1;
+    }
+    CU_ASSERT_EQUAL(bad, 0);
+    CU_ASSERT(fp8 > 0 && fp8 < n / 2); /* FP8 rows on the H100 only */
+    free(all);
+}
+
 static void test_bad_ids(void)
 {
     const char *bin = getenv("MADSWEEP_BINARY");
@@ -270,7 +305,7 @@ int main(int argc, char **argv)
     snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s && cp -r %s/. %s", g_dir,
              g_dir, unit_configs(), g_dir);
     int bad = unit_run_command(cmd, out, sizeof out) != 0;
-    for (int i = 0; i < 2 && !bad; i++) {
+    for (int i = 0; i < 3 && !bad; i++) {
         char name[32];
         snprintf(name, sizeof name, "point_%d.cfg", i);
         bad |= !unit_write_file(name, specs[i], path, sizeof path);
@@ -296,6 +331,8 @@ int main(int argc, char **argv)
     CU_pSuite s = CU_add_suite("point", NULL, NULL);
     CU_add_test(s, "detailed rows reproduce exactly", test_detailed_rows);
     CU_add_test(s, "MAD-Max rows reproduce exactly", test_madmax_rows);
+    CU_add_test(s, "FP8 rows only where the hardware has an FP8 peak",
+                test_precision_rows);
     CU_add_test(s, "bad ids", test_bad_ids);
     return unit_run_mpi();
 }

@@ -148,6 +148,29 @@ static status_code dt_rules_prefill(const point_t *p, const char **where)
 }
 
 
+/* The task's precision has a peak on the hardware that computes in it
+ * (the decode pool's, a prefill pool's): a precision the hardware lacks
+ * was evaluated at its BF16 peak, and `madsweep point` wrote rows that
+ * the point loader refuses (issue 29: FP8 rows on A100). */
+static status_code dt_rules_precision(const point_t *p, const char **where)
+{
+    int d = p->task.detailed.dtype;
+    if (d < 0 || d >= HW_NDTYPES) {
+        *where = "task";
+        return STATUS_INVALID_VALUE;
+    }
+    if (!(p->system.hw.peak_flops[d] > 0)) {
+        *where = "task.precision: the hardware has no peak in this precision";
+        return STATUS_INVALID_DTYPE;
+    }
+    if (p->prefill.on && !(p->prefill.system.hw.peak_flops[d] > 0)) {
+        *where = "prefill.hardware: the prefill pool's hardware has no peak in the "
+                 "task's precision";
+        return STATUS_INVALID_DTYPE;
+    }
+    return STATUS_OK;
+}
+
 /* Fine-tuning's and precision's task fields. */
 static status_code dt_rules_finetune(const point_t *p, const char **where)
 {
@@ -359,6 +382,9 @@ status_code dt_rules_check(const point_t *p, const char **where)
         *where = "prefill"; /* a DLRM has no prompts to prefill apart */
         return STATUS_INVALID_VALUE;
     }
+    status_code rc = dt_rules_precision(p, where);
+    if (rc != STATUS_OK)
+        return rc;
     if (m->kind == MODEL_DLRM)
         return dt_rules_dlrm(p, where);
     if (m->kind != MODEL_LLM) {
@@ -366,7 +392,6 @@ status_code dt_rules_check(const point_t *p, const char **where)
         return STATUS_INVALID_FIDELITY;
     }
     /* in this order: the first broken rule decides */
-    status_code rc;
     if ((rc = dt_rules_finetune(p, where)) != STATUS_OK ||
         (rc = dt_rules_model(p, where)) != STATUS_OK ||
         (rc = dt_rules_stack(p, where)) != STATUS_OK ||

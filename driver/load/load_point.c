@@ -107,10 +107,16 @@ static int load_point_task_consistent(const config_setting_t *g, task_t *t,
                   "\"interleaved\", or vpp = 1)", (long long)d->vpp);
         return -1;
     }
-    if (d->dtype == HW_FP8 && !(hw->peak_flops[HW_FP8] > 0)) {
-        load_fail(err, load_value_member_or(g, "precision"), "key 'precision': \"fp8\" "
-                  "on hardware '%s', which has no FP8 peak (peak_fp8_flops 0)",
-                  hw->name);
+    static const char *const peak[HW_NDTYPES][2] = {
+        {"FP32", "peak_fp32_flops"}, {"TF32", "peak_tf32_flops"},
+        {"BF16", "peak_bf16_flops"}, {"FP8", "peak_fp8_flops"},
+        {"INT8", "peak_int8_ops"},   {"FP4", "peak_fp4_flops"}};
+    if (d->dtype >= 0 && d->dtype < HW_NDTYPES && !(hw->peak_flops[d->dtype] > 0)) {
+        const config_setting_t *ps = load_value_member_or(g, "precision");
+        const char *txt = config_setting_get_string(ps);
+        load_fail(err, ps, "key 'precision': \"%s\" on hardware '%s', which has no %s "
+                  "peak (%s 0)", txt ? txt : "?", hw->name, peak[d->dtype][0],
+                  peak[d->dtype][1]);
         return -1;
     }
     return 0;
