@@ -97,13 +97,20 @@ int load_hw_in(const config_setting_t *g, const char *configs_dir,
  * keys of `madsweep keys` hardware: peaks, memory, links, efficiencies,
  * power, price) as axes of a sweep: load_hw_number returns 0 and the
  * figure of key `key` of *h in *v, -1 when `key` is not one of them;
- * load_hw_scale multiplies it by f (integers rounded to the nearest,
- * at least 1); load_hw_number_keys writes their names, ", "-separated,
+ * load_hw_scale multiplies it by f (1, the figure unchanged, when an
+ * integer figure would not stay a whole number >= 1: never rounded);
+ * load_hw_number_keys writes their names, ", "-separated,
  * and offers them to a suggestion `sg` when given. */
 int load_hw_number(const hw_t *h, const char *key, double *v);
 int load_hw_scale(hw_t *h, const char *key, double f);
 struct suggest;
 void load_hw_number_keys(char *buf, size_t size, struct suggest *sg);
+/* A detailed system's pod keys take effect: a pod no larger than the
+ * system (else its level was dropped without a word), an
+ * oversubscription only above a pod smaller than the system (issue
+ * 29). 0, or -1 with err set at g's key. */
+int load_system_pod_check(const config_setting_t *g, const topo_system_t *y, load_err *err);
+
 int load_system_detailed(const config_setting_t *g, const char *configs_dir,
                          load_reads *reads, topo_system_t *sys, load_err *err);
 int load_task_detailed(const config_setting_t *g, model_kind kind, task_t *t,

@@ -311,15 +311,7 @@ static int load_point_detailed(const config_setting_t *root, const char *configs
         config_setting_get_member(root, "system"), "systems",
         "detailed_systems.cfg", configs_dir, &cat->systems, &cat->systems_open, err);
     if (!ds || load_system_detailed(ds, configs_dir, NULL, &p->system, err))
-        return -1;
-    if (p->system.pod_devices > p->system.devices) {
-        /* the pod level would be dropped without a word (issue 19) */
-        load_fail(err, load_value_member_or(ds, "pod_devices"), "key 'pod_devices': a "
-                  "pod of %lld devices is larger than system '%s' (%lld devices)",
-                  (long long)p->system.pod_devices, p->system.name,
-                  (long long)p->system.devices);
-        return -1;
-    }
+        return -1; /* a pod larger than the system: load_system_pod_check */
     snprintf(p->cluster.name, sizeof p->cluster.name, "%s", p->system.name);
     p->cluster.devices = p->system.devices;
     p->cluster.devices_per_node = p->system.topo.level[0].span;

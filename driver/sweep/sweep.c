@@ -60,7 +60,14 @@ static void sweep_sources_digest(const sources *s, char hex[SHA256_HEX_LEN + 1])
         snprintf(hex + 2 * i, 3, "%02x", d[i]);
 }
 
-/* Phase 1: spec on rank 0 first, then on the others; 0 or exit code. */
+static const char *sweep_signal_name(int sig)
+{
+    return sig == SIGTERM ? "SIGTERM" : sig == SIGUSR1 ? "SIGUSR1"
+           : sig == SIGINT ? "SIGINT" : "a signal";
+}
+
+/* Phase 1: spec on rank 0 first, then on the others; 0 or exit code
+ * (JOB_EXIT_STOPPED: a stop while rank 0 generated the systems). */
 static int sweep_load(MPI_Comm comm, int rank, const sweep_opts *o, spec *sp,
                       FILE *err)
 {
@@ -69,29 +76,43 @@ static int sweep_load(MPI_Comm comm, int rank, const sweep_opts *o, spec *sp,
     int bad = 0;
     if (rank == 0) {
         bad = spec_load_stacks(o->spec_path, dir, o->stacks_path, sp, &le) != 0;
-        if (bad)
+        int sig = job_stop_signal();
+        if (bad && sig) { /* stopped while generating its systems */
+            fprintf(err, "madsweep: stopped by %s while loading %s (generating its "
+                    "systems): nothing was written; run it again\n",
+                    sweep_signal_name(sig), o->spec_path);
+            bad = JOB_EXIT_STOPPED;
+        } else if (bad) {
             fprintf(err, "madsweep: %s\n", le.text);
-        else if (strlen(sp->text) > OUTPUT_SPEC_MAX) {
+            bad = 2;
+        } else if (strlen(sp->text) > OUTPUT_SPEC_MAX) {
             fprintf(err, "madsweep: %s: the spec is larger than %d bytes\n",
                     o->spec_path, OUTPUT_SPEC_MAX);
             spec_free(sp);
-            bad = 1;
+            bad = 2;
         }
     }
     CHECK_MPI(MPI_Bcast(&bad, 1, MPI_INT, 0, comm));
     if (bad)
-        return 2;
+        return bad;
     if (rank != 0) {
         bad = spec_load_stacks(o->spec_path, dir, o->stacks_path, sp, &le) != 0;
-        if (bad)
+        if (bad && job_stop_signal()) {
+            fprintf(err, "madsweep: rank %d: stopped by %s while loading %s: nothing "
+                    "was written; run it again\n", rank,
+                    sweep_signal_name(job_stop_signal()), o->spec_path);
+            bad = JOB_EXIT_STOPPED;
+        } else if (bad) {
             fprintf(err, "madsweep: rank %d: %s\n", rank, le.text);
+            bad = 2;
+        }
     }
     int any = 0;
     CHECK_MPI(MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, comm));
     if (any) {
         if (!bad)
             spec_free(sp);
-        return 2;
+        return any; /* 2, or JOB_EXIT_STOPPED (the larger) */
     }
     /* every rank must have read the same catalogues (the file stores
      * rank 0's texts, and the datasets' sizes must agree) */
@@ -236,12 +257,6 @@ static int sweep_claim(MPI_Comm comm, int rank, const sweep_opts *o, const spec 
     CHECK_MPI(MPI_Bcast(state, 2, MPI_INT, 0, comm));
     *empty = state[1] != 0;
     return state[0];
-}
-
-static const char *sweep_signal_name(int sig)
-{
-    return sig == SIGTERM ? "SIGTERM" : sig == SIGUSR1 ? "SIGUSR1"
-           : sig == SIGINT ? "SIGINT" : "a signal";
 }
 
 /* A stopped run: the file keeps complete = 0 with the chunks written so
