@@ -35,9 +35,9 @@
 #include "../driver/sweep/sweep.h"
 #include "unit.h"
 
-static char g_dir[600], g_files[3][600], g_specs[3][600];
+static char g_dir[600], g_files[4][600], g_specs[4][600];
 
-static const char *const specs[3] = {
+static const char *const specs[4] = {
     "fidelity = \"detailed\";\n"
     "models = [\"llama3-8b\", \"mixtral-8x7b\", \"dlrm-mlperf\"];\n"
     "systems = [\"h100-8\"];\n"
@@ -83,7 +83,19 @@ static const char *const specs[3] = {
     "stacks = [\"megatron-core\"];\n"
     "tasks = ( \"pretrain\", { type = \"pretrain\"; name = \"fp8\"; precision = \"fp8\"; } );\n"
     "global_batch = [64];\n"
-    "strategies = ( { tp = 8; }, { tp = 4; }, { tp = 2; pp = 2; } );\n"};
+    "strategies = ( { tp = 8; }, { tp = 4; }, { tp = 2; pp = 2; } );\n",
+    /* tables past 2^32 rows (issue 29: the point file wrote them without
+     * libconfig's L, which keeps the low 32 bits) */
+    "fidelity = \"detailed\";\n"
+    "models = ( { name = \"dlrm-wide\"; type = \"dlrm\"; tables = 2;\n"
+    "    rows_per_table = [5000000000L, 1000L]; emb_dim = 16; pooling = 1;\n"
+    "    bot_mlp = [13, 64, 16]; top_mlp = [64, 1]; },\n"
+    "  { name = \"dlrm-one\"; type = \"dlrm\"; tables = 4; rows_per_table = 6000000000L;\n"
+    "    emb_dim = 16; pooling = 1; bot_mlp = [13, 64, 16]; top_mlp = [64, 1]; } );\n"
+    "systems = [\"h100-64\"];\n"
+    "tasks = [\"pretrain\"];\n"
+    "global_batch = [65536];\n"
+    "strategies = \"auto\";\n"};
 
 /* Value of "key": in a JSON object; NAN for null, -INFINITY if absent. */
 static double json_value(const char *json, const char *key)
@@ -277,6 +289,25 @@ static void test_precision_rows(void)
     free(all);
 }
 
+/* Every row of DLRMs with tables past 2^32 rows reproduces. */
+static void test_wide_rows(void)
+{
+    output_rows rows;
+    output_rows_init(&rows, EVAL_DETAILED);
+    hid_t f = H5Fopen(g_files[3], H5F_ACC_RDONLY, H5P_DEFAULT);
+    CU_ASSERT_FATAL(f >= 0);
+    hssize_t n = 0;
+    char *all = unit_read_results(f, &rows.t, &n);
+    H5Fclose(f);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(all);
+    CU_ASSERT_FATAL(n >= 2);
+    int bad = 0;
+    for (hssize_t i = 0; i < n; i++)
+        bad += check_row(g_files[3], &rows, all + (size_t)i * rows.t.size, bad < 3);
+    CU_ASSERT_EQUAL(bad, 0);
+    free(all);
+}
+
 static void test_bad_ids(void)
 {
     const char *bin = getenv("MADSWEEP_BINARY");
@@ -305,7 +336,7 @@ int main(int argc, char **argv)
     snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s && cp -r %s/. %s", g_dir,
              g_dir, unit_configs(), g_dir);
     int bad = unit_run_command(cmd, out, sizeof out) != 0;
-    for (int i = 0; i < 3 && !bad; i++) {
+    for (int i = 0; i < 4 && !bad; i++) {
         char name[32];
         snprintf(name, sizeof name, "point_%d.cfg", i);
         bad |= !unit_write_file(name, specs[i], path, sizeof path);
@@ -333,6 +364,7 @@ int main(int argc, char **argv)
     CU_add_test(s, "MAD-Max rows reproduce exactly", test_madmax_rows);
     CU_add_test(s, "FP8 rows only where the hardware has an FP8 peak",
                 test_precision_rows);
+    CU_add_test(s, "DLRM tables past 2^32 rows", test_wide_rows);
     CU_add_test(s, "bad ids", test_bad_ids);
     return unit_run_mpi();
 }
