@@ -13,6 +13,7 @@
 #include "sweep.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
@@ -63,7 +64,22 @@ static void sweep_sources_digest(const sources *s, char hex[SHA256_HEX_LEN + 1])
 static const char *sweep_signal_name(int sig)
 {
     return sig == SIGTERM ? "SIGTERM" : sig == SIGUSR1 ? "SIGUSR1"
-           : sig == SIGINT ? "SIGINT" : "a signal";
+           : sig == SIGINT ? "SIGINT" : sig == SIGHUP ? "SIGHUP" : "a signal";
+}
+
+/* A stop while the spec loaded (its systems generated): rank 0 leaves an
+ * empty output file where there was none, so that `--resume` (a
+ * requeued job's) starts the sweep instead of refusing a file that does
+ * not exist; an existing file, a partial one being resumed above all, is
+ * left as it is. */
+static void sweep_load_stopped(const sweep_opts *o, int sig, FILE *err)
+{
+    int fd = open(o->out_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd >= 0)
+        close(fd);
+    fprintf(err, "madsweep: stopped by %s while loading %s (generating its systems): "
+            "nothing written to %s yet; `madsweep sweep %s -o %s --resume` starts it\n",
+            sweep_signal_name(sig), o->spec_path, o->out_path, o->spec_path, o->out_path);
 }
 
 /* Phase 1: spec on rank 0 first, then on the others; 0 or exit code
@@ -76,11 +92,8 @@ static int sweep_load(MPI_Comm comm, int rank, const sweep_opts *o, spec *sp,
     int bad = 0;
     if (rank == 0) {
         bad = spec_load_stacks(o->spec_path, dir, o->stacks_path, sp, &le) != 0;
-        int sig = job_stop_signal();
-        if (bad && sig) { /* stopped while generating its systems */
-            fprintf(err, "madsweep: stopped by %s while loading %s (generating its "
-                    "systems): nothing was written; run it again\n",
-                    sweep_signal_name(sig), o->spec_path);
+        if (bad && job_stop_signal()) { /* stopped while generating its systems */
+            sweep_load_stopped(o, job_stop_signal(), err);
             bad = JOB_EXIT_STOPPED;
         } else if (bad) {
             fprintf(err, "madsweep: %s\n", le.text);
@@ -98,10 +111,7 @@ static int sweep_load(MPI_Comm comm, int rank, const sweep_opts *o, spec *sp,
     if (rank != 0) {
         bad = spec_load_stacks(o->spec_path, dir, o->stacks_path, sp, &le) != 0;
         if (bad && job_stop_signal()) {
-            fprintf(err, "madsweep: rank %d: stopped by %s while loading %s: nothing "
-                    "was written; run it again\n", rank,
-                    sweep_signal_name(job_stop_signal()), o->spec_path);
-            bad = JOB_EXIT_STOPPED;
+            bad = JOB_EXIT_STOPPED; /* rank 0 says so */
         } else if (bad) {
             fprintf(err, "madsweep: rank %d: %s\n", rank, le.text);
             bad = 2;
@@ -112,6 +122,8 @@ static int sweep_load(MPI_Comm comm, int rank, const sweep_opts *o, spec *sp,
     if (any) {
         if (!bad)
             spec_free(sp);
+        if (any == JOB_EXIT_STOPPED && rank == 0 && !bad)
+            sweep_load_stopped(o, SIGTERM, err); /* another rank was stopped */
         return any; /* 2, or JOB_EXIT_STOPPED (the larger) */
     }
     /* every rank must have read the same catalogues (the file stores
