@@ -49,19 +49,36 @@ static int best_setup(best_query *q, FILE *err)
                 o->order);
         return 2;
     }
+    int dir = result_direction_of(q->by->name, q->by->unit);
+    bool known = result_find(q->by->name) != NULL;
+    if (!o->order && dir == 0) {
+        fprintf(err, "madsweep best: --by %s: a signed figure or a code has no better "
+                "end; give --order max or min\n", q->by->name);
+        return 2;
+    }
+    if (!o->order && !known && !q->by->unit[0]) {
+        fprintf(err, "madsweep best: --by %s: %s has no unit (no units attribute: a "
+                "damaged file or another tool's), so whether larger is better is not "
+                "known; give --order max or min\n", q->by->name, o->path);
+        return 2;
+    }
     if (o->order)
         q->maximize = strcmp(o->order, "max") == 0;
     else
-        q->maximize = result_direction_of(q->by->name, q->by->unit) > 0;
-    if (where_parse(&q->w, &q->f, o->where, msg, sizeof msg) != 0) {
+        q->maximize = dir > 0;
+    if (where_parse(&q->w, &q->f, "--where", o->where, msg, sizeof msg) != 0) {
         fprintf(err, "madsweep best: %s\n", msg);
         return 2;
     }
     q->base = o->baseline != NULL;
-    if (q->base && (where_parse(&q->bw, &q->f, o->baseline, msg, sizeof msg) != 0 ||
-                    q->bw.n == 0)) {
-        fprintf(err, "madsweep best: --baseline: %s\n",
-                q->bw.n == 0 ? "expected conditions such as 'tp==1,pp==1'" : msg);
+    if (q->base && where_parse(&q->bw, &q->f, "--baseline", o->baseline, msg,
+                               sizeof msg) != 0) {
+        fprintf(err, "madsweep best: %s\n", msg); /* which condition, and why */
+        return 2;
+    }
+    if (q->base && q->bw.n == 0) {
+        fprintf(err, "madsweep best: --baseline: expected conditions such as "
+                "'tp==1,pp==1', got '%s'\n", o->baseline);
         return 2;
     }
     for (const char *p = o->group; p && *p;) {
