@@ -49,6 +49,11 @@ double detailed_model_flops(const model_t *m, bool causal_half);
  * multi-head latent attention when model.d.kv_lora_rank > 0). */
 double detailed_attn_params(const model_t *m);
 
+/* Layers of the model's second attention kind (sliding window or Gated
+ * DeltaNet; 0 without one): those i with (i + 1) % full_attention_interval
+ * != 0 (docs/model.md, "Attention kinds"). */
+int64_t detailed_alt_layers(const model_t *m);
+
 /* Parameters of the model: total, and per device for a task's degrees
  * (out: total, per_device). */
 void detailed_params(const model_t *m, const task_detailed_t *t, double *total,

@@ -241,6 +241,7 @@ static void eval_derive(const point_t *p, result_t *r)
         .price_per_hour_usd = det ? p->system.hw.price_per_hour_usd
                                   : p->cluster.price_per_hour_usd};
     double n = det ? eval_pools(p, r, &d) : (double)eval_devices(p);
+    r->deployment_devices = n;
     double cap = det ? p->system.hw.mem_capacity_bytes : p->cluster.mem_capacity_bytes;
     double need = det ? r->mem_total_bytes_per_device : r->mem_weights_bytes_per_device;
     r->mem_capacity_bytes_per_device = cap;

@@ -53,9 +53,24 @@ typedef struct point_prefill {
     bool rate_matched;    /* devices: as many replicas as the decode pool's rate needs */
     bool layerwise;       /* KV sent layer by layer during the prefill (else after it) */
     int64_t tp, pp;       /* a prefill replica's degrees */
+    /* a prefill replica's own layout and limits (0: none / the stack's):
+     * attention data parallelism, the experts' ep x etp, its batch limit
+     * (TensorRT-LLM max_batch_size, vLLM max_num_seqs, SGLang
+     * max_running_requests) and token budget per step */
+    int64_t attn_dp, ep, etp, max_seqs, token_budget;
     topo_system_t system; /* its hardware and network; devices: the pool's (rate-matched:
                              one replica's) */
 } point_prefill;
+
+/* A prefill replica's expert tensor parallelism: its etp, else with ep
+ * > 1 the experts spread over the replica's tp devices (tp / ep of them
+ * per expert, AIConfigurator's moe_tp x moe_ep = tp), else tp. */
+static inline int64_t eval_prefill_etp(const point_prefill *f)
+{
+    if (f->etp > 0)
+        return f->etp;
+    return f->ep > 1 && f->tp % f->ep == 0 ? f->tp / f->ep : f->ep > 1 ? 1 : f->tp;
+}
 
 typedef struct point_t {
     eval_fidelity fidelity;

@@ -88,6 +88,40 @@ typedef struct model_detailed_t {
      * the normed hidden state and the next token's embedding, and the
      * shared output head and loss again, on the last pipeline stage */
     int64_t mtp_layers;
+    /* Attention kinds (docs/model.md, "Attention kinds"): layer i (from
+     * 0) is full attention when (i + 1) % full_attention_interval == 0
+     * (Hugging Face's full_attention_interval and layer_types: gpt-oss
+     * 2, Qwen3.5 4; 1: every layer; 0: none), the others of the model's
+     * second kind: sliding-window attention over the last
+     * sliding_window tokens (> 0), or Gated DeltaNet linear attention
+     * (linear_value_heads > 0: a recurrent state per sequence instead of
+     * a KV cache, Yang et al. 2024, arXiv:2412.06464). Without either
+     * every layer is full attention (the interval is then ignored).
+     * Counts per pipeline stage follow from the pattern in closed form
+     * (core.h dt_shape_alt_in), never from a per-layer list. */
+    int64_t sliding_window;
+    int64_t full_attention_interval;
+    int64_t linear_key_heads, linear_value_heads;       /* q/k heads, v heads */
+    int64_t linear_key_head_dim, linear_value_head_dim;
+    int64_t linear_conv_kernel;   /* causal depthwise conv width (Qwen3.5: 4) */
+    int64_t linear_state_bytes;   /* bytes per recurrent-state element (mamba_ssm_dtype:
+                                     4 float32, 2 bfloat16; 0: 4) */
+    bool attn_sinks;              /* a learned sink logit per head in the softmax
+                                     (gpt-oss): heads parameters, one key more */
+    bool attn_output_gate;        /* sigmoid gate on the attention output: the query
+                                     projection also yields heads x head_dim gate
+                                     columns (Qwen3-Next/3.5 attn_output_gate) */
+    /* DeepSeek sparse attention (DeepSeek-V3.2; index_topk > 0): on each
+     * full-attention layer an indexer of index_heads heads of
+     * index_head_dim scores every cached key (its own key cache of
+     * index_head_dim FP8 values and a scale per token), and attention
+     * reads only the index_topk keys it selects */
+    int64_t index_topk, index_heads, index_head_dim;
+    /* Stored precision per part of the checkpoint (TASK_W_*; 0: the
+     * task's weight_precision): attention projections, dense MLPs (and
+     * shared experts), routed experts (gpt-oss: MXFP4 experts beside
+     * BF16 attention, quantization_config.modules_to_not_convert) */
+    int attn_weight_precision, dense_weight_precision, expert_weight_precision;
     /* DLRM: MLP widths. bot_mlp[0] is the dense-feature input, the last
      * bottom width the bottom output (= emb_dim for the dot interaction);
      * top_mlp lists the top layers' output widths (input: the

@@ -98,6 +98,9 @@ const result_field result_fields[] = {
     RF(kv_transfer_exposed_s, "s", RESULT_F64,
        "disaggregated serving: the part of kv_transfer_s in TTFT (all of it, or layer "
        "by layer behind the prefill with kv_transfer = \"layerwise\")"),
+    RF(deployment_devices, "devices", RESULT_F64,
+       "the devices of the deployment: the system's, plus a disaggregated point's prefill "
+       "pool (a study at a given GPU count: best --where deployment_devices==N)"),
     RF(iteration_time_lo_s, "s", RESULT_F64,
        "detailed: iteration time with every uncertain stack/hardware fact at its fast end"),
     RF(iteration_time_hi_s, "s", RESULT_F64,

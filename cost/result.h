@@ -97,6 +97,9 @@ typedef struct result_t {
     double prefill_decode_rate_ratio;
     double kv_transfer_s;
     double kv_transfer_exposed_s;
+    /* the devices of the deployment: the system's, and a disaggregated
+     * point's prefill pool (every row) */
+    double deployment_devices;
     /* what bounds the step (cost/bound.h), times of the busiest device
      * per iteration: compute split into math-bound kernels (GEMMs and
      * attention) and memory-bound ones (element-wise, norms, loss,

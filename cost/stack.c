@@ -95,6 +95,28 @@ status_code stack_check(const stack_desc *s, const char **bad)
         ST_BAD(stack_range_ok(s->kv_output_reserve, 0.0, 1.0), "kv_output_reserve");
         ST_BAD(stack_range_ok(s->seq_host_s, 0.0, 1e-2), "seq_host_s");
         ST_BAD(stack_range_ok(s->request_host_s, 0.0, 10.0), "request_host_s");
+        ST_BAD(stack_range_ok(s->dynamo_host_s, 0.0, 10.0), "dynamo_host_s");
+        ST_BAD(s->cuda_graph_max >= 0 && s->cuda_graph_max <= (1 << 24), "cuda_graph_max");
+        ST_BAD(stack_range_ok(s->eager_launch_s, 0.0, 1e-3), "eager_launch_s");
+        ST_BAD(s->ntiers >= 0 && s->ntiers <= STACK_TIERS, "tiers");
+        for (int64_t i = 0; i < s->ntiers && i < STACK_TIERS; i++) {
+            const stack_tier *t = &s->tier[i];
+            ST_BAD(isfinite(t->from_bytes) && t->from_bytes >= 0.0 &&
+                       (i == 0 || t->from_bytes > s->tier[i - 1].from_bytes) &&
+                       t->token_budget >= 0 && t->token_budget <= (1 << 24) &&
+                       (t->token_budget == 0 || t->token_budget >= 16) && t->max_seqs >= 0 &&
+                       t->max_seqs <= (1 << 24) && t->cuda_graph_max >= 0 &&
+                       t->cuda_graph_max <= (1 << 24),
+                   "tiers");
+        }
+        ST_BAD(isfinite(s->swa_full_tokens_ratio) && s->swa_full_tokens_ratio >= 0.0 &&
+                   s->swa_full_tokens_ratio <= 16.0,
+               "swa_full_tokens_ratio");
+        ST_BAD(isfinite(s->linear_memory_ratio) && s->linear_memory_ratio >= 0.0 &&
+                   s->linear_memory_ratio <= 16.0,
+               "linear_memory_ratio");
+        ST_BAD(isfinite(s->linear_slots) && s->linear_slots >= 0.0 && s->linear_slots <= 16.0,
+               "linear_slots");
     }
     ST_BAD(stack_bytes_ok(s->emb_comm_bytes), "emb_comm_bytes");
     ST_BAD(isfinite(s->emb_dp_threshold_bytes) && s->emb_dp_threshold_bytes >= 0.0 &&
@@ -182,4 +204,6 @@ void stack_serving_defaults(stack_desc *s)
     s->seq_host_s = stack_exact(0.0);
     s->kv_output_reserve = stack_exact(0.0);
     s->request_host_s = stack_exact(0.0);
+    s->dynamo_host_s = stack_exact(0.0);
+    s->eager_launch_s = stack_exact(0.0);
 }

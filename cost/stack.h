@@ -23,6 +23,7 @@
 #define MADSWEEP_STACK_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "status.h"
@@ -47,6 +48,17 @@ typedef enum stack_pp_send {
     STACK_PP_FULL = 0,          /* each rank sends its whole activation */
     STACK_PP_SCATTER_GATHER = 1 /* send 1/tp, all-gather inside the node */
 } stack_pp_send;
+
+/* A serving engine's defaults that depend on the GPU's memory (vLLM's
+ * max_num_batched_tokens and max_num_seqs at >= 70 GiB, SGLang's
+ * chunked_prefill_size and cuda_graph_max_bs by memory tier): from
+ * `from_bytes` of device memory on, the largest tier that applies (0:
+ * the stack's own value). */
+typedef struct stack_tier {
+    double from_bytes;
+    int64_t token_budget, max_seqs, cuda_graph_max;
+} stack_tier;
+#define STACK_TIERS 6
 
 typedef struct stack_desc {
     char name[STACK_NAME_MAX];
@@ -136,7 +148,10 @@ typedef struct stack_desc {
     /* ---- serving (cost/detailed/serve_*.c): an engine's facts; only a
      * stack with `serving` true serves inference */
     bool serving;
-    bool serving_only;          /* an engine without training facts: does not train */
+    bool serving_only;
+    char engine[STACK_NAME_MAX]; /* the serving engine whose launch flags `madsweep point
+                                    --engine-args` prints: "vllm", "sglang", "trtllm" ("":
+                                    none) */          /* an engine without training facts: does not train */
     int64_t token_budget;       /* K: tokens per engine step (chunked prefill budget) */
     int64_t max_seqs;           /* sequences running at once at most */
     stack_fact mem_fraction;    /* memory for weights + KV (of total), or KV (of free) */
@@ -145,6 +160,13 @@ typedef struct stack_desc {
                                    and CUDA graphs live in the rest of the memory */
     int64_t kv_block;           /* tokens per KV block */
     bool kv_reserve;            /* reserve prompt + output on admission (else on demand) */
+    /* the KV dtype "auto" takes the checkpoint's KV scheme (TensorRT-LLM:
+     * kv_cache_quant_algo, FP8 in ModelOpt FP8/NVFP4 checkpoints); else the
+     * model dtype (vLLM, SGLang) */
+    bool kv_checkpoint;
+    bool overlap;               /* the scheduler forms step n + 1 while step n runs (SGLang's
+                                   overlap scheduler, TensorRT-LLM's overlap, vLLM's async
+                                   scheduling): a new prompt meets two steps ahead */
     bool prefill_apart;         /* prefill chunks run in steps of their own, the decodes
                                    wait (SGLang without --enable-mixed-chunk); else a
                                    step carries both */
@@ -171,6 +193,31 @@ typedef struct stack_desc {
     stack_fact seq_host_s;      /* ... and per sequence in the step (the scheduler's and the
                                    output processing's work per request and token) */
     stack_fact request_host_s;  /* host time in each request's TTFT (tokenize, schedule, return) */
+    stack_fact dynamo_host_s;   /* ... with Dynamo's front end instead of the engine's server
+                                   (task front_end "dynamo") */
+    int64_t cuda_graph_max;     /* the largest decode batch a CUDA graph holds (0: every
+                                   batch); larger ones run eagerly */
+    stack_fact eager_launch_s;  /* a kernel's host launch in a step run without a graph */
+    bool moe_a2a;               /* MoE under attention DP: the experts' tokens dispatched
+                                   and combined by all-to-all (DeepEP) rather than gathered
+                                   and scattered by all-reduce */
+    int64_t ntiers;             /* defaults by GPU memory, ascending from_bytes */
+    stack_tier tier[STACK_TIERS];
+    /* hybrid models (docs/serving.md, "Hybrid models"): how the engine
+     * holds the KV of sliding-window layers and the state of linear-
+     * attention layers beside the full layers' KV. Windows: one pool,
+     * each request holding its window's blocks (0, false: vLLM's hybrid
+     * KV cache manager), a window pool of swa_full_tokens_ratio times the
+     * full pool's tokens (SGLang), or a pool per window size sharing the
+     * memory in proportion to window x bytes per token (TensorRT-LLM's
+     * VSWA, swa_share_by_window). States: from the one pool (0: vLLM,
+     * TensorRT-LLM), or a state pool of linear_memory_ratio times the
+     * KV pool's memory of which a running request holds linear_slots
+     * (SGLang's mamba pool, radix cache on: 3). */
+    double swa_full_tokens_ratio;
+    bool swa_share_by_window;
+    double linear_memory_ratio;
+    double linear_slots;
     /* ---- recommendation models (DLRM; 0 where a stack does not say) */
     double emb_comm_bytes;      /* bytes per pooled element on the wire (0: the table's) */
     double emb_dp_threshold_bytes; /* tables this small (rows, state) replicated (0: none) */
@@ -190,6 +237,16 @@ typedef struct stack_desc {
     stack_fact mlp_efficiency;  /* dense GEMM rate relative to the hardware's curve
                                    (0: 1, the curve itself) */
 } stack_desc;
+
+/* The tier of a device with `mem` bytes (NULL: none applies). */
+static inline const stack_tier *stack_tier_at(const stack_desc *s, double mem)
+{
+    const stack_tier *t = NULL;
+    for (int64_t i = 0; i < s->ntiers && i < STACK_TIERS; i++)
+        if (s->tier[i].from_bytes <= mem)
+            t = &s->tier[i];
+    return t;
+}
 
 /* Whether the stack runs ZeRO stage z (its zero_stages; 0: every stage). */
 static inline bool stack_zero_ok(const stack_desc *s, int64_t z)

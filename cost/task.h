@@ -142,6 +142,8 @@ typedef struct task_detailed_t {
     int64_t concurrency;           /* requests in flight over all replicas; TASK_CONC_* */
     double request_rate;           /* open loop: requests/s over all replicas (0: closed loop) */
     int64_t requests;              /* offline: a burst of this many requests (0: endless backlog) */
+    int64_t rounds;                /* closed loop: the client's requests per slot (aiperf
+                                      --num-requests / concurrency; 0: an endless loop) */
     /* prompt and output lengths uniform on [0, 2 x mean] (benchmark
      * clients' random datasets at range ratio 0), not fixed */
     bool uniform_lengths;
@@ -154,6 +156,12 @@ typedef struct task_detailed_t {
      * at tensor parallelism tp/N, the MLP/MoE runs on the gathered
      * tokens over all tp devices (0 or 1: none) */
     int64_t attn_dp;
+    /* serving: the engine's batch limit per attention rank (max_num_seqs,
+     * max_batch_size, max_running_requests) and token budget per step
+     * (max_num_batched_tokens, max_num_tokens, chunked_prefill_size) as
+     * the launch sets them (0: the stack's default) */
+    int64_t max_seqs, token_budget;
+    int front_end;                 /* TASK_FRONT_*: the server in front of the engine */
     int64_t spec_tokens;           /* speculative decoding: draft tokens gamma (0: off) */
     double spec_acceptance;        /* ... acceptance rate alpha, [0, 1] */
     double spec_draft_cost;        /* ... a draft step in target decode steps (0: 0.05) */
@@ -181,6 +189,10 @@ enum { TASK_W_SAME = 0, TASK_W_BF16 = 1, TASK_W_FP8 = 2, TASK_W_INT8 = 3, TASK_W
 int task_weight_parse(const char *s);
 const char *task_weight_name(int w);
 double task_weight_bytes(int w);
+
+/* The server in front of a serving engine: its own (vllm serve,
+ * sglang.launch_server, trtllm-serve) or Dynamo's front end. */
+enum { TASK_FRONT_ENGINE = 0, TASK_FRONT_DYNAMO = 1 };
 
 /* Serving scheduler. */
 enum { TASK_SCHED_CONTINUOUS = 0, TASK_SCHED_STATIC = 1 };

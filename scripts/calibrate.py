@@ -3,7 +3,7 @@
 declare as fitted, check that the shipped catalogue is such a fit, and
 fit a stack of one's own to one's own measurements.
 
-Usage: scripts/calibrate.py [--check] [--configs DIR] FILE.csv ...
+Usage: scripts/calibrate.py [--check] [--configs DIR] [--hf-configs DIR] FILE.csv ...
        scripts/calibrate.py --base STACK --name NAME --out FRAGMENT.cfg
                             [--fit KEY=LOW:HIGH ...] MEASUREMENTS.csv ...
 
@@ -71,7 +71,7 @@ FAIL_LOSS = math.log(10.0)
 INV_PHI = (math.sqrt(5.0) - 1.0) / 2.0
 # the main objective of each kind of file (the LOSO headline)
 MAIN = {"training": "measured_iteration_time_s", "serving": "measured_output_tokens_per_s",
-        "dlrm": "measured_samples_per_s"}
+        "dlrm": "measured_samples_per_s", "aic": "measured_tpot_ms"}
 # --base without --fit: what a user's cluster changes most, and the range
 # searched (the band the fragment writes). Serving: the decode GEMMs'
 # weight streaming (TPOT at small batches), the GEMM efficiency of
@@ -179,8 +179,9 @@ class Fitter:
         cur = values[i]
         geo = d.lo > 0 and d.hi / d.lo >= 8.0
 
-        def at(u):  # u in [0, 1] -> a value of the range
-            return d.lo * (d.hi / d.lo) ** u if geo else d.lo + (d.hi - d.lo) * u
+        def at(u):  # u in [0, 1] -> a value of the range (rounding kept inside it)
+            x = d.lo * (d.hi / d.lo) ** u if geo else d.lo + (d.hi - d.lo) * u
+            return min(d.hi, max(d.lo, x))
 
         def f(x):
             trial = list(values)
@@ -579,7 +580,8 @@ def main(argv):
         a = args[i]
         if a == "--check":
             opts["check"] = True
-        elif a in ("--configs", "--base", "--name", "--out", "--fit", "--use-stack"):
+        elif a in ("--configs", "--base", "--name", "--out", "--fit", "--use-stack",
+                   "--hf-configs"):
             if i + 1 >= len(args):
                 sys.exit(f"calibrate: {a} needs a value")
             v = args[i + 1]
@@ -589,6 +591,9 @@ def main(argv):
             elif a == "--use-stack":
                 k, _, s = v.partition("=")
                 opts["use_stack"][k] = s
+            elif a == "--hf-configs":  # AIConfigurator rows' models (validate_aic.py)
+                import validate_aic
+                validate_aic.OPTIONS["hf_dir"] = v
             else:
                 opts[a[2:]] = v
         elif a.startswith("--"):

@@ -18,25 +18,33 @@ num_experts_per_tok, moe_intermediate_size, shared experts as
 n_shared_experts or shared_expert_intermediate_size, dense-first layers as
 first_k_dense_replace or a leading mlp_only_layers), multi-token
 prediction modules (num_nextn_predict_layers, mtp_num_hidden_layers), a
-multimodal checkpoint's text_config. What the model keys cannot express
-is named with the field that says it:
-  layer_types / sliding_window   sliding-window layers (a window shorter
-                                 than the context) beside full attention;
-  layer_types: linear_attention  linear-attention (Gated DeltaNet) layers,
-                                 a recurrent state instead of a KV cache;
-  attn_output_gate               a sigmoid gate on the attention output;
-  index_topk                     DeepSeek sparse attention (an indexer and
-                                 the top-k keys it selects);
-  attention sinks                a learned per-head sink logit in the
-                                 softmax (gpt-oss: transformers
-                                 models/gpt_oss/modeling_gpt_oss.py,
-                                 GptOssAttention.sinks; not a config field);
+multimodal checkpoint's text_config, and the attention kinds of
+docs/model.md: sliding-window layers (sliding_window with layer_types, or
+on every layer) and Gated DeltaNet linear-attention layers (layer_types
+linear_attention, linear_num_key_heads, linear_num_value_heads,
+linear_key_head_dim, linear_value_head_dim, linear_conv_kernel_dim,
+mamba_ssm_dtype) beside full attention every full_attention_interval-th
+layer ((i + 1) % k == 0); attn_output_gate; DeepSeek sparse attention
+(index_topk, index_n_heads, index_head_dim); attention sinks (gpt-oss:
+transformers models/gpt_oss/modeling_gpt_oss.py GptOssAttention.sinks, not
+a config field); parts a quantized checkpoint keeps in BF16
+(quantization_config modules_to_not_convert / ignore / exclude_modules
+naming self_attn: attn_weight_precision "bf16"). What the model keys
+cannot express is named with the field that says it:
+  layer_types                    a pattern of kinds other than one in
+                                 every k layers full (or sliding and
+                                 linear layers in one model);
+  max_window_layers              windows on a suffix of the layers only
+                                 (Qwen2's use_sliding_window);
   decoder_sparse_step, moe_layer_freq, mlp_only_layers  MoE layers
-                                 interleaved with dense ones.
+                                 interleaved with dense ones;
+  shared_expert_intermediate_size  not a whole number of experts.
 Architecture facts that config.json does not state, from the modeling
 code of transformers: Qwen3, Qwen3-MoE and Qwen3.5 normalise each query
 and key head (modeling_qwen3.py Qwen3Attention.q_norm/k_norm; qk_norm);
-gpt-oss adds the attention sinks above. Standard library only.
+gpt-oss adds the attention sinks above. The C reader of `model = {
+hf_config = "..."; }` (driver/) reads the same fields the same way.
+Standard library only.
 """
 import json
 import os
@@ -121,6 +129,89 @@ def _layer_kinds(cfg):
     return kinds
 
 
+def _interval(types, n):
+    """k when layer i of `types` is full attention exactly when (i + 1) % k
+    == 0 (0: none is), else None."""
+    full = [i for i, t in enumerate(types) if t == "full_attention"]
+    if not full:
+        return 0
+    k = full[0] + 1
+    return k if full == list(range(k - 1, n, k)) else None
+
+
+# bytes of a recurrent-state element by mamba_ssm_dtype
+STATE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2}
+
+
+def _pattern(m, why):
+    m.unsupported.append(("layer_types", why))
+    m.approx.append(("layer_types", "every layer full attention"))
+
+
+def _linear(cfg, m, types, n):
+    """Gated DeltaNet layers beside full attention."""
+    k = _interval(types, n) if types else cfg.get("full_attention_interval") or 0
+    if k is None:
+        _pattern(m, "linear_attention and full_attention layers in no one-in-k pattern")
+        return
+    for f in ("linear_num_key_heads", "linear_num_value_heads", "linear_key_head_dim",
+              "linear_value_head_dim"):
+        if not isinstance(cfg.get(f), int) or cfg[f] <= 0:
+            raise ValueError(f"field {f}: missing or not a positive integer")
+    dt = str(cfg.get("mamba_ssm_dtype") or "float32")
+    if dt not in STATE_BYTES:
+        m.unsupported.append(("mamba_ssm_dtype", f"state dtype {dt!r}"))
+        return
+    m.keys.update(full_attention_interval=k, linear_key_heads=cfg["linear_num_key_heads"],
+                  linear_value_heads=cfg["linear_num_value_heads"],
+                  linear_key_head_dim=cfg["linear_key_head_dim"],
+                  linear_value_head_dim=cfg["linear_value_head_dim"],
+                  linear_conv_kernel=cfg.get("linear_conv_kernel_dim") or 0,
+                  linear_state_bytes=STATE_BYTES[dt])
+
+
+def _kinds(cfg, m):
+    """Sliding-window or Gated DeltaNet layers beside full attention."""
+    kinds = _layer_kinds(cfg)
+    types = cfg.get("layer_types") or []
+    n = cfg["num_hidden_layers"]
+    win = cfg.get("sliding_window")
+    known = ("full_attention", "sliding_attention", "linear_attention")
+    if types and len(types) != n:
+        raise ValueError(f"field layer_types: {len(types)} entries, num_hidden_layers {n}")
+    if any(t not in known for t in kinds) or (kinds.get("sliding_attention") and
+                                              kinds.get("linear_attention")):
+        _pattern(m, f"layer kinds {sorted(kinds)}")
+        return
+    if kinds.get("linear_attention") or (not types and cfg.get("linear_num_value_heads")):
+        _linear(cfg, m, types, n)
+        return
+    if not win:
+        return
+    if types:
+        if not kinds.get("sliding_attention"):
+            return
+        k = _interval(types, n)
+        if k is None:
+            _pattern(m, "sliding_attention and full_attention layers in no one-in-k pattern")
+            return
+    elif "use_sliding_window" in cfg:
+        # Qwen2-style: when on, the layers from max_window_layers on slide
+        lo = cfg.get("max_window_layers") or 0
+        if not cfg["use_sliding_window"] or lo >= n:
+            return
+        if lo > 0:
+            m.unsupported.append(("max_window_layers", f"windows on layers {lo} to {n - 1} "
+                                  "only"))
+            m.approx.append(("max_window_layers", "every layer full attention"))
+            return
+        k = 0
+    else:
+        k = 0  # Mistral-style: a window on every layer
+    m.window = win
+    m.keys.update(sliding_window=win, full_attention_interval=k)
+
+
 def _attention(cfg, m):
     h = cfg["hidden_size"]
     heads = cfg["num_attention_heads"]
@@ -138,38 +229,16 @@ def _attention(cfg, m):
     if m.model_type.startswith(QK_NORM_TYPES):
         m.keys["qk_norm"] = "true"
     if cfg.get("index_topk") or cfg.get("index_n_heads"):
-        m.unsupported.append(("index_topk", f"DeepSeek sparse attention (indexer, top-"
-                                            f"{cfg.get('index_topk')} keys a query)"))
-        m.approx.append(("index_topk", "dense MLA over the whole context"))
+        for f in ("index_topk", "index_n_heads", "index_head_dim"):
+            if not isinstance(cfg.get(f), int) or cfg[f] <= 0:
+                raise ValueError(f"field {f}: missing or not a positive integer")
+        m.keys.update(index_topk=cfg["index_topk"], index_heads=cfg["index_n_heads"],
+                      index_head_dim=cfg["index_head_dim"])
     if cfg.get("attn_output_gate"):
-        m.unsupported.append(("attn_output_gate", "a sigmoid gate on each attention output "
-                                                  "(a gate projection beside q)"))
-        m.approx.append(("attn_output_gate", "no output gate"))
+        m.keys["attn_output_gate"] = "true"
     if m.model_type.startswith(SINK_TYPES):
-        m.unsupported.append(("attention sinks", f"{m.model_type}: a learned sink logit per "
-                                                 "head in the softmax"))
-        m.approx.append(("attention sinks", "plain softmax"))
-    kinds = _layer_kinds(cfg)
-    win = cfg.get("sliding_window")
-    n = cfg["num_hidden_layers"]
-    if kinds.get("linear_attention"):
-        m.unsupported.append(("layer_types", f"{kinds['linear_attention']} of {n} layers "
-                              "linear_attention (Gated DeltaNet: a recurrent state, no KV; "
-                              f"linear_num_value_heads {cfg.get('linear_num_value_heads')}, "
-                              f"linear_conv_kernel_dim {cfg.get('linear_conv_kernel_dim')})"))
-        m.approx.append(("layer_types", "every layer full attention"))
-    slid = kinds.get("sliding_attention", 0)
-    if not kinds and win:
-        if "use_sliding_window" in cfg:
-            # Qwen2-style: when on, the layers from max_window_layers on slide
-            slid = max(0, n - (cfg.get("max_window_layers") or 0)) if cfg["use_sliding_window"] else 0
-        else:
-            slid = n  # Mistral-style: a window on every layer
-    if slid and win:
-        m.window = win
-        m.unsupported.append(("sliding_window", f"{slid} of {n} layers attend the last {win} "
-                                                "tokens only"))
-        m.approx.append(("sliding_window", "every layer full attention"))
+        m.keys["attn_sinks"] = "true"
+    _kinds(cfg, m)
 
 
 def _experts(cfg, m):
@@ -237,7 +306,11 @@ def parse(cfg):
     _attention(cfg, m)
     _experts(cfg, m)
     m.mtp_modules = cfg.get("num_nextn_predict_layers") or cfg.get("mtp_num_hidden_layers") or 0
+    if m.mtp_modules:
+        m.keys["mtp_layers"] = m.mtp_modules  # in memory only when they draft
     m.quant = _quant(cfg)
+    if m.quant.get("weights") and m.quant.get("experts_only"):
+        m.keys["attn_weight_precision"] = "bf16"  # modules_to_not_convert: self_attn
     if multimodal and isinstance(cfg.get("vision_config"), dict):
         m.notes.append("vision_config: the vision encoder is not modelled (text prompts)")
     return m
@@ -259,23 +332,27 @@ def read(path):
         raise ValueError(f"{path}: {e}")
 
 
-def model_group(m, name, seq_len, mtp_layers=0):
+def model_group(m, name, seq_len):
     """The point's `model = { ... }` lines for HFModel m."""
     keys = dict(m.keys)
     keys["seq_len"] = seq_len
-    if mtp_layers:
-        keys["mtp_layers"] = mtp_layers
     order = ("type", "arch", "layers", "hidden", "ffn", "heads", "kv_heads", "head_dim",
              "seq_len", "vocab", "mlp", "position", "untied_embeddings", "dropout", "qk_norm",
              "experts", "top_k", "shared_experts", "expert_ffn", "dense_layers", "q_lora_rank",
-             "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "mtp_layers")
+             "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "mtp_layers",
+             "sliding_window", "full_attention_interval", "attn_sinks", "attn_output_gate",
+             "linear_key_heads", "linear_value_heads", "linear_key_head_dim",
+             "linear_value_head_dim", "linear_conv_kernel", "linear_state_bytes", "index_topk",
+             "index_heads", "index_head_dim", "attn_weight_precision",
+             "dense_weight_precision", "expert_weight_precision")
+    strings = ("type", "arch", "mlp", "position", "attn_weight_precision",
+               "dense_weight_precision", "expert_weight_precision")
     parts = [f'name = "{name}";']
     for k in order:
         if k not in keys:
             continue
         v = keys[k]
-        parts.append(f'{k} = "{v}";' if k in ("type", "arch", "mlp", "position") else
-                     f"{k} = {v};")
+        parts.append(f'{k} = "{v}";' if k in strings else f"{k} = {v};")
     lines, cur = [], "  "
     for p in parts:
         if len(cur) + len(p) > 96:

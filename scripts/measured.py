@@ -30,12 +30,13 @@ import os
 import sys
 
 import msbatch
+import validate_aic
 import validate_dlrm
 import validate_serving
 import validate_training
 from rowfilter import Filter
 
-SCHEMAS = (validate_serving, validate_dlrm, validate_training)
+SCHEMAS = (validate_serving, validate_dlrm, validate_training, validate_aic)
 AB = ("A", "B")
 
 
@@ -200,6 +201,8 @@ def read(files, ctx):
                         bad_input(f"{name}:{reader.line_num}: more cells than the header "
                                   "has columns")
                     cols["file"] = os.path.basename(name)
+                    if hasattr(s, "normalize"):
+                        s.normalize(cols)
                     rows.append(Row(cols, s, len(rows)))
                 if len(rows) == n0:
                     bad_input(f"{name}: a header and no rows")

@@ -3,7 +3,9 @@ measured deployments in AIConfigurator's silicon format.
 
 Usage (validate.py dispatches here by the header; standalone the same):
     scripts/validate_aic.py [--hf-configs DIR] [--approximate] [--keep DIR]
-                            [--csv OUT.csv] [--max-failed N] FILE.csv...
+                            [--csv OUT.csv] [--max-failed N] [--loso-by COLUMN]
+                            [--check TPOT TTFT [TOKENS]]
+                            FILE.csv...
 
 The format (github ai-dynamo/aiconfigurator, its silicon tables; the data
 file's description lists the columns) is recognised by its header: id,
@@ -12,11 +14,12 @@ silicon_tpot_ms. Each row is one deployment measured at one concurrency
 by a closed-loop client; it becomes a `fidelity = "detailed"` inference
 point evaluated by `madsweep eval POINT --json`:
   model     --hf-configs DIR: the row's model_path ORG/NAME read from
-            DIR/ORG--NAME_config.json (scripts/hf_config.py); a field the
-            model keys cannot express (sliding windows, linear-attention
-            layers, output gates, attention sinks, sparse attention) fails
-            the row naming the field, unless --approximate maps the
-            nearest expressible model and says so per row;
+            DIR/ORG--NAME_config.json (scripts/hf_config.py: attention
+            kinds, output gates, sinks, sparse attention, the parts a
+            quantized checkpoint keeps in BF16 included); a field the
+            model keys cannot express (hf_config.py lists them) fails the
+            row naming the field, unless --approximate maps the nearest
+            expressible model and says so per row;
   hardware  the system's catalogue generation by `madsweep list
             hardware`: AIConfigurator names a GPU and its form, `<gpu>_sxm`
             an SXM board, `gb200` the NVL72 rack's GPU; the catalogue
@@ -54,7 +57,11 @@ point evaluated by `madsweep eval POINT --json`:
             precision column, else the checkpoint's quantization_config:
             fp8 / fp8_block -> "fp8", nvfp4 / mxfp4 -> weights "fp4" with
             FP4 math where the hardware has an FP4 peak (else BF16 math:
-            a weight-only kernel), int4_wo -> weights "int4", BF16 math.
+            a weight-only kernel), int4_wo -> weights "int4", BF16 math;
+            MoE experts in moe_quant_mode beside GEMMs in gemm_quant_mode
+            when the two store different precisions (the model's
+            expert_weight_precision); parts the checkpoint keeps in BF16
+            (gpt-oss's attention) stay so (attn_weight_precision).
             KV cache: FP8 when the weights are FP8 or NVFP4 (ModelOpt's
             NVFP4 and FP8 checkpoints set kv_cache_quant_algo FP8; as
             AIConfigurator's estimator infers, aic-core sdk/models/
@@ -75,6 +82,12 @@ predicted and measured figures and signed errors (predicted / measured -
     validate: TTFT: ...
     validate: output tokens/s per GPU: ...
     validate: K of M rows failed
+--loso-by COLUMN (system: the issue's leave-one-system-out): after the
+summary, the catalogue's fitted constants (their fit declarations,
+scripts/calibrate.py's machinery; a row's campaign is its source, so a
+constant still needs two campaigns) are fitted again without each value
+of COLUMN in turn and that value's rows predicted:
+    validate: leave-one-system-out: TPOT: N rows, median |err| ...
 Nothing is keyed on a row's id, its source or a model's name. Standard
 library only.
 """
@@ -87,13 +100,22 @@ import subprocess
 import sys
 
 import hf_config
-import measured
+import measured as rows_mod
 import msbatch
 import validate_serving
 from validate_serving import need, num
 
 HEADER = ("id", "backend", "model_path", "system", "mode", "isl", "osl",
           "silicon_ttft_ms", "silicon_tpot_ms")
+# as a schema of scripts/measured.py (calibrate.py's fits, --loso-by): the
+# serving file's objectives, deployment totals (tokens/s of the whole
+# deployment: concurrency x OSL / e2e by Little's law of the closed loop)
+NAME = "aic"
+OBJECTIVES = ("measured_output_tokens_per_s", "measured_tpot_ms", "measured_ttft_ms")
+WORKLOAD = ("id", "silicon_data_source", "isl", "osl", "batch_size", "prefill_batch_size",
+            "decode_batch_size", "silicon_ttft_ms", "silicon_tpot_ms")
+# what prepare() maps with: set by main() or calibrate.py (--hf-configs)
+OPTIONS = {"hf_dir": None, "approximate": False, "table": None}
 STACKS = {"vllm": "vllm", "sglang": "sglang", "trtllm": "trtllm"}
 # quant mode -> (stored weights, weight-only): the modes of AIConfigurator's
 # common.GEMMQuantMode / MoEQuantMode
@@ -104,6 +126,18 @@ QUANT = {"": (None, False), "bfloat16": ("bf16", False), "float16": ("bf16", Fal
 PRECISION = {"": None, "bf16": "bf16", "fp16": "bf16", "fp8": "fp8", "fp4": "fp4",
              "int4": "int4"}
 DYNAMO_IMAGE = re.compile(r"ai-dynamo/([a-z]+)-runtime:(\S+)")
+# the engine release in a Dynamo image (ai-dynamo/aiconfigurator@095f58a51
+# generator/config/backend_version_matrix.yaml): Dynamo release prefix ->
+# {backend: release}
+DYNAMO_MATRIX = (("1.0", {"trtllm": "1.3.0rc5.post1", "sglang": "0.5.9", "vllm": "0.16.0"}),
+                 ("0.9", {"trtllm": "1.3.0rc1", "sglang": "0.5.8", "vllm": "0.14.1"}),
+                 ("0.8", {"trtllm": "1.2.0rc6.post1", "sglang": "0.5.6.post2",
+                          "vllm": "0.12.0"}),
+                 ("0.7.1", {"trtllm": "1.2.0rc3"}), ("0.7", {"trtllm": "1.2.0rc2"}),
+                 ("0.6", {"trtllm": "1.1.0rc5", "sglang": "0.5.3.post2", "vllm": "0.11.0"}))
+# the client of the silicon rows: aiperf --concurrency C --num-requests 20 C
+# (AIConfigurator generator/config/backend_templates/benchmark/bench_run.sh.j2)
+ROUNDS = 20
 
 
 class Unmappable(validate_serving.Unmappable):
@@ -116,6 +150,55 @@ class Unmappable(validate_serving.Unmappable):
 
 def is_aic(header):
     return all(k in header for k in HEADER)
+
+
+def is_schema(fieldnames):
+    return is_aic(fieldnames or [])
+
+
+def campaign(row):
+    """The measurement campaign a row comes from (its source for fits and
+    leave-one-out): the source file's name, or the database dump."""
+    src = (row.get("silicon_data_source") or "").split(";")[0].strip()
+    if src.startswith("source_file="):
+        return os.path.basename(src[len("source_file="):]) or "?"
+    return src.split("/")[0] or "?"
+
+
+def normalize(cols):
+    """measured.Row's columns: every row stated in full (reliability B),
+    its campaign as its source."""
+    cols["reliability"] = "B"
+    cols["source_short"] = campaign(cols)
+    cols["front_end"] = "dynamo" if DYNAMO_IMAGE.search(cols.get("silicon_data_source") or "") \
+        else "engine"
+    cols["point_id"] = cols.get("id") or ""
+
+
+def measured(cols):
+    return {"measured_tpot_ms": need(cols, "silicon_tpot_ms", float),
+            "measured_ttft_ms": need(cols, "silicon_ttft_ms", float)}
+
+
+def prepare(r, ctx):
+    """The point text of measured.Row r (OPTIONS' configs and mapping);
+    its stack, hardware and info; the deployment's output tokens/s from
+    the measured TTFT and TPOT at its concurrency."""
+    del ctx
+    if OPTIONS["table"] is None:
+        OPTIONS["table"] = hardware_table(msbatch.binary())
+    text, info = point(r.cols, OPTIONS["hf_dir"], OPTIONS["approximate"], OPTIONS["table"])
+    r.stack, r.hw, r.info = info["stack"], info["hw"], info
+    osl = need(r.cols, "osl")
+    e2e = (r.measured["measured_ttft_ms"] + (osl - 1) * r.measured["measured_tpot_ms"]) / 1e3
+    r.measured["measured_output_tokens_per_s"] = info["conc"] * osl / e2e
+    return text
+
+
+def predicted(r, res):
+    del r
+    return {"measured_output_tokens_per_s": res["output_tokens_per_s"],
+            "measured_tpot_ms": 1e3 * res["tpot_s"], "measured_ttft_ms": 1e3 * res["ttft_s"]}
 
 
 def hardware_table(exe):
@@ -148,6 +231,39 @@ def hardware_of(system, table):
         raise Unmappable(f"system {system!r}: no single catalogue hardware "
                          f"({', '.join(sorted(cands)) or 'none'})")
     return cands[0]
+
+
+def release_of(row):
+    """The engine's release of a row ("" when not recorded): backend_version,
+    or for a Dynamo image the engine release that Dynamo release carries."""
+    be = (row.get("backend") or "").strip().lower()
+    ver = (row.get("backend_version") or "").strip()
+    img = DYNAMO_IMAGE.search(row.get("silicon_data_source") or "")
+    if img:
+        dyn = img.group(2)
+        for prefix, engines in DYNAMO_MATRIX:
+            if (dyn == prefix or dyn.startswith(prefix + ".")) and be in engines:
+                return engines[be]
+        return ""
+    return ver if re.match(r"\d+\.\d+", ver) else ""
+
+
+def launch(be, role, bs, isl):
+    """(max_seqs, token_budget) of a worker as AIConfigurator's generator
+    launches it (generator/rule_plugin/{trtllm,vllm,sglang}.rule): role agg,
+    prefill or decode; bs its batch per attention rank; None where the
+    launch leaves the engine's default."""
+    if be == "trtllm":
+        if role == "prefill":
+            return bs or 1, -(-(isl + 500) // 32) * 32
+        if role == "decode":
+            return bs, None
+        return bs, -(-(bs + isl + 500) // 32) * 32
+    seqs = (512 if (bs or 0) <= 512 else 2 * bs) if bs else None
+    if be == "vllm":
+        return seqs, (isl + 1500 if role == "prefill" else None if role == "decode"
+                      else (bs or 0) + isl + 1500)
+    return seqs, isl + 1500 if role != "decode" else None  # sglang: max_prefill_tokens
 
 
 def stack_of(row, notes):
@@ -226,9 +342,9 @@ def precision(row, m, table, hw, notes, missing):
     w, wonly = QUANT[mq if m.moe and mq else gq]
     w = w or PRECISION[prec] or m.quant.get("weights") or "bf16"
     if m.moe and gq and mq and QUANT[gq][0] != QUANT[mq][0]:
-        missing.append(f"expert weight precision ({mq} experts beside {gq} GEMMs)")
-    if m.quant.get("experts_only") and w != "bf16":
-        notes.append("attention weights in BF16 by the checkpoint, one precision for all")
+        # experts in their own precision beside the GEMMs'
+        m.keys["expert_weight_precision"] = w
+        w, wonly = QUANT[gq]
     math = w
     if w in ("int4",) or wonly:
         math = "bf16"
@@ -241,7 +357,7 @@ def precision(row, m, table, hw, notes, missing):
     return math, w, kv
 
 
-def model_lines(row, hf_dir, approximate, notes, missing, seq):
+def model_of(row, hf_dir, approximate, notes):
     if not hf_dir:
         raise Unmappable("no model: give --hf-configs DIR")
     path = hf_config.path_for(hf_dir, row["model_path"])
@@ -258,7 +374,7 @@ def model_lines(row, hf_dir, approximate, notes, missing, seq):
                              [f for f, _ in m.unsupported])
         notes.append("approximated: " + ", ".join(f"{f} as {how}" for f, how in m.approx))
     notes.extend(m.notes)
-    return m, hf_config.model_group(m, row["id"][:60], seq)
+    return m
 
 
 def point(row, hf_dir, approximate, table):
@@ -271,11 +387,17 @@ def point(row, hf_dir, approximate, table):
     isl, osl = need(row, "isl"), need(row, "osl")
     hw = hardware_of(need(row, "system", str), table)
     stack = stack_of(row, notes)
-    m, mlines = model_lines(row, hf_dir, approximate, notes, missing, max(4096, isl + osl))
+    m = model_of(row, hf_dir, approximate, notes)
     math, w, kv = precision(row, m, table, hw, notes, missing)
+    mlines = hf_config.model_group(m, row["id"][:60], max(4096, isl + osl))
     task = ['  type = "inference";', f'  precision = "{math}";', f'  weight_precision = "{w}";',
-            f'  kv_precision = "{kv}";', f"  prompt_tokens = {isl}; decode_tokens = {osl};"]
+            f'  kv_precision = "{kv}";', f"  prompt_tokens = {isl}; decode_tokens = {osl};",
+            f"  rounds = {ROUNDS};"]
     src = row.get("silicon_data_source") or ""
+    if DYNAMO_IMAGE.search(src):
+        task.append('  front_end = "dynamo";')
+    be = (row.get("backend") or "").strip().lower()
+    rel = release_of(row)
     sc = re.search(r"silicon_concurrency=(\d+)", src)
     sconc = int(sc.group(1)) if sc else None
     info = {"mode": mode, "hw": hw, "stack": stack, "notes": notes, "missing": missing}
@@ -289,6 +411,7 @@ def point(row, hf_dir, approximate, table):
         if sconc and sconc != conc:
             notes.append(f"silicon_concurrency {sconc}: {sconc / conc:g} workers of {conc}")
         keys = p.keys()
+        seqs, budget = launch(be, "agg", p.bs, isl)
         extra = []
     else:
         d, f = Pool(row, "decode_", m.moe), Pool(row, "prefill_", m.moe)
@@ -304,39 +427,33 @@ def point(row, hf_dir, approximate, table):
         keys = d.keys()
         keys["dp"] = D * keys.get("dp", 1)
         devices = D * d.gpus
+        seqs, budget = launch(be, "decode", d.bs, isl)
         pk = f.keys()
-        if m.moe:
-            dadp, padp = keys.get("attn_dp", 1), pk.get("attn_dp", 1)
-            if padp != dadp:
-                missing.append(f"prefill attn_dp {padp} (the pool takes the decode's {dadp})")
-                if pk["tp"] % dadp:
-                    raise Unmappable(f"prefill tp {pk['tp']} does not take the decode pool's "
-                                     f"attn_dp {dadp}", missing)
-            dep = keys.get("ep", 1)
-            P = f.workers or 1
-            inherited = dep if dep > 1 and (P * pk.get("dp", 1)) % dep == 0 else 1
-            if f.mep != inherited:
-                missing.append(f"prefill ep {f.mep} etp {f.mtp} (the pool's experts: ep "
-                               f"{inherited})")
-        # a prefill worker's batch limit (prefill_batch_size, TensorRT-LLM's
-        # max_batch_size 1 in AIConfigurator's launches) has no key: the
-        # pool packs whole prompts under its token budget
-        if f.bs:
-            missing.append(f"prefill batch limit {f.bs}")
+        pseqs, pbudget = launch(be, "prefill", f.bs, isl)
         if f.workers and d.workers:
             pdev = f.workers * f.gpus
             gpus = devices + pdev
         else:
             pdev, gpus = '"auto"', None
+        # a dense model's attention-DP ranks are replicas: devices count them
+        own = {"attn_dp": pk.get("attn_dp"), "ep": pk.get("ep"), "etp": pk.get("etp"),
+               "max_seqs": pseqs, "token_budget": pbudget}
+        # workers of fewer GPUs than a node (4-GPU workers on 8-GPU B200
+        # nodes, 7 of them: 28 GPUs) keep their NVLink within the worker
+        if f.gpus < 8:
+            own["devices_per_node"] = f.gpus
         extra = ["prefill = {", f'  hardware = "{hw}"; devices = {pdev}; tp = {pk["tp"]}; '
-                 f'pp = {pk["pp"]};', "};"]
+                 f'pp = {pk["pp"]};'] + [
+            "  " + " ".join(f"{k} = {v};" for k, v in own.items() if v)] + ["};"]
     if missing and not approximate:
         raise Unmappable("no key for " + "; ".join(missing), missing)
     if missing:
         notes.append("missing keys approximated: " + "; ".join(missing))
     task.insert(1, "  " + " ".join(f"{k} = {v};" for k, v in keys.items()))
     task.append(f"  concurrency = {conc};")
-    lines = ['fidelity = "detailed";', f'stack = "{stack}";'] + mlines + [
+    task += [f"  {k} = {v};" for k, v in (("max_seqs", seqs), ("token_budget", budget)) if v]
+    named = f"{stack}@{rel}" if rel and stack in STACKS.values() else stack
+    lines = ['fidelity = "detailed";', f'stack = "{named}";'] + mlines + [
         "system = {", f'  name = "{row["id"][:60]}"; hardware = "{hw}"; devices = {devices};',
         "};", "task = {"] + task + ["};"] + extra
     info.update(conc=conc, gpus=gpus, model=row["model_path"].split("/")[-1])
@@ -474,10 +591,55 @@ def run(rows, eval_points, exe, hf_dir=None, approximate=False, csv_out=None,
     return 1 if len(failed) > max_failed else 0
 
 
+def loso_by(files, key):
+    """--loso-by KEY: the catalogue's fitted constants fitted again on the
+    rows of all but one value of column KEY (system: each GPU system
+    predicted from fits on the others) through calibrate.py's machinery;
+    prints the leave-one-out lines in the summary's form, per value too;
+    returns the TPOT |errors|."""
+    import calibrate
+    cat = msbatch.catalogue()
+    ctx = rows_mod.Context(cat)
+    rows, _ = rows_mod.read(files, ctx)
+    names = {"measured_tpot_ms": "TPOT", "measured_ttft_ms": "TTFT",
+             "measured_output_tokens_per_s": "output tokens/s"}
+    with msbatch.Batch() as batch:
+        fitter = calibrate.Fitter(batch, ctx, rows, calibrate.decls_of(cat))
+        _, folds, missing = calibrate.cv_fit(fitter, lambda r: (r.cols.get(key) or "?").strip(),
+                                             list(OBJECTIVES))
+    for obj in ("measured_tpot_ms", "measured_ttft_ms", "measured_output_tokens_per_s"):
+        for g, errs in sorted(folds[obj].items()):
+            print(f"validate: leave-one-{key}-out: {key} {g}: {names[obj]}: "
+                  f"{stats([abs(e) for e in errs])}")
+    for obj in ("measured_tpot_ms", "measured_ttft_ms", "measured_output_tokens_per_s"):
+        allerr = [abs(e) for g in folds[obj].values() for e in g]
+        print(f"validate: leave-one-{key}-out: {names[obj]}: {stats(allerr)}")
+    for pid, obj in missing[:20]:
+        print(f"validate: leave-one-{key}-out: {pid}: no {names[obj]} prediction")
+    return [abs(e) for g in folds["measured_tpot_ms"].values() for e in g]
+
+
 def main(argv):
     args = argv[1:]
     opts = {"hf_dir": None, "approximate": False, "csv_out": None, "keep": None,
             "max_failed": 0}
+    loso_key = None
+    if "--check" in args:
+        i = args.index("--check")
+        vals = []
+        for a in args[i + 1:i + 4]:
+            try:
+                vals.append(float(a))
+            except ValueError:
+                break
+        if len(vals) < 2:
+            sys.exit("validate: --check TPOT TTFT [TOKENS]: median |err| limits, %")
+        opts["check"] = tuple(vals)
+        del args[i:i + 1 + len(vals)]
+    if "--loso-by" in args:
+        i = args.index("--loso-by")
+        loso_key = args[i + 1]
+        del args[i:i + 2]
     for flag, key, conv in (("--hf-configs", "hf_dir", str), ("--csv", "csv_out", str),
                             ("--keep", "keep", str),
                             ("--max-failed", "max_failed", int)):
@@ -509,6 +671,7 @@ def main(argv):
             measured.bad_input(f"{name}: {e.strerror}")
     keep = opts.pop("keep")
     exe = msbatch.binary()
+    OPTIONS.update(hf_dir=opts["hf_dir"], approximate=opts["approximate"])
 
     def eval_points(points):
         if keep:
@@ -519,5 +682,8 @@ def main(argv):
         with msbatch.Batch() as batch:
             res = batch.eval(points)
         return [(None, why) if why else (r, None) for r, why in
-                ((r, measured.failure(r)) for r in res)]
-    return run(rows, eval_points, exe, **opts)
+                ((r, rows_mod.failure(r)) for r in res)]
+    rc = run(rows, eval_points, exe, **opts)
+    if loso_key:
+        loso_by(args, loso_key)
+    return rc

@@ -45,6 +45,7 @@ import glob
 import gzip
 import math
 import os
+import re
 import statistics as st
 import subprocess
 import sys
@@ -72,7 +73,8 @@ STAGES = [
               "attn_cta_s", "attn_kv0"]),
     ("coll", ["coll_base_s", "coll_hop_ll_s", "coll_hop_ll128_s", "coll_hop_simple_s",
               "coll_link_eff", "coll_nvls_eff", "coll_pcie_eff", "coll_custom_s",
-              "coll_nic_eff", "coll_net_s", "coll_nvls_s"]),
+              "coll_nic_eff", "coll_net_s", "coll_nvls_s",
+              "launch_event_s", "launch_python_s"]),
 ]
 # Which rows inform a constant (beyond its stage): a predicate on the row.
 INFORMS = {
@@ -87,6 +89,8 @@ INFORMS = {
     "coll_custom_s": lambda r: r.family == "custom all-reduce",
     "coll_nic_eff": lambda r: r.nodes > 1,
     "coll_net_s": lambda r: r.nodes > 1,
+    "launch_event_s": lambda r: r.timing == "event",
+    "launch_python_s": lambda r: r.timing == "python",
 }
 FAMILY_STAGE = {"dense GEMM": "gemm", "grouped GEMM": "gemm", "fused MoE": "moe",
                 "decode attention": "attn", "prefill attention": "attn",
@@ -102,19 +106,23 @@ class Unmodelled(Exception):
 class Row:
     """One measured kernel: its kernel lines (summed), time, family, the
     source it comes from (a shared table's source_short; an
-    AIConfigurator table folder gpu/op/engine/version) and the back end
-    that ran it ('' = the generic kernel)."""
+    AIConfigurator table folder gpu/op/engine/version), the back end
+    that ran it ('' = the generic kernel) and how it was timed (timing:
+    graph, event or python, the harness's per-call floor)."""
     __slots__ = ("rid", "rel", "gpu", "family", "lines", "measured", "fmt", "quant",
-                 "nodes", "file", "fit", "source", "backend", "idx")
+                 "nodes", "file", "fit", "source", "backend", "idx", "timing")
 
     def __init__(self, rid, rel, gpu, family, lines, measured, file, fmt="", quant=False,
-                 nodes=1, source="", backend=""):
+                 nodes=1, source="", backend="", timing="graph"):
         self.rid, self.rel, self.gpu, self.family = rid, rel, gpu, family
         self.lines, self.measured, self.file = lines, measured, file
         self.fmt, self.quant, self.nodes = fmt, quant, nodes
         self.source, self.backend = source or file, backend
         if backend:
             self.lines = [ln + f" backend={backend}" for ln in lines]
+        self.timing = timing
+        if timing != "graph":
+            self.lines = [ln + f" timing={timing}" for ln in self.lines]
         self.fit = True
         self.idx = -1
 
@@ -180,6 +188,52 @@ def harness_reuse(notes):
     return 0
 
 
+def harness_timing(text):
+    """How a shared-table row was timed, from its notes and library
+    (kern_timing): `python` for Python-driven loops (PyTorch benchmark
+    scripts such as all_reduce_bench.py, per-call CUDA events),
+    `event` for event-timed loops without graphs (nccl-tests, rccl-tests,
+    FlashInfer's --no_cuda_graph runs), else `graph` (CUDA-graph replay,
+    CUPTI, profiler or nvbench kernel time, or a method not stated: no
+    launch floor)."""
+    t = text.lower()
+    if "run with --no_cuda_graph" in t or "was run with --no_cuda_graph" in t:
+        return "event"
+    if "all_reduce_bench" in t or "cuda-event timing per call" in t:
+        return "python"
+    if any(k in t for k in ("nccl-tests", "rccl-tests", "all_reduce_perf")):
+        return "event"
+    return "graph"
+
+
+def harness_clock(notes):
+    """The SM clock (Hz) a row states it ran at (locked, or sustained
+    under a power cap), or None (the catalogue's clock)."""
+    m = re.search(r"(?:locked|sustained|sm clock)[^;]*?(\d+(?:\.\d+)?)\s*(mhz|ghz)",
+                  notes.lower())
+    if not m:
+        return None
+    return float(m.group(1)) * (1e6 if m.group(2) == "mhz" else 1e9)
+
+
+def with_harness(r, row, clocks):
+    """Row r of a shared table with its harness (timing, stated clock; a
+    row 'same run as' an earlier one of its source takes that one's
+    clock, kept in clocks: source -> Hz)."""
+    text = " ".join(row.get(k) or "" for k in ("library", "library_version", "notes"))
+    r.timing = harness_timing(text)
+    notes = row.get("notes") or ""
+    clk = harness_clock(notes)
+    if clk:
+        clocks[r.source] = clk
+    elif "same run as" in notes.lower():
+        clk = clocks.get(r.source)
+    suffix = (f" timing={r.timing}" if r.timing != "graph" else "") + \
+             (f" clock_hz={clk:g}" if clk else "")
+    r.lines = [ln + suffix for ln in r.lines]
+    return r
+
+
 # ---- the shared kernels/ tables -------------------------------------------------
 
 def map_gemm_csv(row, known, fname):
@@ -234,7 +288,12 @@ def map_attention_csv(row, known, fname):
         if sq > 1 and not mla:
             raise Unmodelled(f"decode with {sq:g} queries per sequence")
         vd = 512 if mla else hd
-        line = (f"gpu={gpu} kind=attn phase=decode batch={b:g} ctx={max(skv - 1, 0):g} "
+        # a row whose seq_kv is the maximum of uniformly drawn lengths (its
+        # notes say so): the mean context is half of it
+        ctx = max(skv - 1, 0)
+        if "mean context is ~half" in (row.get("notes") or ""):
+            ctx = skv / 2
+        line = (f"gpu={gpu} kind=attn phase=decode batch={b:g} ctx={ctx:g} "
                 f"heads_q={hq * sq:g} heads_kv={hkv:g} head_dim={hd:g} v_dim={vd:g} "
                 f"kv_bytes={kvb} mla={int(mla)}")
         fam = "MLA decode" if mla else "decode attention"
@@ -361,10 +420,11 @@ def aic_mla(row, gpu, decode):
 
 def aic_nccl(row, gpu):
     op = row["op_name"]
-    size = float(row["message_size"]) * (2 if row["nccl_dtype"] == "half" else 1)
+    elt = 2 if row["nccl_dtype"] == "half" else 1
+    size = float(row["message_size"]) * elt
     n = row["num_gpus"]
-    return (COLL_FAMILY[op], [f"gpu={gpu} kind=coll op={op} bytes={size:g} gpus={n}"], "",
-            False)
+    return (COLL_FAMILY[op], [f"gpu={gpu} kind=coll op={op} bytes={size:g} gpus={n} "
+                              f"elt_bytes={elt}"], "", False)
 
 
 def aic_custom(row, gpu):
@@ -432,21 +492,123 @@ def aic_backend(table, engine, rec):
                 and d == "bf16":
             return ""
         return f"{engine}-moe-{k}-{d}"
+    # TensorRT-LLM 1.0 (A100, L40S) ran its own attention and MLA kernels
+    # for pre-Hopper parts (no XQA/FlashMLA path on sm80/sm89): a back end
+    # of its own, named by the release
+    v10 = engine == "trtllm" and (rec.get("version") or "").startswith("1.0")
     if table in ("context_attention_perf", "generation_attention_perf"):
         phase = "prefill" if table.startswith("context") else "decode"
         kv = "-fp8kv" if rec.get("kv_cache_dtype") == "fp8" else ""
         k = _ks(ks)
+        if v10:
+            return f"trtllm-v1.0-{phase}{kv}"
         if engine == "trtllm" and k == "torch-flow" and not kv:
             return ""
         return f"{engine}-{k}-{phase}{kv}"
     if table in ("context_mla_perf", "generation_mla_perf"):
         phase = "prefill" if table.startswith("context") else "decode"
         kv = "-fp8kv" if rec.get("kv_cache_dtype") == "fp8" else ""
+        if v10:
+            return f"trtllm-v1.0-mla-{phase}{kv}"
         if engine == "trtllm" and not kv:
             return ""
         return f"{engine}-mla-{_ks(ks)}-{phase}{kv}"
     if table == "custom_allreduce_perf":
         return "" if engine == "trtllm" else f"{engine}-custom-ar"
+    return ""
+
+
+# The engine code that runs each back end (first pattern that matches its
+# name): the engine's dispatch or kernel wrapper, repo@commit path (a
+# stored version of that file). Which engine release ran a row is its
+# AIConfigurator folder's version (gpu/op/engine/version, in `source`);
+# the label itself is written by AIConfigurator's collectors
+# (ai-dynamo/aiconfigurator@095f58a51c4ca8e61b66ec108d86f223f8d559ce
+# collector/<engine>/collect_*.py) from the path the engine took.
+_SGL = "sgl-project/sglang@"
+_VLLM = "vllm-project/vllm@"
+_TRT = "NVIDIA/TensorRT-LLM@"
+ENGINE_SOURCES = [
+    (r"^sglang-mla-trtllm-mla", _SGL + "fcf5799f03ce0946a2373920bac785a22bd7746e "
+     "python/sglang/srt/layers/attention/trtllm_mla_backend.py"),
+    (r"^sglang-(mla-)?(fa3|flash-attention)-", _SGL + "756596d14cbf314dfa846f62064e4a9113f826ef "
+     "python/sglang/srt/layers/attention/flashattention_backend.py"),
+    (r"^sglang-(mla-)?triton-", _SGL + "a0160ca43a75b83130ad9745fb85a7cedc3e47fe "
+     "python/sglang/srt/layers/attention/triton_backend.py"),
+    (r"^sglang-flashinfer-", _SGL + "454e84dab2724394593c1e166acebe656b503ba7 "
+     "python/sglang/srt/layers/attention/flashinfer_backend.py"),
+    (r"^sglang-trtllm-mha-", _SGL + "d737979cbd17c6162f39c1953cfa72d3d23cc0d0 "
+     "python/sglang/srt/layers/attention/trtllm_mha_backend.py"),
+    (r"^sglang-moe-fused-moe-triton", _SGL + "639afcec15c9a10d1a83d828838e60b368dc5d17 "
+     "python/sglang/srt/layers/moe/fused_moe_triton/fused_moe.py"),
+    (r"^sglang-moe-marlin", _SGL + "15994bcefba9a36ebc168075f98ff798827db323 "
+     "python/sglang/srt/layers/moe/fused_moe_triton/fused_marlin_moe.py"),
+    (r"^sglang-moe-flashinfer-trtllm", _SGL + "457da51d3aa4ddc30012b2c9503057ed799f80c1 "
+     "python/sglang/srt/layers/moe/flashinfer_trtllm_moe.py"),
+    (r"^sglang-moe-flashinfer-cutlass", _SGL + "22b987fb3f7acd57f2f75940226b65a3a8336fac "
+     "python/sglang/srt/layers/moe/flashinfer_cutlass_moe.py"),
+    (r"^sglang-custom-ar", _SGL + "263bc85d64baa38d82ec20f58a61f2982c78075d "
+     "python/sglang/srt/distributed/device_communicators/custom_all_reduce.py"),
+    (r"^sglang-deepgemm", _SGL + "6082c49139ac8f1c99a835840de73971faa15e8e "
+     "python/sglang/srt/layers/quantization/fp8_utils.py"),
+    (r"^vllm-flash-attn-", _VLLM + "5704f34f361c6c59a9c092c4e1e96730cc6dc14d "
+     "vllm/v1/attention/backends/flash_attn.py"),
+    (r"^vllm-flashinfer-", _VLLM + "5314c90d9f16e7c14523f496b0b8f883693951d4 "
+     "vllm/v1/attention/backends/flashinfer.py"),
+    (r"^vllm-triton-attn-", _VLLM + "63013883d93ca538eab430b4f5242916b878f618 "
+     "vllm/v1/attention/backends/triton_attn.py"),
+    (r"^vllm-moe-flashinfer-cutlass", _VLLM + "33503b54cac742a65af872a1949f04f48bd10277 "
+     "vllm/model_executor/layers/fused_moe/experts/flashinfer_cutlass_moe.py"),
+    (r"^vllm-moe-flashinfer-trtllm", _VLLM + "d35a0ce582ced2c4d7f0a8d5964aa407fc912446 "
+     "vllm/model_executor/layers/fused_moe/flashinfer_trtllm_moe.py"),
+    (r"^vllm-moe-marlin", _VLLM + "424afe648c94488f077d92d17ee26aaa4b364216 "
+     "vllm/model_executor/layers/fused_moe/experts/marlin_moe.py"),
+    (r"^vllm-moe-oaitriton", _VLLM + "5dc2bf89818b168b611a3317619a4f45fb2bd396 "
+     "vllm/model_executor/layers/fused_moe/experts/gpt_oss_triton_kernels_moe.py"),
+    (r"^vllm-moe-triton", _VLLM + "13cb3e44373beb1c8b9d2c017f565af6f7a1b601 "
+     "vllm/model_executor/layers/fused_moe/fused_moe.py"),
+    (r"^vllm-custom-ar", _VLLM + "0ad80649d36672284c95b5e1ae73447d9d5f207f "
+     "vllm/distributed/device_communicators/custom_all_reduce.py"),
+    (r"^cutlass-fp8$", _VLLM + "646ad5a478f8ac4174d2cb200999951ab8edd4e7 "
+     "vllm/model_executor/layers/quantization/utils/w8a8_utils.py (cutlass_scaled_mm); "
+     + _SGL + "6082c49139ac8f1c99a835840de73971faa15e8e "
+     "python/sglang/srt/layers/quantization/fp8_utils.py (sgl-kernel fp8_scaled_mm)"),
+    (r"^flashinfer-cutedsl-nvfp4$", _VLLM + "c9a59901113ccfe729e9c2be54062abee99b37f7 "
+     "vllm/model_executor/layers/quantization/modelopt.py (FlashInfer NVFP4 GEMM)"),
+    (r"^trtllm-moe-deepgemm", _TRT + "5d307079333f20b56f7dc09c5d3cd2ef4d1983bf "
+     "tensorrt_llm/_torch/modules/fused_moe/fused_moe_deepgemm.py"),
+    (r"^trtllm-moe-min-latency", _TRT + "7b437aaa73bf5a44b1102aee5c631074da763b8f "
+     "tensorrt_llm/_torch/modules/fused_moe/fused_moe_trtllm_gen.py"),
+    (r"^trtllm-moe-", _TRT + "7b437aaa73bf5a44b1102aee5c631074da763b8f "
+     "tensorrt_llm/_torch/modules/fused_moe/fused_moe_cutlass.py"),
+    (r"^trtllm-v1\.0-", "NVIDIA/TensorRT-LLM@v1.0.0 tensorrt_llm/_torch/attention_backend/trtllm.py "
+     "(release 1.0.0: the folder version of the rows)"),
+    (r"^trtllm-mla-", _TRT + "c6d3bb2aae305e0b5ac1b97b7954dcf87d653322 "
+     "tensorrt_llm/_torch/modules/attention.py (MLA), " + _TRT +
+     "9144c0e6a535f6f3108d870bc1eef158853cb2ea tensorrt_llm/_torch/attention_backend/trtllm.py"),
+    (r"^trtllm-torch-flow-flashinfer", _TRT + "c9dca69e1b7fe59dd23bfaefc7856eff20399f37 "
+     "tensorrt_llm/_torch/attention_backend/flashinfer.py"),
+    (r"^trtllm-torch-flow", _TRT + "9144c0e6a535f6f3108d870bc1eef158853cb2ea "
+     "tensorrt_llm/_torch/attention_backend/trtllm.py"),
+    (r"^trtllm-(fp8|fp8-block|deepgemm|nvfp4|wo|sq)$", _TRT + "ed53795b33fc139493f762a1c6c53f691cf52d38 "
+     "tensorrt_llm/_torch/modules/linear.py"),
+    (r"^(trtllm-gen|cudnn|flashinfer-fa2|flashinfer-cutlass|flashinfer-cutedsl)$",
+     "flashinfer-ai/flashinfer@6b1a33f00684860c76c0eda91a240e33c2e3d164 flashinfer/decode.py "
+     "(back-end dispatch of FlashInfer's wrappers)"),
+    (r"^fa3$", "Dao-AILab/flash-attention@0e79d71175346c7151f49ab6287084a052bc9613 "
+     "hopper/flash_api.cpp"),
+    (r"^fa2$", "Dao-AILab/flash-attention@765fbd928364e298a38a5e4b5c540d30daa1aecb "
+     "csrc/flash_attn/flash_api.cpp"),
+    (r"^flashmla$", "deepseek-ai/FlashMLA@9241ae3ef9bac614dd25e45e507e089f888280e0"),
+    (r"^tileops$", "tile-ai/TileOPs (PRs 2090, 2132)"),
+]
+
+
+def engine_source(name):
+    """The engine code of back end `name` (ENGINE_SOURCES), or ''."""
+    for pat, src in ENGINE_SOURCES:
+        if re.search(pat, name):
+            return src
     return ""
 
 
@@ -535,9 +697,15 @@ def read_aic(path, known, cap, rows, skipped):
     header, body = lines[0], lines[1:]
     step = max(1, math.ceil(len(body) / cap))
     mapper = AIC_TABLES[table]
+    host = comm_host_bound(table, header, body)
+    # nccl-tests: a loop of launches between CUDA events, without graphs
+    timing = "event" if table == "nccl_perf" else "graph"
     for i, rec in enumerate(csv.DictReader([header] + body[::step])):
         rid = f"{fname}#{i * step + 2}"
         try:
+            why = host.get((rec.get("op_name"), rec.get("num_gpus")))
+            if why:
+                raise Unmodelled(why)
             fam, klines, fmt, quant = mapper(rec, gpu)
             t = float(rec["latency"]) * 1e-3
             if not t > 0:
@@ -547,11 +715,40 @@ def read_aic(path, known, cap, rows, skipped):
             continue
         rows.append(Row(rid, "A", gpu, fam, klines, t, fname, fmt, quant,
                         source="/".join(parts[-5:-1]),
-                        backend=aic_backend(table, engine, rec)))
+                        backend=aic_backend(table, engine, rec), timing=timing))
+
+
+def comm_host_bound(table, header, body):
+    """A data check on a collective table: (op, GPUs) whose bus bandwidth
+    at the table's largest size is under half that of 2 GPUs (a ring's or
+    a switch's bus bandwidth does not fall with the GPU count: such rows
+    measure a host path without GPU peer-to-peer, which the catalogue has
+    no figures for) -> the reason, naming both figures."""
+    if table not in ("nccl_perf", "custom_allreduce_perf"):
+        return {}
+    best = {}
+    for rec in csv.DictReader([header] + body):
+        if (rec.get("backend") or "").endswith("_eager"):
+            continue
+        elt = 1 if rec.get("nccl_dtype") == "int8" else 2
+        size, n = float(rec["message_size"]) * elt, int(rec["num_gpus"])
+        op = rec.get("op_name")
+        bw = size * bus_factor(op, n) / (float(rec["latency"]) * 1e-3) / 1e9
+        key = (op, n)
+        if size > best.get(key, (0, 0))[0] or (size == best[key][0] and bw > best[key][1]):
+            best[key] = (size, bw)
+    out = {}
+    for (op, n), (size, bw) in best.items():
+        two = best.get((op, 2))
+        if two and n > 2 and two[0] == size and bw < 0.5 * two[1]:
+            out[(op, str(n))] = (f"{table}: {op} bus bandwidth at {n} GPUs {bw:.1f} GB/s, under "
+                                 f"half of 2 GPUs' {two[1]:.1f} GB/s in the same collection (a host "
+                                 f"path without GPU peer-to-peer; no catalogue figure)")
+    return out
 
 
 def read_inputs(paths, known, cap):
-    rows, failures, skipped = [], [], {}
+    rows, failures, skipped, clocks = [], [], {}, {}
     files = []
     for p in paths:
         if os.path.isdir(p):
@@ -589,7 +786,7 @@ def read_inputs(paths, known, cap):
                                  f"bad measurement: {e}"))
                 continue
             try:
-                r = mapper(row, known, fname)
+                r = with_harness(mapper(row, known, fname), row, clocks)
                 for ln in r.lines:
                     r.quant = r.quant or "quant=1" in ln
                 rows.append(r)
@@ -696,7 +893,7 @@ def write_consts_file(configs, missing):
     with open(os.path.join(configs, "kernels.cfg")) as f:
         text = f.read()
     add = ",\n".join(f'  {{ name = "{b}"; source = "not in the catalogue: prior"; eff = 1.0; '
-                     f'mem = 1.0; floor_s = 0.0; }}' for b in missing)
+                     f'mem = 1.0; floor_s = 0.0; nosplit = 0.0; }}' for b in missing)
     if "backends" in text:
         i = text.rindex(");")
         text = text[:i].rstrip() + ",\n" + add + "\n);\n"
@@ -723,16 +920,23 @@ ROBUST = 0.10
 # robust scale. It keeps a parameter that its rows barely inform where it
 # was instead of letting it run to a bound.
 PRIOR = 2.0
+# A back end's fields (cost/kernel/ctx.c kb_info), in the catalogue's order.
+BE_FIELDS = ("eff", "mem", "floor_s", "nosplit")
+# Rounds of coordinate steps on the constants where LM stalls (lm_fit).
+POLISH = 3
 
 
 def _to_x(name, v, lo, hi):
     if name.endswith(":floor_s"):
         return v * 1e5
+    if name.endswith(":nosplit"):
+        return v * 4.0
     return math.log(max(v, lo, hi * 1e-4))
 
 
 def _from_x(name, x, lo, hi):
-    v = x * 1e-5 if name.endswith(":floor_s") else math.exp(x)
+    v = x * 1e-5 if name.endswith(":floor_s") else x / 4.0 if name.endswith(":nosplit") \
+        else math.exp(x)
     return min(max(v, lo), hi)
 
 
@@ -792,6 +996,7 @@ def lm_fit(ev, rows, consts, free, params, iters=12):
     res = _resid(ev.predict(cur, slot), rows)
     loss = total(res, x)
     lam = 1e-2
+    polish_left = POLISH
     for _ in range(iters):
         c2 = ROBUST * ROBUST
         w = [1.0 / math.sqrt(1 + r * r / c2) for r in res]
@@ -856,7 +1061,31 @@ def lm_fit(ev, rows, consts, free, params, iters=12):
                 break
             lam *= 4
         if not improved or loss == 0:
-            break
+            if polish_left <= 0 or loss == 0:
+                break
+            # the model has kinks (min over algorithms, ceil of waves, max
+            # of compute and memory): where LM stalls, try coordinate steps
+            # on each constant (log space) and resume LM from a better point
+            polish_left -= 1
+            moved = False
+            for n in free:
+                if ":" in n:
+                    continue
+                for h in (0.25, -0.25, 0.08, -0.08):
+                    trial = dict(cur)
+                    trial[n] = _from_x(n, x[n] + h, *params[n][:2])
+                    if trial[n] == cur[n]:
+                        continue
+                    xt = dict(x)
+                    xt[n] = _to_x(n, trial[n], *params[n][:2])
+                    rt = _resid(ev.predict(trial, slot), rows)
+                    lt = total(rt, xt)
+                    if lt < loss - 1e-9:
+                        cur, x, res, loss, moved = trial, xt, rt, lt, True
+                        break
+            if not moved:
+                break
+            lam = 1e-2
     return cur
 
 
@@ -864,6 +1093,8 @@ def informed(name, rows):
     """Rows that inform constant or back-end field `name`."""
     if ":" in name:
         be = name.split(":")[0]
+        if name.endswith(":nosplit"):  # decode attention only
+            return [r for r in rows if r.backend == be and r.family.endswith("decode")]
         return [r for r in rows if r.backend == be]
     return [r for r in rows if INFORMS.get(name, lambda r: True)(r)]
 
@@ -879,11 +1110,11 @@ def fit(ev, rows, start, params, log=None):
     consts, how = dict(start), {}
     for name in start:
         if ":" in name:
-            consts[name] = 0.0 if name.endswith(":floor_s") else 1.0
+            consts[name] = 0.0 if name.endswith((":floor_s", ":nosplit")) else 1.0
     for stage, names in STAGES:
         srows = [r for r in rows if FAMILY_STAGE[r.family] == stage and r.fit]
         bes = sorted({r.backend for r in srows if r.backend})
-        names = names + [f"{b}:{f}" for b in bes for f in ("eff", "mem", "floor_s")]
+        names = names + [f"{b}:{f}" for b in bes for f in BE_FIELDS]
         free = []
         for n in names:
             inf = informed(n, srows)
@@ -930,9 +1161,11 @@ CFG_HEADER = """\
 # TensorRT-LLM's attention, MLA and CUTLASS MoE ops, NCCL, TensorRT-LLM's
 # custom all-reduce). eff scales the main-loop (GEMM, MoE) or prefill
 # tensor rate, mem the streamed bandwidth (decode KV, weights; collectives:
-# the link), floor_s adds to the per-call floor. `source` names the rows
-# (AIConfigurator folders, whose kernel_source label the collector reads
-# from the engine's dispatch; shared-table sources) that name the back end.
+# the link), floor_s adds to the per-call floor. `source` names the engine
+# code that runs the back end (repo@commit path: the engine's dispatch or
+# kernel wrapper) and the rows (AIConfigurator folders gpu/op/engine/version,
+# whose kernel_source label the collector reads from the engine's dispatch;
+# shared-table sources) that name it.
 """
 
 
@@ -958,14 +1191,16 @@ def print_fit(consts, how, params, rows):
     print("backends = (")
     names = sorted({k.split(":")[0] for k in consts if ":" in k})
     for i, b in enumerate(names):
-        f = {fld: consts[f"{b}:{fld}"] for fld in ("eff", "mem", "floor_s")}
+        f = {fld: consts[f"{b}:{fld}"] for fld in BE_FIELDS}
         srcs = sorted(labels.get(b, []))
         src = "rows of " + ", ".join(srcs[:4]) + (f" and {len(srcs) - 4} more"
                                                   if len(srcs) > 4 else "")
+        code = engine_source(b)
+        src = (f"code: {code}; " if code else "") + src
         hw = "; ".join(f"{fld} {how.get(f'{b}:{fld}', 'kept')}" for fld in f)
         print(f"  # {hw}")
-        print(f'  {{ name = "{b}"; eff = {f["eff"]:.4g}; mem = {f["mem"]:.4g}; '
-              f'floor_s = {f["floor_s"]:.4g};\n    source = "{src}"; }}'
+        vals = "; ".join(f"{fld} = {f[fld]:.4g}" for fld in BE_FIELDS)
+        print(f'  {{ name = "{b}"; {vals};\n    source = "{src}"; }}'
               + ("," if i < len(names) - 1 else ""))
     print(");")
 

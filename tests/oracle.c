@@ -26,3 +26,27 @@ double oracle_zero_bytes(double params, int64_t stage, int64_t n)
     return (stage >= 3 ? weights / nd : weights) + (stage >= 2 ? grads / nd : grads) +
            (stage >= 1 ? optimizer / nd : optimizer);
 }
+
+double oracle_window_pairs(int64_t s, int64_t w)
+{
+    double sum = 0.0;
+    for (int64_t i = 1; i <= s; i++)
+        sum += (double)(i < w ? i : w);
+    return sum;
+}
+
+double oracle_gdn_chunk_flops(int64_t c, int64_t dk, int64_t dv)
+{
+    double C = (double)c, k = (double)dk, v = (double)dv;
+    double mm = 0.0;
+    mm += 2.0 * C * C * k;             /* A = beta K K^T (gated) */
+    mm += 2.0 * C * C * C / 3.0;       /* (I + A)^-1, forward substitution */
+    mm += 2.0 * C * C * k;             /* W = T (beta K) */
+    mm += 2.0 * C * C * v;             /* U = T (beta V) */
+    mm += 2.0 * C * k * v;             /* V' = U - W S */
+    mm += 2.0 * C * k * v;             /* S = S g + K^T V' */
+    mm += 2.0 * C * k * v;             /* O = Q S */
+    mm += 2.0 * C * C * k;             /* P = Q K^T, masked */
+    mm += 2.0 * C * C * v;             /* O += P V' */
+    return mm / C;
+}

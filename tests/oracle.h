@@ -34,4 +34,20 @@ double oracle_bubble_fraction(int64_t p, int64_t m, int64_t v);
  * parameters too. */
 double oracle_zero_bytes(double params, int64_t stage, int64_t n);
 
+/* Keys the causal queries of a sequence of s tokens see under a sliding
+ * window of w keys (the query at position i, from 1, sees min(i, w)),
+ * summed position by position. */
+double oracle_window_pairs(int64_t s, int64_t w);
+
+/* Forward FLOPs per token and value head of the chunked gated delta rule
+ * (Yang, Kautz, Hatamizadeh 2024, "Gated Delta Networks", arXiv:
+ * 2412.06464, section 3.3's chunkwise form, as flash-linear-attention's
+ * chunk_gated_delta_rule runs it in chunks of c tokens), listed kernel by
+ * kernel: the chunk's gated K K^T; the triangular solve of (I + A)^-1
+ * (c^3 / 3 multiply-adds); the WY factors W = T K and U = T V; per chunk
+ * the new values U - W S and the state update S + K^T V'; the output
+ * Q S plus the masked intra-chunk scores Q K^T times V'. Each product of
+ * an m x k by a k x n matrix 2 m n k FLOPs. */
+double oracle_gdn_chunk_flops(int64_t c, int64_t dk, int64_t dv);
+
 #endif

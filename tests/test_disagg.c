@@ -16,22 +16,12 @@
 #include "../driver/load/load.h"
 #include "unit.h"
 
-static point_t load_named(const char *name)
-{
-    point_t p;
-    load_err err;
-    char path[1024];
-    snprintf(path, sizeof path, "%s/points/%s", unit_configs(), name);
-    CU_ASSERT_FATAL(load_point(path, unit_configs(), &p, &err) == 0);
-    return p;
-}
-
 /* The repository's disaggregated point: Llama-2-70B on vLLM, one H100
  * node prefilling at TP8 for two decoding at TP8, 64 requests in flight,
  * ISL 2048, OSL 256. */
 static point_t disagg_point(void)
 {
-    return load_named("detailed_llama2_70b_disagg.cfg");
+    return unit_point("detailed_llama2_70b_disagg.cfg");
 }
 
 static result_t run(const point_t *p)
@@ -100,7 +90,7 @@ static void test_point_and_transfer(void)
      * GPUs): the transfer crosses NVLink, not the NIC */
     point_t g = disagg_point();
     topo_system_t nvl = g.system;
-    point_t q = load_named("detailed_llama3_405b_gb200.cfg"); /* the catalogue's GB200 */
+    point_t q = unit_point("detailed_llama3_405b_gb200.cfg"); /* the catalogue's GB200 */
     nvl.hw = q.system.hw;
     set_devices(&nvl, 8);
     g.system = nvl;

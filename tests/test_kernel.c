@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "../cost/kernel/kernel.h"
+#include "../cost/kernel/linattn.h"
 #include "../driver/load/kernel_cfg.h"
 #include "../driver/load/load.h"
 #include "unit.h"
@@ -152,6 +153,65 @@ static void test_collectives(void)
     CU_ASSERT_EQUAL(kern_coll_time(&c, &one), 0.0);
 }
 
+/* NVLS reduces 16-bit and wider types only (NCCL src/include/device.h
+ * ncclNvlsSupported: no 1-byte types): an int8 all-reduce of 256 MiB on
+ * 8 x H100 runs the ring, slower than the half one (AIConfigurator
+ * h100_sxm nccl_perf: 1378.7 us int8 vs 1092.1 us half). */
+static void test_nvls_types(void)
+{
+    kern_ctx c = ctx_of("h100-sxm-80g", 1, 1, 1);
+    kern_coll half = {.op = KC_ALL_REDUCE, .algo = KC_AUTO, .proto = KP_AUTO,
+                      .bytes = 268435456.0, .gpus = 8, .gpus_per_node = 8};
+    kern_coll i8 = half, ring = half, nvls = half;
+    i8.elt_bytes = 1;
+    ring.algo = KC_RING;
+    nvls.algo = KC_NVLS;
+    CU_ASSERT_DOUBLE_EQUAL(kern_coll_time(&c, &i8), kern_coll_time(&c, &ring), 1e-12);
+    CU_ASSERT(kern_coll_time(&c, &i8) > kern_coll_time(&c, &half));
+    CU_ASSERT(kern_coll_time(&c, &nvls) > 0);
+    nvls.elt_bytes = 1;
+    CU_ASSERT(kern_coll_time(&c, &nvls) < 0);
+    /* the measured ratio int8 / half, within the all-reduce spread */
+    CU_ASSERT(unit_close(kern_coll_time(&c, &i8) / kern_coll_time(&c, &half),
+                         1378.7 / 1092.1, 0.2, 0));
+}
+
+/* A harness's per-call floor is a floor of the measurement: graph-timed
+ * kernels keep their time, an event- or Python-timed call never goes
+ * below launch_event_s or launch_python_s, a long kernel is unchanged. */
+static void test_harness(void)
+{
+    kern_ctx c = ctx_of("h100-sxm-80g", 1, 1, 1);
+    CU_ASSERT_DOUBLE_EQUAL(kern_harness_s(&c, KT_GRAPH, 1e-6), 1e-6, 0);
+    CU_ASSERT_DOUBLE_EQUAL(kern_harness_s(&c, KT_EVENT, 0.0), c.c.launch_event_s, 0);
+    CU_ASSERT_DOUBLE_EQUAL(kern_harness_s(&c, KT_PYTHON, 0.0), c.c.launch_python_s, 0);
+    CU_ASSERT_DOUBLE_EQUAL(kern_harness_s(&c, KT_PYTHON, 1.0), 1.0, 0);
+    CU_ASSERT_EQUAL(kern_timing_parse("event"), KT_EVENT);
+    CU_ASSERT_EQUAL(kern_timing_parse("wallclock"), -1);
+}
+
+/* A decode kernel without split-KV streams a sequence's KV from one CTA
+ * per KV head: at batch 1 and 131k cached tokens of MLA latents it is
+ * far slower than a split kernel (AIConfigurator a100_sxm, TensorRT-LLM
+ * 1.0.0 MLA generation: ~14.5 ms, where a split kernel's bandwidth bound
+ * is ~0.1 ms); at batch 128 x 4 KV heads, which fills the chip either
+ * way, the two agree within 10 %. */
+static void test_decode_nosplit(void)
+{
+    kern_ctx c = ctx_of("a100-80g", 1, 1, 1);
+    kern_backend one = {.eff = 1.0, .mem = 1.0, .nosplit = 1.0};
+    kern_attn a = {.decode = 1, .batch = 1, .ctx = 131071, .heads_q = 16, .heads_kv = 1,
+                   .head_dim = 576, .v_dim = 512, .kv_bytes = 2, .mla = 1};
+    double split = kern_attn_time(&c, &a);
+    a.be = &one;
+    CU_ASSERT(kern_attn_time(&c, &a) > 10.0 * split);
+    kern_attn g = {.decode = 1, .batch = 128, .ctx = 4096, .heads_q = 32, .heads_kv = 4,
+                   .head_dim = 128, .v_dim = 128, .kv_bytes = 2};
+    double full = kern_attn_time(&c, &g);
+    g.be = &one;
+    CU_ASSERT(unit_close(kern_attn_time(&c, &g), full, 0.1, 0));
+}
+
 /* Decode attention is KV streaming: at batch 128 and 2k+ context,
  * doubling the context nearly doubles the time; FP8 KV takes less. */
 static void test_decode_attention(void)
@@ -169,6 +229,40 @@ static void test_decode_attention(void)
     a.kv_bytes = 2;
     a.window = 1024;
     CU_ASSERT(kern_attn_time(&c, &a) < 0.3 * t2);
+}
+
+/* Gated DeltaNet (linattn.c) with Qwen3.5-397B-A17B's layer at TP 8
+ * (config.json: 16 key and 64 value heads of 128, state float32): a
+ * decode step of 256 sequences moves each sequence's state twice, 8 value
+ * heads x 128 x 128 x 4 B = 524,288 B, plus q/k/v/o (2 x 2 x 128 + 2 x 8
+ * x 128 values of 2 B): 268.4 MB by hand, at attn_dec_eff of HBM once
+ * the 2,048 CTAs fill the chip, plus the floor; it grows linearly with
+ * the batch and does not depend on any context. Prefill is FLOP-bound at
+ * long prompts and linear in the prompt beyond its launches' floors (no
+ * quadratic term). */
+static void test_linear_attention(void)
+{
+    kern_ctx c = ctx_of("h100-sxm-80g", 1, 1, 1);
+    kern_linattn a = {.decode = 1, .batch = 256, .chunk = 64, .heads_k = 2, .heads_v = 8,
+                      .dk = 128, .dv = 128, .state_bytes = 4, .act_bytes = 2};
+    double bytes = 256.0 * (2.0 * 8 * 128 * 128 * 4 + (2.0 * 2 * 128 + 2.0 * 8 * 128) * 2);
+    double t = kern_linattn_time(&c, &a);
+    double fill = 256.0 * 8 / (c.c.attn_fill * c.sms);
+    double mem = bytes / (c.hbm * c.c.attn_dec_eff) / (fill < 1.0 ? fill : 1.0);
+    CU_ASSERT(t >= mem + c.c.attn_floor_s && t <= 1.2 * (mem + c.c.attn_floor_s));
+    a.batch = 512;
+    double t2 = kern_linattn_time(&c, &a);
+    CU_ASSERT(t2 > 1.8 * (t - c.c.attn_floor_s) && t2 < 2.05 * t);
+    a.decode = 0;
+    a.batch = 1;
+    a.seq = 16384;
+    double p1 = kern_linattn_time(&c, &a);
+    a.seq = 32768;
+    double p2 = kern_linattn_time(&c, &a);
+    double f4 = 4.0 * c.c.attn_floor_s; /* its four launches */
+    CU_ASSERT(p2 - f4 > 1.9 * (p1 - f4) && p2 - f4 < 2.1 * (p1 - f4));
+    a.heads_v = 0;
+    CU_ASSERT(kern_linattn_time(&c, &a) < 0);
 }
 
 /* Back ends: the shipped catalogue's list reads (every field in range,
@@ -195,7 +289,8 @@ static void test_backends(void)
     }
     CU_ASSERT(kern_backend_find(&bes, "no-such-back-end") == NULL);
     kern_ctx c = ctx_of("h100-sxm-80g", 1, 1, 1);
-    kern_backend fast = {2.0, 1.0, 0.0}, slow = {1.0, 1.0, 10e-6}, wide = {1.0, 2.0, 0.0};
+    kern_backend fast = {.eff = 2.0, .mem = 1.0}, slow = {.eff = 1.0, .mem = 1.0, .floor_s = 10e-6},
+                 wide = {.eff = 1.0, .mem = 2.0};
     kern_gemm g = {.m = 16384, .n = 8192, .k = 8192, .groups = 1, .fmt = KF_BF16};
     double t0 = kern_gemm_time(&c, &g);
     g.be = &kern_be_none;
@@ -249,6 +344,26 @@ static void test_cli(void)
     unit_cli_run(&r, 7, bad);
     CU_ASSERT_EQUAL(r.rc, 2);
     CU_ASSERT(strstr(r.err, "h999") != NULL);
+    /* a row's stated clock scales compute, not HBM: a compute-bound GEMM
+     * at half the clock takes about twice as long (TileOps' H200 rows run
+     * at a locked 1.5 GHz) */
+    const char *half[] = {"madsweep", "kernel", "gpu=h100-sxm-80g", "kind=gemm", "m=16384",
+                          "n=8192", "k=8192", "clock_hz=0.915e9"};
+    unit_cli_run(&r, 8, half);
+    CU_ASSERT_EQUAL(r.rc, 0);
+    double t_half = atof(r.out);
+    unit_cli_run(&r, 7, one);
+    CU_ASSERT(t_half > 1.8 * atof(r.out) && t_half < 2.05 * atof(r.out));
+    const char *py[] = {"madsweep", "kernel", "gpu=h100-sxm-80g", "kind=gemm", "m=1",
+                        "n=64", "k=64", "timing=python"};
+    unit_cli_run(&r, 8, py);
+    CU_ASSERT_EQUAL(r.rc, 0);
+    CU_ASSERT(atof(r.out) >= 5e-6);
+    const char *badt[] = {"madsweep", "kernel", "gpu=h100-sxm-80g", "kind=gemm", "m=1",
+                          "n=64", "k=64", "timing=wallclock"};
+    unit_cli_run(&r, 8, badt);
+    CU_ASSERT_EQUAL(r.rc, 2);
+    CU_ASSERT(strstr(r.err, "timing") != NULL);
 }
 
 int main(void)
@@ -261,6 +376,10 @@ int main(void)
     CU_add_test(s, "moe rows", test_moe_rows);
     CU_add_test(s, "collectives", test_collectives);
     CU_add_test(s, "decode attention", test_decode_attention);
+    CU_add_test(s, "nvls types", test_nvls_types);
+    CU_add_test(s, "harness", test_harness);
+    CU_add_test(s, "decode nosplit", test_decode_nosplit);
+    CU_add_test(s, "linear attention", test_linear_attention);
     CU_add_test(s, "backends", test_backends);
     CU_add_test(s, "consts", test_consts);
     CU_add_test(s, "cli", test_cli);

@@ -277,7 +277,6 @@ static void test_task_type_keys(void)
         {"llama2-7b", "vllm", "inference", llm_infer, "attention = \"flash\";", "\"pretrain\" and"},
         {"llama2-7b", "vllm", "inference", llm_infer, "overlap_tp_comm = false;", "\"pretrain\" and"},
         {"llama2-7b", "vllm", "inference", llm_infer, "fp8_recipe = \"current\";", "\"pretrain\" and"},
-        {"llama2-7b", "vllm", "inference", llm_infer, "moe_flex_dispatch = true;", "\"pretrain\" and"},
         {"llama2-7b", "vllm", "inference", llm_infer, "moe_a2a_overlap = true;", "\"pretrain\" and"},
         {"llama2-7b", "vllm", "inference", llm_infer, "compiled = true;", "\"pretrain\" and"},
         {"dlrm-mlperf", "unknown", "inference", dlrm, "emb_optimizer = \"sgd\";", "\"pretrain\" and"},

@@ -123,6 +123,29 @@ const char *unit_write_file(const char *name, const char *text, char *path,
     return path;
 }
 
+result_t unit_eval(const point_t *p)
+{
+    engine e;
+    engine_init(&e, false);
+    result_t r;
+    CU_ASSERT_EQUAL(eval_point(p, &e, &r, NULL), STATUS_OK);
+    engine_free(&e);
+    return r;
+}
+
+point_t unit_point(const char *name)
+{
+    point_t p;
+    load_err err;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/points/%s", unit_configs(), name);
+    int rc = load_point(path, unit_configs(), &p, &err);
+    if (rc != 0)
+        fprintf(stderr, "%s\n", err.text);
+    CU_ASSERT_FATAL(rc == 0);
+    return p;
+}
+
 const char *unit_configs(void)
 {
     const char *d = getenv("MADSWEEP_CONFIGS");

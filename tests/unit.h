@@ -60,6 +60,14 @@ const char *unit_write_file(const char *name, const char *text, char *path,
  * stderr). */
 int unit_row_costs_ok(const point_t *p, const result_t *r);
 
+/* Evaluates p (its own engine, no events kept) and asserts STATUS_OK;
+ * its result. */
+result_t unit_eval(const point_t *p);
+
+/* The point file configs/points/NAME of unit_configs() (a failure to
+ * load is a FATAL assertion). */
+point_t unit_point(const char *name);
+
 /* Catalogue directory of the source tree ($MADSWEEP_CONFIGS). */
 const char *unit_configs(void);
 

@@ -328,6 +328,8 @@ static const struct output_unit {
     {"prefill_pp", "pipeline stages of a prefill replica (0: colocated)"},
     {"prefill_devices_given", "devices (0: \"auto\", rate-matched, or colocated)"},
     {"decode_tokens", "tokens"},
+    {"max_seqs", "sequences per attention rank (0: the stack's)"},
+    {"token_budget", "tokens per step (0: the stack's)"},
     {"tp", "devices (tensor-parallel degree)"},
     {"pp", "stages (pipeline-parallel degree)"},
     {"dp", "replicas (data-parallel degree)"},
@@ -787,12 +789,14 @@ static void output_axes(hid_t file, const space *s, MPI_Comm comm, int rank)
     size_t o_fb = table_add(&t, "freeze_bot_mlp", TABLE_I32, 0);
     size_t o_mf = table_add(&t, "min_frozen_layer", TABLE_I64, 0);
     bool det = sp->fidelity == EVAL_DETAILED;
-    size_t o_pt = 0, o_dt = 0, o_fl = 0, o_ptp = 0, o_ppp = 0, o_pdev = 0;
+    size_t o_pt = 0, o_dt = 0, o_fl = 0, o_ptp = 0, o_ppp = 0, o_pdev = 0, o_ms = 0, o_tb = 0;
     if (det) {
         table_add(&t, "precision", TABLE_STR, 8);
         o_pt = table_add(&t, "prompt_tokens", TABLE_I64, 0);
         o_dt = table_add(&t, "decode_tokens", TABLE_I64, 0);
         o_fl = table_add(&t, "frozen_layers", TABLE_I64, 0);
+        o_ms = table_add(&t, "max_seqs", TABLE_I64, 0);
+        o_tb = table_add(&t, "token_budget", TABLE_I64, 0);
         /* a disaggregated prefill pool (spec.h spec_task): its hardware
          * ("" colocated, "(system)" the row's system's), degrees, devices
          * (0: "auto", rate-matched; a row's prefill_devices has the
@@ -824,6 +828,8 @@ static void output_axes(hid_t file, const space *s, MPI_Comm comm, int rank)
             table_put_i64(row, o_pt, k->prompt_tokens);
             table_put_i64(row, o_dt, k->kind == TASK_INFERENCE ? k->decode_tokens : 0);
             table_put_i64(row, o_fl, k->frozen_layers);
+            table_put_i64(row, o_ms, k->max_seqs);
+            table_put_i64(row, o_tb, k->token_budget);
             const point_prefill *f = &k->prefill;
             table_put_str(row, c_phw, !f->on ? "" : k->prefill_hw ? f->system.hw.name
                                                                    : "(system)");

@@ -142,6 +142,10 @@ static void space_cell_point(const space *s, space_cursor *c, int64_t b, int64_t
     t->detailed.concurrency = st->concurrency;
     t->detailed.ttft_max_s = st->ttft_max_s;
     t->detailed.tpot_max_s = st->tpot_max_s;
+    t->detailed.max_seqs = st->max_seqs;
+    t->detailed.token_budget = st->token_budget;
+    t->detailed.rounds = st->rounds;
+    t->detailed.front_end = st->front_end;
     /* a disaggregated prefill pool: the spec's, on the system's hardware
      * unless it names its own, its collectives the system's; a pool the
      * hardware cannot build (devices against its scale-up domain) is

@@ -83,6 +83,10 @@ typedef struct spec_task {
      * axis; TASK_CONC_MAX, TASK_CONC_SLA) and the SLA (0: none) */
     int64_t concurrency;
     double ttft_max_s, tpot_max_s;
+    /* detailed inference: the engine as launched (task.h: max_seqs,
+     * token_budget; 0 the stack's), the client's rounds, the front end */
+    int64_t max_seqs, token_budget, rounds;
+    int front_end;
     /* detailed inference: a disaggregated prefill pool (`prefill = {
      * ... }`; prefill.on false: colocated). prefill_hw: the group names
      * its hardware (prefill.system derived at load); else each point's

@@ -368,7 +368,9 @@ void detailed_auto_shape_of(const point_t *p, detailed_auto_shape *sh)
     q.task = p->task;
     task_detailed_t *t = &q.task.detailed;
     for (int a = 0; a < DT_N(dt_auto_tp); a++)
-        sh->tp_ok[a] = m->heads > 0 && m->heads % dt_auto_tp[a] == 0;
+        sh->tp_ok[a] = m->heads > 0 && m->heads % dt_auto_tp[a] == 0 &&
+                       (m->d.linear_value_heads <= 0 ||
+                        m->d.linear_key_heads % dt_auto_tp[a] == 0); /* setup.c's rule */
     for (int a = 0; a < DT_N(dt_auto_cp); a++)
         sh->cp_ok[a] = dt_auto_cp_ok(m->seq_len, dt_auto_cp[a]);
     for (int a = 0; a < DT_N(dt_auto_ep); a++)

@@ -139,9 +139,24 @@ static status_code dt_rules_prefill(const point_t *p, const char **where)
              "replicas of tp x pp devices";
     if (f->system.devices % n != 0)
         return STATUS_INVALID_PRODUCT;
-    *where = "task.attn_dp: attention data-parallel ranks divide each pool's tp "
-             "(the prefill pool's too)";
-    if (t->attn_dp > 1 && f->tp % t->attn_dp != 0)
+    *where = "prefill";
+    if (f->attn_dp < 0 || f->ep < 0 || f->etp < 0 || f->max_seqs < 0 || f->token_budget < 0 ||
+        f->attn_dp > DT_MAX_DEGREE || f->ep > DT_MAX_DEGREE || f->etp > DT_MAX_DEGREE ||
+        f->max_seqs > DT_MAX_BATCH || f->token_budget > DT_MAX_COUNT)
+        return STATUS_INVALID_VALUE;
+    *where = "prefill.attn_dp: the prefill pool's attention data-parallel ranks divide "
+             "its tp";
+    if (f->attn_dp > 1 && f->tp % f->attn_dp != 0)
+        return STATUS_INVALID_VALUE;
+    *where = "prefill.etp: the prefill pool's expert tensor parallelism divides its tp";
+    if (f->etp > 0 && f->tp % f->etp != 0)
+        return STATUS_INVALID_VALUE;
+    const model_t *m = &p->model;
+    int64_t ep = f->ep > 0 ? f->ep : 1, etp = eval_prefill_etp(f);
+    *where = "prefill.ep: the prefill pool's ep divides the model's experts and its "
+             "replicas' expert ranks (tp / etp x replicas)";
+    if (ep > 1 && (m->d.experts == 0 || m->d.experts % ep != 0 ||
+                   (f->tp / etp * (f->system.devices / n)) % ep != 0))
         return STATUS_INVALID_VALUE;
     *where = "prefill";
     return STATUS_OK;
@@ -191,6 +206,40 @@ static status_code dt_rules_finetune(const point_t *p, const char **where)
     return STATUS_OK;
 }
 
+/* Attention kinds, sparse attention and the parts' precisions: bounded,
+ * one second kind at most (a window or linear attention), a linear
+ * layer's value heads a multiple of its key heads, sparse attention on
+ * full layers only. */
+static status_code dt_rules_kinds(const point_t *p, const char **where)
+{
+    const model_detailed_t *d = &p->model.d;
+    /* counts from 0 to DT_MAX_COUNT (a negative is a huge unsigned),
+     * precisions TASK_W_*, without a branch each */
+    const uint64_t mx = (uint64_t)DT_MAX_COUNT, wm = (uint64_t)TASK_W_FP4;
+    bool bad = ((uint64_t)d->sliding_window > mx) | ((uint64_t)d->full_attention_interval > mx) |
+               ((uint64_t)d->linear_key_heads > mx) | ((uint64_t)d->linear_value_heads > mx) |
+               ((uint64_t)d->linear_key_head_dim > mx) |
+               ((uint64_t)d->linear_value_head_dim > mx) |
+               ((uint64_t)d->linear_conv_kernel > mx) | ((uint64_t)d->index_topk > mx) |
+               ((uint64_t)d->index_heads > mx) | ((uint64_t)d->index_head_dim > mx) |
+               ((uint64_t)(int64_t)d->attn_weight_precision > wm) |
+               ((uint64_t)(int64_t)d->dense_weight_precision > wm) |
+               ((uint64_t)(int64_t)d->expert_weight_precision > wm);
+    bool lin = d->linear_value_heads > 0;
+    bad = bad || (lin && d->sliding_window > 0) || d->linear_state_bytes < 0 ||
+          d->linear_state_bytes > 8 ||
+          (lin && (d->linear_key_heads < 1 || d->linear_key_head_dim < 1 ||
+                   d->linear_value_head_dim < 1 ||
+                   d->linear_value_heads % d->linear_key_heads != 0)) ||
+          (d->index_topk > 0 && (d->index_heads < 1 || d->index_head_dim < 1 ||
+                                 d->sliding_window > 0 || lin));
+    if (bad) {
+        *where = "model";
+        return STATUS_INVALID_VALUE;
+    }
+    return STATUS_OK;
+}
+
 /* A transformer's shape: positive, bounded, dividing where it must. */
 static status_code dt_rules_model(const point_t *p, const char **where)
 {
@@ -227,7 +276,7 @@ static status_code dt_rules_model(const point_t *p, const char **where)
             *where = "model.dense_layers: more dense layers than layers";
         return STATUS_INVALID_VALUE;
     }
-    return STATUS_OK;
+    return dt_rules_kinds(p, where);
 }
 
 /* The stack: checked (a loaded one was when loaded), and a serving
@@ -277,6 +326,9 @@ static status_code dt_rules_serving(const point_t *p, const char **where)
          !(t->tpot_max_s >= 0.0 && t->tpot_max_s <= 3600.0) || t->spec_tokens < 0 ||
          t->spec_tokens > 64 || !(t->spec_acceptance >= 0.0 && t->spec_acceptance <= 1.0) ||
          !(t->spec_draft_cost >= 0.0 && t->spec_draft_cost <= 10.0) || t->attn_dp < 0 ||
+         t->max_seqs < 0 || t->max_seqs > DT_MAX_BATCH || t->token_budget < 0 ||
+         (t->token_budget > 0 && t->token_budget < 16) || t->token_budget > DT_MAX_COUNT || t->rounds < 0 ||
+         t->rounds > DT_MAX_COUNT ||
          (t->attn_dp > 1 && (t->tp < 1 || t->tp % t->attn_dp != 0)))) {
         *where = "task";
         return STATUS_INVALID_VALUE;

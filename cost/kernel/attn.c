@@ -5,7 +5,8 @@
  * Decode streams the KV cache: batch x kept tokens x KV heads x (K and V
  * widths) x bytes, at `attn_dec_eff` of HBM bandwidth once the work
  * fills the chip. The work is split into CTAs of one (sequence, KV head,
- * chunk of `attn_split` tokens); with fewer than `attn_fill` CTAs per SM
+ * chunk of `attn_split` tokens; one chunk when the back end has no
+ * split-KV); with fewer than `attn_fill` CTAs per SM
  * the bandwidth falls in proportion (too few loads in flight). Its math
  * (QK and PV, 2 FLOPs per multiply-add) runs at `attn_eff` of the tensor
  * peak. Prefill is math: 2 x (qk width + v width) FLOPs per (query, key)
@@ -48,7 +49,10 @@ static double ka_decode(const kern_ctx *c, const kern_attn *a, const kern_backen
     double bytes = a->batch * keys * a->heads_kv * width * a->kv_bytes +
                    4.0 * a->batch * a->heads_q * a->head_dim;
     double flops = 2.0 * a->batch * a->heads_q * keys * (a->head_dim + a->v_dim);
-    double ctas = a->batch * a->heads_kv * ceil(keys / k->attn_split);
+    /* split-KV: chunks of attn_split keys each a CTA; a kernel without it
+     * (be->nosplit 1) streams a sequence's KV from one CTA per KV head */
+    double chunks = ceil(keys / k->attn_split);
+    double ctas = a->batch * a->heads_kv * (chunks - be->nosplit * (chunks - 1.0));
     double fill = ctas / (k->attn_fill * c->sms);
     double occ = fill < 1.0 ? fill : 1.0;
     double tm = kern_mem_time(c, bytes, bytes, a->reuse, k->attn_dec_eff * be->mem) / occ;
@@ -66,8 +70,11 @@ static double ka_prefill(const kern_ctx *c, const kern_attn *a, const kern_backe
     const kern_consts *k = &c->c;
     double ctas = a->batch * a->heads_q * ceil(a->seq / 128.0);
     /* each CTA's Q load, O store and final rescale: attn_kv0 keys' worth */
+    /* tiles of keys: the causal diagonal cuts one per query tile; a
+     * sliding window's lower edge cuts another */
+    double cut = a->window > 0 && a->ctx + a->seq > a->window ? 2.0 : 1.0;
     double pairs = (a->full ? a->seq * (a->ctx + a->seq) : ka_pairs(a->seq, a->ctx, a->window)) +
-                   ctas * 128.0 * k->attn_kv0 / (a->batch * a->heads_q);
+                   cut * ctas * 128.0 * k->attn_kv0 / (a->batch * a->heads_q);
     double flops = 2.0 * a->batch * a->heads_q * pairs * (a->head_dim + a->v_dim);
     hw_dtype d = a->fp8_math && c->peak[HW_FP8] > 0 ? HW_FP8 : HW_BF16;
     double w = ctas / c->sms;

@@ -88,20 +88,22 @@ static double kc_bw(const kern_ctx *c, const kern_backend *be, double n)
 }
 
 static double kc_node(const kern_ctx *c, const kern_backend *be, kern_coll_op op,
-                      kern_coll_algo algo, kern_proto p, double n, double bytes)
+                      kern_coll_algo algo, kern_proto p, double n, double bytes, double elt)
 {
     const kern_consts *k = &c->c;
     if (n <= 1.0)
         return 0.0;
     double bw = kc_bw(c, be, n);
-    if (algo == KC_NVLS && !(c->nvls && op == KC_ALL_REDUCE))
+    /* the switch reduces 16-bit and wider types only */
+    int nvls = c->nvls && op == KC_ALL_REDUCE && elt != 1.0;
+    if (algo == KC_NVLS && !nvls)
         return -1.0;
-    if (algo == KC_NVLS || (algo == KC_AUTO && c->nvls && op == KC_ALL_REDUCE)) {
+    if (algo == KC_NVLS || (algo == KC_AUTO && nvls)) {
         double t = k->coll_base_s + k->coll_nvls_s * be->eff +
                    2.0 * (n - 1.0) / n * bytes / (c->link * c->nvls_eff * k->coll_nvls_eff * be->mem);
         if (algo == KC_NVLS)
             return t;
-        double r = kc_node(c, be, op, KC_RING, p, n, bytes);
+        double r = kc_node(c, be, op, KC_RING, p, n, bytes, elt);
         return r < t ? r : t;
     }
     if (p != KP_AUTO)
@@ -115,13 +117,14 @@ static double kc_node(const kern_ctx *c, const kern_backend *be, kern_coll_op op
     return best;
 }
 
-static double kc_custom(const kern_ctx *c, const kern_backend *be, double n, double bytes)
+static double kc_custom(const kern_ctx *c, const kern_backend *be, double n, double bytes,
+                        double elt)
 {
     const kern_consts *k = &c->c;
     double bw = kc_bw(c, be, n);
     double one = k->coll_custom_s * be->eff + (n - 1.0) * bytes / bw;
     double two = 2.0 * k->coll_custom_s * be->eff + 2.0 * (n - 1.0) / n * bytes / bw;
-    double nccl = kc_node(c, &kern_be_none, KC_ALL_REDUCE, KC_AUTO, KP_AUTO, n, bytes);
+    double nccl = kc_node(c, &kern_be_none, KC_ALL_REDUCE, KC_AUTO, KP_AUTO, n, bytes, elt);
     double t = one < two ? one : two;
     return t < nccl ? t : nccl;
 }
@@ -129,20 +132,20 @@ static double kc_custom(const kern_ctx *c, const kern_backend *be, double n, dou
 static double kc_time(const kern_ctx *c, const kern_coll *x, const kern_backend *be)
 {
     double n = x->gpus, g = x->gpus_per_node > 0 ? x->gpus_per_node : x->gpus;
-    double nodes = n / g;
+    double nodes = n / g, elt = x->elt_bytes > 0 ? x->elt_bytes : 2.0;
     const kern_consts *k = &c->c;
     if (nodes <= 1.0) {
         if (x->algo == KC_CUSTOM || x->algo == KC_ONESHOT || x->algo == KC_TWOSHOT) {
             if (x->op != KC_ALL_REDUCE)
                 return -1.0;
-            return kc_custom(c, be, n, x->bytes);
+            return kc_custom(c, be, n, x->bytes, elt);
         }
         if (x->op == KC_ALL_TO_ALL) {
             double bw = kc_bw(c, be, n);
             return k->coll_base_s + k->coll_hop_simple_s * be->eff +
                    (n - 1.0) / n * x->bytes / bw;
         }
-        return kc_node(c, be, x->op, x->algo, x->proto, n, x->bytes);
+        return kc_node(c, be, x->op, x->algo, x->proto, n, x->bytes, elt);
     }
     /* across nodes: one ring through every GPU (NCCL's rings cross each
      * node boundary once per channel, a channel per NIC): the buffer's

@@ -48,6 +48,8 @@ static const kern_const_info kc_info[KERN_NCONSTS] = {
     KC(attn_cta_s, 0.0, 20e-6, "decode attention: latency of one wave of CTAs, s"),
     KC(attn_kv0, 0.0, 8192.0, "prefill attention: a CTA's fixed work, in keys"),
     KC(coll_nvls_s, 0.0, 200e-6, "NVLS all-reduce per-call latency, s"),
+    KC(launch_event_s, 0.0, 40e-6, "per-call floor of an event-timed loop without graphs, s"),
+    KC(launch_python_s, 0.0, 100e-6, "per-call floor of a Python-driven timing loop, s"),
 };
 #undef KC
 
@@ -68,7 +70,8 @@ static const size_t kc_off[KERN_NCONSTS] = {
     offsetof(kern_consts, coll_custom_s),    offsetof(kern_consts, coll_nic_eff),
     offsetof(kern_consts, coll_net_s),       offsetof(kern_consts, l2_bytes_per_clk),
     offsetof(kern_consts, attn_cta_s),       offsetof(kern_consts, attn_kv0),
-    offsetof(kern_consts, coll_nvls_s),
+    offsetof(kern_consts, coll_nvls_s),      offsetof(kern_consts, launch_event_s),
+    offsetof(kern_consts, launch_python_s),
 };
 
 _Static_assert(sizeof(kern_consts) == KERN_NCONSTS * sizeof(double),
@@ -120,9 +123,11 @@ static const kern_const_info kb_info[KERN_BE_NFIELDS] = {
     {"eff", 0.2, 2.5, "back end: main-loop / tensor rate factor"},
     {"mem", 0.2, 2.5, "back end: memory-stream (collectives: link) bandwidth factor"},
     {"floor_s", -20e-6, 200e-6, "back end: extra per-call time, s"},
+    {"nosplit", 0.0, 1.0, "back end: decode attention without split-KV (0 splits, 1 none)"},
 };
 static const size_t kb_off[KERN_BE_NFIELDS] = {
-    offsetof(kern_backend, eff), offsetof(kern_backend, mem), offsetof(kern_backend, floor_s)};
+    offsetof(kern_backend, eff), offsetof(kern_backend, mem), offsetof(kern_backend, floor_s),
+    offsetof(kern_backend, nosplit)};
 _Static_assert(sizeof(kern_backend) == KERN_BE_NFIELDS * sizeof(double),
                "kern_backend: one table entry per field");
 
@@ -141,13 +146,14 @@ double *kern_be_ptr(kern_backend *b, int i)
     return (double *)(void *)((char *)b + kb_off[i]);
 }
 
-const kern_backend kern_be_none = {1.0, 1.0, 0.0};
+const kern_backend kern_be_none = {1.0, 1.0, 0.0, 0.0};
 
 void kern_be_default(kern_backend *b)
 {
     b->eff = 1.0;
     b->mem = 1.0;
     b->floor_s = 0.0;
+    b->nosplit = 0.0;
 }
 
 const kern_backend *kern_backend_find(const kern_backends *t, const char *name)
@@ -167,6 +173,22 @@ kern_arch kern_arch_parse(const char *s)
         if (strcmp(s, ka_names[i]) == 0)
             return (kern_arch)i;
     return KA_UNKNOWN;
+}
+
+static const char *const kt_names[KT_N] = {"graph", "event", "python"};
+
+int kern_timing_parse(const char *s)
+{
+    for (int i = 0; i < KT_N; i++)
+        if (strcmp(s, kt_names[i]) == 0)
+            return i;
+    return -1;
+}
+
+double kern_harness_s(const kern_ctx *c, kern_timing t, double t_kernel)
+{
+    double f = t == KT_EVENT ? c->c.launch_event_s : t == KT_PYTHON ? c->c.launch_python_s : 0.0;
+    return t_kernel > f ? t_kernel : f;
 }
 
 double kern_mem_time(const kern_ctx *c, double bytes, double ws, double reuse, double eff)

@@ -76,9 +76,12 @@ typedef struct kern_consts {
     double attn_cta_s;      /* decode: one wave of CTAs' dependent-load latency chain */
     double attn_kv0;        /* prefill: a CTA's prologue and epilogue, in keys' worth of work */
     double coll_nvls_s;     /* NVLS all-reduce per-call latency (multicast setup, 2 syncs) */
+    /* harness floors (kern_harness_s) */
+    double launch_event_s;  /* per-call floor of a loop timed by CUDA events without graphs */
+    double launch_python_s; /* per-call floor of a Python-driven timing loop */
 } kern_consts;
 
-#define KERN_NCONSTS 31
+#define KERN_NCONSTS 33
 
 /* Name, allowed range and description of constant i (0 <= i < KERN_NCONSTS). */
 typedef struct kern_const_info {
@@ -105,21 +108,23 @@ int kern_consts_check(const kern_consts *k, const char **bad);
  *   GEMM, fused MoE: eff x the main-loop rate, mem x the streaming
  *     bandwidth, + floor_s;
  *   attention: eff x the prefill tensor rate, mem x the decode KV stream,
- *     + floor_s;
+ *     + floor_s; nosplit: decode without split-KV;
  *   collectives: mem x the link bandwidth, eff x the per-step and
  *     per-barrier latencies, + floor_s. */
 typedef struct kern_backend {
     double eff;
     double mem;
     double floor_s;
+    double nosplit; /* decode attention: 0 the kernel splits each sequence's KV over CTAs
+                       (split-KV, flash-decoding), 1 one CTA per sequence and KV head */
 } kern_backend;
 
-#define KERN_BE_NFIELDS 3
+#define KERN_BE_NFIELDS 4
 /* Name, range and meaning of back-end field i (0 <= i < KERN_BE_NFIELDS). */
 const kern_const_info *kern_be_info_at(int i);
 int kern_be_index(const char *field);
 double *kern_be_ptr(kern_backend *b, int i);
-/* The neutral back end (1, 1, 0). */
+/* The neutral back end (1, 1, 0, 0). */
 void kern_be_default(kern_backend *b);
 extern const kern_backend kern_be_none;
 /* A per-call floor plus a back end's (negative: a leaner wrapper), never below 0. */
@@ -164,6 +169,15 @@ typedef struct kern_ctx {
     double domain;           /* devices per scale-up domain */
     double nic;              /* NIC bytes/s per device */
 } kern_ctx;
+
+/* How a measurement was timed (a fact of the harness, not of the GPU):
+ * KT_GRAPH kernel time (CUDA-graph replay, CUPTI/profiler kernel time);
+ * KT_EVENT a loop of launches between CUDA events, no graph (nccl-tests,
+ * eager engine calls); KT_PYTHON a Python-driven loop (PyTorch benchmark
+ * scripts, per-call events). A model's own kernels run as KT_GRAPH. */
+typedef enum kern_timing { KT_GRAPH = 0, KT_EVENT, KT_PYTHON, KT_N } kern_timing;
+
+int kern_timing_parse(const char *s);
 
 /* Builds ctx from h and k, scaling compute peaks by `compute`, HBM by
  * `mem` and links by `link` (1: the catalogue's GPU). Returns -1 when h
@@ -240,6 +254,11 @@ typedef struct kern_attn {
 
 double kern_attn_time(const kern_ctx *c, const kern_attn *a);
 
+/* A measured call's time under harness t: the kernel time t_kernel, but
+ * never below the harness's per-call floor (launch_event_s, launch_python_s;
+ * none under KT_GRAPH). */
+double kern_harness_s(const kern_ctx *c, kern_timing t, double t_kernel);
+
 /* Collectives. */
 typedef enum kern_coll_op { KC_ALL_REDUCE = 0, KC_ALL_GATHER, KC_REDUCE_SCATTER,
                             KC_ALL_TO_ALL, KC_NOPS } kern_coll_op;
@@ -263,6 +282,8 @@ typedef struct kern_coll {
     kern_proto proto;
     double bytes, gpus, gpus_per_node;
     const kern_backend *be;
+    double elt_bytes; /* bytes per element (0: 2, FP16/BF16); NVLS cannot reduce 1-byte
+                         types (NCCL src/include/device.h ncclNvlsSupported) */
 } kern_coll;
 
 double kern_coll_time(const kern_ctx *c, const kern_coll *x);

@@ -129,6 +129,8 @@ static void batch_point(batch_ctx *b, const char *path, const char *id)
         batch_error(b, id, msg);
         return;
     }
+    free(b->json); /* open_memstream allocates a new buffer each time */
+    b->json = NULL;
     FILE *ms = open_memstream(&b->json, &b->json_len);
     if (!ms) {
         batch_error(b, id, "out of memory");

@@ -85,6 +85,7 @@ typedef enum opt_id {
     OPT_CSV,
     OPT_BATCH,
     OPT_STACKS,
+    OPT_ENGINE_ARGS,
     OPT_HELP,
     OPT_N
 } opt_id;
@@ -143,6 +144,9 @@ static const cmd_opt opt_table[OPT_N] = {
     {"stacks", "FILE", ON(CMD_EVAL) | ON(CMD_SWEEP) | ON(CMD_LIST),
      "a stacks fragment (scripts/calibrate.py --out) searched before the catalogue's "
      "stacks.cfg"},
+    {"engine-args", NULL, ON(CMD_POINT),
+     "point: print the row's launch command for its serving engine (vllm serve, "
+     "python -m sglang.launch_server, trtllm-serve; one per pool when disaggregated)"},
     {"help", NULL, 0xffffffffu, "show this help"},
 };
 
@@ -621,8 +625,8 @@ static int cmd_point(const cmd_args *a, FILE *out, FILE *err)
                 "the id column of /results), got '%s'\n", a->file2);
         return 2;
     }
-    return pointfile_from_sweep(a->file, (int64_t)id,
-                                load_configs_dir(a->val[OPT_CONFIGS]), out, err);
+    return pointfile_from_sweep_as(a->file, (int64_t)id, load_configs_dir(a->val[OPT_CONFIGS]),
+                                   a->set[OPT_ENGINE_ARGS], out, err);
 }
 
 static int cmd_version(FILE *out)

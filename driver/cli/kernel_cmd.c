@@ -36,6 +36,7 @@
  * scale factors and shape. */
 typedef struct kc_spec {
     int gpu, kind; /* kind: 0 gemm, 1 moe, 2 attn, 3 coll */
+    int timing;    /* kern_timing of the measurement (harness floor) */
     double sc, sm, sl;
     union {
         kern_gemm g;
@@ -266,6 +267,7 @@ static int kc_coll(kern_coll *out, const kc_fields *f, char *why, size_t wn)
     KN("bytes", NAN, &x.bytes);
     KN("gpus", NAN, &x.gpus);
     KN("gpus_per_node", x.gpus, &x.gpus_per_node);
+    KN("elt_bytes", 2, &x.elt_bytes);
     *out = x;
     return 0;
 }
@@ -286,6 +288,14 @@ static int kc_parse(kc_state *s, const kc_fields *f, kc_spec *sp, char *why, siz
         kc_num(f, "scale_mem", 1, &sp->sm, why, wn) ||
         kc_num(f, "scale_link", 1, &sp->sl, why, wn))
         return -1;
+    /* clock_hz: the SM clock the measurement ran at (locked or capped):
+     * compute, L2 and SFU rates scale with it, HBM does not */
+    double clk;
+    if (kc_num(f, "clock_hz", 0, &clk, why, wn) != 0 ||
+        kc_enum(f, "timing", "graph", kern_timing_parse, &sp->timing, why, wn) != 0)
+        return -1;
+    if (clk > 0 && s->gpu[sp->gpu].clock_hz > 0)
+        sp->sc *= clk / s->gpu[sp->gpu].clock_hz;
     if (!(sp->sc > 0 && sp->sm > 0 && sp->sl > 0)) {
         snprintf(why, wn, "scale factors must be > 0");
         return -1;
@@ -323,12 +333,11 @@ static int kc_parse(kc_state *s, const kc_fields *f, kc_spec *sp, char *why, siz
 /* The time of a parsed kernel on context c (built for its GPU). */
 static double kc_spec_time(const kern_ctx *c, const kc_spec *sp)
 {
-    switch (sp->kind) {
-    case 0: return kern_gemm_time(c, &sp->u.g);
-    case 1: return kern_moe_time(c, &sp->u.m);
-    case 2: return kern_attn_time(c, &sp->u.a);
-    default: return kern_coll_time(c, &sp->u.x);
-    }
+    double t = sp->kind == 0   ? kern_gemm_time(c, &sp->u.g)
+               : sp->kind == 1 ? kern_moe_time(c, &sp->u.m)
+               : sp->kind == 2 ? kern_attn_time(c, &sp->u.a)
+                               : kern_coll_time(c, &sp->u.x);
+    return t < 0 ? t : kern_harness_s(c, (kern_timing)sp->timing, t);
 }
 
 static int kc_ctx(kc_state *s, const kc_spec *sp, kern_ctx *ctx, char *why, size_t wn)
@@ -632,14 +641,15 @@ static void kc_help(FILE *f)
     fputs("usage: madsweep kernel [--configs DIR] [--consts FILE] KEY=VALUE...\n"
           "       madsweep kernel [--configs DIR] [--consts FILE] --batch < LINES\n"
           "every kernel: gpu=NAME kind=gemm|moe|attn|coll [scale_compute=F scale_mem=F "
-          "scale_link=F]\n"
+          "scale_link=F clock_hz=HZ timing=graph|event|python]\n"
           "  gemm: m n k [groups=1] [dtype=bf16|fp8|fp8_block|mxfp8|nvfp4|int8|int8_wo|"
           "int4_wo|w4a16_mxfp4|w4a8_mxfp4_mxfp8] [quant=0|1 reuse=0]\n"
           "  moe:  tokens hidden inter topk experts [tp=1 ep=1 gated=1 dtype=bf16]\n"
           "  attn: phase=decode|prefill batch heads_q head_dim [heads_kv v_dim seq=1 ctx=0 "
           "window=0 kv_bytes=2 fp8_math=0 mla=0 causal=1 reuse=0]\n"
           "  coll: op=all_reduce|all_gather|reduce_scatter|alltoall bytes gpus "
-          "[gpus_per_node algo=auto|ring|nvls|custom proto=auto|ll|ll128|simple]\n"
+          "[gpus_per_node algo=auto|ring|nvls|custom proto=auto|ll|ll128|simple "
+          "elt_bytes=2]\n"
           "  any kind: [backend=NAME] (kernels.cfg `backends`: the library or engine path)\n"
           "--ranges: print each constant's and back-end field's name, range, value, meaning\n"
           "batch lines 'set NAME=VALUE...' change constants (configs/kernels.cfg; a back "

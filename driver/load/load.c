@@ -262,9 +262,13 @@ const config_setting_t *load_find(const config_setting_t *list,
     for (int i = 0; i < n; i++) {
         const config_setting_t *e = config_setting_get_elem(list, (unsigned)i);
         const char *en = NULL;
+        /* "NAME@RELEASE": the entry NAME (a serving stack at a release,
+         * load_stack_release) */
+        const char *at = strchr(name, '@');
+        size_t len = at ? (size_t)(at - name) : strlen(name);
         if (config_setting_is_group(e) &&
             config_setting_lookup_string(e, "name", &en) == CONFIG_TRUE &&
-            strcmp(en, name) == 0)
+            strlen(en) == len && strncmp(en, name, len) == 0)
             return e;
     }
     return NULL;

@@ -138,6 +138,12 @@ int load_stack_in(const config_setting_t *g, const char *configs_dir, stack_desc
                   load_err *err);
 int load_stack_of_point(const config_setting_t *root, const char *configs_dir, stack_desc *st,
                         load_err *err);
+/* A serving stack at a release: `requested` "NAME@VERSION" (a stack's
+ * name as a point or spec gives it) applies the facts of g's `releases`
+ * whose `from` <= VERSION, in order, to st (loaded from g) and names it
+ * so; without '@' nothing changes. */
+int load_stack_release(const config_setting_t *g, const char *requested, stack_desc *st,
+                       load_err *err);
 void load_stack_task_defaults(const config_setting_t *g, const stack_desc *st, task_t *t);
 
 /* Resolves `s` (a group, or a string naming an entry of list `list` in

@@ -59,6 +59,7 @@ typedef enum load_type {
     LT_CONC,    /* serving concurrency: an integer, "max" or "sla" */
     LT_KVDTYPE, /* a KV-cache dtype stored as 1 + hw_dtype (absent: 0, the compute dtype) */
     LT_WDTYPE,  /* stored weights, TASK_W_* (absent: 0, the compute dtype) */
+    LT_FRONT_END, /* serving: "engine" or "dynamo" (TASK_FRONT_*) */
     LT_ANY /* resolved by the caller (a group or a catalogue name) */
 } load_type;
 
@@ -121,8 +122,10 @@ typedef struct load_table {
              LOAD_NONUM)
 
 /* load_value_group flags: fine-tuning keys required; a group with a `base`
- * (only `name` required: the base gave the rest, the group overrides). */
-enum { LG_FINETUNE = 1u, LG_BASED = 2u };
+ * (only `name` required: the base gave the rest, the group overrides); a
+ * group filled from a file it names (hf_config: nothing required, the
+ * group overrides). */
+enum { LG_FINETUNE = 1u, LG_BASED = 2u, LG_FILLED = 4u };
 
 /* The catalogues' key tables (each defined beside its reader). */
 extern const load_table load_model_table;   /* load_model.c */

@@ -12,6 +12,7 @@
 #include "load_key.h"
 
 #include "../../cost/detailed.h"
+#include "hf_config.h"
 #include "range.h"
 
 #include <math.h>
@@ -143,8 +144,55 @@ static const load_key dmodel_keys[] = {
     DKD(v_head_dim, LT_INT, "MLA: per-head value dimension (V3: 128)",
         LOAD_INT(0, RANGE_P16, "1")),
     DKD(mtp_layers, LT_INT,
-        "multi-token prediction modules on the last stage (DeepSeek-V3: 1; default 0)",
+        "multi-token prediction modules on the last stage (DeepSeek-V3: 1; default 0); in a "
+        "served model's memory only when they draft (spec_tokens)",
         LOAD_INT(0, RANGE_P16, "modules")),
+    DKD(sliding_window, LT_INT,
+        "sliding-window attention: tokens a windowed layer attends (default 0: none; gpt-oss "
+        "128)", LOAD_INT(0, RANGE_P24, "tokens")),
+    DKD(full_attention_interval, LT_INT,
+        "with a second attention kind (sliding_window or linear_*): layer i is full attention "
+        "when (i + 1) % k == 0 (gpt-oss 2, Qwen3.5 4; default 0: none)",
+        LOAD_INT(0, RANGE_P16, "layers")),
+    DKD(attn_sinks, LT_BOOL, "a learned sink logit per head in the softmax (gpt-oss; default false)",
+        LOAD_UNIT("bool")),
+    DKD(attn_output_gate, LT_BOOL,
+        "sigmoid gate on the attention output from the query projection (Qwen3.5; default "
+        "false)", LOAD_UNIT("bool")),
+    DKD(linear_key_heads, LT_INT, "Gated DeltaNet layers: query/key heads (Qwen3.5: 16)",
+        LOAD_INT(0, RANGE_P16, "1")),
+    DKD(linear_value_heads, LT_INT,
+        "Gated DeltaNet layers: value heads, each with its own state (Qwen3.5: 64; default 0: "
+        "no linear attention)", LOAD_INT(0, RANGE_P16, "1")),
+    DKD(linear_key_head_dim, LT_INT, "Gated DeltaNet layers: key head dimension (Qwen3.5: 128)",
+        LOAD_INT(0, RANGE_P16, "1")),
+    DKD(linear_value_head_dim, LT_INT,
+        "Gated DeltaNet layers: value head dimension (Qwen3.5: 128)",
+        LOAD_INT(0, RANGE_P16, "1")),
+    DKD(linear_conv_kernel, LT_INT, "Gated DeltaNet layers: causal conv width (Qwen3.5: 4)",
+        LOAD_INT(0, 64, "tokens")),
+    DKD(linear_state_bytes, LT_INT,
+        "Gated DeltaNet layers: bytes per recurrent-state element (mamba_ssm_dtype: float32 "
+        "4, bfloat16 2; default 4)", LOAD_INT(0, 8, "bytes")),
+    DKD(index_topk, LT_INT,
+        "DeepSeek sparse attention: keys each query attends, chosen by the indexer "
+        "(DeepSeek-V3.2: 2048; default 0: dense attention)", LOAD_INT(0, RANGE_P24, "tokens")),
+    DKD(index_heads, LT_INT, "DeepSeek sparse attention: indexer heads (V3.2: 64)",
+        LOAD_INT(0, RANGE_P16, "1")),
+    DKD(index_head_dim, LT_INT, "DeepSeek sparse attention: indexer head dimension (V3.2: 128)",
+        LOAD_INT(0, RANGE_P16, "1")),
+    DKD(attn_weight_precision, LT_WDTYPE,
+        "stored precision of the attention projections when the checkpoint keeps them apart "
+        "(gpt-oss: \"bf16\"; default: the task's weight_precision)", LOAD_NONUM),
+    DKD(dense_weight_precision, LT_WDTYPE,
+        "stored precision of the dense MLPs and shared experts (default: the task's)",
+        LOAD_NONUM),
+    DKD(expert_weight_precision, LT_WDTYPE,
+        "stored precision of the routed experts (default: the task's)", LOAD_NONUM),
+    LOAD_KEY("hf_config", LT_NOTE, 0, LK_LLM, LR_NO,
+        "a Hugging Face config.json to read the model from (relative to this file's folder); "
+        "the group's other keys override what it gives (scripts/hf_config.py reads the same)",
+        LOAD_NONUM),
 };
 
 const load_table load_model_detailed_table = {dmodel_keys, NKEYS(dmodel_keys)};
@@ -327,12 +375,68 @@ static int load_model_detailed_dlrm(const config_setting_t *g, model_t *m, load_
     return 0;
 }
 
+/* A group's hf_config: the Hugging Face config.json it names (relative
+ * to the folder of the file that names it), read into m
+ * (load/hf_config.c). 1 when the group has none, 0 read, -1 failed. */
+static int load_model_hf(const config_setting_t *g, model_t *m, load_err *err)
+{
+    const config_setting_t *s =
+        config_setting_is_group(g) ? config_setting_get_member(g, "hf_config") : NULL;
+    if (!s)
+        return 1;
+    const char *path = config_setting_get_string(s);
+    if (!path || !path[0]) {
+        load_fail(err, s, "key 'hf_config' in model: expected a path to a config.json");
+        return -1;
+    }
+    char full[LOAD_PATH_MAX];
+    const char *src = config_setting_source_file(s);
+    const char *slash = src ? strrchr(src, '/') : NULL;
+    if (path[0] != '/' && slash)
+        snprintf(full, sizeof full, "%.*s/%s", (int)(slash - src), src, path);
+    else
+        snprintf(full, sizeof full, "%s", path);
+    char why[768];
+    if (hf_config_read(full, m, why, sizeof why) != 0) {
+        load_fail(err, s, "key 'hf_config' in model: %s", why);
+        return -1;
+    }
+    return 0;
+}
+
+/* What the key table cannot check of a transformer's attention kinds:
+ * one second kind (a window or linear attention), a linear layer's
+ * shape whole, sparse attention's three keys together. */
+static int load_model_kinds(const config_setting_t *g, const model_t *m, load_err *err)
+{
+    const model_detailed_t *x = &m->d;
+    const char *bad = NULL;
+    if (x->linear_value_heads > 0 && x->sliding_window > 0)
+        bad = "sliding_window";
+    else if (x->linear_value_heads > 0 &&
+             (x->linear_key_heads < 1 || x->linear_key_head_dim < 1 ||
+              x->linear_value_head_dim < 1 || x->linear_value_heads % x->linear_key_heads != 0))
+        bad = "linear_key_heads";
+    else if ((x->index_topk > 0) != (x->index_heads > 0 && x->index_head_dim > 0))
+        bad = "index_topk";
+    if (!bad)
+        return 0;
+    load_fail(err, load_value_member_or(g, bad),
+              "model '%s': one second attention kind (sliding_window or linear_*), a linear "
+              "layer's key heads, key and value head dimensions all positive and dividing its "
+              "value heads, index_topk with index_heads and index_head_dim", m->name);
+    return -1;
+}
+
 int load_model_detailed(const config_setting_t *g, model_t *m, load_err *err)
 {
     memset(m, 0, sizeof *m);
     m->causal = true;
     m->kind = MODEL_LLM;
     m->d.dropout = -1;
+    int hf = load_model_hf(g, m, err);
+    if (hf < 0)
+        return -1;
     const config_setting_t *ts =
         config_setting_is_group(g) ? config_setting_get_member(g, "type") : NULL;
     if (ts && load_value(ts, &dmodel_keys[1], m, err) != 0)
@@ -340,10 +444,13 @@ int load_model_detailed(const config_setting_t *g, model_t *m, load_err *err)
     unsigned kinds = m->kind == MODEL_DLRM ? LK_DLRM : LK_LLM;
     if (load_value_group(g, m->kind == MODEL_DLRM ? "detailed model (type dlrm)"
                                             : "detailed model",
-                         dmodel_keys, NKEYS(dmodel_keys), kinds, false, m, err))
+                         dmodel_keys, NKEYS(dmodel_keys), kinds, hf == 0 ? LG_FILLED : 0u, m,
+                         err))
         return -1;
     if (m->kind == MODEL_DLRM)
         return load_model_detailed_dlrm(g, m, err);
+    if (load_model_kinds(g, m, err))
+        return -1;
     static const char *const pos[] = {"layers", "hidden", "ffn", "heads", "seq_len"};
     const int64_t vals[] = {m->layers, m->hidden, m->ffn, m->heads, m->seq_len};
     for (size_t i = 0; i < NKEYS(pos); i++)

@@ -32,6 +32,18 @@ static const load_key prefill_keys[] = {
         LOAD_INT(0, RANGE_P24, "devices (tensor-parallel degree)")),
     PFK(pp, LT_INT, LR_NO, "a prefill replica's pipeline stages (default 1)",
         LOAD_INT(0, RANGE_P24, "stages (pipeline-parallel degree)")),
+    PFK(attn_dp, LT_INT, LR_NO, "a prefill replica's attention data-parallel ranks, dividing "
+        "its tp (default 1: none; the decode pool's attn_dp is its own)",
+        LOAD_INT(0, RANGE_P16, "ranks")),
+    PFK(ep, LT_INT, LR_NO, "a prefill replica's expert-parallel degree (default 1)",
+        LOAD_INT(0, RANGE_P24, "devices (expert-parallel degree)")),
+    PFK(etp, LT_INT, LR_NO, "a prefill replica's expert tensor parallelism, dividing its tp "
+        "(default: its tp)", LOAD_INT(0, RANGE_P24, "devices")),
+    PFK(max_seqs, LT_INT, LR_NO, "a prefill worker's batch limit per attention rank "
+        "(TensorRT-LLM's prefill workers max_batch_size 1; default: the stack's)",
+        LOAD_INT(0, RANGE_P24, "sequences")),
+    PFK(token_budget, LT_INT, LR_NO, "a prefill worker's tokens per step (default: the "
+        "stack's for its GPU's memory)", LOAD_INT(0, RANGE_P24, "tokens per step")),
     LOAD_KEY("devices_per_node", LT_INT, offsetof(point_prefill, system.devices_per_node), LK_LLM,
         LR_NO, "its scale-up domain (default: the hardware's)",
         LOAD_INT(0, RANGE_P24, "devices/node")),

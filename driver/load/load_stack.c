@@ -87,6 +87,9 @@ static const load_key stack_keys[] = {
     STK(serving, LT_BOOL, LR_NO,
         "a serving engine (its training facts optional: the idealized stack's)",
         LOAD_UNIT("bool")),
+    STK(engine, LT_STRING, LR_NO,
+        "serving: the engine whose launch command `madsweep point --engine-args` writes: "
+        "\"vllm\", \"sglang\" or \"trtllm\" (default: none)", LOAD_NONUM),
     STK(token_budget, LT_INT, LR_NO, "serving: tokens per engine step (chunked-prefill budget)",
         LOAD_INT(16, RANGE_P24, "tokens per step")),
     STK(max_seqs, LT_INT, LR_NO, "serving: sequences running at once at most",
@@ -145,6 +148,50 @@ static const load_key stack_keys[] = {
         LOAD_FLOAT(0.0, 1e-2, "s per sequence")),
     STK(request_host_s, LT_FACT, LR_NO, "serving: host time in each request's TTFT, s",
         LOAD_FLOAT(0.0, 10.0, "s per request")),
+    STK(dynamo_host_s, LT_FACT, LR_NO,
+        "serving: host time in each request's TTFT behind Dynamo's front end (task front_end "
+        "\"dynamo\"), s (default 0)", LOAD_FLOAT(0.0, 10.0, "s per request")),
+    STK(kv_checkpoint, LT_BOOL, LR_NO,
+        "serving: KV dtype \"auto\" takes the checkpoint's KV scheme (TensorRT-LLM: FP8 KV "
+        "with FP8/NVFP4 ModelOpt checkpoints; default false: the model dtype)",
+        LOAD_UNIT("bool")),
+    STK(overlap, LT_BOOL, LR_NO,
+        "serving: the scheduler forms step n+1 while step n runs (overlap or async "
+        "scheduling; default false)", LOAD_UNIT("bool")),
+    STK(cuda_graph_max, LT_INT, LR_NO,
+        "serving: the largest decode batch a CUDA graph holds; larger ones run eagerly "
+        "(default 0: every batch)", LOAD_INT(0, RANGE_P24, "sequences")),
+    STK(eager_launch_s, LT_FACT, LR_NO,
+        "serving: a kernel's host launch in a step run without its graph, s (default 0)",
+        LOAD_FLOAT(0.0, 1e-3, "s per kernel")),
+    STK(moe_a2a, LT_BOOL, LR_NO,
+        "serving: MoE under attention DP dispatches and combines by all-to-all (DeepEP) by "
+        "default (task moe_flex_dispatch says otherwise; default false: gather and scatter by "
+        "all-reduce)", LOAD_UNIT("bool")),
+    LOAD_KEY("tiers", LT_ANY, 0, LK_ALL, LR_NO,
+        "serving: defaults by GPU memory, a list of groups { from_gib; token_budget; max_seqs; "
+        "cuda_graph_max; } ascending (the largest from_gib at or below the GPU's memory "
+        "applies; 0 or absent: the stack's own)", LOAD_NONUM),
+    LOAD_KEY("releases", LT_ANY, 0, LK_ALL, LR_NO,
+        "serving: facts by release, a list of groups { from = \"0.12\"; KEY = VALUE; ... } "
+        "ascending; `stack = \"NAME@VERSION\"` applies those with from <= VERSION",
+        LOAD_NONUM),
+    LOAD_KEY("from", LT_NOTE, 0, LK_ALL, LR_NO,
+        "in a release group: the first release it applies to", LOAD_NONUM),
+    STK(swa_full_tokens_ratio, LT_FLOAT, LR_NO,
+        "serving, sliding-window models: the window pool's tokens over the full pool's "
+        "(SGLang's swa_full_tokens_ratio; default 0: one pool, each request its window)",
+        LOAD_FLOAT(0.0, 16.0, "1")),
+    STK(swa_share_by_window, LT_BOOL, LR_NO,
+        "serving, sliding-window models: a pool per window size, memory shared in "
+        "proportion to window x bytes per token (TensorRT-LLM; default false)",
+        LOAD_UNIT("bool")),
+    STK(linear_memory_ratio, LT_FLOAT, LR_NO,
+        "serving, linear-attention models: the state pool's memory over the KV pool's "
+        "(SGLang's mamba_full_memory_ratio; default 0: one pool)", LOAD_FLOAT(0.0, 16.0, "1")),
+    STK(linear_slots, LT_FLOAT, LR_NO,
+        "serving, linear-attention models: state slots a running request holds (SGLang "
+        "with its radix cache: 3; default 1)", LOAD_FLOAT(0.0, 16.0, "states per request")),
     STK(param_bytes, LT_FLOAT, LR_YES, "persistent compute-dtype copy, bytes/parameter (0: none)",
         LOAD_FLOAT(0.0, 64.0, "bytes/parameter")),
     STK(master_bytes, LT_FLOAT, LR_YES, "fp32 master weights, bytes/parameter",
@@ -235,6 +282,121 @@ bool load_stack_is_serving_fact(const char *key)
     return false;
 }
 
+/* A stack's `tiers`: its defaults by GPU memory (cost/stack.h). */
+static int load_stack_tiers(const config_setting_t *g, stack_desc *st, load_err *err)
+{
+    const config_setting_t *l = config_setting_get_member(g, "tiers");
+    if (!l)
+        return 0;
+    int n = config_setting_is_list(l) ? config_setting_length(l) : -1;
+    if (n < 1 || n > STACK_TIERS) {
+        load_fail(err, l, "key 'tiers' in stack '%s': a list of 1 to %d groups { from_gib; "
+                  "token_budget; max_seqs; cuda_graph_max; }", st->name, STACK_TIERS);
+        return -1;
+    }
+    static const char *const fields[] = {"from_gib", "token_budget", "max_seqs",
+                                         "cuda_graph_max"};
+    st->ntiers = n;
+    for (int i = 0; i < n; i++) {
+        const config_setting_t *e = config_setting_get_elem(l, (unsigned)i);
+        double v[4] = {0, 0, 0, 0};
+        int m = config_setting_is_group(e) ? config_setting_length(e) : -1;
+        for (int j = 0; j < m; j++) {
+            const config_setting_t *x = config_setting_get_elem(e, (unsigned)j);
+            size_t k = 0;
+            while (k < 4 && strcmp(config_setting_name(x), fields[k]) != 0)
+                k++;
+            int ty = config_setting_type(x);
+            if (k == 4 || (ty != CONFIG_TYPE_INT && ty != CONFIG_TYPE_INT64 &&
+                           ty != CONFIG_TYPE_FLOAT)) {
+                m = -1;
+                break;
+            }
+            v[k] = ty == CONFIG_TYPE_FLOAT ? config_setting_get_float(x)
+                                           : (double)config_setting_get_int64(x);
+        }
+        if (m < 1 || !(v[0] >= 0.0 && v[0] <= 1e6) || v[1] < 0 || v[1] > RANGE_P24 ||
+            v[2] < 0 || v[2] > RANGE_P24 || v[3] < 0 || v[3] > RANGE_P24) {
+            load_fail(err, e, "key 'tiers' in stack '%s': element %d: a group of from_gib "
+                      "(0-1e6), token_budget, max_seqs, cuda_graph_max (integers >= 0)",
+                      st->name, i);
+            return -1;
+        }
+        st->tier[i] = (stack_tier){v[0] * 1073741824.0, (int64_t)v[1], (int64_t)v[2],
+                                   (int64_t)v[3]};
+    }
+    return 0;
+}
+
+/* The numbers of a release text ("0.12.0", "1.2.0rc6.post1": 0, 12, 0
+ * and 1, 2, 0; what follows the digits of a part is ignored), at most 4;
+ * -1 when it does not start with a digit. */
+static int load_stack_version(const char *text, long v[4])
+{
+    int n = 0;
+    const char *p = text;
+    while (n < 4 && *p >= '0' && *p <= '9') {
+        long x = 0;
+        while (*p >= '0' && *p <= '9' && x < 100000)
+            x = 10 * x + (*p++ - '0');
+        v[n++] = x;
+        while (*p && *p != '.')
+            p++;
+        if (*p == '.')
+            p++;
+    }
+    for (int i = n; i < 4; i++)
+        v[i] = 0;
+    return n > 0 ? n : -1;
+}
+
+int load_stack_release(const config_setting_t *g, const char *requested, stack_desc *st,
+                       load_err *err)
+{
+    const char *at = strchr(requested, '@');
+    if (!at)
+        return 0;
+    long want[4];
+    if (load_stack_version(at + 1, want) < 0) {
+        load_fail(err, g, "stack '%s': the release after '@' is a version (\"0.12.0\")",
+                  requested);
+        return -1;
+    }
+    const config_setting_t *l = config_setting_get_member(g, "releases");
+    int n = l && config_setting_is_list(l) ? config_setting_length(l) : 0;
+    for (int i = 0; i < n; i++) {
+        const config_setting_t *e = config_setting_get_elem(l, (unsigned)i);
+        const char *from = NULL;
+        long v[4];
+        if (!config_setting_is_group(e) ||
+            config_setting_lookup_string(e, "from", &from) != CONFIG_TRUE ||
+            load_stack_version(from, v) < 0 || config_setting_get_member(e, "releases") ||
+            config_setting_get_member(e, "name")) {
+            load_fail(err, e, "key 'releases' in stack '%s': element %d: a group with from = "
+                      "\"VERSION\" and the facts that release changes", st->name, i);
+            return -1;
+        }
+        int cmp = 0;
+        for (int k = 0; k < 4 && !cmp; k++)
+            cmp = want[k] < v[k] ? -1 : want[k] > v[k];
+        if (cmp < 0)
+            continue;
+        /* every stack key but its name (the first), all optional */
+        if (load_value_group(e, "stack release", stack_keys + 1, NKEYS(stack_keys) - 1, LK_ALL,
+                             LG_BASED, st, err) ||
+            load_stack_tiers(e, st, err))
+            return -1;
+    }
+    snprintf(st->name, sizeof st->name, "%s", requested);
+    const char *bad = NULL;
+    if (stack_check(st, &bad) != STATUS_OK) {
+        load_fail(err, g, "stack '%s': key '%s' out of range after its releases", requested,
+                  bad);
+        return -1;
+    }
+    return 0;
+}
+
 static int load_stack_at(const config_setting_t *g, const char *configs_dir, int depth,
                          stack_desc *st, load_err *err)
 {
@@ -298,6 +460,13 @@ static int load_stack_at(const config_setting_t *g, const char *configs_dir, int
             return -1;
         }
     }
+    if (config_setting_get_member(g, "from")) {
+        load_fail(err, config_setting_get_member(g, "from"), "key 'from' in stack '%s': only "
+                  "in a group of its list 'releases'", st->name);
+        return -1;
+    }
+    if (load_stack_tiers(g, st, err) != 0)
+        return -1;
     st->serving_only = config_setting_get_member(g, "dp_overlap") ? false
                        : b ? base_only : serving;
     const char *bad = NULL;
@@ -343,7 +512,9 @@ int load_stack_of_point(const config_setting_t *root, const char *configs_dir, s
             load_fail(err, config_root_setting(&aux), "no stack named '%s' in list 'stacks' "
                       "(the default of points that name none)", LOAD_STACK_DEFAULT);
     }
-    if (g && load_stack_in(g, configs_dir, st, err) == 0)
+    if (g && load_stack_in(g, configs_dir, st, err) == 0 &&
+        (!s || !config_setting_get_string(s) ||
+         load_stack_release(g, config_setting_get_string(s), st, err) == 0))
         rc = 0;
     if (aux_open)
         config_destroy(&aux);

@@ -134,9 +134,10 @@ static const load_key dtask_keys[] = {
     DTT(LOAD_T_TRAIN, LK_LLM, overlap_tp_comm, LT_TRI, LR_NO,
         "TP communication hidden behind the GEMMs: true fully, false never (default: as the "
         "stack does)", LOAD_UNIT("bool")),
-    DTT(LOAD_T_TRAIN, LK_LLM, moe_flex_dispatch, LT_TRI, LR_NO,
-        "MoE token dispatcher: true flex (DeepEP, HybridEP: hierarchical), false all-to-all "
-        "(default: the stack's)", LOAD_UNIT("bool")),
+    DTT(LOAD_T_TRAIN | LOAD_T_INFER, LK_LLM, moe_flex_dispatch, LT_TRI, LR_NO,
+        "MoE token dispatcher: true flex (DeepEP, HybridEP: hierarchical), false all-to-all; "
+        "inference under attn_dp: true DeepEP's all-to-all dispatch and combine, false the "
+        "tokens gathered and scattered by all-reduce (default: the stack's)", LOAD_UNIT("bool")),
     DTT(LOAD_T_TRAIN, LK_LLM, moe_a2a_overlap, LT_TRI, LR_NO,
         "MoE EP all-to-all overlapped with the other micro-batch's compute (Megatron-Core "
         "overlap_moe_expert_parallel_comm; default: as the stack does)", LOAD_UNIT("bool")),
@@ -191,6 +192,22 @@ static const load_key dtask_keys[] = {
         "inference: attention data-parallel ranks inside the tp group, dividing tp (SGLang "
         "--enable-dp-attention --dp N: attention at tp/N on each rank's own requests and KV, "
         "the MLP/MoE over all tp devices; default 1: none)", LOAD_INT(0, RANGE_P16, "ranks")),
+    DTT(LOAD_T_INFER, LK_LLM, max_seqs, LT_INT, LR_NO,
+        "inference: the engine's batch limit per attention rank as launched (vLLM "
+        "--max-num-seqs, SGLang --max-running-requests, TensorRT-LLM max_batch_size; default: "
+        "the stack's for the GPU's memory)", LOAD_INT(0, RANGE_P24, "sequences")),
+    DTT(LOAD_T_INFER, LK_LLM, token_budget, LT_INT, LR_NO,
+        "inference: the engine's tokens per step as launched (vLLM --max-num-batched-tokens, "
+        "SGLang --chunked-prefill-size, TensorRT-LLM max_num_tokens; default: the stack's for "
+        "the GPU's memory)", LOAD_INT(0, RANGE_P24, "tokens per step")),
+    DTT(LOAD_T_INFER, LK_LLM, rounds, LT_INT, LR_NO,
+        "inference, closed loop: the benchmark client's requests per slot, the first round "
+        "sent at once (aiperf --num-requests / --concurrency; default 0: an endless loop)",
+        LOAD_INT(0, RANGE_P24, "requests per slot")),
+    DTT(LOAD_T_INFER, LK_LLM, front_end, LT_FRONT_END, LR_NO,
+        "inference: the server in front of the engine, \"engine\" (its own: vllm serve, "
+        "sglang.launch_server, trtllm-serve; default) or \"dynamo\" (Dynamo's front end)",
+        LOAD_NONUM),
     LOAD_KEY_T(LOAD_T_INFER, "kv_precision", LT_KVDTYPE,
         offsetof(task_t, detailed.kv_dtype), LK_LLM, LR_NO,
         "inference: KV-cache dtype \"bf16\", \"fp16\", \"fp8\" or \"int8\" (default: "

@@ -249,6 +249,11 @@ static int load_enum_value(load_type type, const char *text, const char **expect
         return strcmp(text, "continuous") == 0 ? TASK_SCHED_CONTINUOUS
                : strcmp(text, "static") == 0   ? TASK_SCHED_STATIC
                                                : -1;
+    case LT_FRONT_END:
+        *expect = "\"engine\" or \"dynamo\"";
+        return strcmp(text, "engine") == 0   ? TASK_FRONT_ENGINE
+               : strcmp(text, "dynamo") == 0 ? TASK_FRONT_DYNAMO
+                                             : -1;
     case LT_KVDTYPE: /* stored as 1 + the dtype (0: the compute dtype) */
         *expect = "\"bf16\", \"fp16\", \"fp8\" or \"int8\"";
         v = hw_dtype_parse(text);
@@ -387,6 +392,8 @@ int load_value_group(const config_setting_t *g, const char *ns,
             bool need = key->required == LR_YES ||
                         (key->required == LR_FINETUNE && (flags & LG_FINETUNE));
             if (need && (flags & LG_BASED) && strcmp(key->name, "name") != 0)
+                need = false;
+            if (flags & LG_FILLED)
                 need = false;
             if (need) {
                 load_fail(err, g, "missing key '%s' in %s (%s)", key->name,

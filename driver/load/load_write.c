@@ -195,6 +195,8 @@ static const char *load_write_text_of(const load_key *k, const void *obj, char *
         return iv == STACK_PP_SCATTER_GATHER ? "scatter_gather" : "full";
     case LT_SCHEDULER:
         return iv == TASK_SCHED_STATIC ? "static" : "continuous";
+    case LT_FRONT_END:
+        return iv == TASK_FRONT_DYNAMO ? "dynamo" : "engine";
     case LT_WDTYPE:
         return task_weight_name(iv); /* NULL: not stated, the compute dtype */
     case LT_KVDTYPE: /* 0: not stated, the compute dtype */

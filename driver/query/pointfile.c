@@ -8,6 +8,8 @@
 #define _XOPEN_SOURCE 700 /* mkdtemp */
 #include "pointfile.h"
 
+#include "engine_args.h"
+
 #include <errno.h>
 #include <hdf5.h>
 #include <math.h>
@@ -151,6 +153,14 @@ static void pointfile_prefill(FILE *out, const point_t *p)
     else
         fprintf(out, "  devices = %lld;\n", (long long)f->system.devices);
     fprintf(out, "  tp = %lld;\n  pp = %lld;\n", (long long)f->tp, (long long)f->pp);
+    const struct {
+        const char *key;
+        int64_t v;
+    } own[] = {{"attn_dp", f->attn_dp}, {"ep", f->ep}, {"etp", f->etp},
+               {"max_seqs", f->max_seqs}, {"token_budget", f->token_budget}};
+    for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+        if (own[i].v > 0)
+            fprintf(out, "  %s = %lld;\n", own[i].key, (long long)own[i].v);
     if (f->system.devices_per_node > 0)
         fprintf(out, "  devices_per_node = %lld;\n", (long long)f->system.devices_per_node);
     if (f->system.nic_gbps_per_device > 0.0) {
@@ -477,6 +487,12 @@ static bool pointfile_hw_entry(const char *dir, const char *name, hw_t *hw)
 int pointfile_from_sweep(const char *path, int64_t id, const char *configs_dir,
                          FILE *out, FILE *err)
 {
+    return pointfile_from_sweep_as(path, id, configs_dir, false, out, err);
+}
+
+int pointfile_from_sweep_as(const char *path, int64_t id, const char *configs_dir,
+                            bool engine_args, FILE *out, FILE *err)
+{
     frame f;
     char msg[1200];
     if (frame_open(&f, path, msg, sizeof msg) != 0) {
@@ -568,6 +584,10 @@ int pointfile_from_sweep(const char *path, int64_t id, const char *configs_dir,
             fprintf(err, "madsweep point: %s: point %lld: %s\n", path,
                     (long long)id, status_text(sc));
         rc = 1;
+        goto out;
+    }
+    if (engine_args) {
+        rc = engine_args_write(out, err, &cur->p, &r) == 0 ? 0 : 1;
         goto out;
     }
     pointfile_header(out, path, id, &sp, cur, &r);

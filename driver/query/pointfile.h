@@ -30,6 +30,7 @@
 #ifndef MADSWEEP_POINTFILE_H
 #define MADSWEEP_POINTFILE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -41,5 +42,9 @@ void pointfile_write(FILE *out, const point_t *p, const hw_t *mad_hw);
  * reproduce) or 2 (bad id). */
 int pointfile_from_sweep(const char *path, int64_t id, const char *configs_dir,
                          FILE *out, FILE *err);
+/* The same, printing the point's launch command for its serving engine
+ * (engine_args.h) instead of the point file when engine_args is set. */
+int pointfile_from_sweep_as(const char *path, int64_t id, const char *configs_dir,
+                            bool engine_args, FILE *out, FILE *err);
 
 #endif

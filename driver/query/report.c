@@ -307,6 +307,26 @@ static void report_model_detailed(FILE *out, const model_t *m, const task_detail
                 (long long)m->d.q_lora_rank, (long long)m->d.kv_lora_rank,
                 (long long)m->d.qk_nope_head_dim, (long long)m->d.qk_rope_head_dim,
                 (long long)m->d.v_head_dim);
+    int64_t alt = detailed_alt_layers(m);
+    if (alt > 0 && m->d.linear_value_heads > 0)
+        fprintf(out, "  attention kinds          %lld Gated DeltaNet (%lld/%lld heads of %lld/%lld), "
+                     "%lld full\n",
+                (long long)alt, (long long)m->d.linear_key_heads,
+                (long long)m->d.linear_value_heads, (long long)m->d.linear_key_head_dim,
+                (long long)m->d.linear_value_head_dim, (long long)(m->layers - alt));
+    else if (alt > 0)
+        fprintf(out, "  attention kinds          %lld sliding window (%lld tokens), %lld full\n",
+                (long long)alt, (long long)m->d.sliding_window, (long long)(m->layers - alt));
+    if (m->d.attn_sinks || m->d.attn_output_gate || m->d.index_topk > 0) {
+        const char *x[3] = {m->d.attn_sinks ? "sinks" : NULL,
+                            m->d.attn_output_gate ? "output gate" : NULL,
+                            m->d.index_topk > 0 ? "sparse attention (indexer, top-k keys)" : NULL};
+        fprintf(out, "  attention extras        ");
+        for (int i = 0, n = 0; i < 3; i++)
+            if (x[i])
+                fprintf(out, "%s %s", n++ ? "," : "", x[i]);
+        fprintf(out, "\n");
+    }
     fprintf(out, "  parameters               %12.3f B (%.3f B per device)\n",
             params / 1e9, per_device / 1e9);
     fprintf(out, "  forward FLOPs per seq    %12.3f TFLOP\n",

@@ -130,6 +130,10 @@ static int spec_entities(const config_setting_t *s, const char *key,
         }
         if (loader(g, configs_dir, cat->reads, arr + (size_t)i * elem, err) != 0)
             goto fail;
+        const char *req = config_setting_get_string(e);
+        if (loader == spec_load_stack && req &&
+            load_stack_release(g, req, (stack_desc *)(void *)(arr + (size_t)i * elem), err) != 0)
+            goto fail;
     }
     *out = arr;
     *n = len;

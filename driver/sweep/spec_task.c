@@ -48,6 +48,29 @@ static int spec_task_serving(const config_setting_t *e, spec_task *t, load_err *
         }
         *limv[j] = v;
     }
+    static const char *const knob[3] = {"max_seqs", "token_budget", "rounds"};
+    int64_t *knobv[3] = {&t->max_seqs, &t->token_budget, &t->rounds};
+    for (int j = 0; j < 3; j++) {
+        int got = speckeys_int(SPECKEYS_TASK, e, knob[j], knobv[j], err);
+        if (got < 0)
+            return -1;
+        if (got && t->kind != TASK_INFERENCE) {
+            load_fail(err, config_setting_get_member(e, knob[j]), "task '%s': key '%s' only "
+                      "applies to type \"inference\"", t->name, knob[j]);
+            return -1;
+        }
+    }
+    const config_setting_t *fe = config_setting_get_member(e, "front_end");
+    if (fe) {
+        const char *ft = config_setting_get_string(fe);
+        if (t->kind != TASK_INFERENCE || !ft ||
+            (strcmp(ft, "engine") != 0 && strcmp(ft, "dynamo") != 0)) {
+            load_fail(err, fe, "task '%s': key 'front_end': \"engine\" or \"dynamo\" of an "
+                      "\"inference\" task", t->name);
+            return -1;
+        }
+        t->front_end = strcmp(ft, "dynamo") == 0 ? TASK_FRONT_DYNAMO : TASK_FRONT_ENGINE;
+    }
     if (!cs)
         return 0;
     int ty = config_setting_type(cs);
@@ -306,7 +329,9 @@ int spec_task_kind_keys(const spec *sp, const config_setting_t *root, load_err *
         {"frozen_layers", MODEL_LLM},   {"prompt_tokens", MODEL_LLM},
         {"decode_tokens", MODEL_LLM},   {"concurrency", MODEL_LLM},
         {"ttft_max_s", MODEL_LLM},      {"tpot_max_s", MODEL_LLM},
-        {"prefill", MODEL_LLM},
+        {"prefill", MODEL_LLM},         {"max_seqs", MODEL_LLM},
+        {"token_budget", MODEL_LLM},    {"rounds", MODEL_LLM},
+        {"front_end", MODEL_LLM},
     };
     unsigned present = 0;
     for (int64_t i = 0; i < sp->nmodels; i++)

@@ -133,6 +133,13 @@ static const speckey speckeys_task[] = {
     {"ttft_max_s", D, "detailed inference SLA: time to first token at most, s", 0, 3600, "s"},
     {"tpot_max_s", D, "detailed inference SLA: time per output token at most, s", 0, 3600,
      "s per token"},
+    {"max_seqs", D, "detailed inference: the engine's batch limit per attention rank as "
+     "launched (default: the stack's)", 1, (double)SPEC_MAX_REQUESTS, "sequences"},
+    {"token_budget", D, "detailed inference: the engine's tokens per step as launched "
+     "(default: the stack's)", 16, 16777216, "tokens per step"},
+    {"rounds", D, "detailed inference: the client's requests per slot, the first round sent "
+     "at once (default 0: an endless loop)", 1, 16777216, "requests per slot"},
+    {"front_end", D, "detailed inference: \"engine\" (default) or \"dynamo\"", 0, 0, NULL},
     {"prefill", D, "detailed inference: a disaggregated prefill pool, the keys of a point's "
      "`prefill` group with tp required (`madsweep keys`); the sweep's system decodes", 0, 0, NULL},
 };

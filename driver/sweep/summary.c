@@ -342,7 +342,7 @@ static void summary_header(FILE *out, int wname, bool serve, bool llm, bool det)
     if (det)
         fprintf(out, " %-*s", SUMMARY_STACK_W, "stack");
     if (serve && llm)
-        fprintf(out, " %9s %9s", "TTFT ms", "TPOT ms");
+        fprintf(out, " %-6s %9s %9s", "mode", "TTFT ms", "TPOT ms");
     else if (serve)
         fprintf(out, " %9s", "latency ms");
     fprintf(out, " %10s", thr);
@@ -367,6 +367,9 @@ static void summary_row_print(FILE *out, int wname, const char *name,
     if (det)
         fprintf(out, " %-*s", SUMMARY_STACK_W, p->stack.name[0] ? p->stack.name : "ideal");
     if (serve && llm) {
+        /* aggregated (one engine prefills and decodes) or disaggregated
+         * (a prefill pool beside the decoding one) */
+        fprintf(out, " %-6s", p->prefill.on ? "disagg" : "agg");
         summary_print_number(out, 9, 1, r->ttft_s, 1e3);
         summary_print_number(out, 9, 2, r->tpot_s, 1e3);
     } else if (serve) {

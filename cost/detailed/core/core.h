@@ -99,13 +99,35 @@ typedef struct dt_facts {
  * output columns, k inputs), parameters, the q, k, v columns the
  * attention core reads, the per-head query/key and value dimensions and
  * the latent columns stored beside them. */
-#define DT_ATTN_GEMMS 5
+#define DT_ATTN_GEMMS 8
 typedef struct dt_attn_sh {
     int n;
     double gn[DT_ATTN_GEMMS], gk[DT_ATTN_GEMMS];
     double params, q, k, v, dqk, dv, latent;
     double rope; /* q and k columns RoPE rotates */
+    double gate; /* output-gate columns (attn_output_gate; 0: none) */
 } dt_attn_sh;
+
+/* Gated DeltaNet (linear attention) work of one layer on one device at
+ * a tensor-parallel degree (heads split over it), from the chunked form
+ * of Yang et al. 2024 (arXiv:2412.06464) as flash-linear-attention's
+ * chunk_gated_delta_rule runs it (chunks of DT_LIN_CHUNK tokens): per
+ * prompt token and value head, the chunk's K K^T, its triangular inverse
+ * applied to K and V, the intra-chunk scores and output, and the state's
+ * three products (read, output, update), and the triangular solve (C^3 /
+ * 3 multiply-adds a chunk): 2 C (3 dk + 2 dv) + 6 dk dv + 2 C^2 / 3
+ * FLOPs; per decoded token the recurrent step, 6 dk dv (read, update,
+ * output); the state a sequence holds, dk x dv per value head in
+ * linear_state_bytes plus the causal conv's last (kernel - 1) inputs of
+ * q, k and v in the activations' dtype; the chunk states written and
+ * read back (dk x dv per value head and chunk, activation dtype). */
+#define DT_LIN_CHUNK 64.0
+typedef struct dt_lin_sh {
+    double fl_prompt, fl_decode; /* FLOPs per prompt token, per decoded token */
+    double state;                /* bytes of one sequence's state */
+    double chunk_io;             /* HBM bytes per prompt token of the chunk states */
+    double conv;                 /* conv channels (2 hk dk + hv dv) on the device */
+} dt_lin_sh;
 
 /* The communication groups a step costs most often: tensor parallel (tp
  * at its stride), data parallel over dp x cp, its ZeRO shard group, the
@@ -165,7 +187,13 @@ typedef struct dt_ctx {
      * of a dense and a MoE layer, of the routed experts, of the embedding
      * and the output head, the model FLOPs (causal halved) */
     dt_attn_sh as, as1;
-    double lp[2], expert_params, emb_params, head_params, model_flops;
+    double lp[4], expert_params, emb_params, head_params, model_flops;
+    double mtp_params; /* of head_params: the multi-token-prediction modules */
+    /* the model's second attention kind (shape.c DT_KIND_*; FULL: none),
+     * its projections at tp and whole, its Gated DeltaNet work at tp */
+    int alt;
+    dt_attn_sh asa, asa1;
+    dt_lin_sh lin;
 } dt_ctx;
 
 /* The resolved degrees of p's task. */
@@ -224,7 +252,57 @@ void dt_facts_resolve(dt_ctx *c, stack_scenario sc);
 
 /* ---- model shape (shape.c) */
 
+/* Attention kinds: full (grouped-query or latent, with DeepSeek sparse
+ * attention when index_topk > 0), sliding window, Gated DeltaNet. */
+enum { DT_KIND_FULL = 0, DT_KIND_SLIDING = 1, DT_KIND_LINEAR = 2 };
+
+/* The model's second attention kind (DT_KIND_FULL: every layer full). */
+static inline int dt_shape_alt_kind(const model_t *m)
+{
+    if (m->d.linear_value_heads > 0)
+        return DT_KIND_LINEAR;
+    return m->d.sliding_window > 0 ? DT_KIND_SLIDING : DT_KIND_FULL;
+}
+
+/* Layers of the second kind among [lo, hi): those not full, full being
+ * layer i with (i + 1) % k == 0 (k = full_attention_interval; the
+ * multiples of k in [lo + 1, hi]: hi / k - lo / k). */
+static inline int64_t dt_shape_alt_in(const model_t *m, int64_t lo, int64_t hi)
+{
+    if (hi <= lo || dt_shape_alt_kind(m) == DT_KIND_FULL)
+        return 0;
+    int64_t k = m->d.full_attention_interval;
+    return k <= 0 ? hi - lo : (hi - lo) - (hi / k - lo / k);
+}
+
+/* Query-key pairs of a causal chunk of `len` queries after `ctx` cached
+ * tokens, each query seeing at most `window` keys (<= 0: all): the sum
+ * over positions i of min(i, window), in the continuous form the full
+ * case takes (len (ctx + len / 2)). */
+static inline double dt_shape_pairs(double ctx, double len, double window)
+{
+    if (window <= 0.0 || ctx + len <= window)
+        return len * (ctx + 0.5 * len);
+    if (ctx >= window)
+        return len * window;
+    double a = window - ctx; /* queries still below the window */
+    return a * (ctx + 0.5 * a) + (len - a) * window;
+}
+
 void dt_shape_attn(const model_t *m, double tp, dt_attn_sh *o);
+/* The projections of a layer of kind `kind` (DT_KIND_*): full and
+ * sliding layers share dt_shape_attn's (with the output gate, the
+ * indexer of sparse attention on full layers, the sinks' logits);
+ * Gated DeltaNet's q/k/v/z and b/a projections, its conv and gates,
+ * the output projection. */
+void dt_shape_attn_kind(const model_t *m, double tp, int kind, dt_attn_sh *o);
+/* Gated DeltaNet's work at tp, the conv state in `act_bytes` a value. */
+void dt_shape_linear(const model_t *m, double tp, double act_bytes, dt_lin_sh *o);
+/* Forward FLOPs per token of one layer's attention core at a sequence of
+ * `seq` tokens (causal: the mean query sees half), whole (tp 1), for a
+ * full layer (with sparse attention's indexer and top-k) or one of the
+ * second kind. */
+double dt_shape_core_flops(const model_t *m, double seq, bool alt);
 /* Fills the context's shapes and parameter counts (its degrees
  * resolved). */
 void dt_shape_fill(dt_ctx *c);
@@ -283,21 +361,17 @@ static inline double dt_shape_moe_layers(const model_t *m)
     return n > 0 ? (double)n : 0.0;
 }
 
-/* MoE layers of [lo, hi). */
-static inline int64_t dt_shape_moe_in(const model_t *m, int64_t lo, int64_t hi)
-{
-    if (m->d.experts <= 0)
-        return 0;
-    int64_t a = lo > m->d.dense_layers ? lo : m->d.dense_layers;
-    return hi > a ? hi - a : 0;
-}
-
 /* Parameters per device (dt_shape_fill's) of one layer (dense or MoE;
  * KV heads replicated when fewer than tp), of its routed experts, of the
  * embedding (first stage) and of the output head (last stage). */
 static inline double dt_shape_layer_params(const dt_ctx *c, bool moe)
 {
     return c->lp[moe ? 1 : 0];
+}
+/* ... of a layer of the second attention kind (dense or MoE). */
+static inline double dt_shape_alt_layer_params(const dt_ctx *c, bool moe)
+{
+    return c->lp[moe ? 3 : 2];
 }
 static inline double dt_shape_expert_params(const dt_ctx *c)
 {

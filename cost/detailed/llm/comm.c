@@ -68,9 +68,10 @@ static double dt_comm_overlap(const dt_ctx *c, double comp, double comm, double 
     return fmax(stretched, hid) + (1.0 - f) * comm;
 }
 
-void dt_comm_layer(const dt_ctx *c, bool moe, bool training, int mode, dt_layer *L)
+void dt_comm_layer(const dt_ctx *c, int kind, bool training, int mode, dt_layer *L)
 {
     const model_t *m = c->m;
+    bool moe = kind & DT_L_MOE;
     double tp = (double)c->d.tp, T = c->tok, h = (double)m->hidden, ab = c->ab;
 
     /* tensor parallel, per pass */
@@ -91,6 +92,10 @@ void dt_comm_layer(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
     if (c->d.cp > 1) {
         const dt_attn_sh *as = &c->as; /* K and V of this rank's heads (MLA: whole per head) */
         double kvb = T * (as->k + as->v) * ab;
+        if ((kind & DT_L_ALT) && c->alt == DT_KIND_SLIDING) /* the window's keys only */
+            kvb *= dt_min(1.0, (double)m->d.sliding_window / c->kv_len);
+        else if ((kind & DT_L_ALT) && c->alt == DT_KIND_LINEAR) /* a state per sequence */
+            kvb = (double)c->d.mb * c->lin.state;
         double ring = (double)(c->d.cp - 1) * dt_coll(c, TOPO_P2P, 2, c->stride[DT_CP], kvb);
         L->cp_comm = ring;
         cpx_f = fmax(0.0, ring - L->attn_f);

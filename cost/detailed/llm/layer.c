@@ -3,6 +3,13 @@
  * micro-batch, forward and backward (comm.c adds what its parallel
  * degrees communicate and what of that stays exposed).
  *
+ * A plan per kind of layer (llm.h DT_L_*): dense or MoE MLP, full
+ * attention or the model's second kind (a sliding window: each query
+ * sees at most the window's keys; Gated DeltaNet: its projections, the
+ * chunked form's FLOPs at the attention efficiency, its conv, norms and
+ * chunk states as memory-bound traffic; core/shape.c). Parts the model
+ * keeps in BF16 (model.d.*_weight_precision) run their GEMMs in BF16
+ * under FP8/FP4 compute.
  * Operations (T = micro_batch * seq_len / cp tokens per device):
  *   GEMMs     QKV (grouped-query: (a + 2 kv) dh columns), output
  *             projection, MLP (GeLU: 2 matrices, SwiGLU: 3, gate and up
@@ -56,27 +63,62 @@ static void dt_layer_plan_gemm(const dt_ctx *c, dt_layer_plan *lp, bool pair, do
     dt_gemm_place(c, m, n, k, batch, lowp, grouped, &lp->g[lp->n++]);
 }
 
-/* The plan of a dense or MoE layer (llm.h dt_layer_plan) at the context's
+/* Whether a part's GEMMs run in the narrow compute dtype: its stored
+ * weights (part_w, TASK_W_*) are not kept wider (a BF16-kept part runs
+ * in BF16 under FP8/FP4 compute). */
+static bool dt_layer_part_lowp(const dt_ctx *c, int part_w)
+{
+    return !(part_w == TASK_W_BF16 && hw_dtype_narrow(c->dt)) &&
+           !(part_w == TASK_W_FP8 && c->dt == HW_FP4);
+}
+
+/* The attention core's forward FLOPs on this device for a layer of the
+ * second kind, or of a full one with sparse attention: the window's or
+ * the top-k's keys per query (the indexer scoring every key), or Gated
+ * DeltaNet's chunked work (its states' traffic into *io bytes). */
+static double dt_layer_core_alt(const dt_ctx *c, bool alt, const dt_attn_sh *as, double *io)
+{
+    const model_t *m = c->m;
+    double mbat = (double)c->d.mb, at = (double)m->heads / (double)c->d.tp, s = c->kv_len;
+    *io = 0.0;
+    if (alt && c->alt == DT_KIND_LINEAR) {
+        *io = mbat * c->seq * c->lin.chunk_io;
+        return mbat * c->seq * c->lin.fl_prompt;
+    }
+    double lim = alt ? (double)m->d.sliding_window : (double)m->d.index_topk;
+    double keys = m->causal ? dt_shape_pairs(0.0, s, lim) / s : dt_min(s, lim);
+    double fl = 2.0 * mbat * at * c->seq * keys * (as->dqk + as->dv);
+    if (!alt) /* the indexer, replicated over tp */
+        fl += 2.0 * mbat * c->seq * (double)m->d.index_heads * (double)m->d.index_head_dim * s *
+              (m->causal ? 0.5 : 1.0);
+    return fl;
+}
+
+/* The plan of a layer of kind `kind` (llm.h DT_L_*) at the context's
  * micro-batch. */
-static void dt_layer_plan_build(const dt_ctx *c, bool moe, dt_layer_plan *lp)
+static void dt_layer_plan_build(const dt_ctx *c, int kind, dt_layer_plan *lp)
 {
     const model_t *m = c->m;
     const hw_t *hw = c->hw;
+    bool moe = kind & DT_L_MOE, alt = kind & DT_L_ALT;
     double tp = (double)c->d.tp, T = c->tok, h = (double)m->hidden;
     double at = (double)m->heads / tp;
     double mats = dt_shape_mlp_mats(m), ab = c->ab;
-    const dt_attn_sh *as = &c->as;
+    const dt_attn_sh *as = alt ? &c->asa : &c->as;
+    bool alow = dt_layer_part_lowp(c, m->d.attn_weight_precision);
 
     /* GEMMs: forward (= data gradient) and weight gradient */
     lp->n = 0;
     for (int i = 0; i < as->n; i++)
-        dt_layer_plan_gemm(c, lp, false, T, as->gn[i], as->gk[i], 1, true, false);
+        dt_layer_plan_gemm(c, lp, false, T, as->gn[i], as->gk[i], 1, alow, false);
     double params = as->params, permute = 0.0;
     double ffn_t = (double)m->ffn / tp;
     double act_cols = ffn_t; /* MLP activation columns per token */
+    bool dlow = dt_layer_part_lowp(c, m->d.dense_weight_precision);
+    bool elow = dt_layer_part_lowp(c, m->d.expert_weight_precision);
     if (!moe) {
-        dt_layer_plan_gemm(c, lp, true, T, (mats - 1.0) * ffn_t, h, 1, true, false);
-        dt_layer_plan_gemm(c, lp, false, T, h, ffn_t, 1, true, false);
+        dt_layer_plan_gemm(c, lp, true, T, (mats - 1.0) * ffn_t, h, 1, dlow, false);
+        dt_layer_plan_gemm(c, lp, false, T, h, ffn_t, 1, dlow, false);
         params += mats * h * ffn_t;
     } else {
         double E = (double)m->d.experts, ep = (double)c->d.ep, etp = (double)c->etp;
@@ -87,8 +129,8 @@ static void dt_layer_plan_build(const dt_ctx *c, bool moe, dt_layer_plan *lp)
          * etp = 1; T k cf at fe / tp when etp = tp) */
         double rows = T * k * c->d.cf * etp / (tp * local);
         dt_layer_plan_gemm(c, lp, false, T, E, h, 1, false, false); /* router */
-        dt_layer_plan_gemm(c, lp, true, rows, (mats - 1.0) * fe, h, local, true, true);
-        dt_layer_plan_gemm(c, lp, false, rows, h, fe, local, true, true);
+        dt_layer_plan_gemm(c, lp, true, rows, (mats - 1.0) * fe, h, local, elow, true);
+        dt_layer_plan_gemm(c, lp, false, rows, h, fe, local, elow, true);
         params += local * mats * h * fe + h * E;
         act_cols = k * c->d.cf * dt_shape_expert_ffn(m) / tp;
         /* token permutation before the dispatch and unpermutation with
@@ -97,8 +139,8 @@ static void dt_layer_plan_build(const dt_ctx *c, bool moe, dt_layer_plan *lp)
         permute = 2.0 * (T + T * k * c->d.cf) * h * ab / (c->sp ? tp : 1.0);
         if (m->d.shared_experts > 0) {
             double fs = (double)m->d.shared_experts * dt_shape_expert_ffn(m) / tp;
-            dt_layer_plan_gemm(c, lp, true, T, (mats - 1.0) * fs, h, 1, true, false);
-            dt_layer_plan_gemm(c, lp, false, T, h, fs, 1, true, false);
+            dt_layer_plan_gemm(c, lp, true, T, (mats - 1.0) * fs, h, 1, dlow, false);
+            dt_layer_plan_gemm(c, lp, false, T, h, fs, 1, dlow, false);
             params += mats * h * fs;
             act_cols += fs;
         }
@@ -107,9 +149,10 @@ static void dt_layer_plan_build(const dt_ctx *c, bool moe, dt_layer_plan *lp)
     lp->act_cols = act_cols;
     lp->permute = permute;
 
-    /* attention core */
-    double s = c->kv_len, mbat = (double)c->d.mb;
-    if (c->attention != TASK_ATTENTION_UNFUSED) {
+    /* attention core (Gated DeltaNet's chunked kernels always fused) */
+    double s = c->kv_len, mbat = (double)c->d.mb, core_io = 0.0;
+    bool other = alt || m->d.index_topk > 0; /* a window, top-k keys or linear */
+    if (c->attention != TASK_ATTENTION_UNFUSED || (alt && c->alt == DT_KIND_LINEAR)) {
         /* FLOP/s of fused attention on this hardware: FlashAttention-2-class
          * kernels, or the vendor-tuned ones where the generation has a
          * figure (times the scenario's multiplier) */
@@ -119,7 +162,8 @@ static void dt_layer_plan_build(const dt_ctx *c, bool moe, dt_layer_plan *lp)
                          ? hw->attention_tuned_efficiency
                          : hw->attention_efficiency;
         lp->attn_fl =
-            2.0 * mbat * at * c->seq * s * (as->dqk + as->dv) * (m->causal ? 0.5 : 1.0);
+            other ? dt_layer_core_alt(c, alt, as, &core_io)
+                  : 2.0 * mbat * at * c->seq * s * (as->dqk + as->dv) * (m->causal ? 0.5 : 1.0);
         lp->attn_pe = peak * eff;
     } else {
         double batch = mbat * at;
@@ -135,22 +179,33 @@ static void dt_layer_plan_build(const dt_ctx *c, bool moe, dt_layer_plan *lp)
     double act = (mats == 3.0 ? 3.0 : 2.0) * T * act_cols * ab;
     if (m->d.position == MODEL_POS_ROPE)
         act += 2.0 * T * as->rope * ab;
-    if (m->d.qk_norm) /* per-head RMSNorm of q and k: read and write each */
+    if (m->d.qk_norm && !(alt && c->alt == DT_KIND_LINEAR)) /* per-head RMSNorm of q and k */
         act += 2.0 * T * (as->q + as->k) * ab;
+    double kern = m->d.qk_norm ? 10.0 : 8.0;
+    if (as->gate > 0.0) { /* the gate: sigmoid (or the gated norm) times the output */
+        act += 3.0 * T * as->gate * ab;
+        kern += 1.0;
+    }
+    if (alt && c->alt == DT_KIND_LINEAR) {
+        /* Gated DeltaNet: the causal conv over q, k, v (read, write), the
+         * l2 norms of q and k and the gates' activations (one pass each),
+         * the chunk states' traffic (core_io) */
+        act += 2.0 * T * c->lin.conv * ab + 2.0 * T * (as->q + as->k) * ab + core_io;
+        kern += 3.0;
+    }
     lp->elem_bytes = rep + act;
-    lp->elem_kern = m->d.qk_norm ? 10.0 : 8.0;
+    lp->elem_kern = kern;
     /* selective recomputation's norms (read T h, write T h, twice) and
      * activation */
     lp->na_bytes = 4.0 * T * h * ab / (c->sp ? tp : 1.0) +
                    (mats == 3.0 ? 3.0 : 2.0) * T * act_cols * ab;
 }
 
-void dt_layer_cost(const dt_ctx *c, bool moe, bool training, int mode, dt_layer *L)
+void dt_layer_cost(const dt_ctx *c, int kind, bool training, int mode, dt_layer *L)
 {
-    int kind = moe ? 1 : 0;
     dt_memo *mo = c->memo;
     if (mo->plan_mb[kind] != c->d.mb) {
-        dt_layer_plan_build(c, moe, &mo->lp[kind]);
+        dt_layer_plan_build(c, kind, &mo->lp[kind]);
         mo->plan_mb[kind] = c->d.mb;
     }
     const dt_layer_plan *lp = &mo->lp[kind];
@@ -176,7 +231,7 @@ void dt_layer_cost(const dt_ctx *c, bool moe, bool training, int mode, dt_layer 
 
     /* attention core */
     double attn_f, attn_b, attn_elem_f = 0.0, attn_elem_b = 0.0;
-    if (c->attention != TASK_ATTENTION_UNFUSED) {
+    if (c->attention != TASK_ATTENTION_UNFUSED || ((kind & DT_L_ALT) && c->alt == DT_KIND_LINEAR)) {
         attn_f = lp->attn_fl / (lp->attn_pe * c->f.attn) + ov;
         attn_b = 2.5 * (attn_f - ov) + ov;
     } else {

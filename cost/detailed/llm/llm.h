@@ -105,8 +105,15 @@ typedef struct dt_layer_plan {
     double elem_bytes, elem_kern, permute, na_bytes;
 } dt_layer_plan;
 
-/* The compute of a dense or MoE layer (mode DT_TRAIN ...) into L. */
-void dt_layer_cost(const dt_ctx *c, bool moe, bool training, int mode, dt_layer *L);
+/* Kinds of layer a plan is built for: bit DT_L_MOE a MoE layer (else
+ * dense), bit DT_L_ALT one of the model's second attention kind (sliding
+ * window or Gated DeltaNet; else full attention). A bool `moe` is the
+ * full-attention kind of its MLP. */
+enum { DT_L_MOE = 1, DT_L_ALT = 2, DT_L_KINDS = 4 };
+
+/* The compute of a layer of kind `kind` (DT_L_*) in mode `mode`
+ * (DT_TRAIN ...) into L. */
+void dt_layer_cost(const dt_ctx *c, int kind, bool training, int mode, dt_layer *L);
 
 /* ---- the evaluation's memo (dt_ctx.memo) */
 
@@ -121,17 +128,17 @@ typedef struct dt_memo {
     int n;
     double flops[DT_MEMO_EFFS], eff[DT_MEMO_EFFS];
     int dtype[DT_MEMO_EFFS];
-    int64_t plan_mb[2];
-    dt_layer_plan lp[2];
+    int64_t plan_mb[DT_L_KINDS];
+    dt_layer_plan lp[DT_L_KINDS];
     int64_t ends_mb;
     dt_gemm_placed head, mtp; /* the output head's GEMM, an MTP module's projection */
 } dt_memo;
 
 /* ---- communication of a layer (comm.c) */
 
-/* The communication of a dense or MoE layer whose compute is in L, and
- * L's wall times with what of it stays exposed. */
-void dt_comm_layer(const dt_ctx *c, bool moe, bool training, int mode, dt_layer *L);
+/* The communication of a layer of kind `kind` (DT_L_*) whose compute is
+ * in L, and L's wall times with what of it stays exposed. */
+void dt_comm_layer(const dt_ctx *c, int kind, bool training, int mode, dt_layer *L);
 
 /* ---- pipeline (pipeline.c) */
 
@@ -142,11 +149,22 @@ typedef struct dt_split {
 } dt_split;
 
 /* What a pipeline stage holds (once per evaluation): its layers by type
- * (DT_DENSE, DT_MOE and their frozen variants), the types of the first
- * and last layer of each of its chunks (where ZeRO 3's gather chains
- * start), and the chunk boundaries it sends across per micro-batch and
- * pass. At most DT_MAX_STAGES stages (setup.c). */
-enum { DT_DENSE = 0, DT_MOE = 1, DT_FDENSE = 2, DT_FMOE = 3, DT_TYPES = 4 };
+ * (DT_DENSE, DT_MOE and their frozen variants, each again (+ DT_ALT)
+ * for layers of the model's second attention kind), the types of the
+ * first and last layer of each of its chunks (where ZeRO 3's gather
+ * chains start), and the chunk boundaries it sends across per
+ * micro-batch and pass. At most DT_MAX_STAGES stages (setup.c). */
+enum { DT_DENSE = 0, DT_MOE = 1, DT_FDENSE = 2, DT_FMOE = 3, DT_ALT = 4, DT_TYPES = 8 };
+
+/* The layer kind (DT_L_*) of type t, and its parameters per device. */
+static inline int dt_type_kind(int t)
+{
+    return (t & 1) | ((t & DT_ALT) ? DT_L_ALT : 0);
+}
+static inline double dt_type_params(const dt_ctx *c, int t)
+{
+    return c->lp[dt_type_kind(t)];
+}
 #define DT_MAX_STAGES 512
 typedef struct dt_stage {
     int32_t n[DT_TYPES], first[DT_TYPES], last[DT_TYPES];
@@ -154,8 +172,9 @@ typedef struct dt_stage {
 } dt_stage;
 typedef struct dt_stages {
     int64_t count;
-    int types;   /* types in use: 1 (one kind of layer), 2 (dense and MoE), 4 */
-    int uniform; /* with one kind: DT_DENSE or DT_MOE */
+    int types;   /* types in use: 1 (one kind of layer), 2 (dense and MoE), 4
+                    (and frozen), 8 (and two attention kinds) */
+    int uniform; /* with one kind: DT_DENSE or DT_MOE (+ DT_ALT) */
     dt_stage s[DT_MAX_STAGES];
     /* same[s] (s >= 1): stage s holds what stage s - 1 does (layers of
      * the types in use, chunk ends, sends), found once per split: every
@@ -176,18 +195,28 @@ double dt_pipe_inflight(const dt_ctx *c, int64_t s);
 /* The schedule's time: m micro-batches at the slowest stage's tmax, the
  * others' fill and drain (tsum - tmax) over the v chunks a stage runs. */
 double dt_pipe_schedule_time(double tmax, double tsum, double m, double v);
-/* Frozen dense (*fd) and MoE (*fm) layers of [lo, hi): the first
- * `frozen` layers, MoE from moe_from on. */
-void dt_pipe_frozen_in(int64_t lo, int64_t hi, int64_t frozen, int64_t moe_from, double *fd,
-                       double *fm);
+/* Layers of a stage of MoE (moe) or dense MLPs, frozen or not, of
+ * either attention kind; and those of the second kind. */
+static inline int32_t dt_stage_layers(const dt_stage *g, bool moe)
+{
+    int b = moe ? DT_MOE : DT_DENSE;
+    return g->n[b] + g->n[b + 2] + g->n[b + DT_ALT] + g->n[b + 2 + DT_ALT];
+}
+static inline int32_t dt_stage_alt(const dt_stage *g)
+{
+    return g->n[DT_ALT] + g->n[DT_ALT + 1] + g->n[DT_ALT + 2] + g->n[DT_ALT + 3];
+}
 
 /* ---- the KV cache of a serving replica (kv.c) */
 
 typedef struct dt_kv {
     double weights, acts, reserve; /* bytes per device, busiest stage */
     double pool;                   /* bytes for the KV cache per device */
-    double seq_bytes;              /* KV bytes one request holds (blocks, admission rule) */
-    double tok_bytes;              /* KV bytes per token on the busiest stage's device */
+    double seq_bytes;              /* pool bytes one request costs (blocks, admission rule,
+                                      the engine's rule for hybrid models) */
+    double tok_bytes;              /* KV bytes per token on the busiest stage's device (full
+                                      and sliding-window layers) */
+    double state_bytes;            /* linear-attention state of one request on that device */
     int64_t cmax;                  /* requests one replica admits (KV and max_seqs) */
 } dt_kv;
 
@@ -199,14 +228,24 @@ void dt_kv_init(const dt_ctx *c, const dt_stages *st, bool reserve, dt_kv *kv);
  * a static batch, not the whole batch) fits. */
 bool dt_kv_fits(const dt_ctx *c, const dt_stages *st, dt_kv *kv);
 
-/* The KV cache's dtype: the task's kv_precision, else the engines'
- * "auto": the activations' dtype (BF16 under FP8 or INT8 weights: FP8 KV
- * is opt-in in vLLM and SGLang and in TensorRT-LLM's PyTorch flow). */
+/* The KV cache's dtype: the task's kv_precision, else the engine's
+ * "auto" (docs/serving.md, "KV cache dtype"): FP8 when the engine takes
+ * the checkpoint's KV scheme (stack kv_checkpoint: TensorRT-LLM reads
+ * kv_cache_quant_algo, which ModelOpt's FP8 and NVFP4 checkpoints set to
+ * FP8) and the stored weights are FP8 or FP4 (an FP4 point is taken as
+ * an NVFP4 ModelOpt checkpoint); else the activations' dtype (vLLM and
+ * SGLang "auto": the model dtype, BF16 under FP8, INT8 and FP4 weights).
+ * Never FP4: no engine holds its KV in FP4 by default. */
 static inline hw_dtype dt_kv_dtype(const dt_ctx *c)
 {
     if (c->t->kv_dtype > 0)
         return (hw_dtype)(c->t->kv_dtype - 1);
-    return c->dt == HW_FP8 || c->dt == HW_INT8 ? HW_BF16 : c->dt;
+    int w = c->t->weight_dtype;
+    bool q = w == TASK_W_FP8 || w == TASK_W_FP4 ||
+             (w == TASK_W_SAME && (c->dt == HW_FP8 || c->dt == HW_FP4));
+    if (c->st->kv_checkpoint && q)
+        return HW_FP8;
+    return c->dt == HW_FP32 || c->dt == HW_TF32 || c->dt == HW_BF16 ? c->dt : HW_BF16;
 }
 
 /* The share of its output a running request holds on average, over
@@ -225,12 +264,45 @@ static inline double dt_kv_attn_dp(const dt_ctx *c)
     return c->t->attn_dp > 1 ? (double)c->t->attn_dp : 1.0;
 }
 
+/* The engine's token budget per step and batch limit per attention
+ * rank: the task's (the launch's max_num_batched_tokens / max_num_tokens
+ * / chunked_prefill_size, max_num_seqs / max_batch_size /
+ * max_running_requests), else the stack's defaults. */
+static inline double dt_kv_budget(const dt_ctx *c)
+{
+    if (c->t->token_budget > 0)
+        return (double)c->t->token_budget;
+    const stack_tier *t = stack_tier_at(c->st, c->hw->mem_capacity_bytes);
+    return (double)(t && t->token_budget > 0 ? t->token_budget : c->st->token_budget);
+}
+static inline double dt_kv_max_seqs(const dt_ctx *c)
+{
+    if (c->t->max_seqs > 0)
+        return (double)c->t->max_seqs;
+    const stack_tier *t = stack_tier_at(c->st, c->hw->mem_capacity_bytes);
+    return (double)(t && t->max_seqs > 0 ? t->max_seqs : c->st->max_seqs);
+}
+/* The largest decode batch per rank a CUDA graph holds (0: every one). */
+static inline double dt_kv_graph_max(const dt_ctx *c)
+{
+    const stack_tier *t = stack_tier_at(c->st, c->hw->mem_capacity_bytes);
+    return (double)(t && t->cuda_graph_max > 0 ? t->cuda_graph_max : c->st->cuda_graph_max);
+}
+
 /* Bytes per stored weight when serving: the task's weight_precision,
  * else the compute dtype's. */
 static inline double dt_kv_bytes_per_weight(const dt_ctx *c)
 {
     double b = task_weight_bytes(c->t->weight_dtype);
     return b > 0.0 ? b : hw_dtype_bytes(c->dt);
+}
+
+/* ... of a part the model keeps in precision w (TASK_W_*; 0: as the
+ * rest, dt_kv_bytes_per_weight). */
+static inline double dt_kv_part_bytes(const dt_ctx *c, int w)
+{
+    double b = task_weight_bytes(w);
+    return b > 0.0 ? b : dt_kv_bytes_per_weight(c);
 }
 
 /* ---- memory (memory.c) */

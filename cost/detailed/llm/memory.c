@@ -48,7 +48,9 @@
 #include <math.h>
 #include <string.h>
 
-double dt_mem_act_bytes(const dt_ctx *c, task_recompute rc)
+/* dt_mem_act_bytes for a layer of the second attention kind (alt) or a
+ * full one. */
+static double dt_mem_act_kind(const dt_ctx *c, task_recompute rc, bool alt)
 {
     const model_t *m = c->m;
     double s = c->seq, b = (double)c->d.mb, h = (double)m->hidden;
@@ -57,12 +59,12 @@ double dt_mem_act_bytes(const dt_ctx *c, task_recompute rc)
     double tok = s * b;
     if (rc == TASK_RECOMPUTE_FULL && c->rc_frac < 1.0) /* only some layers */
         return c->rc_frac * w * tok * 2.0 * h / spdiv +
-               (1.0 - c->rc_frac) * dt_mem_act_bytes(c, TASK_RECOMPUTE_NONE);
+               (1.0 - c->rc_frac) * dt_mem_act_kind(c, TASK_RECOMPUTE_NONE, alt);
     if (rc == TASK_RECOMPUTE_FULL)
         return w * tok * 2.0 * h / spdiv;
     if (rc == TASK_RECOMPUTE_SELECTIVE && c->f.sel_block > 0.0) /* whole blocks */
-        return c->f.sel_block * dt_mem_act_bytes(c, TASK_RECOMPUTE_FULL) +
-               (1.0 - c->f.sel_block) * dt_mem_act_bytes(c, TASK_RECOMPUTE_NONE);
+        return c->f.sel_block * dt_mem_act_kind(c, TASK_RECOMPUTE_FULL, alt) +
+               (1.0 - c->f.sel_block) * dt_mem_act_kind(c, TASK_RECOMPUTE_NONE, alt);
     double drop = c->dropout ? 1.0 : 0.0;
     double rep = 8.0 * h + 2.0 * drop * h;
     double cols = (double)m->ffn;
@@ -70,11 +72,18 @@ double dt_mem_act_bytes(const dt_ctx *c, task_recompute rc)
         cols = (double)dt_shape_top_k(m) * c->d.cf * dt_shape_expert_ffn(m) +
                (double)m->d.shared_experts * dt_shape_expert_ffn(m);
     double mlp = (m->mlp == MODEL_MLP_SWIGLU ? 6.0 : 4.0) * cols;
-    const dt_attn_sh as = c->as1; /* the whole attention (tp 1) */
+    const dt_attn_sh as = alt ? c->asa1 : c->as1; /* the whole attention (tp 1) */
+    bool lin = alt && c->alt == DT_KIND_LINEAR;
     /* Q, K, V, O in and out (and MLA's latents, replicated over tp) */
-    double qkvo = 2.0 * (as.q + as.k + as.v) + 2.0 * a * as.dv + 2.0 * as.latent * t;
-    if (m->d.qk_norm) /* per-head q and k norms keep their inputs */
+    double qkvo = 2.0 * (as.q + as.k + as.v) + 2.0 * (lin ? as.v : a * as.dv) +
+                  2.0 * as.latent * t;
+    if (m->d.qk_norm && !lin) /* per-head q and k norms keep their inputs */
         qkvo += 2.0 * (as.q + as.k);
+    if (as.gate > 0.0) /* the gate's input and the gated output */
+        qkvo += 4.0 * as.gate;
+    if (lin) /* the conv's inputs, the normed q and k, the gates b and a */
+        qkvo += 2.0 * (as.q + as.k + as.v) + 2.0 * (as.q + as.k) +
+                4.0 * (double)m->d.linear_value_heads;
     if (c->lora) {
         /* frozen linears keep no input for a weight gradient (Transformer
          * Engine saves inputmat only when the weight requires grad): the
@@ -94,7 +103,7 @@ double dt_mem_act_bytes(const dt_ctx *c, task_recompute rc)
     }
     double par = qkvo + mlp;
     double scores = 0.0;
-    if (c->attention == TASK_ATTENTION_UNFUSED)
+    if (c->attention == TASK_ATTENTION_UNFUSED && !lin)
         scores = (2.0 + 3.0 * drop) * a * c->kv_len;
     if (rc == TASK_RECOMPUTE_SELECTIVE) {
         if (c->st->selective_attention)
@@ -108,17 +117,29 @@ double dt_mem_act_bytes(const dt_ctx *c, task_recompute rc)
     return w * tok * (rep / spdiv + (par + scores) / t);
 }
 
-/* Parameters of a stage's layers, those trained, and the layers that
- * keep activations (all but frozen ones with nothing trained below). */
-static void dt_mem_stage_params(const dt_ctx *c, const dt_stage *g, double lp_dense, double lp_moe,
-                                double *all, double *trained, int64_t *kept)
+double dt_mem_act_bytes(const dt_ctx *c, task_recompute rc)
 {
-    *all = (double)(g->n[DT_DENSE] + g->n[DT_FDENSE]) * lp_dense +
-           (double)(g->n[DT_MOE] + g->n[DT_FMOE]) * lp_moe;
-    *trained = (double)g->n[DT_DENSE] * lp_dense + (double)g->n[DT_MOE] * lp_moe;
+    return dt_mem_act_kind(c, rc, false);
+}
+
+/* Parameters of a stage's layers, those trained, and the layers that
+ * keep activations (all but frozen ones with nothing trained below), of
+ * the full attention kind (kept[0]) and the second (kept[1]). */
+static void dt_mem_stage_params(const dt_ctx *c, const dt_stage *g, double lp_dense, double lp_moe,
+                                double *all, double *trained, int64_t kept[2])
+{
+    const int32_t *n = g->n, *a = g->n + DT_ALT;
+    double lad = c->lp[2], lam = c->lp[3];
+    *all = (double)(n[DT_DENSE] + n[DT_FDENSE]) * lp_dense +
+           (double)(n[DT_MOE] + n[DT_FMOE]) * lp_moe;
+    *trained = (double)n[DT_DENSE] * lp_dense + (double)n[DT_MOE] * lp_moe;
     bool emb_train = c->m->vocab > 0 && !c->p->task.freeze_emb;
-    *kept = g->n[DT_DENSE] + g->n[DT_MOE] +
-            (emb_train || c->lora ? g->n[DT_FDENSE] + g->n[DT_FMOE] : 0);
+    kept[0] = n[DT_DENSE] + n[DT_MOE] + (emb_train || c->lora ? n[DT_FDENSE] + n[DT_FMOE] : 0);
+    kept[1] = a[DT_DENSE] + a[DT_MOE] + (emb_train || c->lora ? a[DT_FDENSE] + a[DT_FMOE] : 0);
+    if (dt_stage_alt(g) > 0) {
+        *all += (double)(a[DT_DENSE] + a[DT_FDENSE]) * lad + (double)(a[DT_MOE] + a[DT_FMOE]) * lam;
+        *trained += (double)a[DT_DENSE] * lad + (double)a[DT_MOE] * lam;
+    }
 }
 
 /* Inference: the serving replica's memory (kv.c): weights, the
@@ -148,12 +169,15 @@ void dt_mem_busiest(const dt_ctx *c, const dt_stages *stg, task_recompute rc, dt
     const stack_desc *st = c->st;
     double lpd = dt_shape_layer_params(c, false), lpm = dt_shape_layer_params(c, true);
     double lp = fmax(lpd, m->d.experts > 0 ? lpm : 0.0);
+    if (c->alt != DT_KIND_FULL) /* the largest layer: either attention kind */
+        lp = fmax(lp, fmax(c->lp[2], m->d.experts > 0 ? c->lp[3] : 0.0));
     double n = (double)c->zs;
     bool wide = c->ab > 2.0; /* 32-bit compute: the parameters are the master */
     double pbytes = wide ? 4.0 : st->param_bytes, mbytes = wide ? 0.0 : st->master_bytes;
     double gather = wide ? 4.0 : 2.0;
     double act_layer = dt_mem_act_bytes(c, rc);
     double act_full_layer = rc == TASK_RECOMPUTE_FULL ? dt_mem_act_bytes(c, TASK_RECOMPUTE_NONE) : 0.0;
+    double act_alt = c->alt != DT_KIND_FULL ? dt_mem_act_kind(c, rc, true) : 0.0;
     /* the logits, the loss's copy of them and their gradient, as the
      * stack's loss holds them */
     double logits = c->tok * (double)m->vocab / (double)c->d.tp *
@@ -169,8 +193,8 @@ void dt_mem_busiest(const dt_ctx *c, const dt_stages *stg, task_recompute rc, dt
             memcmp(stg->s[s].n, stg->s[s - 1].n, sizeof stg->s[s].n) == 0)
             continue;
         double all, tr;
-        int64_t kept;
-        dt_mem_stage_params(c, &stg->s[s], lpd, lpm, &all, &tr, &kept);
+        int64_t kept[2];
+        dt_mem_stage_params(c, &stg->s[s], lpd, lpm, &all, &tr, kept);
         if (s == 0) {
             all += dt_shape_emb_params(c);
             tr += emb_train ? dt_shape_emb_params(c) : 0.0;
@@ -181,8 +205,9 @@ void dt_mem_busiest(const dt_ctx *c, const dt_stages *stg, task_recompute rc, dt
             tr += (m->d.untied_embeddings || emb_train) ? hp : 0.0;
         }
         /* experts' states shard over the expert data-parallel group */
-        double ex_all = (double)(stg->s[s].n[DT_MOE] + stg->s[s].n[DT_FMOE]) * dt_shape_expert_params(c);
-        double ex_tr = (double)stg->s[s].n[DT_MOE] * dt_shape_expert_params(c);
+        const int32_t *sn = stg->s[s].n;
+        double ex_all = (double)dt_stage_layers(&stg->s[s], true) * dt_shape_expert_params(c);
+        double ex_tr = (double)(sn[DT_MOE] + sn[DT_MOE + DT_ALT]) * dt_shape_expert_params(c);
         double ne = (double)c->zse;
         double opt = (mbytes + st->optimizer_bytes) * tr, grads = st->grad_bytes * tr;
         if (c->d.zero >= 1)
@@ -200,7 +225,9 @@ void dt_mem_busiest(const dt_ctx *c, const dt_stages *stg, task_recompute rc, dt
                 grads += (all - lp) * gather;
         }
         double inflight = dt_pipe_inflight(c, s);
-        double acts = (double)kept * act_layer * inflight + act_full_layer;
+        double acts = (double)kept[0] * act_layer * inflight + act_full_layer;
+        if (kept[1] > 0) /* layers of the second attention kind */
+            acts += (double)kept[1] * act_alt * inflight;
         if (s == c->d.pp - 1 && m->vocab > 0)
             acts += logits;
         if (s == c->d.pp - 1) /* multi-token prediction: its layers and logits */

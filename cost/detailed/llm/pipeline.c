@@ -73,7 +73,33 @@ int dt_pipe_layer_type(const dt_ctx *c, int64_t i)
     const model_t *m = c->m;
     bool moe = m->d.experts > 0 && i >= m->d.dense_layers;
     bool frozen = c->p->task.kind == TASK_FINETUNE && i < c->t->frozen_layers;
-    return (moe ? DT_MOE : DT_DENSE) + (frozen ? 2 : 0);
+    return (moe ? DT_MOE : DT_DENSE) + (frozen ? 2 : 0) +
+           (dt_shape_alt_in(m, i, i + 1) > 0 ? DT_ALT : 0);
+}
+
+/* Adds the layers of [lo, hi) to n[] by type: the ranges of one (MoE,
+ * frozen) type each, cut at `frozen` and `moe_from`, split between the
+ * attention kinds by the pattern (closed form). */
+static void dt_pipe_count(const model_t *m, int64_t lo, int64_t hi, int64_t frozen,
+                          int64_t moe_from, int32_t *n)
+{
+    for (int t = 0; t < 4; t++) {
+        bool moe = t & 1, fz = t & 2;
+        int64_t a = lo, b = hi;
+        if (moe)
+            a = a > moe_from ? a : moe_from;
+        else
+            b = b < moe_from ? b : moe_from;
+        if (fz)
+            b = b < frozen ? b : frozen;
+        else
+            a = a > frozen ? a : frozen;
+        if (b <= a)
+            continue;
+        int64_t alt = dt_shape_alt_in(m, a, b);
+        n[t] += (int32_t)(b - a - alt);
+        n[t + DT_ALT] += (int32_t)alt;
+    }
 }
 
 static void dt_pipe_stages_fill(const dt_ctx *c, const dt_split *sp, dt_stages *st)
@@ -83,9 +109,14 @@ static void dt_pipe_stages_fill(const dt_ctx *c, const dt_split *sp, dt_stages *
     int64_t moe_from = m->d.experts > 0 ? m->d.dense_layers : m->layers;
     int64_t L = m->layers, pp = c->d.pp;
     bool mixed_moe = moe_from > 0 && moe_from < L;
+    int64_t alt = dt_shape_alt_in(m, 0, L);
     st->count = pp;
-    st->types = frozen > 0 ? DT_TYPES : mixed_moe ? 2 : 1;
-    int uniform = moe_from <= 0 ? DT_MOE : DT_DENSE; /* the type when only one */
+    /* types in use: the second attention kind's are DT_ALT on, so a
+     * model with any such layer and more than one type uses all */
+    bool several = frozen > 0 || mixed_moe;
+    st->types = alt > 0 && (alt < L || several) ? DT_TYPES : frozen > 0 ? 4 : mixed_moe ? 2 : 1;
+    /* the type when only one (every layer of the second kind: its type) */
+    int uniform = (moe_from <= 0 ? DT_MOE : DT_DENSE) + (alt == L ? DT_ALT : 0);
     st->uniform = uniform;
     memset(st->s, 0, (size_t)pp * sizeof st->s[0]);
     int64_t C = sp->chunks, v = C / pp;
@@ -126,13 +157,7 @@ static void dt_pipe_stages_fill(const dt_ctx *c, const dt_split *sp, dt_stages *
                 g->first[uniform]++;
                 g->last[uniform]++;
             } else {
-                double fd, fm;
-                dt_pipe_frozen_in(lo, hi, frozen, moe_from, &fd, &fm);
-                int64_t nm = dt_shape_moe_in(m, lo, hi), nd = hi - lo - nm;
-                g->n[DT_DENSE] += (int32_t)(nd - (int64_t)fd);
-                g->n[DT_MOE] += (int32_t)(nm - (int64_t)fm);
-                g->n[DT_FDENSE] += (int32_t)fd;
-                g->n[DT_FMOE] += (int32_t)fm;
+                dt_pipe_count(m, lo, hi, frozen, moe_from, g->n);
                 g->first[dt_pipe_layer_type(c, lo)]++;
                 g->last[dt_pipe_layer_type(c, hi - 1)]++;
             }
@@ -176,14 +201,4 @@ double dt_pipe_inflight(const dt_ctx *c, int64_t s)
 double dt_pipe_schedule_time(double tmax, double tsum, double m, double v)
 {
     return m * tmax + (tsum - tmax) / v;
-}
-
-void dt_pipe_frozen_in(int64_t lo, int64_t hi, int64_t frozen, int64_t moe_from, double *fd,
-                       double *fm)
-{
-    int64_t f = hi < frozen ? hi : frozen;
-    int64_t d_hi = f < moe_from ? f : moe_from;
-    int64_t m_lo = lo > moe_from ? lo : moe_from;
-    *fd = (double)(d_hi > lo ? d_hi - lo : 0);
-    *fm = (double)(f > m_lo ? f - m_lo : 0);
 }

@@ -13,20 +13,23 @@
  */
 #include "llm.h"
 
-/* The shapes that must divide: tp the heads, cp the sequence, ep the
- * experts. */
+/* The shapes that must divide: tp the heads (and a linear-attention
+ * layer's key heads), cp the sequence, ep the experts. */
 static bool dt_setup_divides(const dt_ctx *c)
 {
     const model_t *m = c->m;
     return !(m->heads % c->d.tp != 0 || m->seq_len % c->d.cp != 0 ||
-             (m->d.experts > 0 && m->d.experts % c->d.ep));
+             (m->d.experts > 0 && m->d.experts % c->d.ep) ||
+             (m->d.linear_value_heads > 0 && m->d.linear_key_heads % c->d.tp != 0));
 }
 
 status_code dt_setup_begin(const point_t *p, dt_eval *v)
 {
     dt_memo *mo = &v->memo;
     mo->n = 0;
-    mo->plan_mb[0] = mo->plan_mb[1] = mo->ends_mb = 0;
+    for (int k = 0; k < DT_L_KINDS; k++)
+        mo->plan_mb[k] = 0;
+    mo->ends_mb = 0;
     dt_ctx_init(&v->c, p, &v->ideal, &v->groups, mo);
     dt_shape_fill(&v->c);
     return dt_setup_divides(&v->c) ? STATUS_OK : STATUS_INFEASIBLE_SHAPE;

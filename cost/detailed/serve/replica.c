@@ -13,16 +13,12 @@
  *             prefill apart), its marginal time per prefill token delta;
  *   ITL       p50 a decode step; p99 the prefill step once a fraction
  *             f >= 1 % of the steps carries one (f = arrivals per step x
- *             chunks per prompt / prompts packed per prefill step);
- *   closed loop  concurrency C: TPOT = t_dec(C) + C ISL delta / (OSL -
- *             1), TTFT = host + n_c t(chunk, C) (a request arrives as
- *             another leaves, at the end of a step), with fixed lengths
- *             the wave's range (ttft_wave_max_s).
+ *             chunks per prompt / prompts packed per prefill step).
+ * The closed loop on these steps: ttft.c.
  * Invariant: closed forms only; no step is simulated.
  */
 #include "serve.h"
 
-#include <string.h>
 
 double sv_replica_step(const sv_model *k, double np, double len, double ctx, double d, double cd)
 {
@@ -82,31 +78,4 @@ void sv_itl(double td, const sv_prefill_step *p, double arrivals, sv_state *s)
     double f = arrivals * p->nc / p->np;
     s->itl_p50 = td;
     s->itl_p99 = f >= 0.01 ? p->t : td;
-}
-
-void sv_closed_loop(const sv_model *k, const sv_load *w, double C, sv_state *s)
-{
-    /* arrivals per step: C over the decode steps (a one-token output: C) */
-    double cd = w->cd, o1 = sv_decode_steps(w), per = o1 > 0.0 ? o1 : 1.0;
-    double td = sv_tpot(k, C, cd);
-    sv_prefill_step p;
-    sv_prefill_at(k, w, C, C / per, td, &p);
-    memset(s, 0, sizeof *s);
-    s->conc = C;
-    s->tpot = td + (o1 > 0.0 ? C * w->isl * p.delta / o1 : 0.0);
-    /* closed loop: a request arrives as another leaves, at a step's end */
-    s->ttft = k->host_req + p.nc * p.tp;
-    s->ttft_p90 = s->ttft_p99 = s->ttft;
-    /* fixed lengths: requests that start together finish together and
-     * return as a wave of C prompts, `fit` of them (or of their chunks)
-     * a step beside the decodes; the last waits for the whole wave: the
-     * range's upper end. Each step costs its decode part (none when the
-     * engine runs prefill apart) plus the marginal cost of its prompt
-     * tokens (no step evaluated). */
-    double fit = dt_min(dt_max(1.0, p.fit), C);
-    double base = p.tp - p.np * p.len * p.delta;
-    s->ttft_wave = k->host_req + p.nc * (ceil(C / fit) * base + C * p.len * p.delta);
-    sv_itl(td, &p, C / per, s);
-    s->e2e = s->ttft + (w->osl - 1.0) * s->tpot;
-    s->req_s = C / s->e2e;
 }

@@ -5,12 +5,12 @@
  * static batches (`scheduler = "static"`: the batch prefilled at once,
  * then decoded in lock-step). Both are costed on one step model
  * (model.c, step.c), the KV capacity of llm/kv.c and the steady state of
- * steady.c; a point with a prefill pool serves disaggregated (disagg.c).
+ * steady.c; a point with a prefill pool serves disaggregated (disagg.c,
+ * its pool prepared once: pool.c).
  * Invariant: the preparation resolves what no uncertain fact moves (the
  * setup, the KV capacity, a colocated point's step shapes and workload);
- * a band end re-resolves the step model's facts only (colocated) or costs
- * the deployment again (disaggregated: its prefill pool is another
- * context).
+ * a band end re-resolves the step model's facts only (and the prefill
+ * pool's, disaggregated: another context, prepared with the setup).
  */
 #include "serve.h"
 
@@ -22,24 +22,21 @@ status_code sv_serve_prepare(sv_eval *s, const point_t *p, result_t *r)
     const dt_ctx *c = &s->v.c;
     if (!c->st->serving)
         return STATUS_INVALID_VALUE;
-    if (!c->p->prefill.on && !sv_model_begin(c, &s->v.st, &s->v.mem, &s->k, &s->w))
+    if (!sv_model_begin(c, &s->v.st, &s->v.mem, &s->k, &s->w))
         return STATUS_INFEASIBLE_MEMORY;
-    return STATUS_OK;
+    return c->p->prefill.on ? sv_pool_prepare(c, &s->w, &s->pool) : STATUS_OK;
 }
 
 status_code sv_serve_at(sv_eval *s, stack_scenario sc, result_t *r)
 {
     dt_ctx *c = &s->v.c;
     const dt_mem *mem = &s->v.mem;
-    if (c->p->prefill.on) {
-        if (c->scenario != sc)
-            dt_facts_resolve(c, sc);
-        return sv_disagg(c, &s->v.st, mem, r);
-    }
     if (c->scenario != sc) {
         dt_facts_resolve(c, sc);
         sv_model_facts(c, sc, &s->k);
     }
+    if (c->p->prefill.on)
+        return sv_disagg(c, &s->k, &s->w, &mem->kv, &s->pool, sc, r);
     sv_state st;
     sv_solve(c, &s->k, &s->w, mem->kv.cmax, &st);
     if (sc != STACK_NOMINAL) {

@@ -8,12 +8,17 @@
  *   step.c     the wall time of one engine step, per operator
  *   spec.c     speculative decoding: a decode step's time per token
  *   replica.c  a replica's steps (pipeline stages), TPOT, prefill beside
- *              the decodes, ITL, the closed loop at C requests in flight
+ *              the decodes, ITL
+ *   ttft.c     the closed loop at C requests in flight: TTFT and TPOT
+ *              under the engine's policy (decode-first, prefill-first
+ *              waves), the wait for a slot above C_max
  *   burst.c    finite runs: a burst of N requests, a backlog beyond C_max
  *   steady.c   the steady state under the task's load (closed loop,
  *              request rate, SLA, offline, static batches)
  *   result.c   the figures of a replica's state
- *   disagg.c   prefill/decode disaggregation: two pools, the KV transfer
+ *   pool.c     a disaggregated deployment's prefill pool: its own context,
+ *              layout and limits, built once; the KV transfer
+ *   disagg.c   prefill/decode disaggregation: two pools, their rates
  *   serve.c    the family the top runs
  * Design: docs/serving.md; engine facts: the
  * serving stacks of configs/stacks.cfg (cost/stack.h, "serving"). It
@@ -33,9 +38,14 @@
 /* ---- the step-cost model (model.c) */
 
 /* A weight GEMM of one layer on one device: bytes of weights streamed
- * and FLOPs per token; mem, its time streaming them (sv_model_facts). */
+ * and FLOPs per token; wide: BF16 math (the router and the LM head, or a
+ * part kept in BF16 under a narrower compute dtype); under a scenario's
+ * facts (sv_model_facts) mem, its time streaming the weights, and the
+ * peak and serving-shape curve (top efficiency, half point) of its math
+ * dtype. */
 typedef struct sv_gemm {
-    double wbytes, flops, mem;
+    double wbytes, flops, mem, peak, top, half;
+    int wide;
 } sv_gemm;
 
 /* What one evaluation's steps share (sv_model_init, per scenario of the
@@ -65,12 +75,45 @@ typedef struct sv_model {
     /* resolved serving facts (cost/stack.h) */
     double t0, eta_w, eta_kv, attn_floor, pre_eff, ew_floor, ar_lat, ar_eff;
     double ar_ramp;           /* bus bytes of the bandwidth all-reduce's ramp */
+    /* MoE under attention DP with the experts over the replica (DEP):
+     * dispatch and combine by all-to-all (a2a); a rank's bytes a token
+     * sends (its distinct destination ranks x hidden x FP8 out, BF16
+     * back); the EP group's all-to-all as latency + bytes x per_byte on
+     * the topology; DeepEP's low-latency kernels' floor of a decode
+     * step's dispatch + combine */
+    bool a2a;
+    double a2a_tok, a2a_lat, a2a_byte, a2a_floor;
+    double graph_max;         /* the largest decode batch per rank a CUDA graph holds */
+    double eager;             /* a kernel's launch without a graph */
+    double kernels;           /* kernels of a step (its floor when launched eagerly) */
     double host_step, host_seq, host_req;
-    bool apart;               /* prefill steps apart from the decodes */
+    bool apart;               /* prefill steps apart from the decodes (prefill-first) */
+    bool uniform;             /* lengths spread (task uniform_lengths): no waves */
+    double overlap;           /* 1: the engine forms step n + 1 during step n (overlap or
+                                 async scheduler): a new prompt waits for both */
+    double rounds;            /* the client's requests per slot (0: an endless loop) */
     /* speculative decoding (spec.c): query rows per decoding sequence
      * (gamma + 1; 1 without), tokens per step E, draft cost of a step in
      * plain target decode steps (gamma x spec_draft_cost) */
     double rows, spec_e, draft;
+    /* multi-token prediction as the draft (spec.c): the model's own MTP
+     * module, a layer (MoE: mtp_moe) and the head per draft token */
+    bool mtp;
+    double mtp_moe, mtp_layers, gamma;
+    /* attention kinds (docs/serving.md, "Attention kinds"): layers of the
+     * model's second kind on the busiest stage (alt: DT_KIND_*), their
+     * projections (ga: the rest, the output), the window, Gated
+     * DeltaNet's state bytes a sequence, FLOPs per prompt token, chunk
+     * states' bytes per prompt token, its conv's element-wise bytes per
+     * token; sparse attention on the full layers: top-k keys, the
+     * indexer's key bytes per token and FLOPs per query-key pair */
+    int alt;
+    double na;
+    sv_gemm ga[2];
+    double win, lin_state, lin_fl, lin_io, lin_ew;
+    double sa_topk, idx_tok, idx_flops;
+    int wide;                   /* a GEMM of a part kept wide (sv_gemm.wide) */
+    double eff_top16, m_half16; /* the BF16 curve (parts kept wide) */
 } sv_model;
 
 /* The workload: mean prompt and output lengths, the token budget, and
@@ -190,8 +233,13 @@ void sv_prefill_at(const sv_model *k, const sv_load *w, double d, double arrival
 /* Inter-token latency into s: the median a decode step td, the 99th
  * percentile the prefill step once it carries >= 1 % of the steps. */
 void sv_itl(double td, const sv_prefill_step *p, double arrivals, sv_state *s);
-/* Closed loop at C requests in flight. */
+/* ---- the closed loop (ttft.c) */
+
+/* Closed loop at C requests in flight, all admitted (C <= C_max). */
 void sv_closed_loop(const sv_model *k, const sv_load *w, double C, sv_state *s);
+/* Closed loop of C requests on a replica that admits cmax: above it
+ * the others wait for a slot. */
+void sv_loop_wait(const sv_model *k, const sv_load *w, double C, double cmax, sv_state *s);
 
 /* ---- finite runs (burst.c) */
 
@@ -213,20 +261,57 @@ void sv_solve(const dt_ctx *c, const sv_model *k, const sv_load *w, int64_t cmax
 void sv_result_write(const dt_ctx *c, const sv_model *k, const dt_kv *kv, const sv_load *w,
                      const sv_state *s, double devices, result_t *r);
 
+/* ---- the prefill pool (pool.c) */
+
+/* A disaggregated deployment's prefill pool: its point, setup and step
+ * model (built once), its prefill step's shape, and per scenario its
+ * costs. */
+typedef struct sv_pool {
+    point_t p;       /* the pool's point (its system, degrees and limits) */
+    dt_eval v;       /* its setup: context (pointing into p), stages, memory */
+    sv_model k;      /* its step model: shapes once, facts per scenario */
+    double np, nc, len, ctx; /* a prefill step: prompts, chunks a prompt, chunk, cached */
+    double replicas; /* given (0: rate-matched) */
+    double dev;      /* devices per replica */
+    double peak;     /* math peak of a device (mfu) */
+    int scenario;    /* of the figures below (-1: none yet) */
+    double S;        /* a prompt prefilled alone, s */
+    double T;        /* a step's service: n_c t(np), s */
+    double mu;       /* requests/s of one replica at full steps and links */
+    double xfer;     /* KV transfer of one request, s */
+    double exposed;  /* of it in TTFT */
+} sv_pool;
+
+/* The pool of the decode context c (whose point names it) for workload
+ * w: its context, shapes and step; STATUS_INFEASIBLE_* when it does not
+ * fit or divide. */
+status_code sv_pool_prepare(const dt_ctx *c, const sv_load *w, sv_pool *o);
+/* Its figures under scenario sc (the decode pool's KV kvd receives the
+ * transfer); once per scenario. */
+status_code sv_pool_at(const dt_ctx *c, const dt_kv *kvd, const sv_load *w, stack_scenario sc,
+                       sv_pool *o);
+/* The mean wait for a prefill server of x replicas at utilisation rho
+ * (infinite at rho >= 1). */
+double sv_pool_wait(const sv_pool *o, double x, double rho);
+
 /* ---- prefill/decode disaggregation (disagg.c) */
 
-/* The deployment under c's facts: the point's system and task are the
- * decode pool, p->prefill the prefill pool. */
-status_code sv_disagg(const dt_ctx *c, const dt_stages *st, const dt_mem *mem, result_t *r);
+/* The deployment under scenario sc: the point's system and task are the
+ * decode pool (its step model k, workload w, KV kv), pf the prefill
+ * pool; the figures into r (a band end: its iteration time). */
+status_code sv_disagg(const dt_ctx *c, const sv_model *k, const sv_load *w, const dt_kv *kv,
+                      sv_pool *pf, stack_scenario sc, result_t *r);
 
 /* ---- the family (serve.c) */
 
-/* A serving evaluation: the setup (llm/setup.c), and for a colocated
- * point its step model and workload, built at the nominal facts. */
+/* A serving evaluation: the setup (llm/setup.c), its step model and
+ * workload, built at the nominal facts, and a disaggregated point's
+ * prefill pool. */
 typedef struct sv_eval {
     dt_eval v;
     sv_model k;
     sv_load w;
+    sv_pool pool; /* disaggregated: the prefill pool */
 } sv_eval;
 
 /* dt_family's prepare and time_at of serving (trace.c runs them too). */

@@ -8,9 +8,8 @@
  * context ISL + OSL/2 and delta the marginal step time per prefill token
  * (a chunk of min(ISL, K - d) tokens, several prompts packed when they
  * queue):
- *   concurrency C  TPOT = t_dec(C) + C ISL delta / (OSL - 1);
- *                  TTFT = host + n_c t(chunk, C) (a request arrives
- *                  as another leaves, at the end of a step);
+ *   concurrency C  the closed loop of ttft.c (the engine's policy,
+ *                  waves, the wait for a slot above C_max);
  *                  output tokens/s = C OSL / (TTFT + (OSL - 1) TPOT);
  *   request rate   t_dec(d) ~ a + b d (secant, re-taken at the solution
  *                  three times), rho_p = lambda ISL delta:
@@ -24,13 +23,9 @@
  *   prefill apart  an engine that runs prefill in steps of their own
  *                  (SGLang's default): the chunk's step tp = t(chunk,
  *                  0) holds the decodes up, delta = tp per prefill
- *                  token, TTFT = host + n_c tp, the gap a decode sees
- *                  across it tp + t_dec, and the chunk may take the
- *                  whole budget K;
- *   waves          with fixed lengths the requests of a closed loop
- *                  finish and return in waves: TTFT ranges from its
- *                  value (desynchronized) to the last of a wave of C
- *                  prompts prefilled at full steps (ttft_wave_max_s);
+ *                  token, the gap a decode sees across it tp + t_dec,
+ *                  and the chunk may take the whole budget K (with
+ *                  fixed lengths in a closed loop: waves, ttft.c);
  *   ITL            p50 a decode step t_dec; p99 the step with a prefill
  *                  chunk once a fraction f >= 1 % of the steps carries one
  *                  (f = arrivals per step x chunks per prompt / prompts
@@ -87,7 +82,9 @@ static bool sv_open_loop(const sv_model *k, const sv_load *w, double lam, double
     memset(s, 0, sizeof *s);
     s->conc = d;
     s->tpot = tpot;
-    sv_ttft_queue(k->host_req + 0.5 * tpot + S, rho, wq, s);
+    /* the step in flight (and the next, formed during it, under an
+     * overlap scheduler), its own chunks, the queue */
+    sv_ttft_queue(k->host_req + (0.5 + k->overlap) * tpot + S, rho, wq, s);
     sv_itl(sv_tpot(k, d, cd), &p, lam * tpot, s);
     s->e2e = s->ttft + (w->osl - 1.0) * tpot;
     s->conc = lam * s->e2e; /* requests in flight (Little), prefilling or decoding */
@@ -157,5 +154,5 @@ void sv_solve(const dt_ctx *c, const sv_model *k, const sv_load *w, int64_t cmax
     double C = t->concurrency == TASK_CONC_MAX ? (double)cmax
                : t->concurrency > 0            ? ceil((double)t->concurrency / dp)
                                                : (double)c->d.mb;
-    sv_closed_loop(k, w, C < (double)cmax ? C : (double)cmax, s);
+    sv_loop_wait(k, w, C, (double)cmax, s);
 }

@@ -135,7 +135,11 @@ void dt_tail_run(const dt_ctx *c, const dt_split *sp, const dt_stages *st, const
     double trained = (double)g->n[DT_DENSE] * k->params_dense +
                      (double)g->n[DT_MOE] * k->params_moe +
                      emb_params;
-    double ex = (double)g->n[DT_MOE] * dt_shape_expert_params(c); /* sharded over the expert DP group */
+    int32_t moe_tr = g->n[DT_MOE] + g->n[DT_MOE + DT_ALT];
+    if (dt_stage_alt(g) > 0) /* layers of the second attention kind */
+        trained += (double)g->n[DT_DENSE + DT_ALT] * dt_type_params(c, DT_DENSE + DT_ALT) +
+                   (double)g->n[DT_MOE + DT_ALT] * dt_type_params(c, DT_MOE + DT_ALT);
+    double ex = (double)moe_tr * dt_shape_expert_params(c); /* sharded over the expert DP group */
     double opt_params = c->d.zero >= 1 ? (trained - ex) / (double)c->zs + ex / (double)c->zse
                                        : trained;
     t->opt = hw_mem_time(c->hw, c->st->optimizer_step_bytes * opt_params) / c->f.mem;
@@ -166,7 +170,7 @@ double dt_tail_bound(const dt_ctx *c, const dt_stages *st, const dt_sched *k, in
                      const dt_tail *t0)
 {
     const dt_stage *g = &st->s[s];
-    if (st->types != 1)
+    if (st->types != 1 || (st->uniform & DT_ALT)) /* one kind, full attention */
         return (double)INFINITY;
     const dt_layer *L = &k->y.t[st->uniform];
     double n = (double)g->n[st->uniform];

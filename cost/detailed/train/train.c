@@ -40,7 +40,9 @@ static void dt_train_figures(const dt_ctx *c, const dt_stages *st, const dt_sche
     double tpcomm = pass * dt_layers_sum(yp, st, g0, DT_LAYER_OFF(tp_comm));
     if (yp->fmode == DT_NOBWD) /* frozen layers without a backward: one pass */
         tpcomm -= (pass - 1.0) * ((double)g0->n[DT_FDENSE] * yp->t[DT_FDENSE].tp_comm +
-                                  (double)g0->n[DT_FMOE] * yp->t[DT_FMOE].tp_comm);
+                                  (double)g0->n[DT_FMOE] * yp->t[DT_FMOE].tp_comm +
+                                  (double)g0->n[DT_FDENSE + DT_ALT] * yp->t[DT_FDENSE + DT_ALT].tp_comm +
+                                  (double)g0->n[DT_FMOE + DT_ALT] * yp->t[DT_FMOE + DT_ALT].tp_comm);
     tpcomm *= mm;
     double z3 =
         mm * (dt_layers_sum(yp, st, g0, DT_LAYER_OFF(zero3_ag)) * (c->z3_ag_mb ? 1.0 : 1.0 / mm) +
