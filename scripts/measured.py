@@ -161,9 +161,20 @@ class BadMeasurement(ValueError):
     """A measured cell that is no measurement (check_measured)."""
 
 
-def check_measured(cols):
+def _positive(text):
+    try:
+        x = float((text or "").strip())
+    except ValueError:
+        return False
+    return math.isfinite(x) and x > 0
+
+
+def check_measured(cols, time_key=None):
     """Raises BadMeasurement (a ValueError) naming the first measured_* cell that is given
-    and is not a finite number > 0 (times, rates and fractions all are)."""
+    and is not a finite number > 0 (times, rates and fractions all are). With time_key
+    (a column the row's reader takes before any other), a 0 beside a time > 0 there is
+    a rate below its print resolution (rccl-tests print 0.00 for 8-byte messages), not
+    a bad measurement: that cell is emptied, so nothing reads it."""
     for k, v in cols.items():
         if not k or not k.startswith("measured_") or k.endswith("_stat"):
             continue
@@ -174,6 +185,9 @@ def check_measured(cols):
             x = float(text)
         except ValueError:
             x = math.nan
+        if x == 0 and time_key and k != time_key and _positive(cols.get(time_key)):
+            cols[k] = ""
+            continue
         if not (math.isfinite(x) and x > 0):
             raise BadMeasurement(f"{k} = {text!r} is no measurement (a finite number > 0)")
 

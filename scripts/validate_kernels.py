@@ -780,7 +780,7 @@ def read_inputs(paths, known, cap):
             sys.exit(f"validate: {path}: not a kernel table (header {list(keys)[:4]}...)")
         for row in table:
             try:
-                measured.check_measured(row)
+                measured.check_measured(row, "measured_time_us")  # the mappers read it first
             except measured.BadMeasurement as e:  # bad data, not an unmodelled row
                 failures.append((row.get(idkey, "?"), row.get("reliability", "?"),
                                  f"bad measurement: {e}"))
