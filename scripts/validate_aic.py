@@ -658,17 +658,17 @@ def main(argv):
             with open(name, newline="", encoding="utf-8-sig") as f:
                 r = csv.DictReader(f)
                 if not is_aic(r.fieldnames or []):
-                    measured.bad_input(
+                    rows_mod.bad_input(
                         f"{name}: not AIConfigurator's silicon format (header lacks "
                         f"{', '.join(k for k in HEADER if k not in (r.fieldnames or []))})")
                 n0 = len(rows)
                 rows.extend(r)
                 if len(rows) == n0:
-                    measured.bad_input(f"{name}: a header and no rows")
+                    rows_mod.bad_input(f"{name}: a header and no rows")
         except UnicodeDecodeError as e:
-            measured.bad_input(f"{name}: not UTF-8 text (byte {e.start}: {e.reason})")
+            rows_mod.bad_input(f"{name}: not UTF-8 text (byte {e.start}: {e.reason})")
         except OSError as e:
-            measured.bad_input(f"{name}: {e.strerror}")
+            rows_mod.bad_input(f"{name}: {e.strerror}")
     keep = opts.pop("keep")
     exe = msbatch.binary()
     OPTIONS.update(hf_dir=opts["hf_dir"], approximate=opts["approximate"])
