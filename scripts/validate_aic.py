@@ -208,7 +208,9 @@ def hardware_table(exe):
     if proc.returncode != 0:
         sys.exit(f"validate: madsweep list hardware failed: {proc.stderr.strip()}")
     lines = [ln for ln in proc.stdout.splitlines() if ln.strip()]
-    head = lines[1].split()
+    # labels are two words ("FP8 TF/s") apart by two or more spaces; a row's
+    # values are one word each (a split header put FP4 on the HBM TB/s column)
+    head = [h.split()[0] for h in re.split(r"\s{2,}", lines[1].strip())]
     col = {k: head.index(k) for k in ("FP8", "FP4")}
     out = {}
     for ln in lines[2:]:

@@ -130,5 +130,20 @@ class BadFiles(unittest.TestCase):
                               out1, kind)
 
 
+class HardwareTable(unittest.TestCase):
+    """validate_aic reads each generation's FP8 and FP4 peaks from `madsweep list
+    hardware` by the header's labels (it took the HBM TB/s column for FP4 and the FP4
+    column for FP8: FP4 rows on Hopper kept FP4 math, FP8 rows there fell to BF16)."""
+
+    def test_peaks_by_label(self):
+        sys.path.insert(0, os.path.join(ROOT, "scripts"))
+        import validate_aic
+        t = validate_aic.hardware_table(os.environ["MADSWEEP"])
+        # NVIDIA H200 datasheet: 1,979 dense FP8 TFLOPS, no FP4 (Hopper); A100
+        # datasheet: neither FP8 nor FP4
+        self.assertEqual(t["h200"], {"fp8": 1979.0, "fp4": 0.0})
+        self.assertEqual(t["a100-80g"], {"fp8": 0.0, "fp4": 0.0})
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)
