@@ -6,7 +6,9 @@
 #      --resume finishes it with datasets identical to an uninterrupted
 #      run;
 #   2. a real SIGUSR1 to mpirun (which forwards it, as sweep.sbatch does
-#      with srun): the file exists with complete = 0 while the job runs, a
+#      with srun) while every rank holds after its first chunk
+#      (MADSWEEP_HOLD_AFTER_CHUNKS, so the sweep cannot finish before the
+#      signal lands): the file exists with complete = 0 while the job runs, a
 #      second sweep on it is refused before touching it, the job stops
 #      with 75, --resume gives identical datasets;
 #   3. SIGTERM to both ranks as soon as the file exists: exit 75, --resume
@@ -58,7 +60,12 @@ resume "$f"
 
 say "2. SIGUSR1 to mpirun while it runs; a second sweep on the file"
 f="$TMP/stop_usr1.h5"
+# every rank waits after its first chunk until the signal lands (the
+# slowed sweep alone finished first on a loaded machine: exit 0; issue 29)
+MADSWEEP_HOLD_AFTER_CHUNKS=1
+export MADSWEEP_HOLD_AFTER_CHUNKS
 start "$f"
+unset MADSWEEP_HOLD_AFTER_CHUNKS
 wait_file "$f"
 "$BIN" sweep "$SRC/configs/sweeps/quickstart.cfg" -o "$f" >"$TMP/second.log" 2>&1
 rc=$?

@@ -567,6 +567,9 @@ static int cmd_sweep(const cmd_args *a, FILE *out, FILE *err)
     /* test hook: every rank sleeps this many ms after each chunk (a sweep
      * slow enough for the stop and fault tests to interrupt) */
     o.delay_ms = cmd_hook("MADSWEEP_CHUNK_DELAY_MS");
+    /* test hook: every rank waits after this many of its chunks until it is
+     * asked to stop (60 s at most), so a test's signal lands mid-sweep */
+    o.hold_after = cmd_hook("MADSWEEP_HOLD_AFTER_CHUNKS");
     if (a->set[OPT_CHECKPOINT]) {
         char *end = NULL;
         double v = strtod(a->val[OPT_CHECKPOINT], &end);

@@ -501,6 +501,7 @@ static int sweep_evaluate(sweep_run_state *r, worker *w, int64_t sum[5])
     *w = (worker){.comm = r->comm, .s = &r->s, .rows = &r->rows, .out = &r->fo,
                   .ch = &r->ch, .done = r->done, .kill_after = o->kill_after,
                   .stop_after = o->stop_after, .delay_ms = o->delay_ms,
+                  .hold_after = o->hold_after,
                   .stop = job_stop_signal,
                   .tick = o->quiet ? NULL : sweep_progress_on_chunk, .tick_arg = &r->tick,
                   .red = r->all ? NULL : &r->red, .first_chunk = r->first,
