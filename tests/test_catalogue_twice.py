@@ -36,19 +36,24 @@ def group_span(text, list_name, name):
         if text[i] == "{":
             start = i
             break
-    i, depth = start, 0
+    return start, matched(text, start, "{", "}", 0)
+
+
+def matched(text, i, opening, closing, depth):
+    """The index after the `closing` that brings `depth` (the brackets open
+    at i) to 0, skipping strings and # comments."""
     while True:
         c = text[i]
         if c == '"':
             i = text.index('"', i + 1)
         elif c == "#":
             i = text.index("\n", i)
-        elif c == "{":
+        elif c == opening:
             depth += 1
-        elif c == "}":
+        elif c == closing:
             depth -= 1
             if depth == 0:
-                return start, i + 1
+                return i + 1
         i += 1
 
 
@@ -62,19 +67,7 @@ def twice(file, list_name, name):
     text = open(path, encoding="utf-8").read()
     a, b = group_span(text, list_name, name)
     m = re.search(r"^%s\s*=\s*\(" % re.escape(list_name), text, re.M)
-    depth, i = 1, m.end()
-    while depth:  # the list's closing parenthesis
-        c = text[i]
-        if c == '"':
-            i = text.index('"', i + 1)
-        elif c == "#":
-            i = text.index("\n", i)
-        elif c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-        i += 1
-    close = i - 1
+    close = matched(text, m.end(), "(", ")", 1) - 1  # the list's closing parenthesis
     body = text[:close].rstrip()
     sep = "" if body.endswith(",") else ","
     text = body + sep + "\n  " + text[a:b] + "\n" + text[close:]

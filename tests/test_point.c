@@ -169,17 +169,25 @@ static int check_row(const char *h5, const output_rows *rows, const char *row,
     return bad;
 }
 
+/* The rows of g_files[which] (freed by the caller), *n of them. */
+static char *read_rows(int which, eval_fidelity fidelity, output_rows *rows, hssize_t *n)
+{
+    output_rows_init(rows, fidelity);
+    hid_t f = H5Fopen(g_files[which], H5F_ACC_RDONLY, H5P_DEFAULT);
+    CU_ASSERT_FATAL(f >= 0);
+    *n = 0;
+    char *all = unit_read_results(f, &rows->t, n);
+    H5Fclose(f);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(all);
+    return all;
+}
+
 static void check_file(int which)
 {
     const char *h5 = g_files[which];
     output_rows rows;
-    output_rows_init(&rows, which == 0 ? EVAL_DETAILED : EVAL_MADMAX);
-    hid_t f = H5Fopen(h5, H5F_ACC_RDONLY, H5P_DEFAULT);
-    CU_ASSERT_FATAL(f >= 0);
-    hssize_t n = 0;
-    char *all = unit_read_results(f, &rows.t, &n);
-    H5Fclose(f);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(all);
+    hssize_t n;
+    char *all = read_rows(which, which == 0 ? EVAL_DETAILED : EVAL_MADMAX, &rows, &n);
     CU_ASSERT_FATAL(n > 100);
     int checked = 0, not_ok = 0, bad = 0, disagg = 0;
     size_t pf = 0; /* the prefill_devices figure: finite on disaggregated rows */
@@ -271,13 +279,8 @@ static void test_madmax_rows(void)
 static void test_precision_rows(void)
 {
     output_rows rows;
-    output_rows_init(&rows, EVAL_DETAILED);
-    hid_t f = H5Fopen(g_files[2], H5F_ACC_RDONLY, H5P_DEFAULT);
-    CU_ASSERT_FATAL(f >= 0);
-    hssize_t n = 0;
-    char *all = unit_read_results(f, &rows.t, &n);
-    H5Fclose(f);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(all);
+    hssize_t n;
+    char *all = read_rows(2, EVAL_DETAILED, &rows, &n);
     int bad = 0, fp8 = 0;
     for (hssize_t i = 0; i < n; i++) {
         const char *row = all + (size_t)i * rows.t.size;
@@ -293,13 +296,8 @@ static void test_precision_rows(void)
 static void test_wide_rows(void)
 {
     output_rows rows;
-    output_rows_init(&rows, EVAL_DETAILED);
-    hid_t f = H5Fopen(g_files[3], H5F_ACC_RDONLY, H5P_DEFAULT);
-    CU_ASSERT_FATAL(f >= 0);
-    hssize_t n = 0;
-    char *all = unit_read_results(f, &rows.t, &n);
-    H5Fclose(f);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(all);
+    hssize_t n;
+    char *all = read_rows(3, EVAL_DETAILED, &rows, &n);
     CU_ASSERT_FATAL(n >= 2);
     int bad = 0;
     for (hssize_t i = 0; i < n; i++)
