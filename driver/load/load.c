@@ -177,17 +177,16 @@ static const char *load_elem_name(const config_setting_t *e)
     return config_setting_get_string(e);
 }
 
-/* A name and its index in a list, sorted by name then index. */
-typedef struct load_named {
-    const char *name;
-    int i;
-} load_named;
-
 static int load_named_cmp(const void *pa, const void *pb)
 {
     const load_named *a = pa, *b = pb;
     int c = strcmp(a->name, b->name);
     return c ? c : (a->i > b->i) - (a->i < b->i);
+}
+
+void load_named_sort(load_named *v, int64_t n)
+{
+    qsort(v, (size_t)n, sizeof *v, load_named_cmp);
 }
 
 /* A name listed twice in `list` (a spec axis or a catalogue) is refused,
@@ -211,8 +210,8 @@ int load_unique(const config_setting_t *list, const char *key, load_err *err)
         if (nm)
             v[n++] = (load_named){nm, i};
     }
-    qsort(v, (size_t)n, sizeof *v, load_named_cmp);
-    int rep = -1, of = -1;
+    load_named_sort(v, n);
+    int64_t rep = -1, of = -1;
     for (int k = 1; k < n; k++)
         if (strcmp(v[k].name, v[k - 1].name) == 0 &&
             (k < 2 || strcmp(v[k - 2].name, v[k].name) != 0) && (rep < 0 || v[k].i < rep)) {

@@ -165,6 +165,15 @@ const char *load_suggest(const config_setting_t *a, const config_setting_t *b,
  * whole numbers of domains around `devices`. */
 void load_system_domain_advice(char *buf, size_t size, int64_t devices, int64_t domain);
 
+/* A name and its index in a list; load_named_sort orders n of them by
+ * name, then index, so that repeats of a name are neighbours (a check
+ * for names given twice that grows with n log n, not n^2). */
+typedef struct load_named {
+    const char *name;
+    int64_t i;
+} load_named;
+void load_named_sort(load_named *v, int64_t n);
+
 /* Refuses a name listed twice in `list` (a spec axis or a catalogue:
  * strings, or groups' "name"), naming both places under `key`; 0, or -1
  * with err set. */

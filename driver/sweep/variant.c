@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../load/load.h"
 #include "../suggest.h"
 #include "speckeys.h"
 
@@ -317,18 +318,6 @@ static const char *variant_system_name(const spec *sp, int64_t i)
     return sp->dsystems ? sp->dsystems[i].name : sp->systems[i].name;
 }
 
-/* qsort order of system indices: by name, then by index. */
-typedef struct variant_named {
-    const char *name;
-    int64_t i;
-} variant_named;
-
-static int variant_named_cmp(const void *pa, const void *pb)
-{
-    const variant_named *a = pa, *b = pb;
-    int c = strcmp(a->name, b->name);
-    return c ? c : (a->i > b->i) - (a->i < b->i);
-}
 
 /* Every two systems of a spec are named apart (a generated name never
  * stands for two systems); a clash names both places: of the clashes,
@@ -339,14 +328,14 @@ int variant_names_apart(const spec *sp, const config_setting_t *grid,
 {
     if (sp->nsystems < 2)
         return 0;
-    variant_named *v = malloc((size_t)sp->nsystems * sizeof *v);
+    load_named *v = malloc((size_t)sp->nsystems * sizeof *v);
     if (!v) {
         load_fail(err, grid, "system_grid: out of memory");
         return -1;
     }
     for (int64_t k = 0; k < sp->nsystems; k++)
-        v[k] = (variant_named){variant_system_name(sp, k), k};
-    qsort(v, (size_t)sp->nsystems, sizeof *v, variant_named_cmp);
+        v[k] = (load_named){variant_system_name(sp, k), k};
+    load_named_sort(v, sp->nsystems);
     int64_t i = -1, j = -1;
     for (int64_t k = 1; k < sp->nsystems; k++)
         if (strcmp(v[k - 1].name, v[k].name) == 0 && (k < 2 || strcmp(v[k - 2].name,
