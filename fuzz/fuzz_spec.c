@@ -41,7 +41,7 @@ static void fuzz_points(space *s, space_cursor *cur, const output_rows *rows, ch
         for (size_t i = 0; i < result_nfields; i++)
             if (isinf(result_get(&r, &result_fields[i])))
                 abort(); /* eval_run lets no infinity through */
-        output_pack(rows, row, id, cur->idx, &cur->p, &r, NULL);
+        output_rows_pack(rows, row, id, cur->idx, &cur->p, &r, NULL);
     }
     engine_free(&e);
 }

@@ -5,8 +5,12 @@
     df = madsweep_h5.load("detailed.h5")
     df[df.status_name == "ok"].groupby("hardware").tokens_per_s.max()
 
-load(path) returns one row per row of /results, in id order, with:
-  - every column of /results, strings decoded to str;
+load(path) returns one row per row of the file, in id order, with:
+  - every column of its logical row (the file's /parts/row type in format
+    2: /results joined with /parts/KIND of each row's kind, a column a
+    row's tables do not store as its fill, NaN, 0 or ""; and 0 for every
+    number of an invalid:* row; format 1: /results itself), strings
+    decoded to str;
   - the axis values joined in through the *_idx columns, named as
     `madsweep best` names them: the value's name as model, system, task,
     strategy (its text); status_name from /axes/status; and the text
@@ -26,7 +30,7 @@ keep, in the language of `madsweep best --where`: comma-separated
 "COLUMN OP VALUE" terms, all of which hold, OP one of < <= > >= == !=,
 numbers compared as numbers (NaN satisfies only !=), texts as texts,
 status also by name (status==infeasible:memory), a VALUE quoted ('...')
-to hold commas. /results is read chunk by chunk (chunk_rows rows, only
+to hold commas. The rows are read chunk by chunk (chunk_rows rows, only
 the fields needed), conditions on axis columns are decided once per axis
 entry, and only the kept rows of the named columns are held. Either
 argument alone works too (columns=None: every column of the file that
@@ -37,14 +41,22 @@ attributes), df.attrs["file"] holds the root attributes (spec_text,
 fidelity, versions, commit, counts). Unfinished files (complete = 0) are
 refused unless complete_only=False.
 
+rows(f, fields=None, start=0, stop=None) reads logical rows of an open
+h5py file as a numpy structured array without pandas (scripts/plot.py).
+
 Needs Debian's python3-h5py and python3-pandas (scripts/setup.sh installs
-them); run it with /usr/bin/python3.
+them; rows() needs only h5py and numpy); run it with /usr/bin/python3.
 """
+import bisect
 import sys
 
 import h5py
 import numpy as np
-import pandas as pd
+
+try:
+    import pandas as pd
+except ImportError:  # rows() works without it
+    pd = None
 
 GENERIC = ("name", "text")
 
@@ -78,6 +90,107 @@ def _strings(values):
     return cat.rename_categories([_decode(c) for c in cat.categories])
 
 
+class Rows:
+    """The logical rows of an open sweep file (file format 1 or 2).
+
+    Format 2 stores a row's common part in /results and the figures of its
+    kind (training, serving, serving_disagg, dlrm: /parts/kind_of by model
+    and task) in /parts/KIND, one row per row of that kind in row order;
+    /parts/index holds, per chunk, its first row and the part rows before
+    it. A sequential read continues each part where the last one ended.
+    """
+
+    def __init__(self, f):
+        self.f = f
+        self.res = f["results"]
+        self.format = int(f.attrs.get("format_version", 1))
+        if self.format not in (1, 2):
+            raise ValueError(f"{f.filename}: file format {self.format}; this "
+                             "script reads formats 1 and 2 (a newer madsweep wrote it)")
+        self.n = self.res.shape[0]
+        self.parts = []
+        if self.format == 1:
+            self.row = self.res
+        else:
+            self.row = f["parts/row"]
+            nm, nt = f["axes/model"].shape[0], f["axes/task"].shape[0]
+            self.part_of = np.full((nm, nt), -1, dtype=np.int64)
+            for r in f["parts/kind_of"][:]:
+                kind = _decode(r["kind"])
+                if "parts/" + kind not in f:
+                    continue
+                if kind not in self.parts:
+                    self.parts.append(kind)
+                self.part_of[int(r["model_idx"]), int(r["task_idx"])] = \
+                    self.parts.index(kind)
+        self.dtype = self.row.dtype
+        self.names = self.dtype.names
+        self.stored = [set(f["parts/" + k].dtype.names) for k in self.parts]
+        self.common = set(self.res.dtype.names)
+        self.next, self.pos = 0, np.zeros(len(self.parts), dtype=np.int64)
+
+    def units(self):
+        return _units(self.row)
+
+    def _kinds(self, blk):
+        return self.part_of[blk["model_idx"], blk["task_idx"]]
+
+    def _seek(self, start):
+        """Positions the parts at row `start` from /parts/index."""
+        idx = self.f["parts/index"][:]
+        c = max(bisect.bisect_right(idx["row"].tolist(), start) - 1, 0)
+        row = int(idx["row"][c]) if len(idx) else 0
+        pos = np.array([int(idx[k][c]) if len(idx) else 0 for k in self.parts],
+                       dtype=np.int64)
+        if row < start:
+            k = self._kinds(self.res.fields(["model_idx", "task_idx"])[row:start])
+            pos += np.bincount(k[k >= 0], minlength=len(self.parts))
+        self.next, self.pos = start, pos
+
+    def read(self, start=0, stop=None, fields=None):
+        """Rows [start, stop) with the given fields (all: None)."""
+        stop = self.n if stop is None else min(stop, self.n)
+        fields = list(self.names if fields is None else fields)
+        if self.format == 1:
+            return self.res.fields(fields)[start:stop] if fields else \
+                np.zeros(stop - start, dtype=[])
+        out = np.zeros(max(stop - start, 0), dtype=[(c, self.dtype[c]) for c in fields])
+        if stop <= start:
+            return out
+        if self.parts and start != self.next:
+            self._seek(start)
+        need = [c for c in fields if c in self.common]
+        need += [c for c in ("model_idx", "task_idx", "status") if c not in need]
+        blk = self.res.fields(need)[start:stop]
+        kinds = self._kinds(blk) if self.parts else np.full(len(blk), -1)
+        zero = blk["status"] >= 100  # invalid:*: its numbers are 0
+        for c in fields:
+            if c in self.common:
+                out[c] = blk[c]
+            elif out[c].dtype.kind == "f":
+                out[c] = np.where(zero, 0.0, np.nan)
+        for p, kind in enumerate(self.parts):
+            sel = kinds == p
+            cnt = int(sel.sum())
+            mine = [c for c in fields if c in self.stored[p]]
+            if cnt and mine:
+                part = self.f["parts/" + kind].fields(mine)[self.pos[p]:self.pos[p] + cnt]
+                if len(part) != cnt:
+                    raise ValueError(f"{self.f.filename}: /parts/{kind} is short "
+                                     "(truncated or damaged)")
+                for c in mine:
+                    out[c][sel] = part[c]
+            self.pos[p] += cnt
+        self.next = stop
+        return out
+
+
+def rows(f, fields=None, start=0, stop=None):
+    """Logical rows [start, stop) of the open sweep file f (h5py), only
+    `fields` when given, as a numpy structured array (see Rows)."""
+    return Rows(f).read(start, stop, fields)
+
+
 def load(path, columns=None, where=None, join="names", complete_only=True,
          chunk_rows=1 << 20):
     """The sweep file at `path` as a DataFrame (see the module comment)."""
@@ -91,15 +204,15 @@ def load(path, columns=None, where=None, join="names", complete_only=True,
                              "finish it with madsweep sweep --resume")
         if columns is not None or where is not None:
             return _load_some(f, columns, where, join, chunk_rows)
-        res = f["results"]
-        rows = res[:]
-        units = _units(res)
+        reader = Rows(f)
+        got = reader.read()
+        units = reader.units()
         cols = {}
-        for name in rows.dtype.names:
-            col = rows[name]
+        for name in got.dtype.names:
+            col = got[name]
             cols[name] = _strings(col) if col.dtype.kind == "S" \
                 else np.ascontiguousarray(col)
-        del rows
+        del got
         df = pd.DataFrame(cols, copy=False)
         if join is not None and "axes" in f:
             joined = _join_axes(f, df, units, join == "all")
@@ -241,9 +354,9 @@ def _status_table(f):
 
 def _load_some(f, columns, where, join, chunk_rows):
     """load() of some columns and rows, chunk by chunk."""
-    res = f["results"]
-    results = res.dtype.names
-    units = _units(res)
+    reader = Rows(f)
+    results = reader.names
+    units = reader.units()
     axcols = _axis_columns(f, set(results), True)
     status = _status_table(f) if "axes" in f and "status" in f["axes"] else {}
     if columns is None:
@@ -276,10 +389,9 @@ def _load_some(f, columns, where, join, chunk_rows):
     need += [c for c, _, _ in row_conds] + list(axis_ok)
     need = [c for c in dict.fromkeys(need)]
     keep = {c: [] for c in need}
-    n = res.shape[0]
-    view = res.fields(need) if need else None
+    n = reader.n
     for at in range(0, n, chunk_rows):
-        blk = view[at:min(n, at + chunk_rows)]
+        blk = reader.read(at, min(n, at + chunk_rows), need)
         mask = np.ones(len(blk), dtype=bool)
         for idx, ok in axis_ok.items():
             mask &= ok[blk[idx]]

@@ -37,9 +37,11 @@ mem_fits = 1; MAD-Max files without mem_fits: status ok):
 A generation the file holds in several variants (scaled figures, NIC,
 domain, pod, collective) is drawn as one series per variant.
 Only Debian's python3-h5py, python3-numpy and python3-matplotlib (run it
-with /usr/bin/python3).
+with /usr/bin/python3); the rows are read through scripts/madsweep_h5.py
+(rows(): every file format, its parts joined).
 """
 import argparse
+import os
 import sys
 import textwrap
 
@@ -51,6 +53,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.colors import Normalize  # noqa: E402
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import madsweep_h5  # noqa: E402
 
 COLLECTIVES = [("comm_allreduce_s", "all-reduce"), ("comm_allgather_s", "all-gather"),
                ("comm_reducescatter_s", "reduce-scatter"), ("comm_alltoall_s", "all-to-all"),
@@ -80,8 +85,8 @@ def load(path):
     with h5py.File(path, "r") as f:
         if int(f.attrs.get("complete", 0)) != 1:
             sys.exit(f"plot.py: {path}: unfinished sweep (complete = 0)")
-        res = f["results"]
-        have = set(res.dtype.names)
+        reader = madsweep_h5.Rows(f)
+        have = set(reader.names)
         want = ["status", "model_idx", "system_idx", "task_idx", "devices",
                 "iteration_time_s", "compute_gemm_s", "compute_emb_s",
                 "comm_exposed_s", "pipeline_bubble_s", "mem_fits",
@@ -91,7 +96,7 @@ def load(path):
         want += [c for c, _ in COLLECTIVES] + STRATEGY_INT + STRATEGY_STR
         want += [c for c, _ in BREAKDOWN]
         cols = [c for c in dict.fromkeys(want) if c in have]
-        raw = res.fields(cols)[:]
+        raw = reader.read(fields=cols)
         axes = f["axes"]
         system = axes["system"][:]
         hw = text(system["hardware"]) if "hardware" in system.dtype.names else None

@@ -39,7 +39,7 @@ shift || true
 
 install_missing build-essential cmake pkg-config \
   libopenmpi-dev openmpi-bin libhdf5-openmpi-dev hdf5-tools \
-  libconfig-dev libcunit1-dev libjansson-dev \
+  libconfig-dev libcunit1-dev libjansson-dev libssl-dev \
   python3 python3-h5py python3-matplotlib python3-pandas
 
 cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release "$@" >&2

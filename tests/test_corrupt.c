@@ -32,6 +32,7 @@
 
 #include "../worker/digest.h"
 #include "../worker/output.h"
+#include "../worker/results.h"
 #include "h5read.h"
 #include "../driver/sweep/sweep.h"
 #include "unit.h"
@@ -48,7 +49,8 @@ static const char *const corrupt_spec =
 static const char *const datasets[] = {
     "results", "progress", "digests", "chunk_starts", "skipped", "axes/model",
     "axes/system", "axes/task", "axes/global_batch", "axes/strategy",
-    "axes/stack", "axes/parallel", "axes/status", "provenance/catalogues", "groups"};
+    "axes/stack", "axes/parallel", "axes/status", "provenance/catalogues", "groups",
+    "parts/kind_of", "parts/index", "parts/training", "parts/serving"};
 
 /* The first of them that are tables written whole (raw_offsets). */
 #define FIRST_TABLE 4
@@ -185,20 +187,41 @@ static void check_variant(const char *label, const char *path, int must_refuse)
 
 /* ------------------------------------------------------------ damage */
 
+/* The stored rows of /results (the common part of the logical rows,
+ * worker/output_rows.h) and the offsets of the columns damaged. */
 typedef struct rowinfo {
-    output_rows r;
     hid_t f, d;
+    size_t rs;             /* bytes per stored row */
+    size_t id, status, model, system, fig[2]; /* iteration_time_s, throughput */
     int64_t nrows, nchunks;
     int64_t *lo; /* /chunk_starts */
 } rowinfo;
 
+static size_t member_off(hid_t d, const char *name)
+{
+    hid_t t = H5Dget_type(d);
+    int i = H5Tget_member_index(t, name);
+    CU_ASSERT_FATAL(i >= 0);
+    size_t off = H5Tget_member_offset(t, (unsigned)i);
+    H5Tclose(t);
+    return off;
+}
+
 static int open_rows(const char *path, rowinfo *ri)
 {
-    output_rows_init(&ri->r, EVAL_MADMAX);
     ri->f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
     ri->d = ri->f >= 0 ? H5Dopen2(ri->f, "results", H5P_DEFAULT) : -1;
     if (ri->d < 0)
         return -1;
+    hid_t t = H5Dget_type(ri->d);
+    ri->rs = H5Tget_size(t);
+    H5Tclose(t);
+    ri->id = member_off(ri->d, "id");
+    ri->status = member_off(ri->d, "status");
+    ri->model = member_off(ri->d, "model_idx");
+    ri->system = member_off(ri->d, "system_idx");
+    ri->fig[0] = member_off(ri->d, "iteration_time_s");
+    ri->fig[1] = member_off(ri->d, "throughput_samples_per_s");
     hid_t s = H5Dget_space(ri->d);
     ri->nrows = H5Sget_simple_extent_npoints(s);
     H5Sclose(s);
@@ -243,12 +266,14 @@ static int rw_rows(rowinfo *ri, int64_t at, int64_t n, char *buf, int write)
 }
 
 /* Rewrites the digest of the chunk holding row `row` from the rows now
- * in the file (a damage that keeps its checksum consistent). */
+ * in the file, as stored (worker/results.h: a damage that keeps its
+ * checksum consistent). */
 static void redigest(rowinfo *ri, int64_t row)
 {
-    size_t rs = ri->r.t.size;
-    char *all = malloc((size_t)ri->nrows * rs);
-    rw_rows(ri, 0, ri->nrows, all, 0);
+    results res;
+    char msg[512];
+    CU_ASSERT_EQUAL_FATAL(results_open(&res, ri->f, msg, sizeof msg), 0);
+    CU_ASSERT_EQUAL_FATAL(results_fetch(&res, 0, ri->nrows, msg, sizeof msg), 0);
     /* keep = "all": row i is point i, so chunk c holds rows lo[c].. */
     int64_t c = chunk_of(ri, row), lo = -1, hi = -1;
     for (int64_t i = 0; i < ri->nrows; i++) {
@@ -258,7 +283,10 @@ static void redigest(rowinfo *ri, int64_t row)
             hi = i + 1;
         }
     }
-    uint64_t dg = digest_rows(all + (size_t)lo * rs, hi - lo, rs);
+    uint64_t dg = DIGEST_SEED;
+    for (int64_t i = lo; i < hi; i++)
+        dg = results_digest_row(&res, dg, i);
+    results_close(&res);
     hid_t d = H5Dopen2(ri->f, "digests", H5P_DEFAULT);
     hsize_t s0 = (hsize_t)c, c0 = 1;
     hid_t fs = H5Dget_space(d), ms = H5Screate_simple(1, &c0, NULL);
@@ -267,7 +295,6 @@ static void redigest(rowinfo *ri, int64_t row)
     H5Sclose(ms);
     H5Sclose(fs);
     H5Dclose(d);
-    free(all);
 }
 
 typedef enum damage {
@@ -285,6 +312,9 @@ typedef enum damage {
     D_TABLE_DIGEST,       /* /axes/model's digest attribute changed */
     D_COMPLETE_STRING,    /* complete is a string */
     D_FOREIGN_RESULTS,    /* /results replaced by an integer dataset */
+    D_PART_FIGURE,        /* a figure of /parts/training changed, digest left */
+    D_PART_SHORT,         /* /parts/training one row short */
+    D_INDEX_ENTRY,        /* a /parts/index entry's row moved */
     D_N
 } damage;
 
@@ -294,7 +324,8 @@ static const char *const damage_names[D_N] = {
     "rows out of order (consistent digest)", "id past total (consistent digest)",
     "figure changed", "progress byte cleared", "no /digests",
     "points_valid changed", "chunks changed", "table digest changed",
-    "complete is a string", "foreign /results"};
+    "complete is a string", "foreign /results", "part figure changed",
+    "part one row short", "index entry moved"};
 
 static void set_attr_i64(hid_t loc, const char *name, int64_t v)
 {
@@ -316,7 +347,7 @@ static void apply_damage(const char *path, damage k)
 {
     rowinfo ri;
     CU_ASSERT_EQUAL_FATAL(open_rows(path, &ri), 0);
-    size_t rs = ri.r.t.size;
+    size_t rs = ri.rs;
     int64_t row = ri.nrows / 2;
     char *buf = malloc(2 * rs);
     rw_rows(&ri, row, 2, buf, 0);
@@ -326,15 +357,15 @@ static void apply_damage(const char *path, damage k)
     case D_IDX_PAST_AXIS:
     case D_IDX_PAST_AXIS_SUM:
         v32 = 999;
-        memcpy(buf + ri.r.idx[SPACE_SYSTEM], &v32, 4);
+        memcpy(buf + ri.system, &v32, 4);
         break;
     case D_IDX_NEGATIVE_SUM:
         v32 = -5;
-        memcpy(buf + ri.r.idx[SPACE_MODEL], &v32, 4);
+        memcpy(buf + ri.model, &v32, 4);
         break;
     case D_STATUS_UNKNOWN_SUM:
         v32 = 55;
-        memcpy(buf + ri.r.status, &v32, 4);
+        memcpy(buf + ri.status, &v32, 4);
         break;
     case D_ORDER_SUM: {
         char *tmp = malloc(rs);
@@ -346,13 +377,13 @@ static void apply_damage(const char *path, damage k)
     }
     case D_ID_PAST_SUM:
         v64 = INT64_C(1) << 40;
-        memcpy(buf + ri.r.id, &v64, 8);
+        memcpy(buf + ri.id, &v64, 8);
         break;
     case D_FIGURE: {
         double x;
-        memcpy(&x, buf + ri.r.field[0], 8);
+        memcpy(&x, buf + ri.fig[0], 8);
         x *= 2.0;
-        memcpy(buf + ri.r.field[0], &x, 8);
+        memcpy(buf + ri.fig[0], &x, 8);
         break;
     }
     default:
@@ -409,33 +440,75 @@ static void apply_damage(const char *path, damage k)
         H5Dclose(d);
         H5Sclose(s);
     }
+    if (k == D_PART_FIGURE || k == D_PART_SHORT || k == D_INDEX_ENTRY) {
+        /* the training part's first member is a figure (a double), the
+         * index's its `row` (an int64) */
+        hid_t d = H5Dopen2(f, k == D_INDEX_ENTRY ? "parts/index" : "parts/training",
+                           H5P_DEFAULT);
+        CU_ASSERT_FATAL(d >= 0);
+        hid_t t = H5Dget_type(d), fs = H5Dget_space(d);
+        hsize_t np = (hsize_t)H5Sget_simple_extent_npoints(fs), at = np / 2, one = 1;
+        CU_ASSERT_FATAL(np >= 2);
+        if (k == D_PART_SHORT) {
+            hsize_t m = np - 1;
+            CU_ASSERT(H5Dset_extent(d, &m) >= 0);
+        } else {
+            char *e = malloc(H5Tget_size(t));
+            hid_t ms = H5Screate_simple(1, &one, NULL);
+            H5Sselect_hyperslab(fs, H5S_SELECT_SET, &at, NULL, &one, NULL);
+            H5Dread(d, t, ms, fs, H5P_DEFAULT, e);
+            if (k == D_INDEX_ENTRY) {
+                int64_t r;
+                memcpy(&r, e, 8);
+                r += 1;
+                memcpy(e, &r, 8);
+            } else {
+                e[1] ^= 0x10; /* a mantissa bit: another value, even of a NaN */
+            }
+            H5Dwrite(d, t, ms, fs, H5P_DEFAULT, e);
+            H5Sclose(ms);
+            free(e);
+        }
+        H5Sclose(fs);
+        H5Tclose(t);
+        H5Dclose(d);
+    }
     if (ri.d >= 0)
         H5Dclose(ri.d);
     H5Fclose(f);
     free(ri.lo);
 }
 
-/* File offsets of the raw data of /results' first, middle and last
- * chunks and of every table (-1 when unknown). */
+/* File offsets of the raw data of the first, middle and last chunks of
+ * /results and /parts/training and of every table (-1 when unknown). */
 static void raw_offsets(const char *path, haddr_t *off, int *n)
 {
     *n = 0;
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    hid_t d = H5Dopen2(f, "results", H5P_DEFAULT);
-    hsize_t nch = 0;
-    hid_t fs = H5Dget_space(d);
-    H5Dget_num_chunks(d, fs, &nch);
-    hsize_t pick[3] = {0, nch / 2, nch ? nch - 1 : 0};
-    for (int i = 0; i < 3 && nch; i++) {
-        hsize_t o[1];
-        unsigned mask;
-        haddr_t addr;
-        hsize_t sz;
-        if (H5Dget_chunk_info(d, fs, pick[i], o, &mask, &addr, &sz) >= 0)
-            off[(*n)++] = addr + 100 + (haddr_t)i * 37;
+    /* chunk addresses count from the superblock, after the user block
+     * (H5Dget_offset's count from the file's first byte) */
+    hsize_t ub = 0;
+    hid_t fcpl = H5Fget_create_plist(f);
+    H5Pget_userblock(fcpl, &ub);
+    H5Pclose(fcpl);
+    static const char *const chunked[2] = {"results", "parts/training"};
+    for (int c = 0; c < 2; c++) {
+        hid_t d = H5Dopen2(f, chunked[c], H5P_DEFAULT);
+        hsize_t nch = 0;
+        hid_t fs = H5Dget_space(d);
+        H5Dget_num_chunks(d, fs, &nch);
+        hsize_t pick[3] = {0, nch / 2, nch ? nch - 1 : 0};
+        for (int i = 0; i < 3 && nch; i++) {
+            hsize_t o[1];
+            unsigned mask;
+            haddr_t addr;
+            hsize_t sz;
+            if (H5Dget_chunk_info(d, fs, pick[i], o, &mask, &addr, &sz) >= 0)
+                off[(*n)++] = ub + addr + (c ? 20 : 100) + (haddr_t)i * 37;
+        }
+        H5Sclose(fs);
+        H5Dclose(d);
     }
-    H5Sclose(fs);
-    H5Dclose(d);
     for (size_t i = FIRST_TABLE; i < sizeof datasets / sizeof datasets[0]; i++) {
         hid_t t = H5Dopen2(f, datasets[i], H5P_DEFAULT);
         if (t < 0)
@@ -499,7 +572,7 @@ static void test_corpus(void)
     }
 
     /* flips inside data: they must be refused */
-    haddr_t offs[16];
+    haddr_t offs[32];
     int noff = 0;
     raw_offsets(g_good, offs, &noff);
     CU_ASSERT(noff >= 8);
@@ -543,12 +616,12 @@ static void test_resume_damaged(void)
     /* row 0 belongs to chunk 0, written before the stop */
     rowinfo ri;
     CU_ASSERT_EQUAL_FATAL(open_rows(path, &ri), 0);
-    char *row = malloc(ri.r.t.size);
+    char *row = malloc(ri.rs);
     rw_rows(&ri, 0, 1, row, 0);
     double x;
-    memcpy(&x, row + ri.r.field[1], 8);
+    memcpy(&x, row + ri.fig[1], 8);
     x += 1.0;
-    memcpy(row + ri.r.field[1], &x, 8);
+    memcpy(row + ri.fig[1], &x, 8);
     rw_rows(&ri, 0, 1, row, 1);
     free(row);
     close_rows(&ri);
@@ -602,12 +675,12 @@ static void test_reduced_damaged(void)
         } else {
             rowinfo ri;
             CU_ASSERT_EQUAL_FATAL(open_rows(var, &ri), 0);
-            char *row = malloc(ri.r.t.size);
+            char *row = malloc(ri.rs);
             rw_rows(&ri, 0, 1, row, 0);
             double x;
-            memcpy(&x, row + ri.r.field[0], 8);
+            memcpy(&x, row + ri.fig[0], 8);
             x *= 3.0;
-            memcpy(row + ri.r.field[0], &x, 8);
+            memcpy(row + ri.fig[0], &x, 8);
             rw_rows(&ri, 0, 1, row, 1);
             free(row);
             close_rows(&ri);

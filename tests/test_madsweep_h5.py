@@ -8,7 +8,11 @@ index (compared with the /axes tables read here with h5py), status names,
 units, the three join modes, and that the best row per hardware found with
 pandas is the one `madsweep best --group hardware` prints; load(columns,
 where) reads exactly the rows and columns a whole load filtered holds, in
-chunks. An unfinished file is refused.
+chunks. An unfinished file is refused. The lean layout (file format 2):
+a training and a serving kind store their own figures in /parts, and the
+same rows rewritten as one wide /results (file format 1, as madsweep
+wrote files before the parts) read back identically through the loader
+and `madsweep best`, while --resume refuses the format-1 file.
 """
 import csv
 import io
@@ -21,6 +25,7 @@ import unittest
 
 import h5py
 import numpy as np
+import pandas as pd
 
 sys.path.insert(0, os.path.join(os.environ["MADSWEEP_SOURCE_DIR"], "scripts"))
 import madsweep_h5  # noqa: E402
@@ -40,6 +45,25 @@ tasks = ["pretrain", "inference"];
 global_batch = [1024];
 strategies = "auto";
 """
+
+
+M64 = (1 << 64) - 1
+
+
+def digest_row(h, row):
+    """worker/digest.c's fold of one row into a running chunk digest, written
+    again from its comment (an independent implementation)."""
+    def rotl(x, r):
+        return ((x << r) | (x >> (64 - r))) & M64
+    n = len(row)
+    padded = row + bytes(-n % 8)
+    for i in range(0, len(padded), 8):
+        w = int.from_bytes(padded[i:i + 8], "little")
+        h = rotl(h ^ (w * 0x9e3779b97f4a7c15 & M64), 31) * 0xc2b2ae3d27d4eb4f & M64
+    h ^= n
+    for k in (0xff51afd7ed558ccd, 0xc4ceb9fe1a85ec53):
+        h = (h ^ (h >> 33)) * k & M64
+    return h ^ (h >> 33)
 
 
 def sweep(tmp, name, text):
@@ -148,6 +172,20 @@ class Loader(unittest.TestCase):
         self.assertEqual(set(df["system"]), {"zionex_128", "dc_A_128"})
         self.assertTrue(any("," in p for p in df["dense_plan"]))
         self.assertEqual(df.attrs["file"]["fidelity"], "madmax")
+        # the LLM kinds carry the token figures a DLRM lacks; the detailed
+        # fidelity's figures are stored nowhere (NaN on every row)
+        tokens = {"tokens_per_s", "tokens_per_s_per_device", "energy_per_token_j",
+                  "cost_per_million_tokens_usd"}
+        with h5py.File(self.mad) as f:
+            for k in ("training", "serving"):
+                self.assertEqual(set(f["parts/" + k].dtype.names), tokens)
+            self.assertNotIn("parts/dlrm", f)
+            self.assertNotIn("mfu", f["results"].dtype.names)
+        self.assertTrue(df["mfu"].isna().all())
+        llm = df["model"] == "llama2_7b"
+        ok = df["status_name"] == "ok"
+        self.assertTrue(df[llm & ok]["tokens_per_s"].notna().all())
+        self.assertTrue(df[~llm]["tokens_per_s"].isna().all())
 
     def test_empty(self):
         # a spec with no valid point (issue 19): a complete file, zero rows
@@ -158,6 +196,60 @@ class Loader(unittest.TestCase):
         self.assertEqual(len(df), 0)
         self.assertIn("status", df.columns)
         self.assertEqual(int(df.attrs["file"]["points_valid"]), 0)
+
+    def test_lean_layout_and_format_1(self):
+        with h5py.File(self.det) as f:
+            self.assertEqual(int(f.attrs["format_version"]), 2)
+            n = f["results"].shape[0]
+            common = set(f["results"].dtype.names)
+            self.assertIn("iteration_time_s", common)
+            self.assertNotIn("ttft_s", common)  # a serving figure
+            self.assertIn("ttft_s", f["parts/serving"].dtype.names)
+            self.assertIn("optimizer_s", f["parts/training"].dtype.names)
+            self.assertNotIn("serving", f["parts/training"].dtype.names)
+            logical = f["parts/row"].dtype
+            self.assertIn("prefill_devices", logical.names)  # no such kind: not stored
+            self.assertFalse(any("prefill_devices" in f["parts/" + k].dtype.names
+                                 for k in ("training", "serving")))
+            kinds = {(int(r["model_idx"]), int(r["task_idx"])): r["kind"].decode()
+                     for r in f["parts/kind_of"][:]}
+            res = f["results"][:]
+            per = [kinds[(m, t)] for m, t in zip(res["model_idx"], res["task_idx"])]
+            for k in ("training", "serving"):
+                self.assertEqual(f["parts/" + k].shape[0], per.count(k))
+            stored = f["results"].dtype.itemsize * n + sum(
+                f["parts/" + k].dtype.itemsize * f["parts/" + k].shape[0]
+                for k in ("training", "serving"))
+            self.assertLess(stored, 0.8 * logical.itemsize * n)
+        old = os.path.join(self.tmp, "format1.h5")
+        shutil.copy(self.det, old)
+        with h5py.File(old, "r+") as f:
+            wide = madsweep_h5.rows(f)
+            units = f["parts/row"].attrs["units"]
+            del f["results"]
+            del f["parts"]
+            f.create_dataset("results", data=wide).attrs["units"] = units
+            del f.attrs["format_version"]
+            # format 1 digests a chunk's wide rows (keep = "all": row i is id i)
+            lo = f["chunk_starts"][:]
+            raw = wide.tobytes()
+            w = wide.dtype.itemsize
+            for c in range(len(lo) - 1):
+                d = 0x6d61647377656570  # DIGEST_SEED
+                for i in range(lo[c], lo[c + 1]):
+                    d = digest_row(d, raw[i * w:(i + 1) * w])
+                f["digests"][c] = d
+        pd.testing.assert_frame_equal(madsweep_h5.load(self.det, join="all"),
+                                      madsweep_h5.load(old, join="all"), check_exact=True)
+        dump = ["--all", "--csv", "--group", "id", "--by", "id"]
+        out = [subprocess.run([BIN, "best", p] + dump, check=True, capture_output=True,
+                              text=True).stdout for p in (self.det, old)]
+        self.assertEqual(out[0].count("\n"), n + 1)
+        self.assertEqual(out[0], out[1])
+        r = subprocess.run([BIN, "sweep", os.path.join(self.tmp, "h5det.cfg"), "-o", old,
+                            "--resume", "--quiet"], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("file format 1", r.stderr)
 
     def test_unfinished_refused(self):
         copy = os.path.join(self.tmp, "unfinished.h5")

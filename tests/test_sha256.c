@@ -1,5 +1,6 @@
 /*
- * test_sha256.c - worker/sha256 against the FIPS 180-2 examples and
+ * test_sha256.c - worker/sha256 (libcrypto's SHA-256 behind madsweep's
+ * wrapper) against the FIPS 180-2 examples and
  * coreutils' sha256sum.
  *
  * Reference digests: FIPS 180-2 (with change notice 1), appendix B.1

@@ -128,7 +128,7 @@ static void test_sweep_file(void)
             too_big += r.mem_fits == 0.0;
             CU_ASSERT(r.mfu != r.mfu);
         }
-        output_pack(&rows, want, id, cur.idx, &cur.p, &r, NULL);
+        output_rows_pack(&rows, want, id, cur.idx, &cur.p, &r, NULL);
         if (row >= n || memcmp(got + (size_t)row * rs, want, rs) != 0)
             mismatches++;
         row++;

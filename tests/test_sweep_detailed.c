@@ -45,6 +45,66 @@ static const char *const dsweep_spec =
     "strategies = \"auto\";\n"
     "chunk = 4001;\n";
 
+/* The summary: one table per task, the winner of llama2-7b pretraining on
+ * H100 printed with its throughput per GPU (best_h100, found in the file). */
+static void check_summary(const char *summary, double best_h100)
+{
+    char want_thr[64];
+    snprintf(want_thr, sizeof want_thr, " %.1f ", best_h100);
+    CU_ASSERT(best_h100 > 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(summary, "\npretrain: pretraining"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(summary, "\ninference: serving"));
+    const char *pre = strstr(summary, "\npretrain: pretraining");
+    const char *h100 = pre ? strstr(pre, "    h100-sxm-80g ") : NULL;
+    const char *eol = h100 ? strchr(h100, '\n') : NULL;
+    CU_ASSERT(h100 && eol && strstr(h100, want_thr) && strstr(h100, want_thr) < eol);
+    if (!(h100 && eol && strstr(h100, want_thr) && strstr(h100, want_thr) < eol))
+        fprintf(stderr, "summary lacks %s:\n%s\n", want_thr, summary);
+    CU_ASSERT_PTR_NOT_NULL(strstr(summary, "dlrm-mlperf (batch in samples)"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(summary, "TPOT ms"));
+
+}
+
+/* The strategy axis: one row per option of the auto set, the parallel axis
+ * one per degree tuple, texts from the candidate. */
+static void check_axes(hid_t f)
+{
+    int64_t tuples, nopt;
+    detailed_auto_factors(&tuples, &nopt);
+    static const char *const axis[2] = {"axes/strategy", "axes/parallel"};
+    const int64_t nrows[2] = {nopt, tuples}, at_row[2] = {5, 8};
+    for (int x = 0; x < 2; x++) {
+        hid_t ad = H5Dopen2(f, axis[x], H5P_DEFAULT);
+        hid_t as = H5Dget_space(ad);
+        CU_ASSERT_EQUAL(H5Sget_simple_extent_npoints(as), nrows[x]);
+        hid_t st64 = H5Tcopy(H5T_C_S1);
+        H5Tset_size(st64, 132);
+        hid_t tt = H5Tcreate(H5T_COMPOUND, 132);
+        H5Tinsert(tt, "text", 0, st64);
+        char text0[132] = "", expect[132];
+        hsize_t one = 1, at = (hsize_t)at_row[x];
+        H5Sselect_hyperslab(as, H5S_SELECT_SET, &at, NULL, &one, NULL);
+        hid_t ms = H5Screate_simple(1, &one, NULL);
+        CU_ASSERT(H5Dread(ad, tt, ms, as, H5P_DEFAULT, text0) >= 0);
+        task_detailed_t c5;
+        if (x == 0) {
+            /* option 5: vpp 1, zero 2, no recompute (on tp 2, pp 2) */
+            CU_ASSERT(detailed_auto_option(5, &c5) >= 0);
+            detailed_option_text(&c5, expect, sizeof expect);
+            CU_ASSERT_PTR_NOT_NULL(strstr(text0, "zero2 none"));
+        } else {
+            /* tuple 8 = tp digit 1 + 7 x pp digit 1: tp 2, pp 2 */
+            snprintf(expect, sizeof expect, "tp2 pp2 cp1 ep1");
+        }
+        CU_ASSERT_STRING_EQUAL(text0, expect);
+        H5Sclose(ms);
+        H5Tclose(tt);
+        H5Tclose(st64);
+        H5Sclose(as);
+        H5Dclose(ad);
+    }
+}
+
 static void test_dsweep_file(void)
 {
     char spath[512], opath[600];
@@ -109,7 +169,7 @@ static void test_dsweep_file(void)
         result_t r;
         status_code sc = eval_point(&cur->p, &e, &r, NULL);
         CU_ASSERT(status_is_data(sc));
-        output_pack(&rows, want, id, cur->idx, &cur->p, &r, NULL);
+        output_rows_pack(&rows, want, id, cur->idx, &cur->p, &r, NULL);
         if (row >= n || memcmp(got + (size_t)row * rs, want, rs) != 0)
             mismatches++;
         const task_detailed_t *td = &cur->p.task.detailed;
@@ -154,58 +214,8 @@ static void test_dsweep_file(void)
     CU_ASSERT_EQUAL(kind_bad, 0);
     engine_free(&e);
 
-    /* the summary: one table per task, the winner of llama2-7b pretraining
-     * on H100 printed with its throughput per GPU */
-    char want_thr[64];
-    snprintf(want_thr, sizeof want_thr, " %.1f ", best_h100);
-    CU_ASSERT(best_h100 > 0);
-    CU_ASSERT_PTR_NOT_NULL(strstr(summary, "\npretrain: pretraining"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(summary, "\ninference: serving"));
-    const char *pre = strstr(summary, "\npretrain: pretraining");
-    const char *h100 = pre ? strstr(pre, "    h100-sxm-80g ") : NULL;
-    const char *eol = h100 ? strchr(h100, '\n') : NULL;
-    CU_ASSERT(h100 && eol && strstr(h100, want_thr) && strstr(h100, want_thr) < eol);
-    if (!(h100 && eol && strstr(h100, want_thr) && strstr(h100, want_thr) < eol))
-        fprintf(stderr, "summary lacks %s:\n%s\n", want_thr, summary);
-    CU_ASSERT_PTR_NOT_NULL(strstr(summary, "dlrm-mlperf (batch in samples)"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(summary, "TPOT ms"));
-
-    /* the strategy axis: one row per option of the auto set, the parallel
-     * axis one per degree tuple, texts from the candidate */
-    int64_t tuples, nopt;
-    detailed_auto_factors(&tuples, &nopt);
-    static const char *const axis[2] = {"axes/strategy", "axes/parallel"};
-    const int64_t nrows[2] = {nopt, tuples}, at_row[2] = {5, 8};
-    for (int x = 0; x < 2; x++) {
-        hid_t ad = H5Dopen2(f, axis[x], H5P_DEFAULT);
-        hid_t as = H5Dget_space(ad);
-        CU_ASSERT_EQUAL(H5Sget_simple_extent_npoints(as), nrows[x]);
-        hid_t st64 = H5Tcopy(H5T_C_S1);
-        H5Tset_size(st64, 132);
-        hid_t tt = H5Tcreate(H5T_COMPOUND, 132);
-        H5Tinsert(tt, "text", 0, st64);
-        char text0[132] = "", expect[132];
-        hsize_t one = 1, at = (hsize_t)at_row[x];
-        H5Sselect_hyperslab(as, H5S_SELECT_SET, &at, NULL, &one, NULL);
-        hid_t ms = H5Screate_simple(1, &one, NULL);
-        CU_ASSERT(H5Dread(ad, tt, ms, as, H5P_DEFAULT, text0) >= 0);
-        task_detailed_t c5;
-        if (x == 0) {
-            /* option 5: vpp 1, zero 2, no recompute (on tp 2, pp 2) */
-            CU_ASSERT(detailed_auto_option(5, &c5) >= 0);
-            detailed_option_text(&c5, expect, sizeof expect);
-            CU_ASSERT_PTR_NOT_NULL(strstr(text0, "zero2 none"));
-        } else {
-            /* tuple 8 = tp digit 1 + 7 x pp digit 1: tp 2, pp 2 */
-            snprintf(expect, sizeof expect, "tp2 pp2 cp1 ep1");
-        }
-        CU_ASSERT_STRING_EQUAL(text0, expect);
-        H5Sclose(ms);
-        H5Tclose(tt);
-        H5Tclose(st64);
-        H5Sclose(as);
-        H5Dclose(ad);
-    }
+    check_summary(summary, best_h100);
+    check_axes(f);
 
     H5Fclose(f);
     space_cursor_free(cur);

@@ -15,7 +15,9 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "../worker/results.h"
 #include "../worker/space.h"
+#include "../cost/topo.h"
 #include "../driver/cli/cmd.h"
 #include "../driver/sweep/spec_load.h"
 
@@ -81,23 +83,23 @@ void unit_space_load(const char *path, struct spec *sp, struct space *s)
 char *unit_read_results(hid_t f, const table *t, hssize_t *n)
 {
     *n = 0;
-    hid_t d = H5Dopen2(f, "results", H5P_DEFAULT);
-    if (d < 0)
+    results r;
+    char msg[512];
+    if (results_open(&r, f, msg, sizeof msg) != 0) {
+        fprintf(stderr, "unit_read_results: %s\n", msg);
         return NULL;
-    hid_t fs = H5Dget_space(d);
-    *n = fs < 0 ? 0 : H5Sget_simple_extent_npoints(fs);
+    }
+    *n = r.common.rows;
     char *rows = malloc((size_t)(*n > 0 ? *n : 1) * t->size);
     hid_t mt = table_mtype(t);
-    if (rows && (mt < 0 ||
-                 H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) < 0)) {
+    if (rows && (mt < 0 || results_read_as(&r, 0, *n, mt, rows, msg, sizeof msg) != 0)) {
+        fprintf(stderr, "unit_read_results: %s\n", msg);
         free(rows);
         rows = NULL;
     }
     if (mt >= 0)
         H5Tclose(mt);
-    if (fs >= 0)
-        H5Sclose(fs);
-    H5Dclose(d);
+    results_close(&r);
     return rows;
 }
 
@@ -253,3 +255,47 @@ hw_t unit_tidy_hw(void)
     h.nic_efficiency = 1.0;
     return h;
 }
+
+/* A GPT-3-like model without position table, ffn = 4h, MHA. */
+model_t unit_gpt(int64_t l, int64_t h, int64_t a, int64_t s, int64_t v)
+{
+    model_t m;
+    memset(&m, 0, sizeof m);
+    strcpy(m.name, "gpt");
+    m.kind = MODEL_LLM;
+    m.layers = l;
+    m.hidden = h;
+    m.ffn = 4 * h;
+    m.heads = a;
+    m.kv_heads = a;
+    m.seq_len = s;
+    m.vocab = v;
+    m.causal = true;
+    m.d.position = MODEL_POS_NONE;
+    return m;
+}
+
+/* A point on the tidy hardware: dp devices of one node. */
+point_t unit_tidy_point(int64_t tp, int64_t pp, int64_t dp, int64_t zero)
+{
+    point_t p;
+    memset(&p, 0, sizeof p);
+    p.fidelity = EVAL_DETAILED;
+    p.model = unit_gpt(8, 1024, 16, 1024, 32000);
+    p.system.hw = unit_tidy_hw();
+    p.system.devices = tp * pp * dp;
+    p.system.devices_per_node = 8;
+    const char *bad = NULL;
+    CU_ASSERT_EQUAL(topo_system_derive(&p.system, &bad), STATUS_OK);
+    p.task.kind = TASK_PRETRAIN;
+    p.task.detailed.tp = tp;
+    p.task.detailed.pp = pp;
+    p.task.detailed.dp = dp;
+    p.task.detailed.zero_stage = zero;
+    p.task.detailed.dtype = HW_BF16;
+    p.task.detailed.micro_batch = 1;
+    p.task.detailed.global_batch = 16 * dp;
+    p.task.detailed.overlap_dp_comm = true;
+    return p;
+}
+

@@ -43,9 +43,10 @@ struct spec;
 struct space;
 void unit_space_load(const char *path, struct spec *sp, struct space *s);
 
-/* Reads all of dataset "results" of file f in the memory layout of table
- * t (as the sweep wrote it); returns a malloc'ed buffer of *n rows (at
- * least one byte), or NULL on an HDF5 error. */
+/* Reads all logical rows of file f (worker/results.h: /results joined
+ * with its parts) in the memory layout of table t (as the sweep packed
+ * them); returns a malloc'ed buffer of *n rows (at least one byte), or
+ * NULL when they do not read (the reason on stderr). */
 char *unit_read_results(hid_t f, const table *t, hssize_t *n);
 
 /* Writes text to a fresh temporary file under $MADSWEEP_TEST_TMP (or
@@ -98,5 +99,13 @@ void unit_cli_run(unit_cli *r, int argc, const char **argv);
  * (9, 0.2) (11, 0.8), attention 0.5, scale-up 8 x 100 GB/s at 1 us,
  * NIC 10 GB/s at 5 us; no FP8 or FP4 peak. */
 hw_t unit_tidy_hw(void);
+
+/* A GPT-3-like model without position table, ffn = 4h, MHA. */
+model_t unit_gpt(int64_t l, int64_t h, int64_t a, int64_t s, int64_t v);
+
+/* A point on the tidy hardware: a gpt(8, 1024, 16, 1024, 32000) pretraining
+ * on tp x pp x dp devices of 8-device nodes, BF16, micro-batch 1, global
+ * batch 16 per replica, ZeRO stage zero. */
+point_t unit_tidy_point(int64_t tp, int64_t pp, int64_t dp, int64_t zero);
 
 #endif

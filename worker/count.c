@@ -13,7 +13,7 @@
 
 #include "check.h"
 
-static void count_sum(MPI_Comm comm, int64_t *v, int64_t n)
+void count_sum(MPI_Comm comm, int64_t *v, int64_t n)
 {
     for (int64_t at = 0; at < n; at += 1 << 24) {
         int k = (int)(n - at < (1 << 24) ? n - at : (1 << 24));

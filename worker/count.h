@@ -28,4 +28,8 @@ typedef void (*count_tick)(int64_t done, int64_t mine, void *arg);
 int count_run(MPI_Comm comm, space *s, int64_t *rejected, count_tick tick, void *arg,
               int (*stop)(void));
 
+/* Collective: v[0 .. n) summed over the ranks, in place (in pieces: MPI
+ * counts are int). */
+void count_sum(MPI_Comm comm, int64_t *v, int64_t n);
+
 #endif

@@ -7,9 +7,11 @@
  * guards against corruption (bad disks, truncation, a stray write), not
  * against an adversary. Tables are digested as the bytes they hold in
  * the file (little-endian; the build refuses big-endian hosts, whose
- * native rows differ from the file bytes). A chunk of /results rows is
- * digested row by row, so a reader can stream rows in blocks of any size:
- *   d = DIGEST_SEED; for each row: d = digest_row(d, row, size).
+ * native rows differ from the file bytes). A chunk of rows is digested
+ * row by row as stored (its /results row, then its part row: output.h),
+ * so a reader can stream rows in blocks of any size:
+ *   d = DIGEST_SEED; for each row: d = digest_row(d, row, size)
+ *   (and d = digest_row(d, part_row, part_size) for a row with a part).
  * The digest of an empty chunk is DIGEST_SEED.
  */
 #ifndef MADSWEEP_DIGEST_H

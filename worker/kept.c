@@ -113,7 +113,7 @@ static void kept_summary_layout(table *t, size_t *o_id, size_t *o_v)
 }
 
 void kept_checkpoint(output *o, const reduce *r, const space *s, int64_t chunks,
-                     int64_t rows, const summary_best *best)
+                     int64_t rows, const winners_best *best)
 {
     /* /keep and both slot groups are made once, with the first
      * checkpoint (before keep_slot exists): a checkpoint then only
@@ -179,7 +179,7 @@ void kept_checkpoint(output *o, const reduce *r, const space *s, int64_t chunks,
     /* the summary's winners (the same on every rank: merged) */
     size_t o_wid, o_wv;
     kept_summary_layout(&t, &o_wid, &o_wv);
-    int64_t ns = summary_slots(s);
+    int64_t ns = winners_slots(s);
     b = calloc((size_t)(ns > 0 ? ns : 1), t.size);
     if (!b)
         check_die("out of memory for a checkpoint", __FILE__, __LINE__);
@@ -252,7 +252,7 @@ static int64_t kept_read(output *o, const char *name, const table *t, char **out
 }
 
 int kept_restore(output *o, reduce *r, const space *s, int64_t *chunks, int64_t *rows,
-                 summary_best *best)
+                 winners_best *best)
 {
     int64_t slot = -1;
     int have = kept_committed(o, chunks, rows);
@@ -302,7 +302,7 @@ int kept_restore(output *o, reduce *r, const space *s, int64_t *chunks, int64_t 
         kept_name(wname, sizeof wname, slot, "summary");
         size_t o_wid, o_wv;
         kept_summary_layout(&t, &o_wid, &o_wv);
-        int64_t ns = summary_slots(s);
+        int64_t ns = winners_slots(s);
         n = kept_read(o, wname, &t, &b);
         bad |= n != ns;
         for (int64_t i = 0; !bad && i < n; i++) {

@@ -31,25 +31,25 @@
 
 #include "output.h"
 #include "reduce.h"
-#include "summary.h"
+#include "winners.h"
 
 /* The path of table `tab` ("state", "groups", "summary") of slot
  * `slot` (0 or 1) in buf. */
 void kept_name(char *buf, size_t size, int64_t slot, const char *tab);
 
 /* Collective: writes rank 0's state (entries and counts) and the
- * summary's winners (best, summary_slots(s), merged over the ranks) as a
+ * summary's winners (best, winners_slots(s), merged over the ranks) as a
  * checkpoint of chunks [0, chunks) and rows [0, rows). */
 void kept_checkpoint(output *o, const reduce *r, const space *s, int64_t chunks,
-                     int64_t rows, const summary_best *best);
+                     int64_t rows, const winners_best *best);
 
 /* Collective: loads the last checkpoint into rank 0's reducer (entries,
- * counts) and every rank's best[summary_slots(s)] (left as given when
+ * counts) and every rank's best[winners_slots(s)] (left as given when
  * there is none), and sets *chunks and *rows (0 and 0 when the file has
  * none). Returns 0, or -1 when the checkpoint does not read as this
  * spec's. */
 int kept_restore(output *o, reduce *r, const space *s, int64_t *chunks, int64_t *rows,
-                 summary_best *best);
+                 winners_best *best);
 
 /* What the committed checkpoint covers (every rank reads the same):
  * 0, 1 when the file has none (chunks and rows 0), -1 when it does not

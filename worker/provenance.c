@@ -13,11 +13,12 @@
 #include "attr.h"
 #include "check.h"
 #include "digest.h"
+#include "h5.h"
 #include "madsweep_git_commit.h"
 #include "table.h"
 
-#define PROV_NAME 256
-#define PROV_TEXT_MAX (INT64_C(1) << 30) /* bytes of a stored catalogue, at most */
+#define PROVENANCE_NAME 256
+#define PROVENANCE_TEXT_MAX (INT64_C(1) << 30) /* bytes of a stored catalogue, at most */
 
 const char *provenance_commit(void)
 {
@@ -59,18 +60,18 @@ static void provenance_build(hid_t file, MPI_Comm comm, int rank)
 }
 
 /* The columns of /provenance/catalogues and their units. */
-typedef struct prov_cols {
+typedef struct provenance_cols {
     table t;
     const table_col *name, *path, *sha, *text;
     size_t bytes;
-} prov_cols;
+} provenance_cols;
 
-static const char *const prov_units[] = {"text", "text", "text", "bytes", "text"};
+static const char *const provenance_units[] = {"text", "text", "text", "bytes", "text"};
 
-static void prov_cols_init(prov_cols *c)
+static void provenance_cols_init(provenance_cols *c)
 {
     table_init(&c->t);
-    table_add(&c->t, "name", TABLE_STR, PROV_NAME);
+    table_add(&c->t, "name", TABLE_STR, PROVENANCE_NAME);
     table_add(&c->t, "path", TABLE_STR, SOURCES_PATH_MAX);
     table_add(&c->t, "sha256", TABLE_STR, SHA256_HEX_LEN + 1);
     c->bytes = table_add(&c->t, "bytes", TABLE_I64, 0);
@@ -81,28 +82,13 @@ static void prov_cols_init(prov_cols *c)
     c->text = table_find(&c->t, "text");
 }
 
-static void prov_units_attr(hid_t d, int n)
+static void provenance_units_attr(hid_t d, int n)
 {
     enum { W = 16 };
     char u[5][W];
     for (int i = 0; i < n; i++)
-        snprintf(u[i], W, "%s", prov_units[i]);
+        snprintf(u[i], W, "%s", provenance_units[i]);
     attr_strs(d, "units", &u[0][0], n, W);
-}
-
-/* Collective write of a dataset from rank 0's buffer. */
-static void prov_write(hid_t d, hid_t mt, hid_t fs, const void *buf, int rank)
-{
-    hid_t ms = CHECK_H5ID(H5Scopy(fs));
-    if (rank != 0) {
-        CHECK_H5(H5Sselect_none(fs));
-        CHECK_H5(H5Sselect_none(ms));
-    }
-    hid_t x = CHECK_H5ID(H5Pcreate(H5P_DATASET_XFER));
-    CHECK_H5(H5Pset_dxpl_mpio(x, H5FD_MPIO_COLLECTIVE));
-    CHECK_H5(H5Dwrite(d, mt, ms, fs, x, buf));
-    CHECK_H5(H5Pclose(x));
-    CHECK_H5(H5Sclose(ms));
 }
 
 void provenance_write(hid_t file, const provenance *p, MPI_Comm comm, int rank)
@@ -112,8 +98,8 @@ void provenance_write(hid_t file, const provenance *p, MPI_Comm comm, int rank)
                                     H5P_DEFAULT, H5P_DEFAULT));
     hid_t gt = CHECK_H5ID(H5Gcreate2(g, "text", H5P_DEFAULT, H5P_DEFAULT,
                                      H5P_DEFAULT));
-    prov_cols c;
-    prov_cols_init(&c);
+    provenance_cols c;
+    provenance_cols_init(&c);
     char *rows = calloc((size_t)(s->n > 0 ? s->n : 1), c.t.size);
     if (!rows)
         check_die("out of memory", __FILE__, __LINE__);
@@ -136,7 +122,7 @@ void provenance_write(hid_t file, const provenance *p, MPI_Comm comm, int rank)
         snprintf(key, sizeof key, "%d", i);
         hid_t d = CHECK_H5ID(H5Dcreate2(gt, key, st, sp, H5P_DEFAULT,
                                         H5P_DEFAULT, H5P_DEFAULT));
-        prov_write(d, st, sp, s->f[i].bytes > 0 ? s->f[i].text : "", rank);
+        h5_write_root(d, st, -1, 1, s->f[i].bytes > 0 ? s->f[i].text : "", rank);
         CHECK_H5(H5Dclose(d));
         CHECK_H5(H5Sclose(sp));
         CHECK_H5(H5Tclose(st));
@@ -146,14 +132,12 @@ void provenance_write(hid_t file, const provenance *p, MPI_Comm comm, int rank)
     hid_t ft = table_ftype(&c.t), mt = table_mtype(&c.t);
     hid_t d = CHECK_H5ID(H5Dcreate2(g, "catalogues", ft, fs, H5P_DEFAULT,
                                     H5P_DEFAULT, H5P_DEFAULT));
-    prov_units_attr(d, c.t.ncols);
+    provenance_units_attr(d, c.t.ncols);
     /* rank 0's digest of the rows (verify.h checks it, and each text
      * against the row's sha256) */
-    uint64_t dg = rank == 0 ? digest_bytes(rows, (size_t)s->n * c.t.size) : 0;
-    CHECK_MPI(MPI_Bcast(&dg, 1, MPI_UINT64_T, 0, comm));
-    attr_num(d, "digest", H5T_STD_U64LE, H5T_NATIVE_UINT64, &dg);
+    h5_attr_digest(d, rows, (size_t)s->n * c.t.size, comm, rank);
     if (s->n > 0)
-        prov_write(d, mt, fs, rows, rank);
+        h5_write_root(d, mt, 0, s->n, rows, rank);
     CHECK_H5(H5Dclose(d));
     CHECK_H5(H5Tclose(ft));
     CHECK_H5(H5Tclose(mt));
@@ -179,7 +163,7 @@ void provenance_note_resume(hid_t file, const provenance *p)
 
 /* Rows of /provenance/catalogues (malloc'ed, *n of them); NULL when the
  * file has none or they do not read. */
-static char *prov_rows(hid_t file, const prov_cols *c, hssize_t *n, int *absent)
+static char *provenance_rows(hid_t file, const provenance_cols *c, hssize_t *n, int *absent)
 {
     *n = 0;
     *absent = H5Lexists(file, "provenance", H5P_DEFAULT) <= 0 ||
@@ -204,7 +188,7 @@ static char *prov_rows(hid_t file, const prov_cols *c, hssize_t *n, int *absent)
     return rows;
 }
 
-static void prov_str(const char *row, const table_col *c, char *buf, size_t size)
+static void provenance_str(const char *row, const table_col *c, char *buf, size_t size)
 {
     size_t n = c->len < size ? c->len : size - 1;
     memcpy(buf, row + c->off, n);
@@ -213,11 +197,11 @@ static void prov_str(const char *row, const table_col *c, char *buf, size_t size
 
 int provenance_compare(hid_t file, const provenance *p, char *why, size_t size)
 {
-    prov_cols c;
-    prov_cols_init(&c);
+    provenance_cols c;
+    provenance_cols_init(&c);
     hssize_t n = 0;
     int absent = 0;
-    char *rows = prov_rows(file, &c, &n, &absent);
+    char *rows = provenance_rows(file, &c, &n, &absent);
     if (!rows) {
         snprintf(why, size, absent ? "it records no catalogues (written "
                  "before provenance was stored)" : "its catalogue records "
@@ -228,9 +212,9 @@ int provenance_compare(hid_t file, const provenance *p, char *why, size_t size)
     int rc = 0;
     for (hssize_t i = 0; i < n && rc == 0; i++) {
         const char *row = rows + (size_t)i * c.t.size;
-        char name[PROV_NAME + 1], sha[SHA256_HEX_LEN + 2];
-        prov_str(row, c.name, name, sizeof name);
-        prov_str(row, c.sha, sha, sizeof sha);
+        char name[PROVENANCE_NAME + 1], sha[SHA256_HEX_LEN + 2];
+        provenance_str(row, c.name, name, sizeof name);
+        provenance_str(row, c.sha, sha, sizeof sha);
         const source_file *f = sources_find(s, name);
         if (!f) {
             snprintf(why, size, "the spec no longer reads catalogue %s, which "
@@ -246,8 +230,8 @@ int provenance_compare(hid_t file, const provenance *p, char *why, size_t size)
     for (int k = 0; k < s->n && rc == 0; k++) {
         bool found = false;
         for (hssize_t i = 0; i < n && !found; i++) {
-            char name[PROV_NAME + 1];
-            prov_str(rows + (size_t)i * c.t.size, c.name, name, sizeof name);
+            char name[PROVENANCE_NAME + 1];
+            provenance_str(rows + (size_t)i * c.t.size, c.name, name, sizeof name);
             found = strcmp(name, s->f[k].name) == 0;
         }
         if (!found) {
@@ -263,11 +247,11 @@ int provenance_compare(hid_t file, const provenance *p, char *why, size_t size)
 int provenance_read(hid_t file, sources *s)
 {
     memset(s, 0, sizeof *s);
-    prov_cols c;
-    prov_cols_init(&c);
+    provenance_cols c;
+    provenance_cols_init(&c);
     hssize_t n = 0;
     int absent = 0;
-    char *rows = prov_rows(file, &c, &n, &absent);
+    char *rows = provenance_rows(file, &c, &n, &absent);
     if (!rows)
         return absent ? 1 : -1;
     s->f = calloc((size_t)(n > 0 ? n : 1), sizeof *s->f);
@@ -280,10 +264,10 @@ int provenance_read(hid_t file, sources *s)
         const char *row = rows + (size_t)i * c.t.size;
         source_file *f = &s->f[i];
         char dname[49];
-        prov_str(row, c.name, f->name, sizeof f->name);
-        prov_str(row, c.path, f->path, sizeof f->path);
-        prov_str(row, c.sha, f->sha256, sizeof f->sha256);
-        prov_str(row, c.text, dname, sizeof dname);
+        provenance_str(row, c.name, f->name, sizeof f->name);
+        provenance_str(row, c.path, f->path, sizeof f->path);
+        provenance_str(row, c.sha, f->sha256, sizeof f->sha256);
+        provenance_str(row, c.text, dname, sizeof dname);
         f->bytes = table_get_i64(row, c.bytes);
         f->text = calloc((size_t)f->bytes + 2, 1);
         s->n++;
@@ -312,7 +296,7 @@ int provenance_read(hid_t file, sources *s)
 }
 
 /* The `digest` attribute of dataset d (0), or -1 when absent or unreadable. */
-static int prov_digest_attr(hid_t d, uint64_t *v)
+static int provenance_digest_attr(hid_t d, uint64_t *v)
 {
     if (H5Aexists(d, "digest") <= 0)
         return -1;
@@ -324,10 +308,10 @@ static int prov_digest_attr(hid_t d, uint64_t *v)
 }
 
 /* The stored text `dname` of `bytes` bytes hashes to `sha`? (0: yes) */
-static int prov_text_matches(hid_t file, const char *dname, int64_t bytes,
+static int provenance_text_matches(hid_t file, const char *dname, int64_t bytes,
                              const char *sha)
 {
-    if (bytes < 0 || bytes > PROV_TEXT_MAX ||
+    if (bytes < 0 || bytes > PROVENANCE_TEXT_MAX ||
         strncmp(dname, "/provenance/text/", 17) != 0)
         return -1;
     char *text = calloc((size_t)bytes + 2, 1);
@@ -351,11 +335,11 @@ static int prov_text_matches(hid_t file, const char *dname, int64_t bytes,
 
 int provenance_verify(hid_t file, char *why, size_t size)
 {
-    prov_cols c;
-    prov_cols_init(&c);
+    provenance_cols c;
+    provenance_cols_init(&c);
     hssize_t n = 0;
     int absent = 0;
-    char *rows = prov_rows(file, &c, &n, &absent);
+    char *rows = provenance_rows(file, &c, &n, &absent);
     if (!rows) {
         if (absent)
             return 1;
@@ -364,7 +348,7 @@ int provenance_verify(hid_t file, char *why, size_t size)
     }
     hid_t d = H5Dopen2(file, "provenance/catalogues", H5P_DEFAULT);
     uint64_t want = 0;
-    int rc = d >= 0 && prov_digest_attr(d, &want) == 0 ? 0 : -1;
+    int rc = d >= 0 && provenance_digest_attr(d, &want) == 0 ? 0 : -1;
     if (d >= 0)
         H5Dclose(d);
     if (rc != 0 || digest_bytes(rows, (size_t)n * c.t.size) != want) {
@@ -375,11 +359,11 @@ int provenance_verify(hid_t file, char *why, size_t size)
     }
     for (hssize_t i = 0; i < n && rc == 0; i++) {
         const char *row = rows + (size_t)i * c.t.size;
-        char name[PROV_NAME + 1], sha[SHA256_HEX_LEN + 2], dname[49];
-        prov_str(row, c.name, name, sizeof name);
-        prov_str(row, c.sha, sha, sizeof sha);
-        prov_str(row, c.text, dname, sizeof dname);
-        if (prov_text_matches(file, dname, table_get_i64(row, c.bytes), sha) != 0) {
+        char name[PROVENANCE_NAME + 1], sha[SHA256_HEX_LEN + 2], dname[49];
+        provenance_str(row, c.name, name, sizeof name);
+        provenance_str(row, c.sha, sha, sizeof sha);
+        provenance_str(row, c.text, dname, sizeof dname);
+        if (provenance_text_matches(file, dname, table_get_i64(row, c.bytes), sha) != 0) {
             snprintf(why, size, "the stored text of catalogue %s does not match "
                      "its recorded sha256 (the file is corrupted)", name);
             rc = -1;

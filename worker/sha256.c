@@ -1,136 +1,54 @@
 /*
- * sha256.c - SHA-256 after FIPS 180-4, section 6.2 (see sha256.h).
+ * sha256.c - SHA-256 through OpenSSL's libcrypto (see sha256.h).
  *
- * Invariant: ctx->used < 64 between calls; whole blocks are compressed
- * as soon as they are complete, so memory is one block.
+ * libcrypto is Debian's libssl-dev (already loaded by the HDF5 and MPI
+ * libraries of most builds); its EVP digest interface is the one OpenSSL
+ * 3 keeps undeprecated. Every libcrypto call is checked: a failure can
+ * only be an allocation, and ends the job (check_die).
  */
 #include "sha256.h"
 
+#include <openssl/evp.h>
 #include <stdio.h>
-#include <string.h>
 
-/* FIPS 180-4 4.2.2: the first 32 bits of the fractional parts of the
- * cube roots of the first 64 primes. */
-static const uint32_t sha256_k[64] = {
-    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1,
-    0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3,
-    0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786,
-    0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147,
-    0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13,
-    0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b,
-    0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a,
-    0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208,
-    0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
+#include "check.h"
 
-static uint32_t sha256_rotr(uint32_t x, unsigned n)
+static void sha256_ok(int ok, const char *what, int line)
 {
-    return (x >> n) | (x << (32u - n));
-}
-
-static void sha256_block(uint32_t h[8], const uint8_t *p)
-{
-    uint32_t w[64];
-    for (int t = 0; t < 16; t++)
-        w[t] = (uint32_t)p[4 * t] << 24 | (uint32_t)p[4 * t + 1] << 16 |
-               (uint32_t)p[4 * t + 2] << 8 | (uint32_t)p[4 * t + 3];
-    for (int t = 16; t < 64; t++) {
-        uint32_t s0 = sha256_rotr(w[t - 15], 7) ^ sha256_rotr(w[t - 15], 18) ^
-                      (w[t - 15] >> 3);
-        uint32_t s1 = sha256_rotr(w[t - 2], 17) ^ sha256_rotr(w[t - 2], 19) ^
-                      (w[t - 2] >> 10);
-        w[t] = w[t - 16] + s0 + w[t - 7] + s1;
-    }
-    uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5],
-             g = h[6], k = h[7];
-    for (int t = 0; t < 64; t++) {
-        uint32_t S1 = sha256_rotr(e, 6) ^ sha256_rotr(e, 11) ^ sha256_rotr(e, 25);
-        uint32_t ch = (e & f) ^ (~e & g);
-        uint32_t t1 = k + S1 + ch + sha256_k[t] + w[t];
-        uint32_t S0 = sha256_rotr(a, 2) ^ sha256_rotr(a, 13) ^ sha256_rotr(a, 22);
-        uint32_t maj = (a & b) ^ (a & c) ^ (b & c);
-        uint32_t t2 = S0 + maj;
-        k = g;
-        g = f;
-        f = e;
-        e = d + t1;
-        d = c;
-        c = b;
-        b = a;
-        a = t1 + t2;
-    }
-    h[0] += a;
-    h[1] += b;
-    h[2] += c;
-    h[3] += d;
-    h[4] += e;
-    h[5] += f;
-    h[6] += g;
-    h[7] += k;
+    if (!ok)
+        check_die(what, __FILE__, line);
 }
 
 void sha256_init(sha256_ctx *c)
 {
-    /* FIPS 180-4 5.3.3: square roots of the first 8 primes */
-    static const uint32_t h0[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372,
-                                   0xa54ff53a, 0x510e527f, 0x9b05688c,
-                                   0x1f83d9ab, 0x5be0cd19};
-    memcpy(c->h, h0, sizeof h0);
-    c->bytes = 0;
-    c->used = 0;
+    EVP_MD_CTX *md = EVP_MD_CTX_new();
+    sha256_ok(md != NULL, "libcrypto: EVP_MD_CTX_new failed (out of memory)", __LINE__);
+    sha256_ok(EVP_DigestInit_ex(md, EVP_sha256(), NULL) == 1,
+              "libcrypto: EVP_DigestInit_ex(SHA-256) failed", __LINE__);
+    c->md = md;
 }
 
 void sha256_update(sha256_ctx *c, const void *data, size_t n)
 {
-    const uint8_t *p = data;
-    c->bytes += n;
-    if (c->used > 0) {
-        size_t take = 64 - c->used < n ? 64 - c->used : n;
-        memcpy(c->block + c->used, p, take);
-        c->used += take;
-        p += take;
-        n -= take;
-        if (c->used < 64)
-            return;
-        sha256_block(c->h, c->block);
-        c->used = 0;
-    }
-    for (; n >= 64; p += 64, n -= 64)
-        sha256_block(c->h, p);
-    memcpy(c->block, p, n);
-    c->used = n;
+    sha256_ok(EVP_DigestUpdate(c->md, data, n) == 1, "libcrypto: EVP_DigestUpdate failed",
+              __LINE__);
 }
 
 void sha256_final(sha256_ctx *c, uint8_t digest[32])
 {
-    uint64_t bits = c->bytes * 8u;
-    /* padding (5.1.1): a 1 bit, zeros to 56 mod 64, the 64-bit length */
-    c->block[c->used++] = 0x80;
-    if (c->used > 56) {
-        memset(c->block + c->used, 0, 64 - c->used);
-        sha256_block(c->h, c->block);
-        c->used = 0;
-    }
-    memset(c->block + c->used, 0, 56 - c->used);
-    for (int i = 0; i < 8; i++)
-        c->block[56 + i] = (uint8_t)(bits >> (56 - 8 * i));
-    sha256_block(c->h, c->block);
-    for (int i = 0; i < 8; i++) {
-        digest[4 * i] = (uint8_t)(c->h[i] >> 24);
-        digest[4 * i + 1] = (uint8_t)(c->h[i] >> 16);
-        digest[4 * i + 2] = (uint8_t)(c->h[i] >> 8);
-        digest[4 * i + 3] = (uint8_t)c->h[i];
-    }
+    unsigned int len = 0;
+    sha256_ok(EVP_DigestFinal_ex(c->md, digest, &len) == 1 && len == 32,
+              "libcrypto: EVP_DigestFinal_ex failed", __LINE__);
+    EVP_MD_CTX_free(c->md);
+    c->md = NULL;
 }
 
 void sha256_hex(const void *data, size_t n, char hex[SHA256_HEX_LEN + 1])
 {
-    sha256_ctx c;
     uint8_t d[32];
-    sha256_init(&c);
-    sha256_update(&c, data, n);
-    sha256_final(&c, d);
+    unsigned int len = 0;
+    sha256_ok(EVP_Digest(data, n, d, &len, EVP_sha256(), NULL) == 1 && len == 32,
+              "libcrypto: EVP_Digest(SHA-256) failed", __LINE__);
     for (int i = 0; i < 32; i++)
         snprintf(hex + 2 * i, 3, "%02x", d[i]);
 }

@@ -361,6 +361,23 @@ int64_t space_block_of(const space *s, int64_t id)
     return lo;
 }
 
+void space_tally(const space *s, space_cursor *c, int64_t b, int64_t upto, const int *cls,
+                 int64_t *n)
+{
+    const spec *sp = s->sp;
+    if (c->block != b) {
+        space_count_block(s, c, b, NULL, NULL);
+        c->cell = -1;
+    }
+    const int *row = cls + (b / sp->nsystems) * sp->ntasks;
+    for (int64_t k = 0; k < s->cells && c->cell_off[k] < upto; k++) {
+        int x = row[k / sp->nbatches % sp->ntasks];
+        int64_t hi = c->cell_off[k + 1] < upto ? c->cell_off[k + 1] : upto;
+        if (x >= 0)
+            n[x] += hi - c->cell_off[k];
+    }
+}
+
 status_code space_point(const space *s, space_cursor *c, int64_t id,
                         const char **where)
 {

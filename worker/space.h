@@ -116,6 +116,13 @@ int space_set_counts(space *s, const int64_t *count, const int64_t *cost);
 /* Serial convenience: counts every block and sets the counts. */
 int space_count_all(space *s, space_cursor *c, int64_t *rejected);
 
+/* Adds to n[cls[model * ntasks + task]] the ids of block b before the
+ * block-relative position `upto` (0 .. the block's count), for each cell
+ * by its task (cls entries below 0 are not counted); loads block b into
+ * the cursor when it holds another. */
+void space_tally(const space *s, space_cursor *c, int64_t b, int64_t upto, const int *cls,
+                 int64_t *n);
+
 /* Builds point `id` (0 <= id < total) into c->p and c->idx (the index on
  * every axis; strategy: the candidate's index in its set) and checks it:
  * STATUS_OK, or the code of the rule it breaks when the enumeration and

@@ -15,6 +15,8 @@
 
 #include "../cost/status.h"
 #include "digest.h"
+#include "h5.h"
+#include "output.h"
 #include "provenance.h"
 
 #define VERIFY_BLOCK 4096 /* rows per read */
@@ -25,50 +27,14 @@ static const char *const verify_axes[SPACE_NAXES] = {
     "axes/strategy", "axes/stack", "axes/parallel"};
 static const char *const verify_other[] = {"axes/status", "skipped"};
 
-/* A scalar integer attribute; -1 when absent or of another kind. */
-static int verify_attr_int(hid_t loc, const char *name, int64_t *v)
-{
-    if (H5Aexists(loc, name) <= 0)
-        return -1;
-    hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
-    if (a < 0)
-        return -1;
-    hid_t t = H5Aget_type(a), s = H5Aget_space(a);
-    int rc = t >= 0 && s >= 0 && H5Tget_class(t) == H5T_INTEGER &&
-                     H5Sget_simple_extent_npoints(s) == 1 &&
-                     H5Aread(a, H5T_NATIVE_INT64, v) >= 0
-                 ? 0
-                 : -1;
-    if (s >= 0)
-        H5Sclose(s);
-    if (t >= 0)
-        H5Tclose(t);
-    H5Aclose(a);
-    return rc;
-}
-
 /* Is the string attribute `name` equal to `want`? (absent: `absent`) */
 static bool verify_attr_is(hid_t loc, const char *name, const char *want, bool absent)
 {
     if (H5Aexists(loc, name) <= 0)
         return absent;
-    hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
-    hid_t t = a >= 0 ? H5Aget_type(a) : -1;
-    bool same = false;
-    if (t >= 0 && H5Tget_class(t) == H5T_STRING && H5Tis_variable_str(t) == 0) {
-        size_t n = H5Tget_size(t);
-        char *buf = n < 4096 ? calloc(n + 1, 1) : NULL;
-        hid_t mt = H5Tcopy(H5T_C_S1);
-        if (buf && mt >= 0 && H5Tset_size(mt, n + 1) >= 0 && H5Aread(a, mt, buf) >= 0)
-            same = strcmp(buf, want) == 0;
-        if (mt >= 0)
-            H5Tclose(mt);
-        free(buf);
-    }
-    if (t >= 0)
-        H5Tclose(t);
-    if (a >= 0)
-        H5Aclose(a);
+    char *v = h5_attr_get_str(loc, name);
+    bool same = v && strcmp(v, want) == 0;
+    free(v);
     return same;
 }
 
@@ -210,7 +176,7 @@ int verify_shape_read(hid_t f, bool tables, verify_shape *v, char *msg, size_t s
     int64_t chunk_ids = 0;
     int64_t *dst[] = {&v->total, &v->valid, &v->nchunks, &chunk_ids};
     for (int i = 0; i < 4; i++)
-        if (verify_attr_int(f, counts[i], dst[i]) != 0) {
+        if (h5_attr_get_i64(f, counts[i], dst[i]) != 0) {
             snprintf(msg, size, "the root attribute %s is missing or not an "
                      "integer (not a madsweep sweep file, or damaged)", counts[i]);
             return -1;
@@ -244,6 +210,19 @@ int verify_shape_read(hid_t f, bool tables, verify_shape *v, char *msg, size_t s
         if (verify_table(f, verify_other[i], tables, &n, msg, size) != 0)
             return -1;
     }
+    int64_t format = 1;
+    if (H5Aexists(f, "format_version") > 0 &&
+        (h5_attr_get_i64(f, "format_version", &format) != 0 ||
+         (format != 1 && format != OUTPUT_FORMAT_VERSION))) {
+        snprintf(msg, size, "its file format (attribute format_version) is not one this "
+                 "madsweep reads (1 or %d): a newer madsweep wrote it, or it is damaged",
+                 OUTPUT_FORMAT_VERSION);
+        return -1;
+    }
+    int64_t nk = 0;
+    if (format == OUTPUT_FORMAT_VERSION &&
+        verify_table(f, "parts/kind_of", tables, &nk, msg, size) != 0)
+        return -1;
     if (prod != v->total) {
         snprintf(msg, size, "the axis tables give %lld combinations but "
                  "points_total is %lld: damaged", (long long)prod,
@@ -298,22 +277,21 @@ int verify_rows_open(verify_rows *v, hid_t f, const verify_shape *shape,
                      char *msg, size_t size)
 {
     memset(v, 0, sizeof *v);
-    v->results = v->type = -1;
     v->shape = shape;
-    v->results = H5Dopen2(f, "results", H5P_DEFAULT);
-    v->type = v->results >= 0 ? H5Dget_type(v->results) : -1;
-    v->size = v->type >= 0 ? H5Tget_size(v->type) : 0;
-    int bad = v->size == 0 || verify_member(v->type, "id", 8, &v->id) ||
-              verify_member(v->type, "status", 4, &v->status);
+    if (results_open(&v->res, f, msg, size) != 0)
+        return -1;
+    hid_t t = v->res.common.type; /* the checked columns are /results' */
+    v->size = v->res.common.size;
+    int bad = v->size == 0 || verify_member(t, "id", 8, &v->id) ||
+              verify_member(t, "status", 4, &v->status);
     for (int a = 0; a < SPACE_NAXES && !bad; a++) {
         char name[64];
         snprintf(name, sizeof name, "%s_idx",
                  a == SPACE_BATCH ? "batch" : space_axis_names[a]);
-        bad = verify_member(v->type, name, 4, &v->idx[a]);
+        bad = verify_member(t, name, 4, &v->idx[a]);
     }
     v->cap = VERIFY_BLOCK;
-    v->buf = bad ? NULL : malloc((size_t)v->cap * v->size);
-    if (bad || !v->buf) {
+    if (bad) {
         snprintf(msg, size, "/results lacks the columns id, status and *_idx "
                  "of a madsweep sweep file");
         verify_rows_close(v);
@@ -324,34 +302,7 @@ int verify_rows_open(verify_rows *v, hid_t f, const verify_shape *shape,
 
 void verify_rows_close(verify_rows *v)
 {
-    if (v->type >= 0)
-        H5Tclose(v->type);
-    if (v->results >= 0)
-        H5Dclose(v->results);
-    free(v->buf);
-    v->buf = NULL;
-    v->type = v->results = -1;
-}
-
-/* Reads rows [at, at + n) (n <= cap) raw into v->buf. */
-static int verify_read(verify_rows *v, int64_t at, int64_t n)
-{
-    if (n <= 0)
-        return 0;
-    hsize_t start = (hsize_t)at, count = (hsize_t)n;
-    hid_t fs = H5Dget_space(v->results);
-    hid_t ms = H5Screate_simple(1, &count, NULL);
-    int rc = fs >= 0 && ms >= 0 &&
-                     H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &count,
-                                         NULL) >= 0 &&
-                     H5Dread(v->results, v->type, ms, fs, H5P_DEFAULT, v->buf) >= 0
-                 ? 0
-                 : -1;
-    if (ms >= 0)
-        H5Sclose(ms);
-    if (fs >= 0)
-        H5Sclose(fs);
-    return rc;
+    results_close(&v->res);
 }
 
 /* Row `at` (id after *prev): the id increases, is below points_valid and
@@ -391,24 +342,49 @@ static int verify_row(const verify_rows *v, const char *row, int64_t *prev,
     return 0;
 }
 
+/* Chunk c's /parts/index entry names row `row` and the part rows pos[]
+ * (nothing to check without parts). */
+static int verify_entry(const verify_rows *v, int64_t c, int64_t row, const int64_t *pos,
+                        char *msg, size_t size)
+{
+    if (v->res.nparts == 0)
+        return 0;
+    int64_t er = -1, ep[OUTPUT_NKINDS];
+    int ok = results_index_entry(&v->res, c, &er, ep) == 0 && er == row;
+    for (int p = 0; ok && p < v->res.nparts; p++)
+        ok = ep[p] == pos[p];
+    if (!ok)
+        snprintf(msg, size, "the /parts/index entry of chunk %lld does not name its first "
+                 "row %lld and the part rows before it: the file is corrupted",
+                 (long long)c, (long long)row);
+    return ok ? 0 : -1;
+}
+
 int verify_chunk(verify_rows *v, int64_t c, uint64_t want, char *msg, size_t size)
 {
-    int64_t row0 = v->shape->lo[c], n = v->shape->lo[c + 1] - row0;
+    int64_t row0 = v->shape->lo[c], n = v->shape->lo[c + 1] - row0, first = row0;
+    if (results_seek_chunk(&v->res, c, &first, msg, size) != 0)
+        return -1;
+    if (v->res.nparts > 0 && first != row0) {
+        snprintf(msg, size, "the /parts/index entry of chunk %lld names row %lld, not its "
+                 "first id %lld: the file is corrupted", (long long)c, (long long)first,
+                 (long long)row0);
+        return -1;
+    }
     uint64_t d = DIGEST_SEED;
     int64_t prev = row0 - 1;
     for (int64_t at = 0; at < n; at += v->cap) {
         int64_t k = n - at < v->cap ? n - at : v->cap;
-        if (verify_read(v, row0 + at, k) != 0) {
-            snprintf(msg, size, "cannot read rows %lld-%lld of /results "
-                     "(chunk %lld): damaged", (long long)(row0 + at),
-                     (long long)(row0 + at + k - 1), (long long)c);
+        char why[VERIFY_MSG];
+        if (results_fetch(&v->res, row0 + at, k, why, sizeof why) != 0) {
+            snprintf(msg, size, "chunk %lld: %s", (long long)c, why);
             return -1;
         }
         for (int64_t i = 0; i < k; i++) {
-            const char *row = v->buf + (size_t)i * v->size;
+            const char *row = v->res.common.buf + (size_t)i * v->size;
             if (verify_row(v, row, &prev, row0 + at + i, msg, size) != 0)
                 return -1;
-            d = digest_row(d, row, v->size);
+            d = results_digest_row(&v->res, d, i);
         }
     }
     if (d != want) {
@@ -424,17 +400,16 @@ int verify_stream(verify_rows *v, int64_t nrows, int64_t nch, const uint64_t *dg
                   char *msg, size_t size)
 {
     const int64_t *lo = v->shape->lo;
-    int64_t cur = 0, prev = -1, first = 0;
+    int64_t cur = 0, prev = -1, first = 0, pos[OUTPUT_NKINDS] = {0};
     uint64_t d = DIGEST_SEED;
+    if (nch > 0 && verify_entry(v, 0, 0, pos, msg, size) != 0)
+        return -1;
     for (int64_t at = 0; at < nrows; at += v->cap) {
         int64_t k = nrows - at < v->cap ? nrows - at : v->cap;
-        if (verify_read(v, at, k) != 0) {
-            snprintf(msg, size, "cannot read rows %lld-%lld of /results: "
-                     "damaged", (long long)at, (long long)(at + k - 1));
+        if (results_fetch(&v->res, at, k, msg, size) != 0)
             return -1;
-        }
         for (int64_t i = 0; i < k; i++) {
-            const char *row = v->buf + (size_t)i * v->size;
+            const char *row = v->res.common.buf + (size_t)i * v->size;
             if (verify_row(v, row, &prev, at + i, msg, size) != 0)
                 return -1;
             if (prev >= lo[nch]) {
@@ -443,22 +418,35 @@ int verify_stream(verify_rows *v, int64_t nrows, int64_t nch, const uint64_t *dg
                          (long long)(at + i), (long long)prev);
                 return -1;
             }
-            for (; prev >= lo[cur + 1]; cur++, d = DIGEST_SEED, first = at + i)
+            for (; prev >= lo[cur + 1]; cur++, d = DIGEST_SEED, first = at + i) {
                 if (d != dg[cur]) { /* chunk cur ended (those between are empty) */
                     snprintf(msg, size, "chunk %lld (rows from %lld of /results) "
                              "fails its checksum: the file is corrupted",
                              (long long)cur, (long long)first);
                     return -1;
                 }
-            d = digest_row(d, row, v->size);
+                if (verify_entry(v, cur + 1, at + i, pos, msg, size) != 0)
+                    return -1;
+            }
+            d = results_digest_row(&v->res, d, i);
+            int p = results_part_of(&v->res, i);
+            if (p >= 0)
+                pos[p]++;
         }
     }
-    for (; cur < nch; cur++, d = DIGEST_SEED)
+    for (; cur < nch; cur++, d = DIGEST_SEED) {
         if (d != dg[cur]) {
             snprintf(msg, size, "chunk %lld fails its checksum: the file is "
                      "corrupted", (long long)cur);
             return -1;
         }
+        if (cur + 1 < nch && verify_entry(v, cur + 1, nrows, pos, msg, size) != 0)
+            return -1;
+    }
+    /* a checkpoint's first chunk left: its entry is where a resumed run
+     * continues (worker.c) */
+    if (nch > 0 && nch < v->res.nindex && verify_entry(v, nch, nrows, pos, msg, size) != 0)
+        return -1;
     return 0;
 }
 
@@ -489,7 +477,7 @@ int verify_read_progress(hid_t f, int64_t nchunks, uint8_t *done,
 static int verify_reduced(hid_t f, const verify_shape *s, char *msg, size_t size)
 {
     int64_t kept = -1, n = -1;
-    if (verify_attr_int(f, "rows_kept", &kept) != 0 || kept != s->rows) {
+    if (h5_attr_get_i64(f, "rows_kept", &kept) != 0 || kept != s->rows) {
         snprintf(msg, size, "/results has %lld rows but rows_kept says %lld: "
                  "truncated or damaged", (long long)s->rows, (long long)kept);
         return -1;

@@ -8,19 +8,25 @@
  *   - the root counts (points_total, points_valid, chunks, chunk_ids):
  *     present, integers, consistent with each other and with the extents
  *     of /results, /progress, /digests and /chunk_starts;
- *   - every table of /axes and /skipped, /chunk_starts, /groups and the
- *     checkpoints of /keep: one-dimensional, its `digest` attribute equal
- *     to the digest of its bytes (digest.h); the axis sizes multiply
- *     exactly to points_total; /chunk_starts starts at 0, increases and
- *     ends at points_valid;
+ *   - the file format (format_version: 1 or 2) and, format 2, its parts
+ *     (worker/results.h: the logical row type, /parts/kind_of, the part
+ *     tables and /parts/index);
+ *   - every table of /axes and /skipped, /chunk_starts, /parts/kind_of,
+ *     /groups and the checkpoints of /keep: one-dimensional, its `digest`
+ *     attribute equal to the digest of its bytes (digest.h); the axis
+ *     sizes multiply exactly to points_total; /chunk_starts starts at 0,
+ *     increases and ends at points_valid;
  *   - /provenance: the catalogues table's digest and every stored
  *     catalogue text against its sha256 (provenance_verify);
  *   - the rows: the columns id, status and *_idx are integers of the
  *     written widths; ids strictly increase (keep = "all": row i is id
  *     i) below points_valid; every *_idx lies inside its axis table; the
- *     status is a known code; and the digest of each chunk's rows (the
- *     rows whose ids lie in the chunk's range of /chunk_starts) equals
- *     the chunk's /digests entry.
+ *     status is a known code; the digest of each chunk's rows as stored
+ *     (the rows whose ids lie in the chunk's range of /chunk_starts: each
+ *     one's /results row, then its part row) equals the chunk's /digests
+ *     entry; and
+ *     each chunk's /parts/index entry names the row and part rows it
+ *     starts at.
  * The HDF5 1.10 format (checksummed metadata) catches most damage to
  * the file's structure first: such a file fails to open or to read.
  * Functions are local to one process (no MPI); under MPI every rank makes
@@ -34,6 +40,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "results.h"
 #include "space.h"
 
 #define VERIFY_MSG 512
@@ -58,17 +65,16 @@ void verify_shape_free(verify_shape *v);
 int verify_table(hid_t f, const char *name, bool read, int64_t *n, char *msg,
                  size_t size);
 
-/* A reader of the rows of /results. */
+/* A reader of the rows of a sweep file as stored. */
 typedef struct verify_rows {
-    hid_t results, type; /* the dataset and its own (file) row type */
-    size_t size;         /* bytes per row */
-    size_t id, status, idx[SPACE_NAXES]; /* column offsets */
+    results res;         /* the rows (results.h), fetched a block at a time */
+    size_t size;         /* bytes per /results row */
+    size_t id, status, idx[SPACE_NAXES]; /* column offsets in a /results row */
     const verify_shape *shape;
-    char *buf;           /* one block of rows */
-    int64_t cap;         /* rows in buf */
+    int64_t cap;         /* rows per block */
 } verify_rows;
 
-/* Opens /results and finds its columns; 0, or -1 with msg set. */
+/* Opens the rows and finds their columns; 0, or -1 with msg set. */
 int verify_rows_open(verify_rows *v, hid_t f, const verify_shape *shape,
                      char *msg, size_t size);
 void verify_rows_close(verify_rows *v);

@@ -27,8 +27,10 @@
 
 #include "../cost/elastic.h"
 #include "check.h"
+#include "count.h"
 #include "digest.h"
 #include "kept.h"
+#include "partpos.h"
 
 enum { W_NEXT = 0, W_EVALUATED = 1, W_IDS = 2, W_HALT = 3, W_NCOUNTERS = 4 };
 
@@ -114,7 +116,7 @@ void worker_progress(worker *w, int64_t *chunks_drawn, int64_t *evaluated)
 typedef struct worker_plans {
     int64_t system; /* -1: empty */
     int64_t n;
-    output_texts *text;
+    output_rows_texts *text;
     uint8_t *have;
 } worker_plans;
 
@@ -135,7 +137,7 @@ typedef struct worker_rows {
     int64_t nchunks, ccap;
 } worker_rows;
 
-static const output_texts *worker_plan_text(worker_plans *pc,
+static const output_rows_texts *worker_plan_text(worker_plans *pc,
                                             const space_cursor *cur)
 {
     int64_t k = cur->idx[SPACE_STRATEGY];
@@ -144,7 +146,7 @@ static const output_texts *worker_plan_text(worker_plans *pc,
         pc->system = cur->idx[SPACE_SYSTEM];
     }
     if (!pc->have[k]) {
-        output_texts_of(&cur->p, &pc->text[k]);
+        output_rows_texts_of(&cur->p, &pc->text[k]);
         pc->have[k] = 1;
     }
     return &pc->text[k];
@@ -169,8 +171,8 @@ static status_code worker_eval(worker *w, worker_ctx *x, int64_t id, result_t *r
 static void worker_pack(worker *w, worker_ctx *x, int64_t id, const result_t *res,
                         char *row)
 {
-    output_pack(w->rows, row, id, x->cur->idx, &x->cur->p, res,
-                worker_plan_text(&x->pc, x->cur));
+    output_rows_pack(w->rows, row, id, x->cur->idx, &x->cur->p, res,
+                     worker_plan_text(&x->pc, x->cur));
 }
 
 /* Counts an evaluated point of this run (and the summary's winners). */
@@ -186,8 +188,8 @@ static void worker_count(worker *w, const worker_ctx *x, int64_t id, status_code
         return;
     }
     w->ok++;
-    summary_consider(&w->best[summary_slot(w->s, x->cur->idx)],
-                     summary_value(&x->cur->p, res), id);
+    winners_consider(&w->best[winners_slot(w->s, x->cur->idx)],
+                     winners_value(&x->cur->p, res), id);
 }
 
 /* keep = "all": evaluates ids [lo, hi) into x->buf; returns the rows,
@@ -257,38 +259,68 @@ static void worker_chunk_kept(worker *w, worker_ctx *x, int64_t c, worker_rows *
     }
     if (rows) {
         rb->chunk[rb->nchunks] = c;
-        rb->digest[rb->nchunks] = digest_rows(rb->buf + (size_t)rb->n * rs, n, rs);
+        rb->digest[rb->nchunks] = output_rows_digest_n(w->rows, rb->buf + (size_t)rb->n * rs, n);
         rb->count[rb->nchunks++] = n;
         rb->n += n;
     }
 }
 
+/* Writes the /parts/index entry of chunk c: its first row and the part
+ * rows before it (nothing without parts). */
+static void worker_entry(worker *w, int64_t c, int64_t row, const int64_t *pos)
+{
+    int np = w->rows->nparts;
+    if (np == 0)
+        return;
+    int64_t e[1 + OUTPUT_NKINDS];
+    e[0] = row;
+    for (int p = 0; p < np; p++)
+        e[1 + p] = pos[p];
+    output_write_index(w->out, c, 1, e, false);
+}
+
 /* Feasible-only, at a sync: the buffered rows of chunks [base, stop) go
- * to /results in chunk order (offsets from the summed per-chunk counts). */
+ * to /results in chunk order, their part rows to the parts (offsets from
+ * the summed per-chunk counts of rows and of each part's rows), with
+ * the chunks' /parts/index entries and that of chunk stop (rank 0: the
+ * row and part rows a resumed run continues from). */
 static void worker_flush_rows(worker *w, worker_rows *rb, int64_t base, int64_t stop)
 {
+    const output_rows *r = w->rows;
+    int np = r->nparts, k1 = 1 + np;
     int64_t m = stop - base;
-    int64_t *off = calloc((size_t)(m > 0 ? m : 1) + 1, sizeof *off);
+    int64_t *off = calloc(((size_t)(m > 0 ? m : 1) + 1) * (size_t)k1, sizeof *off);
     if (!off)
         check_die("out of memory for row offsets", __FILE__, __LINE__);
-    for (int64_t i = 0; i < rb->nchunks; i++)
-        off[rb->chunk[i] - base + 1] = rb->count[i];
-    for (int64_t at = 0; at < m; at += 1 << 24) {
-        int k = (int)(m - at < (1 << 24) ? m - at : (1 << 24));
-        CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, off + 1 + at, k, MPI_INT64_T, MPI_SUM,
-                                w->comm));
+    size_t rs = r->t.size;
+    for (int64_t i = 0, at = 0; i < rb->nchunks; at += rb->count[i++]) {
+        int64_t *o = off + (rb->chunk[i] - base + 1) * k1;
+        o[0] = rb->count[i];
+        for (int64_t j = 0; j < rb->count[i]; j++) {
+            int p = output_rows_part_of(r, rb->buf + (size_t)(at + j) * rs);
+            if (p >= 0)
+                o[1 + p]++;
+        }
     }
+    count_sum(w->comm, off, (m + 1) * k1);
     for (int64_t i = 0; i < m; i++)
-        off[i + 1] += off[i];
+        for (int k = 0; k < k1; k++)
+            off[(i + 1) * k1 + k] += off[i * k1 + k];
     double t0 = MPI_Wtime();
-    output_results_grow(w->out, w->rows_done + off[m]);
-    size_t rs = w->rows->t.size;
-    int64_t at = 0;
-    for (int64_t i = 0; i < rb->nchunks; i++) {
-        output_write_rows(w->out, w->rows_done + off[rb->chunk[i] - base], rb->count[i],
-                          rb->buf + (size_t)at * rs);
-        at += rb->count[i];
+    int64_t parts[OUTPUT_NKINDS], pos[OUTPUT_NKINDS];
+    for (int p = 0; p < np; p++)
+        parts[p] = w->part_done[p] + off[m * k1 + 1 + p];
+    output_grow(w->out, w->rows_done + off[m * k1], parts);
+    for (int64_t i = 0, at = 0; i < rb->nchunks; at += rb->count[i++]) {
+        const int64_t *o = off + (rb->chunk[i] - base) * k1;
+        for (int p = 0; p < np; p++)
+            pos[p] = w->part_done[p] + o[1 + p];
+        output_write_rows(w->out, w->rows_done + o[0], rb->count[i], rb->buf + (size_t)at * rs,
+                          pos, false);
+        worker_entry(w, rb->chunk[i], w->rows_done + o[0], pos);
     }
+    if (w->rank == 0 && stop < w->ch->n)
+        worker_entry(w, stop, w->rows_done + off[m * k1], parts);
     /* the chunks' digests: each from the rank that evaluated it, summed
      * into rank 0's copy and written by it in one piece */
     uint64_t *dg = calloc((size_t)(m > 0 ? m : 1), sizeof *dg);
@@ -305,7 +337,9 @@ static void worker_flush_rows(worker *w, worker_rows *rb, int64_t base, int64_t 
         output_write_digests(w->out, base, m, dg);
     free(dg);
     w->t_write += MPI_Wtime() - t0;
-    w->rows_done += off[m];
+    w->rows_done += off[m * k1];
+    for (int p = 0; p < np; p++)
+        w->part_done[p] = parts[p];
     rb->n = rb->nchunks = 0;
     free(off);
 }
@@ -339,19 +373,37 @@ static int64_t worker_slice_start(const chunks *ch, const int64_t *ids, int64_t 
     return i;
 }
 
-/* A ranked sweep's /digests: this rank writes those of the chunks from
- * its slice's first chunk (rank 0: chunk 0) up to the next slice's, the
- * digest of each one's kept rows (none: the digest of no rows). */
-static void worker_kept_digests(worker *w, const int64_t *ids, int64_t n, int64_t lo,
-                                int64_t hi, const char *buf, int nranks)
+/* The first of the n sorted ids at or after id. */
+static int64_t worker_lower_bound(const int64_t *ids, int64_t n, int64_t id)
+{
+    int64_t a = 0, b = n;
+    while (a < b) {
+        int64_t mid = a + (b - a) / 2;
+        if (ids[mid] < id)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    return a;
+}
+
+/* A ranked sweep's /digests and /parts/index: this rank writes those of
+ * the chunks from its slice's first chunk (rank 0: chunk 0) up to the
+ * next slice's: the digest of each one's kept rows (none: the digest of
+ * no rows), and its first row with the part rows before it (pos0: the
+ * part rows before row lo, the slice's first). */
+static void worker_kept_chunks(worker *w, const int64_t *ids, int64_t n, int64_t lo,
+                               int64_t hi, const char *buf, int nranks, const int64_t *pos0)
 {
     int64_t c0 = w->rank == 0 ? 0 : lo < n ? worker_chunk_of(w->ch, ids[lo]) : w->ch->n;
     int64_t c1 = w->rank == nranks - 1 ? w->ch->n
                  : hi < n ? worker_chunk_of(w->ch, ids[hi]) : w->ch->n;
     if (c1 < c0)
         c1 = c0;
+    int np = w->rows->nparts, k1 = 1 + np;
     uint64_t *dg = malloc((size_t)(c1 - c0 > 0 ? c1 - c0 : 1) * sizeof *dg);
-    if (!dg)
+    int64_t *ent = malloc((size_t)(c1 - c0 > 0 ? c1 - c0 : 1) * (size_t)k1 * sizeof *ent);
+    if (!dg || !ent)
         check_die("out of memory for chunk digests", __FILE__, __LINE__);
     for (int64_t c = c0; c < c1; c++)
         dg[c - c0] = DIGEST_SEED;
@@ -359,9 +411,27 @@ static void worker_kept_digests(worker *w, const int64_t *ids, int64_t n, int64_
     for (int64_t i = lo; i < hi; i++) {
         int64_t c = worker_chunk_of(w->ch, ids[i]);
         if (c >= c0 && c < c1)
-            dg[c - c0] = digest_row(dg[c - c0], buf + (size_t)(i - lo) * rs, rs);
+            dg[c - c0] = output_rows_digest(w->rows, dg[c - c0], buf + (size_t)(i - lo) * rs);
     }
     output_write_digests(w->out, c0, c1 - c0, dg);
+    int64_t pos[OUTPUT_NKINDS], j = lo;
+    for (int p = 0; p < np; p++)
+        pos[p] = pos0[p];
+    for (int64_t c = c0; np > 0 && c < c1; c++) {
+        int64_t first = worker_lower_bound(ids, n, w->ch->lo[c]);
+        first = first < lo ? lo : first > hi ? hi : first;
+        for (; j < first; j++) {
+            int p = output_rows_part_of(w->rows, buf + (size_t)(j - lo) * rs);
+            if (p >= 0)
+                pos[p]++;
+        }
+        ent[(c - c0) * k1] = first;
+        for (int p = 0; p < np; p++)
+            ent[(c - c0) * k1 + 1 + p] = pos[p];
+    }
+    if (np > 0)
+        output_write_index(w->out, c0, c1 - c0, ent, false);
+    free(ent);
     free(dg);
 }
 
@@ -410,9 +480,23 @@ static void worker_finish_ranked(worker *w, worker_ctx *x)
         worker_eval(w, x, ids[i], &res);
         worker_pack(w, x, ids[i], &res, buf + (size_t)(i - lo) * rs);
     }
-    output_results_grow(w->out, n);
-    output_write_rows_all(w->out, lo, hi - lo, buf);
-    worker_kept_digests(w, ids, n, lo, hi, buf, nranks);
+    /* the slice's part rows follow those of the slices before it */
+    int np = w->rows->nparts;
+    int64_t cnt[OUTPUT_NKINDS] = {0}, pos0[OUTPUT_NKINDS] = {0}, tot[OUTPUT_NKINDS] = {0};
+    for (int64_t i = lo; i < hi && np > 0; i++) {
+        int p = output_rows_part_of(w->rows, buf + (size_t)(i - lo) * rs);
+        if (p >= 0)
+            cnt[p]++;
+    }
+    if (np > 0) {
+        CHECK_MPI(MPI_Exscan(cnt, pos0, np, MPI_INT64_T, MPI_SUM, w->comm));
+        CHECK_MPI(MPI_Allreduce(cnt, tot, np, MPI_INT64_T, MPI_SUM, w->comm));
+        if (w->rank == 0)
+            memset(pos0, 0, sizeof pos0);
+    }
+    output_grow(w->out, n, tot);
+    output_write_rows(w->out, lo, hi - lo, buf, pos0, true);
+    worker_kept_chunks(w, ids, n, lo, hi, buf, nranks, pos0);
     w->kept = n;
     free(buf);
     free(ids);
@@ -457,7 +541,7 @@ static int worker_sync(worker *w, worker_ctx *x, worker_rows *rb, int64_t held,
     if (!last) {
         /* the winners of chunks [0, stop) on every rank (merging winners
          * again later changes nothing), saved with the state */
-        summary_merge(w->comm, w->best, summary_slots(w->s));
+        winners_merge(w->comm, w->best, winners_slots(w->s));
         kept_checkpoint(w->out, w->red, w->s, stop, w->rows_done, w->best);
     } else if (rows) {
         int64_t *kept = calloc((size_t)w->red->ngroups, sizeof *kept);
@@ -572,8 +656,10 @@ static void worker_loop_all(worker *w, worker_ctx *x)
             break;
         }
         double t1 = MPI_Wtime();
-        output_write_rows(w->out, lo, n, x->buf);
-        output_mark_done(w->out, c, digest_rows(x->buf, n, w->rows->t.size));
+        const int64_t *pos = w->part_pos ? w->part_pos + c * w->rows->nparts : NULL;
+        output_write_rows(w->out, lo, n, x->buf, pos, false);
+        worker_entry(w, c, lo, pos);
+        output_mark_done(w->out, c, output_rows_digest_n(w->rows, x->buf, n));
         w->t_eval += t1 - t0;
         w->t_write += MPI_Wtime() - t1;
         w->chunks_done++;
@@ -598,6 +684,45 @@ static void worker_ctx_free(worker_ctx *x)
     free(x->pc.have);
 }
 
+/* The part rows a run starts from (collective): keep = "all", every
+ * chunk's part positions (partpos.h), the parts sized to their totals;
+ * feasible-only resumed, the part rows committed, from the /parts/index
+ * entry of the first chunk to evaluate (written with the checkpoint).
+ * Returns 0, or -1 when out of memory (on every rank). */
+static int worker_parts_setup(worker *w)
+{
+    int np = w->rows->nparts;
+    memset(w->part_done, 0, sizeof w->part_done);
+    w->part_pos = NULL;
+    if (np == 0)
+        return 0;
+    if (!w->red) {
+        w->part_pos = malloc(((size_t)w->ch->n + 1) * (size_t)np * sizeof *w->part_pos);
+        int bad = !w->part_pos, any = 0;
+        CHECK_MPI(MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, w->comm));
+        if (any || partpos_plan(w->comm, w->s, w->ch, w->rows, w->part_pos) != 0) {
+            free(w->part_pos);
+            w->part_pos = NULL;
+            return -1;
+        }
+        /* sized and flushed before any chunk is marked done: a killed
+         * run must leave the parts' extents and chunks in the file */
+        output_grow(w->out, w->s->total, w->part_pos + w->ch->n * np);
+        output_flush(w->out);
+        return 0;
+    }
+    if (w->red->k->mode != SPEC_KEEP_FEASIBLE || w->first_chunk <= 0 ||
+        w->first_chunk >= w->ch->n)
+        return 0;
+    int64_t e[1 + OUTPUT_NKINDS];
+    if (output_read_index(w->out, w->first_chunk, e) != 0 || e[0] != w->rows_done)
+        check_die("cannot resume: the /parts/index entry of the checkpoint's first chunk "
+                  "does not name its committed rows (damaged)", __FILE__, __LINE__);
+    for (int p = 0; p < np; p++)
+        w->part_done[p] = e[1 + p];
+    return 0;
+}
+
 int worker_run(worker *w)
 {
     CHECK_MPI(MPI_Comm_rank(w->comm, &w->rank));
@@ -618,7 +743,7 @@ int worker_run(worker *w)
     x.pc.have = calloc((size_t)nk, 1);
     int bad = !w->best || !x.buf || cbad || !x.pc.text || !x.pc.have, any = 0;
     CHECK_MPI(MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, w->comm));
-    if (any) {
+    if (any || worker_parts_setup(w) != 0) {
         worker_ctx_free(&x);
         return -1;
     }
@@ -644,5 +769,7 @@ int worker_run(worker *w)
     CHECK_MPI(MPI_Win_free(&w->win));
     engine_free(&x.e);
     worker_ctx_free(&x);
+    free(w->part_pos);
+    w->part_pos = NULL;
     return 0;
 }

@@ -8,8 +8,10 @@
  * (space.h); chunks are cut by estimated cost (chunks.h).
  *
  * keep = "all": a chunk's rows go to /results at the chunk's first id,
- * then its /progress byte is set. Memory per rank: one chunk of rows plus
- * the chunk table.
+ * their part rows (output_rows.h) at the chunk's part positions
+ * (partpos.h, computed before the loop), then its /parts/index entry,
+ * its digest and its /progress byte. Memory per rank: one chunk of rows
+ * plus the chunk table and its part positions.
  *
  * Reduced sweeps (w->red set): each rank feeds its points to its reducer
  * (reduce.h) or, for keep = { feasible = true; }, buffers its feasible
@@ -52,7 +54,7 @@
 #include "output.h"
 #include "reduce.h"
 #include "space.h"
-#include "summary.h"
+#include "winners.h"
 
 typedef struct worker worker;
 
@@ -80,10 +82,10 @@ struct worker {
     int64_t first_chunk;  /* chunks [0, first_chunk) are in the restored state */
     int64_t rows_done;    /* rows of /results committed (feasible-only) */
     double checkpoint_s;  /* seconds between checkpoints on rank 0's clock */
-    /* the summary's winners, [summary_slots()], the caller's: empty, or
+    /* the summary's winners, [winners_slots()], the caller's: empty, or
      * as restored from a checkpoint; updated with every point evaluated
      * and merged over the ranks at every checkpoint */
-    summary_best *best;
+    winners_best *best;
     /* results of this rank */
     int64_t evaluated, ok, infeasible, chunks_done;
     int64_t invalid; /* rows with a non-finite or negative figure (eval_run) */
@@ -99,6 +101,8 @@ struct worker {
     int rank;
     MPI_Win win;
     int64_t *counters;
+    int64_t *part_pos;    /* keep = "all": [(chunks + 1) * nparts] (partpos.h) */
+    int64_t part_done[OUTPUT_NKINDS]; /* feasible-only: part rows committed */
 };
 
 /* Runs the loop until every chunk is drawn, or until a rank is asked to

@@ -244,6 +244,13 @@ void load_keys_print(FILE *out);
 const char *load_keys_range_text(load_ns ns, const char *key, char *buf, size_t size);
 const char *load_keys_unit(load_ns ns, const char *key);
 
+/* Calls fn(key, unit, arg) once per key name that has a unit, over every
+ * namespace (a key read in several has one unit: load_keys_check); the
+ * strings are the tables' own (static). What a sweep file's input-key
+ * columns are measured in (driver/sweep/sweep.c, output_meta.key_units). */
+void load_keys_each_unit(void (*fn)(const char *key, const char *unit, void *arg),
+                         void *arg);
+
 /* Checks every row of every table: a number key has a range of its
  * kind, lo <= hi, and a unit; no table lists a key twice; a number key
  * read in several namespaces has one unit (its range may differ).

@@ -46,6 +46,31 @@ const char *load_keys_unit(load_ns ns, const char *key)
     return k ? k->unit : NULL;
 }
 
+/* Does a namespace before ns, or a row before k in ns's table, give key
+ * k's name a unit? */
+static bool load_keys_unit_seen(int ns, const load_key *k)
+{
+    for (int e = 0; e < ns; e++)
+        if (load_keys_unit((load_ns)e, k->name))
+            return true;
+    const load_table *t = load_keys_table((load_ns)ns);
+    for (const load_key *j = t->keys; j < k; j++)
+        if (j->unit && strcmp(j->name, k->name) == 0)
+            return true;
+    return false;
+}
+
+void load_keys_each_unit(void (*fn)(const char *key, const char *unit, void *arg),
+                         void *arg)
+{
+    for (int ns = 0; ns < LOAD_NNS; ns++) {
+        const load_table *t = load_keys_table((load_ns)ns);
+        for (size_t i = 0; i < t->n; i++)
+            if (t->keys[i].unit && !load_keys_unit_seen(ns, &t->keys[i]))
+                fn(t->keys[i].name, t->keys[i].unit, arg);
+    }
+}
+
 /* Whether type t is read as an integer, a float, or neither (0). */
 static int load_keys_number(load_type t)
 {

@@ -52,11 +52,12 @@ static char *frame_units(hid_t d, size_t *uw, hssize_t *nu)
     return units;
 }
 
-/* The members of dataset d that are columns, the converted memory type
- * and row size. *members is malloc'ed (*n of them). */
-static int frame_members(hid_t d, frame_table *t, frame_member **members, int *n)
+/* The members of compound type ft (its `units` on object uo) that are
+ * columns, the converted memory type and row size. *members is
+ * malloc'ed (*n of them). Closes ft. */
+static int frame_members_of(hid_t ft, hid_t uo, frame_table *t, frame_member **members,
+                            int *n)
 {
-    hid_t ft = H5Dget_type(d);
     if (ft < 0 || H5Tget_class(ft) != H5T_COMPOUND) {
         if (ft >= 0)
             H5Tclose(ft);
@@ -66,7 +67,7 @@ static int frame_members(hid_t d, frame_table *t, frame_member **members, int *n
     frame_member *m = calloc((size_t)(nm > 0 ? nm : 1), sizeof *m);
     size_t uw = 0;
     hssize_t nu = 0;
-    char *units = frame_units(d, &uw, &nu);
+    char *units = frame_units(uo, &uw, &nu);
     if (!m)
         check_die("out of memory", __FILE__, __LINE__);
     int k = 0;
@@ -124,6 +125,12 @@ static int frame_members(hid_t d, frame_table *t, frame_member **members, int *n
     *members = m;
     *n = k;
     return 0;
+}
+
+/* The members of dataset d that are columns (frame_members_of). */
+static int frame_members(hid_t d, frame_table *t, frame_member **members, int *n)
+{
+    return frame_members_of(H5Dget_type(d), d, t, members, n);
 }
 
 static void frame_add(frame *f, const char *name, const frame_member *m,
@@ -305,7 +312,6 @@ static int frame_int_attr(hid_t f, const char *name, int64_t *v)
 int frame_open(frame *f, const char *path, char *msg, size_t size)
 {
     memset(f, 0, sizeof *f);
-    f->results = -1;
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     f->file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (f->file < 0) {
@@ -352,17 +358,24 @@ int frame_open(frame *f, const char *path, char *msg, size_t size)
         CHECK_H5(H5Tclose(at));
         CHECK_H5(H5Aclose(a));
     }
-    f->results = CHECK_H5ID(H5Dopen2(f->file, "results", H5P_DEFAULT));
+    f->res = malloc(sizeof *f->res);
+    if (!f->res || results_open(f->res, f->file, vmsg, sizeof vmsg) != 0) {
+        snprintf(msg, size, "%s: its rows do not read: %s", path,
+                 f->res ? vmsg : "out of memory");
+        free(f->res);
+        f->res = NULL;
+        frame_close(f);
+        return 1;
+    }
     frame_member *rm = NULL;
     int nrm = 0;
-    if (frame_members(f->results, &f->t, &rm, &nrm) != 0) {
+    if (frame_members_of(H5Tcopy(f->res->ltype), f->res->units_owner, &f->t, &rm, &nrm) !=
+        0) {
         snprintf(msg, size, "%s: /results is not a table", path);
         frame_close(f);
         return 1;
     }
-    hid_t sp = CHECK_H5ID(H5Dget_space(f->results));
-    f->nrows = H5Sget_simple_extent_npoints(sp);
-    CHECK_H5(H5Sclose(sp));
+    f->nrows = f->res->common.rows;
     for (int i = 0; i < nrm; i++)
         frame_add(f, rm[i].name, &rm[i], FRAME_RESULTS, -1);
     frame_axes(f, rm, nrm);
@@ -386,12 +399,14 @@ void frame_close(frame *f)
     free(f->cols);
     if (f->t.mtype > 0)
         H5Tclose(f->t.mtype);
-    if (f->results >= 0)
-        H5Dclose(f->results);
+    if (f->res) {
+        results_close(f->res);
+        free(f->res);
+    }
     if (f->file >= 0)
         H5Fclose(f->file);
     memset(f, 0, sizeof *f);
-    f->file = f->results = -1;
+    f->file = -1;
 }
 
 const frame_col *frame_find(const frame *f, const char *name, char *msg,
@@ -415,15 +430,9 @@ const frame_col *frame_find(const frame *f, const char *name, char *msg,
 
 void frame_read(const frame *f, int64_t at, int64_t n, char *buf)
 {
-    if (n <= 0)
-        return;
-    hsize_t start = (hsize_t)at, count = (hsize_t)n;
-    hid_t fs = CHECK_H5ID(H5Dget_space(f->results));
-    CHECK_H5(H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &count, NULL));
-    hid_t ms = CHECK_H5ID(H5Screate_simple(1, &count, NULL));
-    CHECK_H5(H5Dread(f->results, f->t.mtype, ms, fs, H5P_DEFAULT, buf));
-    CHECK_H5(H5Sclose(ms));
-    CHECK_H5(H5Sclose(fs));
+    char why[600];
+    if (n > 0 && results_read_as(f->res, at, n, f->t.mtype, buf, why, sizeof why) != 0)
+        check_die(why, __FILE__, __LINE__); /* the file passed verify_file */
 }
 
 /* The row of the table that holds c's value for /results row `row`. */

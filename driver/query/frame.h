@@ -13,6 +13,8 @@
  *     M as "X.M", also as plain "M" when no /results column and no other
  *     axis table has that name (hardware, nic_gbps_per_device, tp...);
  *   - status_name, the status code's name from /axes/status.
+ * /results means the file's logical rows (worker/results.h: in a file of
+ * format 2, /results joined with the part of each row's kind).
  * Integers (any width) are read as int64, floats as double, fixed-length
  * strings as NUL-terminated text; other member types are not columns.
  * Units come from the `units` attributes. Rows are read in blocks in a
@@ -26,6 +28,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "../worker/results.h"
 
 #define FRAME_NAME_MAX 96
 #define FRAME_UNIT_MAX 64
@@ -64,7 +68,8 @@ typedef struct frame_axis {
 } frame_axis;
 
 typedef struct frame {
-    hid_t file, results;
+    hid_t file;
+    results *res;        /* the logical rows (malloc'ed: frame_read reads) */
     frame_table t;       /* /results */
     int64_t nrows;
     frame_col *cols;

@@ -15,6 +15,7 @@
 #include "../../cost/bound.h"
 #include "../../worker/check.h"
 #include "../job.h"
+#include "../../worker/results.h"
 
 #define SUMMARY_BLOCK 65536
 #define SUMMARY_STACK_W 14 /* the stack column (detailed) */
@@ -49,7 +50,7 @@ static hid_t summary_row_type(void)
     return t;
 }
 
-int summary_scan(const char *path, const space *s, summary_best *b, FILE *err)
+int summary_scan(const char *path, const space *s, winners_best *b, FILE *err)
 {
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (f < 0) {
@@ -60,31 +61,27 @@ int summary_scan(const char *path, const space *s, summary_best *b, FILE *err)
         CHECK_H5(H5Fclose(f));
         return 1; /* a reduced sweep: its rows are the kept ones only */
     }
-    hid_t d = H5Dopen2(f, "results", H5P_DEFAULT);
+    /* the logical rows (worker/results.h: /results and the parts) */
+    results rd;
+    char why[512];
     summary_row *blk = calloc(SUMMARY_BLOCK, sizeof *blk);
-    if (d < 0 || !blk) {
-        fprintf(err, "madsweep: summary: %s has no readable /results\n", path);
+    if (!blk || results_open(&rd, f, why, sizeof why) != 0) {
+        fprintf(err, "madsweep: summary: %s has no readable rows%s%s\n", path,
+                blk ? ": " : "", blk ? why : "");
         free(blk);
-        if (d >= 0)
-            CHECK_H5(H5Dclose(d));
         CHECK_H5(H5Fclose(f));
         return -1;
     }
     hid_t mt = summary_row_type();
-    hid_t fs = CHECK_H5ID(H5Dget_space(d));
-    hsize_t nrows = (hsize_t)H5Sget_simple_extent_npoints(fs);
+    int64_t nrows = rd.common.rows;
     int rc = 0;
-    for (hsize_t at = 0; at < nrows && rc == 0; at += SUMMARY_BLOCK) {
-        hsize_t cnt = nrows - at < SUMMARY_BLOCK ? nrows - at : SUMMARY_BLOCK;
-        CHECK_H5(H5Sselect_hyperslab(fs, H5S_SELECT_SET, &at, NULL, &cnt, NULL));
-        hid_t ms = CHECK_H5ID(H5Screate_simple(1, &cnt, NULL));
-        if (H5Dread(d, mt, ms, fs, H5P_DEFAULT, blk) < 0) {
-            fprintf(err, "madsweep: summary: %s: /results lacks the columns of "
-                    "this version\n", path);
+    for (int64_t at = 0; at < nrows && rc == 0; at += SUMMARY_BLOCK) {
+        int64_t cnt = nrows - at < SUMMARY_BLOCK ? nrows - at : SUMMARY_BLOCK;
+        if (results_read_as(&rd, at, cnt, mt, blk, why, sizeof why) != 0) {
+            fprintf(err, "madsweep: summary: %s: %s\n", path, why);
             rc = -1;
         }
-        CHECK_H5(H5Sclose(ms));
-        for (hsize_t i = 0; i < cnt && rc == 0; i++) {
+        for (int64_t i = 0; i < cnt && rc == 0; i++) {
             const summary_row *r = &blk[i];
             int64_t idx[SPACE_NAXES];
             int bad = 0;
@@ -95,14 +92,13 @@ int summary_scan(const char *path, const space *s, summary_best *b, FILE *err)
             if (bad)
                 continue;
             model_kind k = s->sp->models[idx[SPACE_MODEL]].kind;
-            summary_consider(&b[summary_slot(s, idx)],
-                             summary_rank(k, r->status, r->fits, r->sla, r->tok, r->smp),
+            winners_consider(&b[winners_slot(s, idx)],
+                             winners_rank(k, r->status, r->fits, r->sla, r->tok, r->smp),
                              r->id);
         }
     }
-    CHECK_H5(H5Sclose(fs));
     CHECK_H5(H5Tclose(mt));
-    CHECK_H5(H5Dclose(d));
+    results_close(&rd);
     CHECK_H5(H5Fclose(f));
     free(blk);
     return rc;
@@ -225,7 +221,7 @@ static int summary_variant_cmp(const spec *sp, int64_t i, int64_t j)
 typedef struct summary_group {
     int64_t first;       /* first system of the group */
     int64_t lo, hi;      /* device counts of its systems */
-    summary_best best;
+    winners_best best;
     char name[HW_NAME_MAX]; /* what the table calls it */
 } summary_group;
 
@@ -393,7 +389,7 @@ static void summary_row_print(FILE *out, int wname, const char *name,
 
 /* One model's rows of one task's table; false when a stop signal cut
  * it short (each row re-evaluates a point: 10^5 variants take a while). */
-static bool summary_model(FILE *out, const space *s, const summary_best *b,
+static bool summary_model(FILE *out, const space *s, const winners_best *b,
                           int64_t m, int64_t t, const summary_groups *gs,
                           summary_group *g, space_cursor *cur, engine *e)
 {
@@ -402,9 +398,9 @@ static bool summary_model(FILE *out, const space *s, const summary_best *b,
     int wname = 12;
     memcpy(g, gs->base, (size_t)ng * sizeof *g);
     for (int64_t i = 0; i < nsys; i++) {
-        const summary_best *x = &b[(m * nsys + i) * s->radix[SPACE_TASK] + t];
+        const winners_best *x = &b[(m * nsys + i) * s->radix[SPACE_TASK] + t];
         if (x->id >= 0)
-            summary_consider(&g[gs->of[i]].best, x->value, x->id);
+            winners_consider(&g[gs->of[i]].best, x->value, x->id);
     }
     for (int64_t k = 0; k < ng; k++) {
         int w = (int)strlen(g[k].name);
@@ -437,7 +433,7 @@ static bool summary_model(FILE *out, const space *s, const summary_best *b,
     return true;
 }
 
-void summary_print(FILE *out, const space *s, const summary_best *b)
+void summary_print(FILE *out, const space *s, const winners_best *b)
 {
     const spec *sp = s->sp;
     bool det = sp->fidelity == EVAL_DETAILED;

@@ -15,7 +15,7 @@
  *   serving (inference): GPUs, concurrent sequences, strategy, TTFT,
  *     TPOT, tokens/s per GPU, memory, energy and cost per generated token
  *     (DLRM: latency and samples/s per GPU).
- * Winners are tracked by the worker (worker/summary.h) and re-evaluated
+ * Winners are tracked by the worker (worker/winners.h) and re-evaluated
  * from their ids on the calling rank, so the printed figures are the
  * rows' own; a detailed row names the software stack the winner ran on.
  * Winner ids are dense point ids (worker/space.h): the space must be
@@ -27,16 +27,16 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../../worker/summary.h"
+#include "../../worker/winners.h"
 
 /* Fills the slots from the rows of a finished sweep file (a resumed
  * keep = "all" sweep has no other record of the rows written before it).
  * Returns 0, 1 for a reduced sweep's file (its rows are the kept ones
  * only, and the winners need not be among them: nothing filled), or -1
  * with a message on err. */
-int summary_scan(const char *path, const space *s, summary_best *b, FILE *err);
+int summary_scan(const char *path, const space *s, winners_best *b, FILE *err);
 
 /* Prints the tables. */
-void summary_print(FILE *out, const space *s, const summary_best *b);
+void summary_print(FILE *out, const space *s, const winners_best *b);
 
 #endif

@@ -33,6 +33,7 @@
 #include "../../worker/space.h"
 #include "../../worker/worker.h"
 #include "../job.h"
+#include "../load/load.h"
 #include "spec_load.h"
 #include "summary.h"
 #include "sweep_progress.h"
@@ -165,7 +166,7 @@ static void sweep_provenance(MPI_Comm comm, int rank, const sweep_opts *o,
  * exit code, the same on every rank. */
 static int sweep_keep_setup(MPI_Comm comm, int rank, const sweep_opts *o, output *fo,
                             const space *s, const spec_keep *k, reduce *red,
-                            int64_t *first, int64_t *rows_done, summary_best *best,
+                            int64_t *first, int64_t *rows_done, winners_best *best,
                             FILE *err)
 {
     char msg[512] = "";
@@ -320,12 +321,14 @@ typedef struct sweep_run_state {
     char abspath[PATH_MAX];
     provenance prov;
     output_meta meta;
+    output_unit *key_units; /* meta.key_units: the load key table's units */
+    size_t nkey_units;
     output_rows rows;
     int64_t complete; /* the resumed file was complete */
     int64_t by_code[SPACE_NCODES];
     chunks ch;
     uint8_t *done;    /* per chunk: written */
-    summary_best *best;
+    winners_best *best;
     reduce red;
     int64_t first, rows_done;     /* reduced: the resumed checkpoint's */
     int64_t already, chunks_before; /* rows and chunks earlier runs wrote */
@@ -333,6 +336,17 @@ typedef struct sweep_run_state {
     sweep_progress tick;
     sweep_stats st;
 } sweep_run_state;
+
+/* load_keys_each_unit's callback: one more input key's unit. */
+static void sweep_add_key_unit(const char *key, const char *unit, void *arg)
+{
+    sweep_run_state *r = arg;
+    output_unit *u = realloc(r->key_units, (r->nkey_units + 1) * sizeof *u);
+    if (!u)
+        check_die("out of memory", __FILE__, __LINE__);
+    u[r->nkey_units++] = (output_unit){.column = key, .unit = unit};
+    r->key_units = u;
+}
 
 /* A resumed file that was complete already (sweep_lay_out). */
 #define SWEEP_COMPLETE (-1)
@@ -357,7 +371,11 @@ static int sweep_open_file(sweep_run_state *r, bool empty)
         .ranks = r->nranks, .total = r->s.candidates, .valid = -1,
         .invalid = -1, .evaluated = 0, .chunk = r->sp.chunk,
         .nchunks = 0, .elapsed_s = 0, .evals_per_s = 0, .complete = 0};
+    /* the input keys' columns in the units the loader reads them in */
+    load_keys_each_unit(sweep_add_key_unit, r);
+    r->meta.key_units = (output_units){.u = r->key_units, .n = r->nkey_units};
     output_rows_init(&r->rows, r->sp.fidelity);
+    output_rows_plan(&r->rows, &r->sp); /* the lean layout of this spec's kinds */
     char msg[1200];
     r->resume = o->resume && !empty;
     if (o->resume && empty && r->rank == 0 && !o->quiet)
@@ -451,14 +469,14 @@ static int sweep_lay_out(sweep_run_state *r)
         spec_keep_text(&r->sp.keep, kt, sizeof kt);
         output_set_str(&r->fo, "keep", kt);
     }
-    int64_t slots = summary_slots(&r->s);
+    int64_t slots = winners_slots(&r->s);
     r->best = malloc((size_t)(slots > 0 ? slots : 1) * sizeof *r->best);
     if (sweep_any_rank(r->comm, !r->best)) {
         if (r->rank == 0)
             fprintf(r->err, "madsweep: out of memory for the summary\n");
         return 1;
     }
-    summary_clear(r->best, slots);
+    winners_clear(r->best, slots);
     int rc = 0;
     if (!r->all && (rc = sweep_keep_setup(r->comm, r->rank, o, &r->fo, &r->s, &r->sp.keep,
                                           &r->red, &r->first, &r->rows_done, r->best,
@@ -584,7 +602,7 @@ static void sweep_finish(sweep_run_state *r, const worker *w, const int64_t sum[
     sweep_costs_report(r->comm, &r->fo, w, r->all ? r->s.total : w->kept, r->t_count,
                        &costs);
     reduce_free(&r->red);
-    summary_merge(r->comm, r->best, summary_slots(&r->s));
+    winners_merge(r->comm, r->best, winners_slots(&r->s));
     double tw[2] = {w->t_eval, w->t_write}, twmax[2];
     CHECK_MPI(MPI_Reduce(tw, twmax, 2, MPI_DOUBLE, MPI_MAX, 0, r->comm));
     double t_end = MPI_Wtime();
@@ -640,9 +658,9 @@ static void sweep_already_complete(sweep_run_state *r)
  * keep = "all" sweep holds rows of earlier runs. */
 static void sweep_report_resumed(const sweep_run_state *r)
 {
-    summary_best *b = malloc((size_t)summary_slots(&r->s) * sizeof *b);
+    winners_best *b = malloc((size_t)winners_slots(&r->s) * sizeof *b);
     if (b) {
-        summary_clear(b, summary_slots(&r->s));
+        winners_clear(b, winners_slots(&r->s));
         int sc = summary_scan(r->o->out_path, &r->s, b, r->err);
         if (sc == 0)
             summary_print(r->out, &r->s, b);
@@ -717,6 +735,7 @@ out:
     if (stats)
         *stats = r->st;
     free(r->best);
+    free(r->key_units);
     chunks_free(&r->ch);
     free(r->done);
     space_free(&r->s);

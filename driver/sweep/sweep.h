@@ -25,7 +25,7 @@
  *      digests, and skipped; a damaged file is refused; a complete one
  *      is verified whole before it is called complete);
  *   4. the worker loop (worker/worker.h) evaluates and writes;
- *   5. counts, rates and the summary's winners (worker/summary.h: the best
+ *   5. counts, rates and the summary's winners (worker/winners.h: the best
  *      point of each model, system and task) are reduced, attributes
  *      written, complete = 1; rank 0 prints the summary (summary.h).
  * A stop signal (driver/job.h) during phases 3 or 4 ends the run on

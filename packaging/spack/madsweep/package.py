@@ -1,6 +1,6 @@
 # package.py - a Spack recipe for madsweep (issue 19): a CMake build
-# against MPI, parallel HDF5, libconfig, jansson (Hugging Face config.json
-# models) and (for the tests) CUnit; the
+# against MPI, parallel HDF5, libconfig, OpenSSL's libcrypto, jansson
+# (Hugging Face config.json models) and (for the tests) CUnit; the
 # install holds bin/madsweep, share/madsweep/configs (catalogues and
 # sweep specs), share/madsweep/scripts and share/madsweep/python.
 # Use: spack repo add packaging/spack-repo (with this directory as
@@ -23,6 +23,7 @@ class Madsweep(CMakePackage):
     depends_on("mpi")
     depends_on("hdf5@1.10:+mpi")
     depends_on("libconfig")
+    depends_on("openssl")  # libcrypto: SHA-256 of the catalogues (worker/sha256.c)
     depends_on("jansson")
     depends_on("cunit", type="test")
     depends_on("python@3:", type="run")

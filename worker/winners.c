@@ -1,27 +1,27 @@
 /*
- * summary.c (worker) - the summary's winners per (model, system, task)
- * and their merge over ranks (see worker/summary.h).
+ * winners.c - the end-of-sweep summary's winners per (model, system,
+ * task) and their merge over ranks (see winners.h).
  */
-#include "summary.h"
+#include "winners.h"
 
 #include <math.h>
 #include <stdlib.h>
 
 #include "check.h"
 
-int64_t summary_slots(const space *s)
+int64_t winners_slots(const space *s)
 {
     return s->radix[SPACE_MODEL] * s->radix[SPACE_SYSTEM] * s->radix[SPACE_TASK];
 }
 
-int64_t summary_slot(const space *s, const int64_t idx[SPACE_NAXES])
+int64_t winners_slot(const space *s, const int64_t idx[SPACE_NAXES])
 {
     return (idx[SPACE_MODEL] * s->radix[SPACE_SYSTEM] + idx[SPACE_SYSTEM]) *
                s->radix[SPACE_TASK] +
            idx[SPACE_TASK];
 }
 
-void summary_clear(summary_best *b, int64_t n)
+void winners_clear(winners_best *b, int64_t n)
 {
     for (int64_t i = 0; i < n; i++) {
         b[i].value = 0.0;
@@ -29,7 +29,7 @@ void summary_clear(summary_best *b, int64_t n)
     }
 }
 
-double summary_rank(model_kind kind, int32_t status, double fits, double sla_met,
+double winners_rank(model_kind kind, int32_t status, double fits, double sla_met,
                     double tokens_dev, double samples_dev)
 {
     /* serving ranks at the SLA: a point that misses it is not a winner
@@ -40,13 +40,13 @@ double summary_rank(model_kind kind, int32_t status, double fits, double sla_met
     return isfinite(v) ? v : (double)NAN;
 }
 
-double summary_value(const point_t *p, const result_t *r)
+double winners_value(const point_t *p, const result_t *r)
 {
-    return summary_rank(p->model.kind, r->status, r->mem_fits, r->sla_met,
+    return winners_rank(p->model.kind, r->status, r->mem_fits, r->sla_met,
                         r->tokens_per_s_per_device, r->samples_per_s_per_device);
 }
 
-void summary_consider(summary_best *b, double v, int64_t id)
+void winners_consider(winners_best *b, double v, int64_t id)
 {
     if (!isfinite(v))
         return;
@@ -56,7 +56,7 @@ void summary_consider(summary_best *b, double v, int64_t id)
     }
 }
 
-void summary_merge(MPI_Comm comm, summary_best *b, int64_t n)
+void winners_merge(MPI_Comm comm, winners_best *b, int64_t n)
 {
     double *v = malloc((size_t)(n > 0 ? n : 1) * sizeof *v);
     int64_t *id = malloc((size_t)(n > 0 ? n : 1) * sizeof *id);

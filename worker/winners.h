@@ -1,5 +1,5 @@
 /*
- * summary.h (worker) - the winners of the end-of-sweep summary, tracked
+ * winners.h - the winners of the end-of-sweep summary, tracked
  * while the points are evaluated: the best point of every (model,
  * system, task) by its throughput per device (tokens/s per GPU for an
  * LLM, samples/s per GPU for a DLRM), among the points that are ok and
@@ -9,8 +9,8 @@
  * and idempotent). The tables are printed by the driver
  * (driver/sweep/summary.h), which re-evaluates each winner from its id.
  */
-#ifndef MADSWEEP_WORKER_SUMMARY_H
-#define MADSWEEP_WORKER_SUMMARY_H
+#ifndef MADSWEEP_WINNERS_H
+#define MADSWEEP_WINNERS_H
 
 #include <mpi.h>
 #include <stdint.h>
@@ -18,31 +18,31 @@
 #include "space.h"
 
 /* Best point of one (model, system, task); id -1 when none. */
-typedef struct summary_best {
+typedef struct winners_best {
     double value;
     int64_t id;
-} summary_best;
+} winners_best;
 
 /* Slots of a space: models x systems x tasks. */
-int64_t summary_slots(const space *s);
+int64_t winners_slots(const space *s);
 
 /* Slot of the point at cursor indices idx. */
-int64_t summary_slot(const space *s, const int64_t idx[SPACE_NAXES]);
+int64_t winners_slot(const space *s, const int64_t idx[SPACE_NAXES]);
 
 /* Empties n slots. */
-void summary_clear(summary_best *b, int64_t n);
+void winners_clear(winners_best *b, int64_t n);
 
 /* The figure a point ranks by (see above); NaN when it may not win.
- * summary_rank is the same from a row's columns. */
-double summary_value(const point_t *p, const result_t *r);
-double summary_rank(model_kind kind, int32_t status, double fits, double sla_met,
+ * winners_rank is the same from a row's columns. */
+double winners_value(const point_t *p, const result_t *r);
+double winners_rank(model_kind kind, int32_t status, double fits, double sla_met,
                     double tokens_dev,
                     double samples_dev);
 
 /* Keeps (v, id) in *b when it is better (higher, then lower id). */
-void summary_consider(summary_best *b, double v, int64_t id);
+void winners_consider(winners_best *b, double v, int64_t id);
 
 /* Collective: every rank's n slots become the winners over all ranks. */
-void summary_merge(MPI_Comm comm, summary_best *b, int64_t n);
+void winners_merge(MPI_Comm comm, winners_best *b, int64_t n);
 
 #endif
