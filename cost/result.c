@@ -179,6 +179,14 @@ const result_field *result_find(const char *name)
 
 int result_direction_of(const char *name, const char *unit)
 {
+    const result_field *f = name ? result_find(name) : NULL;
+    if (f)
+        unit = f->unit; /* the tool's own unit, whatever a file says */
+    if (name && (strncmp(name, "elasticity_", 11) == 0 ||
+                 strcmp(name, "mem_headroom_bytes_per_device") == 0))
+        return 0; /* signed: no better end */
+    if (unit && (strncmp(unit, "enum", 4) == 0 || strncmp(unit, "bool", 4) == 0))
+        return 0; /* codes */
     /* a rate is per second or per joule: a unit word ending "/s" or "/J"
      * ("samples/s (llm: sequences/s)", "tokens/s per device", "FLOP/s");
      * "J/sample", "USD/sequence" and "bytes/parameter" are not */

@@ -164,8 +164,13 @@ static inline double result_get(const result_t *r, const result_field *f)
  * (`madsweep best`, a sweep's `keep`): +1 when larger is better (rates:
  * a unit word ending "/s" or "/J", such as samples/s, tokens/s per
  * device, FLOP/s; and mfu), -1 when smaller is better (times, bytes,
- * counts, energy and cost, "J/token", "USD/sample"). result_direction_of
- * takes any column's name and unit (the axis columns of a sweep file). */
+ * counts, energy and cost, "J/token", "USD/sample"), 0 when neither is
+ * (signed figures, whose better end depends on what is asked: the
+ * elasticities, memory headroom; enum and bool codes). result_direction_of
+ * takes any column's name and unit (the axis columns of a sweep file); a
+ * figure of result_fields[] by that name takes the table's unit, never
+ * the one given (issue 29: a file without its units attribute ranked the
+ * slowest plan first). */
 int result_direction(const result_field *f);
 int result_direction_of(const char *name, const char *unit);
 

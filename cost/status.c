@@ -41,7 +41,8 @@ static const status_info status_table[] = {
     {STATUS_INVALID_BATCH_MISMATCH, "invalid:batch-mismatch",
      "the dense and embedding plans give different global batches"},
     {STATUS_INVALID_DTYPE, "invalid:dtype",
-     "bytes per dense parameter must be 8, 4, 2 or 1 (FP64/FP32/FP16/INT8)"},
+     "the precision is not one the hardware has a peak in (MAD-Max: bytes per dense "
+     "parameter must be 8, 4, 2 or 1, FP64/FP32/FP16/INT8)"},
     {STATUS_INVALID_TP_ODD_LAYERS, "invalid:tp-odd-layers",
      "tensor parallelism of DLRM MLPs needs an even number of layers in both stacks"},
     {STATUS_INVALID_SINGLE_NODE_BLEND, "invalid:single-node-blend",

@@ -31,7 +31,8 @@ typedef enum status_code {
     STATUS_INVALID_FSDP_FIRST = 106,  /* fsdp not on the first level */
     STATUS_INVALID_STRATEGY = 107,    /* strategy unknown for the component */
     STATUS_INVALID_BATCH_MISMATCH = 108, /* global batches disagree */
-    STATUS_INVALID_DTYPE = 109,       /* bytes per dense param not 1/2/4/8 */
+    STATUS_INVALID_DTYPE = 109,       /* a precision without a peak; madmax:
+                                         bytes per dense param not 1/2/4/8 */
     STATUS_INVALID_TP_ODD_LAYERS = 110,  /* DLRM tp needs even MLP stacks */
     STATUS_INVALID_SINGLE_NODE_BLEND = 111, /* one node but inter blend > 0 */
     STATUS_INVALID_NOTHING_TRAINED = 112,   /* finetune with all frozen */

@@ -11,9 +11,11 @@
 
 #include <mpi.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* The process-wide state (see job.h for why it cannot be passed). */
 static struct {
@@ -21,7 +23,41 @@ static struct {
     int registered;             /* atexit handler installed */
     int guarded;                /* inside job_guard_begin/end */
     char what[256];
+    char stop_file[1024];       /* $MADSWEEP_STOP_FILE, "" when unset */
+    double next_look;           /* when to look at it again (monotonic s) */
 } job_state;
+
+static double job_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* A stop request in the stop file (scripts/mpirun.sh writes the name of
+ * the signal it got there): looked at most every 50 ms. */
+static void job_stop_file_look(bool now)
+{
+    if (!job_state.stop_file[0] || job_state.stop != 0)
+        return;
+    double t = job_now();
+    if (!now && t < job_state.next_look)
+        return;
+    job_state.next_look = t + 0.05;
+    FILE *f = fopen(job_state.stop_file, "r");
+    if (!f)
+        return;
+    char name[32] = "";
+    if (!fgets(name, sizeof name, f))
+        name[0] = '\0';
+    fclose(f);
+    int sig = strncmp(name, "SIGINT", 6) == 0   ? SIGINT
+              : strncmp(name, "SIGHUP", 6) == 0 ? SIGHUP
+              : strncmp(name, "SIGUSR1", 7) == 0 ? SIGUSR1
+                                                 : SIGTERM;
+    if (job_state.stop == 0)
+        job_state.stop = sig;
+}
 
 static void job_on_signal(int sig)
 {
@@ -70,10 +106,14 @@ void job_signals_install(void)
     sa.sa_flags = SA_RESETHAND | SA_RESTART; /* a second signal kills */
     for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
         sigaction(sigs[i], &sa, NULL);
+    const char *f = getenv("MADSWEEP_STOP_FILE");
+    snprintf(job_state.stop_file, sizeof job_state.stop_file, "%s", f ? f : "");
+    job_stop_file_look(true); /* a stop asked before this process had handlers */
 }
 
 int job_stop_signal(void)
 {
+    job_stop_file_look(false);
     return (int)job_state.stop;
 }
 

@@ -8,7 +8,12 @@
  *     --signal=B:USR1@120, forwarded by sweep.sbatch and by mpirun) and
  *     SIGINT set a flag that the sweep polls between and inside chunks
  *     (job_stop_signal); each handler resets itself, so a second signal
- *     of the same kind ends the process at once.
+ *     of the same kind ends the process at once. A launcher that cannot
+ *     signal the ranks safely (scripts/mpirun.sh: mpirun kills ranks that
+ *     have no handler yet, and loses a signal before they exist) writes
+ *     the signal's name to the file $MADSWEEP_STOP_FILE instead, which
+ *     job_signals_install and then job_stop_signal (every 50 ms) read as
+ *     the same stop request.
  *   - an exit guard. While a guarded phase runs (job_guard_begin), an
  *     exit() called from inside a library (libconfig's scanner exits on
  *     an @include of a directory) prints what was being done and, under
@@ -27,10 +32,12 @@
 /* Registers the exit handler (once per process; later calls do nothing). */
 void job_init(void);
 
-/* Installs the stop handlers for SIGTERM, SIGUSR1 and SIGINT. */
+/* Installs the stop handlers for SIGTERM, SIGUSR1 and SIGINT, and takes
+ * a stop already in $MADSWEEP_STOP_FILE. */
 void job_signals_install(void);
 
-/* The first stop signal received (SIGTERM, ...), or 0. */
+/* The first stop signal received (SIGTERM, ...; or named in the stop
+ * file), or 0. */
 int job_stop_signal(void);
 
 /* Records a stop request as if `sig` had arrived (test hooks). */

@@ -3,7 +3,7 @@
 # Benchmarks print figures; they never pass or fail on time.
 #
 # usage: scripts/bench.sh [BUILD_DIR] [PART]  (PART: all (default), cost,
-#                                          sweep or scale; the sweep part
+#                                          sweep, grid or scale; the sweep part
 #                                          writes ~4 GB to $BENCH_DIR,
 #                                          default /dev/shm; the scale part
 #                                          runs > 10^9 detailed points at
@@ -107,4 +107,48 @@ PY
   rm -f "$out"
 done
 rm -f "$small"
+fi
+
+if [ "$part" = all ] || [ "$part" = grid ]; then
+echo "== grid: hardware scale grids of n variants (one model, one strategy, one rank;"
+echo "   targets: 64,000 in <= 3 s, 512,000 in <= 15 s; time must grow with n, not n^2),"
+echo "   and a grid too large to generate, refused at once with its size"
+spec="$dir/madsweep-grid.cfg"
+for side in 20 40 80; do # side^3 variants: three scaled figures
+  n=$((side * side * side))
+  /usr/bin/python3 - "$side" >"$spec" <<'PY'
+import sys
+k = int(sys.argv[1])
+f = ", ".join("%.2f" % (1 + i / 100) for i in range(k))
+print('name = "grid"; models = ["llama3-8b"]; tasks = ["pretrain"]; global_batch = [64];')
+print('strategies = ( { tp = 8; } );')
+print('system_grid = ( { hardware = "h100-sxm-80g"; nodes = [1]; devices_per_node = [8];')
+print('  scale = { peak_bf16_flops = [%s]; mem_bw_bytes_per_s = [%s]; nic_bytes_per_s = [%s]; }; } );'
+      % (f, f, f))
+PY
+  for quiet in --quiet ""; do
+    out="$dir/madsweep-grid.h5"
+    rm -f "$out"
+    /usr/bin/time -f "%e %M" -o "$dir/madsweep-grid.time" \
+      "$bin" sweep "$spec" -o "$out" $quiet >/dev/null
+    read -r secs kib < <(tail -n 1 "$dir/madsweep-grid.time")
+    what="(--quiet)"
+    [ -n "$quiet" ] || what="(with the summary: a line a variant, each re-evaluated)"
+    echo "n=$n variants $what: $secs s, peak memory $((kib / 1024)) MiB"
+  done
+  rm -f "$out"
+done
+/usr/bin/python3 - >"$spec" <<'PY'
+f = ", ".join("%.3f" % (1 + i / 1000) for i in range(1000))
+print('name = "grid"; models = ["llama3-8b"]; tasks = ["pretrain"]; global_batch = [64];')
+print('strategies = ( { tp = 8; } );')
+print('system_grid = ( { hardware = "h100-sxm-80g"; nodes = [1]; devices_per_node = [8];')
+print('  scale = { peak_bf16_flops = [%s]; mem_bw_bytes_per_s = [%s]; nic_bytes_per_s = [%s]; }; } );'
+      % (f, f, f))
+PY
+/usr/bin/time -f "%e %M" -o "$dir/madsweep-grid.time" \
+  "$bin" sweep "$spec" -o "$dir/madsweep-grid.h5" --quiet 2>"$dir/madsweep-grid.err" || true
+read -r secs kib < <(tail -n 1 "$dir/madsweep-grid.time")
+echo "n=10^9 variants: refused in $secs s (peak memory $((kib / 1024)) MiB): $(cut -c1-160 "$dir/madsweep-grid.err")..."
+rm -f "$spec" "$dir/madsweep-grid.h5" "$dir/madsweep-grid.time" "$dir/madsweep-grid.err"
 fi

@@ -446,8 +446,11 @@ def group_files(files):
     """Files grouped by kind (measured.read takes one kind at a time)."""
     kinds = {}
     for name in files:
-        with open(name) as f:
-            head = f.readline().strip().split(",")
+        try:
+            with open(name, encoding="utf-8-sig") as f:
+                head = f.readline().strip().split(",")
+        except (OSError, UnicodeDecodeError) as e:
+            measured.bad_input(f"{name}: {getattr(e, 'strerror', None) or e}")
         s = measured.schema_of(head)
         if s is None:
             sys.exit(f"calibrate: {name}: not a measurement file")
@@ -494,7 +497,7 @@ def calibrate_user(files, base, name, out, fits, configs):
     kinds = group_files(files)
     if len(kinds) != 1:
         sys.exit("calibrate: the measurement files are of different kinds")
-    with open(kinds[0][0]) as f:
+    with open(kinds[0][0], encoding="utf-8-sig") as f:
         kind = measured.schema_of(f.readline().strip().split(",")).NAME
     obj = MAIN[kind]
     keys = []

@@ -16,9 +16,18 @@ stack it runs on), which the catalogue's row filters read
     (NAME "*": every row).
 GPU names are the hardware catalogue's names and aliases. Nothing is
 keyed on point_id or source_short. Standard library only.
+
+Bad input (issue 29) is refused, exit 2, naming the file: one that is
+empty, has a header and no row, is not UTF-8 (a UTF-8 byte-order mark is
+read as the text it starts, not as part of the first column's name), or
+is of another kind. A row whose measured_* cell is not a finite number
+> 0 (a 0 divided the error by zero; NaN, inf and negative values were
+scored) is unmappable, with the cell named, like any other such row.
 """
 import csv
+import math
 import os
+import sys
 
 import msbatch
 import validate_aic
@@ -142,27 +151,84 @@ def schema_of(fieldnames):
     return None
 
 
+def bad_input(text):
+    """Ends the run on bad input: the message, exit 2."""
+    print(f"{os.path.basename(sys.argv[0])}: {text}", file=sys.stderr)
+    raise SystemExit(2)
+
+
+class BadMeasurement(ValueError):
+    """A measured cell that is no measurement (check_measured)."""
+
+
+def _positive(text):
+    try:
+        x = float((text or "").strip())
+    except ValueError:
+        return False
+    return math.isfinite(x) and x > 0
+
+
+def check_measured(cols, time_key=None):
+    """Raises BadMeasurement (a ValueError) naming the first measured_* cell that is given
+    and is not a finite number > 0 (times, rates and fractions all are). With time_key
+    (a column the row's reader takes before any other), a 0 beside a time > 0 there is
+    a rate below its print resolution (rccl-tests print 0.00 for 8-byte messages), not
+    a bad measurement: that cell is emptied, so nothing reads it."""
+    for k, v in cols.items():
+        if not k or not k.startswith("measured_") or k.endswith("_stat"):
+            continue
+        text = (v or "").strip()
+        if not text:
+            continue
+        try:
+            x = float(text)
+        except ValueError:
+            x = math.nan
+        if x == 0 and time_key and k != time_key and _positive(cols.get(time_key)):
+            cols[k] = ""
+            continue
+        if not (math.isfinite(x) and x > 0):
+            raise BadMeasurement(f"{k} = {text!r} is no measurement (a finite number > 0)")
+
+
 def read(files, ctx):
     """The rows of `files`, mapped; all files must share one schema."""
     rows, schema = [], None
     for name in files:
-        with open(name, newline="") as f:
-            reader = csv.DictReader(f)
-            s = schema_of(reader.fieldnames)
-            if s is None:
-                raise SystemExit(f"{name}: not a measurement file this tool reads "
-                                 f"(columns: {', '.join((reader.fieldnames or [])[:8])}, ...)")
-            if schema and s is not schema:
-                raise SystemExit(f"{name}: a {s.NAME} file among {schema.NAME} files "
-                                 "(validate one kind at a time)")
-            schema = s
-            for cols in reader:
-                cols["file"] = os.path.basename(name)
-                if hasattr(s, "normalize"):
-                    s.normalize(cols)
-                rows.append(Row(cols, s, len(rows)))
+        try:
+            with open(name, newline="", encoding="utf-8-sig") as f:
+                reader = csv.DictReader(f)
+                if not reader.fieldnames:
+                    bad_input(f"{name}: empty (no header line)")
+                s = schema_of(reader.fieldnames)
+                if s is None:
+                    bad_input(f"{name}: not a measurement file this tool reads "
+                              f"(columns: {', '.join(reader.fieldnames[:8])}, ...)")
+                if schema and s is not schema:
+                    bad_input(f"{name}: a {s.NAME} file among {schema.NAME} files "
+                              "(validate one kind at a time)")
+                schema = s
+                n0 = len(rows)
+                for cols in reader:
+                    if None in cols:
+                        bad_input(f"{name}:{reader.line_num}: more cells than the header "
+                                  "has columns")
+                    cols["file"] = os.path.basename(name)
+                    if hasattr(s, "normalize"):
+                        s.normalize(cols)
+                    rows.append(Row(cols, s, len(rows)))
+                if len(rows) == n0:
+                    bad_input(f"{name}: a header and no rows")
+        except UnicodeDecodeError as e:
+            bad_input(f"{name}: not UTF-8 text (byte {e.start}: {e.reason})")
+        except OSError as e:
+            bad_input(f"{name}: {e.strerror}")
+        except csv.Error as e:
+            bad_input(f"{name}: not CSV ({e})")
     for r in rows:
         try:
+            check_measured(r.cols)
             r.measured = r.schema.measured(r.cols)
             r.text = r.schema.prepare(r, ctx)
             r.cols["stack"] = r.stack

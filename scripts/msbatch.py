@@ -15,6 +15,7 @@ build/madsweep, else build*/madsweep of this source tree; --configs and
 import glob
 import json
 import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -31,14 +32,18 @@ def set_options(configs=None, stacks=None):
 
 
 def binary():
+    """$MADSWEEP; else the source tree's build*/madsweep; else, installed
+    (ROOT is PREFIX/share/madsweep), PREFIX/bin/madsweep; else the PATH's."""
     env = os.environ.get("MADSWEEP")
     if env:
         return env
     for cand in [os.path.join(ROOT, "build", "madsweep")] + sorted(
-            glob.glob(os.path.join(ROOT, "build*", "madsweep"))):
-        if os.access(cand, os.X_OK):
-            return cand
-    sys.exit("madsweep: no binary (set MADSWEEP or build into build/)")
+            glob.glob(os.path.join(ROOT, "build*", "madsweep"))) + [
+            os.path.join(ROOT, os.pardir, os.pardir, "bin", "madsweep"),
+            shutil.which("madsweep") or ""]:
+        if cand and os.access(cand, os.X_OK):
+            return os.path.normpath(cand)
+    sys.exit("madsweep: no binary (set MADSWEEP, build into build/ or install it)")
 
 
 def _options(configs=None, stacks=None):

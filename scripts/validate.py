@@ -179,7 +179,7 @@ def parse(argv):
 
 def aic_file(name):
     """A file in AIConfigurator's silicon format (its header)."""
-    with open(name) as f:
+    with open(name, encoding="utf-8-sig", errors="replace") as f:
         head = f.readline()
     return "silicon_tpot_ms" in head and "silicon_data_source" in head
 

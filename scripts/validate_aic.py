@@ -92,6 +92,7 @@ Nothing is keyed on a row's id, its source or a model's name. Standard
 library only.
 """
 import csv
+import math
 import os
 import re
 import statistics as st
@@ -207,7 +208,9 @@ def hardware_table(exe):
     if proc.returncode != 0:
         sys.exit(f"validate: madsweep list hardware failed: {proc.stderr.strip()}")
     lines = [ln for ln in proc.stdout.splitlines() if ln.strip()]
-    head = lines[1].split()
+    # labels are two words ("FP8 TF/s") apart by two or more spaces; a row's
+    # values are one word each (a split header put FP4 on the HBM TB/s column)
+    head = [h.split()[0] for h in re.split(r"\s{2,}", lines[1].strip())]
     col = {k: head.index(k) for k in ("FP8", "FP4")}
     out = {}
     for ln in lines[2:]:
@@ -479,6 +482,11 @@ def evaluate(rows, eval_points, hf_dir, approximate, table):
             out.update(info)
             out["ttft_m"] = need(row, "silicon_ttft_ms", float)
             out["tpot_m"] = need(row, "silicon_tpot_ms", float)
+            for k in ("ttft_m", "tpot_m"):  # a 0 divided by zero; NaN, inf, <0 scored
+                if not (math.isfinite(out[k]) and out[k] > 0):
+                    raise validate_serving.Unmappable(
+                        f"silicon_{k[:4]}_ms = {out[k]!r} is no measurement (a finite "
+                        "number > 0)")
         except validate_serving.Unmappable as e:  # need/num raise the serving one
             out["failed"] = f"unmappable: {e}"
             out["missing"] = getattr(e, "missing", [])
@@ -648,12 +656,21 @@ def main(argv):
         sys.exit(__doc__.split("\n\n")[1])
     rows = []
     for name in args:
-        with open(name, newline="") as f:
-            r = csv.DictReader(f)
-            if not is_aic(r.fieldnames or []):
-                sys.exit(f"validate: {name}: not AIConfigurator's silicon format "
-                         f"(header lacks {', '.join(k for k in HEADER if k not in (r.fieldnames or []))})")
-            rows.extend(r)
+        try:
+            with open(name, newline="", encoding="utf-8-sig") as f:
+                r = csv.DictReader(f)
+                if not is_aic(r.fieldnames or []):
+                    rows_mod.bad_input(
+                        f"{name}: not AIConfigurator's silicon format (header lacks "
+                        f"{', '.join(k for k in HEADER if k not in (r.fieldnames or []))})")
+                n0 = len(rows)
+                rows.extend(r)
+                if len(rows) == n0:
+                    rows_mod.bad_input(f"{name}: a header and no rows")
+        except UnicodeDecodeError as e:
+            rows_mod.bad_input(f"{name}: not UTF-8 text (byte {e.start}: {e.reason})")
+        except OSError as e:
+            rows_mod.bad_input(f"{name}: {e.strerror}")
     keep = opts.pop("keep")
     exe = msbatch.binary()
     OPTIONS.update(hf_dir=opts["hf_dir"], approximate=opts["approximate"])

@@ -51,6 +51,8 @@ import subprocess
 import sys
 import threading
 
+import measured
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
@@ -758,10 +760,15 @@ def read_inputs(paths, known, cap):
             read_aic(path, known, cap, rows, skipped)
             continue
         fname = os.path.basename(path)
-        with open(path, newline="") as f:
-            table = list(csv.DictReader(f))
-        if not table:
-            continue
+        try:
+            with open(path, newline="", encoding="utf-8-sig") as f:
+                table = list(csv.DictReader(f))
+        except UnicodeDecodeError as e:
+            measured.bad_input(f"{path}: not UTF-8 text (byte {e.start}: {e.reason})")
+        except OSError as e:
+            measured.bad_input(f"{path}: {e.strerror}")
+        if not table:  # it was skipped without a word
+            measured.bad_input(f"{path}: empty, or a header and no rows")
         keys = table[0].keys()
         if "coll_id" in keys:
             mapper, idkey = map_coll_csv, "coll_id"
@@ -772,6 +779,12 @@ def read_inputs(paths, known, cap):
         else:
             sys.exit(f"validate: {path}: not a kernel table (header {list(keys)[:4]}...)")
         for row in table:
+            try:
+                measured.check_measured(row, "measured_time_us")  # the mappers read it first
+            except measured.BadMeasurement as e:  # bad data, not an unmodelled row
+                failures.append((row.get(idkey, "?"), row.get("reliability", "?"),
+                                 f"bad measurement: {e}"))
+                continue
             try:
                 r = with_harness(mapper(row, known, fname), row, clocks)
                 for ln in r.lines:
@@ -1214,7 +1227,7 @@ def is_kernel_input(paths):
         if os.path.isdir(p) or p.endswith(".csv.gz"):
             return True
         try:
-            with open(p, newline="") as f:
+            with open(p, newline="", encoding="utf-8-sig", errors="replace") as f:
                 first = f.readline().split(",")[0].strip()
         except OSError:
             return False
@@ -1243,8 +1256,13 @@ def main(argv):
     configs = os.environ.get("MADSWEEP_CONFIGS") or os.path.join(ROOT, "configs")
     known = catalogue_gpus(configs)
     rows, failures, skipped = read_inputs(args, known, cap)
+    bad_ab = 0  # A/B rows whose measurement is none: they fail the run
     for rid, rel, why in failures:
-        print(f"{rid:<24} {rel:>3} not modelled: {why}")
+        if why.startswith("bad measurement: "):
+            print(f"{rid:<24} {rel:>3} FAILED: {why}")
+            bad_ab += rel in ("A", "B")
+        else:
+            print(f"{rid:<24} {rel:>3} not modelled: {why}")
     for why, cnt in sorted(skipped.items()):
         print(f"not modelled: {cnt} {'rows' if 'table' not in why else 'files'}: {why}")
     ev = Evaluator(exe, configs, rows)
@@ -1293,6 +1311,9 @@ def main(argv):
         if loso:
             print(summary(f"leave-one-GPU-out: family {f}: ", loso_fam.get(f, [])))
     ev.close()
+    if bad_ab:
+        print(f"validate: {bad_ab} rows of reliability A or B have no valid measurement")
+        return 1
     if check:
         ok = errs and 100 * st.median(errs) <= check[0]
         if loso:

@@ -22,7 +22,7 @@ nic_gbps_per_gpu = the hardware's NIC, tp = pp = cp = ep = vpp = 1 (dp
 derived from gpus when empty; with --vpp-auto a row with pp > 1 that
 leaves vpp empty takes vpp = "auto", the fastest interleaving that fits,
 said per row as vpp=auto: on calibration.csv that makes the A+B rows
-worse, 2.9 % -> 3.5 % median and 11.4 % -> 22.0 % max, as the runs that
+worse, 2.9 % -> 3.5 % median and 11.8 % -> 25.3 % max, as the runs that
 leave it unstated ran slower than the best interleaving; so it is not
 the default); zero_stage, sequence_parallel: the
 stack's defaults; micro_batch = auto (the fastest that divides the

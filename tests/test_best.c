@@ -602,6 +602,22 @@ static void test_csv_columns_and_errors(void)
     CU_ASSERT_EQUAL(r.rc, 2);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "is text"));
     free(r.out);
+    /* --top past the rows best keeps, and groups x top past them: the
+     * messages give the limit and the group count reached (issue 29: it
+     * said "more than 0 groups") */
+    const char *a9[] = {"madsweep", "best", g_det, "--top", "5000000"};
+    cli(&r, (int)(sizeof a9 / sizeof a9[0]), a9);
+    CU_ASSERT_EQUAL(r.rc, 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "--top: expected an integer from 1 to "
+                                         "4194304 (the rows best keeps), got '5000000'"));
+    free(r.out);
+    const char *a10[] = {"madsweep", "best", g_det, "--top", "1500000", "--group",
+                         "system"};
+    cli(&r, (int)(sizeof a10 / sizeof a10[0]), a10);
+    CU_ASSERT_EQUAL(r.rc, 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "3 groups x top 1500000 rows are more than "
+                                         "the 4194304 rows best keeps"));
+    free(r.out);
     const char *a7[] = {"madsweep", "best", g_det, "--columns"};
     cli(&r, (int)(sizeof a7 / sizeof a7[0]), a7);
     CU_ASSERT_EQUAL(r.rc, 0);
@@ -619,6 +635,84 @@ static void test_csv_columns_and_errors(void)
     if (c.nrows == 1)
         CU_ASSERT_STRING_EQUAL(csv_get(&c, 0, "status_name"), "infeasible:memory");
     csv_free(&c);
+    free(r.out);
+}
+
+/* --baseline and --where errors say which condition is at fault and
+ * why; a signed figure or a code as --by needs --order; a file without
+ * its units attribute ranks a figure the tool knows by the tool's
+ * direction, and refuses a column it cannot tell (issue 29: every
+ * --baseline error said "expected conditions such as 'tp==1,pp==1'"; a
+ * file without units ranked the slowest plan first). */
+static void test_conditions_and_directions(void)
+{
+    static const char *const bad[][2] = {
+        {"tq==1", "--baseline: 'tq==1': unknown column 'tq'"},
+        {"tp==1,pq==2", "--baseline: 'pq==2': unknown column 'pq'"},
+        {"tp==x", "--baseline: 'tp==x': column 'tp' holds numbers"},
+        {"tp=1", "--baseline: 'tp=1' is not COLUMN OP VALUE"},
+        {"tp==1,,pp==1", "--baseline: an empty condition"},
+        {"tp==1,pp==", "--baseline: 'pp==' has no value"},
+        {"tp==1,tp==2", "--baseline: tp==1 and tp==2: no row meets both"}};
+    cli_run r;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const char *a[] = {"madsweep", "best", g_det, "--baseline", bad[i][0]};
+        cli(&r, 5, a);
+        CU_ASSERT_EQUAL(r.rc, 2);
+        if (!strstr(r.err, bad[i][1]))
+            fprintf(stderr, "\n--baseline %s: %s", bad[i][0], r.err);
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.err, bad[i][1]));
+        free(r.out);
+    }
+    const char *w[] = {"madsweep", "best", g_det, "--where", "model==x,model==y"};
+    cli(&r, 5, w);
+    CU_ASSERT_EQUAL(r.rc, 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "--where: model==x and model==y: no row meets"));
+    free(r.out);
+    static const char *const signed_by[] = {"elasticity_compute",
+                                            "mem_headroom_bytes_per_device", "bound_code"};
+    for (size_t i = 0; i < 3; i++) {
+        const char *a[] = {"madsweep", "best", g_det, "--by", signed_by[i]};
+        cli(&r, 5, a);
+        CU_ASSERT_EQUAL(r.rc, 2);
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "give --order max or min"));
+        free(r.out);
+        const char *b[] = {"madsweep", "best", g_det, "--by", signed_by[i], "--order", "min"};
+        cli(&r, 7, b);
+        CU_ASSERT_EQUAL(r.rc, 0);
+        free(r.out);
+    }
+    /* the same file without its units attribute */
+    char nounits[700], cmd[1500], out[4096];
+    snprintf(nounits, sizeof nounits, "%s.nounits.h5", g_det);
+    snprintf(cmd, sizeof cmd, "cp %s %s", g_det, nounits);
+    CU_ASSERT_EQUAL_FATAL(unit_run_command(cmd, out, sizeof out), 0);
+    hid_t f = H5Fopen(nounits, H5F_ACC_RDWR, H5P_DEFAULT);
+    CU_ASSERT_FATAL(f >= 0);
+    /* the row type's owner: /parts/row (format 2) or /results (format 1) */
+    const char *owner = H5Lexists(f, "parts", H5P_DEFAULT) > 0 &&
+                                H5Lexists(f, "parts/row", H5P_DEFAULT) > 0
+                            ? "parts/row"
+                            : "results";
+    hid_t d = H5Oopen(f, owner, H5P_DEFAULT);
+    CU_ASSERT_FATAL(d >= 0);
+    CU_ASSERT_EQUAL(H5Adelete(d, "units"), 0);
+    H5Oclose(d);
+    H5Fclose(f);
+    const char *a1[] = {"madsweep", "best", g_det, "--csv", "--group", "model"};
+    cli(&r, 6, a1);
+    CU_ASSERT_EQUAL_FATAL(r.rc, 0);
+    char *want = r.out;
+    const char *a2[] = {"madsweep", "best", nounits, "--csv", "--group", "model"};
+    cli(&r, 6, a2);
+    CU_ASSERT_EQUAL(r.rc, 0);
+    CU_ASSERT_STRING_EQUAL(r.out, want); /* the fastest first, as with units */
+    free(r.out);
+    free(want);
+    const char *a3[] = {"madsweep", "best", nounits, "--by", "devices"};
+    cli(&r, 5, a3);
+    CU_ASSERT_EQUAL(r.rc, 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "has no unit"));
     free(r.out);
 }
 
@@ -685,5 +779,6 @@ int main(int argc, char **argv)
     CU_add_test(s, "the same plan is shown once", test_same_plan_once);
     CU_add_test(s, "--csv has every column; errors", test_csv_columns_and_errors);
     CU_add_test(s, "a MAD-Max file", test_madmax_file);
+    CU_add_test(s, "conditions and directions", test_conditions_and_directions);
     return unit_run_mpi();
 }

@@ -118,6 +118,42 @@ static void test_eval_json_and_trace(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(buf, "MLPTop9_b_c_wg_rs"));
 }
 
+/* A trace that does not fit (issue 29: a full disk left a 20 MB partial
+ * trace behind): under a 256 kB file-size limit (EFBIG, the way a full
+ * file system gives ENOSPC; SIGXFSZ would kill the process mid-file) the
+ * trace of detailed_llama3_70b.cfg (1.4 MB) fails with a message, exit 1,
+ * and no file, whole or partial, temporary or final, is left; an
+ * existing trace is kept as it was. A trace named as the point file is
+ * refused before anything is printed or written. */
+static void test_trace_full(void)
+{
+    const char *bin = getenv("MADSWEEP_BINARY");
+    const char *tmp = getenv("MADSWEEP_TEST_TMP") ? getenv("MADSWEEP_TEST_TMP") : "/tmp";
+    char dir[700], path[1024], cmd[4096];
+    static char out[1 << 16];
+    point_path("detailed_llama3_70b.cfg", path, sizeof path);
+    snprintf(dir, sizeof dir, "%s/trace_full", tmp);
+    snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s", dir, dir);
+    CU_ASSERT_EQUAL_FATAL(unit_run_command(cmd, out, sizeof out), 0);
+    snprintf(cmd, sizeof cmd, "{ ulimit -f 256; %s eval %s --trace %s/t.json >/dev/null; }",
+             bin, path, dir);
+    CU_ASSERT_EQUAL(unit_run_command(cmd, out, sizeof out), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "cannot write trace"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "File too large"));
+    snprintf(cmd, sizeof cmd, "test -z \"$(ls -A %s)\"", dir);
+    CU_ASSERT_EQUAL(unit_run_command(cmd, out, sizeof out), 0); /* nothing left */
+    snprintf(cmd, sizeof cmd, "echo old > %s/t.json && ulimit -f 256 && %s eval %s --trace "
+             "%s/t.json >/dev/null; test \"$(cat %s/t.json)\" = old && test $(ls -A %s | "
+             "wc -l) = 1", dir, bin, path, dir, dir, dir);
+    CU_ASSERT_EQUAL(unit_run_command(cmd, out, sizeof out), 0); /* kept as it was */
+    snprintf(cmd, sizeof cmd, "{ cp %s %s/p.cfg; %s eval %s/p.cfg --trace %s/p.cfg; rc=$?; "
+             "cmp -s %s %s/p.cfg || rc=99; exit $rc; }", path, dir, bin, dir, dir, path,
+             dir); /* the point file intact */
+    CU_ASSERT_EQUAL(unit_run_command(cmd, out, sizeof out), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "that is the point file"));
+    CU_ASSERT_PTR_NULL(strstr(out, "Iteration time"));
+}
+
 static void test_bench(void)
 {
     char path[1024];
@@ -262,6 +298,7 @@ int main(void)
     CU_add_test(s, "eval of a detailed point", test_eval_detailed_report);
     CU_add_test(s, "bench", test_bench);
     CU_add_test(s, "eval --trace capped", test_trace_cap);
+    CU_add_test(s, "eval --trace on a full file system", test_trace_full);
     CU_add_test(s, "usage errors", test_usage_errors);
     CU_add_test(s, "binary exit codes", test_binary_exit_codes);
     CU_add_test(s, "madmax2cfg.py refuses what it cannot convert", test_madmax2cfg_errors);

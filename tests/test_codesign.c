@@ -477,7 +477,7 @@ static void test_spec_keys(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(msg, "longer than"));
     /* pod, oversubscription and collective as axes; a scaled integer */
     snprintf(text, sizeof text, "%ssystem_grid = ( { hardware = \"h100-sxm-80g\"; "
-             "nodes = [8]; pod_devices = [16, 32]; pod_oversubscription = [1.0, 4.0]; "
+             "nodes = [8]; pod_devices = [8, 16]; pod_oversubscription = [1.0, 4.0]; "
              "collective = [\"ring\", \"tree\"]; scale = { scaleup_devices = [0.5]; }; } );\n",
              head);
     CU_ASSERT_EQUAL_FATAL(spec_try(text, &sp, msg, sizeof msg), 0);
@@ -486,13 +486,49 @@ static void test_spec_keys(void)
     for (int64_t i = 0; i < sp.nsystems; i++) {
         CU_ASSERT_EQUAL(sp.dsystems[i].devices_per_node, 4); /* 8 x 0.5 */
         CU_ASSERT_EQUAL(sp.dsystems[i].devices, 32);
-        CU_ASSERT(sp.dsystems[i].pod_devices == 16 || sp.dsystems[i].pod_devices == 32);
+        CU_ASSERT(sp.dsystems[i].pod_devices == 8 || sp.dsystems[i].pod_devices == 16);
         tree += sp.dsystems[i].algo == TOPO_TREE;
         CU_ASSERT_PTR_NOT_NULL(strstr(sp.dsystems[i].name, "/pod"));
         CU_ASSERT_PTR_NOT_NULL(strstr(sp.dsystems[i].name, "/sudx0.5"));
     }
     CU_ASSERT_EQUAL(tree, 4);
     CU_ASSERT_EQUAL(sp.nscale, 1);
+    spec_free(&sp);
+    /* issue 29: grid keys that would change nothing, or something else
+     * than asked, are refused at the key */
+    static const char *const refused[][2] = {
+        /* a figure the generation lacks: identical variants */
+        {"hardware = \"a100-80g\"; nodes = [1]; scale = { peak_fp8_flops = [1.0, 2.0]; };",
+         "'peak_fp8_flops' is 0 on hardware 'a100-80g'"},
+        /* a scale-up domain of 10.4 devices was rounded to 10 */
+        {"hardware = \"h100-sxm-80g\"; nodes = [1]; scale = { scaleup_devices = [1.3]; };",
+         "x 1.3 = 10.4 is not (it would be rounded)"},
+        /* a pod larger than the system was dropped */
+        {"hardware = \"h100-sxm-80g\"; nodes = [1, 4]; pod_devices = [16];",
+         "a pod of 16 devices is larger than system 'h100-sxm-80g/1x8/pod16'"},
+        /* oversubscription without a pod oversubscribed nothing */
+        {"hardware = \"h100-sxm-80g\"; nodes = [2]; pod_oversubscription = [2.0];",
+         "nothing would be oversubscribed"},
+        /* nor above a pod as large as the system */
+        {"hardware = \"h100-sxm-80g\"; nodes = [2]; pod_devices = [16]; "
+         "pod_oversubscription = [4.0];", "nothing would be oversubscribed"}};
+    for (size_t k = 0; k < sizeof refused / sizeof refused[0]; k++) {
+        snprintf(text, sizeof text, "%ssystem_grid = ( { %s } );\n", head, refused[k][0]);
+        CU_ASSERT_EQUAL(spec_try(text, &sp, msg, sizeof msg), -1);
+        if (!strstr(msg, refused[k][1]))
+            fprintf(stderr, "\ncase %zu: %s\n", k, msg);
+        CU_ASSERT_PTR_NOT_NULL(strstr(msg, refused[k][1]));
+        CU_ASSERT_PTR_NOT_NULL(strstr(msg, "codesign_bad.cfg:3:"));
+    }
+    /* collective = "auto" is a variant of its own, named so (it was
+     * named, and written, "ring") */
+    snprintf(text, sizeof text, "%ssystem_grid = ( { hardware = \"h100-sxm-80g\"; "
+             "nodes = [2]; collective = [\"auto\", \"ring\"]; } );\n", head);
+    CU_ASSERT_EQUAL_FATAL(spec_try(text, &sp, msg, sizeof msg), 0);
+    CU_ASSERT_EQUAL_FATAL(sp.nsystems, 2);
+    CU_ASSERT_EQUAL(sp.dsystems[0].algo, TOPO_AUTO);
+    CU_ASSERT_PTR_NOT_NULL(strstr(sp.dsystems[0].name, "/auto"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(sp.dsystems[1].name, "/ring"));
     spec_free(&sp);
 }
 

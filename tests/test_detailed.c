@@ -161,8 +161,11 @@ static void test_eval_activation_memory(void)
     p.model.kv_heads = 0;
     p.model.d.dropout = 1;
     p.task.detailed.dtype = HW_TF32;
+    double tf32 = p.system.hw.peak_flops[HW_TF32];
+    p.system.hw.peak_flops[HW_TF32] = p.system.hw.peak_flops[HW_BF16] / 2; /* has TF32 */
     CU_ASSERT_EQUAL(eval_point(&p, &e, &r, NULL), STATUS_OK);
     UNIT_ASSERT_CLOSE(r.mem_activations_bytes_per_device, 2.0 * 285212672.0, 1e-12);
+    p.system.hw.peak_flops[HW_TF32] = tf32;
     p.task.detailed.dtype = HW_BF16;
     p.task.detailed.recompute = TASK_RECOMPUTE_FULL;
     CU_ASSERT_EQUAL(eval_point(&p, &e, &r, NULL), STATUS_OK);

@@ -35,9 +35,9 @@
 #include "../driver/sweep/sweep.h"
 #include "unit.h"
 
-static char g_dir[600], g_files[2][600], g_specs[2][600];
+static char g_dir[600], g_files[4][600], g_specs[4][600];
 
-static const char *const specs[2] = {
+static const char *const specs[4] = {
     "fidelity = \"detailed\";\n"
     "models = [\"llama3-8b\", \"mixtral-8x7b\", \"dlrm-mlperf\"];\n"
     "systems = [\"h100-8\"];\n"
@@ -71,6 +71,30 @@ static const char *const specs[2] = {
     "  { type = \"finetune\"; freeze_emb = true; freeze_dense = false;\n"
     "    min_frozen_layer = 16; } );\n"
     "global_batch = [1024];\n"
+    "strategies = \"auto\";\n",
+    /* an FP8 task on hardware without an FP8 peak (a user's own entry, the
+     * A100) beside the H100 (issue 29: those rows were evaluated at the
+     * BF16 peak and `point` wrote a precision the hardware lacks) */
+    "fidelity = \"detailed\";\n"
+    "hardware = ( { name = \"my-a100\"; base = \"a100-80g\"; board_power_w = 350.0; } );\n"
+    "models = [\"llama3-8b\"];\n"
+    "system_grid = ( { hardware = [\"my-a100\", \"a100-80g\", \"h100-sxm-80g\"];\n"
+    "                  nodes = [1]; } );\n"
+    "stacks = [\"megatron-core\"];\n"
+    "tasks = ( \"pretrain\", { type = \"pretrain\"; name = \"fp8\"; precision = \"fp8\"; } );\n"
+    "global_batch = [64];\n"
+    "strategies = ( { tp = 8; }, { tp = 4; }, { tp = 2; pp = 2; } );\n",
+    /* tables past 2^32 rows (issue 29: the point file wrote them without
+     * libconfig's L, which keeps the low 32 bits) */
+    "fidelity = \"detailed\";\n"
+    "models = ( { name = \"dlrm-wide\"; type = \"dlrm\"; tables = 2;\n"
+    "    rows_per_table = [5000000000L, 1000L]; emb_dim = 16; pooling = 1;\n"
+    "    bot_mlp = [13, 64, 16]; top_mlp = [64, 1]; },\n"
+    "  { name = \"dlrm-one\"; type = \"dlrm\"; tables = 4; rows_per_table = 6000000000L;\n"
+    "    emb_dim = 16; pooling = 1; bot_mlp = [13, 64, 16]; top_mlp = [64, 1]; } );\n"
+    "systems = [\"h100-64\"];\n"
+    "tasks = [\"pretrain\"];\n"
+    "global_batch = [65536];\n"
     "strategies = \"auto\";\n"};
 
 /* Value of "key": in a JSON object; NAN for null, -INFINITY if absent. */
@@ -145,17 +169,25 @@ static int check_row(const char *h5, const output_rows *rows, const char *row,
     return bad;
 }
 
+/* The rows of g_files[which] (freed by the caller), *n of them. */
+static char *read_rows(int which, eval_fidelity fidelity, output_rows *rows, hssize_t *n)
+{
+    output_rows_init(rows, fidelity);
+    hid_t f = H5Fopen(g_files[which], H5F_ACC_RDONLY, H5P_DEFAULT);
+    CU_ASSERT_FATAL(f >= 0);
+    *n = 0;
+    char *all = unit_read_results(f, &rows->t, n);
+    H5Fclose(f);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(all);
+    return all;
+}
+
 static void check_file(int which)
 {
     const char *h5 = g_files[which];
     output_rows rows;
-    output_rows_init(&rows, which == 0 ? EVAL_DETAILED : EVAL_MADMAX);
-    hid_t f = H5Fopen(h5, H5F_ACC_RDONLY, H5P_DEFAULT);
-    CU_ASSERT_FATAL(f >= 0);
-    hssize_t n = 0;
-    char *all = unit_read_results(f, &rows.t, &n);
-    H5Fclose(f);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(all);
+    hssize_t n;
+    char *all = read_rows(which, which == 0 ? EVAL_DETAILED : EVAL_MADMAX, &rows, &n);
     CU_ASSERT_FATAL(n > 100);
     int checked = 0, not_ok = 0, bad = 0, disagg = 0;
     size_t pf = 0; /* the prefill_devices figure: finite on disaggregated rows */
@@ -242,6 +274,38 @@ static void test_madmax_rows(void)
     check_file(1);
 }
 
+/* Every row of the FP8 spec reproduces, and there are FP8 rows only on
+ * the hardware with an FP8 peak: the others are skipped by rule. */
+static void test_precision_rows(void)
+{
+    output_rows rows;
+    hssize_t n;
+    char *all = read_rows(2, EVAL_DETAILED, &rows, &n);
+    int bad = 0, fp8 = 0;
+    for (hssize_t i = 0; i < n; i++) {
+        const char *row = all + (size_t)i * rows.t.size;
+        bad += check_row(g_files[2], &rows, row, bad < 3);
+        fp8 += table_get_i32(row, rows.idx[SPACE_TASK]) == 1;
+    }
+    CU_ASSERT_EQUAL(bad, 0);
+    CU_ASSERT(fp8 > 0 && fp8 < n / 2); /* FP8 rows on the H100 only */
+    free(all);
+}
+
+/* Every row of DLRMs with tables past 2^32 rows reproduces. */
+static void test_wide_rows(void)
+{
+    output_rows rows;
+    hssize_t n;
+    char *all = read_rows(3, EVAL_DETAILED, &rows, &n);
+    CU_ASSERT_FATAL(n >= 2);
+    int bad = 0;
+    for (hssize_t i = 0; i < n; i++)
+        bad += check_row(g_files[3], &rows, all + (size_t)i * rows.t.size, bad < 3);
+    CU_ASSERT_EQUAL(bad, 0);
+    free(all);
+}
+
 static void test_bad_ids(void)
 {
     const char *bin = getenv("MADSWEEP_BINARY");
@@ -297,7 +361,7 @@ int main(int argc, char **argv)
     snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s && cp -r %s/. %s", g_dir,
              g_dir, unit_configs(), g_dir);
     int bad = unit_run_command(cmd, out, sizeof out) != 0;
-    for (int i = 0; i < 2 && !bad; i++) {
+    for (int i = 0; i < 4 && !bad; i++) {
         char name[32];
         snprintf(name, sizeof name, "point_%d.cfg", i);
         bad |= !unit_write_file(name, specs[i], path, sizeof path);
@@ -323,6 +387,9 @@ int main(int argc, char **argv)
     CU_pSuite s = CU_add_suite("point", NULL, NULL);
     CU_add_test(s, "detailed rows reproduce exactly", test_detailed_rows);
     CU_add_test(s, "MAD-Max rows reproduce exactly", test_madmax_rows);
+    CU_add_test(s, "FP8 rows only where the hardware has an FP8 peak",
+                test_precision_rows);
+    CU_add_test(s, "DLRM tables past 2^32 rows", test_wide_rows);
     CU_add_test(s, "bad ids", test_bad_ids);
     CU_add_test(s, "rows with elasticities", test_elasticity_rows);
     return unit_run_mpi();

@@ -122,7 +122,7 @@ wait_state "$j" COMPLETED FAILED CANCELLED PENDING
 log="$TMP/term-$j.out"
 [ "$(job_field "$j" JobState)" = FAILED ] || { cat "$log"; fail "job state $(job_field "$j" JobState), want FAILED"; }
 [ "$(job_field "$j" ExitCode)" = 75:0 ] || { cat "$log"; fail "exit code $(job_field "$j" ExitCode), want 75:0"; }
-grep -q "stopped by SIGUSR1" "$log" || { cat "$log"; fail "no stop message"; }
+grep -q "stopped by SIGTERM" "$log" || { cat "$log"; fail "no stop message"; }
 grep -q "resubmit with RESUME=1" "$log" || { cat "$log"; fail "no resubmit advice"; }
 [ "$(attr "$f" complete)" = 0 ] || fail "complete is not 0 after SIGTERM"
 resume "$f"

@@ -6,7 +6,9 @@
 #      --resume finishes it with datasets identical to an uninterrupted
 #      run;
 #   2. a real SIGUSR1 to mpirun (which forwards it, as sweep.sbatch does
-#      with srun): the file exists with complete = 0 while the job runs, a
+#      with srun) while every rank holds after its first chunk
+#      (MADSWEEP_HOLD_AFTER_CHUNKS, so the sweep cannot finish before the
+#      signal lands): the file exists with complete = 0 while the job runs, a
 #      second sweep on it is refused before touching it, the job stops
 #      with 75, --resume gives identical datasets;
 #   3. SIGTERM to both ranks as soon as the file exists: exit 75, --resume
@@ -25,7 +27,12 @@
 #      the file is resumable all the same and --resume gives identical
 #      datasets;
 #   8. SIGTERM to scripts/mpirun.sh, the launcher that turns SIGTERM into
-#      SIGUSR1 to mpirun: exit 75, --resume gives identical datasets
+#      a stop request (its stop file): exit 75, --resume gives identical
+#      datasets;
+#   9. SIGTERM to scripts/mpirun.sh at moments of its first second (as
+#      mpirun starts, as the ranks start, while they load the spec): never
+#      lost (exit 0), never a kill (exit 138: SIGUSR1 before the ranks had
+#      their handlers; issue 29), always 75 and a file --resume finishes
 # (an output equal to an input: tests/data/bad/spec_output_is_input.cfg).
 # usage: test_stop.sh MADSWEEP H5SAME SRC TMP MPIRUN...
 set -u
@@ -53,7 +60,12 @@ resume "$f"
 
 say "2. SIGUSR1 to mpirun while it runs; a second sweep on the file"
 f="$TMP/stop_usr1.h5"
+# every rank waits after its first chunk until the signal lands (the
+# slowed sweep alone finished first on a loaded machine: exit 0; issue 29)
+MADSWEEP_HOLD_AFTER_CHUNKS=1
+export MADSWEEP_HOLD_AFTER_CHUNKS
 start "$f"
+unset MADSWEEP_HOLD_AFTER_CHUNKS
 wait_file "$f"
 "$BIN" sweep "$SRC/configs/sweeps/quickstart.cfg" -o "$f" >"$TMP/second.log" 2>&1
 rc=$?
@@ -149,9 +161,37 @@ kill -TERM "$job"
 wait "$job"
 rc=$?
 [ $rc -eq 75 ] || { cat "$TMP/job.log"; fail "SIGTERM to scripts/mpirun.sh: exit $rc, want 75"; }
-grep -q "stopped by SIGUSR1" "$TMP/job.log" || { cat "$TMP/job.log"; fail "no stop message"; }
+grep -q "stopped by SIGTERM" "$TMP/job.log" || { cat "$TMP/job.log"; fail "no stop message"; }
 [ "$(attr "$f" complete)" = 0 ] || fail "complete is not 0 after SIGTERM to scripts/mpirun.sh"
 resume "$f"
+
+say "9. SIGTERM to scripts/mpirun.sh in its first second"
+for d in 0 0.01 0.03 0.1 0.2 0.3 0.5 0.7 1.0; do
+  f="$TMP/stop_early.h5"
+  rm -f "$f"
+  MADSWEEP_MPIRUN="$LAUNCH" MADSWEEP_CHUNK_DELAY_MS=$JOBS_DELAY_MS \
+    "$SRC/scripts/mpirun.sh" -np 2 "$BIN" sweep "$SPEC" -o "$f" --quiet >"$TMP/job.log" 2>&1 &
+  job=$!
+  # from the moment the wrapper catches SIGTERM (its first command; before
+  # it, bash's default ends it with nothing started)
+  i=0
+  until [ -r "/proc/$job/status" ] &&
+        mask=$(sed -n 's/^SigCgt:[[:space:]]*//p' "/proc/$job/status") &&
+        [ -n "$mask" ] && [ $(((0x$mask >> 14) & 1)) -eq 1 ]; do
+    i=$((i + 1))
+    [ $i -le 1000 ] || fail "scripts/mpirun.sh never caught SIGTERM"
+    sleep 0.005
+  done
+  sleep "$d"
+  kill -TERM "$job"
+  wait "$job"
+  rc=$?
+  [ $rc -eq 75 ] || { cat "$TMP/job.log"; fail "SIGTERM $d s after the start: exit $rc, want 75"; }
+  grep -q "stopped by SIGTERM" "$TMP/job.log" ||
+    { cat "$TMP/job.log"; fail "SIGTERM $d s after the start: no stop message"; }
+  resume "$f"
+  echo "SIGTERM $d s after the start: exit 75, resumed identical"
+done
 
 rm -f "$TMP"/stop_*.h5 "$TMP"/stop_*.cfg
 echo "test_stop: all passed"

@@ -81,6 +81,13 @@ static void worker_hooks(worker *w)
         raise(SIGKILL);
     if (w->stop_after > 0 && w->rank == 0 && w->chunks_done == w->stop_after)
         raise(SIGUSR1);
+    if (w->hold_after > 0 && w->chunks_done == w->hold_after) {
+        /* a sweep that cannot finish before the test's signal lands (issue
+         * 29: a loaded machine finished the slowed sweep first); 60 s at most */
+        struct timespec t = {.tv_sec = 0, .tv_nsec = 10000000L};
+        for (int i = 0; i < 6000 && !worker_asked(w); i++)
+            nanosleep(&t, NULL);
+    }
     if (w->delay_ms > 0) { /* a slow sweep, so that a test can interrupt it */
         struct timespec t = {.tv_sec = (time_t)(w->delay_ms / 1000),
                              .tv_nsec = (long)(w->delay_ms % 1000) * 1000000L};

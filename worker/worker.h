@@ -72,6 +72,7 @@ struct worker {
     int64_t kill_after; /* test hook: SIGKILL self after N chunks (0: off) */
     int64_t stop_after; /* test hook: rank 0 raises SIGUSR1 after N chunks */
     int64_t delay_ms;   /* test hook: sleep N ms after each chunk (0: off) */
+    int64_t hold_after; /* test hook: after N chunks, wait for a stop (<= 60 s) */
     int (*stop)(void);  /* nonzero once this process was asked to stop
                            (a signal; NULL: never) */
     worker_tick tick;

@@ -5,8 +5,12 @@
  * and batches, the products the evaluation forms, the layout and ZeRO
  * shard group, the expert grid), a disaggregated deployment's prefill
  * pool, a DLRM's tables, MLPs and strategy. Each broken rule names the
- * part at fault (*where: "model", "task", "stack", "prefill") and its
- * code (invalid:value, invalid:product, invalid:strategy).
+ * part at fault and its code (invalid:value, invalid:product,
+ * invalid:strategy, invalid:fidelity): *where is "PART", "PART.KEY" or
+ * "PART.KEY: why" (PART one of model, task, stack, prefill), so that a
+ * point's loader names the key a combination of keys breaks (issue 29:
+ * "a value is outside its domain" named none); a range check of one key
+ * names only its part (the loader's key tables check ranges first).
  * Invariants: the rules run in a fixed order (the first broken one
  * decides the code); every count the evaluation multiplies or loops over
  * is bounded here (core.h's DT_MAX_*), before any arithmetic, so that no
@@ -18,6 +22,9 @@
 #include <math.h>
 
 #include "dlrm/dlrm.h"
+
+#define DT_STR2(x) #x
+#define DT_STR(x) DT_STR2(x) /* a bound in a *where text */
 
 static status_code dt_rules_dlrm(const point_t *p, const char **where)
 {
@@ -56,8 +63,23 @@ static status_code dt_rules_dlrm(const point_t *p, const char **where)
         tab |= ((uint64_t)m->d.table_rows[i] - 1u) |
                (uint64_t)((int64_t)m->d.table_pooling[i] - 1);
     bad = bad || tab >= (uint64_t)DT_MAX_BATCH;
-    if (bad || m->d.bot_mlp[m->d.bot_n - 1] != m->emb_dim) {
+    if (bad) {
         *where = "model";
+        return STATUS_INVALID_VALUE;
+    }
+    if (m->d.bot_mlp[m->d.bot_n - 1] != m->emb_dim) {
+        *where = "model.bot_mlp: the bottom MLP's last width is the embedding "
+                 "dimension (emb_dim)";
+        return STATUS_INVALID_VALUE;
+    }
+    if (t->emb_column_shards > 0 && m->emb_dim % t->emb_column_shards != 0) {
+        *where = "task.emb_column_shards: column shards divide the embedding "
+                 "dimension (emb_dim)";
+        return STATUS_INVALID_VALUE;
+    }
+    if (t->emb_sharding == TASK_EMB_AUTO && m->tables > EMB_MAX_TABLES) {
+        *where = "task.emb_sharding: \"auto\" plans at most " DT_STR(EMB_MAX_TABLES)
+                 " tables";
         return STATUS_INVALID_VALUE;
     }
     if (t->dp < 0 || t->micro_batch < 0 || t->global_batch < 0 || t->grad_accum < 0 ||
@@ -82,11 +104,12 @@ static status_code dt_rules_dlrm(const point_t *p, const char **where)
     /* MLPs data parallel, tables sharded: no tp, pp, cp, ep, ZeRO */
     if (t->tp > 1 || t->pp > 1 || t->cp > 1 || t->ep > 1 || t->vpp > 1 ||
         t->zero_stage != 0 || t->sequence_parallel || t->shard_degree > 0) {
-        *where = "task";
+        *where = "task: a DLRM's MLPs are data parallel and its tables sharded (no tp, "
+                 "pp, cp, ep, vpp, ZeRO, sequence parallelism or shard_degree)";
         return STATUS_INVALID_STRATEGY;
     }
     if ((t->dp > 0 ? t->dp : 1) != p->system.devices) {
-        *where = "task";
+        *where = "task.dp: a DLRM's dp is the system's devices";
         return STATUS_INVALID_PRODUCT;
     }
     return STATUS_OK;
@@ -98,35 +121,80 @@ static status_code dt_rules_prefill(const point_t *p, const char **where)
     const task_detailed_t *t = &p->task.detailed;
     int64_t n;
     *where = "task";
-    if (p->task.kind != TASK_INFERENCE || t->scheduler == TASK_SCHED_STATIC ||
-        t->decode_tokens < 2)
-        return STATUS_INVALID_VALUE; /* a decode pool has tokens to decode */
+    if (p->task.kind != TASK_INFERENCE)
+        return STATUS_INVALID_VALUE;
+    *where = "task.scheduler: a static batch has no requests to hand from a prefill "
+             "pool to a decode pool (use \"continuous\")";
+    if (t->scheduler == TASK_SCHED_STATIC)
+        return STATUS_INVALID_VALUE;
+    *where = "task.decode_tokens: a decode pool has tokens to decode (2 or more)";
+    if (t->decode_tokens < 2)
+        return STATUS_INVALID_VALUE;
     *where = "prefill";
     if (f->tp < 1 || f->pp < 1 || f->tp > DT_MAX_DEGREE || f->pp > DT_MAX_DEGREE ||
         f->system.devices < 1 || f->system.devices > DT_MAX_BATCH ||
         !dt_mul_ok(f->tp, f->pp, DT_MAX_BATCH, &n))
         return STATUS_INVALID_VALUE;
+    *where = "prefill.devices: the prefill pool's devices are a whole number of "
+             "replicas of tp x pp devices";
     if (f->system.devices % n != 0)
         return STATUS_INVALID_PRODUCT;
+    *where = "prefill";
     if (f->attn_dp < 0 || f->ep < 0 || f->etp < 0 || f->max_seqs < 0 || f->token_budget < 0 ||
         f->attn_dp > DT_MAX_DEGREE || f->ep > DT_MAX_DEGREE || f->etp > DT_MAX_DEGREE ||
-        f->max_seqs > DT_MAX_BATCH || f->token_budget > DT_MAX_COUNT ||
-        (f->attn_dp > 1 && f->tp % f->attn_dp != 0) || (f->etp > 0 && f->tp % f->etp != 0))
-        return STATUS_INVALID_VALUE; /* the pool's own attention DP divides its tp */
+        f->max_seqs > DT_MAX_BATCH || f->token_budget > DT_MAX_COUNT)
+        return STATUS_INVALID_VALUE;
+    *where = "prefill.attn_dp: the prefill pool's attention data-parallel ranks divide "
+             "its tp";
+    if (f->attn_dp > 1 && f->tp % f->attn_dp != 0)
+        return STATUS_INVALID_VALUE;
+    *where = "prefill.etp: the prefill pool's expert tensor parallelism divides its tp";
+    if (f->etp > 0 && f->tp % f->etp != 0)
+        return STATUS_INVALID_VALUE;
     const model_t *m = &p->model;
     int64_t ep = f->ep > 0 ? f->ep : 1, etp = eval_prefill_etp(f);
+    *where = "prefill.ep: the prefill pool's ep divides the model's experts and its "
+             "replicas' expert ranks (tp / etp x replicas)";
     if (ep > 1 && (m->d.experts == 0 || m->d.experts % ep != 0 ||
                    (f->tp / etp * (f->system.devices / n)) % ep != 0))
-        return STATUS_INVALID_VALUE; /* its experts' grid fits its replicas */
+        return STATUS_INVALID_VALUE;
+    *where = "prefill";
     return STATUS_OK;
 }
 
+
+/* The task's precision has a peak on the hardware that computes in it
+ * (the decode pool's, a prefill pool's): a precision the hardware lacks
+ * was evaluated at its BF16 peak, and `madsweep point` wrote rows that
+ * the point loader refuses (issue 29: FP8 rows on A100). */
+static status_code dt_rules_precision(const point_t *p, const char **where)
+{
+    int d = p->task.detailed.dtype;
+    if (d < 0 || d >= HW_NDTYPES) {
+        *where = "task";
+        return STATUS_INVALID_VALUE;
+    }
+    if (!(p->system.hw.peak_flops[d] > 0)) {
+        *where = "task.precision: the hardware has no peak in this precision";
+        return STATUS_INVALID_DTYPE;
+    }
+    if (p->prefill.on && !(p->prefill.system.hw.peak_flops[d] > 0)) {
+        *where = "prefill.hardware: the prefill pool's hardware has no peak in the "
+                 "task's precision";
+        return STATUS_INVALID_DTYPE;
+    }
+    return STATUS_OK;
+}
 
 /* Fine-tuning's and precision's task fields. */
 static status_code dt_rules_finetune(const point_t *p, const char **where)
 {
     const model_t *m = &p->model;
     const task_detailed_t *t = &p->task.detailed;
+    if (t->frozen_layers > m->layers && t->frozen_layers <= DT_MAX_COUNT) {
+        *where = "task.frozen_layers: more frozen layers than the model has";
+        return STATUS_INVALID_VALUE;
+    }
     if (t->frozen_layers < 0 || t->frozen_layers > m->layers ||
         (p->task.kind != TASK_FINETUNE && (t->frozen_layers > 0 || p->task.freeze_emb ||
                                             t->lora_rank > 0)) ||
@@ -198,6 +266,14 @@ static status_code dt_rules_model(const point_t *p, const char **where)
         (m->d.kv_lora_rank > 0 && (m->d.qk_nope_head_dim + m->d.qk_rope_head_dim < 1 ||
                                    m->d.v_head_dim < 1))) {
         *where = "model";
+        if (m->heads >= 1 && m->d.head_dim <= 0 && m->hidden % m->heads != 0)
+            *where = "model.heads: heads divide hidden (or give head_dim)";
+        else if (m->kv_heads > 0 && m->heads % m->kv_heads != 0)
+            *where = "model.kv_heads: kv_heads divide heads";
+        else if (m->d.experts > 0 && m->d.top_k >= 0 && dt_shape_top_k(m) > m->d.experts)
+            *where = "model.top_k: more experts per token than the model has";
+        else if (m->d.dense_layers > m->layers)
+            *where = "model.dense_layers: more dense layers than layers";
         return STATUS_INVALID_VALUE;
     }
     return dt_rules_kinds(p, where);
@@ -215,7 +291,7 @@ static status_code dt_rules_stack(const point_t *p, const char **where)
         }
     }
     if (p->task.kind != TASK_INFERENCE && p->stack.serving_only) {
-        *where = "stack"; /* a serving engine does not train */
+        *where = "stack: a serving engine does not train (name a training stack)";
         return STATUS_INVALID_VALUE;
     }
     return STATUS_OK;
@@ -226,8 +302,23 @@ static status_code dt_rules_stack(const point_t *p, const char **where)
 static status_code dt_rules_serving(const point_t *p, const char **where)
 {
     const task_detailed_t *t = &p->task.detailed;
-    if (p->task.kind == TASK_INFERENCE &&
-        ((p->stack.name[0] && !p->stack.serving) || t->scheduler < 0 || t->scheduler > 1 ||
+    if (p->task.kind != TASK_INFERENCE)
+        return STATUS_OK;
+    if (p->stack.name[0] && !p->stack.serving) {
+        *where = "stack: a training stack has no serving facts (name a serving stack "
+                 "such as vllm, sglang or trtllm)";
+        return STATUS_INVALID_VALUE;
+    }
+    if (!p->model.causal) {
+        *where = "task.decode_tokens: an encoder-only model (causal = false) generates "
+                 "no tokens; the detailed fidelity serves decoder models";
+        return STATUS_INVALID_FIDELITY;
+    }
+    if (t->attn_dp > 1 && t->tp >= 1 && t->tp % t->attn_dp != 0) {
+        *where = "task.attn_dp: attention data-parallel ranks divide tp";
+        return STATUS_INVALID_VALUE;
+    }
+    if (((p->stack.name[0] && !p->stack.serving) || t->scheduler < 0 || t->scheduler > 1 ||
          t->concurrency < TASK_CONC_SLA || t->concurrency > DT_MAX_BATCH ||
          !(t->request_rate >= 0.0 && t->request_rate <= 1e9) || t->requests < 0 ||
          t->requests > DT_MAX_BATCH || t->kv_dtype < 0 ||
@@ -239,7 +330,7 @@ static status_code dt_rules_serving(const point_t *p, const char **where)
          (t->token_budget > 0 && t->token_budget < 16) || t->token_budget > DT_MAX_COUNT || t->rounds < 0 ||
          t->rounds > DT_MAX_COUNT ||
          (t->attn_dp > 1 && (t->tp < 1 || t->tp % t->attn_dp != 0)))) {
-        *where = p->stack.name[0] && !p->stack.serving ? "stack" : "task";
+        *where = "task";
         return STATUS_INVALID_VALUE;
     }
     return STATUS_OK;
@@ -302,13 +393,18 @@ static status_code dt_rules_strategy(const point_t *p, const char **where)
     dt_deg d;
     dt_ctx_degrees(p, &d);
     if (d.tp * d.pp * d.dp * d.cp != p->system.devices) {
-        *where = "task";
+        *where = "task.dp: tp x pp x dp x cp is not the system's devices";
         return STATUS_INVALID_PRODUCT;
     }
-    if (t->layout < 0 || t->layout > 24 || t->shard_degree < 0 ||
+    if (t->layout < 0 || t->layout > 24) {
+        *where = "task.layout";
+        return STATUS_INVALID_STRATEGY;
+    }
+    if (t->shard_degree < 0 ||
         (t->shard_degree > 0 && ((d.dp * d.cp) % t->shard_degree != 0 ||
                                  t->shard_degree % d.ep != 0))) {
-        *where = "task";
+        *where = "task.shard_degree: the ZeRO shard group divides dp x cp and is a "
+                 "multiple of ep";
         return STATUS_INVALID_STRATEGY;
     }
     if (p->prefill.on) {
@@ -317,10 +413,15 @@ static status_code dt_rules_strategy(const point_t *p, const char **where)
             return rc;
     }
     int64_t etp = t->etp > 0 ? t->etp : d.tp;
-    if (t->etp < 0 || d.tp % etp != 0 ||
-        (d.ep > 1 && (m->d.experts == 0 || (d.tp / etp * d.dp * d.cp) % d.ep != 0 ||
-                      m->d.experts % d.ep != 0))) {
-        *where = "task";
+    if (t->etp < 0 || d.tp % etp != 0) {
+        *where = "task.etp: the expert tensor-parallel degree divides tp";
+        return STATUS_INVALID_STRATEGY;
+    }
+    if (d.ep > 1 && (m->d.experts == 0 || (d.tp / etp * d.dp * d.cp) % d.ep != 0 ||
+                     m->d.experts % d.ep != 0)) {
+        *where = m->d.experts == 0 ? "task.ep: expert parallelism on a model without experts"
+                 : m->d.experts % d.ep != 0 ? "task.ep: ep divides the experts"
+                 : "task.ep: ep divides tp/etp x dp x cp";
         return STATUS_INVALID_STRATEGY;
     }
     return STATUS_OK;
@@ -333,6 +434,9 @@ status_code dt_rules_check(const point_t *p, const char **where)
         *where = "prefill"; /* a DLRM has no prompts to prefill apart */
         return STATUS_INVALID_VALUE;
     }
+    status_code rc = dt_rules_precision(p, where);
+    if (rc != STATUS_OK)
+        return rc;
     if (m->kind == MODEL_DLRM)
         return dt_rules_dlrm(p, where);
     if (m->kind != MODEL_LLM) {
@@ -340,7 +444,6 @@ status_code dt_rules_check(const point_t *p, const char **where)
         return STATUS_INVALID_FIDELITY;
     }
     /* in this order: the first broken rule decides */
-    status_code rc;
     if ((rc = dt_rules_finetune(p, where)) != STATUS_OK ||
         (rc = dt_rules_model(p, where)) != STATUS_OK ||
         (rc = dt_rules_stack(p, where)) != STATUS_OK ||

@@ -24,6 +24,7 @@
 #include "../query/best.h"
 #include "../query/pointfile.h"
 #include "../query/report.h"
+#include "../query/trace_file.h"
 #include "../query/trace_json.h"
 #include "../suggest.h"
 #include "../sweep/speckeys.h"
@@ -346,6 +347,12 @@ static int cmd_eval(const cmd_args *a, FILE *out, FILE *err)
     if (a->set[OPT_BATCH])
         return batch_run(a->file, load_configs_dir(a->val[OPT_CONFIGS]),
                          a->set[OPT_STACKS] ? a->val[OPT_STACKS] : NULL, out, err);
+    char tmsg[1200];
+    if (a->set[OPT_TRACE] && trace_file_check(a->val[OPT_TRACE], a->file, tmsg,
+                                              sizeof tmsg) != 0) {
+        fprintf(err, "madsweep: %s\n", tmsg);
+        return 2;
+    }
     point_t p;
     if (cmd_load_point(a, &p, err) != 0)
         return 2;
@@ -365,30 +372,16 @@ static int cmd_eval(const cmd_args *a, FILE *out, FILE *err)
         else
             report_text(out, &p, &r);
         if (a->set[OPT_TRACE]) {
-            FILE *tf = fopen(a->val[OPT_TRACE], "w");
-            status_code tst = STATUS_OK;
             int64_t dropped = 0;
-            bool whole = p.fidelity == EVAL_DETAILED && p.model.kind == MODEL_LLM;
-            if (tf && whole && r.status == STATUS_OK &&
-                trace_json_detailed(tf, &p, r.iteration_time_s, a->file, TRACE_JSON_MAX_EVENTS,
-                                     &dropped, &tst) != 0 &&
-                tst != STATUS_OK) {
-                fprintf(err, "madsweep: no trace of %s: %s\n", a->file, status_text(tst));
-                rc = 1;
-            } else if (!tf || (!whole && trace_json_engine(tf, &e, a->file) != 0)) {
-                fprintf(err, "madsweep: cannot write trace %s: %s\n",
-                        a->val[OPT_TRACE], strerror(errno));
-                rc = 1;
-            }
-            if (dropped > 0)
+            char msg[1200];
+            rc = trace_file_write(a->val[OPT_TRACE], a->file, &p, &r, &e, &dropped, msg,
+                                  sizeof msg);
+            if (rc != 0)
+                fprintf(err, "madsweep: %s\n", msg);
+            else if (dropped > 0)
                 fprintf(err, "madsweep: trace %s: capped at its first %lld events "
                         "(%lld more left out; events_dropped in otherData)\n",
                         a->val[OPT_TRACE], (long long)TRACE_JSON_MAX_EVENTS, (long long)dropped);
-            if (tf && fclose(tf) != 0 && rc == 0) {
-                fprintf(err, "madsweep: cannot write trace %s: %s\n",
-                        a->val[OPT_TRACE], strerror(errno));
-                rc = 1;
-            }
         }
     }
     engine_free(&e);
@@ -574,6 +567,9 @@ static int cmd_sweep(const cmd_args *a, FILE *out, FILE *err)
     /* test hook: every rank sleeps this many ms after each chunk (a sweep
      * slow enough for the stop and fault tests to interrupt) */
     o.delay_ms = cmd_hook("MADSWEEP_CHUNK_DELAY_MS");
+    /* test hook: every rank waits after this many of its chunks until it is
+     * asked to stop (60 s at most), so a test's signal lands mid-sweep */
+    o.hold_after = cmd_hook("MADSWEEP_HOLD_AFTER_CHUNKS");
     if (a->set[OPT_CHECKPOINT]) {
         char *end = NULL;
         double v = strtod(a->val[OPT_CHECKPOINT], &end);
@@ -611,9 +607,10 @@ static int cmd_best(const cmd_args *a, FILE *out, FILE *err)
         char *end = NULL;
         errno = 0;
         long long k = strtoll(a->val[OPT_TOP], &end, 10);
-        if (errno || end == a->val[OPT_TOP] || *end || k < 1) {
-            fprintf(err, "madsweep best: --top: expected an integer >= 1, "
-                    "got '%s'\n", a->val[OPT_TOP]);
+        if (errno || end == a->val[OPT_TOP] || *end || k < 1 || k > BEST_MAX_KEPT) {
+            fprintf(err, "madsweep best: --top: expected an integer from 1 to "
+                    "%lld (the rows best keeps), got '%s'\n",
+                    (long long)BEST_MAX_KEPT, a->val[OPT_TOP]);
             return 2;
         }
         o.top = (int64_t)k;

@@ -692,7 +692,7 @@ static int kc_run(kc_state *s, const char *configs, const char *consts, int batc
     }
     snprintf(path, sizeof path, "%s/hardware.cfg", s->dir);
     load_err le;
-    if (load_open(&s->hw_cfg, path, s->dir, &le) != 0) {
+    if (load_open_catalogue(&s->hw_cfg, path, s->dir, &le) != 0) {
         fprintf(err, "madsweep kernel: %s\n", le.text);
         return 2;
     }

@@ -8,9 +8,14 @@
  * default (load_configs_dir: --configs, then MADSWEEP_CONFIGS, then the
  * source tree the binary was built from). Read from /proc/self/exe, so
  * the prefix may be moved after the install.
+ *
+ * SIGXFSZ is ignored: a file-size limit (ulimit -f, a batch system's)
+ * then fails the write with EFBIG, which every writer reports and
+ * cleans up after, instead of killing the process mid-file.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,5 +48,6 @@ static void main_installed_configs(void)
 int main(int argc, char **argv)
 {
     main_installed_configs();
+    signal(SIGXFSZ, SIG_IGN);
     return cmd_main(argc, argv, stdout, stderr);
 }

@@ -84,7 +84,7 @@ int kernel_cfg_read(const char *path, const char *dir, kern_consts *k, kern_back
 {
     config_t cfg;
     load_err le;
-    if (load_open(&cfg, path, dir, &le) != 0) {
+    if (load_open_catalogue(&cfg, path, dir, &le) != 0) {
         fprintf(err, "madsweep kernel: %s\n", le.text);
         return -1;
     }

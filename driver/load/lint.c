@@ -5,6 +5,7 @@
 #include "lint.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,6 +94,54 @@ static size_t lint_include(const char *path, const char *dir, int depth,
     return j;
 }
 
+/* An integer literal that libconfig 1.5 would read as something else:
+ * without the L suffix it keeps the low 32 bits of a larger value
+ * (5000000000 -> 705032704; a hexadecimal above 0x7fffffff turns
+ * negative), and with it a value past 64 bits saturates. 1 with msg set
+ * for such a word (a number token), else 0. */
+static int lint_integer(const char *w, size_t len, const char *path, int line,
+                        const char *key, char *msg, size_t size)
+{
+    char t[96];
+    if (len == 0 || len >= sizeof t)
+        return 0;
+    memcpy(t, w, len);
+    t[len] = '\0';
+    size_t k = t[0] == '+' || t[0] == '-' ? 1 : 0;
+    bool hex = t[k] == '0' && (t[k + 1] == 'x' || t[k + 1] == 'X');
+    size_t d = hex ? k + 2 : k, e = d;
+    while (t[e] && (hex ? isxdigit((unsigned char)t[e]) : isdigit((unsigned char)t[e])))
+        e++;
+    if (e == d)
+        return 0; /* not an integer (a float, a word, a boolean) */
+    size_t l = e;
+    while (t[l] == 'L')
+        l++;
+    if (t[l] != '\0' || l - e > 2)
+        return 0; /* a float such as 1.5e3, or libconfig's own error */
+    bool wide = l > e;
+    t[e] = '\0';
+    errno = 0;
+    char *end = NULL;
+    long long v = 0;
+    unsigned long long u = 0;
+    if (hex)
+        u = strtoull(t + d, &end, 16);
+    else
+        v = strtoll(t, &end, 10);
+    bool big = errno == ERANGE || (hex && !wide && u > 0x7fffffffULL) ||
+               (!hex && !wide && (v > 2147483647LL || v < -2147483648LL));
+    if (!big)
+        return 0;
+    snprintf(msg, size, "%s:%d: key '%s': the integer %.*s %s; %s", path, line,
+             key[0] ? key : "?", (int)len, w,
+             wide ? "does not fit 64 bits" : "does not fit 32 bits",
+             wide ? "give a smaller value"
+                  : "write it with libconfig's L suffix (libconfig keeps only the low 32 "
+                    "bits of a larger integer without it)");
+    return 1;
+}
+
 static int lint_file(const char *path, const char *dir, int depth, char *msg,
                      size_t size)
 {
@@ -104,6 +153,7 @@ static int lint_file(const char *path, const char *dir, int depth, char *msg,
     char prev = ';'; /* the last token: punctuation, 's' string, 'w' word */
     char nest[256];  /* open brackets; a ',' separates values only in [ ( */
     int depth_n = 0;
+    char word[64] = "", key[64] = ""; /* the last word; the setting it names */
     for (size_t i = 0; i < n && !bad;) {
         char c = s[i];
         if (c == '\0') {
@@ -133,6 +183,8 @@ static int lint_file(const char *path, const char *dir, int depth, char *msg,
             i = lint_include(path, dir, depth, s, n, i, &line, &bad, msg, size);
             prev = ';';
         } else if (strchr("=:;,[](){}", c)) {
+            if (c == '=' || c == ':')
+                snprintf(key, sizeof key, "%s", word);
             if (c == '[' || c == '(' || c == '{') {
                 if (depth_n < (int)sizeof nest)
                     nest[depth_n] = c;
@@ -145,8 +197,18 @@ static int lint_file(const char *path, const char *dir, int depth, char *msg,
         } else if (isspace((unsigned char)c)) {
             i++;
         } else {
+            size_t j = i; /* a whole word: a name, a number, a boolean */
+            while (j < n && !isspace((unsigned char)s[j]) && !strchr("=:;,[](){}\"#", s[j]) &&
+                   s[j] != '\0' && !(s[j] == '/' && j + 1 < n && (s[j + 1] == '/' ||
+                                                                  s[j + 1] == '*')))
+                j++;
+            if (j == i)
+                j++;
+            snprintf(word, sizeof word, "%.*s", (int)(j - i), s + i);
+            if (prev != 'w' && lint_integer(s + i, j - i, path, line, key, msg, size))
+                bad = 1;
             prev = 'w';
-            i++;
+            i = j;
         }
     }
     free(s);

@@ -12,9 +12,13 @@
  *     another string (the only places libconfig accepts one);
  *   - an @include of something that is not a regular file (the path is
  *     the include directory joined with the name, as libconfig does);
- *     included files are checked in turn, at most 10 deep.
- * It never rejects a file libconfig would parse: everything else is left
- * to libconfig's own messages.
+ *     included files are checked in turn, at most 10 deep;
+ *   - an integer that libconfig would read as another number (issue 29):
+ *     past 32 bits without the L suffix (libconfig 1.5 keeps the low 32
+ *     bits: 5000000000 rows became 705032704), a hexadecimal above
+ *     0x7fffffff without it (negative), past 64 bits with it; named with
+ *     the key it is the value of.
+ * Everything else is left to libconfig's own messages.
  */
 #ifndef MADSWEEP_LINT_H
 #define MADSWEEP_LINT_H

@@ -25,7 +25,7 @@ static const config_setting_t *list_open(config_t *cfg, const char *dir,
     char path[LOAD_PATH_MAX];
     snprintf(path, sizeof path, "%s/%s", dir, file);
     load_err le;
-    if (load_open(cfg, path, dir, &le) != 0) {
+    if (load_open_catalogue(cfg, path, dir, &le) != 0) {
         fprintf(err, "madsweep list: %s\n", le.text);
         return NULL;
     }
@@ -48,7 +48,7 @@ static int list_hardware(const char *dir, FILE *out, FILE *err)
     config_t cfg;
     const config_setting_t *l = list_open(&cfg, dir, "hardware.cfg", "hardware", err);
     if (!l)
-        return 1;
+        return 2; /* a catalogue that does not read is bad input */
     fprintf(out, "hardware generations (%s/hardware.cfg):\n", dir);
     fprintf(out, "%-16s %10s %10s %10s %8s %9s %8s %12s %10s %8s %8s\n", "name",
             "BF16 TF/s", "FP8 TF/s", "FP4 TF/s", "HBM GB", "HBM TB/s", "scale-up",
@@ -80,7 +80,7 @@ static int list_models(const char *dir, FILE *out, FILE *err)
     const config_setting_t *l =
         list_open(&cfg, dir, "detailed_models.cfg", "models", err);
     if (!l)
-        return 1;
+        return 2; /* a catalogue that does not read is bad input */
     int rc = 0;
     fprintf(out, "detailed fidelity (%s/detailed_models.cfg):\n", dir);
     fprintf(out, "%-18s %-9s %9s %7s %7s %9s %7s %8s %s\n", "name", "arch",
@@ -124,7 +124,7 @@ static int list_models(const char *dir, FILE *out, FILE *err)
     config_destroy(&cfg);
     l = list_open(&cfg, dir, "models.cfg", "models", err);
     if (!l)
-        return 1;
+        return 2; /* a catalogue that does not read is bad input */
     fprintf(out, "\nmadmax fidelity (%s/models.cfg):\n", dir);
     fprintf(out, "%-18s %-5s %14s %14s %16s\n", "name", "type", "dense params B",
             "emb params B", "GFLOP/sample fwd");
@@ -150,7 +150,7 @@ static int list_systems(const char *dir, FILE *out, FILE *err)
     const config_setting_t *l =
         list_open(&cfg, dir, "detailed_systems.cfg", "systems", err);
     if (!l)
-        return 1;
+        return 2; /* a catalogue that does not read is bad input */
     int rc = 0;
     fprintf(out, "detailed fidelity (%s/detailed_systems.cfg; sweeps also "
             "generate systems with system_grid):\n", dir);
@@ -178,7 +178,7 @@ static int list_systems(const char *dir, FILE *out, FILE *err)
     config_destroy(&cfg);
     l = list_open(&cfg, dir, "systems.cfg", "systems", err);
     if (!l)
-        return 1;
+        return 2; /* a catalogue that does not read is bad input */
     fprintf(out, "\nmadmax fidelity (%s/systems.cfg):\n", dir);
     fprintf(out, "%-24s %8s %6s %10s %8s %16s\n", "name", "devices", "nodes",
             "FP16 TF/s", "mem GB", "NIC GB/s/node 1 dir");
@@ -212,7 +212,7 @@ static int list_stacks(const char *dir, FILE *out, FILE *err)
     config_t cfg;
     const config_setting_t *l = list_open(&cfg, dir, "stacks.cfg", "stacks", err);
     if (!l)
-        return 1;
+        return 2; /* a catalogue that does not read is bad input */
     fprintf(out, "software stacks (%s):\n", path);
     int rc = 0;
     for (int i = 0; i < config_setting_length(l); i++) {

@@ -177,27 +177,77 @@ static const char *load_elem_name(const config_setting_t *e)
     return config_setting_get_string(e);
 }
 
+static int load_named_cmp(const void *pa, const void *pb)
+{
+    const load_named *a = pa, *b = pb;
+    int c = strcmp(a->name, b->name);
+    return c ? c : (a->i > b->i) - (a->i < b->i);
+}
+
+void load_named_sort(load_named *v, int64_t n)
+{
+    qsort(v, (size_t)n, sizeof *v, load_named_cmp);
+}
+
 /* A name listed twice in `list` (a spec axis or a catalogue) is refused,
  * naming both places: a repeat would evaluate the same points twice and
- * `best --group` would merge them silently (issue 19). 0, or -1 with
- * err set. */
+ * `best --group` would merge them silently (issue 19). Of several
+ * repeats, the first element that repeats an earlier one is named;
+ * found by sorting, not pairwise (issue 29: quadratic in the list).
+ * 0, or -1 with err set. */
 int load_unique(const config_setting_t *list, const char *key, load_err *err)
 {
-    int len = config_setting_length(list);
-    for (int i = 1; i < len; i++) {
-        const config_setting_t *b = config_setting_get_elem(list, (unsigned)i);
-        const char *nb = load_elem_name(b);
-        for (int j = 0; nb && j < i; j++) {
-            const config_setting_t *a = config_setting_get_elem(list, (unsigned)j);
-            const char *na = load_elem_name(a);
-            if (na && strcmp(na, nb) == 0) {
-                const char *fa = config_setting_source_file(a);
-                load_fail(err, b, "key '%s': \"%s\" is listed twice (first at "
-                          "%s:%d); each name may appear once", key, nb,
-                          fa ? fa : "?", config_setting_source_line(a));
-                return -1;
-            }
+    int len = config_setting_length(list), n = 0;
+    if (len < 2)
+        return 0;
+    load_named *v = malloc((size_t)len * sizeof *v);
+    if (!v) {
+        load_fail(err, list, "key '%s': out of memory", key);
+        return -1;
+    }
+    for (int i = 0; i < len; i++) {
+        const char *nm = load_elem_name(config_setting_get_elem(list, (unsigned)i));
+        if (nm)
+            v[n++] = (load_named){nm, i};
+    }
+    load_named_sort(v, n);
+    int64_t rep = -1, of = -1;
+    for (int k = 1; k < n; k++)
+        if (strcmp(v[k].name, v[k - 1].name) == 0 &&
+            (k < 2 || strcmp(v[k - 2].name, v[k].name) != 0) && (rep < 0 || v[k].i < rep)) {
+            rep = v[k].i; /* the second of a run of one name */
+            of = v[k - 1].i;
         }
+    free(v);
+    if (rep < 0)
+        return 0;
+    const config_setting_t *a = config_setting_get_elem(list, (unsigned)of),
+                           *b = config_setting_get_elem(list, (unsigned)rep);
+    const char *fa = config_setting_source_file(a);
+    load_fail(err, b, "key '%s': \"%s\" is listed twice (first at %s:%d); each name may "
+              "appear once", key, load_elem_name(b), fa ? fa : "?",
+              config_setting_source_line(a));
+    return -1;
+}
+
+int load_unique_lists(const config_setting_t *root, load_err *err)
+{
+    for (int i = 0; root && i < config_setting_length(root); i++) {
+        const config_setting_t *l = config_setting_get_elem(root, (unsigned)i);
+        if (config_setting_is_list(l) && load_unique(l, config_setting_name(l), err) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+int load_open_catalogue(config_t *cfg, const char *path, const char *configs_dir,
+                        load_err *err)
+{
+    if (load_open(cfg, path, configs_dir, err) != 0)
+        return -1;
+    if (load_unique_lists(config_root_setting(cfg), err) != 0) {
+        config_destroy(cfg);
+        return -1;
     }
     return 0;
 }
@@ -240,15 +290,17 @@ const config_setting_t *load_resolve(const config_setting_t *s,
     const config_setting_t *root = s;
     while (config_setting_parent(root))
         root = config_setting_parent(root);
-    const config_setting_t *hit =
-        load_find(config_setting_get_member(root, list), name);
+    const config_setting_t *own = config_setting_get_member(root, list);
+    if (own && config_setting_is_list(own) && load_unique(own, list, err) != 0)
+        return NULL; /* an entry of the file's own list named twice */
+    const config_setting_t *hit = load_find(own, name);
     if (hit)
         return hit;
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", configs_dir, catalog_file);
     if (!*aux_open) {
         load_err cerr;
-        if (load_open(aux, path, configs_dir, &cerr) != 0) {
+        if (load_open_catalogue(aux, path, configs_dir, &cerr) != 0) {
             load_fail(err, s, "'%s' is not defined here and the catalogue "
                       "could not be read: %s", name, cerr.text);
             return NULL;

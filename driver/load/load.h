@@ -97,13 +97,20 @@ int load_hw_in(const config_setting_t *g, const char *configs_dir,
  * keys of `madsweep keys` hardware: peaks, memory, links, efficiencies,
  * power, price) as axes of a sweep: load_hw_number returns 0 and the
  * figure of key `key` of *h in *v, -1 when `key` is not one of them;
- * load_hw_scale multiplies it by f (integers rounded to the nearest,
- * at least 1); load_hw_number_keys writes their names, ", "-separated,
+ * load_hw_scale multiplies it by f (1, the figure unchanged, when an
+ * integer figure would not stay a whole number >= 1: never rounded);
+ * load_hw_number_keys writes their names, ", "-separated,
  * and offers them to a suggestion `sg` when given. */
 int load_hw_number(const hw_t *h, const char *key, double *v);
 int load_hw_scale(hw_t *h, const char *key, double f);
 struct suggest;
 void load_hw_number_keys(char *buf, size_t size, struct suggest *sg);
+/* A detailed system's pod keys take effect: a pod no larger than the
+ * system (else its level was dropped without a word), an
+ * oversubscription only above a pod smaller than the system (issue
+ * 29). 0, or -1 with err set at g's key. */
+int load_system_pod_check(const config_setting_t *g, const topo_system_t *y, load_err *err);
+
 int load_system_detailed(const config_setting_t *g, const char *configs_dir,
                          load_reads *reads, topo_system_t *sys, load_err *err);
 int load_task_detailed(const config_setting_t *g, model_kind kind, task_t *t,
@@ -158,10 +165,28 @@ const char *load_suggest(const config_setting_t *a, const config_setting_t *b,
  * whole numbers of domains around `devices`. */
 void load_system_domain_advice(char *buf, size_t size, int64_t devices, int64_t domain);
 
+/* A name and its index in a list; load_named_sort orders n of them by
+ * name, then index, so that repeats of a name are neighbours (a check
+ * for names given twice that grows with n log n, not n^2). */
+typedef struct load_named {
+    const char *name;
+    int64_t i;
+} load_named;
+void load_named_sort(load_named *v, int64_t n);
+
 /* Refuses a name listed twice in `list` (a spec axis or a catalogue:
  * strings, or groups' "name"), naming both places under `key`; 0, or -1
  * with err set. */
 int load_unique(const config_setting_t *list, const char *key, load_err *err);
+
+/* load_unique over every list at the top of a catalogue file (its root
+ * setting): an entry named twice is refused wherever the file is read,
+ * not only where a command happens to look (issue 29). */
+int load_unique_lists(const config_setting_t *root, load_err *err);
+
+/* load_open of a catalogue: the file, then load_unique_lists. */
+int load_open_catalogue(config_t *cfg, const char *path, const char *configs_dir,
+                        load_err *err);
 
 /* The group named `name` (its "name" key) in a libconfig list, or NULL
  * (also when `list` is NULL or not a list). */

@@ -278,8 +278,10 @@ int load_hw_scale(hw_t *h, const char *key, double f)
     char *dst = (char *)h + k->offset;
     if (k->type == LT_INT) {
         int64_t *p = (int64_t *)(void *)dst;
-        double x = floor((double)*p * f + 0.5);
-        *p = x < 1 ? 1 : (int64_t)x;
+        double x = (double)*p * f;
+        if (x != floor(x) || x < 1 || x > 9e15)
+            return 1; /* not a whole number: never rounded silently */
+        *p = (int64_t)x;
     } else {
         *(double *)(void *)dst *= f;
     }

@@ -119,10 +119,16 @@ static int load_point_task_consistent(const config_setting_t *g, task_t *t,
                   "\"interleaved\", or vpp = 1)", (long long)d->vpp);
         return -1;
     }
-    if (d->dtype == HW_FP8 && !(hw->peak_flops[HW_FP8] > 0)) {
-        load_fail(err, load_value_member_or(g, "precision"), "key 'precision': \"fp8\" "
-                  "on hardware '%s', which has no FP8 peak (peak_fp8_flops 0)",
-                  hw->name);
+    static const char *const peak[HW_NDTYPES][2] = {
+        {"FP32", "peak_fp32_flops"}, {"TF32", "peak_tf32_flops"},
+        {"BF16", "peak_bf16_flops"}, {"FP8", "peak_fp8_flops"},
+        {"INT8", "peak_int8_ops"},   {"FP4", "peak_fp4_flops"}};
+    if (d->dtype >= 0 && d->dtype < HW_NDTYPES && !(hw->peak_flops[d->dtype] > 0)) {
+        const config_setting_t *ps = load_value_member_or(g, "precision");
+        const char *txt = config_setting_get_string(ps);
+        load_fail(err, ps, "key 'precision': \"%s\" on hardware '%s', which has no %s "
+                  "peak (%s 0)", txt ? txt : "?", hw->name, peak[d->dtype][0],
+                  peak[d->dtype][1]);
         return -1;
     }
     return 0;
@@ -269,6 +275,40 @@ static int load_point_head(const config_setting_t *root, point_t *p, load_err *e
     return 0;
 }
 
+/* A detailed point that breaks a rule of the fidelity: its *where
+ * (cost/detailed/rules.c: "PART", "PART.KEY" or "PART.KEY: why") points
+ * the message at the key; part[] the settings of the model, system,
+ * task, stack and prefill pool (NULL where the point has none: the task
+ * stands in). */
+static void load_point_rule_fail(const config_setting_t *const part[5], const point_t *p,
+                                 status_code st, const char *where, load_err *err)
+{
+    static const char *const names[5] = {"model", "system", "task", "stack", "prefill"};
+    if (!where)
+        where = "task";
+    size_t plen = strcspn(where, ".:");
+    int k = 2;
+    for (int i = 0; i < 5; i++)
+        if (strlen(names[i]) == plen && strncmp(names[i], where, plen) == 0)
+            k = i;
+    const config_setting_t *at = part[k] ? part[k] : part[2];
+    const char *why = strstr(where, ": ");
+    why = why ? why + 2 : status_text(st);
+    char key[64] = "";
+    if (where[plen] == '.') {
+        snprintf(key, sizeof key, "%.*s", (int)strcspn(where + plen + 1, ":"),
+                 where + plen + 1);
+        at = load_value_member_or(at, key);
+    }
+    if (key[0])
+        load_fail(err, at, "key '%s' of the %s on system '%s' (%lld devices): %s "
+                  "(rule %s)", key, names[k], p->system.name,
+                  (long long)p->system.devices, why, status_name(st));
+    else
+        load_fail(err, at, "%s on system '%s' (%lld devices): %s (rule %s)", names[k],
+                  p->system.name, (long long)p->system.devices, why, status_name(st));
+}
+
 /* A detailed point: model, system (its cluster_t mirror), stack, task
  * with the stack's defaults, prefill pool, then the fidelity's rules. */
 static int load_point_detailed(const config_setting_t *root, const char *configs_dir,
@@ -283,15 +323,7 @@ static int load_point_detailed(const config_setting_t *root, const char *configs
         config_setting_get_member(root, "system"), "systems",
         "detailed_systems.cfg", configs_dir, &cat->systems, &cat->systems_open, err);
     if (!ds || load_system_detailed(ds, configs_dir, NULL, &p->system, err))
-        return -1;
-    if (p->system.pod_devices > p->system.devices) {
-        /* the pod level would be dropped without a word (issue 19) */
-        load_fail(err, load_value_member_or(ds, "pod_devices"), "key 'pod_devices': a "
-                  "pod of %lld devices is larger than system '%s' (%lld devices)",
-                  (long long)p->system.pod_devices, p->system.name,
-                  (long long)p->system.devices);
-        return -1;
-    }
+        return -1; /* a pod larger than the system: load_system_pod_check */
     snprintf(p->cluster.name, sizeof p->cluster.name, "%s", p->system.name);
     p->cluster.devices = p->system.devices;
     p->cluster.devices_per_node = p->system.topo.level[0].span;
@@ -309,13 +341,9 @@ static int load_point_detailed(const config_setting_t *root, const char *configs
     const char *dwhere = NULL;
     status_code dst = eval_check(p, &dwhere);
     if (dst != STATUS_OK) {
-        load_fail(err, dwhere && strcmp(dwhere, "model") == 0 ? dm
-                       : dwhere && strcmp(dwhere, "prefill") == 0 ? pf
-                                                                   : dt,
-                  "%s on system '%s' (%lld devices): %s (rule %s)",
-                  dwhere ? dwhere : "task", p->system.name,
-                  (long long)p->system.devices, status_text(dst),
-                  status_name(dst));
+        const config_setting_t *part[5] = {dm, ds, dt,
+                                           config_setting_get_member(root, "stack"), pf};
+        load_point_rule_fail(part, p, dst, dwhere, err);
         return -1;
     }
     return 0;

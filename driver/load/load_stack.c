@@ -504,7 +504,7 @@ int load_stack_of_point(const config_setting_t *root, const char *configs_dir, s
         /* not stated: the catalogue's "unknown", the tool's default stack */
         char path[1024];
         snprintf(path, sizeof path, "%s/stacks.cfg", configs_dir);
-        if (load_open(&aux, path, configs_dir, err) != 0)
+        if (load_open_catalogue(&aux, path, configs_dir, err) != 0)
             return -1;
         aux_open = 1;
         g = load_find(config_lookup(&aux, "stacks"), LOAD_STACK_DEFAULT);

@@ -296,8 +296,30 @@ out:
     return rc;
 }
 
+int load_system_pod_check(const config_setting_t *g, const topo_system_t *y, load_err *err)
+{
+    if (y->pod_devices > y->devices) { /* the pod level would be dropped */
+        load_fail(err, load_value_member_or(g, "pod_devices"), "key 'pod_devices': a pod "
+                  "of %lld devices is larger than system '%s' (%lld devices)",
+                  (long long)y->pod_devices, y->name, (long long)y->devices);
+        return -1;
+    }
+    if (y->pod_oversubscription > 0 && y->pod_oversubscription != 1.0 &&
+        !(y->pod_devices > 0 && y->pod_devices < y->devices)) {
+        load_fail(err, load_value_member_or(g, "pod_oversubscription"), "key "
+                  "'pod_oversubscription': %g on system '%s' (%lld devices), which has no "
+                  "pod smaller than itself (pod_devices %lld): nothing would be "
+                  "oversubscribed", y->pod_oversubscription, y->name,
+                  (long long)y->devices, (long long)y->pod_devices);
+        return -1;
+    }
+    return 0;
+}
+
 int load_system_detailed(const config_setting_t *g, const char *configs_dir,
                          load_reads *reads, topo_system_t *sys, load_err *err)
 {
-    return load_system_detailed_at(g, configs_dir, reads, 0, sys, err);
+    if (load_system_detailed_at(g, configs_dir, reads, 0, sys, err) != 0)
+        return -1;
+    return load_system_pod_check(g, sys, err);
 }

@@ -145,8 +145,8 @@ static const load_key dtask_keys[] = {
         "torch.compile: true takes the fused end of the stack's element-wise passes, false "
         "the eager end (default: the stack's nominal)", LOAD_UNIT("bool")),
     LOAD_KEY("precision", LT_DTYPE, offsetof(task_t, detailed.dtype), LK_ALL, LR_NO,
-        "\"bf16\" (default), \"fp16\", \"fp8\", \"fp4\", \"tf32\", \"fp32\" (a peak the "
-        "hardware lacks: its BF16 peak)", LOAD_NONUM),
+        "\"bf16\" (default), \"fp16\", \"fp8\", \"fp4\", \"tf32\", \"fp32\" (refused on "
+        "hardware without a peak in it)", LOAD_NONUM),
     DTA(micro_batch, LT_MB, LR_NO,
         "sequences per micro-batch, or \"auto\": the fastest dividing the replica's batch "
         "that fits (default: the stack's)", LOAD_INT(0, RANGE_P40, "samples (llm: sequences)")),

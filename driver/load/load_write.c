@@ -139,7 +139,8 @@ static bool load_write_literal(FILE *out, const load_key *k, const void *obj, in
         if (*load_value_auto_flag(&t, k->name))
             fprintf(out, "%*s%s = \"auto\";\n", indent, "", k->name);
         else
-            fprintf(out, "%*s%s = %lld;\n", indent, "", k->name, (long long)i64);
+            fprintf(out, "%*s%s = %lld%s;\n", indent, "", k->name, (long long)i64,
+                    i64 > INT32_MAX ? "L" : "");
         return true;
     }
     case LT_CONC:
@@ -148,7 +149,8 @@ static bool load_write_literal(FILE *out, const load_key *k, const void *obj, in
             fprintf(out, "%*s%s = \"%s\";\n", indent, "", k->name,
                     i64 == TASK_CONC_MAX ? "max" : "sla");
         else if (i64 > 0) /* 0: not stated, micro_batch x dp */
-            fprintf(out, "%*s%s = %lld;\n", indent, "", k->name, (long long)i64);
+            fprintf(out, "%*s%s = %lld%s;\n", indent, "", k->name, (long long)i64,
+                    i64 > INT32_MAX ? "L" : "");
         return true;
     case LT_FACT: {
         stack_fact f;

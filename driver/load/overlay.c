@@ -133,8 +133,9 @@ int overlay_catalogue(config_t *cfg, const char *configs_dir, const char *stacks
         config_destroy(cfg);
         return -1;
     }
-    if (stacks_path &&
-        overlay_stacks(config_root_setting(cfg), stacks_path, configs_dir, err) != 0) {
+    if (load_unique_lists(config_root_setting(cfg), err) != 0 ||
+        (stacks_path &&
+         overlay_stacks(config_root_setting(cfg), stacks_path, configs_dir, err) != 0)) {
         config_destroy(cfg);
         return -1;
     }

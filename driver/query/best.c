@@ -49,19 +49,36 @@ static int best_setup(best_query *q, FILE *err)
                 o->order);
         return 2;
     }
+    int dir = result_direction_of(q->by->name, q->by->unit);
+    bool known = result_find(q->by->name) != NULL;
+    if (!o->order && dir == 0) {
+        fprintf(err, "madsweep best: --by %s: a signed figure or a code has no better "
+                "end; give --order max or min\n", q->by->name);
+        return 2;
+    }
+    if (!o->order && !known && !q->by->unit[0]) {
+        fprintf(err, "madsweep best: --by %s: %s has no unit (no units attribute: a "
+                "damaged file or another tool's), so whether larger is better is not "
+                "known; give --order max or min\n", q->by->name, o->path);
+        return 2;
+    }
     if (o->order)
         q->maximize = strcmp(o->order, "max") == 0;
     else
-        q->maximize = result_direction_of(q->by->name, q->by->unit) > 0;
-    if (where_parse(&q->w, &q->f, o->where, msg, sizeof msg) != 0) {
+        q->maximize = dir > 0;
+    if (where_parse(&q->w, &q->f, "--where", o->where, msg, sizeof msg) != 0) {
         fprintf(err, "madsweep best: %s\n", msg);
         return 2;
     }
     q->base = o->baseline != NULL;
-    if (q->base && (where_parse(&q->bw, &q->f, o->baseline, msg, sizeof msg) != 0 ||
-                    q->bw.n == 0)) {
-        fprintf(err, "madsweep best: --baseline: %s\n",
-                q->bw.n == 0 ? "expected conditions such as 'tp==1,pp==1'" : msg);
+    if (q->base && where_parse(&q->bw, &q->f, "--baseline", o->baseline, msg,
+                               sizeof msg) != 0) {
+        fprintf(err, "madsweep best: %s\n", msg); /* which condition, and why */
+        return 2;
+    }
+    if (q->base && q->bw.n == 0) {
+        fprintf(err, "madsweep best: --baseline: expected conditions such as "
+                "'tp==1,pp==1', got '%s'\n", o->baseline);
         return 2;
     }
     for (const char *p = o->group; p && *p;) {
@@ -141,10 +158,11 @@ static best_group *best_group_of(best_query *q, const char *row, FILE *err)
         check_die("out of memory", __FILE__, __LINE__);
     if (!fresh)
         return &q->g[gi];
-    if ((q->ng + 1) * q->o->top > BEST_MAX_KEPT) {
-        fprintf(err, "madsweep best: more than %lld groups x top %lld rows; "
-                "group by fewer columns\n", (long long)(BEST_MAX_KEPT / q->o->top),
-                (long long)q->o->top);
+    if (q->o->top > BEST_MAX_KEPT || (q->ng + 1) > BEST_MAX_KEPT / q->o->top) {
+        fprintf(err, "madsweep best: %lld groups x top %lld rows are more than "
+                "the %lld rows best keeps; group by fewer columns or lower --top\n",
+                (long long)(q->ng + 1), (long long)q->o->top,
+                (long long)BEST_MAX_KEPT);
         return NULL;
     }
     if (q->ng == q->gcap) {
@@ -369,8 +387,9 @@ static int best_scan(best_query *q, FILE *err)
 
 int best_run(const best_opts *o, FILE *out, FILE *err)
 {
-    if (o->top < 1) {
-        fprintf(err, "madsweep best: --top must be >= 1\n");
+    if (o->top < 1 || o->top > BEST_MAX_KEPT) {
+        fprintf(err, "madsweep best: --top must be from 1 to %lld\n",
+                (long long)BEST_MAX_KEPT);
         return 2;
     }
     best_query *q = calloc(1, sizeof *q);

@@ -44,9 +44,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* Rows best keeps over all groups (--top x groups at most this). */
+#define BEST_MAX_KEPT (INT64_C(1) << 22)
+
 typedef struct best_opts {
     const char *path;
-    int64_t top;       /* K >= 1 */
+    int64_t top;       /* K from 1 to BEST_MAX_KEPT */
     const char *by;    /* number column; NULL: throughput_samples_per_s */
     const char *group; /* comma list of columns; NULL or "": one group */
     const char *where; /* conditions (where.h); NULL: none */

@@ -20,7 +20,6 @@
 #include "where.h"
 
 #define BEST_BLOCK 16384
-#define BEST_MAX_KEPT (INT64_C(1) << 22) /* rows kept over all groups */
 #define BEST_MAX_COLS 16                 /* group columns */
 #define BEST_CELL 160                    /* a printed value */
 

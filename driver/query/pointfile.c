@@ -38,13 +38,20 @@ typedef struct pointfile_ctx {
     int indent;
 } pointfile_ctx;
 
+/* An integer array: every element with libconfig's L when one needs it
+ * (past 32 bits libconfig keeps the low 32 bits of an integer without
+ * L, and an array's elements share one type); n < 0: the one value
+ * *v, not an array. */
 static void pointfile_ints(FILE *out, int indent, const char *key,
                            const int64_t *v, int n)
 {
-    fprintf(out, "%*s%s = [", indent, "", key);
-    for (int i = 0; i < n; i++)
-        fprintf(out, "%s%lld", i ? ", " : "", (long long)v[i]);
-    fputs("];\n", out);
+    bool wide = false;
+    for (int i = 0; i < (n < 0 ? 1 : n); i++)
+        wide |= v[i] > INT32_MAX || v[i] < INT32_MIN;
+    fprintf(out, "%*s%s = %s", indent, "", key, n < 0 ? "" : "[");
+    for (int i = 0; i < (n < 0 ? 1 : n); i++)
+        fprintf(out, "%s%lld%s", i ? ", " : "", (long long)v[i], wide ? "L" : "");
+    fputs(n < 0 ? ";\n" : "];\n", out);
 }
 
 static void pointfile_floats(FILE *out, int indent, const char *key,
@@ -120,15 +127,14 @@ static void pointfile_model_detailed_any(const char *key, void *arg)
     else if (strcmp(key, "rows_per_table") == 0 && d->n_tables > 0)
         pointfile_ints(c->out, c->indent, key, d->table_rows, d->n_tables);
     else if (strcmp(key, "rows_per_table") == 0)
-        fprintf(c->out, "%*srows_per_table = %lld;\n", c->indent, "",
-                (long long)c->p->model.rows_per_table);
+        pointfile_ints(c->out, c->indent, key, &c->p->model.rows_per_table, -1);
     else if (strcmp(key, "pooling") == 0 && d->n_tables > 0) {
         int64_t pool[MODEL_TABLES_MAX];
         for (int i = 0; i < d->n_tables; i++)
             pool[i] = d->table_pooling[i];
         pointfile_ints(c->out, c->indent, key, pool, d->n_tables);
     } else if (strcmp(key, "pooling") == 0)
-        fprintf(c->out, "%*spooling = %lld;\n", c->indent, "", (long long)c->p->model.pooling);
+        pointfile_ints(c->out, c->indent, key, &c->p->model.pooling, -1);
     else if (strcmp(key, "interaction") == 0)
         fprintf(c->out, "%*sinteraction = \"%s\";\n", c->indent, "",
                 d->interaction == MODEL_INTERACTION_DCNV2 ? "dcnv2" : "dot");
@@ -471,7 +477,7 @@ static bool pointfile_hw_entry(const char *dir, const char *name, hw_t *hw)
     snprintf(hpath, sizeof hpath, "%s/hardware.cfg", dir);
     config_t cfg;
     load_err le;
-    if (load_open(&cfg, hpath, dir, &le) != 0)
+    if (load_open_catalogue(&cfg, hpath, dir, &le) != 0)
         return false;
     const config_setting_t *e = load_find(config_lookup(&cfg, "hardware"), name);
     bool ok = e && load_hw_in(e, dir, NULL, hw, &le) == 0;

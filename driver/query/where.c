@@ -29,13 +29,18 @@ static int where_trim(const char *a, const char *b, char *buf, size_t size)
 }
 
 /* One term [a, b). */
-static int where_term(where_cond *c, const frame *f, const char *a,
+static int where_term(where_cond *c, const frame *f, const char *opt, const char *a,
                       const char *b, char *msg, size_t size)
 {
     char term[2 * WHERE_VALUE_MAX];
     if (where_trim(a, b, term, sizeof term) < 0) {
-        snprintf(msg, size, "--where: a condition longer than %d characters",
+        snprintf(msg, size, "%s: a condition longer than %d characters", opt,
                  (int)sizeof term - 1);
+        return -1;
+    }
+    if (!term[0]) {
+        snprintf(msg, size, "%s: an empty condition (two commas, or a comma at an end)",
+                 opt);
         return -1;
     }
     const char *at = NULL;
@@ -49,13 +54,13 @@ static int where_term(where_cond *c, const frame *f, const char *a,
             }
     if (!at) {
         const char *eq = strchr(term, '=');
-        snprintf(msg, size, "--where: '%s' is not COLUMN OP VALUE (OP one of "
-                 "< <= > >= == !=)%s", term, eq ? "; write == for equality" : "");
+        snprintf(msg, size, "%s: '%s' is not COLUMN OP VALUE (OP one of "
+                 "< <= > >= == !=)%s", opt, term, eq ? "; write == for equality" : "");
         return -1;
     }
     char name[FRAME_NAME_MAX];
     if (where_trim(term, at, name, sizeof name) <= 0) {
-        snprintf(msg, size, "--where: '%s' names no column", term);
+        snprintf(msg, size, "%s: '%s' names no column", opt, term);
         return -1;
     }
     char value[WHERE_VALUE_MAX];
@@ -65,13 +70,13 @@ static int where_term(where_cond *c, const frame *f, const char *a,
         memmove(value, value + 1, (size_t)vl - 2);
         value[vl - 2] = '\0';
     } else if (vl <= 0) {
-        snprintf(msg, size, "--where: '%s' has no value", term);
+        snprintf(msg, size, "%s: '%s' has no value", opt, term);
         return -1;
     }
     char why[400];
     c->col = frame_find(f, name, why, sizeof why);
     if (!c->col) {
-        snprintf(msg, size, "--where: %s", why);
+        snprintf(msg, size, "%s: '%s': %s", opt, term, why);
         return -1;
     }
     c->op = where_codes[k];
@@ -88,15 +93,15 @@ static int where_term(where_cond *c, const frame *f, const char *a,
                     c->num = code;
                     return 0;
                 }
-        snprintf(msg, size, "--where: column '%s' holds numbers (%s); '%s' is "
-                 "not a number", c->col->name, c->col->unit[0] ? c->col->unit : "1",
-                 value);
+        snprintf(msg, size, "%s: '%s': column '%s' holds numbers (%s); '%s' is "
+                 "not a number", opt, term, c->col->name,
+                 c->col->unit[0] ? c->col->unit : "1", value);
         return -1;
     }
     return 0;
 }
 
-int where_parse(where *w, const frame *f, const char *text, char *msg,
+int where_parse(where *w, const frame *f, const char *opt, const char *text, char *msg,
                 size_t size)
 {
     memset(w, 0, sizeof *w);
@@ -107,7 +112,7 @@ int where_parse(where *w, const frame *f, const char *text, char *msg,
         cap += *p == ',';
     w->c = calloc((size_t)cap, sizeof *w->c);
     if (!w->c) {
-        snprintf(msg, size, "--where: out of memory");
+        snprintf(msg, size, "%s: out of memory", opt);
         return -1;
     }
     const char *a = text;
@@ -117,7 +122,7 @@ int where_parse(where *w, const frame *f, const char *text, char *msg,
             if (*p == quote)
                 quote = 0;
             else if (*p == '\0') {
-                snprintf(msg, size, "--where: unterminated quote in '%s'", a);
+                snprintf(msg, size, "%s: unterminated quote in '%s'", opt, a);
                 where_free(w);
                 return -1;
             }
@@ -129,7 +134,7 @@ int where_parse(where *w, const frame *f, const char *text, char *msg,
         }
         if (*p != ',' && *p != '\0')
             continue;
-        if (where_term(&w->c[w->n], f, a, p, msg, size) != 0) {
+        if (where_term(&w->c[w->n], f, opt, a, p, msg, size) != 0) {
             where_free(w);
             return -1;
         }
@@ -138,6 +143,21 @@ int where_parse(where *w, const frame *f, const char *text, char *msg,
             break;
         a = p + 1;
     }
+    /* two equalities of one column that no row can meet together */
+    for (int i = 0; i < w->n; i++)
+        for (int j = 0; j < i; j++) {
+            const where_cond *x = &w->c[j], *y = &w->c[i];
+            if (x->col != y->col || x->op != WHERE_EQ || y->op != WHERE_EQ)
+                continue;
+            bool differ = x->col->kind == FRAME_STR ? strcmp(x->str, y->str) != 0
+                                                    : x->num != y->num;
+            if (differ) {
+                snprintf(msg, size, "%s: %s==%s and %s==%s: no row meets both", opt,
+                         x->col->name, x->str, y->col->name, y->str);
+                where_free(w);
+                return -1;
+            }
+        }
     return 0;
 }
 

@@ -41,9 +41,11 @@ typedef struct where {
     int n;
 } where;
 
-/* Parses `text` (NULL or "" gives no condition). Returns 0, or -1 with
- * msg set. */
-int where_parse(where *w, const frame *f, const char *text, char *msg,
+/* Parses `text` (NULL or "" gives no condition) of option `opt`
+ * ("--where", "--baseline": messages start with it and quote the
+ * condition at fault). Returns 0, or -1 with msg set (also for two
+ * equalities of one column that contradict each other). */
+int where_parse(where *w, const frame *f, const char *opt, const char *text, char *msg,
                 size_t size);
 
 bool where_match(const where *w, const frame *f, const char *row);

@@ -19,6 +19,12 @@ static int keep_figure(const config_setting_t *e, const char *key, load_err *err
                   name ? name : "", name ? "\"" : "");
         return -1;
     }
+    if (result_direction(f) == 0) {
+        load_fail(err, e, "key '%s': '%s' has no better end (a signed figure, or a "
+                  "code): a sweep keeps points by a rate, a time, memory, energy or "
+                  "cost", key, f->name);
+        return -1;
+    }
     return (int)(f - result_fields);
 }
 

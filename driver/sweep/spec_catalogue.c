@@ -19,7 +19,7 @@ const config_setting_t *spec_catalogue_list(spec_catalogue *cat,
         char path[1024];
         load_err cerr;
         snprintf(path, sizeof path, "%s/%s", configs_dir, file);
-        if (load_open(&cat->cfg, path, configs_dir, &cerr) != 0) {
+        if (load_open_catalogue(&cat->cfg, path, configs_dir, &cerr) != 0) {
             load_fail(err, at, "key '%s': the catalogue could not be read: %s",
                       key, cerr.text);
             return NULL;

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "../../cost/detailed.h"
+#include "../job.h"
 #include "../suggest.h"
 #include "speckeys.h"
 #include "variant.h"
@@ -108,7 +109,18 @@ static int spec_grid_madmax_groups(spec *sp, const config_setting_t *grid, spec_
                              (double)base.devices_per_node, &dpn, &nd, err) ||
             speckeys_numbers(SPECKEYS_GRID, NULL, g, "nic_scale", false, 1.0, &nic, &nk, err))
             goto out;
-        int64_t add = (int64_t)nn * nd * nk;
+        int64_t add = 1;
+        if (__builtin_mul_overflow(add, (int64_t)nn, &add) ||
+            __builtin_mul_overflow(add, (int64_t)nd, &add) ||
+            __builtin_mul_overflow(add, (int64_t)nk, &add) ||
+            add > SPEC_MAX_SYSTEMS - sp->nsystems) {
+            load_fail(err, g, "system_grid: this group generates %.6g systems (%d nodes x "
+                      "%d devices_per_node x %d NIC figures), %lld before it; a sweep "
+                      "holds at most %lld systems: split the grid over several sweeps",
+                      (double)nn * nd * nk, nn, nd, nk, (long long)sp->nsystems,
+                      (long long)SPEC_MAX_SYSTEMS);
+            goto out;
+        }
         cluster_t *ns = realloc(sp->systems, (size_t)(sp->nsystems + add) *
                                                  sizeof *ns);
         if (!ns) {
@@ -181,47 +193,77 @@ int spec_grid_madmax(spec *sp, const config_setting_t *grid, spec_catalogue *cat
     return rc;
 }
 
-/* The systems of one hardware generation of a detailed grid group g:
- * nodes (or devices) x devices_per_node x NIC figures x the pod,
- * oversubscription and collective axes of x; hw has the scaled figures
- * (factors fac, name part `tail`). */
-static int spec_grid_hw_sizes(spec *sp, const config_setting_t *g, const hw_t *hw,
-                              const variant_axes *x, const double *fac,
-                              const char *tail, load_err *err)
+/* The size and NIC axes of a detailed grid group, read once per group:
+ * nodes or devices, devices_per_node (absent: each generation's
+ * scale-up domain), nic_gbps_per_device or nic_scale. */
+typedef struct spec_grid_sizes {
+    double *nodes, *devs, *dpn, *gbps, *scale;
+    int nn, nv, nd, ng, ns;
+} spec_grid_sizes;
+
+static void spec_grid_sizes_free(spec_grid_sizes *z)
 {
-    double *nodes = NULL, *devs = NULL, *dpn = NULL, *gbps = NULL, *scale = NULL;
-    int nn = 0, nv = 0, nd = 0, ng = 0, ns = 0, rc = -1;
-    if (speckeys_numbers(SPECKEYS_GRID, NULL, g, "nodes", true, 0, &nodes, &nn, err) ||
-        speckeys_numbers(SPECKEYS_GRID, NULL, g, "devices", true, 0, &devs, &nv, err) ||
-        speckeys_numbers(SPECKEYS_GRID, NULL, g, "devices_per_node", true,
-                         (double)hw->scaleup_devices,
-                     &dpn, &nd, err) ||
-        speckeys_numbers(SPECKEYS_GRID, NULL, g, "nic_gbps_per_device", false, 0, &gbps, &ng,
-                         err) ||
-        speckeys_numbers(SPECKEYS_GRID, NULL, g, "nic_scale", false, 0, &scale, &ns, err))
-        goto out;
-    if (ng > 0 && ns > 0) {
+    free(z->nodes);
+    free(z->devs);
+    free(z->dpn);
+    free(z->gbps);
+    free(z->scale);
+    memset(z, 0, sizeof *z);
+}
+
+static int spec_grid_sizes_read(const config_setting_t *g, spec_grid_sizes *z,
+                                load_err *err)
+{
+    memset(z, 0, sizeof *z);
+    if (speckeys_numbers(SPECKEYS_GRID, NULL, g, "nodes", true, 0, &z->nodes, &z->nn, err) ||
+        speckeys_numbers(SPECKEYS_GRID, NULL, g, "devices", true, 0, &z->devs, &z->nv, err) ||
+        speckeys_numbers(SPECKEYS_GRID, NULL, g, "devices_per_node", true, 0, &z->dpn,
+                         &z->nd, err) ||
+        speckeys_numbers(SPECKEYS_GRID, NULL, g, "nic_gbps_per_device", false, 0, &z->gbps,
+                         &z->ng, err) ||
+        speckeys_numbers(SPECKEYS_GRID, NULL, g, "nic_scale", false, 0, &z->scale, &z->ns,
+                         err))
+        return -1;
+    if (z->ng > 0 && z->ns > 0) {
         load_fail(err, config_setting_get_member(g, "nic_scale"),
                   "system_grid: give nic_gbps_per_device (absolute) or nic_scale "
                   "(relative to the hardware's), not both");
-        goto out;
+        return -1;
     }
-    const double *size = nn > 0 ? nodes : devs;
-    int nsize = nn > 0 ? nn : nv;
-    int nk = ng > 0 ? ng : ns > 0 ? ns : 1;
+    return 0;
+}
+
+/* The systems of one hardware generation of a detailed grid group g:
+ * sizes z (nodes or devices x devices_per_node x NIC figures) x the
+ * pod, oversubscription and collective axes of x; hw has the scaled
+ * figures (factors fac, name part `tail`). sp has room for them
+ * (spec_grid_detailed counted them first). */
+static int spec_grid_hw_sizes(spec *sp, const config_setting_t *g, const hw_t *hw,
+                              const spec_grid_sizes *z, const variant_axes *x,
+                              const double *fac, const char *tail, load_err *err)
+{
+    const double *size = z->nn > 0 ? z->nodes : z->devs;
+    int nsize = z->nn > 0 ? z->nn : z->nv;
+    int nd = z->nd > 0 ? z->nd : 1;
+    int nk = z->ng > 0 ? z->ng : z->ns > 0 ? z->ns : 1;
     int64_t nvar = (int64_t)(x->nalg > 0 ? x->nalg : 1) * (x->novs > 0 ? x->novs : 1) *
                    (x->npod > 0 ? x->npod : 1);
-    if (variant_grow(sp, g, (int64_t)nsize * nd * nk * nvar, err))
-        goto out;
     for (int a = 0; a < nsize; a++)
         for (int b = 0; b < nd; b++)
             for (int c = 0; c < nk; c++)
                 for (int64_t v = 0; v < nvar; v++) {
+                if (job_stop_signal() != 0) { /* a stop while generating */
+                    load_fail(err, g, "system_grid: stopped by a signal while "
+                              "generating the systems (%lld so far); nothing written",
+                              (long long)sp->nsystems);
+                    return -1;
+                }
                 topo_system_t *y = &sp->dsystems[sp->nsystems];
                 memset(y, 0, sizeof *y);
                 y->hw = *hw;
-                int64_t per = (int64_t)dpn[b], n = (int64_t)size[a];
-                if (nn == 0) { /* devices: whole scale-up domains */
+                int64_t per = z->nd > 0 ? (int64_t)z->dpn[b] : (int64_t)hw->scaleup_devices;
+                int64_t n = (int64_t)size[a];
+                if (z->nn == 0) { /* devices: whole scale-up domains */
                     if (n < per)
                         per = n; /* one partial domain */
                     per = hw_job_domain(hw, n, per); /* whole trays */
@@ -233,7 +275,7 @@ static int spec_grid_hw_sizes(spec *sp, const config_setting_t *g, const hw_t *h
                                   "not a whole number of scale-up domains of %lld "
                                   "devices (devices_per_node); %s", (long long)n,
                                   hw->name, (long long)per, advice);
-                        goto out;
+                        return -1;
                     }
                     n /= per;
                 }
@@ -241,47 +283,128 @@ static int spec_grid_hw_sizes(spec *sp, const config_setting_t *g, const hw_t *h
                     load_fail(err, g, "system_grid: %lld nodes x %lld devices "
                               "is more than %lld devices", (long long)n,
                               (long long)per, (long long)SPEC_MAX_DEVICES);
-                    goto out;
+                    return -1;
                 }
                 y->devices_per_node = per;
                 y->devices = n * per;
                 char nicx[40] = "";
-                if (ng > 0) {
-                    y->nic_gbps_per_device = gbps[c];
-                    snprintf(nicx, sizeof nicx, "/nic%g", gbps[c]);
-                } else if (ns > 0) {
-                    y->hw.nic_bytes_per_s = hw->nic_bytes_per_s * scale[c];
-                    snprintf(nicx, sizeof nicx, "/nicx%g", scale[c]);
+                if (z->ng > 0) {
+                    y->nic_gbps_per_device = z->gbps[c];
+                    snprintf(nicx, sizeof nicx, "/nic%g", z->gbps[c]);
+                } else if (z->ns > 0) {
+                    y->hw.nic_bytes_per_s = hw->nic_bytes_per_s * z->scale[c];
+                    snprintf(nicx, sizeof nicx, "/nicx%g", z->scale[c]);
                 }
                 y->name[0] = '\0';
                 if (variant_name_add(y->name, g, err, "%s/%lldx%lld%s", hw->name,
                                   (long long)n, (long long)per, nicx) ||
                     variant_push(sp, g, y, x, v, fac, tail, err))
-                    goto out;
+                    return -1;
             }
-    rc = 0;
-out:
-    free(nodes);
-    free(devs);
-    free(dpn);
-    free(gbps);
-    free(scale);
-    return rc;
+    return 0;
 }
 
 /* Every combination of the scale factors of x on hardware hw (the
  * scaled hardware, its factors and name part: variant_combo), each
  * passed to spec_grid_hw_sizes. */
 static int spec_grid_hw_scaled(spec *sp, const config_setting_t *g, const hw_t *hw,
-                               const variant_axes *x, load_err *err)
+                               const spec_grid_sizes *z, const variant_axes *x,
+                               load_err *err)
 {
     int64_t ncomb = variant_combos(x);
     for (int64_t c = 0; c < ncomb; c++) {
         hw_t h;
         double fac[SPEC_SCALE_MAX];
         char tail[HW_NAME_MAX];
-        variant_combo(sp, x, c, hw, &h, fac, tail, sizeof tail);
-        if (spec_grid_hw_sizes(sp, g, &h, x, fac, tail, err))
+        if (variant_combo(sp, g, x, c, hw, &h, fac, tail, sizeof tail, err) ||
+            spec_grid_hw_sizes(sp, g, &h, z, x, fac, tail, err))
+            return -1;
+    }
+    return 0;
+}
+
+/* The hardware setting of grid group g: a name, a group, or a non-empty
+ * list of them; *nh their count. NULL with err set otherwise. */
+static const config_setting_t *spec_grid_hardware(const config_setting_t *g, int *nh,
+                                                  bool *one, load_err *err)
+{
+    const config_setting_t *hs = config_setting_get_member(g, "hardware");
+    *one = hs && (config_setting_get_string(hs) || config_setting_is_group(hs));
+    if (!hs || (!*one && !((config_setting_is_array(hs) || config_setting_is_list(hs)) &&
+                           config_setting_length(hs) > 0))) {
+        load_fail(err, hs ? hs : g, "key 'hardware' in system_grid: expected "
+                  "a hardware name, a group, or a non-empty list of them "
+                  "(hardware.cfg)");
+        return NULL;
+    }
+    *nh = *one ? 1 : config_setting_length(hs);
+    return hs;
+}
+
+/* Multiplies *n by f unless the product passes SPEC_MAX_SYSTEMS (or
+ * int64): then false. */
+static bool spec_grid_mul(int64_t *n, int64_t f)
+{
+    int64_t r;
+    if (f < 0 || __builtin_mul_overflow(*n, f, &r) || r > SPEC_MAX_SYSTEMS)
+        return false;
+    *n = r;
+    return true;
+}
+
+/* The systems a detailed grid will generate, counted from its axes
+ * before any is made (issue 29: 10^9 scaled variants were generated
+ * until memory ran out): more than SPEC_MAX_SYSTEMS in all (with the
+ * spec's `systems`) is refused at the group that passes the bound, with
+ * the group's factors. *total: the count. */
+static int spec_grid_detailed_count(spec *sp, const config_setting_t *grid, int ngroups,
+                                    int64_t *total, load_err *err)
+{
+    *total = 0;
+    for (int gi = 0; gi < ngroups; gi++) {
+        const config_setting_t *g = spec_grid_group(grid, gi, EVAL_DETAILED, err);
+        int nh = 0;
+        bool one = false;
+        if (!g || !spec_grid_hardware(g, &nh, &one, err))
+            return -1;
+        variant_axes x;
+        spec_grid_sizes z;
+        int rc = -1;
+        if (variant_read(sp, g, &x, err) == 0 && spec_grid_sizes_read(g, &z, err) == 0) {
+            int64_t f[7] = {nh, variant_combos(&x), z.nn > 0 ? z.nn : z.nv,
+                            z.nd > 0 ? z.nd : 1, z.ng > 0 ? z.ng : z.ns > 0 ? z.ns : 1,
+                            (int64_t)(x.nalg > 0 ? x.nalg : 1) * (x.novs > 0 ? x.novs : 1),
+                            x.npod > 0 ? x.npod : 1};
+            int64_t n = 1;
+            bool ok = true;
+            for (int k = 0; k < 7 && ok; k++)
+                ok = spec_grid_mul(&n, f[k]);
+            if (ok && n <= SPEC_MAX_SYSTEMS - sp->nsystems - *total) {
+                *total += n;
+                rc = 0;
+            } else {
+                char prod[300];
+                double combos = 1.0, all = 1.0;
+                for (int a = 0; a < x.nax; a++)
+                    combos *= x.nf[a];
+                for (int k = 0; k < 7; k++)
+                    all *= k == 1 ? combos : (double)f[k];
+                snprintf(prod, sizeof prod, "%lld hardware x %.6g scale combinations x "
+                         "%lld sizes x %lld devices_per_node x %lld NIC figures x %lld "
+                         "collective/oversubscription x %lld pod variants",
+                         (long long)f[0], combos,
+                         (long long)f[2], (long long)f[3], (long long)f[4],
+                         (long long)f[5], (long long)f[6]);
+                load_fail(err, g, "system_grid: this group generates %.6g systems (%s), "
+                          "%lld before it; a sweep holds at most %lld systems (about 2 kB "
+                          "each on every rank): split the grid over several sweeps",
+                          all, prod, (long long)(*total + sp->nsystems),
+                          (long long)SPEC_MAX_SYSTEMS);
+            }
+            spec_grid_sizes_free(&z);
+        }
+        variant_free(&x);
+        if (rc)
             return -1;
     }
     return 0;
@@ -292,7 +415,8 @@ static int spec_grid_hw_scaled(spec *sp, const config_setting_t *g, const hw_t *
  *   nodes = [...] or devices = [...]; devices_per_node = [...];
  *   nic_gbps_per_device = [...] or nic_scale = [...];
  *   scale = { KEY = [...]; ... }; pod_devices = [...];
- *   pod_oversubscription = [...]; collective = [...]; }. */
+ *   pod_oversubscription = [...]; collective = [...]; },
+ * counted first (spec_grid_detailed_count), then made in one array. */
 int spec_grid_detailed(spec *sp, const config_setting_t *grid,
                        const config_setting_t *own, spec_catalogue *cat,
                        const char *configs_dir, load_err *err)
@@ -301,46 +425,44 @@ int spec_grid_detailed(spec *sp, const config_setting_t *grid,
     int64_t *first = spec_grid_first(grid, &ngroups, err);
     if (!first)
         return -1;
+    int64_t total = 0;
+    if (spec_grid_detailed_count(sp, grid, ngroups, &total, err) != 0 ||
+        variant_grow(sp, grid, total, err) != 0) {
+        free(first);
+        return -1;
+    }
     for (int gi = 0; gi < ngroups; gi++) {
         first[gi] = sp->nsystems;
         const config_setting_t *g = spec_grid_group(grid, gi, EVAL_DETAILED, err);
-        if (!g) {
-            free(first);
-            return -1;
-        }
-        const config_setting_t *hs = config_setting_get_member(g, "hardware");
-        bool one = hs && (config_setting_get_string(hs) || config_setting_is_group(hs));
-        if (!hs || (!one && !((config_setting_is_array(hs) ||
-                               config_setting_is_list(hs)) &&
-                              config_setting_length(hs) > 0))) {
-            load_fail(err, hs ? hs : g, "key 'hardware' in system_grid: expected "
-                      "a hardware name, a group, or a non-empty list of them "
-                      "(hardware.cfg)");
-            free(first);
-            return -1;
-        }
+        int nh = 0;
+        bool one = false;
+        const config_setting_t *hs = g ? spec_grid_hardware(g, &nh, &one, err) : NULL;
         variant_axes x;
-        if (variant_read(sp, g, &x, err)) {
-            variant_free(&x);
-            free(first);
-            return -1;
-        }
-        int nh = one ? 1 : config_setting_length(hs);
-        for (int h = 0; h < nh; h++) {
-            const config_setting_t *he =
-                one ? hs : config_setting_get_elem(hs, (unsigned)h);
-            const config_setting_t *hg = spec_catalogue_hw(he, own, cat, configs_dir, err);
-            hw_t hw;
-            if (!hg || load_hw_in(hg, configs_dir, cat->reads, &hw, err) != 0 ||
-                load_system_power(g, &hw.board_power_w, &hw.idle_power_w,
-                                  &hw.price_per_hour_usd, err) != 0 ||
-                spec_grid_hw_scaled(sp, g, &hw, &x, err) != 0) {
-                variant_free(&x);
-                free(first);
-                return -1;
+        spec_grid_sizes z;
+        int rc = -1;
+        memset(&x, 0, sizeof x);
+        memset(&z, 0, sizeof z);
+        if (hs && variant_read(sp, g, &x, err) == 0 && spec_grid_sizes_read(g, &z, err) == 0) {
+            rc = 0;
+            for (int h = 0; h < nh && rc == 0; h++) {
+                const config_setting_t *he =
+                    one ? hs : config_setting_get_elem(hs, (unsigned)h);
+                const config_setting_t *hg = spec_catalogue_hw(he, own, cat, configs_dir, err);
+                hw_t hw;
+                rc = !hg || load_hw_in(hg, configs_dir, cat->reads, &hw, err) != 0 ||
+                             load_system_power(g, &hw.board_power_w, &hw.idle_power_w,
+                                               &hw.price_per_hour_usd, err) != 0 ||
+                             spec_grid_hw_scaled(sp, g, &hw, &z, &x, err) != 0
+                         ? -1
+                         : 0;
             }
         }
+        spec_grid_sizes_free(&z);
         variant_free(&x);
+        if (rc) {
+            free(first);
+            return -1;
+        }
     }
     int rc = variant_figures(sp, grid, err) ||
                      variant_names_apart(sp, grid, first, ngroups, err)

@@ -378,6 +378,8 @@ static int spec_load_head(spec *sp, const config_setting_t *root, const char *co
                   "base = ...; ... }, ... ) of hardware groups");
         return -1;
     }
+    if (own && load_unique(own, "hardware", err) != 0)
+        return -1;
     for (int i = 0; own && i < config_setting_length(own); i++) {
         hw_t hw;
         if (load_hw_in(config_setting_get_elem(own, (unsigned)i), configs_dir,

@@ -216,6 +216,45 @@ const char *speckeys_unknown(speckeys_ns ns, unsigned fid, const char *key,
     return buf;
 }
 
+/* A value and its index, sorted by value then index. */
+typedef struct speckeys_at {
+    double v;
+    int i;
+} speckeys_at;
+
+static int speckeys_at_cmp(const void *pa, const void *pb)
+{
+    const speckeys_at *a = pa, *b = pb;
+    if (a->v != b->v)
+        return a->v < b->v ? -1 : 1;
+    return (a->i > b->i) - (a->i < b->i);
+}
+
+/* The first element of v[0..n) that repeats an earlier one (the
+ * smallest such index, *rep) and the first it repeats (*of), sorted
+ * rather than compared pairwise (issue 29: an array of 10^5 values took
+ * 10^10 comparisons); 0 when none, 1 found, -1 out of memory. */
+static int speckeys_repeat(const double *v, int n, int *rep, int *of)
+{
+    if (n < 2)
+        return 0;
+    speckeys_at *s = malloc((size_t)n * sizeof *s);
+    if (!s)
+        return -1;
+    for (int i = 0; i < n; i++)
+        s[i] = (speckeys_at){v[i], i};
+    qsort(s, (size_t)n, sizeof *s, speckeys_at_cmp);
+    *rep = -1;
+    for (int k = 1; k < n; k++)
+        if (s[k].v == s[k - 1].v && (k < 2 || s[k - 2].v != s[k].v) &&
+            (*rep < 0 || s[k].i < *rep)) {
+            *rep = s[k].i; /* the second of a run of one value */
+            *of = s[k - 1].i;
+        }
+    free(s);
+    return *rep >= 0;
+}
+
 int speckeys_numbers(speckeys_ns ns, const char *row, const config_setting_t *g,
                      const char *key, bool integer, double def, double **out, int *n,
                      load_err *err)
@@ -251,32 +290,41 @@ int speckeys_numbers(speckeys_ns ns, const char *row, const config_setting_t *g,
         load_fail(err, s, "key '%s': out of memory", key);
         return -1;
     }
-    for (int i = 0; i < len; i++) {
+    int bad = -1; /* the first element of the wrong type or range */
+    for (int i = 0; i < len && bad < 0; i++) {
         const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
         int t = config_setting_type(e);
         if (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64)
             v[i] = (double)config_setting_get_int64(e);
         else if (t == CONFIG_TYPE_FLOAT && !integer)
             v[i] = config_setting_get_float(e);
-        else {
-            load_fail(err, s, "key '%s': element %d: expected %s", key, i,
+        else
+            bad = i;
+        if (bad < 0 && (!(v[i] >= lo) || !isfinite(v[i]) || v[i] > hi))
+            bad = i;
+    }
+    /* a repeat before the first bad element is reported first, as an
+     * element-by-element reading would */
+    int rep = -1, of = -1;
+    int found = speckeys_repeat(v, bad < 0 ? len : bad, &rep, &of);
+    if (found > 0) {
+        load_fail(err, s, "key '%s': element %d repeats element %d (%g); each value "
+                  "may appear once", key, rep, of, v[rep]);
+    } else if (found < 0) {
+        load_fail(err, s, "key '%s': out of memory", key);
+    } else if (bad >= 0) {
+        int t = config_setting_type(config_setting_get_elem(s, (unsigned)bad));
+        if (t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64 &&
+            !(t == CONFIG_TYPE_FLOAT && !integer))
+            load_fail(err, s, "key '%s': element %d: expected %s", key, bad,
                       integer ? "an integer" : "a number");
-            free(v);
-            return -1;
-        }
-        if (!(v[i] >= lo) || !isfinite(v[i]) || v[i] > hi) {
-            load_fail(err, s, "key '%s': element %d: must be >= %g and at "
-                      "most %g", key, i, lo, hi);
-            free(v);
-            return -1;
-        }
-        for (int j = 0; j < i; j++)
-            if (v[j] == v[i]) {
-                load_fail(err, s, "key '%s': element %d repeats element %d (%g); "
-                          "each value may appear once", key, i, j, v[i]);
-                free(v);
-                return -1;
-            }
+        else
+            load_fail(err, s, "key '%s': element %d: must be >= %g and at most %g", key,
+                      bad, lo, hi);
+    }
+    if (found != 0 || bad >= 0) {
+        free(v);
+        return -1;
     }
     *out = v;
     *n = len;

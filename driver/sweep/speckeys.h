@@ -30,6 +30,10 @@
 #define SPEC_MAX_LAYERS (INT64_C(1) << 16)
 #define SPEC_MAX_BATCH (INT64_C(1) << 40)
 #define SPEC_MAX_REQUESTS (INT64_C(1) << 24) /* a serving task's concurrency */
+/* Systems a spec generates (system_grid), each about 2 kB on every rank
+ * (the system, its mirror, scale factors and figures, its summary
+ * group): at most 2 GB a rank; counted before any is made. */
+#define SPEC_MAX_SYSTEMS (INT64_C(1) << 20)
 
 typedef enum speckeys_ns {
     SPECKEYS_TOP,   /* the spec's root */

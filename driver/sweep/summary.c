@@ -14,6 +14,7 @@
 
 #include "../../cost/bound.h"
 #include "../../worker/check.h"
+#include "../job.h"
 #include "../../worker/results.h"
 
 #define SUMMARY_BLOCK 65536
@@ -179,28 +180,42 @@ static void summary_print_number(FILE *out, int width, int prec, double v, doubl
 
 /* ------------------------------------------------------------ tables */
 
-/* Systems i and j are one group: MAD-Max, the same system; detailed, the
- * same variant of a hardware generation, differing at most in their
- * device count (a variant: the generation's figures as scaled, its NIC,
- * scale-up domain, pod, oversubscription, collective, power and price). */
-static bool summary_same_variant(const spec *sp, int64_t i, int64_t j)
+/* The order of systems that puts one group's systems together: MAD-Max,
+ * by name; detailed, by variant of a hardware generation, systems that
+ * differ at most in their device count being one variant (the
+ * generation's figures as scaled, its NIC, scale-up domain, pod,
+ * oversubscription, collective, power and price); then by index. Sorting
+ * by it forms the groups in O(n log n) (issue 29: a linear search per
+ * system took minutes for 64,000 variants). */
+static int summary_variant_cmp(const spec *sp, int64_t i, int64_t j)
 {
-    if (sp->fidelity != EVAL_DETAILED)
-        return strcmp(sp->systems[i].name, sp->systems[j].name) == 0;
+#define SUMMARY_CMP(a, b)                                                              \
+    do {                                                                               \
+        if ((a) != (b))                                                                \
+            return (a) < (b) ? -1 : 1;                                                 \
+    } while (0)
+    if (sp->fidelity != EVAL_DETAILED) {
+        int c = strcmp(sp->systems[i].name, sp->systems[j].name);
+        return c;
+    }
     const topo_system_t *a = &sp->dsystems[i], *b = &sp->dsystems[j];
     const hw_t *x = &a->hw, *y = &b->hw;
-    if (strcmp(x->name, y->name) != 0 || a->devices_per_node != b->devices_per_node ||
-        a->nic_gbps_per_device != b->nic_gbps_per_device ||
-        a->pod_devices != b->pod_devices ||
-        a->pod_oversubscription != b->pod_oversubscription || a->algo != b->algo ||
-        x->nic_bytes_per_s != y->nic_bytes_per_s || x->board_power_w != y->board_power_w ||
-        x->idle_power_w != y->idle_power_w ||
-        x->price_per_hour_usd != y->price_per_hour_usd)
-        return false;
+    int c = strcmp(x->name, y->name);
+    if (c)
+        return c;
+    SUMMARY_CMP(a->devices_per_node, b->devices_per_node);
+    SUMMARY_CMP(a->nic_gbps_per_device, b->nic_gbps_per_device);
+    SUMMARY_CMP(a->pod_devices, b->pod_devices);
+    SUMMARY_CMP(a->pod_oversubscription, b->pod_oversubscription);
+    SUMMARY_CMP((int)a->algo, (int)b->algo);
+    SUMMARY_CMP(x->nic_bytes_per_s, y->nic_bytes_per_s);
+    SUMMARY_CMP(x->board_power_w, y->board_power_w);
+    SUMMARY_CMP(x->idle_power_w, y->idle_power_w);
+    SUMMARY_CMP(x->price_per_hour_usd, y->price_per_hour_usd);
     for (int k = 0; k < sp->nscale; k++)
-        if (sp->scale[i * SPEC_SCALE_MAX + k] != sp->scale[j * SPEC_SCALE_MAX + k])
-            return false;
-    return true;
+        SUMMARY_CMP(sp->scale[i * SPEC_SCALE_MAX + k], sp->scale[j * SPEC_SCALE_MAX + k]);
+    return 0;
+#undef SUMMARY_CMP
 }
 
 typedef struct summary_group {
@@ -210,21 +225,39 @@ typedef struct summary_group {
     char name[HW_NAME_MAX]; /* what the table calls it */
 } summary_group;
 
-/* The name of group g among the ng groups: a detailed hardware
- * generation's name when the file has one variant of it, else the
+/* The systems' groups, formed once for every table: of[i] the group of
+ * system i, group k's first system, sizes and name. */
+typedef struct summary_groups {
+    int64_t n, *of;
+    summary_group *base; /* first, lo, hi and name; best cleared */
+} summary_groups;
+
+/* qsort of system indices by summary_variant_cmp (the spec passed in a
+ * wrapper: qsort has no context argument). */
+typedef struct summary_key {
+    const spec *sp;
+    int64_t i;
+} summary_key;
+
+static int summary_key_cmp(const void *pa, const void *pb)
+{
+    const summary_key *a = pa, *b = pb;
+    int c = summary_variant_cmp(a->sp, a->i, b->i);
+    return c ? c : (a->i > b->i) - (a->i < b->i);
+}
+
+/* The name of group k: a detailed hardware generation's name when the
+ * file has one variant of it (`same` groups of its generation), else the
  * variant's, its first system's name without the size ("h100-sxm-80g/
  * bf16x1.5/nicx2" for "h100-sxm-80g/16x8/bf16x1.5/nicx2"). */
-static void summary_group_name(const spec *sp, summary_group *g, int64_t ng, int64_t k)
+static void summary_group_name(const spec *sp, summary_group *g, int64_t same)
 {
-    int64_t f = g[k].first;
+    int64_t f = g->first;
     if (sp->fidelity != EVAL_DETAILED) {
-        snprintf(g[k].name, sizeof g[k].name, "%s", sp->systems[f].name);
+        snprintf(g->name, sizeof g->name, "%s", sp->systems[f].name);
         return;
     }
     const char *hw = sp->dsystems[f].hw.name;
-    int same = 0;
-    for (int64_t i = 0; i < ng; i++)
-        same += strcmp(sp->dsystems[g[i].first].hw.name, hw) == 0;
     const char *full = sp->dsystems[f].name;
     char size[48];
     snprintf(size, sizeof size, "/%lldx%lld", (long long)sp->systems[f].nodes,
@@ -232,11 +265,58 @@ static void summary_group_name(const spec *sp, summary_group *g, int64_t ng, int
     const char *at = strstr(full, size);
     size_t len = strlen(size);
     if (same < 2)
-        snprintf(g[k].name, sizeof g[k].name, "%s", hw);
+        snprintf(g->name, sizeof g->name, "%s", hw);
     else if (at && (at[len] == '/' || at[len] == '\0'))
-        snprintf(g[k].name, sizeof g[k].name, "%.*s%s", (int)(at - full), full, at + len);
+        snprintf(g->name, sizeof g->name, "%.*s%s", (int)(at - full), full, at + len);
     else
-        snprintf(g[k].name, sizeof g[k].name, "%s", full);
+        snprintf(g->name, sizeof g->name, "%s", full);
+}
+
+/* Forms the groups of the spec's systems; -1 when out of memory. */
+static int summary_groups_form(const spec *sp, int64_t nsys, summary_groups *gs)
+{
+    size_t n = (size_t)(nsys > 0 ? nsys : 1);
+    summary_key *k = malloc(n * sizeof *k);
+    int64_t *gen = malloc(n * sizeof *gen); /* a group's generation's first group */
+    gs->of = malloc(n * sizeof *gs->of);
+    gs->base = malloc(n * sizeof *gs->base);
+    gs->n = 0;
+    int rc = -1;
+    if (!k || !gen || !gs->of || !gs->base)
+        goto out;
+    for (int64_t i = 0; i < nsys; i++)
+        k[i] = (summary_key){sp, i};
+    qsort(k, (size_t)nsys, sizeof *k, summary_key_cmp);
+    for (int64_t r = 0; r < nsys; r++) {
+        int64_t i = k[r].i, dev = sp->systems[i].devices;
+        if (r == 0 || summary_variant_cmp(sp, k[r - 1].i, i) != 0) {
+            /* a new group; of a new generation when the name differs */
+            gen[gs->n] = r > 0 && (sp->fidelity != EVAL_DETAILED ||
+                                   strcmp(sp->dsystems[k[r - 1].i].hw.name,
+                                          sp->dsystems[i].hw.name) == 0)
+                             ? gen[gs->n - 1]
+                             : gs->n;
+            gs->base[gs->n++] = (summary_group){.first = i, .lo = dev, .hi = dev,
+                                                .best = {.value = 0.0, .id = -1}};
+        }
+        summary_group *g = &gs->base[gs->n - 1];
+        g->lo = dev < g->lo ? dev : g->lo;
+        g->hi = dev > g->hi ? dev : g->hi;
+        gs->of[i] = gs->n - 1;
+    }
+    /* a generation's groups are consecutive: each is named knowing how
+     * many its generation has */
+    for (int64_t s = 0, e; s < gs->n; s = e) {
+        for (e = s; e < gs->n && gen[e] == gen[s]; e++) {
+        }
+        for (int64_t q = s; q < e; q++)
+            summary_group_name(sp, &gs->base[q], e - s);
+    }
+    rc = 0;
+out:
+    free(k);
+    free(gen);
+    return rc;
 }
 
 static int summary_cmp(const void *a, const void *b)
@@ -307,31 +387,22 @@ static void summary_row_print(FILE *out, int wname, const char *name,
     fprintf(out, "  %s\n", bound_name(r->bound_code));
 }
 
-/* One model's rows of one task's table. */
-static void summary_model(FILE *out, const space *s, const winners_best *b,
-                          int64_t m, int64_t t, summary_group *g, space_cursor *cur,
-                          engine *e)
+/* One model's rows of one task's table; false when a stop signal cut
+ * it short (each row re-evaluates a point: 10^5 variants take a while). */
+static bool summary_model(FILE *out, const space *s, const winners_best *b,
+                          int64_t m, int64_t t, const summary_groups *gs,
+                          summary_group *g, space_cursor *cur, engine *e)
 {
     const spec *sp = s->sp;
-    int64_t nsys = s->radix[SPACE_SYSTEM], ng = 0;
+    int64_t nsys = s->radix[SPACE_SYSTEM], ng = gs->n;
     int wname = 12;
+    memcpy(g, gs->base, (size_t)ng * sizeof *g);
     for (int64_t i = 0; i < nsys; i++) {
-        int64_t k;
-        for (k = 0; k < ng; k++)
-            if (summary_same_variant(sp, g[k].first, i))
-                break;
-        int64_t dev = sp->systems[i].devices;
-        if (k == ng)
-            g[ng++] = (summary_group){.first = i, .lo = dev, .hi = dev,
-                                      .best = {.value = 0.0, .id = -1}};
-        g[k].lo = dev < g[k].lo ? dev : g[k].lo;
-        g[k].hi = dev > g[k].hi ? dev : g[k].hi;
         const winners_best *x = &b[(m * nsys + i) * s->radix[SPACE_TASK] + t];
         if (x->id >= 0)
-            winners_consider(&g[k].best, x->value, x->id);
+            winners_consider(&g[gs->of[i]].best, x->value, x->id);
     }
     for (int64_t k = 0; k < ng; k++) {
-        summary_group_name(sp, g, ng, k);
         int w = (int)strlen(g[k].name);
         wname = w > wname ? w : wname;
     }
@@ -343,6 +414,8 @@ static void summary_model(FILE *out, const space *s, const winners_best *b,
     for (int64_t k = 0; k < ng; k++) {
         const char *name = g[k].name;
         result_t r;
+        if (job_stop_signal() != 0)
+            return false;
         if (g[k].best.id < 0 || space_point(s, cur, g[k].best.id, NULL) != STATUS_OK ||
             eval_run(&cur->p, e, &r, NULL) != STATUS_OK) {
             char sizes[48];
@@ -357,6 +430,7 @@ static void summary_model(FILE *out, const space *s, const winners_best *b,
         }
         summary_row_print(out, wname, name, &cur->p, &r);
     }
+    return true;
 }
 
 void summary_print(FILE *out, const space *s, const winners_best *b)
@@ -365,14 +439,13 @@ void summary_print(FILE *out, const space *s, const winners_best *b)
     bool det = sp->fidelity == EVAL_DETAILED;
     summary_group *g = malloc((size_t)s->radix[SPACE_SYSTEM] * sizeof *g);
     space_cursor *cur = malloc(sizeof *cur);
-    if (!g || !cur) {
+    summary_groups gs = {0};
+    if (!g || !cur || summary_groups_form(sp, s->radix[SPACE_SYSTEM], &gs) != 0 ||
+        space_cursor_init(cur, s) != 0) {
         free(g);
         free(cur);
-        return;
-    }
-    if (space_cursor_init(cur, s) != 0) {
-        free(g);
-        free(cur);
+        free(gs.of);
+        free(gs.base);
         return;
     }
     engine e;
@@ -402,11 +475,19 @@ void summary_print(FILE *out, const space *s, const winners_best *b)
                         "batch = requests in flight; "
                       : "energy and cost per trained token",
                 serve ? sla : "");
-        for (int64_t m = 0; m < s->radix[SPACE_MODEL]; m++)
-            summary_model(out, s, b, m, t, g, cur, &e);
+        bool whole = true;
+        for (int64_t m = 0; m < s->radix[SPACE_MODEL] && whole; m++)
+            whole = summary_model(out, s, b, m, t, &gs, g, cur, &e);
+        if (!whole) {
+            fprintf(out, "(the summary stopped by a signal; the file is complete: "
+                    "`madsweep best` ranks its rows)\n");
+            break;
+        }
     }
     engine_free(&e);
     space_cursor_free(cur);
     free(g);
     free(cur);
+    free(gs.of);
+    free(gs.base);
 }

@@ -13,6 +13,7 @@
 #include "sweep.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
@@ -61,7 +62,29 @@ static void sweep_sources_digest(const sources *s, char hex[SHA256_HEX_LEN + 1])
         snprintf(hex + 2 * i, 3, "%02x", d[i]);
 }
 
-/* Phase 1: spec on rank 0 first, then on the others; 0 or exit code. */
+static const char *sweep_signal_name(int sig)
+{
+    return sig == SIGTERM ? "SIGTERM" : sig == SIGUSR1 ? "SIGUSR1"
+           : sig == SIGINT ? "SIGINT" : sig == SIGHUP ? "SIGHUP" : "a signal";
+}
+
+/* A stop while the spec loaded (its systems generated): rank 0 leaves an
+ * empty output file where there was none, so that `--resume` (a
+ * requeued job's) starts the sweep instead of refusing a file that does
+ * not exist; an existing file, a partial one being resumed above all, is
+ * left as it is. */
+static void sweep_load_stopped(const sweep_opts *o, int sig, FILE *err)
+{
+    int fd = open(o->out_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd >= 0)
+        close(fd);
+    fprintf(err, "madsweep: stopped by %s while loading %s (generating its systems): "
+            "nothing written to %s yet; `madsweep sweep %s -o %s --resume` starts it\n",
+            sweep_signal_name(sig), o->spec_path, o->out_path, o->spec_path, o->out_path);
+}
+
+/* Phase 1: spec on rank 0 first, then on the others; 0 or exit code
+ * (JOB_EXIT_STOPPED: a stop while rank 0 generated the systems). */
 static int sweep_load(MPI_Comm comm, int rank, const sweep_opts *o, spec *sp,
                       FILE *err)
 {
@@ -70,29 +93,39 @@ static int sweep_load(MPI_Comm comm, int rank, const sweep_opts *o, spec *sp,
     int bad = 0;
     if (rank == 0) {
         bad = spec_load_stacks(o->spec_path, dir, o->stacks_path, sp, &le) != 0;
-        if (bad)
+        if (bad && job_stop_signal()) { /* stopped while generating its systems */
+            sweep_load_stopped(o, job_stop_signal(), err);
+            bad = JOB_EXIT_STOPPED;
+        } else if (bad) {
             fprintf(err, "madsweep: %s\n", le.text);
-        else if (strlen(sp->text) > OUTPUT_SPEC_MAX) {
+            bad = 2;
+        } else if (strlen(sp->text) > OUTPUT_SPEC_MAX) {
             fprintf(err, "madsweep: %s: the spec is larger than %d bytes\n",
                     o->spec_path, OUTPUT_SPEC_MAX);
             spec_free(sp);
-            bad = 1;
+            bad = 2;
         }
     }
     CHECK_MPI(MPI_Bcast(&bad, 1, MPI_INT, 0, comm));
     if (bad)
-        return 2;
+        return bad;
     if (rank != 0) {
         bad = spec_load_stacks(o->spec_path, dir, o->stacks_path, sp, &le) != 0;
-        if (bad)
+        if (bad && job_stop_signal()) {
+            bad = JOB_EXIT_STOPPED; /* rank 0 says so */
+        } else if (bad) {
             fprintf(err, "madsweep: rank %d: %s\n", rank, le.text);
+            bad = 2;
+        }
     }
     int any = 0;
     CHECK_MPI(MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, comm));
     if (any) {
         if (!bad)
             spec_free(sp);
-        return 2;
+        if (any == JOB_EXIT_STOPPED && rank == 0 && !bad)
+            sweep_load_stopped(o, SIGTERM, err); /* another rank was stopped */
+        return any; /* 2, or JOB_EXIT_STOPPED (the larger) */
     }
     /* every rank must have read the same catalogues (the file stores
      * rank 0's texts, and the datasets' sizes must agree) */
@@ -237,12 +270,6 @@ static int sweep_claim(MPI_Comm comm, int rank, const sweep_opts *o, const spec 
     CHECK_MPI(MPI_Bcast(state, 2, MPI_INT, 0, comm));
     *empty = state[1] != 0;
     return state[0];
-}
-
-static const char *sweep_signal_name(int sig)
-{
-    return sig == SIGTERM ? "SIGTERM" : sig == SIGUSR1 ? "SIGUSR1"
-           : sig == SIGINT ? "SIGINT" : "a signal";
 }
 
 /* A stopped run: the file keeps complete = 0 with the chunks written so
@@ -492,6 +519,7 @@ static int sweep_evaluate(sweep_run_state *r, worker *w, int64_t sum[5])
     *w = (worker){.comm = r->comm, .s = &r->s, .rows = &r->rows, .out = &r->fo,
                   .ch = &r->ch, .done = r->done, .kill_after = o->kill_after,
                   .stop_after = o->stop_after, .delay_ms = o->delay_ms,
+                  .hold_after = o->hold_after,
                   .stop = job_stop_signal,
                   .tick = o->quiet ? NULL : sweep_progress_on_chunk, .tick_arg = &r->tick,
                   .red = r->all ? NULL : &r->red, .first_chunk = r->first,

@@ -62,6 +62,7 @@ typedef struct sweep_opts {
     bool stop_in_count;  /* test hook: rank 0 raises SIGTERM while counting */
     int64_t stop_after;  /* test hook: rank 0 raises SIGUSR1 after N chunks */
     int64_t delay_ms;    /* test hook: every rank sleeps N ms after each chunk */
+    int64_t hold_after;  /* test hook: every rank waits for a stop after N chunks */
     double checkpoint_s; /* reduced sweeps: seconds between checkpoints
                             (0: SWEEP_CHECKPOINT_S; < 0: at every chunk of rank 0) */
 } sweep_opts;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../load/load.h"
 #include "../suggest.h"
 #include "speckeys.h"
 
@@ -128,8 +129,8 @@ int variant_read(spec *sp, const config_setting_t *g, variant_axes *x,
         return 0;
     bool one = config_setting_get_string(cs) != NULL;
     int n = one ? 1 : config_setting_is_array(cs) ? config_setting_length(cs) : 0;
-    if (n < 1 || n > 3) {
-        load_fail(err, cs, "key 'collective': expected \"ring\", \"tree\", "
+    if (n < 1 || n > 4) {
+        load_fail(err, cs, "key 'collective': expected \"auto\", \"ring\", \"tree\", "
                   "\"hierarchical\" or an array of them");
         return -1;
     }
@@ -138,8 +139,8 @@ int variant_read(spec *sp, const config_setting_t *g, variant_axes *x,
                             : config_setting_get_string_elem(cs, (unsigned)i);
         int v = a ? topo_algo_parse(a) : -1;
         if (v < 0) {
-            load_fail(err, cs, "key 'collective': element %d: expected \"ring\", "
-                      "\"tree\" or \"hierarchical\"", i);
+            load_fail(err, cs, "key 'collective': element %d: expected \"auto\", "
+                      "\"ring\", \"tree\" or \"hierarchical\"", i);
             return -1;
         }
         x->alg[x->nalg++] = v;
@@ -178,7 +179,8 @@ int variant_push(spec *sp, const config_setting_t *g, topo_system_t *y,
         y->algo = (topo_algo)x->alg[v % x->nalg];
         v /= x->nalg;
         if (variant_name_add(y->name, g, err, "/%s", y->algo == TOPO_TREE ? "tree"
-                          : y->algo == TOPO_HIERARCHICAL ? "hier" : "ring"))
+                          : y->algo == TOPO_HIERARCHICAL ? "hier"
+                          : y->algo == TOPO_RING ? "ring" : "auto"))
             return -1;
     }
     if (x->novs > 0) {
@@ -199,6 +201,12 @@ int variant_push(spec *sp, const config_setting_t *g, topo_system_t *y,
     if (st != STATUS_OK) {
         load_fail(err, g, "system_grid: generated system '%s': key '%s': %s",
                   y->name, bad ? bad : "?", status_text(st));
+        return -1;
+    }
+    if (load_system_pod_check(g, y, err) != 0) { /* a pod dropped, ovs for nothing */
+        size_t n = strlen(err->text);
+        snprintf(err->text + n, sizeof err->text - n, " (a system this grid group "
+                 "generates; give the sizes that need a pod a group of their own)");
         return -1;
     }
     memcpy(&sp->scale[sp->nsystems * SPEC_SCALE_MAX], fac,
@@ -232,21 +240,39 @@ int64_t variant_combos(const variant_axes *x)
 {
     int64_t n = 1;
     for (int a = 0; a < x->nax; a++)
-        n *= x->nf[a];
+        if (__builtin_mul_overflow(n, (int64_t)x->nf[a], &n))
+            return -1;
     return n;
 }
 
-void variant_combo(const spec *sp, const variant_axes *x, int64_t c, const hw_t *hw,
-                   hw_t *out, double fac[SPEC_SCALE_MAX], char *tail, size_t size)
+int variant_combo(const spec *sp, const config_setting_t *g, const variant_axes *x,
+                  int64_t c, const hw_t *hw, hw_t *out, double fac[SPEC_SCALE_MAX],
+                  char *tail, size_t size, load_err *err)
 {
     *out = *hw;
     for (int k = 0; k < SPEC_SCALE_MAX; k++)
         fac[k] = 1.0;
     for (int a = x->nax - 1; a >= 0; a--) { /* the last key fastest */
-        double f = x->f[a][c % x->nf[a]];
+        double f = x->f[a][c % x->nf[a]], v = 0;
+        const char *key = sp->scale_keys[x->key[a]];
         c /= x->nf[a];
         fac[x->key[a]] = f;
-        (void)load_hw_scale(out, sp->scale_keys[x->key[a]], f);
+        const config_setting_t *at = config_setting_get_member(
+            config_setting_get_member(g, "scale"), key);
+        if (load_hw_number(hw, key, &v) == 0 && !(v > 0)) {
+            /* every factor of 0 is 0: identical variants named apart */
+            load_fail(err, at ? at : g, "key 'scale': '%s' is 0 on hardware '%s' (it has "
+                      "none): scaling it would make %d identical variants; scale it on "
+                      "hardware that has it, in a grid group of its own", key, hw->name,
+                      x->nf[a]);
+            return -1;
+        }
+        if (load_hw_scale(out, key, f) > 0) {
+            load_fail(err, at ? at : g, "key 'scale': '%s' of hardware '%s' is a whole "
+                      "number (%.17g); x %g = %.17g is not (it would be rounded): give "
+                      "factors that keep it whole", key, hw->name, v, f, v * f);
+            return -1;
+        }
     }
     size_t used = 0;
     tail[0] = '\0';
@@ -255,6 +281,7 @@ void variant_combo(const spec *sp, const variant_axes *x, int64_t c, const hw_t 
                          variant_short(sp->scale_keys[x->key[a]]), fac[x->key[a]]);
         used += w > 0 ? (size_t)w : 0;
     }
+    return 0;
 }
 
 int variant_figures(spec *sp, const config_setting_t *at, load_err *err)
@@ -291,28 +318,45 @@ static const char *variant_system_name(const spec *sp, int64_t i)
     return sp->dsystems ? sp->dsystems[i].name : sp->systems[i].name;
 }
 
+
 /* Every two systems of a spec are named apart (a generated name never
- * stands for two systems); a clash names both places. */
+ * stands for two systems); a clash names both places: of the clashes,
+ * the one whose first system comes first. Sorted, not compared pairwise
+ * (issue 29: 64,000 variants took minutes in this check alone). */
 int variant_names_apart(const spec *sp, const config_setting_t *grid,
                         const int64_t *first, int ngroups, load_err *err)
 {
-    for (int64_t i = 0; i < sp->nsystems; i++)
-        for (int64_t j = i + 1; j < sp->nsystems; j++) {
-            if (strcmp(variant_system_name(sp, i), variant_system_name(sp, j)) != 0)
-                continue;
-            const config_setting_t *a = variant_origin(grid, first, ngroups, i),
-                                   *b = variant_origin(grid, first, ngroups, j);
-            const char *fa = a ? config_setting_source_file(a) : NULL;
-            char where[600];
-            if (a)
-                snprintf(where, sizeof where, "the first from the group at %s:%d",
-                         fa ? fa : "?", config_setting_source_line(a));
-            else
-                snprintf(where, sizeof where, "the first from key 'systems'");
-            load_fail(err, b ? b : grid, "key 'system_grid': two systems are named "
-                      "'%s' (%s; give each grid group other figures)",
-                      variant_system_name(sp, i), where);
-            return -1;
+    if (sp->nsystems < 2)
+        return 0;
+    load_named *v = malloc((size_t)sp->nsystems * sizeof *v);
+    if (!v) {
+        load_fail(err, grid, "system_grid: out of memory");
+        return -1;
+    }
+    for (int64_t k = 0; k < sp->nsystems; k++)
+        v[k] = (load_named){variant_system_name(sp, k), k};
+    load_named_sort(v, sp->nsystems);
+    int64_t i = -1, j = -1;
+    for (int64_t k = 1; k < sp->nsystems; k++)
+        if (strcmp(v[k - 1].name, v[k].name) == 0 && (k < 2 || strcmp(v[k - 2].name,
+                                                                       v[k].name) != 0) &&
+            (i < 0 || v[k - 1].i < i)) {
+            i = v[k - 1].i; /* the first two of a run of one name */
+            j = v[k].i;
         }
-    return 0;
+    free(v);
+    if (i < 0)
+        return 0;
+    const config_setting_t *a = variant_origin(grid, first, ngroups, i),
+                           *b = variant_origin(grid, first, ngroups, j);
+    const char *fa = a ? config_setting_source_file(a) : NULL;
+    char where[600];
+    if (a)
+        snprintf(where, sizeof where, "the first from the group at %s:%d", fa ? fa : "?",
+                 config_setting_source_line(a));
+    else
+        snprintf(where, sizeof where, "the first from key 'systems'");
+    load_fail(err, b ? b : grid, "key 'system_grid': two systems are named '%s' (%s; give "
+              "each grid group other figures)", variant_system_name(sp, i), where);
+    return -1;
 }

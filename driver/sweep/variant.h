@@ -32,7 +32,7 @@ typedef struct variant_axes {
     int nf[SPEC_SCALE_MAX];
     double *pod, *ovs;
     int npod, novs, nalg;
-    int alg[3];
+    int alg[4];
 } variant_axes;
 
 /* Reads the scale, pod_devices, pod_oversubscription and collective
@@ -41,12 +41,17 @@ typedef struct variant_axes {
 int variant_read(spec *sp, const config_setting_t *g, variant_axes *x, load_err *err);
 void variant_free(variant_axes *x);
 
-/* Combinations of the scale factors, and combination c of them on
+/* Combinations of the scale factors (-1 past int64), and combination c
+ * of them on
  * hardware hw: the scaled hardware, the factors per sp scale key and the
  * name part ("/bf16x1.5/hbmbwx2"). */
 int64_t variant_combos(const variant_axes *x);
-void variant_combo(const spec *sp, const variant_axes *x, int64_t c, const hw_t *hw,
-                   hw_t *out, double fac[SPEC_SCALE_MAX], char *tail, size_t size);
+/* -1 with err set (at group g's scale key) when a scaled figure is 0 on
+ * hw (its variants would be identical) or a whole-number figure (such
+ * as scaleup_devices) would not stay whole. */
+int variant_combo(const spec *sp, const config_setting_t *g, const variant_axes *x,
+                  int64_t c, const hw_t *hw, hw_t *out, double fac[SPEC_SCALE_MAX],
+                  char *tail, size_t size, load_err *err);
 
 /* Appends text `fmt` to a system name; -1 with err set (at g) when the
  * name would pass HW_NAME_MAX - 1 characters. */
