@@ -222,12 +222,15 @@ static int spec_grid_sizes_read(const config_setting_t *g, spec_grid_sizes *z,
         speckeys_numbers(SPECKEYS_GRID, NULL, g, "nic_gbps_per_device", false, 0, &z->gbps,
                          &z->ng, err) ||
         speckeys_numbers(SPECKEYS_GRID, NULL, g, "nic_scale", false, 0, &z->scale, &z->ns,
-                         err))
+                         err)) {
+        spec_grid_sizes_free(z); /* the axes read before the one at fault */
         return -1;
+    }
     if (z->ng > 0 && z->ns > 0) {
         load_fail(err, config_setting_get_member(g, "nic_scale"),
                   "system_grid: give nic_gbps_per_device (absolute) or nic_scale "
                   "(relative to the hardware's), not both");
+        spec_grid_sizes_free(z);
         return -1;
     }
     return 0;
