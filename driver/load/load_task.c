@@ -353,7 +353,10 @@ static const config_setting_t *load_task_later(const config_setting_t *a,
  * the solver ran the open loop up to the KV cache's limit and ignored
  * the concurrency (cost/detailed/serve/steady.c sv_solve). Refused at
  * the later of the two; a rate of 0 (the closed loop, as the point
- * writer states it) goes with a concurrency. */
+ * writer states it) goes with a concurrency. `requests` (a burst sent
+ * at once) is read only by a continuous scheduler at concurrency "max"
+ * without a rate (sv_solve): with a fixed or "sla" concurrency, a rate or
+ * the static scheduler it changed nothing; refused there. */
 static int load_task_serving_check(const config_setting_t *g, const task_t *t,
                                    load_err *err)
 {
@@ -364,6 +367,21 @@ static int load_task_serving_check(const config_setting_t *g, const task_t *t,
         load_fail(err, later, "key '%s': 'concurrency' and 'request_rate' are two load "
                   "models (a closed loop of requests in flight, open Poisson arrivals); "
                   "give one", config_setting_name(later));
+        return -1;
+    }
+    const task_detailed_t *d = &t->detailed;
+    if (d->requests > 0 &&
+        (d->concurrency != TASK_CONC_MAX || d->request_rate > 0.0 ||
+         d->scheduler == TASK_SCHED_STATIC)) {
+        const char *why = d->request_rate > 0.0            ? "an open loop at request_rate"
+                          : d->scheduler == TASK_SCHED_STATIC ? "scheduler \"static\""
+                          : d->concurrency == TASK_CONC_SLA  ? "concurrency \"sla\""
+                          : cs                             ? "a fixed concurrency"
+                                                           : "the default concurrency "
+                                                             "(micro_batch*dp)";
+        load_fail(err, config_setting_get_member(g, "requests"), "key 'requests': a burst "
+                  "of requests is sent only at concurrency = \"max\"; with %s it changes "
+                  "nothing", why);
         return -1;
     }
     return 0;
