@@ -356,7 +356,10 @@ static const config_setting_t *load_task_later(const config_setting_t *a,
  * writer states it) goes with a concurrency. `requests` (a burst sent
  * at once) is read only by a continuous scheduler at concurrency "max"
  * without a rate (sv_solve): with a fixed or "sla" concurrency, a rate or
- * the static scheduler it changed nothing; refused there. */
+ * the static scheduler it changed nothing; refused there. Speculative
+ * decoding with draft tokens and no acceptance rate drafted at an
+ * acceptance of 0 (every draft rejected: slower than none, sv_spec_init);
+ * an acceptance or draft cost without draft tokens changed nothing. */
 static int load_task_serving_check(const config_setting_t *g, const task_t *t,
                                    load_err *err)
 {
@@ -384,6 +387,20 @@ static int load_task_serving_check(const config_setting_t *g, const task_t *t,
                   "nothing", why);
         return -1;
     }
+    const config_setting_t *as = config_setting_get_member(g, "spec_acceptance");
+    if (d->spec_tokens > 0 && !as) {
+        load_fail(err, config_setting_get_member(g, "spec_tokens"), "key 'spec_tokens': "
+                  "speculative decoding needs 'spec_acceptance', the share of draft tokens "
+                  "the target accepts (0-1); without it every draft would be rejected");
+        return -1;
+    }
+    static const char *const spec_only[2] = {"spec_acceptance", "spec_draft_cost"};
+    for (int j = 0; j < 2 && d->spec_tokens <= 0; j++)
+        if (config_setting_get_member(g, spec_only[j])) {
+            load_fail(err, config_setting_get_member(g, spec_only[j]), "key '%s': without "
+                      "draft tokens (spec_tokens > 0) it changes nothing", spec_only[j]);
+            return -1;
+        }
     return 0;
 }
 
