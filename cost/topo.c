@@ -51,6 +51,12 @@ int topo_algo_parse(const char *s)
     return -1;
 }
 
+const char *topo_algo_name(int algo)
+{
+    static const char *const name[TOPO_NALGO] = {"auto", "ring", "tree", "hierarchical"};
+    return algo >= 0 && algo < TOPO_NALGO ? name[algo] : "?";
+}
+
 status_code topo_build(topo_t *t, const hw_t *h, int64_t devices,
                        int64_t domain, double nic_bytes_per_s, int64_t pod,
                        double oversub, topo_algo algo, const char **bad)

@@ -171,4 +171,8 @@ double topo_ring_allreduce_volume(int64_t n, double bytes);
 /* "auto" / "ring" / "tree" / "hierarchical"; -1 when unknown. */
 int topo_algo_parse(const char *s);
 
+/* The name topo_algo_parse reads back ("auto" for TOPO_AUTO); "?" for a
+ * value outside the enum. */
+const char *topo_algo_name(int algo);
+
 #endif

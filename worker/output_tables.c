@@ -238,9 +238,7 @@ static void output_tables_detailed(hid_t g, const spec *sp, MPI_Comm comm, int r
         table_put_f64(row, o_bw, y->hw.board_power_w);
         table_put_f64(row, o_iw, y->hw.idle_power_w);
         table_put_f64(row, o_pr, y->hw.price_per_hour_usd);
-        table_put_str(row, c_alg, y->algo == TOPO_TREE           ? "tree"
-                                  : y->algo == TOPO_HIERARCHICAL ? "hierarchical"
-                                                                 : "ring");
+        table_put_str(row, c_alg, topo_algo_name(y->algo)); /* "auto": NCCL picks */
         for (int k = 0; k < sp->nscale; k++) {
             if (own[k])
                 table_put_f64(row, o_sv[k], sp->scale_fig[i * SPEC_SCALE_MAX + k]);

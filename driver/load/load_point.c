@@ -338,6 +338,15 @@ static int load_point_detailed(const config_setting_t *root, const char *configs
     const config_setting_t *pf = config_setting_get_member(root, "prefill");
     if (pf && load_prefill(pf, configs_dir, p, err) != 0)
         return -1;
+    /* a disaggregated deployment runs its closed loop, open loop or SLA
+     * search and no burst (cost/detailed/serve/disagg.c sv_disagg_solve):
+     * its requests changed nothing (issue 29) */
+    if (pf && p->task.detailed.requests > 0) {
+        load_fail(err, config_setting_get_member(dt, "requests"), "key 'requests': a "
+                  "disaggregated deployment (prefill = { ... }) sends no burst of requests; "
+                  "it changes nothing");
+        return -1;
+    }
     const char *dwhere = NULL;
     status_code dst = eval_check(p, &dwhere);
     if (dst != STATUS_OK) {

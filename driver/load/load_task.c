@@ -337,6 +337,73 @@ static int load_task_detailed_products(const config_setting_t *g,
     return 0;
 }
 
+/* The later in the file of a group's two members a and b (either may be
+ * NULL: the other). */
+static const config_setting_t *load_task_later(const config_setting_t *a,
+                                               const config_setting_t *b)
+{
+    if (!a || !b)
+        return a ? a : b;
+    return config_setting_index(b) > config_setting_index(a) ? b : a;
+}
+
+/* Serving keys that contradict each other or change nothing (issue 29):
+ * `concurrency` and `request_rate` are two load models, a closed loop of
+ * that many requests in flight and open Poisson arrivals; with a rate
+ * the solver ran the open loop up to the KV cache's limit and ignored
+ * the concurrency (cost/detailed/serve/steady.c sv_solve). Refused at
+ * the later of the two; a rate of 0 (the closed loop, as the point
+ * writer states it) goes with a concurrency. `requests` (a burst sent
+ * at once) is read only by a continuous scheduler at concurrency "max"
+ * without a rate (sv_solve): with a fixed or "sla" concurrency, a rate or
+ * the static scheduler it changed nothing; refused there. Speculative
+ * decoding with draft tokens and no acceptance rate drafted at an
+ * acceptance of 0 (every draft rejected: slower than none, sv_spec_init);
+ * an acceptance or draft cost without draft tokens changed nothing. */
+static int load_task_serving_check(const config_setting_t *g, const task_t *t,
+                                   load_err *err)
+{
+    const config_setting_t *cs = config_setting_get_member(g, "concurrency");
+    const config_setting_t *rs = config_setting_get_member(g, "request_rate");
+    if (cs && rs && t->detailed.request_rate > 0.0) {
+        const config_setting_t *later = load_task_later(cs, rs);
+        load_fail(err, later, "key '%s': 'concurrency' and 'request_rate' are two load "
+                  "models (a closed loop of requests in flight, open Poisson arrivals); "
+                  "give one", config_setting_name(later));
+        return -1;
+    }
+    const task_detailed_t *d = &t->detailed;
+    if (d->requests > 0 &&
+        (d->concurrency != TASK_CONC_MAX || d->request_rate > 0.0 ||
+         d->scheduler == TASK_SCHED_STATIC)) {
+        const char *why = d->request_rate > 0.0            ? "an open loop at request_rate"
+                          : d->scheduler == TASK_SCHED_STATIC ? "scheduler \"static\""
+                          : d->concurrency == TASK_CONC_SLA  ? "concurrency \"sla\""
+                          : cs                             ? "a fixed concurrency"
+                                                           : "the default concurrency "
+                                                             "(micro_batch*dp)";
+        load_fail(err, config_setting_get_member(g, "requests"), "key 'requests': a burst "
+                  "of requests is sent only at concurrency = \"max\"; with %s it changes "
+                  "nothing", why);
+        return -1;
+    }
+    const config_setting_t *as = config_setting_get_member(g, "spec_acceptance");
+    if (d->spec_tokens > 0 && !as) {
+        load_fail(err, config_setting_get_member(g, "spec_tokens"), "key 'spec_tokens': "
+                  "speculative decoding needs 'spec_acceptance', the share of draft tokens "
+                  "the target accepts (0-1); without it every draft would be rejected");
+        return -1;
+    }
+    static const char *const spec_only[2] = {"spec_acceptance", "spec_draft_cost"};
+    for (int j = 0; j < 2 && d->spec_tokens <= 0; j++)
+        if (config_setting_get_member(g, spec_only[j])) {
+            load_fail(err, config_setting_get_member(g, spec_only[j]), "key '%s': without "
+                      "draft tokens (spec_tokens > 0) it changes nothing", spec_only[j]);
+            return -1;
+        }
+    return 0;
+}
+
 int load_task_detailed(const config_setting_t *g, model_kind kind, task_t *t,
                        load_err *err)
 {
@@ -352,7 +419,8 @@ int load_task_detailed(const config_setting_t *g, model_kind kind, task_t *t,
     if (load_value_group(g, kind == MODEL_DLRM ? "detailed task (dlrm)" : "detailed task",
                          dtask_keys, NKEYS(dtask_keys), kinds, false, t, err))
         return -1;
-    if (load_task_type_check(g, dtask_keys, NKEYS(dtask_keys), t->kind, err))
+    if (load_task_type_check(g, dtask_keys, NKEYS(dtask_keys), t->kind, err) ||
+        load_task_serving_check(g, t, err))
         return -1;
     if (t->detailed.frozen_layers < 0) {
         load_fail(err, load_value_member_or(g, "frozen_layers"),

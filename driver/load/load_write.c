@@ -248,6 +248,12 @@ void load_write_keys(FILE *out, load_ns ns, const void *obj, model_kind kind,
         if (ns == LOAD_NS_STACK && !((const stack_desc *)obj)->serving &&
             load_stack_is_serving_fact(k->name))
             continue;
+        /* speculative decoding's keys only with draft tokens: the
+         * loader refuses spec_tokens without an acceptance rate, and
+         * without draft tokens they change nothing */
+        if (ns == LOAD_NS_DTASK && ((const task_t *)obj)->detailed.spec_tokens <= 0 &&
+            strncmp(k->name, "spec_", 5) == 0)
+            continue;
         if (k->type == LT_ANY) {
             if (skipped)
                 skipped(k->name, arg);
