@@ -437,7 +437,12 @@ def main(argv):
         print("usage: scripts/madsweep_h5.py FILE.h5   (prints the DataFrame's "
               "shape, columns and first rows)", file=sys.stderr)
         return 2
-    df = load(argv[1])
+    try:
+        df = load(argv[1])
+    except (OSError, KeyError, ValueError) as e:
+        # a missing, truncated, foreign or unfinished file: one line, no traceback
+        print(f"madsweep_h5: {argv[1]}: {e}", file=sys.stderr)
+        return 2
     print(f"{len(df)} rows, {len(df.columns)} columns")
     print(", ".join(df.columns))
     with pd.option_context("display.width", 200, "display.max_columns", 12):

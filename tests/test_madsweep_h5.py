@@ -262,6 +262,22 @@ class Loader(unittest.TestCase):
         self.assertEqual(len(madsweep_h5.load(copy, complete_only=False)),
                          len(madsweep_h5.load(self.det)))
 
+    def test_cli_bad_files(self):
+        """The command line on a truncated, a foreign and a missing file: exit 2
+        and one line naming the file, no traceback (issue 29)."""
+        trunc = os.path.join(self.tmp, "truncated.h5")
+        with open(self.det, "rb") as src, open(trunc, "wb") as dst:
+            dst.write(src.read(20000))
+        foreign = os.path.join(self.tmp, "foreign.h5")
+        with open(foreign, "w") as f:
+            f.write("not an HDF5 file\n")
+        script = os.path.join(os.environ["MADSWEEP_SOURCE_DIR"], "scripts", "madsweep_h5.py")
+        for path in (trunc, foreign, os.path.join(self.tmp, "absent.h5")):
+            r = subprocess.run([sys.executable, script, path], capture_output=True, text=True)
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertIn(path, r.stderr)
+            self.assertNotIn("Traceback", r.stderr)
+
 
 if __name__ == "__main__":
     unittest.main()
