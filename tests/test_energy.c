@@ -145,15 +145,8 @@ static void test_madmax_row(void)
 
 static void test_detailed_rows(void)
 {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/points/detailed_llama3_70b.cfg", unit_configs());
-    point_t p;
-    load_err err;
-    CU_ASSERT_EQUAL_FATAL(load_point(path, unit_configs(), &p, &err), 0);
-    engine e;
-    engine_init(&e, false);
-    result_t r;
-    CU_ASSERT_EQUAL_FATAL(eval_point(&p, &e, &r, NULL), STATUS_OK);
+    point_t p = unit_point("detailed_llama3_70b.cfg");
+    result_t r = unit_eval(&p);
     double n = (double)p.system.devices;
     check_energy(&r, n, 700.0, 12.29, (double)r.global_batch * 8192.0);
     UNIT_ASSERT_CLOSE(r.tokens_per_s_per_device, r.tokens_per_s / n, 1e-15);
@@ -166,10 +159,8 @@ static void test_detailed_rows(void)
     CU_ASSERT(isnan(r.compute_emb_s));
 
     /* serving: energy per generated token (32 sequences x 256 tokens) */
-    snprintf(path, sizeof path, "%s/points/detailed_llama2_70b_inference.cfg",
-             unit_configs());
-    CU_ASSERT_EQUAL_FATAL(load_point(path, unit_configs(), &p, &err), 0);
-    CU_ASSERT_EQUAL_FATAL(eval_point(&p, &e, &r, NULL), STATUS_OK);
+    p = unit_point("detailed_llama2_70b_inference.cfg");
+    r = unit_eval(&p);
     check_energy(&r, 8.0, 700.0, 12.29, 32.0 * 256.0);
     /* serving reports its decode FLOPs utilization; a pipeline bubble
      * is a training concept */
@@ -178,9 +169,8 @@ static void test_detailed_rows(void)
     CU_ASSERT(r.ttft_s > 0 && r.tpot_s > 0);
 
     /* a DLRM: per sample only */
-    snprintf(path, sizeof path, "%s/points/detailed_dlrm_mlperf.cfg", unit_configs());
-    CU_ASSERT_EQUAL_FATAL(load_point(path, unit_configs(), &p, &err), 0);
-    CU_ASSERT_EQUAL_FATAL(eval_point(&p, &e, &r, NULL), STATUS_OK);
+    p = unit_point("detailed_dlrm_mlperf.cfg");
+    r = unit_eval(&p);
     CU_ASSERT(isnan(r.tokens_per_s_per_device));
     CU_ASSERT(isnan(r.energy_per_token_j));
     CU_ASSERT(isnan(r.cost_per_million_tokens_usd));
@@ -197,6 +187,8 @@ static void test_detailed_rows(void)
         &p), 0);
     UNIT_ASSERT_CLOSE(p.system.hw.board_power_w, 500.0, 1e-15);
     UNIT_ASSERT_CLOSE(p.system.hw.price_per_hour_usd, 2.0, 1e-15);
+    engine e;
+    engine_init(&e, false);
     CU_ASSERT_EQUAL(eval_point(&p, &e, &r, NULL), STATUS_INFEASIBLE_MEMORY);
     CU_ASSERT(r.mem_total_bytes_per_device > 80e9);
     CU_ASSERT_EQUAL(r.mem_fits, 0.0);

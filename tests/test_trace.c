@@ -55,16 +55,8 @@ static void test_trace(void)
      * recomputation), none overlapping, from the start of the iteration
      * (stage 0 at 0) to its end; the trace is the evaluation's schedule,
      * so it ends at the evaluated iteration time. */
-    char path[1024];
-    snprintf(path, sizeof path, "%s/points/detailed_llama3_70b.cfg", unit_configs());
-    point_t p;
-    load_err err;
-    CU_ASSERT_EQUAL_FATAL(load_point(path, unit_configs(), &p, &err), 0);
-    engine e;
-    engine_init(&e, false);
-    result_t r;
-    CU_ASSERT_EQUAL_FATAL(eval_point(&p, &e, &r, NULL), STATUS_OK);
-    engine_free(&e);
+    point_t p = unit_point("detailed_llama3_70b.cfg");
+    result_t r = unit_eval(&p);
     trace_stats t;
     memset(&t, 0, sizeof t);
     for (int i = 0; i < 64; i++)
@@ -90,8 +82,7 @@ static void test_trace(void)
 
     /* serving: one request's life in the steady state, its TTFT, then a
      * step per further token, ending where the evaluation's e2e does */
-    snprintf(path, sizeof path, "%s/points/detailed_llama2_70b_inference.cfg", unit_configs());
-    CU_ASSERT_EQUAL_FATAL(load_point(path, unit_configs(), &p, &err), 0);
+    p = unit_point("detailed_llama2_70b_inference.cfg");
     memset(&t, 0, sizeof t);
     for (int i = 0; i < 64; i++)
         t.first[i] = -1.0;
@@ -99,9 +90,7 @@ static void test_trace(void)
     CU_ASSERT_EQUAL(t.prefill, 1);
     CU_ASSERT_EQUAL(t.decode, p.task.detailed.decode_tokens - 1);
     CU_ASSERT_EQUAL(t.overlaps, 0);
-    engine_init(&e, false);
-    CU_ASSERT_EQUAL(eval_point(&p, &e, &r, NULL), STATUS_OK);
-    engine_free(&e);
+    r = unit_eval(&p);
     UNIT_ASSERT_CLOSE(end, r.iteration_time_s, 1e-9);
 }
 

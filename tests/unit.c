@@ -130,8 +130,9 @@ result_t unit_eval(const point_t *p)
     engine e;
     engine_init(&e, false);
     result_t r;
-    CU_ASSERT_EQUAL(eval_point(p, &e, &r, NULL), STATUS_OK);
+    status_code st = eval_point(p, &e, &r, NULL);
     engine_free(&e);
+    CU_ASSERT_EQUAL_FATAL(st, STATUS_OK);
     return r;
 }
 
