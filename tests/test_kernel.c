@@ -10,6 +10,7 @@
  * bandwidth, flat decode GEMMs, scaled GPUs, falling grouped efficiency)
  * hold for any constants in range.
  */
+#define _POSIX_C_SOURCE 200809L
 #include <libconfig.h>
 #include <math.h>
 #include <stdio.h>
@@ -366,6 +367,94 @@ static void test_cli(void)
     CU_ASSERT(strstr(r.err, "timing") != NULL);
 }
 
+/* Bad kernel lines: each refused (exit 2) with a message naming its key
+ * (issue 29: before kernel_line.c each of these printed a time and
+ * exited 0, or said only "shape out of the layer's domain"). */
+static void test_cli_bad(void)
+{
+    static const struct {
+        const char *line, *want;
+    } bad[] = {
+        {"gpu=h100-sxm-80g kind=gemm m=8 n=8 k=8 foo=1", "foo: unknown key for kind gemm"},
+        {"gpu=h100-sxm-80g kind=gemm m=8 n=8 k=8 m=9", "m: given twice"},
+        {"gpu=h100-sxm-80g kind=gemm m=1.5 n=8 k=8", "m: '1.5' is not an integer"},
+        {"gpu=h100-sxm-80g kind=gemm m=0 n=8 k=8", "m: '0' is not an integer from 1"},
+        {"gpu=h100-sxm-80g kind=gemm m=8 n=8 k=8 clock_hz=-1", "clock_hz: '-1' must be > 0"},
+        {"gpu=h100-sxm-80g kind=gemm m=8 n=8 k=8 quant=2", "quant: '2' is not 0 or 1"},
+        {"gpu=h100-sxm-80g kind=gemm m=8 n=8 k=8 dtype=nvfp4", "dtype: gpu 'h100-sxm-80g' has no fp4 peak"},
+        {"gpu=a100-80g kind=gemm m=8 n=8 k=8 dtype=fp8", "dtype: gpu 'a100-80g' has no fp8 peak"},
+        {"gpu=a100-80g kind=attn phase=prefill batch=1 heads_q=32 head_dim=128 seq=64 fp8_math=1",
+         "fp8_math: gpu 'a100-80g' has no fp8 peak"},
+        {"gpu=h100-sxm-80g kind=attn phase=decode batch=1 heads_q=32 heads_kv=5 head_dim=128",
+         "heads_kv: 5 does not divide heads_q 32"},
+        {"gpu=h100-sxm-80g kind=moe tokens=8 hidden=64 inter=64 topk=9 experts=8",
+         "topk: 9 is more than experts 8"},
+        {"gpu=h100-sxm-80g kind=moe tokens=8 hidden=64 inter=64 topk=2 experts=8 ep=3",
+         "ep: 3 does not divide experts 8"},
+        {"gpu=h100-sxm-80g kind=coll op=all_reduce bytes=1e6 gpus=16 gpus_per_node=3",
+         "gpus_per_node: 3 does not divide gpus 16"},
+        {"gpu=h100-sxm-80g kind=coll op=all_gather bytes=1e6 gpus=8 algo=custom", "algo:"},
+        {"gpu=h100-sxm-80g kind=gemm m=8 n=8 k=8 scale_mem=0", "scale_mem: '0' must be > 0"},
+        {"gpu=h100-sxm-80g kind=conv m=8", "kind: unknown 'conv'"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char text[512], *save = NULL;
+        const char *argv[32] = {"madsweep", "kernel"};
+        int argc = 2;
+        snprintf(text, sizeof text, "%s", bad[i].line);
+        for (char *t = strtok_r(text, " ", &save); t && argc < 32; t = strtok_r(NULL, " ", &save))
+            argv[argc++] = t;
+        unit_cli r;
+        unit_cli_run(&r, argc, argv);
+        if (r.rc != 2 || !strstr(r.err, bad[i].want))
+            fprintf(stderr, "kernel %s: rc %d, '%s' (want '%s')\n", bad[i].line, r.rc, r.err,
+                    bad[i].want);
+        CU_ASSERT_EQUAL(r.rc, 2);
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.err, bad[i].want));
+    }
+}
+
+/* --batch's own commands take whole indices: a row or subset that is not
+ * there is an error on one line (before: `why x` said "ok" for row 0,
+ * `why 5` split its error over two lines, `eval x` and `eval` of a subset
+ * never made printed an empty line, `&` before any row made one). */
+static void test_batch_commands(void)
+{
+    const char *bin = getenv("MADSWEEP_BINARY");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(bin);
+    char cmd[2048];
+    static char out[1 << 14];
+    snprintf(cmd, sizeof cmd,
+             "printf '& gpu=h100-sxm-80g kind=gemm m=8 n=8 k=8\\n"
+             "+ gpu=h100-sxm-80g kind=gemm m=8 n=8 k=8\\n"
+             "why 0\\nwhy 1\\nwhy 5\\nwhy x\\neval 3\\neval x\\nsub 3 1\\neval 3\\n"
+             "set gemm_eff=0.5 gemm_eff=0.6\\n' | '%s' kernel --batch",
+             bin);
+    CU_ASSERT_EQUAL_FATAL(unit_run_command(cmd, out, sizeof out), 0);
+    const char *want[] = {"error: '&' before any '+' row",
+                          "ok",
+                          "error: row '5' not stored (2 rows)",
+                          "error: row 'x' not stored (2 rows)",
+                          "error: subset 3 not made (sub 3 ROWS...)",
+                          "error: eval takes one subset from 0 to 4095",
+                          "ok 1",
+                          NULL,
+                          "error: gemm_eff: given twice"};
+    char *save = NULL, *line = strtok_r(out, "\n", &save);
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++, line = strtok_r(NULL, "\n", &save)) {
+        CU_ASSERT_PTR_NOT_NULL_FATAL(line);
+        if (want[i] ? strcmp(line, want[i]) != 0 : !(atof(line) > 0))
+            fprintf(stderr, "batch line %zu: '%s' (want '%s')\n", i, line,
+                    want[i] ? want[i] : "a time");
+        if (want[i]) {
+            CU_ASSERT_STRING_EQUAL(line, want[i]);
+        } else {
+            CU_ASSERT(atof(line) > 0);
+        }
+    }
+    CU_ASSERT_PTR_NULL(line);
+}
+
 int main(void)
 {
     CU_initialize_registry();
@@ -383,5 +472,7 @@ int main(void)
     CU_add_test(s, "backends", test_backends);
     CU_add_test(s, "consts", test_consts);
     CU_add_test(s, "cli", test_cli);
+    CU_add_test(s, "cli bad lines", test_cli_bad);
+    CU_add_test(s, "batch commands", test_batch_commands);
     return unit_run();
 }
