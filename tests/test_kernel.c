@@ -331,6 +331,48 @@ static void test_consts(void)
     CU_ASSERT_EQUAL(kern_coll_op_parse("alltoall"), KC_ALL_TO_ALL);
 }
 
+/* A constants file with a key the layer does not read is refused at its
+ * line (issue 29: a misspelt constant, a back end's stray field or a
+ * stray top-level setting was ignored while the prior stayed in force). */
+static void test_consts_unknown(void)
+{
+    char src[1024], path[1024];
+    snprintf(src, sizeof src, "%s/kernels.cfg", unit_configs());
+    FILE *f = fopen(src, "r");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    static char text[1 << 20];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    static const struct {
+        const char *from, *to, *want;
+    } cases[] = {
+        {"kernel = {", "kernel = {\n  gemm_eff_fp16 = 0.5;", "unknown key 'gemm_eff_fp16' in group 'kernel'"},
+        {"name = \"fa2\";", "name = \"fa2\"; effi = 1.0;", "unknown key 'effi' in a back end"},
+        {"backends = (", "kernal = { gemm_eff = 0.5; };\nbackends = (", "unknown key 'kernal' in the file"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        static char edit[sizeof text + 256];
+        const char *at = strstr(text, cases[i].from);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+        snprintf(edit, sizeof edit, "%.*s%s%s", (int)(at - text), text, cases[i].to,
+                 at + strlen(cases[i].from));
+        unit_write_file("kernels_unknown.cfg", edit, path, sizeof path);
+        char *msg = NULL;
+        size_t len = 0;
+        FILE *err = open_memstream(&msg, &len);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(err);
+        kern_consts k;
+        kern_backends bes;
+        int rc = kernel_cfg_read(path, unit_configs(), &k, &bes, err);
+        fclose(err);
+        CU_ASSERT_EQUAL(rc, -1);
+        CU_ASSERT_PTR_NOT_NULL(strstr(msg, cases[i].want));
+        CU_ASSERT_PTR_NOT_NULL(strstr(msg, "kernels_unknown.cfg:"));
+        free(msg);
+    }
+}
+
 /* The command: one kernel, a batch with a bad line that does not stop
  * it, an unknown GPU named. */
 static void test_cli(void)
@@ -471,6 +513,7 @@ int main(void)
     CU_add_test(s, "linear attention", test_linear_attention);
     CU_add_test(s, "backends", test_backends);
     CU_add_test(s, "consts", test_consts);
+    CU_add_test(s, "consts unknown keys", test_consts_unknown);
     CU_add_test(s, "cli", test_cli);
     CU_add_test(s, "cli bad lines", test_cli_bad);
     CU_add_test(s, "batch commands", test_batch_commands);

@@ -2,7 +2,9 @@
  * kernel_cfg.c - reads configs/kernels.cfg, the kernel layer's constants
  * (group `kernel`: every constant of cost/kernel/ctx.c's table) and its
  * back ends (list `backends`: name, source, the back-end fields), each
- * number checked against its range; an error names file, line and key.
+ * number checked against its range; a key the layer does not read is
+ * refused (a misspelt constant would otherwise be ignored while its prior
+ * stays in force); an error names file, line and key.
  */
 #include "kernel_cfg.h"
 
@@ -34,6 +36,39 @@ static int kernel_cfg_number(const config_setting_t *g, const char *key,
     return 0;
 }
 
+/* Every member of group g is a name `known` accepts: 0, or -1 naming the
+ * first that is not (file, line, key) and what the group holds. */
+static int kernel_cfg_known(const config_setting_t *g, int (*known)(const char *),
+                            const char *what, const char *path, FILE *err)
+{
+    for (int i = 0; i < config_setting_length(g); i++) {
+        const config_setting_t *m = config_setting_get_elem(g, (unsigned)i);
+        const char *name = config_setting_name(m);
+        if (name && !known(name)) {
+            fprintf(err, "madsweep kernel: %s:%d: unknown key '%s' in %s\n", path,
+                    config_setting_source_line(m), name, what);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int kernel_cfg_is_const(const char *name)
+{
+    return kern_const_index(name) >= 0;
+}
+
+static int kernel_cfg_is_be_field(const char *name)
+{
+    return kern_be_index(name) >= 0 || strcmp(name, "name") == 0 ||
+           strcmp(name, "source") == 0;
+}
+
+static int kernel_cfg_is_top(const char *name)
+{
+    return strcmp(name, "kernel") == 0 || strcmp(name, "backends") == 0;
+}
+
 /* The list `backends` of the constants file: every entry a group with a
  * unique `name`, its `source` (the engine code it was read from) and the
  * fields of kern_be_info_at. No list: no back ends. */
@@ -60,6 +95,9 @@ static int kernel_cfg_backends(const config_t *cfg, const char *path, kern_backe
                     config_setting_source_line(g), i + 1, KERN_BE_NAME);
             return -1;
         }
+        if (kernel_cfg_known(g, kernel_cfg_is_be_field, "a back end (name, source, eff, mem, "
+                             "floor_s, nosplit)", path, err) != 0)
+            return -1;
         if (kern_backend_find(t, name) || t->n == KERN_MAX_BE) {
             fprintf(err, "madsweep kernel: %s:%d: back end '%s': %s\n", path,
                     config_setting_source_line(g), name,
@@ -94,6 +132,13 @@ int kernel_cfg_read(const char *path, const char *dir, kern_consts *k, kern_back
         fprintf(err, "madsweep kernel: %s: no group 'kernel'\n", path);
         rc = -1;
     }
+    if (rc == 0)
+        rc = kernel_cfg_known(config_root_setting(&cfg), kernel_cfg_is_top,
+                              "the file (kernel, backends)", path, err);
+    if (rc == 0)
+        rc = kernel_cfg_known(g, kernel_cfg_is_const,
+                              "group 'kernel' (`madsweep kernel --ranges` lists them)", path,
+                              err);
     for (int i = 0; rc == 0 && i < KERN_NCONSTS; i++) {
         const kern_const_info *inf = kern_const_info_at(i);
         rc = kernel_cfg_number(g, inf->name, inf, path, kern_const_ptr(k, i), err);
