@@ -114,6 +114,19 @@ class Batch(unittest.TestCase):
         self.assertEqual(out[7].pop("id"), "three")
         self.assertEqual(out[7], want)                      # the catalogue's own again
 
+    def test_cut_short(self):
+        """Input that ends inside a record (no "%%" after it) gets its error
+        line: before, the record was dropped without a word (issue 29)."""
+        text = read(POINT)
+        res = run(["eval", "--batch"], stdin=f"%id one\n{text}%%\n%id two\n{text}")
+        self.assertEqual(res.returncode, 0, res.stderr)
+        out = [json.loads(line) for line in res.stdout.splitlines()]
+        self.assertEqual(len(out), 2)
+        self.assertEqual(out[1]["id"], "two")
+        self.assertIn("the input ends inside this record", out[1]["error"])
+        res = run(["eval", "--batch"], stdin="\n \n")        # blank: no record
+        self.assertEqual((res.returncode, res.stdout), (0, ""))
+
     def test_catalogue_json(self):
         cat = msbatch.catalogue()
         names = msbatch.hardware_names(cat)

@@ -279,6 +279,18 @@ static int batch_loop(batch_ctx *b, FILE *in)
         memcpy(rec + rlen, line, (size_t)n + 1);
         rlen += (size_t)n;
     }
+    /* text after the last "%%": a record cut short (a writer that died,
+     * a missing last line) gets its error line, not silence */
+    if (rc == 0 && (too_long || (rec && rec[strspn(rec, " \t\r\n")]))) {
+        char id[128] = "";
+        if (rec && strncmp(rec, "%id ", 4) == 0)
+            snprintf(id, sizeof id, "%.*s", (int)strcspn(rec + 4, "\n"), rec + 4);
+        b->record++;
+        batch_error(b, id, "the input ends inside this record (no line %% after it): not "
+                           "evaluated");
+        if (fflush(b->out) != 0)
+            rc = 1;
+    }
     free(line);
     free(rec);
     return rc;

@@ -18,7 +18,8 @@
  * object with "id" first, {"id": ..., "error": "..."} for a point that
  * does not load or evaluate (an infeasible point is data: its status),
  * {"set": N} or {"reset": true} for a control record, or {"error": ...}
- * for a control record that failed. A bad record never ends the run; the
+ * for a control record that failed; text after the last "%%" line (input
+ * cut short) gets an error line too. A bad record never ends the run; the
  * exit code is 0 unless the catalogues themselves cannot be read (2) or
  * output fails (1).
  *
