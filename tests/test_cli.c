@@ -240,6 +240,25 @@ static void test_usage_errors(void)
     unit_cli_run(&r, 2, a7);
     CU_ASSERT_EQUAL(r.rc, 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "nvlink_bidir_bytes_per_s"));
+    /* an option given twice, and bench bounded twice, are refused: the
+     * later value silently won before (issue 29); a short option's error
+     * names it as typed */
+    const char *a8[] = {"madsweep", "eval", "--stacks", "a.cfg", "--stacks", "b.cfg", "x.cfg"};
+    unit_cli_run(&r, 7, a8);
+    CU_ASSERT_EQUAL(r.rc, 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "option --stacks given twice"));
+    const char *a9[] = {"madsweep", "bench", "--count", "5", "--seconds", "1",
+                        "detailed_llama3_70b.cfg"};
+    char point[1024];
+    snprintf(point, sizeof point, "%s/points/detailed_llama3_70b.cfg", unit_configs());
+    a9[6] = point;
+    unit_cli_run(&r, 7, a9);
+    CU_ASSERT_EQUAL(r.rc, 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "--seconds and --count"));
+    const char *a10[] = {"madsweep", "best", "-o", "x.h5"};
+    unit_cli_run(&r, 4, a10);
+    CU_ASSERT_EQUAL(r.rc, 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "unknown option '-o'"));
 }
 
 /* The real binary: a bad point exits non-zero with file:line on stderr. */

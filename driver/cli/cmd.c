@@ -286,8 +286,13 @@ static int cmd_parse(int argc, char **argv, cmd_args *a, FILE *err)
                     suggest_offer(&sg, opt_table[k].name);
             const char *near = suggest_result(&sg);
             fprintf(err, "madsweep %s: unknown option '%s'%s%s%s\n",
-                    cmd_table[c].name, s, near ? "; did you mean '--" : "",
+                    cmd_table[c].name, argv[i], near ? "; did you mean '--" : "",
                     near ? near : "", near ? "'?" : "");
+            return -1;
+        }
+        if (a->set[o]) { /* the later would silently win */
+            fprintf(err, "madsweep %s: option --%s given twice\n", cmd_table[c].name,
+                    opt_table[o].name);
             return -1;
         }
         a->set[o] = true;
@@ -420,6 +425,10 @@ static int cmd_bench(const cmd_args *a, FILE *out, FILE *err)
     if (cmd_load_point(a, &p, err) != 0)
         return 2;
     double seconds = 2.0, count = 0;
+    if (a->set[OPT_SECONDS] && a->set[OPT_COUNT]) {
+        fprintf(err, "madsweep bench: --seconds and --count both bound the run; give one\n");
+        return 2;
+    }
     if (a->set[OPT_SECONDS] &&
         cmd_number(a->val[OPT_SECONDS], "seconds", 0.001, CMD_BENCH_MAX_SECONDS,
                    &seconds, err))
