@@ -323,6 +323,11 @@ static void test_bad_ids(void)
     snprintf(cmd, sizeof cmd, "%s point %s", bin, g_files[0]);
     CU_ASSERT_EQUAL(unit_run_command(cmd, out, sizeof out), 2);
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "missing OUT.h5 ID"));
+    /* launch flags asked of a training row: bad usage, 2 (it exited 1, the
+     * code of a runtime failure; issue 29) */
+    snprintf(cmd, sizeof cmd, "%s point %s 0 --engine-args", bin, g_files[0]);
+    CU_ASSERT_EQUAL(unit_run_command(cmd, out, sizeof out), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "no serving point of an engine"));
 }
 
 /* A sweep with elasticities = true: its ok rows carry elasticity_* figures

@@ -590,7 +590,8 @@ int pointfile_from_sweep_as(const char *path, int64_t id, const char *configs_di
         goto out;
     }
     if (engine_args) {
-        rc = engine_args_write(out, err, &cur->p, &r) == 0 ? 0 : 1;
+        /* a row that is no engine's serving point: bad usage (2) */
+        rc = engine_args_write(out, err, &cur->p, &r) == 0 ? 0 : 2;
         goto out;
     }
     pointfile_header(out, path, id, &sp, cur, &r);
