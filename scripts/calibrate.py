@@ -487,6 +487,27 @@ def fragment_text(name, base, summary, keys, values, header):
 
 
 def calibrate_user(files, base, name, out, fits, configs):
+    """Fits stack `name` and writes it to `out`: the trial fragment lives
+    in a working file beside `out`, and `out` appears (renamed into place)
+    only when the fit has finished, so a fit that stops or fails leaves no
+    fragment that looks calibrated and is not."""
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,62}", name):
+        sys.exit(f"calibrate: --name {name!r}: a stack name is letters, digits and _.+- "
+                 "(at most 63, starting with a letter or digit): it is written into the "
+                 "fragment and its row filters")
+    where = os.path.dirname(os.path.abspath(out))
+    if os.path.isdir(out) or not os.path.isdir(where) or not os.access(where, os.W_OK):
+        sys.exit(f"calibrate: --out {out}: not a file in a writable directory")
+    work = os.path.join(where, f".{os.path.basename(out)}.work-{os.getpid()}")
+    try:
+        return calibrate_work(files, base, name, out, work, fits, configs)
+    finally:
+        for path in (work, work + ".final"):
+            if os.path.exists(path):
+                os.unlink(path)
+
+
+def calibrate_work(files, base, name, out, work, fits, configs):
     msbatch.set_options(configs, None)
     cat = msbatch.catalogue()
     ctx = measured.Context(cat)
@@ -513,9 +534,9 @@ def calibrate_user(files, base, name, out, fits, configs):
               "by scripts/calibrate.py --base (its facts; the keys below fitted, their "
               "bands the ranges searched)."]
     summary = f"{base} calibrated to {', '.join(os.path.basename(f) for f in files)}"
-    with open(out, "w") as f:
+    with open(work, "w") as f:
         f.write(fragment_text(name, base, summary, keys, start, header))
-    msbatch.set_options(configs, out)
+    msbatch.set_options(configs, work)
     cat = msbatch.catalogue()
     ctx = measured.Context(cat, {"*": name})
     rows, schema = measured.read(files, ctx)
@@ -552,8 +573,9 @@ def calibrate_user(files, base, name, out, fits, configs):
     header.append(f"leave-one-deployment-out: {pct_stats(cv)}")
     header.append(f"use: madsweep eval|sweep --stacks {os.path.basename(out)}; "
                   f"scripts/validate.py --stacks {os.path.basename(out)} --use-stack ENGINE={name}")
-    with open(out, "w") as f:
+    with open(work + ".final", "w") as f:
         f.write(fragment_text(name, base, summary, keys, values, header))
+    os.replace(work + ".final", out)
     print(f"calibrate: wrote {out}")
     return 0
 

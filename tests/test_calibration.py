@@ -178,5 +178,41 @@ class Catalogue(unittest.TestCase):
         self.assertIn("REFUSED", res.stdout)
 
 
+class UserFit(unittest.TestCase):
+    """calibrate.py --base/--name/--out refuses a name it cannot write and
+    leaves no fragment when the fit does not finish (issue 29: a name with
+    a space failed deep in the batch; a fit that stopped left --out holding
+    the starting values, a fragment that looked calibrated)."""
+
+    def fit(self, name, rows, out):
+        os.makedirs(TMP, exist_ok=True)
+        data = os.path.join(TMP, "one_deployment.csv")
+        with open(os.path.join(HERE, "data", "serving_calibration.csv"), newline="") as f:
+            lines = f.read().splitlines()
+        ab = [x for x in lines[1:] if x.split(",")[2] in ("A", "B")]
+        with open(data, "w") as f:
+            f.write("\n".join([lines[0]] + ab[:rows]) + "\n")
+        if os.path.exists(out):
+            os.unlink(out)
+        return subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "calibrate.py"),
+                               "--base", "vllm", "--name", name, "--out", out, data],
+                              capture_output=True, text=True)
+
+    def test_bad_name(self):
+        out = os.path.join(TMP, "user.cfg")
+        res = self.fit("my stack", 1, out)
+        self.assertNotEqual(res.returncode, 0)
+        self.assertIn("--name 'my stack'", res.stderr)
+        self.assertFalse(os.path.exists(out))
+
+    def test_unfinished_fit_leaves_nothing(self):
+        out = os.path.join(TMP, "user.cfg")
+        res = self.fit("mine", 1, out)
+        self.assertNotEqual(res.returncode, 0)
+        self.assertIn("one deployment", res.stderr)
+        self.assertFalse(os.path.exists(out))
+        self.assertEqual([x for x in os.listdir(TMP) if ".work-" in x], [])
+
+
 if __name__ == "__main__":
     unittest.main()
