@@ -153,6 +153,41 @@ static void test_trace_matches_eval(void)
     CU_ASSERT_EQUAL(bad, 0);
 }
 
+/* An interleaved pipeline runs whole groups of pp micro-batches (Megatron-
+ * LM refuses other counts): 4 micro-batches on pp 8 x vpp 5 is refused by
+ * the evaluation as by the trace, and vpp = "auto" does not pick an
+ * interleaving there; its trace then ends at its evaluation. Before, the
+ * evaluation priced such steps (the quickstart's 171,512 pretraining rows
+ * with vpp auto, up to 5.5x too fast) while the trace refused them. */
+static void test_interleave_groups(void)
+{
+    point_t p = unit_point("detailed_llama3_70b.cfg");
+    p.task.detailed.global_batch = 64; /* dp 16 x 4 micro-batches of 1 */
+    engine e;
+    engine_init(&e, false);
+    result_t r;
+    CU_ASSERT_EQUAL(eval_point(&p, &e, &r, NULL), STATUS_INFEASIBLE_BATCH);
+    double end = 0.0;
+    trace_stats t;
+    memset(&t, 0, sizeof t);
+    CU_ASSERT_EQUAL(detailed_trace(&p, trace_collect, &t, &end), STATUS_INFEASIBLE_BATCH);
+    p.task.detailed.vpp_auto = true; /* as vpp = "auto" loads */
+    p.task.detailed.vpp = 0;
+    CU_ASSERT_EQUAL_FATAL(eval_point(&p, &e, &r, NULL), STATUS_OK);
+    CU_ASSERT_EQUAL(r.vpp_resolved, 1);
+    memset(&t, 0, sizeof t);
+    for (int i = 0; i < 64; i++)
+        t.first[i] = -1.0;
+    CU_ASSERT_EQUAL_FATAL(detailed_trace(&p, trace_collect, &t, &end), STATUS_OK);
+    UNIT_ASSERT_CLOSE(end, r.iteration_time_s, 1e-9);
+    /* 8 micro-batches: a whole group, interleaving allowed */
+    p.task.detailed.vpp_auto = false;
+    p.task.detailed.vpp = 5;
+    p.task.detailed.global_batch = 128;
+    CU_ASSERT_EQUAL(eval_point(&p, &e, &r, NULL), STATUS_OK);
+    engine_free(&e);
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS)
@@ -160,5 +195,6 @@ int main(void)
     CU_pSuite s = CU_add_suite("trace", NULL, NULL);
     CU_add_test(s, "trace ends at the evaluated iteration", test_trace_matches_eval);
     CU_add_test(s, "whole-iteration trace", test_trace);
+    CU_add_test(s, "interleaving needs whole groups", test_interleave_groups);
     return unit_run();
 }

@@ -182,8 +182,7 @@ static status_code dt_trace_train(dt_trace *t, const dt_stages *st)
 {
     const dt_ctx *c = t->c;
     int64_t pp = c->d.pp, v = c->d.v, m = c->d.ga;
-    /* interleaving needs whole groups of pp micro-batches */
-    if (v > 1 && m % pp != 0)
+    if (!dt_ctx_batch_ok(c)) /* as the evaluation refuses it */
         return STATUS_INFEASIBLE_BATCH;
     dt_sched *k = malloc(sizeof *k);
     if (!k)

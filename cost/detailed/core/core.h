@@ -206,6 +206,12 @@ void dt_ctx_init(dt_ctx *c, const point_t *p, stack_desc *ideal, dt_groups *grou
 /* Micro-batches of mb sequences (the accumulation steps and tokens with
  * them). */
 void dt_ctx_set_micro_batch(dt_ctx *c, int64_t mb);
+/* A training step's batch splits into whole micro-batches per replica,
+ * and an interleaved pipeline (vpp > 1) runs whole groups of pp of them
+ * (Megatron-LM's interleaved schedule refuses other counts: "number of
+ * microbatches is not divisible by pipeline-model-parallel-size"). The
+ * evaluation, the trace and the auto searches read this one rule. */
+bool dt_ctx_batch_ok(const dt_ctx *c);
 /* Places group g (DT_G_TP ...) on the topology. */
 void dt_group_place(const dt_ctx *c, int g);
 

@@ -132,6 +132,12 @@ void dt_ctx_set_micro_batch(dt_ctx *c, int64_t mb)
     c->tok = (double)mb * c->seq;
 }
 
+bool dt_ctx_batch_ok(const dt_ctx *c)
+{
+    return c->d.ga >= 1 && c->d.gb == c->d.ga * c->d.mb * c->d.dp &&
+           (c->d.v <= 1 || c->d.ga % c->d.pp == 0);
+}
+
 void dt_group_place(const dt_ctx *c, int g)
 {
     /* each group's members and stride (core.h's DT_G_TP ...) */

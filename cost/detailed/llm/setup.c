@@ -68,7 +68,7 @@ status_code dt_setup_end(dt_eval *v, result_t *r)
     r->global_batch = training ? c->d.gb : c->d.mb * c->d.dp;
     r->micro_batch_resolved = c->d.mb;
     r->vpp_resolved = c->d.v;
-    if (training && (c->d.ga < 1 || c->d.gb != c->d.ga * c->d.mb * c->d.dp))
+    if (training && !dt_ctx_batch_ok(c))
         return STATUS_INFEASIBLE_BATCH;
     /* memory; recompute = auto takes the least recomputation that fits */
     dt_mem_fit(c, &v->st, c->t->recompute, mem);

@@ -37,7 +37,9 @@ static status_code dt_tune_micro_batch(dt_ctx *c, const dt_split *sp, const dt_s
             if (per % b != 0)
                 continue;
             dt_ctx_set_micro_batch(c, b);
-        } else if (c->d.ga < 1 || c->d.gb != c->d.ga * b * c->d.dp) {
+            if (!dt_ctx_batch_ok(c))
+                continue; /* an interleaving's partial group of micro-batches */
+        } else if (!dt_ctx_batch_ok(c)) {
             return STATUS_OK; /* refused after the pick, as without it */
         }
         dt_mem_fit(c, st, want, mem);
