@@ -710,7 +710,12 @@ def main(argv=None):
                          "(default: FSDP, tp==1,pp==1,zero_stage==3)")
     args = ap.parse_args(argv)
     prefix = args.prefix or (args.file[:-3] if args.file.endswith(".h5") else args.file)
-    d, meta = load(args.file)
+    try:
+        d, meta = load(args.file)
+    except (OSError, KeyError, ValueError) as e:
+        # a missing, truncated, foreign or damaged file: one line, no traceback
+        print(f"plot.py: {args.file}: {e}", file=sys.stderr)
+        return 2
     if d["status"].size == 0:
         sys.exit(f"plot.py: {args.file}: no point runs and fits in memory")
     plot_pareto(d, meta, prefix)
