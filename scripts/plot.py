@@ -42,6 +42,7 @@ with /usr/bin/python3); the rows are read through scripts/madsweep_h5.py
 """
 import argparse
 import os
+import re
 import sys
 import textwrap
 
@@ -541,17 +542,31 @@ def plot_exposed(d, meta, prefix):
     save(fig, prefix + "_exposed")
 
 
+def parse_baseline(spec):
+    """The terms (column, value) of --baseline `spec`, COLUMN==INTEGER
+    each, the columns strategy columns; ValueError names the bad term."""
+    terms = []
+    for term in spec.split(","):
+        m = re.fullmatch(r"\s*([a-z_]+)\s*==\s*(-?[0-9]+)\s*", term)
+        if not m:
+            raise ValueError(f"--baseline {spec!r}: {term!r} is not COLUMN==INTEGER")
+        if m.group(1) not in STRATEGY_INT:
+            raise ValueError(f"--baseline {spec!r}: {m.group(1)!r} is not a strategy column "
+                             f"({', '.join(STRATEGY_INT)})")
+        terms.append((m.group(1), int(m.group(2))))
+    return terms
+
+
 def baseline_mask(d, meta, t, spec):
     """Rows matching the baseline strategy `spec` (col==value, ...); serving
     has no ZeRO stage, its baseline drops the condition on it."""
     out = np.ones(len(d["status"]), dtype=bool)
-    for term in spec.split(","):
-        col, val = term.split("==")
+    for col, val in parse_baseline(spec):
         if col == "zero_stage" and meta["task_kind"][t] == "inference":
             continue
         if col not in d:
             return None
-        out &= d[col] == int(val)
+        out &= d[col] == val
     return out
 
 
@@ -710,6 +725,15 @@ def main(argv=None):
                          "(default: FSDP, tp==1,pp==1,zero_stage==3)")
     args = ap.parse_args(argv)
     prefix = args.prefix or (args.file[:-3] if args.file.endswith(".h5") else args.file)
+    where = os.path.dirname(os.path.abspath(prefix))
+    if not os.path.isdir(where) or not os.access(where, os.W_OK):
+        print(f"plot.py: -o {prefix}: {where} is not a writable directory", file=sys.stderr)
+        return 2
+    try:
+        parse_baseline(args.baseline)
+    except ValueError as e:
+        print(f"plot.py: {e}", file=sys.stderr)
+        return 2
     try:
         d, meta = load(args.file)
     except (OSError, KeyError, ValueError) as e:

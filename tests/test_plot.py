@@ -6,8 +6,9 @@ Sweeps configs/sweeps/recipes.cfg with the madsweep binary
 ($MADSWEEP_BINARY, one process) and plots it: exit 0, and every picture
 plot.py says it wrote exists as a non-empty PNG and PDF. A missing file
 and a file that is not HDF5 exit 2 with one line naming the file and no
-traceback (issue 29: both ended in an h5py traceback); an unfinished
-sweep is refused naming it.
+traceback (issue 29: both ended in an h5py traceback), as do a bad
+--baseline and an output directory that is not there; an unfinished sweep
+is refused naming it.
 """
 import os
 import shutil
@@ -62,6 +63,17 @@ class Plot(unittest.TestCase):
             self.assertNotIn("Traceback", res.stderr)
             self.assertEqual(len(res.stderr.strip().splitlines()), 1, res.stderr)
             self.assertIn(path, res.stderr)
+        # a bad --baseline or an output directory that is not there: refused
+        # before any picture (a traceback after the first pictures before)
+        for args, want in (([self.h5, "--baseline", "tp>>1"], "is not COLUMN==INTEGER"),
+                           ([self.h5, "--baseline", "nosuch==1"], "is not a strategy column"),
+                           ([self.h5, "-o", os.path.join(self.dir, "no", "x")],
+                            "is not a writable directory")):
+            res = plot(*args)
+            self.assertEqual(res.returncode, 2, res.stderr)
+            self.assertIn(want, res.stderr)
+            self.assertNotIn("Traceback", res.stderr)
+            self.assertEqual(res.stdout, "")
         unfinished = os.path.join(self.dir, "unfinished.h5")
         shutil.copy(self.h5, unfinished)
         with h5py.File(unfinished, "r+") as f:
