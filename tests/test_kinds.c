@@ -126,6 +126,33 @@ static void test_hf_errors(void)
                                       text, sizeof text);
     CU_ASSERT_EQUAL(hf_config_read(bad, &m, why, sizeof why), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(why, ":2:"));
+
+    /* a whole, positive figure beyond the key's range (a hidden size of
+     * 5.12e10) is refused at the point's hf_config key, as the key would
+     * be had the group stated it (issue 29: it reached the rules, which
+     * said only "a value is outside its domain") */
+    hf_path("Qwen--Qwen3-32B_config.json", src, sizeof src);
+    d = json_load_file(src, 0, &je);
+    CU_ASSERT_FATAL(d != NULL);
+    json_object_set_new(d, "hidden_size", json_integer(INT64_C(51200000000)));
+    snprintf(path, sizeof path, "%s/huge--x_config.json",
+             getenv("MADSWEEP_TEST_TMP") ? getenv("MADSWEEP_TEST_TMP") : "/tmp");
+    CU_ASSERT_FATAL(json_dump_file(d, path, 0) == 0);
+    json_decref(d);
+    char pt[2048], cfg[1024];
+    snprintf(pt, sizeof pt,
+             "fidelity = \"detailed\";\n"
+             "model = { name = \"huge\"; hf_config = \"%s\"; seq_len = 4096; };\n"
+             "system = { name = \"s\"; hardware = \"h100-sxm-80g\"; devices = 8; };\n"
+             "task = { type = \"inference\"; tp = 8; pp = 1; dp = 1; prompt_tokens = 512;\n"
+             "  decode_tokens = 64; };\n",
+             path);
+    unit_write_file("huge_point.cfg", pt, cfg, sizeof cfg);
+    point_t p;
+    load_err le;
+    CU_ASSERT_NOT_EQUAL(load_point(cfg, unit_configs(), &p, &le), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(le.text, "huge_point.cfg:2: key 'hidden'"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(le.text, "(from hf_config)"));
 }
 
 /* Parameter counts against the model cards. gpt-oss-120b: 116.83B total,

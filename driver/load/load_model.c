@@ -404,6 +404,28 @@ static int load_model_hf(const config_setting_t *g, model_t *m, load_err *err)
     return 0;
 }
 
+/* The integers a config.json gave (hf_config) in the key table's ranges,
+ * as they would be had the group stated them: the JSON reader checks only
+ * that they are whole and positive. */
+static int load_model_hf_ranges(const config_setting_t *g, const model_t *m, load_err *err)
+{
+    for (size_t i = 0; i < NKEYS(dmodel_keys); i++) {
+        const load_key *k = &dmodel_keys[i];
+        if (k->type != LT_INT || !(k->kinds & LK_LLM) || !(k->hi > k->lo))
+            continue;
+        int64_t v = *(const int64_t *)(const void *)((const char *)m + k->offset);
+        if ((double)v < k->lo || (double)v > k->hi) {
+            load_fail(err, load_value_member_or(g, "hf_config"),
+                      "key '%s' in model '%s' (from hf_config): %lld is out of range "
+                      "%.17g to %.17g%s%s", k->name, m->name, (long long)v, k->lo, k->hi,
+                      k->unit && strcmp(k->unit, "1") ? " " : "",
+                      k->unit && strcmp(k->unit, "1") ? k->unit : "");
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* What the key table cannot check of a transformer's attention kinds:
  * one second kind (a window or linear attention), a linear layer's
  * shape whole, sparse attention's three keys together. */
@@ -449,7 +471,7 @@ int load_model_detailed(const config_setting_t *g, model_t *m, load_err *err)
         return -1;
     if (m->kind == MODEL_DLRM)
         return load_model_detailed_dlrm(g, m, err);
-    if (load_model_kinds(g, m, err))
+    if ((hf == 0 && load_model_hf_ranges(g, m, err)) || load_model_kinds(g, m, err))
         return -1;
     static const char *const pos[] = {"layers", "hidden", "ffn", "heads", "seq_len"};
     const int64_t vals[] = {m->layers, m->hidden, m->ffn, m->heads, m->seq_len};
