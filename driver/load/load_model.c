@@ -482,11 +482,22 @@ int load_model_detailed(const config_setting_t *g, model_t *m, load_err *err)
                       m->name);
             return -1;
         }
-    if ((m->d.head_dim <= 0 && m->hidden % m->heads != 0) ||
-        (m->kv_heads > 0 && m->heads % m->kv_heads != 0) || m->vocab < 0) {
+    if (m->d.head_dim <= 0 && m->hidden % m->heads != 0) {
         load_fail(err, load_value_member_or(g, "heads"),
-                  "model '%s': heads must divide hidden (unless head_dim is "
-                  "given), kv_heads must divide heads, vocab must be >= 0", m->name);
+                  "key 'heads' in model '%s': %lld heads do not divide hidden %lld (give "
+                  "head_dim when they need not)", m->name, (long long)m->heads,
+                  (long long)m->hidden);
+        return -1;
+    }
+    if (m->kv_heads > 0 && m->heads % m->kv_heads != 0) {
+        load_fail(err, load_value_member_or(g, "kv_heads"),
+                  "key 'kv_heads' in model '%s': %lld KV heads do not divide %lld heads",
+                  m->name, (long long)m->kv_heads, (long long)m->heads);
+        return -1;
+    }
+    if (m->vocab < 0) {
+        load_fail(err, load_value_member_or(g, "vocab"),
+                  "key 'vocab' in model '%s': must be >= 0", m->name);
         return -1;
     }
     if (m->vocab == 0 && m->d.arch != MODEL_ARCH_VIT) {
