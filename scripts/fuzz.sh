@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # fuzz.sh - run the libFuzzer targets of fuzz/ under ASan and UBSan.
 #
-# usage: scripts/fuzz.sh SECONDS [TARGET...]   (targets: point spec results;
-#                                               default: all three)
+# usage: scripts/fuzz.sh SECONDS [TARGET...]   (targets: point spec results kernel;
+#                                               default: all four)
 # Installs clang if needed, builds build-fuzz (CC=clang, -DMADSWEEP_FUZZ=ON),
 # makes the seed corpora (fuzz/seeds.sh) and fuzzes each target for SECONDS
 # seconds. New inputs that add coverage are kept in build-fuzz/fuzz/corpus-*;
@@ -13,10 +13,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
-seconds=${1:?usage: scripts/fuzz.sh SECONDS [point|spec|results ...]}
+seconds=${1:?usage: scripts/fuzz.sh SECONDS [point|spec|results|kernel ...]}
 shift
 targets=("$@")
-((${#targets[@]})) || targets=(point spec results)
+((${#targets[@]})) || targets=(point spec results kernel)
 
 # libFuzzer and the sanitizer runtimes of clang are in libclang-rt-14-dev,
 # only recommended by clang (setup.sh installs without recommends)
