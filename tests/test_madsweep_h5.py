@@ -262,6 +262,70 @@ class Loader(unittest.TestCase):
         self.assertEqual(len(madsweep_h5.load(copy, complete_only=False)),
                          len(madsweep_h5.load(self.det)))
 
+    def flip(self, name, dataset, row, byte):
+        """A copy of the detailed file with one bit of `row` of `dataset`
+        flipped on disk (the dataset's bytes, not through HDF5)."""
+        copy = os.path.join(self.tmp, name)
+        shutil.copy(self.det, copy)
+        with h5py.File(copy) as f:
+            d = f[dataset]
+            store = d.id.get_chunk_info_by_coord((row - row % d.chunks[0],))
+            self.assertIsNone(d.compression)
+            at = store.byte_offset + (row % d.chunks[0]) * d.dtype.itemsize + byte
+        with open(copy, "r+b") as fh:
+            fh.seek(at)
+            b = fh.read(1)[0]
+            fh.seek(at)
+            fh.write(bytes([b ^ 0x10]))
+        return copy
+
+    def test_flipped_bit(self):
+        """A bit flipped in a row of /results or of a part is refused with
+        the file and the chunk and rows that fail their digest (issue 29);
+        verify=False (--no-verify) reads it unchecked."""
+        with h5py.File(self.det) as f:
+            lo = f["chunk_starts"][:]
+            kinds = madsweep_h5.Rows(f)._kinds(f["results"][:])
+            part = list(madsweep_h5.Rows(f).parts).index("serving")
+        row = int(lo[1]) + 500  # in chunk 1
+        prow = int((kinds == part).sum()) - 3  # a serving row of the last chunk
+        whole = madsweep_h5.load(self.det)
+        cases = [(self.flip("flip_results.h5", "results", row, 30), 1),
+                 (self.flip("flip_part.h5", "parts/serving", prow, 9), len(lo) - 2)]
+        script = os.path.join(os.environ["MADSWEEP_SOURCE_DIR"], "scripts", "madsweep_h5.py")
+        for path, chunk in cases:
+            rows = f"rows {lo[chunk]}-{lo[chunk + 1] - 1} of /results"
+            for kw in ({}, {"columns": ["id", "hardware"], "where": "task==serve"}):
+                with self.assertRaises(ValueError) as e:
+                    madsweep_h5.load(path, **kw)
+                self.assertIn(path, str(e.exception))
+                self.assertIn(f"chunk {chunk} ({rows}) fails its checksum", str(e.exception))
+            self.assertEqual(len(madsweep_h5.load(path, verify=False)), len(whole))
+            r = subprocess.run([sys.executable, script, path], capture_output=True, text=True)
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertIn(f"chunk {chunk} ({rows})", r.stderr)
+            self.assertNotIn("Traceback", r.stderr)
+            r = subprocess.run([sys.executable, script, "--no-verify", path],
+                               capture_output=True, text=True)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            # the C reader refuses the same file (the digests are the same)
+            r = subprocess.run([BIN, "best", path], capture_output=True, text=True)
+            self.assertNotEqual(r.returncode, 0, r.stderr)
+            self.assertIn(f"chunk {chunk}", r.stderr)
+        # a reduced (feasible-only) sweep: its rows are some ids, verified too
+        red = sweep(self.tmp, "h5red", DETAILED + 'keep = { feasible = true; group = ["task"]; };\n')
+        df = madsweep_h5.load(red)
+        self.assertEqual(set(df["status_name"]), {"ok"})
+        with h5py.File(red, "r+") as f:
+            rowv = f["results"][10]
+            rowv["id"] += 0  # the same row written back changes nothing
+            f["results"][10] = rowv
+            rowv["status"] = 1
+            f["results"][10] = rowv  # a changed status, digests left as they were
+        with self.assertRaises(ValueError) as e:
+            madsweep_h5.load(red)
+        self.assertIn("chunk 0 (rows 0-", str(e.exception))
+
     def test_cli_bad_files(self):
         """The command line on a truncated, a foreign and a missing file: exit 2
         and one line naming the file, no traceback (issue 29)."""
