@@ -39,7 +39,8 @@ pyarrow is not packaged in Debian 12 (apt-cache policy python3-pyarrow
 finds no candidate); df.to_csv() or HDF5 itself serve other tools. df.attrs["units"] maps each column to its unit (the files' `units`
 attributes), df.attrs["file"] holds the root attributes (spec_text,
 fidelity, versions, commit, counts). Unfinished files (complete = 0) are
-refused unless complete_only=False.
+refused unless complete_only=False, which reads the rows of the chunks
+written (/progress) and no other.
 
 load() checks every row against its chunk's digest (/digests, the 64-bit
 digest of worker/digest.c, as `madsweep best` does) and raises ValueError
@@ -146,9 +147,37 @@ class Rows:
     def _kinds(self, blk):
         return self.part_of[blk["model_idx"], blk["task_idx"]]
 
+    def spans(self):
+        """The row ranges [(start, stop)] that hold rows: every row, but in
+        an unfinished file of keep = "all" (rows at their ids, the space
+        allocated in advance) only those of the chunks written (/progress
+        1); the others are zeros, not points."""
+        f = self.f
+        if int(f.attrs.get("complete", 1)) == 1 or \
+                _decode(f.attrs.get("keep", b"all")) != "all" or \
+                "progress" not in f or "chunk_starts" not in f:
+            return [(0, self.n)] if self.n else []
+        done = f["progress"][:] == 1
+        lo = np.minimum(f["chunk_starts"][:].astype(np.int64), self.n)
+        out = []
+        for c in np.flatnonzero(done[:len(lo) - 1]):
+            a, b = int(lo[c]), int(lo[c + 1])
+            if out and out[-1][1] == a:
+                out[-1] = (out[-1][0], b)
+            elif b > a:
+                out.append((a, b))
+        return out
+
     def _seek(self, start):
-        """Positions the parts at row `start` from /parts/index."""
+        """Positions the parts at row `start` from /parts/index (the entries
+        of the chunks written: an unfinished file has no other)."""
         idx = self.f["parts/index"][:]
+        if "progress" in self.f:
+            done = self.f["progress"][:]
+            keep = np.zeros(len(idx), dtype=bool)
+            keep[0] = len(idx) > 0
+            keep[:len(done)] |= done[:len(idx)] == 1
+            idx = idx[keep]
         c = max(bisect.bisect_right(idx["row"].tolist(), start) - 1, 0)
         row = int(idx["row"][c]) if len(idx) else 0
         pos = np.array([int(idx[k][c]) if len(idx) else 0 for k in self.parts],
@@ -413,7 +442,8 @@ def load(path, columns=None, where=None, join="names", complete_only=True,
         if columns is not None or where is not None:
             return _load_some(f, columns, where, join, chunk_rows)
         reader = Rows(f)
-        got = reader.read()
+        got = [reader.read(a, b) for a, b in reader.spans()]
+        got = np.concatenate(got) if got else reader.read(0, 0)
         units = reader.units()
         cols = {}
         for name in got.dtype.names:
@@ -597,9 +627,9 @@ def _load_some(f, columns, where, join, chunk_rows):
     need += [c for c, _, _ in row_conds] + list(axis_ok)
     need = [c for c in dict.fromkeys(need)]
     keep = {c: [] for c in need}
-    n = reader.n
-    for at in range(0, n, chunk_rows):
-        blk = reader.read(at, min(n, at + chunk_rows), need)
+    for at, stop in ((a, min(b, a + chunk_rows)) for lo, hi in reader.spans()
+                     for a, b in ((x, hi) for x in range(lo, hi, chunk_rows))):
+        blk = reader.read(at, stop, need)
         mask = np.ones(len(blk), dtype=bool)
         for idx, ok in axis_ok.items():
             mask &= ok[blk[idx]]

@@ -326,6 +326,42 @@ class Loader(unittest.TestCase):
             madsweep_h5.load(red)
         self.assertIn("chunk 0 (rows 0-", str(e.exception))
 
+    def test_stopped_rows(self):
+        """load(complete_only=False) of a stopped sweep holds the rows of the
+        chunks written and no other: not the zeros of the chunks never
+        written as ok rows, and their part rows where they are (issue 29).
+        A stop after 3 chunks, and a chunk in the middle never written (two
+        ranks write chunks out of order)."""
+        spec = os.path.join(self.tmp, "h5det.cfg")
+        stop = os.path.join(self.tmp, "stopped.h5")
+        env = dict(os.environ, MADSWEEP_STOP_AFTER_CHUNKS="3")
+        r = subprocess.run([BIN, "sweep", spec, "-o", stop, "--quiet"], env=env,
+                           capture_output=True, text=True)
+        self.assertEqual(r.returncode, 75, r.stderr)
+        whole = madsweep_h5.load(self.det, join="all")
+        with h5py.File(stop) as f:
+            lo = f["chunk_starts"][:]
+            self.assertEqual(list(f["progress"][:4]), [1, 1, 1, 0])
+        gap = os.path.join(self.tmp, "gap.h5")
+        shutil.copy(self.det, gap)
+        with h5py.File(gap, "r+") as f:
+            f.attrs["complete"] = np.int64(0)
+            f["progress"][4] = 0  # chunk 4 as a stopped run leaves it
+            f["results"][lo[4]:lo[5]] = np.zeros(lo[5] - lo[4], f["results"].dtype)
+            f["digests"][4] = 0
+            f["parts/index"][4] = np.zeros(1, f["parts/index"].dtype)[0]
+        for path, ids in ((stop, whole["id"] < lo[3]),
+                          (gap, (whole["id"] < lo[4]) | (whole["id"] >= lo[5]))):
+            want = whole[ids].reset_index(drop=True)
+            got = madsweep_h5.load(path, join="all", complete_only=False)
+            pd.testing.assert_frame_equal(got, want, check_exact=True,
+                                          check_categorical=False)
+            some = madsweep_h5.load(path, columns=["id", "ttft_s", "status_name"],
+                                    where="id>=0", complete_only=False, chunk_rows=1000)
+            self.assertEqual(list(some["id"]), list(want["id"]))
+            a, b = some["ttft_s"].to_numpy(), want["ttft_s"].to_numpy()
+            self.assertTrue(((a == b) | (np.isnan(a) & np.isnan(b))).all())
+
     def test_cli_bad_files(self):
         """The command line on a truncated, a foreign and a missing file: exit 2
         and one line naming the file, no traceback (issue 29)."""
