@@ -130,49 +130,33 @@ def report_training(rows, results, nfiles):
     return errors_ab, failed_ab
 
 
-def _take(args, flag, n):
-    """Removes `flag` and its n values from args; the values (None: absent)."""
-    if flag not in args:
-        return None
-    i = args.index(flag)
-    vals = args[i + 1:i + 1 + n]
-    if len(vals) < n:
-        sys.exit(f"validate: {flag} needs {n} value(s)")
-    del args[i:i + 1 + n]
-    return vals
-
-
 def parse(argv):
     args = list(argv[1:])
     opts = {"check": None, "keep": None, "max_failed": 0, "vpp_auto": False, "loso": False,
             "configs": None, "stacks": None, "use_stack": {}, "priors": False,
             "check_loso": None}
-    if "--check-loso" in args:
-        i = args.index("--check-loso")
-        n = 2 + (i + 2 < len(args) and args[i + 2].replace(".", "", 1).isdigit())
-        opts["check_loso"] = tuple(float(a) for a in args[i + 1:i + n])
-        opts["loso"] = True
-        del args[i:i + n]
-    if "--check" in args:
-        i = args.index("--check")
-        n = 3 + (i + 3 < len(args) and args[i + 3].replace(".", "", 1).isdigit())
-        opts["check"] = tuple(float(a) for a in args[i + 1:i + n])
-        del args[i:i + n]
+    take = measured.take_option
+    v = take(args, "--check-loso", 1, float, 1, "MEDIAN [MAX] (|err| limits, %)")
+    if v:
+        opts["check_loso"], opts["loso"] = tuple(v), True
+    v = take(args, "--check", 2, float, 1, "MEDIAN MAX [TPOT_MEDIAN] (|err| limits, %)")
+    if v:
+        opts["check"] = tuple(v)
     for flag, key in (("--keep", "keep"), ("--configs", "configs"), ("--stacks", "stacks")):
-        v = _take(args, flag, 1)
+        v = take(args, flag, 1, what="a path")
         if v:
             opts[key] = v[0]
-    v = _take(args, "--max-failed", 1)
+    v = take(args, "--max-failed", 1, int, 0, "a count of rows")
     if v:
-        opts["max_failed"] = int(v[0])
+        opts["max_failed"] = v[0]
     for flag, key in (("--vpp-auto", "vpp_auto"), ("--loso", "loso"), ("--priors", "priors")):
         if flag in args:
             args.remove(flag)
             opts[key] = True
     while "--use-stack" in args:
-        name, _, stack = _take(args, "--use-stack", 1)[0].partition("=")
+        name, _, stack = take(args, "--use-stack", 1, what="NAME=STACK")[0].partition("=")
         if not name or not stack:
-            sys.exit("validate: --use-stack NAME=STACK (an engine or stack column value)")
+            measured.bad_input("--use-stack NAME=STACK (an engine or stack column value)")
         opts["use_stack"][name] = stack
     return args, opts
 
