@@ -74,9 +74,23 @@ def pct(xs, f):
     return 100 * f(xs) if xs else float("nan")
 
 
-def stats(xs):
-    return (f"{len(xs)} rows, median |err| {pct(xs, st.median):.1f}%, mean |err| "
+def stats(xs, n=None):
+    """'N rows, median |err| ...' of the errors xs (N: n, else their count);
+    no figures, not "nan%", when there are none (a file of reliability C
+    rows only, or of rows that all failed)."""
+    head = f"{len(xs) if n is None else n} rows"
+    if not xs:
+        return head + (", none evaluated" if n else "")
+    return (f"{head}, median |err| {pct(xs, st.median):.1f}%, mean |err| "
             f"{pct(xs, st.fmean):.1f}%, max |err| {pct(xs, max):.1f}%")
+
+
+def band(inside, widths):
+    """The band summary line of the A+B rows (their band widths)."""
+    if not widths:
+        return "validate: band: no A+B rows"
+    return (f"validate: band: {inside} of {len(widths)} A+B rows inside, median width "
+            f"{pct(widths, st.median):.1f}%")
 
 
 def report_failures(failures, n):
@@ -123,10 +137,8 @@ def report_training(rows, results, nfiles):
         for name, errs in per_file.items():
             print(f"validate: {name}: reliability A+B: {stats(errs)}")
     print(f"validate: reliability A+B: {stats(errors_ab)}")
-    print(f"validate: band: {inside} of {len(errors_ab)} A+B rows inside, median width "
-          f"{pct(widths, st.median):.1f}%")
-    print(f"validate: {len(rows)} rows, median |err| {pct(errors, st.median):.1f}%, mean |err| "
-          f"{pct(errors, st.fmean):.1f}%, max |err| {pct(errors, max):.1f}%")
+    print(band(inside, widths))
+    print(f"validate: {stats(errors, len(rows))}")
     return errors_ab, failed_ab
 
 
@@ -197,7 +209,8 @@ def main(argv):
         if schema is validate_serving:
             rc, _ = validate_serving.report(rows, results, report_failures, check)
         elif schema is validate_dlrm:
-            errors_ab, failed_ab = validate_dlrm.report(rows, results, pct, report_failures)
+            errors_ab, failed_ab = validate_dlrm.report(rows, results, stats, band,
+                                                        report_failures)
             rc = 1 if failed_ab else 0
             if check and not (pct(errors_ab, st.median) <= check[0] and
                               pct(errors_ab, max) <= check[1]):

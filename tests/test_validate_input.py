@@ -115,6 +115,20 @@ class BadFiles(unittest.TestCase):
                               f"{kind} {v}: {out[-600:]}")
                 self.assertEqual(rc, 1, f"{kind} {v}: a failed A/B row fails the run")
 
+    def test_reliability_c_only(self):
+        """A file of reliability C rows only has no A+B rows to score: its
+        summary says so, with no "nan%" (it printed median |err| nan%)."""
+        for kind in ("training", "serving", "dlrm"):
+            name, _, n = KINDS[kind]
+            head, rows = rows_of(name, n)
+            f = write(self.path(f"{kind}_c.csv"), head,
+                      [dict(r, reliability="C") for r in rows])
+            rc, out = validate(f)
+            self.assertEqual(rc, 0, f"{kind}: {out[-600:]}")
+            self.assertNotIn("nan", out, f"{kind}: {out[-600:]}")
+            self.assertNotIn("Traceback", out, kind)
+            self.assertRegex(out, r"validate: (reliability A\+B|TPOT): 0 rows\n", kind)
+
     def test_bom(self):
         for kind, (name, _, n) in KINDS.items():
             head, rows = rows_of(name, n)
