@@ -29,6 +29,9 @@
 #   8. SIGTERM to scripts/mpirun.sh, the launcher that turns SIGTERM into
 #      a stop request (its stop file): exit 75, --resume gives identical
 #      datasets;
+#   8b. SIGUSR1 to scripts/mpirun.sh (a batch system's warning signal): the
+#      same, exit 75 (the wrapper died of it, exit 138, mpirun and the
+#      ranks running on to the end);
 #   9. SIGTERM to scripts/mpirun.sh at moments of its first second (as
 #      mpirun starts, as the ranks start, while they load the spec): never
 #      lost (exit 0), never a kill (exit 138: SIGUSR1 before the ranks had
@@ -163,6 +166,22 @@ rc=$?
 [ $rc -eq 75 ] || { cat "$TMP/job.log"; fail "SIGTERM to scripts/mpirun.sh: exit $rc, want 75"; }
 grep -q "stopped by SIGTERM" "$TMP/job.log" || { cat "$TMP/job.log"; fail "no stop message"; }
 [ "$(attr "$f" complete)" = 0 ] || fail "complete is not 0 after SIGTERM to scripts/mpirun.sh"
+resume "$f"
+
+say "8b. SIGUSR1 to scripts/mpirun.sh: exit 75 (it ended the wrapper with 138, the ranks running on)"
+f="$TMP/stop_wrapper.h5"
+rm -f "$f"
+MADSWEEP_MPIRUN="$LAUNCH" MADSWEEP_HOLD_AFTER_CHUNKS=1 \
+  "$SRC/scripts/mpirun.sh" -np 2 "$BIN" sweep "$SPEC" -o "$f" --quiet >"$TMP/job.log" 2>&1 &
+job=$!
+wait_file "$f"
+wait_rows "$f"
+kill -USR1 "$job"
+wait "$job"
+rc=$?
+[ $rc -eq 75 ] || { cat "$TMP/job.log"; fail "SIGUSR1 to scripts/mpirun.sh: exit $rc, want 75"; }
+grep -q "stopped by SIGUSR1" "$TMP/job.log" || { cat "$TMP/job.log"; fail "no stop message"; }
+[ "$(attr "$f" complete)" = 0 ] || fail "complete is not 0 after SIGUSR1 to scripts/mpirun.sh"
 resume "$f"
 
 say "9. SIGTERM to scripts/mpirun.sh in its first second"
