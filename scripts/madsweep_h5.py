@@ -431,6 +431,13 @@ def load(path, columns=None, where=None, join="names", complete_only=True,
     """The sweep file at `path` as a DataFrame (see the module comment)."""
     if join not in ("names", "all", None):
         raise ValueError("join must be 'names', 'all' or None")
+    # a negative chunk_rows read no row (an empty frame), 0 ended in range()'s
+    # error; columns=[] read no column and so no row, columns="id" its letters
+    if isinstance(chunk_rows, bool) or not isinstance(chunk_rows, (int, np.integer)) \
+            or chunk_rows < 1:
+        raise ValueError(f"chunk_rows must be a whole number >= 1, not {chunk_rows!r}")
+    if columns is not None and (isinstance(columns, (str, bytes)) or not len(columns)):
+        raise ValueError(f"columns must be a list of column names, not {columns!r}")
     with h5py.File(path, "r") as f:
         if "results" not in f or "complete" not in f.attrs:
             raise ValueError(f"{path} is not a madsweep sweep file")
@@ -536,9 +543,15 @@ OPS = ("<=", ">=", "==", "!=", "<", ">")
 
 
 def _parse_where(text):
-    """[(column, op, value text)] of a condition list (best --where)."""
+    """[(column, op, value text)] of a condition list (best --where): no
+    condition empty, as best refuses them (an empty text, two commas, a
+    comma at an end)."""
+    if not text.strip():
+        raise ValueError("where: expected conditions such as 'task==pretrain,tp==1', got ''")
     conds, i = [], 0
-    while text and i < len(text):
+    while i <= len(text):
+        if not text[i:].split(",", 1)[0].strip():
+            raise ValueError("where: an empty condition (two commas, or a comma at an end)")
         j = i
         while j < len(text) and not any(text.startswith(o, j) for o in OPS):
             j += 1
@@ -607,7 +620,7 @@ def _load_some(f, columns, where, join, chunk_rows):
             raise ValueError(f"column '{c}' is not in {f.filename}")
     # conditions: on /results columns per row, on axis columns per entry
     row_conds, axis_ok = [], {}
-    for col, op, val in _parse_where(where):
+    for col, op, val in (_parse_where(where) if where is not None else []):
         if col == "status_name" or (col == "status" and not _isnum(val)):
             if val not in status and op in ("==", "!="):
                 raise ValueError(f"where: '{val}' is not a status name "

@@ -166,6 +166,19 @@ class Loader(unittest.TestCase):
                 madsweep_h5.load(self.det, where=bad)
         with self.assertRaises(ValueError):
             madsweep_h5.load(self.det, columns=["no_such_column"])
+        # refused as `madsweep best --where` refuses them, where they read
+        # every row (issue 29)
+        for bad in ("", "tp>=1,", ",tp>=1", "tp==1,,pp==1"):
+            with self.assertRaises(ValueError) as e:
+                madsweep_h5.load(self.det, where=bad)
+            self.assertIn("where: ", str(e.exception))
+        # no row (a negative chunk_rows), no column and so no row (columns=[]),
+        # a name's letters (columns="id"), range()'s error (chunk_rows=0)
+        for kw in ({"chunk_rows": -5}, {"chunk_rows": 0}, {"columns": []},
+                   {"columns": "id"}):
+            with self.assertRaises(ValueError) as e:
+                madsweep_h5.load(self.det, **dict({"where": "tp>=1"}, **kw))
+            self.assertIn(next(iter(kw)), str(e.exception))
 
     def test_madmax(self):
         df = madsweep_h5.load(self.mad)
