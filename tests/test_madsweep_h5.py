@@ -321,6 +321,13 @@ class Loader(unittest.TestCase):
             r = subprocess.run([sys.executable, script, "--no-verify", path],
                                capture_output=True, text=True)
             self.assertEqual(r.returncode, 0, r.stderr)
+            # so does scripts/plot.py (it plotted the file, exit 0)
+            plot = os.path.join(os.environ["MADSWEEP_SOURCE_DIR"], "scripts", "plot.py")
+            r = subprocess.run([sys.executable, plot, path, "-o", path + ".plot"],
+                               capture_output=True, text=True)
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertIn(f"chunk {chunk} ({rows})", r.stderr)
+            self.assertNotIn("Traceback", r.stderr)
             # the C reader refuses the same file (the digests are the same)
             r = subprocess.run([BIN, "best", path], capture_output=True, text=True)
             self.assertNotEqual(r.returncode, 0, r.stderr)
@@ -376,8 +383,9 @@ class Loader(unittest.TestCase):
             self.assertTrue(((a == b) | (np.isnan(a) & np.isnan(b))).all())
 
     def test_cli_bad_files(self):
-        """The command line on a truncated, a foreign and a missing file: exit 2
-        and one line naming the file, no traceback (issue 29)."""
+        """The command line (and scripts/plot.py's) on a truncated, a foreign
+        and a missing file: exit 2 and one line naming the file, no traceback
+        (issue 29)."""
         trunc = os.path.join(self.tmp, "truncated.h5")
         with open(self.det, "rb") as src, open(trunc, "wb") as dst:
             dst.write(src.read(20000))
@@ -385,11 +393,13 @@ class Loader(unittest.TestCase):
         with open(foreign, "w") as f:
             f.write("not an HDF5 file\n")
         script = os.path.join(os.environ["MADSWEEP_SOURCE_DIR"], "scripts", "madsweep_h5.py")
+        plot = os.path.join(os.environ["MADSWEEP_SOURCE_DIR"], "scripts", "plot.py")
         for path in (trunc, foreign, os.path.join(self.tmp, "absent.h5")):
-            r = subprocess.run([sys.executable, script, path], capture_output=True, text=True)
-            self.assertEqual(r.returncode, 2, r.stderr)
-            self.assertIn(path, r.stderr)
-            self.assertNotIn("Traceback", r.stderr)
+            for cmd in ([script, path], [plot, path, "-o", path + ".plot"]):
+                r = subprocess.run([sys.executable] + cmd, capture_output=True, text=True)
+                self.assertEqual(r.returncode, 2, r.stderr)
+                self.assertIn(path, r.stderr)
+                self.assertNotIn("Traceback", r.stderr)
 
 
 if __name__ == "__main__":
