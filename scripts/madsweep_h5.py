@@ -366,7 +366,9 @@ def verify_digests(f, budget=VERIFY_BYTES):
     """Checks the rows of the open sweep file f against their digests
     (/digests, as worker/verify.c does) and raises ValueError naming the
     file and the chunk, with its rows, that does not match. Chunks not
-    written yet (/progress 0: an unfinished file) are skipped. Reads every
+    written yet (/progress 0: an unfinished file, and every chunk of an
+    unfinished top or pareto sweep, whose rows come at its end) are
+    skipped. Reads every
     byte of every row once, about `budget` bytes of rows at a time."""
     for name in ("chunk_starts", "digests", "progress"):
         if name not in f:
@@ -391,6 +393,10 @@ def verify_digests(f, budget=VERIFY_BYTES):
             raise _damaged(f, "the ids of /results are out of order")
         first = np.searchsorted(ids, lo)
     chunks = np.flatnonzero(done == 1)
+    keep = _decode(f.attrs.get("keep", b"all"))
+    if int(f.attrs.get("complete", 1)) != 1 and keep != "all" and \
+            not keep.startswith("feasible"):
+        chunks = chunks[:0]  # a ranked sweep writes rows and digests as it ends
     dg = _Digests(f, reader, first, chunks)
     size = reader.res.dtype.itemsize + sum(
         f["parts/" + k].dtype.itemsize for k in reader.parts)

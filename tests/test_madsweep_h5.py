@@ -381,6 +381,22 @@ class Loader(unittest.TestCase):
             self.assertEqual(list(some["id"]), list(want["id"]))
             a, b = some["ttft_s"].to_numpy(), want["ttft_s"].to_numpy()
             self.assertTrue(((a == b) | (np.isnan(a) & np.isnan(b))).all())
+        # reduced sweeps stopped after 3 chunks: the feasible rows of those
+        # chunks, checked against their digests; a top-K sweep's rows come
+        # at its end, so none (it was refused as corrupted: its /parts/index
+        # and digests are not written yet)
+        for keep, rows in (("feasible = true; group = [\"task\"];", lo[3]),
+                           ("top = 5; by = \"tokens_per_s\"; group = [\"model\"];", 0)):
+            spec = os.path.join(self.tmp, "keep.cfg")
+            with open(spec, "w") as f:
+                f.write(DETAILED + f"keep = {{ {keep} }};\n")
+            stop = os.path.join(self.tmp, "keep_stopped.h5")
+            r = subprocess.run([BIN, "sweep", spec, "-o", stop, "--quiet", "--checkpoint",
+                                "0"], env=env, capture_output=True, text=True)
+            self.assertEqual(r.returncode, 75, r.stderr)
+            got = madsweep_h5.load(stop, complete_only=False)
+            ok = whole[(whole["id"] < rows) & (whole["status_name"] == "ok")]
+            self.assertEqual(list(got["id"]), list(ok["id"]), keep)
 
     def test_cli_bad_files(self):
         """The command line (and scripts/plot.py's) on a truncated, a foreign
