@@ -374,7 +374,8 @@ def verify_digests(f, budget=VERIFY_BYTES):
         if name not in f:
             raise ValueError(f"{f.filename}: /{name} is missing (a file without "
                              "checksums, written by an older madsweep, or damaged): "
-                             "it cannot be verified")
+                             "it cannot be verified (load(..., verify=False), "
+                             "--no-verify: read it unchecked)")
     lo = f["chunk_starts"][:].astype(np.int64)
     want, done = f["digests"][:], f["progress"][:]
     nch = len(want)

@@ -332,6 +332,17 @@ class Loader(unittest.TestCase):
             r = subprocess.run([BIN, "best", path], capture_output=True, text=True)
             self.assertNotEqual(r.returncode, 0, r.stderr)
             self.assertIn(f"chunk {chunk}", r.stderr)
+        # a file without its digests (an older madsweep's) is refused, with
+        # the way to read it unchecked
+        bare = os.path.join(self.tmp, "nodigests.h5")
+        shutil.copy(self.det, bare)
+        with h5py.File(bare, "r+") as f:
+            del f["digests"]
+        with self.assertRaises(ValueError) as e:
+            madsweep_h5.load(bare)
+        self.assertIn("/digests is missing", str(e.exception))
+        self.assertIn("verify=False", str(e.exception))
+        self.assertEqual(len(madsweep_h5.load(bare, verify=False)), len(whole))
         # a reduced (feasible-only) sweep: its rows are some ids, verified too
         red = sweep(self.tmp, "h5red", DETAILED + 'keep = { feasible = true; group = ["task"]; };\n')
         df = madsweep_h5.load(red)
