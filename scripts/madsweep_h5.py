@@ -227,9 +227,12 @@ class Rows:
 
 # worker/digest.c's 64-bit digest (digest.h: each row as stored, its
 # /results bytes then its part row's, folded into a running digest per
-# chunk from DIGEST_SEED), run over every chunk of a block at once: the
-# digest of one chunk is a chain through its rows, so the lanes of the
-# numpy arithmetic are the chunks (uint64 arithmetic wraps mod 2^64).
+# chunk from DIGEST_SEED), run over every chunk at once: the digest of one
+# chunk is a chain through its rows, so the lanes of the numpy arithmetic
+# are the chunks, and the rows are read in slices of steps (the j-th rows
+# of every chunk), about VERIFY_BYTES at a time: the numpy calls grow with
+# the longest chunk times the words of a row, not with the number of
+# chunks (uint64 arithmetic wraps mod 2^64).
 _SEED = np.uint64(0x6d61647377656570)  # "madsweep"
 _K1, _K2 = np.uint64(0x9e3779b97f4a7c15), np.uint64(0xc2b2ae3d27d4eb4f)
 _F1, _F2 = np.uint64(0xff51afd7ed558ccd), np.uint64(0xc4ceb9fe1a85ec53)
