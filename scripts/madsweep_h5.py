@@ -429,11 +429,15 @@ def _verify_once(path, f):
     """verify_digests(f), once per process for a file unchanged since (the
     same inode, size and modification time): loads of some columns of a
     large file cost a fraction of the verification."""
-    st = os.stat(path)
-    key = (os.path.realpath(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
-    if key not in _VERIFIED:
+    try:
+        st = os.stat(path)
+        key = (os.path.realpath(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    except TypeError:  # an open file object, as h5py takes too: no name to remember
+        key = None
+    if key is None or key not in _VERIFIED:
         verify_digests(f)
-        _VERIFIED.add(key)
+        if key is not None:
+            _VERIFIED.add(key)
 
 
 def load(path, columns=None, where=None, join="names", complete_only=True,

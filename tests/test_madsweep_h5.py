@@ -314,6 +314,10 @@ class Loader(unittest.TestCase):
                 self.assertIn(path, str(e.exception))
                 self.assertIn(f"chunk {chunk} ({rows}) fails its checksum", str(e.exception))
             self.assertEqual(len(madsweep_h5.load(path, verify=False)), len(whole))
+            with open(path, "rb") as fh:  # an open file, as h5py takes (a TypeError)
+                with self.assertRaises(ValueError) as e:
+                    madsweep_h5.load(fh)
+                self.assertIn(f"chunk {chunk} ({rows}) fails its checksum", str(e.exception))
             r = subprocess.run([sys.executable, script, path], capture_output=True, text=True)
             self.assertEqual(r.returncode, 2, r.stderr)
             self.assertIn(f"chunk {chunk} ({rows})", r.stderr)
