@@ -188,6 +188,19 @@ class HeaderAndOptions(unittest.TestCase):
             self.assertIn(f"{os.path.basename(f)}:1: {want}", out)
             self.assertNotIn("Traceback", out, f)
 
+    def test_binary(self):
+        """MADSWEEP naming no executable: exit 2 naming it (a FileNotFoundError
+        or PermissionError traceback)."""
+        head, rows = rows_of(KINDS["training"][0], 1)
+        train = write(self.path("bin_training.csv"), head, rows)
+        for exe in (self.path("no_such_madsweep"), train):
+            p = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "validate.py"),
+                                train], capture_output=True, text=True, timeout=600,
+                               env=dict(os.environ, MADSWEEP=exe))
+            self.assertEqual(p.returncode, 2, p.stderr[-600:])
+            self.assertIn(f"MADSWEEP={exe} is not an executable file", p.stderr)
+            self.assertNotIn("Traceback", p.stderr)
+
     def test_options(self):
         head, rows = rows_of(KINDS["training"][0], 1)
         train = write(self.path("opt_training.csv"), head, rows)
