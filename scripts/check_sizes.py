@@ -10,8 +10,9 @@ from the line of its opening brace in column 0 to its closing brace in
 column 0 (the tree's style: a definition's braces stand alone in column
 0); its name is the identifier before the last '(' above the brace.
 Prints every file and function over its limit, then the longest ones, then
-one summary line; exits 1 when anything is over its limit. Standard
-library only.
+one summary line; exits 1 when anything is over its limit, 2 when ROOT
+holds no C file (an installed copy run without ROOT: it passed, having
+checked nothing) or an option lacks its number. Standard library only.
 """
 import os
 import re
@@ -55,12 +56,21 @@ def main(argv):
     for flag in limits:
         if flag in args:
             i = args.index(flag)
-            limits[flag] = int(args[i + 1])
+            try:
+                limits[flag] = int(args[i + 1])
+            except (IndexError, ValueError):
+                print(f"check_sizes: {flag} needs a whole number", file=sys.stderr)
+                return 2
             del args[i:i + 2]
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     root = args[0] if args else here
+    files = c_files(root)
+    if not files:  # a check of nothing passed (an installed copy, a wrong ROOT)
+        print(f"check_sizes: no C file under {root} (give the source tree as ROOT)",
+              file=sys.stderr)
+        return 2
     over, sizes, funcs = 0, [], []
-    for path in c_files(root):
+    for path in files:
         with open(path, errors="replace") as f:
             lines = f.read().split("\n")
         n = len(lines) - (lines[-1] == "")

@@ -39,7 +39,18 @@ pyarrow is not packaged in Debian 12 (apt-cache policy python3-pyarrow
 finds no candidate); df.to_csv() or HDF5 itself serve other tools. df.attrs["units"] maps each column to its unit (the files' `units`
 attributes), df.attrs["file"] holds the root attributes (spec_text,
 fidelity, versions, commit, counts). Unfinished files (complete = 0) are
-refused unless complete_only=False.
+refused unless complete_only=False, which reads the rows of the chunks
+written (/progress) and no other.
+
+load() checks every row against its chunk's digest (/digests, the 64-bit
+digest of worker/digest.c, as `madsweep best` does) and raises ValueError
+naming the file, the chunk and its rows when one does not match: a flipped
+bit is refused, not read. The check reads every byte of every row once
+(4 to 7 s for a file of 1 M detailed rows, 640 MB, on a loaded 2-core
+machine, where load(columns=[3 columns]) itself takes 0.2 s and a whole
+load 17 s); a file is checked once per process while it is unchanged
+(inode, size, modification time); verify=False skips it.
+verify_digests(f) checks an open file.
 
 rows(f, fields=None, start=0, stop=None) reads logical rows of an open
 h5py file as a numpy structured array without pandas (scripts/plot.py).
@@ -48,6 +59,7 @@ Needs Debian's python3-h5py and python3-pandas (scripts/setup.sh installs
 them; rows() needs only h5py and numpy); run it with /usr/bin/python3.
 """
 import bisect
+import os
 import sys
 
 import h5py
@@ -135,9 +147,37 @@ class Rows:
     def _kinds(self, blk):
         return self.part_of[blk["model_idx"], blk["task_idx"]]
 
+    def spans(self):
+        """The row ranges [(start, stop)] that hold rows: every row, but in
+        an unfinished file of keep = "all" (rows at their ids, the space
+        allocated in advance) only those of the chunks written (/progress
+        1); the others are zeros, not points."""
+        f = self.f
+        if int(f.attrs.get("complete", 1)) == 1 or \
+                _decode(f.attrs.get("keep", b"all")) != "all" or \
+                "progress" not in f or "chunk_starts" not in f:
+            return [(0, self.n)] if self.n else []
+        done = f["progress"][:] == 1
+        lo = np.minimum(f["chunk_starts"][:].astype(np.int64), self.n)
+        out = []
+        for c in np.flatnonzero(done[:len(lo) - 1]):
+            a, b = int(lo[c]), int(lo[c + 1])
+            if out and out[-1][1] == a:
+                out[-1] = (out[-1][0], b)
+            elif b > a:
+                out.append((a, b))
+        return out
+
     def _seek(self, start):
-        """Positions the parts at row `start` from /parts/index."""
+        """Positions the parts at row `start` from /parts/index (the entries
+        of the chunks written: an unfinished file has no other)."""
         idx = self.f["parts/index"][:]
+        if "progress" in self.f:
+            done = self.f["progress"][:]
+            keep = np.zeros(len(idx), dtype=bool)
+            keep[0] = len(idx) > 0
+            keep[:len(done)] |= done[:len(idx)] == 1
+            idx = idx[keep]
         c = max(bisect.bisect_right(idx["row"].tolist(), start) - 1, 0)
         row = int(idx["row"][c]) if len(idx) else 0
         pos = np.array([int(idx[k][c]) if len(idx) else 0 for k in self.parts],
@@ -185,27 +225,246 @@ class Rows:
         return out
 
 
+# worker/digest.c's 64-bit digest (digest.h: each row as stored, its
+# /results bytes then its part row's, folded into a running digest per
+# chunk from DIGEST_SEED), run over every chunk at once: the digest of one
+# chunk is a chain through its rows, so the lanes of the numpy arithmetic
+# are the chunks, and the rows are read in slices of steps (the j-th rows
+# of every chunk), about VERIFY_BYTES at a time: the numpy calls grow with
+# the longest chunk times the words of a row, not with the number of
+# chunks (uint64 arithmetic wraps mod 2^64).
+_SEED = np.uint64(0x6d61647377656570)  # "madsweep"
+_K1, _K2 = np.uint64(0x9e3779b97f4a7c15), np.uint64(0xc2b2ae3d27d4eb4f)
+_F1, _F2 = np.uint64(0xff51afd7ed558ccd), np.uint64(0xc4ceb9fe1a85ec53)
+_R31, _R33 = np.uint64(31), np.uint64(33)
+VERIFY_BYTES = 1 << 27  # rows held at once while verifying (bytes, about)
+
+
+def _raw(dset, ranges):
+    """The rows of dset in `ranges` ([(start, count)], ascending and apart)
+    as stored, in file order: an (n, row bytes) uint8 array read in the
+    dataset's own type (no conversion: the bytes the digests cover)."""
+    tid = dset.id.get_type()
+    n = sum(c for _, c in ranges)
+    buf = np.empty((n, tid.get_size()), dtype=np.uint8)
+    if n:
+        fs = dset.id.get_space()
+        fs.select_none()
+        for start, count in ranges:
+            if count:
+                fs.select_hyperslab((int(start),), (int(count),), op=h5py.h5s.SELECT_OR)
+        dset.id.read(h5py.h5s.create_simple((n,)), fs, buf, mtype=tid)
+    return buf
+
+
+def _words(raw):
+    """Each row's bytes as little-endian 64-bit words (a short tail padded
+    with zeros), times K1, one row of words per column: (words, n) uint64."""
+    n, size = raw.shape
+    if size % 8:
+        raw = np.concatenate([raw, np.zeros((n, -size % 8), np.uint8)], axis=1)
+    w = np.ascontiguousarray(raw).view("<u8").reshape(n, raw.shape[1] // 8)
+    return np.ascontiguousarray((w * _K1).T)
+
+
+def _fold(h, t, words, nbytes):
+    """digest_row over h (a state per lane) of one row per lane: words
+    (row words x lanes, times K1), the row nbytes long; t: scratch."""
+    for w in words:
+        np.bitwise_xor(h, w, out=h)
+        np.left_shift(h, _R31, out=t)
+        np.right_shift(h, _R33, out=h)
+        np.bitwise_or(h, t, out=h)
+        np.multiply(h, _K2, out=h)
+    np.bitwise_xor(h, np.uint64(nbytes), out=h)
+    for k in (_F1, _F2, None):
+        np.right_shift(h, _R33, out=t)
+        np.bitwise_xor(h, t, out=h)
+        if k is not None:
+            np.multiply(h, k, out=h)
+
+
+class _Digests:
+    """The running digests of the written chunks of a file, one lane per
+    chunk, lanes in decreasing length so that the lanes with a row at step
+    j (its j-th row) are the first ones; fed in slices of steps."""
+
+    def __init__(self, f, reader, first, chunks):
+        self.f, self.reader = f, reader
+        self.chunks = chunks  # chunk of each lane
+        lens = first[chunks + 1] - first[chunks]
+        self.order = np.argsort(-lens, kind="stable")
+        self.lens, self.first = lens[self.order], first[chunks][self.order]
+        self.h = np.full(len(chunks), _SEED, dtype=np.uint64)
+        self.t = np.empty(len(chunks), dtype=np.uint64)
+        self.pos = np.zeros((len(chunks), len(reader.parts)), dtype=np.int64)
+        if reader.parts:
+            index = f["parts/index"][:]
+            if len(index) < (chunks.max() + 1 if len(chunks) else 0):
+                raise _damaged(f, "/parts/index is short")
+            for lane, c in enumerate(chunks[self.order]):
+                if int(index["row"][c]) != first[c]:
+                    raise _damaged(f, f"the /parts/index entry of chunk {c} does not "
+                                   f"name its first row {first[c]}")
+                for p, kind in enumerate(reader.parts):
+                    self.pos[lane, p] = int(index[kind][c])
+
+    def steps(self, j0, j1):
+        """Folds in the rows of steps [j0, j1) of every lane."""
+        reader = self.reader
+        m = int((self.lens > j0).sum())
+        cnt = np.clip(self.lens[:m] - j0, 0, j1 - j0)
+        byfile = np.argsort(self.first[:m])  # HDF5 returns rows in file order
+        raw = _raw(reader.res, [(self.first[k] + j0, cnt[k]) for k in byfile])
+        lane = np.repeat(byfile, cnt[byfile])
+        step = j0 + np.arange(len(lane)) - np.repeat(np.cumsum(cnt[byfile]) -
+                                                     cnt[byfile], cnt[byfile])
+        kinds = np.full(len(lane), -1, dtype=np.int64)
+        if reader.parts:
+            kinds = reader._kinds(raw.view(reader.res.dtype).reshape(-1))
+        parts = []
+        for p, kind in enumerate(reader.parts):
+            mine = kinds == p
+            per = np.bincount(lane[mine], minlength=m)
+            dset = self.f["parts/" + kind]
+            ranges = [(self.pos[k, p], per[k]) for k in byfile]
+            if any(s + c > dset.shape[0] for s, c in ranges):
+                raise _damaged(self.f, f"/parts/{kind} is short (truncated)")
+            prow = _raw(dset, ranges)
+            self.pos[:m, p] += per
+            parts.append((mine, _words(prow), prow.shape[1]))
+        perm = np.argsort(step * len(self.h) + lane, kind="stable")  # step-major
+        off = np.concatenate([[0], np.cumsum(np.bincount(step - j0, minlength=j1 - j0))])
+        common, size = _words(raw)[:, perm], raw.shape[1]
+        pw = []
+        for mine, words, _ in parts:
+            rank = np.cumsum(mine) - 1
+            sel = perm[mine[perm]]
+            pw.append((mine[perm], words[:, rank[sel]],
+                       np.concatenate([[0], np.cumsum(np.bincount(
+                           step[sel] - j0, minlength=j1 - j0))])))
+        h, t = self.h, self.t
+        for j in range(j1 - j0):
+            a, b = off[j], off[j + 1]
+            _fold(h[:b - a], t[:b - a], common[:, a:b], size)
+            for p, (mine, words, poff) in enumerate(pw):
+                pa, pb = poff[j], poff[j + 1]
+                if pb > pa:
+                    sel = np.flatnonzero(mine[a:b])
+                    hp = h[sel]
+                    _fold(hp, t[:len(sel)], words[:, pa:pb], parts[p][2])
+                    h[sel] = hp
+
+    def result(self):
+        out = np.empty_like(self.h)
+        out[self.order] = self.h
+        return out
+
+
+def _damaged(f, what):
+    return ValueError(f"{f.filename}: {what}: the file is corrupted")
+
+
+def verify_digests(f, budget=VERIFY_BYTES):
+    """Checks the rows of the open sweep file f against their digests
+    (/digests, as worker/verify.c does) and raises ValueError naming the
+    file and the chunk, with its rows, that does not match. Chunks not
+    written yet (/progress 0: an unfinished file, and every chunk of an
+    unfinished top or pareto sweep, whose rows come at its end) are
+    skipped. Reads every
+    byte of every row once, about `budget` bytes of rows at a time."""
+    for name in ("chunk_starts", "digests", "progress"):
+        if name not in f:
+            raise ValueError(f"{f.filename}: /{name} is missing (a file without "
+                             "checksums, written by an older madsweep, or damaged): "
+                             "it cannot be verified (load(..., verify=False), "
+                             "--no-verify: read it unchecked)")
+    lo = f["chunk_starts"][:].astype(np.int64)
+    want, done = f["digests"][:], f["progress"][:]
+    nch = len(want)
+    reader = Rows(f)
+    n = reader.n
+    if len(lo) != nch + 1 or len(done) != nch or lo[0] != 0 or \
+            (nch and (np.diff(lo) <= 0).any()):
+        raise _damaged(f, "/chunk_starts, /digests and /progress disagree")
+    if _decode(f.attrs.get("keep", b"all")) == "all":
+        if n != lo[-1]:
+            raise _damaged(f, f"/results has {n} rows, the chunks {lo[-1]}")
+        first = lo
+    else:  # a reduced sweep keeps some ids, in id order
+        ids = reader.res.fields(["id"])[:]["id"]
+        if (np.diff(ids) <= 0).any():
+            raise _damaged(f, "the ids of /results are out of order")
+        first = np.searchsorted(ids, lo)
+    chunks = np.flatnonzero(done == 1)
+    keep = _decode(f.attrs.get("keep", b"all"))
+    if int(f.attrs.get("complete", 1)) != 1 and keep != "all" and \
+            not keep.startswith("feasible"):
+        chunks = chunks[:0]  # a ranked sweep writes rows and digests as it ends
+    dg = _Digests(f, reader, first, chunks)
+    size = reader.res.dtype.itemsize + sum(
+        f["parts/" + k].dtype.itemsize for k in reader.parts)
+    per = max(int(budget) // (3 * size * max(len(chunks), 1)), 1)
+    top = int(dg.lens.max()) if len(chunks) else 0
+    for j in range(0, top, per):
+        dg.steps(j, min(j + per, top))
+    got = dg.result()
+    bad = np.flatnonzero(got != want[chunks])
+    if len(bad):
+        k = int(chunks[bad[0]])
+        raise _damaged(f, f"chunk {k} (rows {first[k]}-{first[k + 1] - 1} of "
+                       "/results) fails its checksum")
+
+
 def rows(f, fields=None, start=0, stop=None):
     """Logical rows [start, stop) of the open sweep file f (h5py), only
     `fields` when given, as a numpy structured array (see Rows)."""
     return Rows(f).read(start, stop, fields)
 
 
+_VERIFIED = set()  # files verified in this process: (path, device, inode, size, mtime)
+
+
+def _verify_once(path, f):
+    """verify_digests(f), once per process for a file unchanged since (the
+    same inode, size and modification time): loads of some columns of a
+    large file cost a fraction of the verification."""
+    try:
+        st = os.stat(path)
+        key = (os.path.realpath(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    except TypeError:  # an open file object, as h5py takes too: no name to remember
+        key = None
+    if key is None or key not in _VERIFIED:
+        verify_digests(f)
+        if key is not None:
+            _VERIFIED.add(key)
+
+
 def load(path, columns=None, where=None, join="names", complete_only=True,
-         chunk_rows=1 << 20):
+         chunk_rows=1 << 20, verify=True):
     """The sweep file at `path` as a DataFrame (see the module comment)."""
     if join not in ("names", "all", None):
         raise ValueError("join must be 'names', 'all' or None")
+    # a negative chunk_rows read no row (an empty frame), 0 ended in range()'s
+    # error; columns=[] read no column and so no row, columns="id" its letters
+    if isinstance(chunk_rows, bool) or not isinstance(chunk_rows, (int, np.integer)) \
+            or chunk_rows < 1:
+        raise ValueError(f"chunk_rows must be a whole number >= 1, not {chunk_rows!r}")
+    if columns is not None and (isinstance(columns, (str, bytes)) or not len(columns)):
+        raise ValueError(f"columns must be a list of column names, not {columns!r}")
     with h5py.File(path, "r") as f:
         if "results" not in f or "complete" not in f.attrs:
             raise ValueError(f"{path} is not a madsweep sweep file")
         if complete_only and int(f.attrs["complete"]) != 1:
             raise ValueError(f"{path} is an unfinished sweep (complete = 0); "
                              "finish it with madsweep sweep --resume")
+        if verify:
+            _verify_once(path, f)
         if columns is not None or where is not None:
             return _load_some(f, columns, where, join, chunk_rows)
         reader = Rows(f)
-        got = reader.read()
+        got = [reader.read(a, b) for a, b in reader.spans()]
+        got = np.concatenate(got) if got else reader.read(0, 0)
         units = reader.units()
         cols = {}
         for name in got.dtype.names:
@@ -298,9 +557,15 @@ OPS = ("<=", ">=", "==", "!=", "<", ">")
 
 
 def _parse_where(text):
-    """[(column, op, value text)] of a condition list (best --where)."""
+    """[(column, op, value text)] of a condition list (best --where): no
+    condition empty, as best refuses them (an empty text, two commas, a
+    comma at an end)."""
+    if not text.strip():
+        raise ValueError("where: expected conditions such as 'task==pretrain,tp==1', got ''")
     conds, i = [], 0
-    while text and i < len(text):
+    while i <= len(text):
+        if not text[i:].split(",", 1)[0].strip():
+            raise ValueError("where: an empty condition (two commas, or a comma at an end)")
         j = i
         while j < len(text) and not any(text.startswith(o, j) for o in OPS):
             j += 1
@@ -369,7 +634,7 @@ def _load_some(f, columns, where, join, chunk_rows):
             raise ValueError(f"column '{c}' is not in {f.filename}")
     # conditions: on /results columns per row, on axis columns per entry
     row_conds, axis_ok = [], {}
-    for col, op, val in _parse_where(where):
+    for col, op, val in (_parse_where(where) if where is not None else []):
         if col == "status_name" or (col == "status" and not _isnum(val)):
             if val not in status and op in ("==", "!="):
                 raise ValueError(f"where: '{val}' is not a status name "
@@ -389,9 +654,9 @@ def _load_some(f, columns, where, join, chunk_rows):
     need += [c for c, _, _ in row_conds] + list(axis_ok)
     need = [c for c in dict.fromkeys(need)]
     keep = {c: [] for c in need}
-    n = reader.n
-    for at in range(0, n, chunk_rows):
-        blk = reader.read(at, min(n, at + chunk_rows), need)
+    for at, stop in ((a, min(b, a + chunk_rows)) for lo, hi in reader.spans()
+                     for a, b in ((x, hi) for x in range(lo, hi, chunk_rows))):
+        blk = reader.read(at, stop, need)
         mask = np.ones(len(blk), dtype=bool)
         for idx, ok in axis_ok.items():
             mask &= ok[blk[idx]]
@@ -433,15 +698,23 @@ def _isnum(v):
 
 
 def main(argv):
-    if len(argv) != 2:
-        print("usage: scripts/madsweep_h5.py FILE.h5   (prints the DataFrame's "
-              "shape, columns and first rows)", file=sys.stderr)
+    args = argv[1:]
+    verify = "--no-verify" not in args
+    args = [a for a in args if a != "--no-verify"]
+    if len(args) != 1 or args[0].startswith("-"):
+        print("usage: scripts/madsweep_h5.py [--no-verify] FILE.h5   (prints the "
+              "DataFrame's shape, columns and first rows; --no-verify: skip the "
+              "rows' checksums)", file=sys.stderr)
         return 2
+    path = args[0]
     try:
-        df = load(argv[1])
+        df = load(path, verify=verify)
     except (OSError, KeyError, ValueError) as e:
-        # a missing, truncated, foreign or unfinished file: one line, no traceback
-        print(f"madsweep_h5: {argv[1]}: {e}", file=sys.stderr)
+        # a missing, truncated, foreign, unfinished or corrupted file: one
+        # line, no traceback
+        msg = str(e)
+        print(f"madsweep_h5: {msg if msg.startswith(path + ':') else path + ': ' + msg}",
+              file=sys.stderr)
         return 2
     print(f"{len(df)} rows, {len(df.columns)} columns")
     print(", ".join(df.columns))

@@ -20,7 +20,8 @@ keyed on point_id or source_short. Standard library only.
 Bad input (issue 29) is refused, exit 2, naming the file: one that is
 empty, has a header and no row, is not UTF-8 (a UTF-8 byte-order mark is
 read as the text it starts, not as part of the first column's name), or
-is of another kind. A row whose measured_* cell is not a finite number
+is of another kind, or has a header naming a column twice or with spaces
+around a name. A row whose measured_* cell is not a finite number
 > 0 (a 0 divided the error by zero; NaN, inf and negative values were
 scored) is unmappable, with the cell named, like any other such row.
 """
@@ -157,6 +158,45 @@ def bad_input(text):
     raise SystemExit(2)
 
 
+def check_header(name, fieldnames):
+    """Ends the run (exit 2) on a header that names a column twice, where
+    csv.DictReader keeps the last cell without a word, or one whose name has
+    spaces around it (no column of that name is read)."""
+    seen = set()
+    for col in fieldnames or ():
+        if col != col.strip():
+            bad_input(f"{name}:1: column {col!r} has spaces around its name")
+        if col in seen:
+            bad_input(f"{name}:1: column {col!r} appears twice in the header")
+        seen.add(col)
+
+
+def take_option(args, flag, n, conv=str, more=0, what="a value"):
+    """Removes `flag` and its values from args: n of them, then up to `more`
+    others that convert. Returns the converted values (None: no flag); a
+    value missing or not of its kind ends the run (exit 2) naming the flag
+    (they ended in IndexError or ValueError tracebacks, or, for --check
+    with no value, in no check at all)."""
+    if flag not in args:
+        return None
+    i = args.index(flag)
+    vals = []
+    for k, a in enumerate(args[i + 1:i + 1 + n + more]):
+        try:
+            if a.startswith("--"):
+                raise ValueError(a)
+            vals.append(conv(a))
+        except ValueError:
+            if k < n:
+                bad_input(f"{flag}: {a!r} is not {what}")
+            break
+    if len(vals) < n:
+        bad_input(f"{flag} needs {n}{f' to {n + more}' if more else ''} "
+                  f"value{'s' if n + more > 1 else ''}: {what}")
+    del args[i:i + 1 + len(vals)]
+    return vals
+
+
 class BadMeasurement(ValueError):
     """A measured cell that is no measurement (check_measured)."""
 
@@ -201,6 +241,7 @@ def read(files, ctx):
                 reader = csv.DictReader(f)
                 if not reader.fieldnames:
                     bad_input(f"{name}: empty (no header line)")
+                check_header(name, reader.fieldnames)
                 s = schema_of(reader.fieldnames)
                 if s is None:
                     bad_input(f"{name}: not a measurement file this tool reads "

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# mpirun.sh - mpirun for madsweep sweeps, with SIGTERM, SIGINT and SIGHUP
-# as stops that exit 75:
+# mpirun.sh - mpirun for madsweep sweeps, with SIGTERM, SIGINT, SIGHUP and
+# SIGUSR1 as stops that exit 75:
 #
 #   scripts/mpirun.sh -np 2 build/madsweep sweep SPEC.cfg -o OUT.h5
 #
@@ -28,10 +28,15 @@
 # mpirun's own. MADSWEEP_MPIRUN names the launcher (default mpirun; its
 # words split, so it may carry options). The traps are the script's first
 # commands: a signal in the milliseconds before them ends the wrapper
-# before anything started (no file, nothing to resume).
+# before anything started (no file, nothing to resume). SIGUSR1, the stop
+# signal of madsweep's ranks and of a batch system's time limit
+# (sbatch --signal=B:USR1@120), is a stop too: without its trap it ended
+# the wrapper (exit 138) and left mpirun and the ranks running to the end
+# with nobody waiting for them (issue 29).
 trap 'on_signal TERM' TERM
 trap 'on_signal INT' INT
 trap 'on_signal HUP' HUP
+trap 'on_signal USR1' USR1
 set -u
 set -m # mpirun in a process group of its own
 signals=0

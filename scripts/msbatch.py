@@ -35,7 +35,11 @@ def binary():
     """$MADSWEEP; else the source tree's build*/madsweep; else, installed
     (ROOT is PREFIX/share/madsweep), PREFIX/bin/madsweep; else the PATH's."""
     env = os.environ.get("MADSWEEP")
-    if env:
+    if env:  # a wrong one ended in a FileNotFoundError or PermissionError traceback
+        if not (os.path.isfile(env) and os.access(env, os.X_OK)):
+            print(f"{os.path.basename(sys.argv[0])}: MADSWEEP={env} is not an executable "
+                  "file (the madsweep binary)", file=sys.stderr)
+            raise SystemExit(2)
         return env
     for cand in [os.path.join(ROOT, "build", "madsweep")] + sorted(
             glob.glob(os.path.join(ROOT, "build*", "madsweep"))) + [

@@ -38,7 +38,9 @@ A generation the file holds in several variants (scaled figures, NIC,
 domain, pod, collective) is drawn as one series per variant.
 Only Debian's python3-h5py, python3-numpy and python3-matplotlib (run it
 with /usr/bin/python3); the rows are read through scripts/madsweep_h5.py
-(rows(): every file format, its parts joined).
+(rows(): every file format, its parts joined), after their digests are
+checked (verify_digests: a corrupted file is refused, exit 2, as a
+missing, foreign or truncated one).
 """
 import argparse
 import os
@@ -84,8 +86,11 @@ def text(col):
 def load(path):
     """The rows that may win, with their names joined in, as a dict of arrays."""
     with h5py.File(path, "r") as f:
+        if "results" not in f:
+            raise ValueError(f"{path} is not a madsweep sweep file")
         if int(f.attrs.get("complete", 0)) != 1:
             sys.exit(f"plot.py: {path}: unfinished sweep (complete = 0)")
+        madsweep_h5.verify_digests(f)  # a flipped bit is refused, not plotted
         reader = madsweep_h5.Rows(f)
         have = set(reader.names)
         want = ["status", "model_idx", "system_idx", "task_idx", "devices",
@@ -737,8 +742,9 @@ def main(argv=None):
     try:
         d, meta = load(args.file)
     except (OSError, KeyError, ValueError) as e:
-        # a missing, truncated, foreign or damaged file: one line, no traceback
-        print(f"plot.py: {args.file}: {e}", file=sys.stderr)
+        # missing, foreign, truncated or corrupted: one line, no traceback
+        msg = str(e)
+        sys.stderr.write(f"plot.py: {msg if msg.startswith(args.file) else args.file + ': ' + msg}\n")
         return 2
     if d["status"].size == 0:
         sys.exit(f"plot.py: {args.file}: no point runs and fits in memory")

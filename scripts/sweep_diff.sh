@@ -7,19 +7,19 @@
 # both files hold the same datasets. Root attributes are not compared:
 # ranks, times and rates differ between runs by design.
 # Exit status 0 when every dataset is identical, 1 otherwise, 2 when a
-# file is missing or no madsweep sweep file (two unreadable files are not
-# "identical").
+# file is missing, not HDF5 or holds no dataset (two missing files had no
+# datasets to differ: exit 0, "identical"; issue 29).
 set -eu
 a=${1:?usage: sweep_diff.sh A.h5 B.h5}
 b=${2:?usage: sweep_diff.sh A.h5 B.h5}
+status=0
+list() { h5ls -r "$1" | awk '$2 == "Dataset" {print $1}'; }
 for f in "$a" "$b"; do
-  if ! h5ls "$f/results" >/dev/null 2>&1; then
-    echo "sweep_diff.sh: $f: not a readable madsweep sweep file (no /results)" >&2
+  if ! h5ls -r "$f" >/dev/null 2>&1 || [ -z "$(list "$f")" ]; then
+    echo "sweep_diff.sh: $f: missing, not an HDF5 file, or without datasets" >&2
     exit 2
   fi
 done
-status=0
-list() { h5ls -r "$1" | awk '$2 == "Dataset" {print $1}'; }
 # a dataset present in only one file is a difference too
 if [ "$(list "$a")" != "$(list "$b")" ]; then
   echo "DIFFERENT: the files hold different datasets"

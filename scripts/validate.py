@@ -74,9 +74,23 @@ def pct(xs, f):
     return 100 * f(xs) if xs else float("nan")
 
 
-def stats(xs):
-    return (f"{len(xs)} rows, median |err| {pct(xs, st.median):.1f}%, mean |err| "
+def stats(xs, n=None):
+    """'N rows, median |err| ...' of the errors xs (N: n, else their count);
+    no figures, not "nan%", when there are none (a file of reliability C
+    rows only, or of rows that all failed)."""
+    head = f"{len(xs) if n is None else n} rows"
+    if not xs:
+        return head + (", none evaluated" if n else "")
+    return (f"{head}, median |err| {pct(xs, st.median):.1f}%, mean |err| "
             f"{pct(xs, st.fmean):.1f}%, max |err| {pct(xs, max):.1f}%")
+
+
+def band(inside, widths):
+    """The band summary line of the A+B rows (their band widths)."""
+    if not widths:
+        return "validate: band: no A+B rows"
+    return (f"validate: band: {inside} of {len(widths)} A+B rows inside, median width "
+            f"{pct(widths, st.median):.1f}%")
 
 
 def report_failures(failures, n):
@@ -123,23 +137,9 @@ def report_training(rows, results, nfiles):
         for name, errs in per_file.items():
             print(f"validate: {name}: reliability A+B: {stats(errs)}")
     print(f"validate: reliability A+B: {stats(errors_ab)}")
-    print(f"validate: band: {inside} of {len(errors_ab)} A+B rows inside, median width "
-          f"{pct(widths, st.median):.1f}%")
-    print(f"validate: {len(rows)} rows, median |err| {pct(errors, st.median):.1f}%, mean |err| "
-          f"{pct(errors, st.fmean):.1f}%, max |err| {pct(errors, max):.1f}%")
+    print(band(inside, widths))
+    print(f"validate: {stats(errors, len(rows))}")
     return errors_ab, failed_ab
-
-
-def _take(args, flag, n):
-    """Removes `flag` and its n values from args; the values (None: absent)."""
-    if flag not in args:
-        return None
-    i = args.index(flag)
-    vals = args[i + 1:i + 1 + n]
-    if len(vals) < n:
-        sys.exit(f"validate: {flag} needs {n} value(s)")
-    del args[i:i + 1 + n]
-    return vals
 
 
 def parse(argv):
@@ -147,32 +147,28 @@ def parse(argv):
     opts = {"check": None, "keep": None, "max_failed": 0, "vpp_auto": False, "loso": False,
             "configs": None, "stacks": None, "use_stack": {}, "priors": False,
             "check_loso": None}
-    if "--check-loso" in args:
-        i = args.index("--check-loso")
-        n = 2 + (i + 2 < len(args) and args[i + 2].replace(".", "", 1).isdigit())
-        opts["check_loso"] = tuple(float(a) for a in args[i + 1:i + n])
-        opts["loso"] = True
-        del args[i:i + n]
-    if "--check" in args:
-        i = args.index("--check")
-        n = 3 + (i + 3 < len(args) and args[i + 3].replace(".", "", 1).isdigit())
-        opts["check"] = tuple(float(a) for a in args[i + 1:i + n])
-        del args[i:i + n]
+    take = measured.take_option
+    v = take(args, "--check-loso", 1, float, 1, "MEDIAN [MAX] (|err| limits, %)")
+    if v:
+        opts["check_loso"], opts["loso"] = tuple(v), True
+    v = take(args, "--check", 2, float, 1, "MEDIAN MAX [TPOT_MEDIAN] (|err| limits, %)")
+    if v:
+        opts["check"] = tuple(v)
     for flag, key in (("--keep", "keep"), ("--configs", "configs"), ("--stacks", "stacks")):
-        v = _take(args, flag, 1)
+        v = take(args, flag, 1, what="a path")
         if v:
             opts[key] = v[0]
-    v = _take(args, "--max-failed", 1)
+    v = take(args, "--max-failed", 1, int, 0, "a count of rows")
     if v:
-        opts["max_failed"] = int(v[0])
+        opts["max_failed"] = v[0]
     for flag, key in (("--vpp-auto", "vpp_auto"), ("--loso", "loso"), ("--priors", "priors")):
         if flag in args:
             args.remove(flag)
             opts[key] = True
     while "--use-stack" in args:
-        name, _, stack = _take(args, "--use-stack", 1)[0].partition("=")
+        name, _, stack = take(args, "--use-stack", 1, what="NAME=STACK")[0].partition("=")
         if not name or not stack:
-            sys.exit("validate: --use-stack NAME=STACK (an engine or stack column value)")
+            measured.bad_input("--use-stack NAME=STACK (an engine or stack column value)")
         opts["use_stack"][name] = stack
     return args, opts
 
@@ -213,7 +209,8 @@ def main(argv):
         if schema is validate_serving:
             rc, _ = validate_serving.report(rows, results, report_failures, check)
         elif schema is validate_dlrm:
-            errors_ab, failed_ab = validate_dlrm.report(rows, results, pct, report_failures)
+            errors_ab, failed_ab = validate_dlrm.report(rows, results, stats, band,
+                                                        report_failures)
             rc = 1 if failed_ab else 0
             if check and not (pct(errors_ab, st.median) <= check[0] and
                               pct(errors_ab, max) <= check[1]):

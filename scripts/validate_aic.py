@@ -626,29 +626,20 @@ def main(argv):
     opts = {"hf_dir": None, "approximate": False, "csv_out": None, "keep": None,
             "max_failed": 0}
     loso_key = None
-    if "--check" in args:
-        i = args.index("--check")
-        vals = []
-        for a in args[i + 1:i + 4]:
-            try:
-                vals.append(float(a))
-            except ValueError:
-                break
-        if len(vals) < 2:
-            sys.exit("validate: --check TPOT TTFT [TOKENS]: median |err| limits, %")
-        opts["check"] = tuple(vals)
-        del args[i:i + 1 + len(vals)]
-    if "--loso-by" in args:
-        i = args.index("--loso-by")
-        loso_key = args[i + 1]
-        del args[i:i + 2]
-    for flag, key, conv in (("--hf-configs", "hf_dir", str), ("--csv", "csv_out", str),
-                            ("--keep", "keep", str),
-                            ("--max-failed", "max_failed", int)):
-        if flag in args:
-            i = args.index(flag)
-            opts[key] = conv(args[i + 1])
-            del args[i:i + 2]
+    take = rows_mod.take_option
+    v = take(args, "--check", 2, float, 1, "TPOT TTFT [TOKENS] (median |err| limits, %)")
+    if v:
+        opts["check"] = tuple(v)
+    v = take(args, "--loso-by", 1, what="a column")
+    if v:
+        loso_key = v[0]
+    for flag, key, conv, what in (("--hf-configs", "hf_dir", str, "a directory"),
+                                  ("--csv", "csv_out", str, "a path"),
+                                  ("--keep", "keep", str, "a directory"),
+                                  ("--max-failed", "max_failed", int, "a count of rows")):
+        v = take(args, flag, 1, conv, 0, what)
+        if v:
+            opts[key] = v[0]
     if "--approximate" in args:
         args.remove("--approximate")
         opts["approximate"] = True
@@ -659,6 +650,7 @@ def main(argv):
         try:
             with open(name, newline="", encoding="utf-8-sig") as f:
                 r = csv.DictReader(f)
+                rows_mod.check_header(name, r.fieldnames)
                 if not is_aic(r.fieldnames or []):
                     rows_mod.bad_input(
                         f"{name}: not AIConfigurator's silicon format (header lacks "

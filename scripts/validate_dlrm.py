@@ -175,7 +175,7 @@ def point_text(row, used, unmappable, gpu, stack):
                      task) + "\n"
 
 
-def report(rows, results, pct, report_failures):
+def report(rows, results, stats, band, report_failures):
     """Prints per row predicted and measured samples/s and the band, then
     the summary lines; returns (errors_ab, failed_ab)."""
     import measured as ms
@@ -212,12 +212,9 @@ def report(rows, results, pct, report_failures):
     failed_ab = report_failures(failures, len(rows))
     for src, errs in sorted(by_source.items()):
         print(f"validate: source {src}: {len(errs)} rows, median |err| "
-              f"{pct(errs, st.median):.1f}%, max |err| {pct(errs, max):.1f}%")
-    print(f"validate: reliability A+B: {len(errors_ab)} rows, median |err| "
-          f"{pct(errors_ab, st.median):.1f}%, mean |err| {pct(errors_ab, st.fmean):.1f}%, "
-          f"max |err| {pct(errors_ab, max):.1f}% (samples/s)")
-    print(f"validate: band: {inside} of {len(errors_ab)} A+B rows inside, median width "
-          f"{pct(widths, st.median):.1f}%")
-    print(f"validate: {len(rows)} rows, median |err| {pct(errors, st.median):.1f}%, mean |err| "
-          f"{pct(errors, st.fmean):.1f}%, max |err| {pct(errors, max):.1f}%")
+              f"{100 * st.median(errs):.1f}%, max |err| {100 * max(errs):.1f}%")
+    print(f"validate: reliability A+B: {stats(errors_ab)}"
+          f"{' (samples/s)' if errors_ab else ''}")
+    print(band(inside, widths))
+    print(f"validate: {stats(errors, len(rows))}")
     return errors_ab, failed_ab

@@ -762,7 +762,9 @@ def read_inputs(paths, known, cap):
         fname = os.path.basename(path)
         try:
             with open(path, newline="", encoding="utf-8-sig") as f:
-                table = list(csv.DictReader(f))
+                reader = csv.DictReader(f)
+                measured.check_header(path, reader.fieldnames)
+                table = list(reader)
         except UnicodeDecodeError as e:
             measured.bad_input(f"{path}: not UTF-8 text (byte {e.start}: {e.reason})")
         except OSError as e:
@@ -1242,14 +1244,12 @@ def main(argv):
     do_fit = "--fit" in args
     args = [a for a in args if a not in ("--loso", "--rows", "--fit")]
     check, cap = None, 1000
-    if "--check" in args:
-        i = args.index("--check")
-        check = (float(args[i + 1]), float(args[i + 2]))
-        del args[i:i + 3]
-    if "--cap" in args:
-        i = args.index("--cap")
-        cap = int(args[i + 1])
-        del args[i:i + 2]
+    v = measured.take_option(args, "--check", 2, float, 0, "MEDIAN MAX (|err| limits, %)")
+    if v:
+        check = tuple(v)
+    v = measured.take_option(args, "--cap", 1, int, 0, "a count of rows")
+    if v:
+        cap = v[0]
     if not args:
         sys.exit(__doc__.split("\n\n")[1])
     exe = binary()

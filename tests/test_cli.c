@@ -217,6 +217,16 @@ static void test_usage_errors(void)
     unit_cli_run(&r, 4, a2);
     CU_ASSERT_EQUAL(r.rc, 2);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "unknown option '--bogus'"));
+    /* an option given twice: the later replaced the earlier without a word
+     * (--where a --where b kept b's rows only; issue 29) */
+    const char *a2b[] = {"madsweep", "best", "x.h5", "--where", "tp==1", "--where", "pp==2"};
+    unit_cli_run(&r, 7, a2b);
+    CU_ASSERT_EQUAL(r.rc, 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "option --where given twice"));
+    const char *a2c[] = {"madsweep", "sweep", "s.cfg", "-o", "a.h5", "--out", "b.h5"};
+    unit_cli_run(&r, 7, a2c);
+    CU_ASSERT_EQUAL(r.rc, 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "option --out given twice"));
     const char *a3[] = {"madsweep", "eval"};
     unit_cli_run(&r, 2, a3);
     CU_ASSERT_EQUAL(r.rc, 2);

@@ -166,6 +166,19 @@ class Loader(unittest.TestCase):
                 madsweep_h5.load(self.det, where=bad)
         with self.assertRaises(ValueError):
             madsweep_h5.load(self.det, columns=["no_such_column"])
+        # refused as `madsweep best --where` refuses them, where they read
+        # every row (issue 29)
+        for bad in ("", "tp>=1,", ",tp>=1", "tp==1,,pp==1"):
+            with self.assertRaises(ValueError) as e:
+                madsweep_h5.load(self.det, where=bad)
+            self.assertIn("where: ", str(e.exception))
+        # no row (a negative chunk_rows), no column and so no row (columns=[]),
+        # a name's letters (columns="id"), range()'s error (chunk_rows=0)
+        for kw in ({"chunk_rows": -5}, {"chunk_rows": 0}, {"columns": []},
+                   {"columns": "id"}):
+            with self.assertRaises(ValueError) as e:
+                madsweep_h5.load(self.det, **dict({"where": "tp>=1"}, **kw))
+            self.assertIn(next(iter(kw)), str(e.exception))
 
     def test_madmax(self):
         df = madsweep_h5.load(self.mad)
@@ -262,9 +275,148 @@ class Loader(unittest.TestCase):
         self.assertEqual(len(madsweep_h5.load(copy, complete_only=False)),
                          len(madsweep_h5.load(self.det)))
 
+    def flip(self, name, dataset, row, byte):
+        """A copy of the detailed file with one bit of `row` of `dataset`
+        flipped on disk (the dataset's bytes, not through HDF5)."""
+        copy = os.path.join(self.tmp, name)
+        shutil.copy(self.det, copy)
+        with h5py.File(copy) as f:
+            d = f[dataset]
+            store = d.id.get_chunk_info_by_coord((row - row % d.chunks[0],))
+            self.assertIsNone(d.compression)
+            at = store.byte_offset + (row % d.chunks[0]) * d.dtype.itemsize + byte
+        with open(copy, "r+b") as fh:
+            fh.seek(at)
+            b = fh.read(1)[0]
+            fh.seek(at)
+            fh.write(bytes([b ^ 0x10]))
+        return copy
+
+    def test_flipped_bit(self):
+        """A bit flipped in a row of /results or of a part is refused with
+        the file and the chunk and rows that fail their digest (issue 29);
+        verify=False (--no-verify) reads it unchecked."""
+        with h5py.File(self.det) as f:
+            lo = f["chunk_starts"][:]
+            kinds = madsweep_h5.Rows(f)._kinds(f["results"][:])
+            part = list(madsweep_h5.Rows(f).parts).index("serving")
+        row = int(lo[1]) + 500  # in chunk 1
+        prow = int((kinds == part).sum()) - 3  # a serving row of the last chunk
+        whole = madsweep_h5.load(self.det)
+        cases = [(self.flip("flip_results.h5", "results", row, 30), 1),
+                 (self.flip("flip_part.h5", "parts/serving", prow, 9), len(lo) - 2)]
+        script = os.path.join(os.environ["MADSWEEP_SOURCE_DIR"], "scripts", "madsweep_h5.py")
+        for path, chunk in cases:
+            rows = f"rows {lo[chunk]}-{lo[chunk + 1] - 1} of /results"
+            for kw in ({}, {"columns": ["id", "hardware"], "where": "task==serve"}):
+                with self.assertRaises(ValueError) as e:
+                    madsweep_h5.load(path, **kw)
+                self.assertIn(path, str(e.exception))
+                self.assertIn(f"chunk {chunk} ({rows}) fails its checksum", str(e.exception))
+            self.assertEqual(len(madsweep_h5.load(path, verify=False)), len(whole))
+            with open(path, "rb") as fh:  # an open file, as h5py takes (a TypeError)
+                with self.assertRaises(ValueError) as e:
+                    madsweep_h5.load(fh)
+                self.assertIn(f"chunk {chunk} ({rows}) fails its checksum", str(e.exception))
+            r = subprocess.run([sys.executable, script, path], capture_output=True, text=True)
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertIn(f"chunk {chunk} ({rows})", r.stderr)
+            self.assertNotIn("Traceback", r.stderr)
+            r = subprocess.run([sys.executable, script, "--no-verify", path],
+                               capture_output=True, text=True)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            # so does scripts/plot.py (it plotted the file, exit 0)
+            plot = os.path.join(os.environ["MADSWEEP_SOURCE_DIR"], "scripts", "plot.py")
+            r = subprocess.run([sys.executable, plot, path, "-o", path + ".plot"],
+                               capture_output=True, text=True)
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertIn(f"chunk {chunk} ({rows})", r.stderr)
+            self.assertNotIn("Traceback", r.stderr)
+            # the C reader refuses the same file (the digests are the same)
+            r = subprocess.run([BIN, "best", path], capture_output=True, text=True)
+            self.assertNotEqual(r.returncode, 0, r.stderr)
+            self.assertIn(f"chunk {chunk}", r.stderr)
+        # a file without its digests (an older madsweep's) is refused, with
+        # the way to read it unchecked
+        bare = os.path.join(self.tmp, "nodigests.h5")
+        shutil.copy(self.det, bare)
+        with h5py.File(bare, "r+") as f:
+            del f["digests"]
+        with self.assertRaises(ValueError) as e:
+            madsweep_h5.load(bare)
+        self.assertIn("/digests is missing", str(e.exception))
+        self.assertIn("verify=False", str(e.exception))
+        self.assertEqual(len(madsweep_h5.load(bare, verify=False)), len(whole))
+        # a reduced (feasible-only) sweep: its rows are some ids, verified too
+        red = sweep(self.tmp, "h5red", DETAILED + 'keep = { feasible = true; group = ["task"]; };\n')
+        df = madsweep_h5.load(red)
+        self.assertEqual(set(df["status_name"]), {"ok"})
+        with h5py.File(red, "r+") as f:
+            rowv = f["results"][10]
+            rowv["id"] += 0  # the same row written back changes nothing
+            f["results"][10] = rowv
+            rowv["status"] = 1
+            f["results"][10] = rowv  # a changed status, digests left as they were
+        with self.assertRaises(ValueError) as e:
+            madsweep_h5.load(red)
+        self.assertIn("chunk 0 (rows 0-", str(e.exception))
+
+    def test_stopped_rows(self):
+        """load(complete_only=False) of a stopped sweep holds the rows of the
+        chunks written and no other: not the zeros of the chunks never
+        written as ok rows, and their part rows where they are (issue 29).
+        A stop after 3 chunks, and a chunk in the middle never written (two
+        ranks write chunks out of order)."""
+        spec = os.path.join(self.tmp, "h5det.cfg")
+        stop = os.path.join(self.tmp, "stopped.h5")
+        env = dict(os.environ, MADSWEEP_STOP_AFTER_CHUNKS="3")
+        r = subprocess.run([BIN, "sweep", spec, "-o", stop, "--quiet"], env=env,
+                           capture_output=True, text=True)
+        self.assertEqual(r.returncode, 75, r.stderr)
+        whole = madsweep_h5.load(self.det, join="all")
+        with h5py.File(stop) as f:
+            lo = f["chunk_starts"][:]
+            self.assertEqual(list(f["progress"][:4]), [1, 1, 1, 0])
+        gap = os.path.join(self.tmp, "gap.h5")
+        shutil.copy(self.det, gap)
+        with h5py.File(gap, "r+") as f:
+            f.attrs["complete"] = np.int64(0)
+            f["progress"][4] = 0  # chunk 4 as a stopped run leaves it
+            f["results"][lo[4]:lo[5]] = np.zeros(lo[5] - lo[4], f["results"].dtype)
+            f["digests"][4] = 0
+            f["parts/index"][4] = np.zeros(1, f["parts/index"].dtype)[0]
+        for path, ids in ((stop, whole["id"] < lo[3]),
+                          (gap, (whole["id"] < lo[4]) | (whole["id"] >= lo[5]))):
+            want = whole[ids].reset_index(drop=True)
+            got = madsweep_h5.load(path, join="all", complete_only=False)
+            pd.testing.assert_frame_equal(got, want, check_exact=True,
+                                          check_categorical=False)
+            some = madsweep_h5.load(path, columns=["id", "ttft_s", "status_name"],
+                                    where="id>=0", complete_only=False, chunk_rows=1000)
+            self.assertEqual(list(some["id"]), list(want["id"]))
+            a, b = some["ttft_s"].to_numpy(), want["ttft_s"].to_numpy()
+            self.assertTrue(((a == b) | (np.isnan(a) & np.isnan(b))).all())
+        # reduced sweeps stopped after 3 chunks: the feasible rows of those
+        # chunks, checked against their digests; a top-K sweep's rows come
+        # at its end, so none (it was refused as corrupted: its /parts/index
+        # and digests are not written yet)
+        for keep, rows in (("feasible = true; group = [\"task\"];", lo[3]),
+                           ("top = 5; by = \"tokens_per_s\"; group = [\"model\"];", 0)):
+            spec = os.path.join(self.tmp, "keep.cfg")
+            with open(spec, "w") as f:
+                f.write(DETAILED + f"keep = {{ {keep} }};\n")
+            stop = os.path.join(self.tmp, "keep_stopped.h5")
+            r = subprocess.run([BIN, "sweep", spec, "-o", stop, "--quiet", "--checkpoint",
+                                "0"], env=env, capture_output=True, text=True)
+            self.assertEqual(r.returncode, 75, r.stderr)
+            got = madsweep_h5.load(stop, complete_only=False)
+            ok = whole[(whole["id"] < rows) & (whole["status_name"] == "ok")]
+            self.assertEqual(list(got["id"]), list(ok["id"]), keep)
+
     def test_cli_bad_files(self):
-        """The command line on a truncated, a foreign and a missing file: exit 2
-        and one line naming the file, no traceback (issue 29)."""
+        """The command line (and scripts/plot.py's) on a truncated, a foreign
+        and a missing file: exit 2 and one line naming the file, no traceback
+        (issue 29)."""
         trunc = os.path.join(self.tmp, "truncated.h5")
         with open(self.det, "rb") as src, open(trunc, "wb") as dst:
             dst.write(src.read(20000))
@@ -272,11 +424,13 @@ class Loader(unittest.TestCase):
         with open(foreign, "w") as f:
             f.write("not an HDF5 file\n")
         script = os.path.join(os.environ["MADSWEEP_SOURCE_DIR"], "scripts", "madsweep_h5.py")
+        plot = os.path.join(os.environ["MADSWEEP_SOURCE_DIR"], "scripts", "plot.py")
         for path in (trunc, foreign, os.path.join(self.tmp, "absent.h5")):
-            r = subprocess.run([sys.executable, script, path], capture_output=True, text=True)
-            self.assertEqual(r.returncode, 2, r.stderr)
-            self.assertIn(path, r.stderr)
-            self.assertNotIn("Traceback", r.stderr)
+            for cmd in ([script, path], [plot, path, "-o", path + ".plot"]):
+                r = subprocess.run([sys.executable] + cmd, capture_output=True, text=True)
+                self.assertEqual(r.returncode, 2, r.stderr)
+                self.assertIn(path, r.stderr)
+                self.assertNotIn("Traceback", r.stderr)
 
 
 if __name__ == "__main__":

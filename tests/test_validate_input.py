@@ -115,6 +115,20 @@ class BadFiles(unittest.TestCase):
                               f"{kind} {v}: {out[-600:]}")
                 self.assertEqual(rc, 1, f"{kind} {v}: a failed A/B row fails the run")
 
+    def test_reliability_c_only(self):
+        """A file of reliability C rows only has no A+B rows to score: its
+        summary says so, with no "nan%" (it printed median |err| nan%)."""
+        for kind in ("training", "serving", "dlrm"):
+            name, _, n = KINDS[kind]
+            head, rows = rows_of(name, n)
+            f = write(self.path(f"{kind}_c.csv"), head,
+                      [dict(r, reliability="C") for r in rows])
+            rc, out = validate(f)
+            self.assertEqual(rc, 0, f"{kind}: {out[-600:]}")
+            self.assertNotIn("nan", out, f"{kind}: {out[-600:]}")
+            self.assertNotIn("Traceback", out, kind)
+            self.assertRegex(out, r"validate: (reliability A\+B|TPOT): 0 rows\n", kind)
+
     def test_bom(self):
         for kind, (name, _, n) in KINDS.items():
             head, rows = rows_of(name, n)
@@ -128,6 +142,85 @@ class BadFiles(unittest.TestCase):
             for ln in last:
                 self.assertIn(ln.replace(os.path.basename(plain), os.path.basename(marked)),
                               out1, kind)
+
+
+class HeaderAndOptions(unittest.TestCase):
+    """A header naming a column twice (csv.DictReader kept the last cell: a
+    second gpu column put every training row on another GPU and exited 0)
+    or with spaces around a name, and options without their values or with
+    values of the wrong kind (tracebacks, and --check or --check-loso with
+    no value checked nothing and exited 0): exit 2 naming the file and
+    column or the option (issue 29)."""
+
+    @classmethod
+    def setUpClass(cls):
+        os.makedirs(TMP, exist_ok=True)
+
+    def path(self, name):
+        return os.path.join(TMP, name)
+
+    def test_header(self):
+        files = []
+        for kind, (name, _, n) in KINDS.items():
+            head, rows = rows_of(name, n)
+            col = head[-1]
+            dup = self.path(f"{kind}_dup.csv")
+            with open(dup, "w", newline="", encoding="utf-8") as f:
+                w = csv.writer(f)
+                w.writerow(head + [col])
+                w.writerows([[r[c] for c in head] + ["x"] for r in rows])
+            files.append((dup, f"column {col!r} appears twice"))
+            spaced = self.path(f"{kind}_spaced.csv")
+            with open(spaced, "w", newline="", encoding="utf-8") as f:
+                w = csv.writer(f)
+                w.writerow([head[0], " " + head[1]] + head[2:])
+                w.writerows([[r[c] for c in head] for r in rows])
+            files.append((spaced, f"column {' ' + head[1]!r} has spaces"))
+        aic = self.path("aic_dup.csv")
+        with open(aic, "w", newline="", encoding="utf-8") as f:
+            w = csv.writer(f)
+            w.writerow(AIC_HEADER + ["mode"])
+            w.writerow(["1", "trtllm", "x", "h200", "agg", "1", "1", "1", "1", "x", "y"])
+        files.append((aic, "column 'mode' appears twice"))
+        for f, want in files:
+            rc, out = validate(f)
+            self.assertEqual(rc, 2, f"{f}: {out[-600:]}")
+            self.assertIn(f"{os.path.basename(f)}:1: {want}", out)
+            self.assertNotIn("Traceback", out, f)
+
+    def test_binary(self):
+        """MADSWEEP naming no executable: exit 2 naming it (a FileNotFoundError
+        or PermissionError traceback)."""
+        head, rows = rows_of(KINDS["training"][0], 1)
+        train = write(self.path("bin_training.csv"), head, rows)
+        for exe in (self.path("no_such_madsweep"), train):
+            p = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "validate.py"),
+                                train], capture_output=True, text=True, timeout=600,
+                               env=dict(os.environ, MADSWEEP=exe))
+            self.assertEqual(p.returncode, 2, p.stderr[-600:])
+            self.assertIn(f"MADSWEEP={exe} is not an executable file", p.stderr)
+            self.assertNotIn("Traceback", p.stderr)
+
+    def test_options(self):
+        head, rows = rows_of(KINDS["training"][0], 1)
+        train = write(self.path("opt_training.csv"), head, rows)
+        kern = os.path.join(DATA, KINDS["kernel"][0])
+        aic = self.path("opt_aic.csv")
+        with open(aic, "w", newline="", encoding="utf-8") as f:
+            w = csv.writer(f)
+            w.writerow(AIC_HEADER)
+            w.writerow(["1", "trtllm", "x", "h200", "agg", "1", "1", "1", "1", "x"])
+        cases = [(train, ["--check"]), (train, ["--check", "5"]),
+                 (train, ["--check", "x", "5"]), (train, ["--check-loso"]),
+                 (train, ["--check-loso", "x"]), (train, ["--max-failed", "x"]),
+                 (train, ["--keep"]), (kern, ["--check", "1"]), (kern, ["--cap", "x"]),
+                 (aic, ["--check", "5"]), (aic, ["--loso-by"]),
+                 (aic, ["--max-failed", "z"]), (aic, ["--hf-configs"])]
+        for f, args in cases:
+            rc, out = validate(f, *args)
+            self.assertEqual(rc, 2, f"{args}: {out[-600:]}")
+            self.assertIn(args[0], out.strip().splitlines()[-1], args)
+            self.assertNotIn("Traceback", out, args)
 
 
 class HardwareTable(unittest.TestCase):

@@ -290,9 +290,12 @@ static int cmd_parse(int argc, char **argv, cmd_args *a, FILE *err)
                     near ? near : "", near ? "'?" : "");
             return -1;
         }
-        if (a->set[o]) { /* the later would silently win */
-            fprintf(err, "madsweep %s: option --%s given twice\n", cmd_table[c].name,
-                    opt_table[o].name);
+        if (a->set[o]) { /* the later one replaced the earlier without a word */
+            fprintf(err, "madsweep %s: option --%s given twice%s\n", cmd_table[c].name,
+                    opt_table[o].name,
+                    o == OPT_WHERE || o == OPT_BASELINE
+                        ? " (conditions that all hold go in one, separated by commas)"
+                        : "");
             return -1;
         }
         a->set[o] = true;

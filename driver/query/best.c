@@ -66,6 +66,15 @@ static int best_setup(best_query *q, FILE *err)
         q->maximize = strcmp(o->order, "max") == 0;
     else
         q->maximize = dir > 0;
+    /* an empty --where or --group (an unset shell variable) kept every row
+     * or one group without a word */
+    if ((o->where && !o->where[0]) || (o->group && !o->group[0])) {
+        fprintf(err, "madsweep best: --%s: expected %s, got ''\n",
+                o->where && !o->where[0] ? "where" : "group",
+                o->where && !o->where[0] ? "conditions such as 'task==pretrain,tp==1'"
+                                         : "columns such as 'model,hardware'");
+        return 2;
+    }
     if (where_parse(&q->w, &q->f, "--where", o->where, msg, sizeof msg) != 0) {
         fprintf(err, "madsweep best: %s\n", msg);
         return 2;
