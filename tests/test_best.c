@@ -664,14 +664,16 @@ static void test_conditions_and_directions(void)
         CU_ASSERT_PTR_NOT_NULL(strstr(r.err, bad[i][1]));
         free(r.out);
     }
-    /* an empty --where or --group kept every row or one group (issue 29) */
-    static const char *const empty[][2] = {{"--where", "--where: expected conditions"},
-                                           {"--group", "--group: expected columns"}};
-    for (size_t i = 0; i < 2; i++) {
-        const char *a[] = {"madsweep", "best", g_det, empty[i][0], ""};
+    /* an empty --where or --group kept every row or one group, a group
+     * list ending in a comma dropped the column meant (issue 29) */
+    static const char *const empty[][3] = {{"--where", "", "--where: expected conditions"},
+                                           {"--group", "", "--group: expected columns"},
+                                           {"--group", "model,", "'model,' ends in a comma"}};
+    for (size_t i = 0; i < 3; i++) {
+        const char *a[] = {"madsweep", "best", g_det, empty[i][0], empty[i][1]};
         cli(&r, 5, a);
         CU_ASSERT_EQUAL(r.rc, 2);
-        CU_ASSERT_PTR_NOT_NULL(strstr(r.err, empty[i][1]));
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.err, empty[i][2]));
         free(r.out);
     }
     const char *w[] = {"madsweep", "best", g_det, "--where", "model==x,model==y"};

@@ -108,8 +108,10 @@ static int best_setup(best_query *q, FILE *err)
         }
         q->gcol[q->ngcol++] = c;
         p += len;
-        if (*p == ',')
-            p++;
+        if (*p == ',' && !*++p) { /* "model," named a column it dropped */
+            fprintf(err, "madsweep best: --group: '%s' ends in a comma\n", o->group);
+            return 2;
+        }
     }
     q->status = best_results_col(&q->f, "status", FRAME_INT);
     q->fits = best_results_col(&q->f, "mem_fits", FRAME_NUM);
