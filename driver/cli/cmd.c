@@ -590,6 +590,7 @@ static int cmd_sweep(const cmd_args *a, FILE *out, FILE *err)
     snprintf(what, sizeof what, "sweeping %s into %s", a->file,
              a->val[OPT_OUT]);
     job_guard_begin(what);
+    job_file_limit_install();
     int rc = sweep_run(MPI_COMM_WORLD, &o, NULL, out, err);
     job_guard_end();
     free(line);
