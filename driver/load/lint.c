@@ -77,8 +77,18 @@ static size_t lint_include(const char *path, const char *dir, int depth,
     char full[2048];
     snprintf(full, sizeof full, "%s%s%s", dir ? dir : "", dir ? "/" : "", name);
     struct stat st;
-    if (stat(full, &st) != 0)
-        return j; /* libconfig says "cannot open include file" */
+    if (stat(full, &st) != 0) {
+        /* libconfig said only "cannot open include file" (issue 29); it
+         * puts the catalogue directory before every path, absolute ones
+         * too */
+        int e = errno;
+        snprintf(msg, size, "%s:%d: @include \"%s\": cannot open %s (%s); @include "
+                 "paths are relative to the catalogue directory %s (--configs or "
+                 "$MADSWEEP_CONFIGS)%s", path, at, name, full, strerror(e),
+                 dir ? dir : ".", name[0] == '/' ? ", absolute ones too" : "");
+        *bad = 1;
+        return j;
+    }
     if (!S_ISREG(st.st_mode)) {
         snprintf(msg, size, "%s:%d: @include \"%s\": %s is %s, not a file",
                  path, at, name, full, S_ISDIR(st.st_mode) ? "a directory"
