@@ -210,6 +210,34 @@ static void test_options_twice_and_numbers(void)
     }
 }
 
+/* best and point on a file that is not there, a directory, or the empty
+ * file a sweep stopped while loading leaves: each says which, exit 1
+ * (issue 29: all three were "not an HDF5 file, or truncated or
+ * corrupted"). */
+static void test_sweep_file_kinds(void)
+{
+    char empty[1024], dir[1024], missing[1100];
+    CU_ASSERT_PTR_NOT_NULL_FATAL(unit_write_file("cli_empty.h5", "", empty, sizeof empty));
+    snprintf(dir, sizeof dir, "%s", empty);
+    char *slash = strrchr(dir, '/');
+    CU_ASSERT_PTR_NOT_NULL_FATAL(slash);
+    *slash = '\0';
+    snprintf(missing, sizeof missing, "%s/cli_no_such_file.h5", dir);
+    unit_cli r;
+    const char *a1[] = {"madsweep", "best", missing};
+    unit_cli_run(&r, 3, a1);
+    CU_ASSERT_EQUAL(r.rc, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "cli_no_such_file.h5: No such file or directory"));
+    const char *a2[] = {"madsweep", "best", dir};
+    unit_cli_run(&r, 3, a2);
+    CU_ASSERT_EQUAL(r.rc, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "it is a directory, not a sweep file"));
+    const char *a3[] = {"madsweep", "point", empty, "0"};
+    unit_cli_run(&r, 4, a3);
+    CU_ASSERT_EQUAL(r.rc, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "cli_empty.h5 is empty: a sweep stopped before"));
+}
+
 /* eval --trace is bounded (issue 19): past the cap, events are counted,
  * not written, and the JSON still closes. */
 static void test_trace_cap(void)
@@ -335,6 +363,8 @@ int main(void)
     CU_add_test(s, "eval --trace capped", test_trace_cap);
     CU_add_test(s, "eval --trace on a full file system", test_trace_full);
     CU_add_test(s, "usage errors", test_usage_errors);
+    CU_add_test(s, "best and point on a missing, directory or empty file",
+                test_sweep_file_kinds);
     CU_add_test(s, "options twice, rounded or endless numbers",
                 test_options_twice_and_numbers);
     CU_add_test(s, "binary exit codes", test_binary_exit_codes);
