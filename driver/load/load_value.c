@@ -297,6 +297,12 @@ static int load_value_text(const config_setting_t *s, const load_key *k, char *d
         return 0;
     if (k->type == LT_STRING || k->type == LT_TEXT) {
         size_t max = k->type == LT_TEXT ? STACK_SUMMARY_MAX : MODEL_NAME_MAX;
+        if (k->type == LT_STRING && !*text && strcmp(name, "name") == 0) {
+            /* rows with a blank model, hardware, system or stack (issue 29) */
+            load_fail(err, s, "key 'name': expected a name of 1 to %zu characters, "
+                      "got \"\"", max - 1);
+            return -1;
+        }
         if (strlen(text) >= max) {
             load_fail(err, s, "key '%s': longer than %zu characters", name, max - 1);
             return -1;

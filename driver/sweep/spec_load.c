@@ -403,15 +403,8 @@ static int spec_load_head(spec *sp, const config_setting_t *root, const char *co
                           load_reads *reads, load_err *err)
 {
     snprintf(sp->name, sizeof sp->name, "sweep");
-    const config_setting_t *ns = config_setting_get_member(root, "name");
-    if (ns) {
-        const char *name = config_setting_get_string(ns);
-        if (!name) {
-            load_fail(err, ns, "key 'name': expected a string");
-            return -1;
-        }
-        snprintf(sp->name, sizeof sp->name, "%s", name);
-    }
+    if (speckeys_label(root, "name", sp->name, sizeof sp->name, err))
+        return -1;
     sp->fidelity = EVAL_DETAILED;
     const config_setting_t *fs = config_setting_get_member(root, "fidelity");
     if (fs) {
