@@ -139,16 +139,21 @@ static int lint_integer(const char *w, size_t len, const char *path, int line,
         u = strtoull(t + d, &end, 16);
     else
         v = strtoll(t, &end, 10);
-    bool big = errno == ERANGE || (hex && !wide && u > 0x7fffffffULL) ||
+    bool over64 = errno == ERANGE;
+    bool big = over64 || (hex && !wide && u > 0x7fffffffULL) ||
                (!hex && !wide && (v > 2147483647LL || v < -2147483648LL));
     if (!big)
         return 0;
+    /* past 64 bits the L suffix does not help; in an array, libconfig
+     * wants it on every element ("mismatched element type" otherwise):
+     * the advice says so (issue 29) */
     snprintf(msg, size, "%s:%d: key '%s': the integer %.*s %s; %s", path, line,
              key[0] ? key : "?", (int)len, w,
-             wide ? "does not fit 64 bits" : "does not fit 32 bits",
-             wide ? "give a smaller value"
-                  : "write it with libconfig's L suffix (libconfig keeps only the low 32 "
-                    "bits of a larger integer without it)");
+             wide || over64 ? "does not fit 64 bits" : "does not fit 32 bits",
+             wide || over64 ? "give a smaller value"
+                  : "write it with libconfig's L suffix, in an array on every element "
+                    "([1L, 5000000000L]) (libconfig keeps only the low 32 bits of a "
+                    "larger integer without it)");
     return 1;
 }
 
