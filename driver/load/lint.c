@@ -165,6 +165,13 @@ static int lint_file(const char *path, const char *dir, int depth, char *msg,
     if (!s)
         return 0;
     int line = 1, bad = 0;
+    if (n >= 3 && memcmp(s, "\xef\xbb\xbf", 3) == 0) {
+        /* libconfig said "syntax error" at line 1 (issue 29) */
+        snprintf(msg, size, "%s:1: a UTF-8 byte-order mark (EF BB BF) starts the file: "
+                 "libconfig cannot read it; save the file without it", path);
+        free(s);
+        return -1;
+    }
     char prev = ';'; /* the last token: punctuation, 's' string, 'w' word */
     char nest[256];  /* open brackets; a ',' separates values only in [ ( */
     int depth_n = 0;
