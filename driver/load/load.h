@@ -168,6 +168,11 @@ const config_setting_t *load_resolve(const config_setting_t *s,
 const char *load_suggest(const config_setting_t *a, const config_setting_t *b,
                          const char *name, char *buf, size_t size);
 
+/* A name without control characters (a newline or a tab broke the
+ * report's tables; issue 29): 0, or -1 with err set at s. */
+int load_name_control(const config_setting_t *s, const char *key, const char *text,
+                      load_err *err);
+
 /* "the nearest valid sizes are 1008 (14 x 72) and 1080 (15 x 72)": the
  * whole numbers of domains around `devices`. */
 void load_system_domain_advice(char *buf, size_t size, int64_t devices, int64_t domain);

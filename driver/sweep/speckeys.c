@@ -365,6 +365,8 @@ int speckeys_label(const config_setting_t *g, const char *key, char *dst, size_t
                   size - 1, !text ? ", got no string" : !*text ? ", got \"\"" : "");
         return -1;
     }
+    if (load_name_control(s, key, text, err))
+        return -1;
     memcpy(dst, text, strlen(text) + 1);
     return 0;
 }
