@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 /* The process-wide state (see job.h for why it cannot be passed). */
 static struct {
@@ -96,6 +97,29 @@ void job_init(void)
     atexit(job_at_exit);
 }
 
+/* SIGXFSZ: a write past the file-size limit (ulimit -f, a batch
+ * system's). Ignored, the write fails with EFBIG on one rank only, and
+ * parallel HDF5 does not always return from there: in the layout's
+ * H5Fflush (H5FD_truncate's broadcast on one rank, a metadata barrier on
+ * the other) every rank waited for ever (issue 29). So the rank says why
+ * with write(2) and _exit(1)s at once: the launcher (mpirun, srun) ends
+ * the others, the file never says complete = 1, and --resume finishes it
+ * once the limit is raised. Only async-signal-safe calls here. */
+static void job_on_file_limit(int sig)
+{
+    (void)sig;
+    static const char a[] = "madsweep: the file-size limit (ulimit -f) refused a "
+                            "write while ";
+    static const char b[] = "; the output is unfinished (never complete = 1): raise "
+                            "the limit, then `madsweep sweep SPEC -o OUT --resume` "
+                            "finishes it\n";
+    ssize_t w = write(STDERR_FILENO, a, sizeof a - 1);
+    w = write(STDERR_FILENO, job_state.what, strlen(job_state.what));
+    w = write(STDERR_FILENO, b, sizeof b - 1);
+    (void)w;
+    _exit(1);
+}
+
 void job_signals_install(void)
 {
     static const int sigs[] = {SIGTERM, SIGUSR1, SIGINT};
@@ -126,6 +150,15 @@ void job_guard_begin(const char *what)
 {
     snprintf(job_state.what, sizeof job_state.what, "%s", what);
     job_state.guarded = 1;
+}
+
+void job_file_limit_install(void)
+{
+    struct sigaction fz;
+    memset(&fz, 0, sizeof fz);
+    fz.sa_handler = job_on_file_limit;
+    sigemptyset(&fz.sa_mask);
+    sigaction(SIGXFSZ, &fz, NULL);
 }
 
 void job_guard_end(void)

@@ -48,4 +48,10 @@ void job_stop_request(int sig);
 void job_guard_begin(const char *what);
 void job_guard_end(void);
 
+/* After MPI_Init (whose shared-memory set-up may meet the file-size
+ * limit and fall back) and job_guard_begin: a write past the file-size
+ * limit (SIGXFSZ) ends the rank at once, naming the guarded phase (exit
+ * 1), rather than leave parallel HDF5 waiting in a collective. */
+void job_file_limit_install(void);
+
 #endif

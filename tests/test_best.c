@@ -653,7 +653,10 @@ static void test_conditions_and_directions(void)
         {"tp=1", "--baseline: 'tp=1' is not COLUMN OP VALUE"},
         {"tp==1,,pp==1", "--baseline: an empty condition"},
         {"tp==1,pp==", "--baseline: 'pp==' has no value"},
-        {"tp==1,tp==2", "--baseline: tp==1 and tp==2: no row meets both"}};
+        {"tp==1,tp==2", "--baseline: tp==1 and tp==2: no row meets both"},
+        /* issue 29: == nan matched nothing and != nan everything */
+        {"tp==nan", "--baseline: 'tp==nan': NaN compares with nothing"},
+        {"mfu!=NAN", "--baseline: 'mfu!=NAN': NaN compares with nothing"}};
     cli_run r;
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         const char *a[] = {"madsweep", "best", g_det, "--baseline", bad[i][0]};

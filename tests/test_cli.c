@@ -171,8 +171,71 @@ static void test_bench(void)
         const char *av[] = {"madsweep", "bench", bad[i][0], bad[i][1], path};
         unit_cli_run(&r, 5, av);
         CU_ASSERT_EQUAL(r.rc, 2);
-        CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "expected a number from"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "expected a"));
     }
+}
+
+/* An option given twice, or a number it would round or never reach, is
+ * refused before anything runs (issue 29: -o A -o B wrote B, --top 2
+ * --top 3 ranked 3, bench --count 1.5 ran 2, --checkpoint inf never
+ * checkpointed). */
+static void test_options_twice_and_numbers(void)
+{
+    char path[1024];
+    point_path("dlrm_a_zionex_128.cfg", path, sizeof path);
+    unit_cli r;
+    const char *a1[] = {"madsweep", "sweep", "spec.cfg", "-o", "a.h5", "--out", "b.h5"};
+    unit_cli_run(&r, 7, a1);
+    CU_ASSERT_EQUAL(r.rc, 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "option --out given twice ('a.h5' and 'b.h5')"));
+    const char *a2[] = {"madsweep", "best", "x.h5", "--top", "2", "--top=3"};
+    unit_cli_run(&r, 6, a2);
+    CU_ASSERT_EQUAL(r.rc, 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "option --top given twice ('2' and '3')"));
+    const char *a3[] = {"madsweep", "best", "x.h5", "--by", "tp", "--by", "pp"};
+    unit_cli_run(&r, 7, a3);
+    CU_ASSERT_EQUAL(r.rc, 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "option --by given twice"));
+    const char *a4[] = {"madsweep", "bench", "--count", "1.5", path};
+    unit_cli_run(&r, 5, a4);
+    CU_ASSERT_EQUAL(r.rc, 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "--count: expected an integer from 1"));
+    const char *bad[] = {"inf", "nan", "", "1e400"};
+    for (int i = 0; i < 4; i++) {
+        const char *a5[] = {"madsweep", "sweep", "spec.cfg", "-o", "a.h5", "--checkpoint",
+                            bad[i]};
+        unit_cli_run(&r, 7, a5);
+        CU_ASSERT_EQUAL(r.rc, 2);
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "--checkpoint: expected a finite number"));
+    }
+}
+
+/* best and point on a file that is not there, a directory, or the empty
+ * file a sweep stopped while loading leaves: each says which, exit 1
+ * (issue 29: all three were "not an HDF5 file, or truncated or
+ * corrupted"). */
+static void test_sweep_file_kinds(void)
+{
+    char empty[1024], dir[1024], missing[1100];
+    CU_ASSERT_PTR_NOT_NULL_FATAL(unit_write_file("cli_empty.h5", "", empty, sizeof empty));
+    snprintf(dir, sizeof dir, "%s", empty);
+    char *slash = strrchr(dir, '/');
+    CU_ASSERT_PTR_NOT_NULL_FATAL(slash);
+    *slash = '\0';
+    snprintf(missing, sizeof missing, "%s/cli_no_such_file.h5", dir);
+    unit_cli r;
+    const char *a1[] = {"madsweep", "best", missing};
+    unit_cli_run(&r, 3, a1);
+    CU_ASSERT_EQUAL(r.rc, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "cli_no_such_file.h5: No such file or directory"));
+    const char *a2[] = {"madsweep", "best", dir};
+    unit_cli_run(&r, 3, a2);
+    CU_ASSERT_EQUAL(r.rc, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "it is a directory, not a sweep file"));
+    const char *a3[] = {"madsweep", "point", empty, "0"};
+    unit_cli_run(&r, 4, a3);
+    CU_ASSERT_EQUAL(r.rc, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "cli_empty.h5 is empty: a sweep stopped before"));
 }
 
 /* eval --trace is bounded (issue 19): past the cap, events are counted,
@@ -329,6 +392,10 @@ int main(void)
     CU_add_test(s, "eval --trace capped", test_trace_cap);
     CU_add_test(s, "eval --trace on a full file system", test_trace_full);
     CU_add_test(s, "usage errors", test_usage_errors);
+    CU_add_test(s, "best and point on a missing, directory or empty file",
+                test_sweep_file_kinds);
+    CU_add_test(s, "options twice, rounded or endless numbers",
+                test_options_twice_and_numbers);
     CU_add_test(s, "binary exit codes", test_binary_exit_codes);
     CU_add_test(s, "madmax2cfg.py refuses what it cannot convert", test_madmax2cfg_errors);
     return unit_run();

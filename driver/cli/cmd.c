@@ -9,6 +9,7 @@
 #include "cmd.h"
 
 #include <errno.h>
+#include <math.h>
 #include <mpi.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -290,12 +291,12 @@ static int cmd_parse(int argc, char **argv, cmd_args *a, FILE *err)
                     near ? near : "", near ? "'?" : "");
             return -1;
         }
-        if (a->set[o]) { /* the later one replaced the earlier without a word */
-            fprintf(err, "madsweep %s: option --%s given twice%s\n", cmd_table[c].name,
-                    opt_table[o].name,
-                    o == OPT_WHERE || o == OPT_BASELINE
-                        ? " (conditions that all hold go in one, separated by commas)"
-                        : "");
+        /* an option given twice: the later one replaced the earlier
+         * without a word (issue 29) */
+        const char *before = a->set[o] ? (opt_table[o].arg ? a->val[o] : "") : NULL;
+        if (before && !opt_table[o].arg) {
+            fprintf(err, "madsweep %s: option --%s given twice\n", cmd_table[c].name,
+                    opt_table[o].name);
             return -1;
         }
         a->set[o] = true;
@@ -308,6 +309,15 @@ static int cmd_parse(int argc, char **argv, cmd_args *a, FILE *err)
                 fprintf(err, "madsweep %s: option --%s needs %s\n",
                         cmd_table[c].name, opt_table[o].name,
                         opt_table[o].arg);
+                return -1;
+            }
+            if (before) {
+                fprintf(err, "madsweep %s: option --%s given twice ('%s' and '%s'); "
+                        "give it once%s\n", cmd_table[c].name, opt_table[o].name,
+                        before, a->val[o],
+                        o == OPT_WHERE || o == OPT_BASELINE
+                            ? " (conditions that all hold go in one, separated by commas)"
+                            : "");
                 return -1;
             }
         } else if (eq) {
@@ -408,14 +418,15 @@ static double cmd_now(void)
 #define CMD_BENCH_MAX_COUNT 1e9
 
 static int cmd_number(const char *text, const char *opt, double lo, double hi,
-                      double *out, FILE *err)
+                      bool integer, double *out, FILE *err)
 {
     char *end = NULL;
     errno = 0;
     double v = strtod(text, &end);
-    if (errno || end == text || *end || !(v >= lo) || !(v <= hi)) {
-        fprintf(err, "madsweep bench: --%s: expected a number from %g to %g, got "
-                "'%s'\n", opt, lo, hi, text);
+    if (errno || end == text || *end || !(v >= lo) || !(v <= hi) ||
+        (integer && v != floor(v))) { /* --count 1.5 ran 2 (issue 29) */
+        fprintf(err, "madsweep bench: --%s: expected %s from %g to %g, got "
+                "'%s'\n", opt, integer ? "an integer" : "a number", lo, hi, text);
         return -1;
     }
     *out = v;
@@ -434,10 +445,10 @@ static int cmd_bench(const cmd_args *a, FILE *out, FILE *err)
     }
     if (a->set[OPT_SECONDS] &&
         cmd_number(a->val[OPT_SECONDS], "seconds", 0.001, CMD_BENCH_MAX_SECONDS,
-                   &seconds, err))
+                   false, &seconds, err))
         return 2;
     if (a->set[OPT_COUNT] &&
-        cmd_number(a->val[OPT_COUNT], "count", 1, CMD_BENCH_MAX_COUNT, &count, err))
+        cmd_number(a->val[OPT_COUNT], "count", 1, CMD_BENCH_MAX_COUNT, true, &count, err))
         return 2;
     engine e;
     engine_init(&e, false);
@@ -543,6 +554,18 @@ static int cmd_sweep(const cmd_args *a, FILE *out, FILE *err)
         fprintf(err, "madsweep sweep: missing -o/--out FILE\n");
         return 2;
     }
+    /* usage before MPI starts */
+    double checkpoint_s = 0;
+    if (a->set[OPT_CHECKPOINT]) {
+        char *end = NULL;
+        double v = strtod(a->val[OPT_CHECKPOINT], &end);
+        if (!end || end == a->val[OPT_CHECKPOINT] || *end || !(v >= 0) || !isfinite(v)) {
+            fprintf(err, "madsweep sweep: --checkpoint: expected a finite number of "
+                    "seconds >= 0, got '%s'\n", a->val[OPT_CHECKPOINT]);
+            return 2;
+        }
+        checkpoint_s = v > 0 ? v : -1;
+    }
     /* the launcher's task count, read before MPI_Init adds variables */
     launch_env le;
     launch_capture(&le);
@@ -582,15 +605,7 @@ static int cmd_sweep(const cmd_args *a, FILE *out, FILE *err)
     /* test hook: every rank waits after this many of its chunks until it is
      * asked to stop (60 s at most), so a test's signal lands mid-sweep */
     o.hold_after = cmd_hook("MADSWEEP_HOLD_AFTER_CHUNKS");
-    if (a->set[OPT_CHECKPOINT]) {
-        char *end = NULL;
-        double v = strtod(a->val[OPT_CHECKPOINT], &end);
-        if (!end || *end || !(v >= 0)) {
-            fprintf(err, "madsweep sweep: --checkpoint: expected seconds >= 0\n");
-            return 2;
-        }
-        o.checkpoint_s = v > 0 ? v : -1;
-    }
+    o.checkpoint_s = checkpoint_s;
     /* test hook: rank 0 SIGKILLs itself in the count pass */
     const char *kc = getenv("MADSWEEP_KILL_IN_COUNT");
     o.kill_in_count = kc && *kc && strcmp(kc, "0") != 0;
@@ -602,6 +617,7 @@ static int cmd_sweep(const cmd_args *a, FILE *out, FILE *err)
     snprintf(what, sizeof what, "sweeping %s into %s", a->file,
              a->val[OPT_OUT]);
     job_guard_begin(what);
+    job_file_limit_install();
     int rc = sweep_run(MPI_COMM_WORLD, &o, NULL, out, err);
     job_guard_end();
     free(line);

@@ -11,7 +11,9 @@
  *
  * SIGXFSZ is ignored: a file-size limit (ulimit -f, a batch system's)
  * then fails the write with EFBIG, which every writer reports and
- * cleans up after, instead of killing the process mid-file.
+ * cleans up after, instead of killing the process mid-file; a sweep's
+ * ranks replace this with job.h's handler (parallel HDF5 may wait for
+ * ever after a failed write on one rank).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <limits.h>

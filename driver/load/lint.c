@@ -77,8 +77,18 @@ static size_t lint_include(const char *path, const char *dir, int depth,
     char full[2048];
     snprintf(full, sizeof full, "%s%s%s", dir ? dir : "", dir ? "/" : "", name);
     struct stat st;
-    if (stat(full, &st) != 0)
-        return j; /* libconfig says "cannot open include file" */
+    if (stat(full, &st) != 0) {
+        /* libconfig said only "cannot open include file" (issue 29); it
+         * puts the catalogue directory before every path, absolute ones
+         * too */
+        int e = errno;
+        snprintf(msg, size, "%s:%d: @include \"%s\": cannot open %s (%s); @include "
+                 "paths are relative to the catalogue directory %s (--configs or "
+                 "$MADSWEEP_CONFIGS)%s", path, at, name, full, strerror(e),
+                 dir ? dir : ".", name[0] == '/' ? ", absolute ones too" : "");
+        *bad = 1;
+        return j;
+    }
     if (!S_ISREG(st.st_mode)) {
         snprintf(msg, size, "%s:%d: @include \"%s\": %s is %s, not a file",
                  path, at, name, full, S_ISDIR(st.st_mode) ? "a directory"
@@ -129,16 +139,21 @@ static int lint_integer(const char *w, size_t len, const char *path, int line,
         u = strtoull(t + d, &end, 16);
     else
         v = strtoll(t, &end, 10);
-    bool big = errno == ERANGE || (hex && !wide && u > 0x7fffffffULL) ||
+    bool over64 = errno == ERANGE;
+    bool big = over64 || (hex && !wide && u > 0x7fffffffULL) ||
                (!hex && !wide && (v > 2147483647LL || v < -2147483648LL));
     if (!big)
         return 0;
+    /* past 64 bits the L suffix does not help; in an array, libconfig
+     * wants it on every element ("mismatched element type" otherwise):
+     * the advice says so (issue 29) */
     snprintf(msg, size, "%s:%d: key '%s': the integer %.*s %s; %s", path, line,
              key[0] ? key : "?", (int)len, w,
-             wide ? "does not fit 64 bits" : "does not fit 32 bits",
-             wide ? "give a smaller value"
-                  : "write it with libconfig's L suffix (libconfig keeps only the low 32 "
-                    "bits of a larger integer without it)");
+             wide || over64 ? "does not fit 64 bits" : "does not fit 32 bits",
+             wide || over64 ? "give a smaller value"
+                  : "write it with libconfig's L suffix, in an array on every element "
+                    "([1L, 5000000000L]) (libconfig keeps only the low 32 bits of a "
+                    "larger integer without it)");
     return 1;
 }
 
@@ -150,6 +165,13 @@ static int lint_file(const char *path, const char *dir, int depth, char *msg,
     if (!s)
         return 0;
     int line = 1, bad = 0;
+    if (n >= 3 && memcmp(s, "\xef\xbb\xbf", 3) == 0) {
+        /* libconfig said "syntax error" at line 1 (issue 29) */
+        snprintf(msg, size, "%s:1: a UTF-8 byte-order mark (EF BB BF) starts the file: "
+                 "libconfig cannot read it; save the file without it", path);
+        free(s);
+        return -1;
+    }
     char prev = ';'; /* the last token: punctuation, 's' string, 'w' word */
     char nest[256];  /* open brackets; a ',' separates values only in [ ( */
     int depth_n = 0;

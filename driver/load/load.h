@@ -110,6 +110,13 @@ void load_hw_number_keys(char *buf, size_t size, struct suggest *sg);
  * oversubscription only above a pod smaller than the system (issue
  * 29). 0, or -1 with err set at g's key. */
 int load_system_pod_check(const config_setting_t *g, const topo_system_t *y, load_err *err);
+/* Why a detailed system's topology does not derive at key `bad` (code
+ * st): the pod that is no whole number of domains or pods, the idle
+ * power above the board power, else status_text(st) (issue 29: a
+ * generated system said "zero, negative or not finite" of a pod of 4).
+ * Returns buf. */
+const char *load_system_why(const topo_system_t *y, status_code st, const char *bad,
+                            char *buf, size_t size);
 
 int load_system_detailed(const config_setting_t *g, const char *configs_dir,
                          load_reads *reads, topo_system_t *sys, load_err *err);
@@ -160,6 +167,11 @@ const config_setting_t *load_resolve(const config_setting_t *s,
  * `name` (either may be NULL), or "". Returns buf. */
 const char *load_suggest(const config_setting_t *a, const config_setting_t *b,
                          const char *name, char *buf, size_t size);
+
+/* A name without control characters (a newline or a tab broke the
+ * report's tables; issue 29): 0, or -1 with err set at s. */
+int load_name_control(const config_setting_t *s, const char *key, const char *text,
+                      load_err *err);
 
 /* "the nearest valid sizes are 1008 (14 x 72) and 1080 (15 x 72)": the
  * whole numbers of domains around `devices`. */

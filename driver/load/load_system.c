@@ -221,6 +221,23 @@ void load_system_domain_advice(char *buf, size_t size, int64_t devices, int64_t 
                  (long long)(k + 1), (long long)domain);
 }
 
+const char *load_system_why(const topo_system_t *y, status_code st, const char *bad,
+                            char *buf, size_t size)
+{
+    int64_t domain = y->devices_per_node > 0 ? y->devices_per_node : y->hw.scaleup_devices;
+    if (bad && strcmp(bad, "pod_devices") == 0 && st == STATUS_INVALID_VALUE)
+        snprintf(buf, size, "a pod of %lld devices must be a whole number of scale-up "
+                 "domains of %lld and divide the system's %lld devices into whole pods",
+                 (long long)y->pod_devices, (long long)domain, (long long)y->devices);
+    else if (bad && strcmp(bad, "idle_power_w") == 0 && y->hw.board_power_w > 0 &&
+             y->hw.idle_power_w > y->hw.board_power_w)
+        snprintf(buf, size, "idle power %g W is above the board power %g W",
+                 y->hw.idle_power_w, y->hw.board_power_w);
+    else
+        snprintf(buf, size, "%s", status_text(st));
+    return buf;
+}
+
 /* The message of a system whose topology does not derive. */
 static void load_system_detailed_fail(const config_setting_t *g, const topo_system_t *sys,
                                       status_code st, const char *bad, load_err *err)
@@ -240,20 +257,12 @@ static void load_system_detailed_fail(const config_setting_t *g, const topo_syst
                   ? "this system" : sys->hw.name, advice);
         return;
     }
-    if (bad && strcmp(bad, "pod_devices") == 0 && st == STATUS_INVALID_VALUE) {
-        load_fail(err, load_value_member_or(g, "pod_devices"),
-                  "key 'pod_devices' in system '%s': a pod of %lld devices must "
-                  "be a whole number of scale-up domains of %lld and divide the "
-                  "system's %lld devices into whole pods",
-                  sys->name, (long long)sys->pod_devices, (long long)domain,
-                  (long long)sys->devices);
-        return;
-    }
+    char why[200];
     load_fail(err, load_value_member_or(g, bad ? bad : "devices"),
-              "key '%s' in system '%s': %s (devices %lld, per node "
-              "%lld, pod %lld)", bad ? bad : "?", sys->name,
-              status_text(st), (long long)sys->devices,
-              (long long)sys->devices_per_node, (long long)sys->pod_devices);
+              "key '%s' in system '%s': %s (devices %lld, per node %lld, pod %lld)",
+              bad ? bad : "?", sys->name, load_system_why(sys, st, bad, why, sizeof why),
+              (long long)sys->devices, (long long)sys->devices_per_node,
+              (long long)sys->pod_devices);
 }
 
 static int load_system_detailed_at(const config_setting_t *g, const char *configs_dir,

@@ -297,6 +297,15 @@ static int load_value_text(const config_setting_t *s, const load_key *k, char *d
         return 0;
     if (k->type == LT_STRING || k->type == LT_TEXT) {
         size_t max = k->type == LT_TEXT ? STACK_SUMMARY_MAX : MODEL_NAME_MAX;
+        if (k->type == LT_STRING && !*text && strcmp(name, "name") == 0) {
+            /* rows with a blank model, hardware, system or stack (issue 29) */
+            load_fail(err, s, "key 'name': expected a name of 1 to %zu characters, "
+                      "got \"\"", max - 1);
+            return -1;
+        }
+        if (k->type == LT_STRING && strcmp(name, "name") == 0 &&
+            load_name_control(s, name, text, err))
+            return -1;
         if (strlen(text) >= max) {
             load_fail(err, s, "key '%s': longer than %zu characters", name, max - 1);
             return -1;
@@ -313,6 +322,18 @@ static int load_value_text(const config_setting_t *s, const load_key *k, char *d
     /* model_kind, task_kind, model_mlp and the detailed enums are C
      * enums: int-sized */
     *(int *)(void *)dst = v;
+    return 0;
+}
+
+int load_name_control(const config_setting_t *s, const char *key, const char *text,
+                      load_err *err)
+{
+    for (const unsigned char *c = (const unsigned char *)text; *c; c++)
+        if (*c < 0x20 || *c == 0x7f) {
+            load_fail(err, s, "key '%s': a control character (0x%02x) in a name: names "
+                      "label rows, tables and CSV lines", key, *c);
+            return -1;
+        }
     return 0;
 }
 

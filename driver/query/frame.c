@@ -10,10 +10,12 @@
  */
 #include "frame.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../../worker/check.h"
 #include "../../worker/verify.h"
@@ -313,6 +315,23 @@ int frame_open(frame *f, const char *path, char *msg, size_t size)
 {
     memset(f, 0, sizeof *f);
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    /* what the file is before HDF5 looks (issue 29: a missing file, a
+     * directory and the empty file of a sweep stopped while loading its
+     * spec were all "not an HDF5 file") */
+    struct stat fs;
+    if (stat(path, &fs) != 0) {
+        snprintf(msg, size, "cannot open %s: %s", path, strerror(errno));
+        return 1;
+    }
+    if (S_ISDIR(fs.st_mode)) {
+        snprintf(msg, size, "cannot open %s: it is a directory, not a sweep file", path);
+        return 1;
+    }
+    if (S_ISREG(fs.st_mode) && fs.st_size == 0) {
+        snprintf(msg, size, "%s is empty: a sweep stopped before it wrote anything "
+                 "(`madsweep sweep SPEC -o %s --resume` starts it)", path, path);
+        return 1;
+    }
     f->file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (f->file < 0) {
         snprintf(msg, size, "cannot open %s: not an HDF5 file, or truncated or "

@@ -98,6 +98,12 @@ static int where_term(where_cond *c, const frame *f, const char *opt, const char
                  c->col->unit[0] ? c->col->unit : "1", value);
         return -1;
     }
+    if (isnan(c->num)) { /* matched no row, or every row with != (issue 29) */
+        snprintf(msg, size, "%s: '%s': NaN compares with nothing (no row equals it); "
+                 "rows whose figure is NaN are those the figure does not apply to "
+                 "(compare status or another column instead)", opt, term);
+        return -1;
+    }
     return 0;
 }
 

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "../../cost/detailed.h"
+#include "../../worker/digest.h"
 #include "../load/overlay.h"
 #include "../suggest.h"
 #include "keep.h"
@@ -198,6 +199,64 @@ static int spec_strat_list(const config_setting_t *s, size_t size, void **out,
     return n;
 }
 
+/* A strategy and its index, sorted by the digest of its bytes. */
+typedef struct spec_strat_at {
+    uint64_t h;
+    int i;
+} spec_strat_at;
+
+static int spec_strat_at_cmp(const void *pa, const void *pb)
+{
+    const spec_strat_at *a = pa, *b = pb;
+    if (a->h != b->h)
+        return a->h < b->h ? -1 : 1;
+    return (a->i > b->i) - (a->i < b->i);
+}
+
+/* Two explicit strategies alike (n of `size` bytes at a, each loaded into
+ * zeroed memory): every point would be evaluated and written twice (issue
+ * 29), so the first repeat is refused with both lines. Sorted by digest,
+ * each compared with the first of its digest (O(n log n)). */
+static int spec_strat_twice(const config_setting_t *s, const void *a, size_t size, int n,
+                            load_err *err)
+{
+    if (n < 2)
+        return 0;
+    spec_strat_at *k = malloc((size_t)n * sizeof *k);
+    if (!k) {
+        load_fail(err, s, "key 'strategies': out of memory");
+        return -1;
+    }
+    const unsigned char *b = a;
+    for (int i = 0; i < n; i++)
+        k[i] = (spec_strat_at){digest_bytes(b + (size_t)i * size, size), i};
+    qsort(k, (size_t)n, sizeof *k, spec_strat_at_cmp);
+    int rep = -1, of = -1;
+    for (int lo = 0, hi; lo < n; lo = hi) {
+        for (hi = lo + 1; hi < n && k[hi].h == k[lo].h; hi++)
+            ;
+        for (int x = lo + 1; x < hi; x++)
+            for (int y = lo; y < x; y++)
+                if (memcmp(b + (size_t)k[x].i * size, b + (size_t)k[y].i * size, size) == 0) {
+                    if (rep < 0 || k[x].i < rep) {
+                        rep = k[x].i;
+                        of = k[y].i;
+                    }
+                    break;
+                }
+    }
+    free(k);
+    if (rep < 0)
+        return 0;
+    const config_setting_t *first = config_setting_get_elem(s, (unsigned)of);
+    const char *ff = config_setting_source_file(first);
+    load_fail(err, config_setting_get_elem(s, (unsigned)rep), "key 'strategies': "
+              "element %d is the strategy of element %d (at %s:%d): each point would be "
+              "evaluated and written twice; list each strategy once", rep, of,
+              ff ? ff : "?", config_setting_source_line(first));
+    return -1;
+}
+
 /* Explicit detailed strategies: a list of groups of a detailed task's
  * strategy keys (load_task_strategy), each refused with its file and line. */
 static int spec_detailed_strategies(spec *sp, const config_setting_t *s, load_err *err)
@@ -213,6 +272,8 @@ static int spec_detailed_strategies(spec *sp, const config_setting_t *s, load_er
         if (load_task_strategy(e, &sp->dstrats[i], err) != 0)
             return -1;
     }
+    if (spec_strat_twice(s, sp->dstrats, sizeof *sp->dstrats, n, err) != 0)
+        return -1;
     sp->nstrats = n;
     sp->npar = 1;
     return 0;
@@ -270,6 +331,8 @@ static int spec_strategies(spec *sp, const config_setting_t *s, load_err *err)
             }
         }
     }
+    if (spec_strat_twice(s, sp->strats, sizeof *sp->strats, n, err) != 0)
+        return -1;
     sp->nstrats = n;
     sp->npar = 1;
     return 0;
@@ -340,15 +403,8 @@ static int spec_load_head(spec *sp, const config_setting_t *root, const char *co
                           load_reads *reads, load_err *err)
 {
     snprintf(sp->name, sizeof sp->name, "sweep");
-    const config_setting_t *ns = config_setting_get_member(root, "name");
-    if (ns) {
-        const char *name = config_setting_get_string(ns);
-        if (!name) {
-            load_fail(err, ns, "key 'name': expected a string");
-            return -1;
-        }
-        snprintf(sp->name, sizeof sp->name, "%s", name);
-    }
+    if (speckeys_label(root, "name", sp->name, sizeof sp->name, err))
+        return -1;
     sp->fidelity = EVAL_DETAILED;
     const config_setting_t *fs = config_setting_get_member(root, "fidelity");
     if (fs) {

@@ -155,10 +155,8 @@ static int spec_task_one(spec *sp, const config_setting_t *e, spec_task *t,
     snprintf(t->name, sizeof t->name, "%s", type);
     if (!config_setting_is_group(e))
         return 0;
-    const char *label = NULL;
-    if (config_setting_lookup_string(e, "name", &label) == CONFIG_TRUE)
-        snprintf(t->name, sizeof t->name, "%s", label);
-    if (speckeys_bool(e, "freeze_emb", &t->freeze_emb, err) ||
+    if (speckeys_label(e, "name", t->name, sizeof t->name, err) ||
+        speckeys_bool(e, "freeze_emb", &t->freeze_emb, err) ||
         speckeys_bool(e, "freeze_dense", &t->freeze_dense, err) ||
         speckeys_bool(e, "freeze_top_mlp", &t->freeze_top_mlp, err) ||
         speckeys_bool(e, "freeze_bot_mlp", &t->freeze_bot_mlp, err))

@@ -353,6 +353,24 @@ int speckeys_int(speckeys_ns ns, const config_setting_t *g, const char *key, int
     return 1;
 }
 
+int speckeys_label(const config_setting_t *g, const char *key, char *dst, size_t size,
+                   load_err *err)
+{
+    const config_setting_t *s = config_setting_get_member(g, key);
+    if (!s)
+        return 0;
+    const char *text = config_setting_get_string(s);
+    if (!text || !*text || strlen(text) >= size) {
+        load_fail(err, s, "key '%s': expected a name of 1 to %zu characters%s", key,
+                  size - 1, !text ? ", got no string" : !*text ? ", got \"\"" : "");
+        return -1;
+    }
+    if (load_name_control(s, key, text, err))
+        return -1;
+    memcpy(dst, text, strlen(text) + 1);
+    return 0;
+}
+
 int speckeys_bool(const config_setting_t *g, const char *key, bool *out, load_err *err)
 {
     const config_setting_t *s = config_setting_get_member(g, key);

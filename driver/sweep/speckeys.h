@@ -71,6 +71,13 @@ int speckeys_int(speckeys_ns ns, const config_setting_t *g, const char *key, int
  * as it is); 0, or -1 with err set. */
 int speckeys_bool(const config_setting_t *g, const char *key, bool *out, load_err *err);
 
+/* Reads the optional label `key` of group g (a sweep's or a task's name)
+ * into dst (absent: left as it is): a string of 1 to size - 1 bytes, else
+ * refused (issue 29: a number was ignored, "" labelled rows with nothing,
+ * a longer one was cut); 0, or -1 with err set. */
+int speckeys_label(const config_setting_t *g, const char *key, char *dst, size_t size,
+                   load_err *err);
+
 /* Prints every namespace for `madsweep keys`, numbers with their range. */
 void speckeys_print(FILE *out);
 

@@ -199,8 +199,9 @@ int variant_push(spec *sp, const config_setting_t *g, topo_system_t *y,
     const char *bad = NULL;
     status_code st = topo_system_derive(y, &bad);
     if (st != STATUS_OK) {
+        char why[200];
         load_fail(err, g, "system_grid: generated system '%s': key '%s': %s",
-                  y->name, bad ? bad : "?", status_text(st));
+                  y->name, bad ? bad : "?", load_system_why(y, st, bad, why, sizeof why));
         return -1;
     }
     if (load_system_pod_check(g, y, err) != 0) { /* a pod dropped, ovs for nothing */
