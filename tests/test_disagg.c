@@ -176,6 +176,31 @@ static void test_rate_matching(void)
     CU_ASSERT_EQUAL(f.sla_met, 0.0);
 }
 
+/* A concurrency beyond the decode pool's KV limit: the loop runs at the
+ * limit and the others wait for a slot before their first token, so
+ * every request of the loop is in its cycle (Little's law: requests/s x
+ * (TTFT + (OSL - 1) TPOT) holds the concurrency asked for) and a TTFT
+ * SLA sees the wait, whichever pool binds (the pool of one prefill node
+ * binds, "auto" sizes it so the decode pool binds). */
+static void test_beyond_kv_limit(void)
+{
+    for (int auto_pool = 0; auto_pool < 2; auto_pool++) {
+        point_t p = disagg_point();
+        p.prefill.rate_matched = auto_pool;
+        p.task.detailed.tpot_max_s = 0.0; /* the TTFT SLA alone */
+        p.task.detailed.concurrency = TASK_CONC_MAX;
+        result_t m = run(&p);
+        p.task.detailed.concurrency = 10 * m.concurrency_max;
+        result_t r = run(&p);
+        double held = r.requests_per_s * r.iteration_time_s;
+        CU_ASSERT(held >= 0.999 * (double)p.task.detailed.concurrency);
+        CU_ASSERT(r.ttft_s > 9.0 * (double)m.concurrency_max / r.requests_per_s);
+        CU_ASSERT_EQUAL(r.sla_met, 0.0);
+        UNIT_ASSERT_CLOSE(r.tpot_s, m.tpot_s, 1e-12); /* the running ones' as at the limit */
+        UNIT_ASSERT_CLOSE(r.requests_per_s, m.requests_per_s, 1e-12);
+    }
+}
+
 static void test_bounded_by_colocated(void)
 {
     /* the same 16 GPUs colocated (two TP8 replicas) and split into one
@@ -306,6 +331,7 @@ int main(void)
     CU_add_test(s, "point file and KV transfer on the topology", test_point_and_transfer);
     CU_add_test(s, "TTFT grows by the exposed transfer", test_ttft_grows_by_transfer);
     CU_add_test(s, "rate matching: the binding pool, sizing", test_rate_matching);
+    CU_add_test(s, "beyond the KV limit: the others wait for a slot", test_beyond_kv_limit);
     CU_add_test(s, "bounded by colocated on the same GPUs", test_bounded_by_colocated);
     CU_add_test(s, "cost and energy of both pools", test_cost_of_both_pools);
     CU_add_test(s, "rules", test_rules);

@@ -31,7 +31,10 @@
  * rate); when the prefill pool binds,
  * the decode pool runs at lambda (d solved as steady.c solves a
  * request rate) and the requests it does not hold wait for prefill
- * (Little: y (d - d_run) / lambda). Percentiles as steady.c's,
+ * (Little: y (d - d_run) / lambda). A concurrency above the decode
+ * pool's KV limit C_max runs the loop at C_max, the others waiting for
+ * a slot (Little: (d - C_max) / req_s more before the first token, as
+ * ttft.c's colocated loop). Percentiles as steady.c's,
  * model estimates. A request rate is served open loop; past either
  * pool's capacity the deployment runs at the KV limit, saturated.
  * Invariant: the prefill pool is a context of its own (its hardware,
@@ -190,6 +193,10 @@ static void sv_disagg_solve(const dt_ctx *c, const sv_model *k, const sv_load *w
                : t->concurrency > 0            ? ceil((double)t->concurrency / y)
                                                : (double)c->d.mb;
     sv_disagg_closed_loop(c, k, w, pf, y, d < (double)cmax ? d : (double)cmax, g);
+    /* above the decode pool's KV limit the others wait for a slot, one
+     * freeing every 1 / req_s (Little), as a colocated loop's do */
+    if (d > (double)cmax)
+        sv_slot_wait(w, (d - (double)cmax) / g->s.req_s, &g->s);
 }
 
 status_code sv_disagg(const dt_ctx *c, const sv_model *k, const sv_load *w, const dt_kv *kv,
