@@ -284,9 +284,10 @@ static void test_rules(void)
     engine_free(&e);
 }
 
-/* A copy of the repository's disaggregated point with its prefill group
- * replaced; load_point's verdict, the message in *err. */
-static int load_variant(const char *prefill, load_err *err)
+/* A copy of the repository's disaggregated point with its system line
+ * (unless NULL) and prefill group replaced; load_point's verdict, the
+ * point in *p, the message in *err. */
+static int load_lines(const char *system, const char *prefill, point_t *p, load_err *err)
 {
     char src[1024], dst[1024], line[512];
     snprintf(src, sizeof src, "%s/points/detailed_llama2_70b_disagg.cfg", unit_configs());
@@ -295,11 +296,50 @@ static int load_variant(const char *prefill, load_err *err)
     FILE *in = fopen(src, "r"), *out = fopen(dst, "w");
     CU_ASSERT_FATAL(in && out);
     while (fgets(line, sizeof line, in))
-        fputs(strncmp(line, "prefill", 7) == 0 ? prefill : line, out);
+        fputs(strncmp(line, "prefill", 7) == 0                 ? prefill
+              : system && strncmp(line, "system", 6) == 0 ? system
+                                                          : line,
+              out);
     fclose(in);
     fclose(out);
+    return load_point(dst, unit_configs(), p, err);
+}
+
+static int load_variant(const char *prefill, load_err *err)
+{
     point_t p;
-    return load_point(dst, unit_configs(), &p, err);
+    return load_lines(NULL, prefill, &p, err);
+}
+
+/* A prefill pool on the system's own hardware (no hardware key): its
+ * own NIC carries the KV transfer (the slower side decides: 1 Gb/s
+ * against the H100's 400), and where it states none, the system's NIC
+ * and scale-up domain are its own (issue 29: the decode system's NIC
+ * was taken and the pool's own ignored, the pool's topology left at the
+ * hardware's defaults). The message: 2048 tokens x 80 layers x K and V
+ * x 1 kv head a device x 128 x 2 bytes, as test_point_and_transfer. */
+static void test_pool_network(void)
+{
+    load_err err;
+    point_t p;
+    double bytes = 2048.0 * 80.0 * 2.0 * 1.0 * 128.0 * 2.0;
+    CU_ASSERT_FATAL(load_lines(NULL, "prefill = { devices = 8; tp = 8; nic_gbps_per_device = 1.0; };\n",
+                               &p, &err) == 0);
+    const hw_t *h = &p.system.hw;
+    result_t r = run(&p);
+    UNIT_ASSERT_CLOSE(r.kv_transfer_s, bytes / (1e9 / 8.0 * h->nic_efficiency) + h->nic_latency_s,
+                      1e-12);
+    /* the system's NIC and 4-device nodes, the pool stating neither */
+    const char *sys = "system = { name = \"h100-16-decode\"; hardware = \"h100-sxm-80g\"; "
+                      "devices = 16; devices_per_node = 4; nic_gbps_per_device = 2.0; };\n";
+    CU_ASSERT_FATAL(load_lines(sys, "prefill = { devices = 8; tp = 8; };\n", &p, &err) == 0);
+    CU_ASSERT_EQUAL(p.prefill.system.topo.level[0].span, 4);
+    UNIT_ASSERT_CLOSE(p.prefill.system.nic_gbps_per_device, 2.0, 1e-15);
+    /* a pool on other hardware keeps that hardware's own */
+    CU_ASSERT_FATAL(load_lines(sys, "prefill = { devices = 8; tp = 8; hardware = \"h200\"; };\n",
+                               &p, &err) == 0);
+    CU_ASSERT_EQUAL(p.prefill.system.topo.level[0].span, 8);
+    CU_ASSERT_EQUAL(p.prefill.system.nic_gbps_per_device, 0.0);
 }
 
 static void test_load_errors(void)
@@ -336,5 +376,6 @@ int main(void)
     CU_add_test(s, "cost and energy of both pools", test_cost_of_both_pools);
     CU_add_test(s, "rules", test_rules);
     CU_add_test(s, "point files refused with the key", test_load_errors);
+    CU_add_test(s, "a pool on the system's hardware: its NIC, the system's network", test_pool_network);
     return unit_run();
 }

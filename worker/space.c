@@ -147,7 +147,8 @@ static void space_cell_point(const space *s, space_cursor *c, int64_t b, int64_t
     t->detailed.rounds = st->rounds;
     t->detailed.front_end = st->front_end;
     /* a disaggregated prefill pool: the spec's, on the system's hardware
-     * unless it names its own, its collectives the system's; a pool the
+     * (its domain and NIC where the pool states none) unless it names
+     * its own, its collectives the system's; a pool the
      * hardware cannot build (devices against its scale-up domain) is
      * left without devices, which the fidelity's check rejects for the
      * whole cell ("prefill") */
@@ -155,9 +156,7 @@ static void space_cell_point(const space *s, space_cursor *c, int64_t b, int64_t
     if (st->prefill.on) {
         point_prefill *f = &p->prefill;
         *f = st->prefill;
-        if (!st->prefill_hw)
-            f->system.hw = p->system.hw;
-        f->system.algo = p->system.algo;
+        eval_prefill_network(f, &p->system, !st->prefill_hw);
         const char *bad = NULL;
         if (topo_system_derive(&f->system, &bad) != STATUS_OK)
             f->system.devices = 0;
