@@ -347,6 +347,13 @@ static int load_point_detailed(const config_setting_t *root, const char *configs
                   "it changes nothing");
         return -1;
     }
+    /* nor does it model a client's first round (ttft.c's, colocated) */
+    if (pf && p->task.detailed.rounds > 0) {
+        load_fail(err, config_setting_get_member(dt, "rounds"), "key 'rounds': a "
+                  "disaggregated deployment (prefill = { ... }) runs the steady state; a "
+                  "client's rounds change nothing");
+        return -1;
+    }
     const char *dwhere = NULL;
     status_code dst = eval_check(p, &dwhere);
     if (dst != STATUS_OK) {
