@@ -201,6 +201,29 @@ static void test_beyond_kv_limit(void)
     }
 }
 
+/* An open loop below the decode pool's capacity serves its rate: the
+ * decode pool of gpt-oss-120b (two H200, a prefill pool of two more)
+ * whose step rises steeply at small batches, at rates to 0.95 of its
+ * capacity (issue 29: at 5 requests/s the secant failed and the row
+ * reported the capacity, 26.7 requests/s). */
+static void test_rate_below_capacity(void)
+{
+    point_t p = unit_point("detailed_gpt_oss_120b_serving.cfg");
+    set_devices(&p.system, 2);
+    p.task.detailed.dp = 2;
+    p.prefill = (point_prefill){.on = true, .tp = 1, .pp = 1};
+    p.prefill.system = p.system;
+    p.task.detailed.concurrency = TASK_CONC_MAX;
+    result_t cap = run(&p);
+    CU_ASSERT(cap.prefill_decode_rate_ratio > 1.0); /* the decode pool binds */
+    p.task.detailed.concurrency = 0;
+    for (int i = 1; i <= 19; i++) {
+        p.task.detailed.request_rate = 0.05 * i * cap.decode_capacity_requests_per_s;
+        result_t r = run(&p);
+        UNIT_ASSERT_CLOSE(r.requests_per_s, p.task.detailed.request_rate, 1e-12);
+    }
+}
+
 static void test_bounded_by_colocated(void)
 {
     /* the same 16 GPUs colocated (two TP8 replicas) and split into one
@@ -372,6 +395,8 @@ int main(void)
     CU_add_test(s, "TTFT grows by the exposed transfer", test_ttft_grows_by_transfer);
     CU_add_test(s, "rate matching: the binding pool, sizing", test_rate_matching);
     CU_add_test(s, "beyond the KV limit: the others wait for a slot", test_beyond_kv_limit);
+    CU_add_test(s, "an open loop below the decode capacity serves its rate",
+                test_rate_below_capacity);
     CU_add_test(s, "bounded by colocated on the same GPUs", test_bounded_by_colocated);
     CU_add_test(s, "cost and energy of both pools", test_cost_of_both_pools);
     CU_add_test(s, "rules", test_rules);
