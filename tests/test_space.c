@@ -38,6 +38,17 @@ static int load_text(const char *name, const char *text, spec *sp,
     return spec_load(path, unit_configs(), sp, err);
 }
 
+/* A spec that must load (its message on stderr when it does not). */
+static void load_ok(const char *name, const char *text, spec *sp)
+{
+    load_err err;
+    char path[512];
+    int rc = load_text(name, text, sp, &err, path, sizeof path);
+    if (rc)
+        fprintf(stderr, "%s\n", err.text);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+}
+
 static void test_templates(void)
 {
     autoplan_tmpl t;
@@ -449,17 +460,13 @@ static void test_batch_kinds(void)
 {
     spec sp;
     load_err err;
-    char path[512];
-    int rc = load_text("kinds.cfg",
+    load_ok("kinds.cfg",
         "models = [\"llama3-8b\", \"dlrm-mlperf\"];\n"
         "system_grid = ( { hardware = \"h100-sxm-80g\"; nodes = [1];\n"
         "  price_per_hour_usd = 2.5; board_power_w = 650.0; } );\n"
         "tasks = [\"pretrain\"];\nstrategies = \"auto\";\n"
         "global_batch = { llm = [64, 4096]; dlrm = [4096, 65536]; };\n",
-        &sp, &err, path, sizeof path);
-    if (rc)
-        fprintf(stderr, "%s\n", err.text);
-    CU_ASSERT_EQUAL_FATAL(rc, 0);
+        &sp);
     /* the axis: 64, 4096 (both kinds), 65536 */
     CU_ASSERT_EQUAL_FATAL(sp.nbatches, 3);
     CU_ASSERT_EQUAL(sp.batches[0], 64);
@@ -514,8 +521,7 @@ static void test_batch_unused(void)
 {
     spec sp;
     load_err err;
-    char path[512];
-    int rc = load_text("unused.cfg",
+    load_ok("unused.cfg",
         "fidelity = \"detailed\";\nmodels = [\"llama3-8b\"];\n"
         "system_grid = ( { hardware = \"h100-sxm-80g\"; nodes = [1]; } );\n"
         "tasks = ( { type = \"inference\"; name = \"fixed\"; prompt_tokens = 1024;\n"
@@ -523,10 +529,7 @@ static void test_batch_unused(void)
         "  { type = \"inference\"; name = \"batch\"; prompt_tokens = 1024;\n"
         "    decode_tokens = 128; } );\n"
         "stacks = [\"vllm\"];\nstrategies = \"auto\";\nglobal_batch = [8, 64, 256];\n",
-        &sp, &err, path, sizeof path);
-    if (rc)
-        fprintf(stderr, "%s\n", err.text);
-    CU_ASSERT_EQUAL_FATAL(rc, 0);
+        &sp);
     space s;
     CU_ASSERT_EQUAL_FATAL(space_init(&s, &sp, err.text, sizeof err.text), 0);
     space_cursor c;
