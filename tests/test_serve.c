@@ -349,32 +349,6 @@ static void test_allreduce(void)
     CU_ASSERT_EQUAL(sv_step_allreduce(&k, meas[0][0]), 0.0);
 }
 
-/* A TP group over several scale-up domains all-reduces through the NIC
- * (issue 29: TP8 on 2-GPU nodes, TP16 over two 8-GPU nodes were costed
- * at the NVLink bandwidth): at least the inter-domain ring of a
- * hierarchical all-reduce, 2 (m - 1) / m of each device's 1/d share of
- * the bytes over its NIC (m domains of d devices); and TPOT grows. */
-static void test_allreduce_across_domains(void)
-{
-    point_t p = serve_point(); /* TP8 on one 8-GPU H100 node */
-    result_t in = run(&p);
-    const char *bad = NULL;
-    p.system.devices_per_node = 2;
-    CU_ASSERT_FATAL(topo_system_derive(&p.system, &bad) == STATUS_OK);
-    sv_model k;
-    step_model(&p, &k);
-    const hw_t *h = &p.system.hw;
-    double bytes = 16.777e6, d = 2.0, m = 4.0;
-    double ring = 2.0 * (m - 1.0) / m * (bytes / d) / (h->nic_bytes_per_s * h->nic_efficiency);
-    double t = sv_step_allreduce(&k, bytes);
-    printf("\n  TP8 on 2-GPU nodes, 16.8 MB: %.1f us (the NIC ring's share %.1f us)", 1e6 * t,
-           1e6 * ring);
-    CU_ASSERT(t >= ring);
-    result_t across = run(&p);
-    CU_ASSERT(across.tpot_s > in.tpot_s);
-    CU_ASSERT(across.comm_allreduce_s > in.comm_allreduce_s);
-}
-
 /* An open loop below the replica's capacity serves its rate, whatever
  * the shape of the step cost: gpt-oss-120b on one H200 (MoE experts
  * touched and window layers make the step rise steeply at small batches)
@@ -689,7 +663,6 @@ int main(void)
     CU_add_test(s, "a burst: decodes beside the fill", test_burst_decodes_during_fill);
     CU_add_test(s, "uniform lengths, launches without CUDA graphs", test_lengths_and_launches);
     CU_add_test(s, "TP all-reduce against the engine's kernel", test_allreduce);
-    CU_add_test(s, "TP all-reduce across scale-up domains", test_allreduce_across_domains);
     CU_add_test(s, "static scheduler", test_static_scheduler);
     CU_add_test(s, "an open loop below the capacity serves its rate", test_rate_below_capacity);
     CU_add_test(s, "limits: monotone TPOT, KV and compute saturation, rate",

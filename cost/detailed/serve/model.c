@@ -253,17 +253,6 @@ void sv_model_facts(const dt_ctx *c, stack_scenario sc, sv_model *k)
                                                                    : s->request_host_s,
                              sc, false);
     k->eager = stack_pick(s->eager_launch_s, sc, false);
-    /* a TP group that spans scale-up domains (TP16 over two 8-GPU nodes,
-     * TP8 on 4-GPU nodes) all-reduces through the NIC level of the
-     * topology, not at the scale-up bandwidth (issue 29: costed as if
-     * inside one NVLink domain) */
-    k->ar_topo = c->d.tp * c->stride[DT_TP] > c->topo->level[0].span;
-    if (k->ar_topo) {
-        double b1 = 1e6, t1 = dt_coll(c, TOPO_ALLREDUCE, c->d.tp, c->stride[DT_TP], b1);
-        double t2 = dt_coll(c, TOPO_ALLREDUCE, c->d.tp, c->stride[DT_TP], 2.0 * b1);
-        k->ar_byte = (t2 - t1) / b1;
-        k->ar_tlat = dt_max(0.0, t1 - k->ar_byte * b1);
-    }
     if (k->a2a) { /* the EP group's all-to-all on the topology, as latency + bytes */
         double b1 = 1e6, t1 = dt_coll(c, TOPO_ALLTOALL, c->d.ep, c->s_ep, b1);
         double t2 = dt_coll(c, TOPO_ALLTOALL, c->d.ep, c->s_ep, 2.0 * b1);

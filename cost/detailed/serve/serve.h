@@ -75,14 +75,6 @@ typedef struct sv_model {
     /* resolved serving facts (cost/stack.h) */
     double t0, eta_w, eta_kv, attn_floor, pre_eff, ew_floor, ar_lat, ar_eff;
     double ar_ramp;           /* bus bytes of the bandwidth all-reduce's ramp */
-    /* a TP group beyond one scale-up domain: NCCL's all-reduce on the
-     * topology as latency + bytes x per_byte (the engines' one- and
-     * two-shot kernels are a domain's: vLLM turns its custom all-reduce
-     * off for a group that "spans across nodes",
-     * vllm-project/vllm@v0.6.3.post1
-     * vllm/distributed/device_communicators/custom_all_reduce.py) */
-    bool ar_topo;
-    double ar_tlat, ar_byte;
     /* MoE under attention DP with the experts over the replica (DEP):
      * dispatch and combine by all-to-all (a2a); a rank's bytes a token
      * sends (its distinct destination ranks x hidden x FP8 out, BF16

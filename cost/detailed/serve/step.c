@@ -106,8 +106,6 @@ double sv_step_allreduce(const sv_model *k, double bytes)
 {
     if (k->tp <= 1.0)
         return 0.0;
-    if (k->ar_topo)
-        return dt_max(k->ar_lat, k->ar_tlat + bytes * k->ar_byte);
     double bw = k->sbw * k->ar_eff;
     double one = (k->tp - 1.0) * bytes / bw;
     double two = (2.0 * (k->tp - 1.0) / k->tp * bytes + k->ar_ramp) / bw;
