@@ -72,6 +72,25 @@ static inline int64_t eval_prefill_etp(const point_prefill *f)
     return f->ep > 1 && f->tp % f->ep == 0 ? f->tp / f->ep : f->ep > 1 ? 1 : f->tp;
 }
 
+/* A prefill pool's network from the decode system s: its collective
+ * algorithm always; on the system's own hardware (own_hw: the pool
+ * names none) that hardware and, where the pool states none, the
+ * system's scale-up domain and NIC, as the pool's nodes are the
+ * system's (issue 29: a system's devices_per_node and NIC were left at
+ * the hardware's defaults for the pool). The caller derives the pool's
+ * topology (topo_system_derive). */
+static inline void eval_prefill_network(point_prefill *f, const topo_system_t *s, bool own_hw)
+{
+    f->system.algo = s->algo;
+    if (!own_hw)
+        return;
+    f->system.hw = s->hw;
+    if (f->system.devices_per_node == 0)
+        f->system.devices_per_node = s->devices_per_node;
+    if (!(f->system.nic_gbps_per_device > 0.0))
+        f->system.nic_gbps_per_device = s->nic_gbps_per_device;
+}
+
 typedef struct point_t {
     eval_fidelity fidelity;
     model_t model;     /* derived fields filled */

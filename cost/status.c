@@ -63,6 +63,10 @@ static const status_info status_table[] = {
     {STATUS_INVALID_NEGATIVE, "invalid:negative",
      "the evaluation gave a negative time, rate or size (an input outside "
      "its physical range)"},
+    {STATUS_INVALID_BATCH_UNUSED, "invalid:batch-unused",
+     "the sweep's serving task sets its own requests in flight (concurrency), "
+     "which no global batch changes: only its model kind's first global batch "
+     "is evaluated"},
     {STATUS_NOMEM, "error:nomem", "out of memory"},
 };
 

@@ -44,6 +44,8 @@ typedef enum status_code {
      * zeroed) */
     STATUS_INVALID_NONFINITE = 116,
     STATUS_INVALID_NEGATIVE = 117,
+    STATUS_INVALID_BATCH_UNUSED = 118, /* sweep: a serving task that sets its own load
+                                          evaluates its kind's first batch only */
     STATUS_NOMEM = 200                /* allocation failed */
 } status_code;
 

@@ -426,6 +426,10 @@ def point(row, hf_dir, approximate, table):
             notes.append("workers unstated: 1 decode worker, prefill rate-matched")
         else:
             raise Unmappable("decode workers, batch and silicon_concurrency all unstated")
+        # a disaggregated deployment runs the steady state: the client's
+        # rounds are a colocated closed loop's (the point loader refuses
+        # them here; they changed nothing)
+        task = [t for t in task if not t.startswith("  rounds =")]
         keys = d.keys()
         keys["dp"] = D * keys.get("dp", 1)
         devices = D * d.gpus

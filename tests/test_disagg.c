@@ -176,6 +176,54 @@ static void test_rate_matching(void)
     CU_ASSERT_EQUAL(f.sla_met, 0.0);
 }
 
+/* A concurrency beyond the decode pool's KV limit: the loop runs at the
+ * limit and the others wait for a slot before their first token, so
+ * every request of the loop is in its cycle (Little's law: requests/s x
+ * (TTFT + (OSL - 1) TPOT) holds the concurrency asked for) and a TTFT
+ * SLA sees the wait, whichever pool binds (the pool of one prefill node
+ * binds, "auto" sizes it so the decode pool binds). */
+static void test_beyond_kv_limit(void)
+{
+    for (int auto_pool = 0; auto_pool < 2; auto_pool++) {
+        point_t p = disagg_point();
+        p.prefill.rate_matched = auto_pool;
+        p.task.detailed.tpot_max_s = 0.0; /* the TTFT SLA alone */
+        p.task.detailed.concurrency = TASK_CONC_MAX;
+        result_t m = run(&p);
+        p.task.detailed.concurrency = 10 * m.concurrency_max;
+        result_t r = run(&p);
+        double held = r.requests_per_s * r.iteration_time_s;
+        CU_ASSERT(held >= 0.999 * (double)p.task.detailed.concurrency);
+        CU_ASSERT(r.ttft_s > 9.0 * (double)m.concurrency_max / r.requests_per_s);
+        CU_ASSERT_EQUAL(r.sla_met, 0.0);
+        UNIT_ASSERT_CLOSE(r.tpot_s, m.tpot_s, 1e-12); /* the running ones' as at the limit */
+        UNIT_ASSERT_CLOSE(r.requests_per_s, m.requests_per_s, 1e-12);
+    }
+}
+
+/* An open loop below the decode pool's capacity serves its rate: the
+ * decode pool of gpt-oss-120b (two H200, a prefill pool of two more)
+ * whose step rises steeply at small batches, at rates to 0.95 of its
+ * capacity (issue 29: at 5 requests/s the secant failed and the row
+ * reported the capacity, 26.7 requests/s). */
+static void test_rate_below_capacity(void)
+{
+    point_t p = unit_point("detailed_gpt_oss_120b_serving.cfg");
+    set_devices(&p.system, 2);
+    p.task.detailed.dp = 2;
+    p.prefill = (point_prefill){.on = true, .tp = 1, .pp = 1};
+    p.prefill.system = p.system;
+    p.task.detailed.concurrency = TASK_CONC_MAX;
+    result_t cap = run(&p);
+    CU_ASSERT(cap.prefill_decode_rate_ratio > 1.0); /* the decode pool binds */
+    p.task.detailed.concurrency = 0;
+    for (int i = 1; i <= 19; i++) {
+        p.task.detailed.request_rate = 0.05 * i * cap.decode_capacity_requests_per_s;
+        result_t r = run(&p);
+        UNIT_ASSERT_CLOSE(r.requests_per_s, p.task.detailed.request_rate, 1e-12);
+    }
+}
+
 static void test_bounded_by_colocated(void)
 {
     /* the same 16 GPUs colocated (two TP8 replicas) and split into one
@@ -259,9 +307,10 @@ static void test_rules(void)
     engine_free(&e);
 }
 
-/* A copy of the repository's disaggregated point with its prefill group
- * replaced; load_point's verdict, the message in *err. */
-static int load_variant(const char *prefill, load_err *err)
+/* A copy of the repository's disaggregated point with its system line
+ * (unless NULL) and prefill group replaced; load_point's verdict, the
+ * point in *p, the message in *err. */
+static int load_lines(const char *system, const char *prefill, point_t *p, load_err *err)
 {
     char src[1024], dst[1024], line[512];
     snprintf(src, sizeof src, "%s/points/detailed_llama2_70b_disagg.cfg", unit_configs());
@@ -270,11 +319,50 @@ static int load_variant(const char *prefill, load_err *err)
     FILE *in = fopen(src, "r"), *out = fopen(dst, "w");
     CU_ASSERT_FATAL(in && out);
     while (fgets(line, sizeof line, in))
-        fputs(strncmp(line, "prefill", 7) == 0 ? prefill : line, out);
+        fputs(strncmp(line, "prefill", 7) == 0                 ? prefill
+              : system && strncmp(line, "system", 6) == 0 ? system
+                                                          : line,
+              out);
     fclose(in);
     fclose(out);
+    return load_point(dst, unit_configs(), p, err);
+}
+
+static int load_variant(const char *prefill, load_err *err)
+{
     point_t p;
-    return load_point(dst, unit_configs(), &p, err);
+    return load_lines(NULL, prefill, &p, err);
+}
+
+/* A prefill pool on the system's own hardware (no hardware key): its
+ * own NIC carries the KV transfer (the slower side decides: 1 Gb/s
+ * against the H100's 400), and where it states none, the system's NIC
+ * and scale-up domain are its own (issue 29: the decode system's NIC
+ * was taken and the pool's own ignored, the pool's topology left at the
+ * hardware's defaults). The message: 2048 tokens x 80 layers x K and V
+ * x 1 kv head a device x 128 x 2 bytes, as test_point_and_transfer. */
+static void test_pool_network(void)
+{
+    load_err err;
+    point_t p;
+    double bytes = 2048.0 * 80.0 * 2.0 * 1.0 * 128.0 * 2.0;
+    CU_ASSERT_FATAL(load_lines(NULL, "prefill = { devices = 8; tp = 8; nic_gbps_per_device = 1.0; };\n",
+                               &p, &err) == 0);
+    const hw_t *h = &p.system.hw;
+    result_t r = run(&p);
+    UNIT_ASSERT_CLOSE(r.kv_transfer_s, bytes / (1e9 / 8.0 * h->nic_efficiency) + h->nic_latency_s,
+                      1e-12);
+    /* the system's NIC and 4-device nodes, the pool stating neither */
+    const char *sys = "system = { name = \"h100-16-decode\"; hardware = \"h100-sxm-80g\"; "
+                      "devices = 16; devices_per_node = 4; nic_gbps_per_device = 2.0; };\n";
+    CU_ASSERT_FATAL(load_lines(sys, "prefill = { devices = 8; tp = 8; };\n", &p, &err) == 0);
+    CU_ASSERT_EQUAL(p.prefill.system.topo.level[0].span, 4);
+    UNIT_ASSERT_CLOSE(p.prefill.system.nic_gbps_per_device, 2.0, 1e-15);
+    /* a pool on other hardware keeps that hardware's own */
+    CU_ASSERT_FATAL(load_lines(sys, "prefill = { devices = 8; tp = 8; hardware = \"h200\"; };\n",
+                               &p, &err) == 0);
+    CU_ASSERT_EQUAL(p.prefill.system.topo.level[0].span, 8);
+    CU_ASSERT_EQUAL(p.prefill.system.nic_gbps_per_device, 0.0);
 }
 
 static void test_load_errors(void)
@@ -306,9 +394,13 @@ int main(void)
     CU_add_test(s, "point file and KV transfer on the topology", test_point_and_transfer);
     CU_add_test(s, "TTFT grows by the exposed transfer", test_ttft_grows_by_transfer);
     CU_add_test(s, "rate matching: the binding pool, sizing", test_rate_matching);
+    CU_add_test(s, "beyond the KV limit: the others wait for a slot", test_beyond_kv_limit);
+    CU_add_test(s, "an open loop below the decode capacity serves its rate",
+                test_rate_below_capacity);
     CU_add_test(s, "bounded by colocated on the same GPUs", test_bounded_by_colocated);
     CU_add_test(s, "cost and energy of both pools", test_cost_of_both_pools);
     CU_add_test(s, "rules", test_rules);
     CU_add_test(s, "point files refused with the key", test_load_errors);
+    CU_add_test(s, "a pool on the system's hardware: its NIC, the system's network", test_pool_network);
     return unit_run();
 }

@@ -349,6 +349,28 @@ static void test_allreduce(void)
     CU_ASSERT_EQUAL(sv_step_allreduce(&k, meas[0][0]), 0.0);
 }
 
+/* An open loop below the replica's capacity serves its rate, whatever
+ * the shape of the step cost: gpt-oss-120b on one H200 (MoE experts
+ * touched and window layers make the step rise steeply at small batches)
+ * at rates up to 0.95 of its capacity at the KV limit; requests in flight
+ * by Little's law. At 2 requests/s the secant failed and the row reported
+ * the KV limit's 10.84 requests/s (issue 29). */
+static void test_rate_below_capacity(void)
+{
+    point_t p = unit_point("detailed_gpt_oss_120b_serving.cfg");
+    p.task.detailed.concurrency = TASK_CONC_MAX;
+    result_t cap = run(&p);
+    p.task.detailed.concurrency = 0;
+    for (int i = 1; i <= 19; i++) {
+        p.task.detailed.request_rate = 0.05 * i * cap.requests_per_s;
+        result_t r = run(&p);
+        UNIT_ASSERT_CLOSE(r.requests_per_s, p.task.detailed.request_rate, 1e-12);
+        CU_ASSERT(fabs((double)r.concurrency_resolved -
+                       p.task.detailed.request_rate * r.iteration_time_s) <= 1.0);
+        CU_ASSERT(r.concurrency_resolved <= cap.concurrency_max);
+    }
+}
+
 static void test_static_scheduler(void)
 {
     /* static: the batch of B prompts prefills in one step (TTFT), then
@@ -642,6 +664,7 @@ int main(void)
     CU_add_test(s, "uniform lengths, launches without CUDA graphs", test_lengths_and_launches);
     CU_add_test(s, "TP all-reduce against the engine's kernel", test_allreduce);
     CU_add_test(s, "static scheduler", test_static_scheduler);
+    CU_add_test(s, "an open loop below the capacity serves its rate", test_rate_below_capacity);
     CU_add_test(s, "limits: monotone TPOT, KV and compute saturation, rate",
                 test_limits);
     CU_add_test(s, "concurrency = sla", test_sla);

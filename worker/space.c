@@ -147,7 +147,8 @@ static void space_cell_point(const space *s, space_cursor *c, int64_t b, int64_t
     t->detailed.rounds = st->rounds;
     t->detailed.front_end = st->front_end;
     /* a disaggregated prefill pool: the spec's, on the system's hardware
-     * unless it names its own, its collectives the system's; a pool the
+     * (its domain and NIC where the pool states none) unless it names
+     * its own, its collectives the system's; a pool the
      * hardware cannot build (devices against its scale-up domain) is
      * left without devices, which the fidelity's check rejects for the
      * whole cell ("prefill") */
@@ -155,9 +156,7 @@ static void space_cell_point(const space *s, space_cursor *c, int64_t b, int64_t
     if (st->prefill.on) {
         point_prefill *f = &p->prefill;
         *f = st->prefill;
-        if (!st->prefill_hw)
-            f->system.hw = p->system.hw;
-        f->system.algo = p->system.algo;
+        eval_prefill_network(f, &p->system, !st->prefill_hw);
         const char *bad = NULL;
         if (topo_system_derive(&f->system, &bad) != STATUS_OK)
             f->system.devices = 0;
@@ -212,10 +211,29 @@ static int64_t space_cell_weight(const space *s, const point_t *p)
 }
 
 /* Whether the cell's global batch is one of its model kind's
- * (global_batch = { llm = [...]; dlrm = [...]; }). */
-static bool space_batch_applies(const space *s, const space_cursor *c)
+ * (global_batch = { llm = [...]; dlrm = [...]; }): STATUS_OK, else
+ * STATUS_INVALID_BATCH_KIND. A serving task that sets its own requests
+ * in flight (a concurrency, "max" or "sla", under continuous batching:
+ * cost/detailed/serve/steady.c and disagg.c read the batch only at
+ * concurrency 0 or a static batch) gives the same row under every batch
+ * but its micro_batch column (issue 29: each row repeated once per
+ * global batch): only the kind's first batch is a point, the others
+ * STATUS_INVALID_BATCH_UNUSED. */
+static status_code space_batch_status(const space *s, const space_cursor *c)
 {
-    return (s->sp->batch_kinds[c->idx[SPACE_BATCH]] & (1u << c->p.model.kind)) != 0;
+    unsigned kind = 1u << c->p.model.kind;
+    int64_t b = c->idx[SPACE_BATCH];
+    if (!(s->sp->batch_kinds[b] & kind))
+        return STATUS_INVALID_BATCH_KIND;
+    const task_t *t = &c->p.task;
+    if (c->p.fidelity != EVAL_DETAILED || c->p.model.kind != MODEL_LLM ||
+        t->kind != TASK_INFERENCE ||
+        t->detailed.concurrency == 0 || t->detailed.scheduler == TASK_SCHED_STATIC)
+        return STATUS_OK;
+    for (int64_t j = 0; j < b; j++)
+        if (s->sp->batch_kinds[j] & kind)
+            return STATUS_INVALID_BATCH_UNUSED;
+    return STATUS_OK;
 }
 
 /* Enumerates cell k of block b into the cursor (c->cell_n strategies);
@@ -229,11 +247,12 @@ static int64_t space_cell(const space *s, space_cursor *c, int64_t b, int64_t k,
     c->cell = k;
     c->hint = 0;
     c->cell_n = 0;
-    if (!space_batch_applies(s, c)) {
-        /* the batch is not one of this model kind's: no candidate */
+    status_code bs = space_batch_status(s, c);
+    if (bs != STATUS_OK) {
+        /* the batch is not one of this model kind's, or changes nothing
+         * of the task's: no candidate */
         if (rejected)
-            rejected[STATUS_INVALID_BATCH_KIND] +=
-                s->radix[SPACE_STRATEGY] * s->radix[SPACE_PARALLEL];
+            rejected[bs] += s->radix[SPACE_STRATEGY] * s->radix[SPACE_PARALLEL];
         return 0;
     }
     if (!c->list) {
@@ -337,8 +356,9 @@ status_code space_try(const space *s, space_cursor *c, const int64_t idx[SPACE_N
     c->block = -1;
     space_cell_point(s, c, b, k);
     c->cell_task = c->p.task;
-    if (!space_batch_applies(s, c))
-        return STATUS_INVALID_BATCH_KIND;
+    status_code bs = space_batch_status(s, c);
+    if (bs != STATUS_OK)
+        return bs;
     const char *where = NULL;
     if (idx[SPACE_PARALLEL] < 0 || idx[SPACE_PARALLEL] >= s->radix[SPACE_PARALLEL] ||
         idx[SPACE_STRATEGY] < 0 || idx[SPACE_STRATEGY] >= s->radix[SPACE_STRATEGY])

@@ -12,7 +12,9 @@
  * detailed_auto_cell_init, or each candidate of the madmax auto set or of
  * the spec's explicit list checked in turn; a cell whose global batch
  * is not one of its model kind's, global_batch = { llm = [...]; dlrm =
- * [...]; }, has none: its candidates count as invalid:batch-kind), so
+ * [...]; }, has none: its candidates count as invalid:batch-kind; nor
+ * has a serving task's cell under any batch but its kind's first when
+ * the task sets its own concurrency: invalid:batch-unused), so
  * the points of the space are exactly the combinations that pass the
  * fidelity's rules:
  *   id = (valid points of the blocks before) + (of the cells before, in

@@ -144,6 +144,10 @@ static status_code dt_rules_prefill(const point_t *p, const char **where)
         f->attn_dp > DT_MAX_DEGREE || f->ep > DT_MAX_DEGREE || f->etp > DT_MAX_DEGREE ||
         f->max_seqs > DT_MAX_BATCH || f->token_budget > DT_MAX_COUNT)
         return STATUS_INVALID_VALUE;
+    *where = "prefill.token_budget: a prefill step carries 16 tokens or more (0: the "
+             "stack's budget), as the decode pool's";
+    if (f->token_budget > 0 && f->token_budget < 16)
+        return STATUS_INVALID_VALUE;
     *where = "prefill.attn_dp: the prefill pool's attention data-parallel ranks divide "
              "its tp";
     if (f->attn_dp > 1 && f->tp % f->attn_dp != 0)
@@ -316,6 +320,13 @@ static status_code dt_rules_serving(const point_t *p, const char **where)
     }
     if (t->attn_dp > 1 && t->tp >= 1 && t->tp % t->attn_dp != 0) {
         *where = "task.attn_dp: attention data-parallel ranks divide tp";
+        return STATUS_INVALID_VALUE;
+    }
+    /* a step's token budget under 16 tokens (a KV block) was refused
+     * as "task" without its key (issue 29) */
+    if (t->token_budget > 0 && t->token_budget < 16) {
+        *where = "task.token_budget: an engine step carries 16 tokens or more (0: the "
+                 "stack's budget)";
         return STATUS_INVALID_VALUE;
     }
     if (((p->stack.name[0] && !p->stack.serving) || t->scheduler < 0 || t->scheduler > 1 ||

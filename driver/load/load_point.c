@@ -45,11 +45,12 @@ static const load_key prefill_keys[] = {
     PFK(token_budget, LT_INT, LR_NO, "a prefill worker's tokens per step (default: the "
         "stack's for its GPU's memory)", LOAD_INT(0, RANGE_P24, "tokens per step")),
     LOAD_KEY("devices_per_node", LT_INT, offsetof(point_prefill, system.devices_per_node), LK_LLM,
-        LR_NO, "its scale-up domain (default: the hardware's)",
+        LR_NO, "its scale-up domain (default: the system's on the system's hardware, else the "
+        "hardware's)",
         LOAD_INT(0, RANGE_P24, "devices/node")),
     LOAD_KEY("nic_gbps_per_device", LT_FLOAT, offsetof(point_prefill, system.nic_gbps_per_device),
         LK_LLM, LR_NO, "its scale-out bandwidth per device, Gb/s one direction (default: the "
-        "hardware's)", LOAD_FLOAT_OR0(1e-3, 1e9, "Gb/s per device, one direction")),
+        "system's on the system's hardware, else the hardware's)", LOAD_FLOAT_OR0(1e-3, 1e9, "Gb/s per device, one direction")),
     LOAD_KEY("kv_transfer", LT_ANY, 0, LK_LLM, LR_NO,
         "\"after_prefill\" (default: vLLM, SGLang, TensorRT-LLM send the KV when the prompt is "
         "done) or \"layerwise\" (each layer's KV sent behind the next layer's prefill)",
@@ -204,12 +205,11 @@ static int load_prefill(const config_setting_t *g, const char *configs_dir, poin
     }
     if (load_point_prefill_pool(g, p->task.detailed.tp > 0 ? p->task.detailed.tp : 1, f, err))
         return -1;
-    f->system.hw = p->system.hw;
     snprintf(f->system.name, sizeof f->system.name, "%s-prefill", p->system.name);
-    f->system.algo = p->system.algo;
     int rc = -1, aux_open = 0;
     config_t aux;
     const config_setting_t *hm = config_setting_get_member(g, "hardware");
+    eval_prefill_network(f, &p->system, hm == NULL);
     if (hm) {
         const config_setting_t *hs = load_entry(hm, "hardware", "hardware.cfg", configs_dir,
                                                 NULL, &aux, &aux_open, err);
@@ -345,6 +345,13 @@ static int load_point_detailed(const config_setting_t *root, const char *configs
         load_fail(err, config_setting_get_member(dt, "requests"), "key 'requests': a "
                   "disaggregated deployment (prefill = { ... }) sends no burst of requests; "
                   "it changes nothing");
+        return -1;
+    }
+    /* nor does it model a client's first round (ttft.c's, colocated) */
+    if (pf && p->task.detailed.rounds > 0) {
+        load_fail(err, config_setting_get_member(dt, "rounds"), "key 'rounds': a "
+                  "disaggregated deployment (prefill = { ... }) runs the steady state; a "
+                  "client's rounds change nothing");
         return -1;
     }
     const char *dwhere = NULL;

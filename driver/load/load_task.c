@@ -359,7 +359,9 @@ static const config_setting_t *load_task_later(const config_setting_t *a,
  * the static scheduler it changed nothing; refused there. Speculative
  * decoding with draft tokens and no acceptance rate drafted at an
  * acceptance of 0 (every draft rejected: slower than none, sv_spec_init);
- * an acceptance or draft cost without draft tokens changed nothing. */
+ * an acceptance or draft cost without draft tokens changed nothing. The
+ * static scheduler reads no load model; rounds belong to a closed loop;
+ * "sla" without a limit is "max". */
 static int load_task_serving_check(const config_setting_t *g, const task_t *t,
                                    load_err *err)
 {
@@ -385,6 +387,36 @@ static int load_task_serving_check(const config_setting_t *g, const task_t *t,
         load_fail(err, config_setting_get_member(g, "requests"), "key 'requests': a burst "
                   "of requests is sent only at concurrency = \"max\"; with %s it changes "
                   "nothing", why);
+        return -1;
+    }
+    /* a static batch is micro_batch x dp sequences prefilled together,
+     * then decoded in lock-step (sv_solve runs it before any load model):
+     * a concurrency, a request rate or client rounds changed nothing */
+    static const char *const loads[3] = {"concurrency", "request_rate", "rounds"};
+    bool given[3] = {cs != NULL, d->request_rate > 0.0, d->rounds > 0};
+    for (int j = 0; j < 3 && d->scheduler == TASK_SCHED_STATIC; j++)
+        if (given[j]) {
+            load_fail(err, config_setting_get_member(g, loads[j]), "key '%s': scheduler "
+                      "\"static\" serves one batch of micro_batch x dp sequences; it "
+                      "changes nothing", loads[j]);
+            return -1;
+        }
+    /* the client's rounds are a closed loop's (ttft.c: its first round's
+     * burst): an open loop has none, and a burst of requests is the whole
+     * run with its fill already (burst.c; rounds counted that fill twice) */
+    if (d->rounds > 0 && (d->request_rate > 0.0 || d->requests > 0)) {
+        load_fail(err, config_setting_get_member(g, "rounds"), "key 'rounds': a closed "
+                  "loop's requests per slot; %s", d->request_rate > 0.0
+                      ? "an open loop at request_rate has no rounds"
+                      : "a burst of requests is the whole run (give one of requests "
+                        "and rounds)");
+        return -1;
+    }
+    /* "sla" searches the largest concurrency within the limits; with
+     * none it was "max" reported as meeting an SLA */
+    if (d->concurrency == TASK_CONC_SLA && !(d->ttft_max_s > 0.0) && !(d->tpot_max_s > 0.0)) {
+        load_fail(err, cs, "key 'concurrency': \"sla\" needs an SLA, ttft_max_s or "
+                  "tpot_max_s (without one it is \"max\")");
         return -1;
     }
     const config_setting_t *as = config_setting_get_member(g, "spec_acceptance");

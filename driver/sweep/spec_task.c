@@ -71,6 +71,14 @@ static int spec_task_serving(const config_setting_t *e, spec_task *t, load_err *
         }
         t->front_end = strcmp(ft, "dynamo") == 0 ? TASK_FRONT_DYNAMO : TASK_FRONT_ENGINE;
     }
+    /* a disaggregated pool runs the steady state: no client rounds
+     * (load.h: the point loader's rule) */
+    if (t->rounds > 0 && config_setting_get_member(e, "prefill")) {
+        load_fail(err, config_setting_get_member(e, "rounds"), "task '%s': key 'rounds': a "
+                  "disaggregated deployment (prefill = { ... }) runs the steady state; a "
+                  "client's rounds change nothing", t->name);
+        return -1;
+    }
     if (!cs)
         return 0;
     int ty = config_setting_type(cs);
@@ -84,6 +92,11 @@ static int spec_task_serving(const config_setting_t *e, spec_task *t, load_err *
     } else {
         load_fail(err, cs, "key 'concurrency': expected an integer from 1 to %lld, \"max\" "
                   "or \"sla\"", (long long)SPEC_MAX_REQUESTS);
+        return -1;
+    }
+    if (t->concurrency == TASK_CONC_SLA && !(t->ttft_max_s > 0.0) && !(t->tpot_max_s > 0.0)) {
+        load_fail(err, cs, "task '%s': key 'concurrency': \"sla\" needs an SLA, ttft_max_s "
+                  "or tpot_max_s (without one it is \"max\")", t->name);
         return -1;
     }
     return 0;

@@ -31,7 +31,10 @@
  * rate); when the prefill pool binds,
  * the decode pool runs at lambda (d solved as steady.c solves a
  * request rate) and the requests it does not hold wait for prefill
- * (Little: y (d - d_run) / lambda). Percentiles as steady.c's,
+ * (Little: y (d - d_run) / lambda). A concurrency above the decode
+ * pool's KV limit C_max runs the loop at C_max, the others waiting for
+ * a slot (Little: (d - C_max) / req_s more before the first token, as
+ * ttft.c's colocated loop). Percentiles as steady.c's,
  * model estimates. A request rate is served open loop; past either
  * pool's capacity the deployment runs at the KV limit, saturated.
  * Invariant: the prefill pool is a context of its own (its hardware,
@@ -86,6 +89,35 @@ static bool sv_disagg_decode_at(const sv_model *k, const sv_load *w, double l, d
     return true;
 }
 
+/* As sv_disagg_decode_at, and where its secant fails (a step cost rising
+ * steeply at small batches: MoE experts touched, window layers), the
+ * balance d - l (OSL - 1) t_dec(d) bisected on [1, cap] (50 steps), as
+ * steady.c's open loop (issue 29: gpt-oss-120b's decode pool at 5
+ * requests/s was reported at its capacity, 26.7); false when the pool
+ * cannot keep up below cap. */
+static bool sv_disagg_decode_solve(const sv_model *k, const sv_load *w, double l, double cap,
+                                   double *d, double *tpot)
+{
+    if (sv_disagg_decode_at(k, w, l, d, tpot) && *d <= cap)
+        return true;
+    double o1 = w->osl - 1.0, lo = 1.0, hi = cap;
+    if (!(o1 > 0.0) || !(cap > 1.0) || hi - l * o1 * sv_tpot(k, hi, w->cd) <= 0.0)
+        return false;
+    if (lo - l * o1 * sv_tpot(k, lo, w->cd) < 0.0)
+        for (int i = 0; i < 50; i++) {
+            double mid = 0.5 * (lo + hi);
+            if (mid - l * o1 * sv_tpot(k, mid, w->cd) < 0.0)
+                lo = mid;
+            else
+                hi = mid;
+        }
+    else
+        hi = lo;
+    *d = hi;
+    *tpot = sv_tpot(k, hi, w->cd);
+    return true;
+}
+
 /* What every request's first token takes: the front end, its prompt
  * alone, the exposed transfer, the decode step in flight (t_dec, and
  * the next under an overlap scheduler) that it joins. */
@@ -120,7 +152,7 @@ static void sv_disagg_closed_loop(const dt_ctx *c, const sv_model *k, const sv_l
     } else {
         /* the prefill pool binds: the decode pool runs below d, the
          * requests it does not hold wait for prefill */
-        if (!sv_disagg_decode_at(k, w, lam / y, &run, &tpot) || run > d) {
+        if (!sv_disagg_decode_solve(k, w, lam / y, d, &run, &tpot)) {
             run = d;
             tpot = sv_tpot(k, d, w->cd);
         }
@@ -145,7 +177,7 @@ static bool sv_disagg_open_loop(const dt_ctx *c, const sv_model *k, const sv_loa
     g->matched = sv_disagg_match(c, pf, lam);
     g->x = pf->replicas > 0.0 ? pf->replicas : g->matched;
     g->lam_p = g->x * pf->mu;
-    if (lam >= g->lam_p || !sv_disagg_decode_at(k, w, lam / y, &d, &tpot) || d > cmax)
+    if (lam >= g->lam_p || !sv_disagg_decode_solve(k, w, lam / y, cmax, &d, &tpot))
         return false;
     double rho = lam / g->lam_p;
     sv_disagg_ttft(k, pf, tpot, rho, sv_pool_wait(pf, g->x, rho), &g->s);
@@ -190,6 +222,10 @@ static void sv_disagg_solve(const dt_ctx *c, const sv_model *k, const sv_load *w
                : t->concurrency > 0            ? ceil((double)t->concurrency / y)
                                                : (double)c->d.mb;
     sv_disagg_closed_loop(c, k, w, pf, y, d < (double)cmax ? d : (double)cmax, g);
+    /* above the decode pool's KV limit the others wait for a slot, one
+     * freeing every 1 / req_s (Little), as a colocated loop's do */
+    if (d > (double)cmax)
+        sv_slot_wait(w, (d - (double)cmax) / g->s.req_s, &g->s);
 }
 
 status_code sv_disagg(const dt_ctx *c, const sv_model *k, const sv_load *w, const dt_kv *kv,

@@ -18,8 +18,9 @@
  * receive theirs: a point-to-point message on the topology (topo.h) of
  * the deployment: both pools in one row of scale-up domains when they
  * share the hardware (prefill devices first, the message crossing the
- * pool offset: NVLink inside an NVL72, the NIC between 8-GPU nodes),
- * else across the scale-out network, the slower side deciding.
+ * pool offset: NVLink inside an NVL72, the slower of the pools' NICs
+ * between 8-GPU nodes), else across the scale-out network, the slower
+ * side deciding.
  * Invariant: the pool's point, context and shapes are built once; no
  * uncertain fact moves them (its memory, its KV bytes per token, its
  * step's shape).
@@ -42,8 +43,18 @@ static double sv_pool_side(const topo_system_t *s, double bytes)
     return topo_coll_time(&t, TOPO_P2P, 2, dom, bytes);
 }
 
+/* A system's NIC, bytes/s one direction: its own, else its hardware's. */
+static double sv_pool_nic(const topo_system_t *s)
+{
+    return s->nic_gbps_per_device > 0.0 ? s->nic_gbps_per_device * 1e9 / 8.0
+                                        : s->hw.nic_bytes_per_s;
+}
+
 /* KV transfer of one request: bp bytes from each prefill device, bd
- * into each decode device (network figures times the scenario's). */
+ * into each decode device (network figures times the scenario's). Both
+ * pools in one row of the decode system's scale-up domains when they
+ * share the hardware, the slower of their NICs between the domains
+ * (issue 29: the decode system's was taken, a pool's own NIC ignored). */
 static double sv_pool_transfer(const dt_ctx *c, double bp, double bd)
 {
     const topo_system_t *ps = &c->p->prefill.system, *ds = &c->p->system;
@@ -52,7 +63,7 @@ static double sv_pool_transfer(const dt_ctx *c, double bp, double bd)
         topo_t t;
         const char *bad = NULL;
         if (topo_build(&t, &ds->hw, ps->devices + ds->devices, ds->devices_per_node,
-                       ds->nic_gbps_per_device * 1e9 / 8.0, 0, 1.0, ds->algo, &bad) ==
+                       dt_min(sv_pool_nic(ps), sv_pool_nic(ds)), 0, 1.0, ds->algo, &bad) ==
             STATUS_OK)
             return topo_coll_time(&t, TOPO_P2P, 2, ps->devices, dt_max(bp, bd) / n);
     }

@@ -240,6 +240,11 @@ void sv_closed_loop(const sv_model *k, const sv_load *w, double C, sv_state *s);
 /* Closed loop of C requests on a replica that admits cmax: above it
  * the others wait for a slot. */
 void sv_loop_wait(const sv_model *k, const sv_load *w, double C, double cmax, sv_state *s);
+/* A mean wait for a slot before the first token, added to s: the waits
+ * spread evenly over [0, 2 wait] (p90, p99 and the wave's end move by
+ * theirs), e2e with them. Shared by the colocated loop above C_max and
+ * a disaggregated decode pool's (disagg.c). */
+void sv_slot_wait(const sv_load *w, double wait, sv_state *s);
 
 /* ---- finite runs (burst.c) */
 

@@ -12,7 +12,8 @@
  *                  waves, the wait for a slot above C_max);
  *                  output tokens/s = C OSL / (TTFT + (OSL - 1) TPOT);
  *   request rate   t_dec(d) ~ a + b d (secant, re-taken at the solution
- *                  three times), rho_p = lambda ISL delta:
+ *                  three times; where it fails, the balance bisected on
+ *                  [1, C_max]), rho_p = lambda ISL delta:
  *                  TPOT = a / (1 - rho_p - lambda (OSL - 1) b), d =
  *                  lambda (OSL - 1) TPOT; unstable (the capacity) when
  *                  the denominator reaches 0 or d exceeds the KV limit:
@@ -58,24 +59,64 @@
 
 #include <string.h>
 
+/* The open loop's balance at d decoding requests: d (1 - rho_p(d)) -
+ * lam (OSL - 1) t_dec(d), negative below the fixed point, positive above
+ * it (p: the prefill step there). */
+static double sv_open_balance(const sv_model *k, const sv_load *w, double lam, double d,
+                              sv_prefill_step *p)
+{
+    double t = sv_tpot(k, d, w->cd);
+    sv_prefill_at(k, w, d, lam * t, t, p);
+    return d * (1.0 - lam * w->isl * p->delta) - lam * sv_decode_steps(w) * t;
+}
+
+/* The fixed point by bisection on [1, cmax] where the secant fails: a
+ * step cost that rises steeply at small batches (MoE experts touched,
+ * window layers) gave the secant a slope that no rate below the capacity
+ * satisfies, and the open loop was reported at the KV limit, its
+ * requests/s above the rate offered (issue 29: gpt-oss-120b on one H200
+ * at 2 requests/s served 10.84). false when the replica cannot keep up
+ * below cmax. */
+static bool sv_open_bisect(const sv_model *k, const sv_load *w, double lam, double cmax,
+                           double *d, double *tpot, sv_prefill_step *p)
+{
+    double o1 = sv_decode_steps(w), lo = 1.0, hi = cmax;
+    if (!(o1 > 0.0) || !(cmax > 1.0) || sv_open_balance(k, w, lam, hi, p) <= 0.0)
+        return false;
+    if (sv_open_balance(k, w, lam, lo, p) < 0.0)
+        for (int i = 0; i < 50; i++) {
+            double mid = 0.5 * (lo + hi);
+            if (sv_open_balance(k, w, lam, mid, p) < 0.0)
+                lo = mid;
+            else
+                hi = mid;
+        }
+    else
+        hi = lo;
+    sv_open_balance(k, w, lam, hi, p);
+    *d = hi;
+    *tpot = hi / (lam * o1);
+    return true;
+}
+
 /* Open loop at lambda requests/s; false when unstable. */
 static bool sv_open_loop(const sv_model *k, const sv_load *w, double lam, double cmax, sv_state *s)
 {
     double cd = w->cd, o1 = sv_decode_steps(w);
     double d = 1.0, tpot = 0.0;
     sv_prefill_step p = {0};
-    for (int i = 0; i < 3; i++) {
+    bool ok = true;
+    for (int i = 0; i < 3 && ok; i++) {
         double d0 = d > 1.0 ? d : 1.0, d1 = 2.0 * d0;
         double t0 = sv_tpot(k, d0, cd), t1 = sv_tpot(k, d1, cd);
         double b = (t1 - t0) / (d1 - d0), a = t0 - b * d0;
         sv_prefill_at(k, w, d0, lam * p.t, t0, &p);
         double den = 1.0 - lam * w->isl * p.delta - lam * o1 * b;
-        if (den <= 0.0)
-            return false;
-        tpot = a / den;
+        ok = den > 0.0;
+        tpot = ok ? a / den : tpot;
         d = lam * o1 * tpot;
     }
-    if (d > cmax)
+    if ((!ok || d > cmax) && !sv_open_bisect(k, w, lam, cmax, &d, &tpot, &p))
         return false;
     double rho = lam * w->isl * p.delta, S = p.nc * p.tp;
     double wq = rho < 1.0 ? rho * S / (2.0 * (1.0 - rho)) : 0.0;

@@ -55,19 +55,23 @@ static void sv_loop_close(const sv_load *w, double C, sv_state *s)
     s->req_s = C / s->e2e;
 }
 
-/* C requests in a loop whose state s serves fewer of them at its rate:
- * the others wait for a slot (Little: C requests at s->req_s take C /
- * req_s each; the running ones' TPOT unchanged, the rest is waiting
- * before the first token). */
-static void sv_loop_add_wait(const sv_load *w, double C, sv_state *s)
+void sv_slot_wait(const sv_load *w, double wait, sv_state *s)
 {
-    double wait = C / s->req_s - s->e2e;
     s->ttft += wait;
     s->ttft_p90 += 0.9 * 2.0 * wait; /* the waits spread evenly over [0, 2 wait] */
     s->ttft_p99 += 0.99 * 2.0 * wait;
     if (s->ttft_wave > 0.0)
         s->ttft_wave += 2.0 * wait;
     s->e2e = s->ttft + (w->osl - 1.0) * s->tpot;
+}
+
+/* C requests in a loop whose state s serves fewer of them at its rate:
+ * the others wait for a slot (Little: C requests at s->req_s take C /
+ * req_s each; the running ones' TPOT unchanged, the rest is waiting
+ * before the first token). */
+static void sv_loop_add_wait(const sv_load *w, double C, sv_state *s)
+{
+    sv_slot_wait(w, C / s->req_s - s->e2e, s);
 }
 
 /* Prefill-first with fixed lengths: the wave of C. */
