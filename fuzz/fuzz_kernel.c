@@ -24,7 +24,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FILE *null = fopen("/dev/null", "w");
     if (!null)
         return 0;
-    char *argv[] = {"kernel", "--configs", (char *)fuzz_configs(), "--batch", NULL};
+    char a0[] = "kernel", a1[] = "--configs", a3[] = "--batch", dir[4096];
+    snprintf(dir, sizeof dir, "%s", fuzz_configs());
+    char *argv[] = {a0, a1, dir, a3, NULL};
     int rc = kernel_cmd_main(4, argv, null, null);
     fclose(null);
     if (rc != 0)

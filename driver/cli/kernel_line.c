@@ -207,9 +207,9 @@ static int kl_gemm(kern_gemm *g, kl_fields *f, const hw_t *hw, const char *gpu, 
                    size_t wn)
 {
     int q;
-    KL(kl_int(f, "m", NAN, 1, &g->m, why, wn));
-    KL(kl_int(f, "n", NAN, 1, &g->n, why, wn));
-    KL(kl_int(f, "k", NAN, 1, &g->k, why, wn));
+    KL(kl_int(f, "m", (double)NAN, 1, &g->m, why, wn));
+    KL(kl_int(f, "n", (double)NAN, 1, &g->n, why, wn));
+    KL(kl_int(f, "k", (double)NAN, 1, &g->k, why, wn));
     KL(kl_int(f, "groups", 1, 1, &g->groups, why, wn));
     KL(kl_flag(f, "quant", 0, &q, why, wn));
     KL(kl_int(f, "reuse", 0, 0, &g->reuse, why, wn));
@@ -222,11 +222,11 @@ static int kl_moe(kern_moe *m, kl_fields *f, const hw_t *hw, const char *gpu, ch
                   size_t wn)
 {
     int gated;
-    KL(kl_int(f, "tokens", NAN, 1, &m->tokens, why, wn));
-    KL(kl_int(f, "hidden", NAN, 1, &m->hidden, why, wn));
-    KL(kl_int(f, "inter", NAN, 1, &m->inter, why, wn));
-    KL(kl_int(f, "topk", NAN, 1, &m->topk, why, wn));
-    KL(kl_int(f, "experts", NAN, 1, &m->experts, why, wn));
+    KL(kl_int(f, "tokens", (double)NAN, 1, &m->tokens, why, wn));
+    KL(kl_int(f, "hidden", (double)NAN, 1, &m->hidden, why, wn));
+    KL(kl_int(f, "inter", (double)NAN, 1, &m->inter, why, wn));
+    KL(kl_int(f, "topk", (double)NAN, 1, &m->topk, why, wn));
+    KL(kl_int(f, "experts", (double)NAN, 1, &m->experts, why, wn));
     KL(kl_int(f, "tp", 1, 1, &m->tp, why, wn));
     KL(kl_int(f, "ep", 1, 1, &m->ep, why, wn));
     KL(kl_flag(f, "gated", 1, &gated, why, wn));
@@ -254,12 +254,12 @@ static int kl_attn(kern_attn *a, kl_fields *f, const hw_t *hw, const char *gpu, 
     int dec, fp8, mla, causal;
     KL(kl_enum(f, "phase", NULL, kl_phase, &dec, why, wn));
     a->decode = dec;
-    KL(kl_int(f, "batch", NAN, 1, &a->batch, why, wn));
+    KL(kl_int(f, "batch", (double)NAN, 1, &a->batch, why, wn));
     KL(kl_int(f, "seq", 1, 1, &a->seq, why, wn));
     KL(kl_int(f, "ctx", 0, 0, &a->ctx, why, wn));
-    KL(kl_int(f, "heads_q", NAN, 1, &a->heads_q, why, wn));
+    KL(kl_int(f, "heads_q", (double)NAN, 1, &a->heads_q, why, wn));
     KL(kl_int(f, "heads_kv", a->heads_q, 1, &a->heads_kv, why, wn));
-    KL(kl_int(f, "head_dim", NAN, 1, &a->head_dim, why, wn));
+    KL(kl_int(f, "head_dim", (double)NAN, 1, &a->head_dim, why, wn));
     KL(kl_int(f, "v_dim", a->head_dim, 1, &a->v_dim, why, wn));
     KL(kl_int(f, "window", 0, 0, &a->window, why, wn));
     KL(kl_pos(f, "kv_bytes", 2, &a->kv_bytes, why, wn));
@@ -290,8 +290,8 @@ static int kl_coll(kern_coll *x, kl_fields *f, char *why, size_t wn)
     x->op = (kern_coll_op)op;
     x->algo = (kern_coll_algo)algo;
     x->proto = (kern_proto)proto;
-    KL(kl_pos(f, "bytes", NAN, &x->bytes, why, wn));
-    KL(kl_int(f, "gpus", NAN, 1, &x->gpus, why, wn));
+    KL(kl_pos(f, "bytes", (double)NAN, &x->bytes, why, wn));
+    KL(kl_int(f, "gpus", (double)NAN, 1, &x->gpus, why, wn));
     KL(kl_int(f, "gpus_per_node", x->gpus, 1, &x->gpus_per_node, why, wn));
     KL(kl_pos(f, "elt_bytes", 2, &x->elt_bytes, why, wn));
     if (fmod(x->gpus, x->gpus_per_node) != 0.0) {
@@ -307,8 +307,8 @@ static int kl_coll(kern_coll *x, kl_fields *f, char *why, size_t wn)
 static const char *const kl_keys[4] = {
     "m n k groups quant reuse dtype",
     "tokens hidden inter topk experts tp ep gated dtype",
-    "phase batch seq ctx heads_q heads_kv head_dim v_dim window kv_bytes fp8_math mla causal "
-    "reuse",
+    ("phase batch seq ctx heads_q heads_kv head_dim v_dim window kv_bytes fp8_math mla causal "
+     "reuse"),
     "op algo proto bytes gpus gpus_per_node elt_bytes",
 };
 
@@ -339,7 +339,7 @@ int kl_parse(kl_gpus *g, const kern_backends *bes, kl_fields *f, kl_spec *sp, ch
     if (kl_pos(f, "scale_compute", 1, &sp->sc, why, wn) ||
         kl_pos(f, "scale_mem", 1, &sp->sm, why, wn) ||
         kl_pos(f, "scale_link", 1, &sp->sl, why, wn) ||
-        (kl_get(f, "clock_hz") && kl_pos(f, "clock_hz", NAN, &clk, why, wn)) ||
+        (kl_get(f, "clock_hz") && kl_pos(f, "clock_hz", (double)NAN, &clk, why, wn)) ||
         kl_enum(f, "timing", "graph", kern_timing_parse, &sp->timing, why, wn))
         return -1;
     if (kl_get(f, "clock_hz")) {
