@@ -444,6 +444,10 @@ const config_setting_t *load_value_array(const config_setting_t *g,
                                          load_err *err)
 {
     const config_setting_t *s = config_setting_get_member(g, key);
+    if (!s) { /* a table whose other half is given (fuzz_spec's finding) */
+        load_fail(err, g, "missing key '%s' (an array of %s)", key, what);
+        return NULL;
+    }
     int t = config_setting_type(s);
     if (t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST) {
         load_fail(err, s, "key '%s': expected an array of %s, got %s", key,
