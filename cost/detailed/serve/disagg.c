@@ -89,32 +89,35 @@ static bool sv_disagg_decode_at(const sv_model *k, const sv_load *w, double l, d
     return true;
 }
 
+/* The decode pool's balance at d: d - l (OSL - 1) t_dec(d) (sv_bisect's f). */
+typedef struct sv_disagg_arg {
+    const sv_model *k;
+    const sv_load *w;
+    double l;
+} sv_disagg_arg;
+
+static double sv_disagg_balance(const void *arg, double d)
+{
+    const sv_disagg_arg *a = arg;
+    return d - a->l * (a->w->osl - 1.0) * sv_tpot(a->k, d, a->w->cd);
+}
+
 /* As sv_disagg_decode_at, and where its secant fails (a step cost rising
  * steeply at small batches: MoE experts touched, window layers), the
- * balance d - l (OSL - 1) t_dec(d) bisected on [1, cap] (50 steps), as
- * steady.c's open loop (issue 29: gpt-oss-120b's decode pool at 5
- * requests/s was reported at its capacity, 26.7); false when the pool
- * cannot keep up below cap. */
+ * balance bisected on [1, cap] (sv_bisect, as steady.c's open loop;
+ * issue 29: gpt-oss-120b's decode pool at 5 requests/s was reported at
+ * its capacity, 26.7); false when the pool cannot keep up below cap. */
 static bool sv_disagg_decode_solve(const sv_model *k, const sv_load *w, double l, double cap,
                                    double *d, double *tpot)
 {
     if (sv_disagg_decode_at(k, w, l, d, tpot) && *d <= cap)
         return true;
-    double o1 = w->osl - 1.0, lo = 1.0, hi = cap;
-    if (!(o1 > 0.0) || !(cap > 1.0) || hi - l * o1 * sv_tpot(k, hi, w->cd) <= 0.0)
+    sv_disagg_arg a = {k, w, l};
+    double x = w->osl > 1.0 ? sv_bisect(sv_disagg_balance, &a, cap) : -1.0;
+    if (x < 0.0)
         return false;
-    if (lo - l * o1 * sv_tpot(k, lo, w->cd) < 0.0)
-        for (int i = 0; i < 50; i++) {
-            double mid = 0.5 * (lo + hi);
-            if (mid - l * o1 * sv_tpot(k, mid, w->cd) < 0.0)
-                lo = mid;
-            else
-                hi = mid;
-        }
-    else
-        hi = lo;
-    *d = hi;
-    *tpot = sv_tpot(k, hi, w->cd);
+    *d = x;
+    *tpot = sv_tpot(k, x, w->cd);
     return true;
 }
 

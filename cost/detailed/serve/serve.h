@@ -230,6 +230,14 @@ typedef struct sv_prefill_step {
  * step; tok: sv_tpot(k, d, w->cd), which the callers have. */
 void sv_prefill_at(const sv_model *k, const sv_load *w, double d, double arrivals, double tok,
                    sv_prefill_step *o);
+/* The decoding requests d in [1, hi] where a rate's balance f(arg, d)
+ * (negative below the fixed point, positive above it) crosses 0, by 50
+ * bisection steps: the bracket's upper end (1 when f(1) >= 0); -1 when
+ * hi <= 1 or f(hi) <= 0 (no fixed point below hi). Where the secant of an
+ * open loop fails (a step cost rising steeply at small batches): the
+ * colocated replica's (steady.c) and a disaggregated decode pool's
+ * (disagg.c). */
+double sv_bisect(double (*f)(const void *arg, double d), const void *arg, double hi);
 /* Inter-token latency into s: the median a decode step td, the 99th
  * percentile the prefill step once it carries >= 1 % of the steps. */
 void sv_itl(double td, const sv_prefill_step *p, double arrivals, sv_state *s);

@@ -59,15 +59,38 @@
 
 #include <string.h>
 
-/* The open loop's balance at d decoding requests: d (1 - rho_p(d)) -
- * lam (OSL - 1) t_dec(d), negative below the fixed point, positive above
- * it (p: the prefill step there). */
-static double sv_open_balance(const sv_model *k, const sv_load *w, double lam, double d,
-                              sv_prefill_step *p)
+double sv_bisect(double (*f)(const void *arg, double d), const void *arg, double hi)
 {
-    double t = sv_tpot(k, d, w->cd);
-    sv_prefill_at(k, w, d, lam * t, t, p);
-    return d * (1.0 - lam * w->isl * p->delta) - lam * sv_decode_steps(w) * t;
+    double lo = 1.0;
+    if (!(hi > lo) || f(arg, hi) <= 0.0)
+        return -1.0;
+    if (f(arg, lo) >= 0.0)
+        return lo;
+    for (int i = 0; i < 50; i++) {
+        double mid = 0.5 * (lo + hi);
+        if (f(arg, mid) < 0.0)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return hi;
+}
+
+/* An open loop's balance at d decoding requests: d (1 - rho_p(d)) -
+ * lam (OSL - 1) t_dec(d) (sv_bisect's f; p: the prefill step there). */
+typedef struct sv_open_arg {
+    const sv_model *k;
+    const sv_load *w;
+    double lam;
+    sv_prefill_step *p;
+} sv_open_arg;
+
+static double sv_open_balance(const void *arg, double d)
+{
+    const sv_open_arg *a = arg;
+    double t = sv_tpot(a->k, d, a->w->cd);
+    sv_prefill_at(a->k, a->w, d, a->lam * t, t, a->p);
+    return d * (1.0 - a->lam * a->w->isl * a->p->delta) - a->lam * sv_decode_steps(a->w) * t;
 }
 
 /* The fixed point by bisection on [1, cmax] where the secant fails: a
@@ -80,22 +103,14 @@ static double sv_open_balance(const sv_model *k, const sv_load *w, double lam, d
 static bool sv_open_bisect(const sv_model *k, const sv_load *w, double lam, double cmax,
                            double *d, double *tpot, sv_prefill_step *p)
 {
-    double o1 = sv_decode_steps(w), lo = 1.0, hi = cmax;
-    if (!(o1 > 0.0) || !(cmax > 1.0) || sv_open_balance(k, w, lam, hi, p) <= 0.0)
+    double o1 = sv_decode_steps(w);
+    sv_open_arg a = {k, w, lam, p};
+    double x = o1 > 0.0 ? sv_bisect(sv_open_balance, &a, cmax) : -1.0;
+    if (x < 0.0)
         return false;
-    if (sv_open_balance(k, w, lam, lo, p) < 0.0)
-        for (int i = 0; i < 50; i++) {
-            double mid = 0.5 * (lo + hi);
-            if (sv_open_balance(k, w, lam, mid, p) < 0.0)
-                lo = mid;
-            else
-                hi = mid;
-        }
-    else
-        hi = lo;
-    sv_open_balance(k, w, lam, hi, p);
-    *d = hi;
-    *tpot = hi / (lam * o1);
+    sv_open_balance(&a, x); /* p at the solution */
+    *d = x;
+    *tpot = x / (lam * o1);
     return true;
 }
 
