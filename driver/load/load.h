@@ -122,6 +122,13 @@ int load_system_detailed(const config_setting_t *g, const char *configs_dir,
                          load_reads *reads, topo_system_t *sys, load_err *err);
 int load_task_detailed(const config_setting_t *g, model_kind kind, task_t *t,
                        load_err *err);
+/* A serving task's load keys that change nothing, read by the point's
+ * and the sweep task's loaders alike: "sla" without a TTFT or TPOT limit
+ * (it is "max"), client rounds on a disaggregated deployment (it runs the
+ * steady state). NULL when none, else the key at fault with why set to
+ * "key 'KEY': ..." (issue 29). */
+const char *load_serving_idle_key(int64_t concurrency, double ttft_max_s, double tpot_max_s,
+                                  int64_t rounds, bool disaggregated, char *why, size_t size);
 
 /* An explicit detailed strategy of a sweep (`strategies = ( { tp = 8;
  * pp = 4; vpp = 5; ... }, ... )`, cost/detailed.h's detailed_template):

@@ -348,10 +348,12 @@ static int load_point_detailed(const config_setting_t *root, const char *configs
         return -1;
     }
     /* nor does it model a client's first round (ttft.c's, colocated) */
-    if (pf && p->task.detailed.rounds > 0) {
-        load_fail(err, config_setting_get_member(dt, "rounds"), "key 'rounds': a "
-                  "disaggregated deployment (prefill = { ... }) runs the steady state; a "
-                  "client's rounds change nothing");
+    char why[300];
+    const task_detailed_t *td = &p->task.detailed;
+    const char *idle = load_serving_idle_key(td->concurrency, td->ttft_max_s, td->tpot_max_s,
+                                             td->rounds, pf != NULL, why, sizeof why);
+    if (idle) {
+        load_fail(err, config_setting_get_member(dt, idle), "%s", why);
         return -1;
     }
     const char *dwhere = NULL;

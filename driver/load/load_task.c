@@ -362,6 +362,26 @@ static const config_setting_t *load_task_later(const config_setting_t *a,
  * an acceptance or draft cost without draft tokens changed nothing. The
  * static scheduler reads no load model; rounds belong to a closed loop;
  * "sla" without a limit is "max". */
+const char *load_serving_idle_key(int64_t concurrency, double ttft_max_s, double tpot_max_s,
+                                  int64_t rounds, bool disaggregated, char *why, size_t size)
+{
+    /* "sla" searches the largest concurrency within the limits; with
+     * none it was "max" reported as meeting an SLA */
+    if (concurrency == TASK_CONC_SLA && !(ttft_max_s > 0.0) && !(tpot_max_s > 0.0)) {
+        snprintf(why, size, "key 'concurrency': \"sla\" needs an SLA, ttft_max_s or "
+                 "tpot_max_s (without one it is \"max\")");
+        return "concurrency";
+    }
+    /* nor does a disaggregated deployment model a client's first round
+     * (ttft.c's, colocated) */
+    if (disaggregated && rounds > 0) {
+        snprintf(why, size, "key 'rounds': a disaggregated deployment (prefill = { ... }) "
+                 "runs the steady state; a client's rounds change nothing");
+        return "rounds";
+    }
+    return NULL;
+}
+
 static int load_task_serving_check(const config_setting_t *g, const task_t *t,
                                    load_err *err)
 {
@@ -412,11 +432,11 @@ static int load_task_serving_check(const config_setting_t *g, const task_t *t,
                         "and rounds)");
         return -1;
     }
-    /* "sla" searches the largest concurrency within the limits; with
-     * none it was "max" reported as meeting an SLA */
-    if (d->concurrency == TASK_CONC_SLA && !(d->ttft_max_s > 0.0) && !(d->tpot_max_s > 0.0)) {
-        load_fail(err, cs, "key 'concurrency': \"sla\" needs an SLA, ttft_max_s or "
-                  "tpot_max_s (without one it is \"max\")");
+    char why[300];
+    const char *idle = load_serving_idle_key(d->concurrency, d->ttft_max_s, d->tpot_max_s, 0,
+                                             false, why, sizeof why);
+    if (idle) {
+        load_fail(err, config_setting_get_member(g, idle), "%s", why);
         return -1;
     }
     const config_setting_t *as = config_setting_get_member(g, "spec_acceptance");

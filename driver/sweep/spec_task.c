@@ -71,32 +71,29 @@ static int spec_task_serving(const config_setting_t *e, spec_task *t, load_err *
         }
         t->front_end = strcmp(ft, "dynamo") == 0 ? TASK_FRONT_DYNAMO : TASK_FRONT_ENGINE;
     }
-    /* a disaggregated pool runs the steady state: no client rounds
-     * (load.h: the point loader's rule) */
-    if (t->rounds > 0 && config_setting_get_member(e, "prefill")) {
-        load_fail(err, config_setting_get_member(e, "rounds"), "task '%s': key 'rounds': a "
-                  "disaggregated deployment (prefill = { ... }) runs the steady state; a "
-                  "client's rounds change nothing", t->name);
-        return -1;
+    if (cs) {
+        int ty = config_setting_type(cs);
+        const char *text = ty == CONFIG_TYPE_STRING ? config_setting_get_string(cs) : NULL;
+        if (text && (strcmp(text, "max") == 0 || strcmp(text, "sla") == 0)) {
+            t->concurrency = strcmp(text, "max") == 0 ? TASK_CONC_MAX : TASK_CONC_SLA;
+        } else if ((ty == CONFIG_TYPE_INT || ty == CONFIG_TYPE_INT64) &&
+                   config_setting_get_int64(cs) >= 1 &&
+                   config_setting_get_int64(cs) <= SPEC_MAX_REQUESTS) {
+            t->concurrency = (int64_t)config_setting_get_int64(cs);
+        } else {
+            load_fail(err, cs, "key 'concurrency': expected an integer from 1 to %lld, "
+                      "\"max\" or \"sla\"", (long long)SPEC_MAX_REQUESTS);
+            return -1;
+        }
     }
-    if (!cs)
-        return 0;
-    int ty = config_setting_type(cs);
-    const char *text = ty == CONFIG_TYPE_STRING ? config_setting_get_string(cs) : NULL;
-    if (text && (strcmp(text, "max") == 0 || strcmp(text, "sla") == 0)) {
-        t->concurrency = strcmp(text, "max") == 0 ? TASK_CONC_MAX : TASK_CONC_SLA;
-    } else if ((ty == CONFIG_TYPE_INT || ty == CONFIG_TYPE_INT64) &&
-               config_setting_get_int64(cs) >= 1 &&
-               config_setting_get_int64(cs) <= SPEC_MAX_REQUESTS) {
-        t->concurrency = (int64_t)config_setting_get_int64(cs);
-    } else {
-        load_fail(err, cs, "key 'concurrency': expected an integer from 1 to %lld, \"max\" "
-                  "or \"sla\"", (long long)SPEC_MAX_REQUESTS);
-        return -1;
-    }
-    if (t->concurrency == TASK_CONC_SLA && !(t->ttft_max_s > 0.0) && !(t->tpot_max_s > 0.0)) {
-        load_fail(err, cs, "task '%s': key 'concurrency': \"sla\" needs an SLA, ttft_max_s "
-                  "or tpot_max_s (without one it is \"max\")", t->name);
+    /* the point loader's rules of keys that change nothing (load.h) */
+    char why[300];
+    const char *idle = load_serving_idle_key(t->concurrency, t->ttft_max_s, t->tpot_max_s,
+                                             t->rounds,
+                                             config_setting_get_member(e, "prefill") != NULL,
+                                             why, sizeof why);
+    if (idle) {
+        load_fail(err, config_setting_get_member(e, idle), "task '%s': %s", t->name, why);
         return -1;
     }
     return 0;
