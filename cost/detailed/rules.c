@@ -144,9 +144,10 @@ static status_code dt_rules_prefill(const point_t *p, const char **where)
         f->attn_dp > DT_MAX_DEGREE || f->ep > DT_MAX_DEGREE || f->etp > DT_MAX_DEGREE ||
         f->max_seqs > DT_MAX_BATCH || f->token_budget > DT_MAX_COUNT)
         return STATUS_INVALID_VALUE;
-    *where = "prefill.token_budget: a prefill step carries 16 tokens or more (0: the "
+    *where = "prefill.token_budget: a prefill step carries " DT_STR(DT_MIN_TOKEN_BUDGET)
+             " tokens or more (0: the "
              "stack's budget), as the decode pool's";
-    if (f->token_budget > 0 && f->token_budget < 16)
+    if (f->token_budget > 0 && f->token_budget < DT_MIN_TOKEN_BUDGET)
         return STATUS_INVALID_VALUE;
     *where = "prefill.attn_dp: the prefill pool's attention data-parallel ranks divide "
              "its tp";
@@ -324,8 +325,9 @@ static status_code dt_rules_serving(const point_t *p, const char **where)
     }
     /* a step's token budget under 16 tokens (a KV block) was refused
      * as "task" without its key (issue 29) */
-    if (t->token_budget > 0 && t->token_budget < 16) {
-        *where = "task.token_budget: an engine step carries 16 tokens or more (0: the "
+    if (t->token_budget > 0 && t->token_budget < DT_MIN_TOKEN_BUDGET) {
+        *where = "task.token_budget: an engine step carries " DT_STR(DT_MIN_TOKEN_BUDGET)
+                 " tokens or more (0: the "
                  "stack's budget)";
         return STATUS_INVALID_VALUE;
     }
@@ -338,7 +340,7 @@ static status_code dt_rules_serving(const point_t *p, const char **where)
          t->spec_tokens > 64 || !(t->spec_acceptance >= 0.0 && t->spec_acceptance <= 1.0) ||
          !(t->spec_draft_cost >= 0.0 && t->spec_draft_cost <= 10.0) || t->attn_dp < 0 ||
          t->max_seqs < 0 || t->max_seqs > DT_MAX_BATCH || t->token_budget < 0 ||
-         (t->token_budget > 0 && t->token_budget < 16) || t->token_budget > DT_MAX_COUNT || t->rounds < 0 ||
+         t->token_budget > DT_MAX_COUNT || t->rounds < 0 ||
          t->rounds > DT_MAX_COUNT ||
          (t->attn_dp > 1 && (t->tp < 1 || t->tp % t->attn_dp != 0)))) {
         *where = "task";

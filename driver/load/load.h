@@ -117,6 +117,9 @@ int load_system_pod_check(const config_setting_t *g, const topo_system_t *y, loa
  * Returns buf. */
 const char *load_system_why(const topo_system_t *y, status_code st, const char *bad,
                             char *buf, size_t size);
+/* "idle power I W is above the board power B W" into buf (a detailed or
+ * a MAD-Max system's power rule); returns buf. */
+const char *load_idle_power_why(double idle_w, double board_w, char *buf, size_t size);
 
 int load_system_detailed(const config_setting_t *g, const char *configs_dir,
                          load_reads *reads, topo_system_t *sys, load_err *err);

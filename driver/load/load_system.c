@@ -221,6 +221,12 @@ void load_system_domain_advice(char *buf, size_t size, int64_t devices, int64_t 
                  (long long)(k + 1), (long long)domain);
 }
 
+const char *load_idle_power_why(double idle_w, double board_w, char *buf, size_t size)
+{
+    snprintf(buf, size, "idle power %g W is above the board power %g W", idle_w, board_w);
+    return buf;
+}
+
 const char *load_system_why(const topo_system_t *y, status_code st, const char *bad,
                             char *buf, size_t size)
 {
@@ -231,8 +237,7 @@ const char *load_system_why(const topo_system_t *y, status_code st, const char *
                  (long long)y->pod_devices, (long long)domain, (long long)y->devices);
     else if (bad && strcmp(bad, "idle_power_w") == 0 && y->hw.board_power_w > 0 &&
              y->hw.idle_power_w > y->hw.board_power_w)
-        snprintf(buf, size, "idle power %g W is above the board power %g W",
-                 y->hw.idle_power_w, y->hw.board_power_w);
+        load_idle_power_why(y->hw.idle_power_w, y->hw.board_power_w, buf, size);
     else
         snprintf(buf, size, "%s", status_text(st));
     return buf;

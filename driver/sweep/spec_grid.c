@@ -162,9 +162,8 @@ static int spec_grid_madmax_groups(spec *sp, const config_setting_t *grid, spec_
                     if (st != STATUS_OK) {
                         char why[120];
                         if (bad && strcmp(bad, "idle_power_w") == 0)
-                            snprintf(why, sizeof why, "idle power %g W is above the "
-                                     "board power %g W", s->idle_power_w,
-                                     s->board_power_w);
+                            load_idle_power_why(s->idle_power_w, s->board_power_w, why,
+                                                sizeof why);
                         else
                             snprintf(why, sizeof why, "%s", status_text(st));
                         load_fail(err, g, "system_grid: generated system '%s': "

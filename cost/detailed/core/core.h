@@ -41,6 +41,7 @@
  * checked against these (rules.c) before any arithmetic, so that a
  * direct caller of the library cannot overflow or loop for ever */
 #define DT_MAX_COUNT (INT64_C(1) << 26)   /* layers, widths, heads, tokens, experts */
+#define DT_MIN_TOKEN_BUDGET 16            /* an engine step's tokens at least (a KV block) */
 #define DT_MAX_DEGREE (INT64_C(1) << 24)  /* each parallel degree */
 #define DT_MAX_BATCH (INT64_C(1) << 40)   /* sequences, samples, rows */
 
