@@ -89,6 +89,11 @@ static void job_at_exit(void)
         MPI_Finalize();
 }
 
+void job_mpi_defaults(void)
+{
+    setenv("OMPI_MCA_sharedfp", "^sm", 0);
+}
+
 void job_init(void)
 {
     if (job_state.registered)

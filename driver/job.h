@@ -20,6 +20,8 @@
  *     MPI, calls MPI_Abort: no other rank is left waiting in a
  *     collective. Outside guarded phases the handler only finalizes MPI
  *     when it is still up.
+ * It also sets, before MPI_Init, the MPI settings a rank depends on
+ * (job_mpi_defaults).
  * Exit codes of the program (cmd.h) include JOB_EXIT_STOPPED.
  */
 #ifndef MADSWEEP_JOB_H
@@ -31,6 +33,28 @@
 
 /* Registers the exit handler (once per process; later calls do nothing). */
 void job_init(void);
+
+/* Before MPI_Init, in every process that writes a file through MPI-IO:
+ * the MPI settings a rank depends on, each set only where the user has
+ * not set it already (in the environment, or with mpirun --mca, which
+ * reaches the ranks as the same variables). One for now:
+ *   OMPI_MCA_sharedfp=^sm. Open MPI's MPI-IO (ompio) opens a shared file
+ *   pointer with every file. Its single-node component "sm" guards it
+ *   with a named POSIX semaphore, /dev/shm/sem.OMPIO_<base name of the
+ *   file>, that outlives a rank that dies inside the open (SIGKILL; by
+ *   Open MPI 4.1's source also SIGBUS, its unchecked write of the pointer
+ *   file in the session directory failing on a full /tmp): left taken,
+ *   every later open of a file of that base name on the node, --resume
+ *   included, waits in sem_wait for ever (a development VM kept one
+ *   taken since its disk filled; a CI run's plain sweeps hung 900 s
+ *   where this fits, without stacks to tell). HDF5 writes at
+ *   explicit offsets and never moves a shared file pointer, so "sm" is
+ *   left out and the component multi-node jobs already get, "lockedfile"
+ *   (an fcntl lock the kernel releases with the process), takes its
+ *   place; a SIGKILLed rank leaves its 8-byte <file>-<job>-<pid>.lock
+ *   beside the output, nothing that blocks. Other MPI libraries ignore
+ *   the variable. */
+void job_mpi_defaults(void);
 
 /* Installs the stop handlers for SIGTERM, SIGUSR1 and SIGINT, and takes
  * a stop already in $MADSWEEP_STOP_FILE. */

@@ -11,12 +11,54 @@ say() { echo "-- $*"; }
 # attr FILE NAME: an integer root attribute (empty when unreadable)
 attr() { h5dump -a "/$2" "$1" 2>/dev/null | sed -n 's/^ *(0): *//p' | head -n 1; }
 
+# ended PID: whether process PID (a child of this shell) has ended (gone,
+# or a zombie not yet waited for)
+ended() {
+  s=$(cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null) || return 0
+  [ -z "$s" ] || [ "$s" = Z ]
+}
+
+# stacks: what the processes of $job (mpirun and its ranks) wait in, and
+# the ranks' stacks where gdb is installed
+stacks() {
+  echo "mpirun $job: waiting in $(cat "/proc/$job/wchan" 2>/dev/null)"
+  for p in $(ranks); do
+    echo "rank process $p: waiting in $(cat "/proc/$p/wchan" 2>/dev/null)"
+    command -v gdb >/dev/null 2>&1 &&
+      gdb -p "$p" -batch -ex 'thread apply all bt' 2>/dev/null | grep '^#'
+  done
+}
+
+# bounded SECONDS CMD...: CMD (an mpirun of the sweep) in the background,
+# its exit status returned; past SECONDS it is a hang, which fails the
+# test at once with the processes' stacks (on the test's own output, fd 3,
+# whatever the caller redirected), rather than at CTest's timeout with no
+# output (a CI run's test_keep_kill: 900 s)
+exec 3>&1
+bounded() {
+  lim=$(($1 * 10))
+  shift
+  "$@" &
+  job=$!
+  n=0
+  until ended "$job"; do
+    n=$((n + 1))
+    if [ $n -gt $lim ]; then
+      { echo "FAIL: still running after $((lim / 10)) s: $*"; stacks; } >&3
+      kill -KILL $(ranks) "$job" 2>/dev/null
+      exit 1
+    fi
+    sleep 0.1
+  done
+  wait "$job"
+}
+
 # the uninterrupted reference of the spec (made once, kept in $TMP)
 reference() {
   ref="$TMP/jobs_ref.h5"
   if [ "$(attr "$ref" complete)" != 1 ]; then
     rm -f "$ref"
-    $MPIRUN "$BIN" sweep "$SPEC" -o "$ref" --quiet || fail "reference sweep"
+    bounded 300 $MPIRUN "$BIN" sweep "$SPEC" -o "$ref" --quiet || fail "reference sweep"
   fi
 }
 
@@ -29,8 +71,8 @@ same() {
 # resume FILE [SPEC REF]: --resume finishes it; its datasets equal the
 # reference's (of SPEC: REF)
 resume() {
-  $MPIRUN "$BIN" sweep "${2:-$SPEC}" -o "$1" --resume --quiet >"$TMP/resume.log" 2>&1 ||
-    { cat "$TMP/resume.log"; fail "--resume of $1"; }
+  bounded 300 $MPIRUN "$BIN" sweep "${2:-$SPEC}" -o "$1" --resume --quiet \
+    >"$TMP/resume.log" 2>&1 || { cat "$TMP/resume.log"; fail "--resume of $1"; }
   [ "$(attr "$1" complete)" = 1 ] || fail "$1 is not complete after --resume"
   if [ -n "${3:-}" ]; then
     "$SAME" "$3" "$1" >"$TMP/diff.txt" ||

@@ -35,6 +35,7 @@
 #include "../worker/results.h"
 #include "h5read.h"
 #include "../driver/sweep/sweep.h"
+#include "../driver/job.h"
 #include "unit.h"
 
 static const char *const corrupt_spec =
@@ -725,6 +726,7 @@ static void test_reduced_damaged(void)
 
 int main(int argc, char **argv)
 {
+    job_mpi_defaults(); /* before MPI_Init: see driver/job.h */
     MPI_Init(&argc, &argv);
     if (CU_initialize_registry() != CUE_SUCCESS)
         return 1;

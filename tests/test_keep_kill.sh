@@ -23,9 +23,17 @@ TRIALS=${TRIALS:-12}
 mkdir -p "$TMP"
 . "$SRC/tests/jobs_lib.sh"
 
-# kill_job: SIGKILL to every rank of $job, then wait for mpirun
+# kill_job: SIGKILL to every rank of $job, then wait for mpirun (60 s:
+# past it, mpirun's and any rank's stacks, and a failure)
 kill_job() {
   for p in $(ranks); do kill -KILL "$p" 2>/dev/null; done
+  n=0
+  until ended "$job"; do
+    n=$((n + 1))
+    [ $n -le 600 ] || { stacks; kill -KILL "$job"
+                        fail "mpirun did not end within 60 s of its ranks' SIGKILL"; }
+    sleep 0.1
+  done
   wait "$job"
 }
 
@@ -46,18 +54,21 @@ strategies = "auto";
 chunk = 64;
 keep = { $keep };
 EOT
+  say "reference of keep mode $i"
   rm -f "$TMP/kk${i}_ref.h5"
-  $MPIRUN "$BIN" sweep "$TMP/kk$i.cfg" -o "$TMP/kk${i}_ref.h5" --quiet >"$TMP/kk_ref.log" 2>&1 ||
+  bounded 300 $MPIRUN "$BIN" sweep "$TMP/kk$i.cfg" -o "$TMP/kk${i}_ref.h5" --quiet \
+    >"$TMP/kk_ref.log" 2>&1 ||
     { cat "$TMP/kk_ref.log"; fail "reference sweep ($keep)"; }
 done
 
 # how long a slowed-down run takes (the kills land within it); it must
 # equal the reference with checkpoints every 50 ms
+say "a slowed-down run, checkpoints every 50 ms"
 f="$TMP/kk.h5"
 rm -f "$f"
 t0=$(date +%s%N)
-MADSWEEP_CHUNK_DELAY_MS=10 $MPIRUN "$BIN" sweep "$TMP/kk1.cfg" -o "$f" --quiet \
-  --checkpoint 0.05 >"$TMP/kk.log" 2>&1 || { cat "$TMP/kk.log"; fail "slowed run"; }
+bounded 300 env MADSWEEP_CHUNK_DELAY_MS=10 $MPIRUN "$BIN" sweep "$TMP/kk1.cfg" -o "$f" \
+  --quiet --checkpoint 0.05 >"$TMP/kk.log" 2>&1 || { cat "$TMP/kk.log"; fail "slowed run"; }
 span=$(( ($(date +%s%N) - t0) / 1000000 ))
 "$SAME" "$TMP/kk1_ref.h5" "$f" >"$TMP/diff.txt" ||
   { cat "$TMP/diff.txt"; fail "a run with checkpoints every 50 ms differs"; }
@@ -77,10 +88,10 @@ while [ $t -lt "$TRIALS" ]; do
   kill_job
   if [ -e "$f" ]; then
     how="--resume"
-    $MPIRUN "$BIN" sweep "$kspec" -o "$f" --resume --quiet >"$TMP/kk_res.log" 2>&1
+    bounded 300 $MPIRUN "$BIN" sweep "$kspec" -o "$f" --resume --quiet >"$TMP/kk_res.log" 2>&1
   else
     how="a fresh run (killed before the file existed)"
-    $MPIRUN "$BIN" sweep "$kspec" -o "$f" --quiet >"$TMP/kk_res.log" 2>&1
+    bounded 300 $MPIRUN "$BIN" sweep "$kspec" -o "$f" --quiet >"$TMP/kk_res.log" 2>&1
   fi
   rc=$?
   what="trial $t (keep mode $i, $np ranks), killed at $ms of $span ms"
@@ -99,8 +110,8 @@ for at in 1 2; do
     say "killed while finishing ($at), keep mode $i"
     f="$TMP/kk_fin.h5"
     rm -f "$f"
-    MADSWEEP_KILL_FINISH=$at $MPIRUN "$BIN" sweep "$TMP/kk$i.cfg" -o "$f" --quiet \
-      >"$TMP/kk.log" 2>&1 && fail "the sweep was not killed while finishing ($at)"
+    bounded 300 env MADSWEEP_KILL_FINISH=$at $MPIRUN "$BIN" sweep "$TMP/kk$i.cfg" -o "$f" \
+      --quiet >"$TMP/kk.log" 2>&1 && fail "the sweep was not killed while finishing ($at)"
     [ "$(attr "$f" complete)" = $((at - 1)) ] || fail "complete is not $((at - 1)) at kill $at"
     resume "$f" "$TMP/kk$i.cfg" "$TMP/kk${i}_ref.h5"
     h5ls "$f" | grep -q '^keep ' && fail "/keep left in the finished file (kill $at)"
@@ -110,10 +121,10 @@ done
 say "killed before the first timed checkpoint"
 f="$TMP/kk_first.h5"
 rm -f "$f"
-MADSWEEP_KILL_AFTER_CHUNKS=20 MADSWEEP_CHUNK_DELAY_MS=10 $MPIRUN "$BIN" sweep \
-  "$TMP/kk2.cfg" -o "$f" --quiet --checkpoint 1000 >"$TMP/kk.log" 2>&1 &&
+bounded 300 env MADSWEEP_KILL_AFTER_CHUNKS=20 MADSWEEP_CHUNK_DELAY_MS=10 $MPIRUN "$BIN" \
+  sweep "$TMP/kk2.cfg" -o "$f" --quiet --checkpoint 1000 >"$TMP/kk.log" 2>&1 &&
   fail "the sweep was not killed"
 [ "$(attr "$f" keep_slot)" = 0 ] || fail "no checkpoint written with the layout"
 resume "$f" "$TMP/kk2.cfg" "$TMP/kk2_ref.h5"
-rm -f "$TMP"/kk*.h5 "$TMP"/kk*.cfg
+rm -f "$TMP"/kk*.h5 "$TMP"/kk*.h5-*.lock "$TMP"/kk*.cfg
 echo "test_keep_kill: all passed"

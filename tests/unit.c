@@ -19,6 +19,7 @@
 #include "../worker/space.h"
 #include "../cost/topo.h"
 #include "../driver/cli/cmd.h"
+#include "../driver/job.h"
 #include "../driver/sweep/spec_load.h"
 
 int unit_close(double a, double b, double rel, double abs)
@@ -61,6 +62,7 @@ int unit_run_mpi(void)
 
 void unit_mpi_start(int *argc, char ***argv, int *rank, int *size)
 {
+    job_mpi_defaults(); /* before MPI_Init: see driver/job.h */
     MPI_Init(argc, argv);
     MPI_Comm_rank(MPI_COMM_WORLD, rank);
     MPI_Comm_size(MPI_COMM_WORLD, size);

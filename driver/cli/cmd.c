@@ -496,6 +496,7 @@ static int cmd_mpi_init(FILE *err)
     if (up)
         return 0;
     job_init();
+    job_mpi_defaults();
     if (MPI_Init(NULL, NULL) != MPI_SUCCESS) {
         fprintf(err, "madsweep sweep: MPI_Init failed\n");
         return -1;
