@@ -33,7 +33,6 @@
 
 #include "../worker/output.h"
 #include "../driver/sweep/sweep.h"
-#include "../driver/job.h"
 #include "unit.h"
 
 static char g_det[600], g_mad[600], g_twin[600];
@@ -777,8 +776,7 @@ static int sweep_file(const char *name, const char *text, char *out, size_t size
 
 int main(int argc, char **argv)
 {
-    job_mpi_defaults(); /* before MPI_Init: see driver/job.h */
-    MPI_Init(&argc, &argv);
+    unit_mpi_init(&argc, &argv);
     if (sweep_file("best_det.cfg", det_spec, g_det, sizeof g_det) != 0 ||
         sweep_file("best_mad.cfg", mad_spec, g_mad, sizeof g_mad) != 0 ||
         sweep_file("best_twin.cfg", twin_spec, g_twin, sizeof g_twin) != 0) {

@@ -43,7 +43,6 @@
 #include "../driver/load/load.h"
 #include "../driver/sweep/spec_load.h"
 #include "../driver/sweep/sweep.h"
-#include "../driver/job.h"
 #include "unit.h"
 
 static char g_file[600];
@@ -621,8 +620,7 @@ static void test_summary_variants(void)
 
 int main(int argc, char **argv)
 {
-    job_mpi_defaults(); /* before MPI_Init: see driver/job.h */
-    MPI_Init(&argc, &argv);
+    unit_mpi_init(&argc, &argv);
     char sp[512];
     if (!unit_write_file("codesign.cfg", cod_spec, sp, sizeof sp)) {
         MPI_Finalize();

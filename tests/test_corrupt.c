@@ -35,7 +35,6 @@
 #include "../worker/results.h"
 #include "h5read.h"
 #include "../driver/sweep/sweep.h"
-#include "../driver/job.h"
 #include "unit.h"
 
 static const char *const corrupt_spec =
@@ -726,8 +725,7 @@ static void test_reduced_damaged(void)
 
 int main(int argc, char **argv)
 {
-    job_mpi_defaults(); /* before MPI_Init: see driver/job.h */
-    MPI_Init(&argc, &argv);
+    unit_mpi_init(&argc, &argv);
     if (CU_initialize_registry() != CUE_SUCCESS)
         return 1;
     CU_pSuite s = CU_add_suite("corrupt", NULL, NULL);

@@ -33,7 +33,6 @@
 #include "../worker/space.h"
 #include "../driver/sweep/spec_load.h"
 #include "../driver/sweep/sweep.h"
-#include "../driver/job.h"
 #include "unit.h"
 
 static char g_dir[600], g_files[4][600], g_specs[4][600];
@@ -360,8 +359,7 @@ static void test_elasticity_rows(void)
 
 int main(int argc, char **argv)
 {
-    job_mpi_defaults(); /* before MPI_Init: see driver/job.h */
-    MPI_Init(&argc, &argv);
+    unit_mpi_init(&argc, &argv);
     char cmd[2048], out[4096], path[600];
     const char *tmp = getenv("MADSWEEP_TEST_TMP");
     snprintf(g_dir, sizeof g_dir, "%s/point_configs", tmp && *tmp ? tmp : "/tmp");

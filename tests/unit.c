@@ -60,10 +60,15 @@ int unit_run_mpi(void)
     return all ? 1 : 0;
 }
 
+void unit_mpi_init(int *argc, char ***argv)
+{
+    job_mpi_defaults();
+    MPI_Init(argc, argv);
+}
+
 void unit_mpi_start(int *argc, char ***argv, int *rank, int *size)
 {
-    job_mpi_defaults(); /* before MPI_Init: see driver/job.h */
-    MPI_Init(argc, argv);
+    unit_mpi_init(argc, argv);
     MPI_Comm_rank(MPI_COMM_WORLD, rank);
     MPI_Comm_size(MPI_COMM_WORLD, size);
     if (CU_initialize_registry() != CUE_SUCCESS)

@@ -31,6 +31,10 @@ int unit_run(void);
  * MPI_Finalize. A failing assertion must not skip a collective. */
 int unit_run_mpi(void);
 
+/* MPI_Init after the settings every madsweep rank takes first
+ * (job_mpi_defaults, driver/job.h). */
+void unit_mpi_init(int *argc, char ***argv);
+
 /* The start of an MPI test program: MPI_Init, this rank and the number of
  * ranks, and the CUnit registry (MPI_Abort when it cannot be made). */
 void unit_mpi_start(int *argc, char ***argv, int *rank, int *size);
