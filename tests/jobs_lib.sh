@@ -14,8 +14,8 @@ attr() { h5dump -a "/$2" "$1" 2>/dev/null | sed -n 's/^ *(0): *//p' | head -n 1;
 # ended PID: whether process PID (a child of this shell) has ended (gone,
 # or a zombie not yet waited for)
 ended() {
-  s=$(cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null) || return 0
-  [ -z "$s" ] || [ "$s" = Z ]
+  _state=$(cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null) || return 0
+  [ -z "$_state" ] || [ "$_state" = Z ]
 }
 
 # stacks: what the processes of $job (mpirun and its ranks) wait in, and
@@ -29,28 +29,33 @@ stacks() {
   done
 }
 
-# bounded SECONDS CMD...: CMD (an mpirun of the sweep) in the background,
-# its exit status returned; past SECONDS it is a hang, which fails the
-# test at once with the processes' stacks (on the test's own output, fd 3,
+# wait_job SECONDS WHAT: waits for $job (an mpirun of the sweep) and
+# returns its exit status; past SECONDS it is a hang, which fails the test
+# at once with the processes' stacks (on the test's own output, fd 3,
 # whatever the caller redirected), rather than at CTest's timeout with no
 # output (a CI run's test_keep_kill: 900 s)
 exec 3>&1
-bounded() {
-  lim=$(($1 * 10))
-  shift
-  "$@" &
-  job=$!
+wait_job() {
   n=0
   until ended "$job"; do
     n=$((n + 1))
-    if [ $n -gt $lim ]; then
-      { echo "FAIL: still running after $((lim / 10)) s: $*"; stacks; } >&3
+    if [ $n -gt $(($1 * 10)) ]; then
+      { echo "FAIL: still running after $1 s: $2"; stacks; } >&3
       kill -KILL $(ranks) "$job" 2>/dev/null
       exit 1
     fi
     sleep 0.1
   done
   wait "$job"
+}
+
+# bounded SECONDS CMD...: CMD in the background, then wait_job
+bounded() {
+  lim=$1
+  shift
+  "$@" &
+  job=$!
+  wait_job "$lim" "$*"
 }
 
 # the uninterrupted reference of the spec (made once, kept in $TMP)

@@ -23,18 +23,10 @@ TRIALS=${TRIALS:-12}
 mkdir -p "$TMP"
 . "$SRC/tests/jobs_lib.sh"
 
-# kill_job: SIGKILL to every rank of $job, then wait for mpirun (60 s:
-# past it, mpirun's and any rank's stacks, and a failure)
+# kill_job: SIGKILL to every rank of $job, then wait for mpirun (60 s)
 kill_job() {
   for p in $(ranks); do kill -KILL "$p" 2>/dev/null; done
-  n=0
-  until ended "$job"; do
-    n=$((n + 1))
-    [ $n -le 600 ] || { stacks; kill -KILL "$job"
-                        fail "mpirun did not end within 60 s of its ranks' SIGKILL"; }
-    sleep 0.1
-  done
-  wait "$job"
+  wait_job 60 "mpirun, after its ranks' SIGKILL"
 }
 
 # the keep modes, one spec and one uninterrupted 2-rank reference each

@@ -8,38 +8,37 @@
 # on the node, --resume included, waited in sem_wait for ever (a
 # development VM had kept one taken since its disk filled).
 # The test leaves the semaphore of its file taken, then sweeps, and
-# --resumes a stopped sweep, under a 120 s timeout: both must finish.
+# --resumes a stopped sweep, each bounded to 120 s (jobs_lib.sh's bounded:
+# past it, the ranks' stacks and a failure).
 # usage: test_stale_sem.sh MADSWEEP STALE_SEM SRC TMP MPIRUN...
 set -u
 BIN=$1 STALE=$2 SRC=$3 TMP=$4
 shift 4
 MPIRUN="$* -np 2"
 mkdir -p "$TMP"
-fail() { echo "FAIL: $*"; exit 1; }
+. "$SRC/tests/jobs_lib.sh"
 f="$TMP/stale_sem_$$.h5"
 sem="/OMPIO_stale_sem_$$.h5"
 trap '"$STALE" unlink "$sem"' EXIT
 rm -f "$f"
 "$STALE" take "$sem" || fail "cannot leave $sem taken"
 
-echo "-- a sweep whose file's semaphore was left taken"
-timeout 120 $MPIRUN "$BIN" sweep "$SRC/tests/sweep_jobs.cfg" -o "$f" --quiet \
+say "a sweep whose file's semaphore was left taken"
+bounded 120 $MPIRUN "$BIN" sweep "$SRC/tests/sweep_jobs.cfg" -o "$f" --quiet \
   >"$TMP/stale_sem.log" 2>&1
 rc=$?
-[ $rc -eq 0 ] || { cat "$TMP/stale_sem.log"
-  fail "the sweep exited $rc (124: still waiting after 120 s)"; }
+[ $rc -eq 0 ] || { cat "$TMP/stale_sem.log"; fail "the sweep exited $rc"; }
 
-echo "-- --resume of a stopped sweep, the semaphore taken again"
+say "--resume of a stopped sweep, the semaphore taken again"
 rm -f "$f"
-MADSWEEP_STOP_AFTER_CHUNKS=3 timeout 120 $MPIRUN "$BIN" sweep "$SRC/tests/sweep_jobs.cfg" \
-  -o "$f" --quiet >"$TMP/stale_sem.log" 2>&1
+bounded 120 env MADSWEEP_STOP_AFTER_CHUNKS=3 $MPIRUN "$BIN" sweep \
+  "$SRC/tests/sweep_jobs.cfg" -o "$f" --quiet >"$TMP/stale_sem.log" 2>&1
 rc=$?
 [ $rc -eq 75 ] || { cat "$TMP/stale_sem.log"; fail "the stopped sweep exited $rc, want 75"; }
 "$STALE" unlink "$sem" && "$STALE" take "$sem" || fail "cannot leave $sem taken"
-timeout 120 $MPIRUN "$BIN" sweep "$SRC/tests/sweep_jobs.cfg" -o "$f" --resume --quiet \
+bounded 120 $MPIRUN "$BIN" sweep "$SRC/tests/sweep_jobs.cfg" -o "$f" --resume --quiet \
   >"$TMP/stale_sem.log" 2>&1
 rc=$?
-[ $rc -eq 0 ] || { cat "$TMP/stale_sem.log"
-  fail "--resume exited $rc (124: still waiting after 120 s)"; }
+[ $rc -eq 0 ] || { cat "$TMP/stale_sem.log"; fail "--resume exited $rc"; }
 rm -f "$f" "$f"-*.lock
 echo "test_stale_sem: all passed"
